@@ -1,0 +1,222 @@
+/**
+ * The records the engine keeps, named with the spec's words. Times are epoch milliseconds (UTC);
+ * money is integer centavos. The HTTP layer turns these into the spec's JSON.
+ */
+import type { Brand } from "effect"
+import type { FeePlan } from "./Fees.js"
+import type { Cents } from "./Money.js"
+import type { PixKeyType } from "./PixKey.js"
+
+/** Test keys act in the sandbox; live keys move real money. The two never share anything. */
+export type Mode = "test" | "live"
+/** Both modes, for iteration. */
+export const modes: ReadonlyArray<Mode> = ["test", "live"]
+
+/** Merchant id (`mer_...`). */
+export type MerchantId = string & Brand.Brand<"MerchantId">
+/** Internal transaction id (`tx_...`). */
+export type TransactionId = string & Brand.Brand<"TransactionId">
+/** Event id (`evt_...`), the same on every delivery attempt so receivers can deduplicate. */
+export type EventId = string & Brand.Brand<"EventId">
+/** Chargeback id (`cb_...`). */
+export type ChargebackId = string & Brand.Brand<"ChargebackId">
+/** Webhook delivery id (`dlv_...`). */
+export type DeliveryId = string & Brand.Brand<"DeliveryId">
+/** API key id (`key_...`): the public handle of a key, never the key. */
+export type ApiKeyId = string & Brand.Brand<"ApiKeyId">
+/** Durable job id (`job_...`). */
+export type JobId = string & Brand.Brand<"JobId">
+/** Journal entry id (`je_...`). */
+export type EntryId = string & Brand.Brand<"EntryId">
+
+/** Transaction types of the spec. */
+export const transactionTypes = ["deposit", "withdrawal", "payment"] as const
+/** `deposit` (charge received), `withdrawal` (payout sent), `payment` (internal payment). */
+export type TransactionType = (typeof transactionTypes)[number]
+
+/** Transaction statuses of the spec. */
+export const transactionStatuses = ["pending", "completed", "failed", "refunded"] as const
+/** `pending`, `completed`, `failed`, `refunded`. */
+export type TransactionStatus = (typeof transactionStatuses)[number]
+
+/** A merchant account of the engine. */
+export interface Merchant {
+  readonly id: MerchantId
+  readonly name: string
+  /** Merchant city printed in BR Codes (<= 15 ASCII characters after transliteration). */
+  readonly city: string
+  readonly feePlan: FeePlan
+  readonly createdAt: number
+}
+
+/** A stored API key: only its SHA-256 hash and a short hint are kept. */
+export interface ApiKey {
+  readonly id: ApiKeyId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly hash: string
+  /** Last 4 characters, to help a merchant recognise a key in the panel. */
+  readonly hint: string
+  readonly createdAt: number
+  readonly revokedAt: number | null
+}
+
+/** A charge, payout or internal payment, as one row of the merchant's transaction list. */
+export interface Transaction {
+  readonly id: TransactionId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly type: TransactionType
+  readonly status: TransactionStatus
+  readonly amount: Cents
+  readonly feeAmount: Cents
+  readonly gatewayFeeAmount: Cents
+  readonly netAmount: Cents
+  readonly clientName: string | null
+  readonly clientDocument: string | null
+  readonly pixKey: string | null
+  readonly pixKeyType: PixKeyType | null
+  readonly txid: string | null
+  readonly endToEndId: string | null
+  readonly description: string | null
+  /** The BR Code of a charge. */
+  readonly qrCode: string | null
+  readonly expiresAt: number | null
+  readonly paidAt: number | null
+  /** Why a transaction failed (`expired`, `bank_rejected`, `gateway_error`, ...). */
+  readonly failureReason: string | null
+  /** The other merchant of an internal payment. */
+  readonly counterpartyId: MerchantId | null
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/** Ledger accounts. Merchant accounts are per merchant and mode; the others per mode. */
+export type Account =
+  | `merchant:${string}:available`
+  | `merchant:${string}:held`
+  | "platform:fees"
+  | "gateway:fees"
+  | "bank:settlement"
+  | "sandbox:funding"
+
+/** The available-balance account of a merchant. */
+export const availableAccount = (merchantId: MerchantId): Account => `merchant:${merchantId}:available`
+/** The held-balance account of a merchant (money frozen by an open chargeback). */
+export const heldAccount = (merchantId: MerchantId): Account => `merchant:${merchantId}:held`
+
+/** One leg of a journal entry. Signed: the legs of an entry sum to zero. */
+export interface Posting {
+  readonly account: Account
+  readonly amount: Cents
+}
+
+/** A balanced double-entry journal entry. */
+export interface JournalEntry {
+  readonly id: EntryId
+  readonly mode: Mode
+  /** What moved the money: `charge.completed`, `payout.created`, `payout.failed`, ... */
+  readonly kind: string
+  readonly transactionId: TransactionId | null
+  readonly postings: ReadonlyArray<Posting>
+  readonly createdAt: number
+}
+
+/** A merchant's balances in one mode. */
+export interface Balance {
+  readonly available: Cents
+  readonly held: Cents
+}
+
+/** Event names of the spec. */
+export const eventTypes = [
+  "transaction.created",
+  "transaction.completed",
+  "transaction.failed",
+  "withdrawal.created",
+  "withdrawal.completed",
+  "chargeback.created",
+  "chargeback.updated"
+] as const
+/** One of the spec's event names. */
+export type EventType = (typeof eventTypes)[number]
+
+/** An event, recorded in the same atomic unit as the change that caused it (the outbox). */
+export interface Event {
+  readonly id: EventId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly type: EventType
+  readonly data: Readonly<Record<string, unknown>>
+  readonly createdAt: number
+}
+
+/** Chargeback (MED dispute) states: open while the money is held, then one of the outcomes. */
+export type ChargebackStatus = "open" | "accepted" | "rejected"
+
+/** A payer's dispute over a deposit, reported by the bank gateway. */
+export interface Chargeback {
+  readonly id: ChargebackId
+  readonly transactionId: TransactionId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly amount: Cents
+  readonly reason: string
+  /** `accepted`: resolved for the payer (money returned); `rejected`: resolved for the merchant. */
+  readonly status: ChargebackStatus
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/** A merchant's webhook endpoint for one mode, set in the merchant panel. */
+export interface WebhookEndpoint {
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly url: string
+  readonly secret: string
+  readonly updatedAt: number
+}
+
+/** Delivery states in the webhook log. */
+export type DeliveryStatus = "pending" | "delivered" | "failed"
+
+/** One delivery of one event to one endpoint, with its attempts. */
+export interface WebhookDelivery {
+  readonly id: DeliveryId
+  readonly eventId: EventId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly url: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/** One attempt of a delivery: the status code or the error, and how long it took. */
+export interface DeliveryAttempt {
+  readonly deliveryId: DeliveryId
+  readonly attempt: number
+  readonly at: number
+  readonly statusCode: number | null
+  readonly error: string | null
+  readonly durationMs: number
+}
+
+/** Kinds of durable timers: every time-based behaviour of the engine is one of these. */
+export type JobKind =
+  | "webhook.attempt"
+  | "charge.expire"
+  | "sandbox.charge.pay"
+  | "sandbox.payout.settle"
+  | "sandbox.payout.fail"
+  | "sandbox.chargeback.open"
+  | "sandbox.chargeback.resolve"
+
+/** A durable timer: run `kind` on `ref` (a delivery, transaction or chargeback id) at `runAt`. */
+export interface Job {
+  readonly id: JobId
+  readonly kind: JobKind
+  readonly ref: string
+  readonly runAt: number
+}

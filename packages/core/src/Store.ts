@@ -1,0 +1,298 @@
+/**
+ * The storage port. Every operation is one atomic unit, named by what it guarantees ("insert
+ * only if the balance covers it", "advance only if still pending", "claim due jobs"), so the
+ * in-memory, SQLite and Postgres stores can each honour it exactly. One conformance suite
+ * (`@pixgate/store-conformance`) pins the contract for all of them.
+ */
+import { Context, Data, type Effect, type Option } from "effect"
+import type {
+  Account,
+  ApiKey,
+  ApiKeyId,
+  Balance,
+  Chargeback,
+  ChargebackId,
+  ChargebackStatus,
+  DeliveryAttempt,
+  DeliveryId,
+  DeliveryStatus,
+  Event,
+  EventId,
+  Job,
+  JobId,
+  JournalEntry,
+  Merchant,
+  MerchantId,
+  Mode,
+  Transaction,
+  TransactionId,
+  TransactionStatus,
+  TransactionType,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "./Domain.js"
+import type { FeePlan } from "./Fees.js"
+import type { Cents } from "./Money.js"
+
+/** The database failed (connection lost, constraint bug): a server-side error, never bad input. */
+export class StoreError extends Data.TaggedError("StoreError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * What a change causes besides itself, written in the same unit: events (each also becomes a
+ * pending webhook delivery, with its first attempt job due at the event's time, when the
+ * merchant has an endpoint for the event's mode) and durable timers.
+ */
+export interface Effects {
+  readonly events: ReadonlyArray<Event>
+  readonly jobs: ReadonlyArray<Job>
+}
+
+/** No events, no jobs. */
+export const noEffects: Effects = { events: [], jobs: [] }
+
+/** "Debit only if covered": the account must hold at least `covers` before the entry posts. */
+export interface Guard {
+  readonly account: Account
+  readonly covers: Cents
+}
+
+/** New transactions with their money movement and what they cause. */
+export interface NewTransactions {
+  readonly transactions: ReadonlyArray<Transaction>
+  readonly entry: JournalEntry | null
+  readonly guard: Guard | null
+  readonly effects: Effects
+}
+
+/** Moves a transaction from `from` to `to`, only if it is still in `from`. */
+export interface Advance {
+  readonly id: TransactionId
+  readonly from: TransactionStatus
+  readonly to: TransactionStatus
+  readonly at: number
+  readonly endToEndId?: string
+  readonly paidAt?: number
+  readonly failureReason?: string
+  readonly entry: JournalEntry | null
+  readonly effects: Effects
+}
+
+/** A resolved chargeback, with its money movement; `refund` also marks the deposit `refunded`. */
+export interface ResolveChargeback {
+  readonly id: ChargebackId
+  readonly status: Exclude<ChargebackStatus, "open">
+  readonly at: number
+  readonly refund: boolean
+  readonly entry: JournalEntry
+  readonly effects: Effects
+}
+
+/** Filter and page of the transaction list; `from` inclusive, `to` exclusive (epoch ms). */
+export interface TransactionQuery {
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly type?: TransactionType
+  readonly status?: TransactionStatus
+  readonly from?: number
+  readonly to?: number
+  readonly offset: number
+  readonly limit: number
+}
+
+/** A page of transactions, newest first (`createdAt` desc, `id` desc), and the filtered count. */
+export interface TransactionPage {
+  readonly rows: ReadonlyArray<Transaction>
+  readonly total: number
+}
+
+/** Ledger invariants, checked from the postings themselves. */
+export interface LedgerCheck {
+  /** Entries whose postings do not sum to zero (must be empty). */
+  readonly unbalancedEntries: ReadonlyArray<EntryIdLike>
+  /** Cached balances that differ from the sum of their postings (must be empty). */
+  readonly balanceMismatches: ReadonlyArray<{
+    readonly mode: Mode
+    readonly account: Account
+    readonly cached: Cents
+    readonly posted: Cents
+  }>
+  /** Sum of every posting of the mode (must be zero). */
+  readonly total: Cents
+  readonly entries: number
+}
+type EntryIdLike = string
+
+/** Outcome of starting an idempotent request. */
+export type IdempotencyBegin =
+  | { readonly _tag: "Started" }
+  | { readonly _tag: "InFlight" }
+  | { readonly _tag: "Mismatch" }
+  | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
+
+/** Identifies an idempotency key: per merchant and mode. */
+export interface IdempotencyScope {
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly key: string
+}
+
+/** A claimed job; the claim holds until `leaseUntil`, then another worker may take it. */
+export interface ClaimedJob extends Job {
+  readonly leaseUntil: number
+}
+
+/** What a webhook attempt needs: the delivery, its event, and the endpoint's current secret. */
+export interface DeliveryContext {
+  readonly delivery: WebhookDelivery
+  readonly event: Event
+  readonly secret: string | null
+}
+
+/** The result of one attempt: the row for the log, the delivery's new state and the next run. */
+export interface AttemptRecord {
+  readonly jobId: JobId
+  readonly attempt: DeliveryAttempt
+  readonly status: DeliveryStatus
+  /** When to try again; only with status `pending`. */
+  readonly retryAt: number | null
+}
+
+/** Filter of the webhook log. */
+export interface DeliveryQuery {
+  readonly merchantId: MerchantId
+  readonly mode?: Mode
+  readonly status?: DeliveryStatus
+  readonly eventId?: EventId
+  readonly limit: number
+  readonly offset: number
+}
+
+/** A delivery with its attempts, oldest attempt first. */
+export interface DeliveryLogEntry {
+  readonly delivery: WebhookDelivery
+  readonly event: Event
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+}
+
+/** The storage port: implemented by MemoryStore, @pixgate/store-sqlite and @pixgate/store-pg. */
+export interface StoreShape {
+  // Merchant panel
+  /** Inserts a merchant. */
+  readonly createMerchant: (merchant: Merchant) => Effect.Effect<void, StoreError>
+  /** Reads a merchant. */
+  readonly getMerchant: (id: MerchantId) => Effect.Effect<Option.Option<Merchant>, StoreError>
+  /** Replaces a merchant's fee plan; false when the merchant does not exist. */
+  readonly setFeePlan: (id: MerchantId, plan: FeePlan) => Effect.Effect<boolean, StoreError>
+  /** Stores a new API key (its hash only). */
+  readonly insertApiKey: (key: ApiKey) => Effect.Effect<void, StoreError>
+  /** Finds a key by the SHA-256 of its text (revoked keys included; the caller checks). */
+  readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /** Marks a key revoked; false when it does not exist or was already revoked. */
+  readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
+  /** A merchant's keys, newest first. */
+  readonly listApiKeys: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
+  /** Sets (or replaces) the merchant's endpoint for one mode. */
+  readonly setWebhookEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
+  /** The merchant's endpoint for one mode. */
+  readonly getWebhookEndpoint: (
+    merchantId: MerchantId,
+    mode: Mode
+  ) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+
+  // Money flows
+  /**
+   * Inserts new transactions, their journal entry, events and jobs in one unit. With a guard,
+   * writes nothing and answers "insufficient" unless the guarded account covers the amount.
+   */
+  readonly insertTransactions: (input: NewTransactions) => Effect.Effect<"created" | "insufficient", StoreError>
+  /** Applies a status transition if the transaction is still in `from`; None otherwise. */
+  readonly advance: (input: Advance) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** Posts a plain journal entry (sandbox top-up). */
+  readonly postEntry: (entry: JournalEntry) => Effect.Effect<void, StoreError>
+  /** Opens a chargeback with its hold; false when the deposit already has an open one. */
+  readonly openChargeback: (
+    chargeback: Chargeback,
+    entry: JournalEntry,
+    effects: Effects
+  ) => Effect.Effect<boolean, StoreError>
+  /** Resolves an open chargeback; None when it is not open. */
+  readonly resolveChargeback: (input: ResolveChargeback) => Effect.Effect<Option.Option<Chargeback>, StoreError>
+
+  // Reads
+  /** One transaction by id. */
+  readonly getTransaction: (id: TransactionId) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** One charge by its PIX txid. */
+  readonly findByTxid: (txid: string) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** A filtered page of a merchant's transactions and the filtered count. */
+  readonly listTransactions: (query: TransactionQuery) => Effect.Effect<TransactionPage, StoreError>
+  /** One chargeback. */
+  readonly getChargeback: (id: ChargebackId) => Effect.Effect<Option.Option<Chargeback>, StoreError>
+  /** Chargebacks of a deposit, oldest first. */
+  readonly listChargebacks: (
+    transactionId: TransactionId
+  ) => Effect.Effect<ReadonlyArray<Chargeback>, StoreError>
+  /** A merchant's available and held balances in one mode. */
+  readonly balance: (merchantId: MerchantId, mode: Mode) => Effect.Effect<Balance, StoreError>
+  /** Balance of any account, from its postings. */
+  readonly accountBalance: (mode: Mode, account: Account) => Effect.Effect<Cents, StoreError>
+  /** Checks the ledger's invariants for one mode. */
+  readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, StoreError>
+  /** Events of one merchant and mode, oldest first (for the panel and tests). */
+  readonly listEvents: (merchantId: MerchantId, mode: Mode) => Effect.Effect<ReadonlyArray<Event>, StoreError>
+  /** One event. */
+  readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>, StoreError>
+
+  // Idempotency
+  /**
+   * Starts a request under an idempotency key: Started (first, or the old record expired),
+   * InFlight (the first has no result yet), Replay (same fingerprint, finished), Mismatch.
+   */
+  readonly beginIdempotent: (
+    scope: IdempotencyScope,
+    fingerprint: string,
+    now: number,
+    expiresAt: number
+  ) => Effect.Effect<IdempotencyBegin, StoreError>
+  /** Stores the result a replay returns. */
+  readonly finishIdempotent: (
+    scope: IdempotencyScope,
+    status: number,
+    body: string
+  ) => Effect.Effect<void, StoreError>
+  /** Forgets a started key whose request ended without a result worth replaying. */
+  readonly releaseIdempotent: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
+
+  // Durable jobs and webhook deliveries
+  /**
+   * Leases up to `limit` jobs due at `now` (run_at <= now, not leased or lease expired) to the
+   * caller until `leaseUntil`, earliest first. Concurrent claimers never get the same job.
+   */
+  readonly claimDueJobs: (
+    now: number,
+    limit: number,
+    leaseUntil: number
+  ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
+  /** The earliest time any job becomes claimable (run time or lease end), if any job exists. */
+  readonly nextJobAt: () => Effect.Effect<Option.Option<number>, StoreError>
+  /** Deletes a finished job. */
+  readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
+  /** Releases a job's lease and sets its next run time. */
+  readonly retryJob: (id: JobId, runAt: number) => Effect.Effect<void, StoreError>
+  /** A delivery, its event and the endpoint's current secret. */
+  readonly getDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<DeliveryContext>, StoreError>
+  /** Logs an attempt, updates the delivery, and reschedules or deletes its job, in one unit. */
+  readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StoreError>
+  /**
+   * A new delivery of an existing event to the merchant's current endpoint, due at `now`;
+   * None when the event does not exist or the merchant has no endpoint for its mode.
+   */
+  readonly redeliver: (eventId: EventId, now: number) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  /** The webhook log: deliveries newest first, with their attempts. */
+  readonly listDeliveries: (query: DeliveryQuery) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
+}
+
+/** The storage port's tag. */
+export class Store extends Context.Tag("@pixgate/core/Store")<Store, StoreShape>() {}
