@@ -1,0 +1,325 @@
+/**
+ * The merchant panel's operations (the spec moved balance, keys and webhooks there): merchants,
+ * API keys (shown once, stored hashed, revocable), the webhook endpoint of each mode, balances,
+ * fee plans, the webhook log and redelivery, sandbox top-ups and sandbox actions. Used by the
+ * CLI and the optional admin HTTP router; never exposed through the public API.
+ */
+import { Effect, Either, Option } from "effect"
+import { EngineConfig } from "./Config.js"
+import type {
+  ApiKeyId,
+  ChargebackId,
+  DeliveryStatus,
+  EventId,
+  Merchant,
+  MerchantId,
+  Mode,
+  TransactionId
+} from "./Domain.js"
+import * as Chargebacks from "./Chargebacks.js"
+import * as Errors from "./Errors.js"
+import * as Fees from "./Fees.js"
+import * as Ids from "./Ids.js"
+import { Wakeup } from "./Jobs.js"
+import * as Ledger from "./Ledger.js"
+import * as Money from "./Money.js"
+import type * as BankEvents from "./BankEvents.js"
+import type * as Payouts from "./Payouts.js"
+import { Store, type LedgerCheck } from "./Store.js"
+import * as Views from "./Views.js"
+import { Webhooks } from "./Webhooks.js"
+
+/** A new merchant and its first keys (the only time the keys are shown). */
+export interface CreatedMerchant {
+  readonly merchantId: MerchantId
+  readonly testKey: string
+  readonly liveKey: string
+}
+
+/** Balance as the panel shows it. */
+export interface BalanceJson {
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly available: number
+  readonly held: number
+}
+
+const badRequest = (code: string, path: string, message: string) => Errors.validation(code, path, message)
+
+const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.PixgateError =>
+  reason === "not_found"
+    ? Errors.notFound("Transaction or chargeback")
+    : new Errors.PixgateError({
+        status: 409,
+        code: `chargeback_${reason}`,
+        message: `Chargeback refused: ${reason.replaceAll("_", " ")}`
+      })
+
+/** Builds the service from the money-flow services it drives. */
+export const make = (deps: {
+  readonly payouts: Payouts.PayoutsShape
+  readonly bankEvents: BankEvents.BankEventsShape
+  readonly chargebacks: Chargebacks.ChargebacksShape
+}) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const config = yield* EngineConfig
+    const webhooks = yield* Webhooks
+    const wakeup = yield* Wakeup
+    const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+    const merchant = (id: string) =>
+      Effect.flatMap(store.getMerchant(id as MerchantId), (m) =>
+        Option.isSome(m) ? Effect.succeed(m.value) : Effect.fail(Errors.notFound("Merchant"))
+      )
+
+    const newKey = (merchantId: MerchantId, mode: Mode) =>
+      Effect.gen(function* () {
+        const key = Ids.newApiKey(mode)
+        const at = yield* now
+        const id = Ids.newId("key", at) as ApiKeyId
+        yield* store.insertApiKey({
+          id,
+          merchantId,
+          mode,
+          hash: yield* Ids.hashApiKey(key),
+          hint: key.slice(-4),
+          createdAt: at,
+          revokedAt: null
+        })
+        return { keyId: id, key, mode }
+      })
+
+    const transaction = (id: string) =>
+      Effect.flatMap(store.getTransaction(id as TransactionId), (t) =>
+        Option.isSome(t) ? Effect.succeed(t.value) : Effect.fail(Errors.notFound("Transaction"))
+      )
+
+    const ops = {
+      /** Creates a merchant with one test and one live key. */
+      createMerchant: (input: { readonly name: string; readonly city?: string; readonly feePlan?: Fees.FeePlan }) =>
+        Effect.gen(function* () {
+          const name = input.name.trim()
+          if (name === "" || name.length > 140) {
+            return yield* Effect.fail(badRequest("invalid_name", "name", "name must be 1 to 140 characters"))
+          }
+          const plan = input.feePlan ?? config.defaultFeePlan
+          const planError = Fees.validatePlan(plan)
+          if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
+          const at = yield* now
+          const m: Merchant = {
+            id: Ids.newId("mer", at) as MerchantId,
+            name,
+            city: input.city?.trim() || config.defaultCity,
+            feePlan: plan,
+            createdAt: at
+          }
+          yield* store.createMerchant(m)
+          const test = yield* newKey(m.id, "test")
+          const live = yield* newKey(m.id, "live")
+          return { merchantId: m.id, testKey: test.key, liveKey: live.key } satisfies CreatedMerchant
+        }),
+      /** Reads a merchant. */
+      getMerchant: merchant,
+      /** Creates another API key for a mode (shown once). */
+      createKey: (merchantId: string, mode: Mode) =>
+        Effect.flatMap(merchant(merchantId), (m) => newKey(m.id, mode)),
+      /** Revokes a key by its id; its requests get 401 from then on. */
+      revokeKey: (keyId: string) =>
+        Effect.gen(function* () {
+          const revoked = yield* store.revokeApiKey(keyId as ApiKeyId, yield* now)
+          if (!revoked) return yield* Effect.fail(Errors.notFound("Active API key"))
+          return { keyId, revoked: true }
+        }),
+      /** A merchant's keys (ids, modes, hints; never the keys). */
+      listKeys: (merchantId: string) =>
+        Effect.flatMap(merchant(merchantId), (m) =>
+          Effect.map(store.listApiKeys(m.id), (keys) =>
+            keys.map((k) => ({
+              keyId: k.id,
+              mode: k.mode,
+              hint: `sk_${k.mode}_...${k.hint}`,
+              createdAt: Views.iso(k.createdAt),
+              revokedAt: k.revokedAt === null ? null : Views.iso(k.revokedAt)
+            }))
+          )
+        ),
+      /** Sets the webhook endpoint of one mode. */
+      setWebhook: (input: { merchantId: string; mode: Mode; url: string; secret: string }) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(input.merchantId)
+          yield* webhooks.checkUrl(input.url, input.mode)
+          if (input.secret.length < 8 || input.secret.length > 256) {
+            return yield* Effect.fail(badRequest("invalid_secret", "secret", "secret must be 8 to 256 characters"))
+          }
+          const at = yield* now
+          yield* store.setWebhookEndpoint({ merchantId: m.id, mode: input.mode, url: input.url, secret: input.secret, updatedAt: at })
+          return { merchantId: m.id, mode: input.mode, url: input.url, updatedAt: Views.iso(at) }
+        }),
+      /** Available and held balance of one mode. */
+      balance: (merchantId: string, mode: Mode) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          const b = yield* store.balance(m.id, mode)
+          return { merchantId: m.id, mode, available: Money.toReais(b.available), held: Money.toReais(b.held) } satisfies BalanceJson
+        }),
+      /** Replaces a merchant's fee plan (applies to new transactions). */
+      setFeePlan: (merchantId: string, plan: Fees.FeePlan) =>
+        Effect.gen(function* () {
+          const planError = Fees.validatePlan(plan)
+          if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
+          const ok = yield* store.setFeePlan(merchantId as MerchantId, plan)
+          if (!ok) return yield* Effect.fail(Errors.notFound("Merchant"))
+          return { merchantId, feePlan: plan }
+        }),
+      /** Adds sandbox money to a merchant's test balance. */
+      topUp: (merchantId: string, amount: unknown) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          const cents = yield* Either.mapLeft(Money.fromReais(amount, config.maxAmount), (e) =>
+            badRequest("invalid_amount", "amount", e.message)
+          )
+          yield* store.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
+          const b = yield* store.balance(m.id, "test")
+          return { merchantId: m.id, mode: "test", available: Money.toReais(b.available), held: Money.toReais(b.held) } satisfies BalanceJson
+        }),
+      /** The webhook log: deliveries with their attempts. */
+      webhookLog: (query: {
+        merchantId: string
+        mode?: Mode
+        status?: DeliveryStatus
+        eventId?: string
+        limit?: number
+        offset?: number
+      }) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(query.merchantId)
+          const entries = yield* store.listDeliveries({
+            merchantId: m.id,
+            ...(query.mode === undefined ? {} : { mode: query.mode }),
+            ...(query.status === undefined ? {} : { status: query.status }),
+            ...(query.eventId === undefined ? {} : { eventId: query.eventId as EventId }),
+            limit: Math.min(Math.max(query.limit ?? 50, 1), 500),
+            offset: Math.max(query.offset ?? 0, 0)
+          })
+          return entries.map(({ delivery, event, attempts }) => ({
+            deliveryId: delivery.id,
+            eventId: event.id,
+            event: event.type,
+            mode: delivery.mode,
+            url: delivery.url,
+            status: delivery.status,
+            attempts: attempts.map((a) => ({
+              attempt: a.attempt,
+              at: Views.iso(a.at),
+              statusCode: a.statusCode,
+              error: a.error,
+              durationMs: a.durationMs
+            })),
+            createdAt: Views.iso(delivery.createdAt),
+            updatedAt: Views.iso(delivery.updatedAt)
+          }))
+        }),
+      /** Sends an event again (a new delivery with the same event id). */
+      redeliver: (eventId: string) =>
+        Effect.gen(function* () {
+          const delivery = yield* store.redeliver(eventId as EventId, yield* now)
+          if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Event or webhook endpoint"))
+          yield* wakeup.signal
+          return { deliveryId: delivery.value.id, eventId, status: delivery.value.status }
+        }),
+      /** Ledger invariants of a mode. */
+      checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
+        Effect.catchTag(store.checkLedger(mode), "StoreError", () => Effect.fail(Errors.unavailable())),
+      /** Sandbox: the payer pays a test charge now. */
+      sandboxPayCharge: (transactionId: string) =>
+        Effect.gen(function* () {
+          const tx = yield* sandboxOnly(yield* transaction(transactionId))
+          const paid = tx.txid !== null && (yield* deps.bankEvents.chargePaid({ txid: tx.txid }))
+          if (!paid) return yield* Effect.fail(refusalOf("charge_not_pending", "Charge is not pending"))
+          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+        }),
+      /** Sandbox: the bank confirms a test payout now. */
+      sandboxSettlePayout: (transactionId: string) =>
+        Effect.gen(function* () {
+          const tx = yield* sandboxOnly(yield* transaction(transactionId))
+          if (!(yield* deps.payouts.settle(tx.id))) {
+            return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
+          }
+          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+        }),
+      /** Sandbox: the bank rejects a test payout now (money returned, no webhook). */
+      sandboxFailPayout: (transactionId: string) =>
+        Effect.gen(function* () {
+          const tx = yield* sandboxOnly(yield* transaction(transactionId))
+          if (!(yield* deps.payouts.fail(tx.id, "bank_rejected"))) {
+            return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
+          }
+          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+        }),
+      /** Sandbox: a payer disputes a completed test deposit. */
+      sandboxOpenChargeback: (transactionId: string, amount?: unknown) =>
+        Effect.gen(function* () {
+          const tx = yield* sandboxOnly(yield* transaction(transactionId))
+          let cents: Money.Cents | undefined
+          if (amount !== undefined) {
+            cents = yield* Either.mapLeft(Money.fromReais(amount, config.maxAmount), (e) =>
+              badRequest("invalid_amount", "amount", e.message)
+            )
+          }
+          const r = yield* deps.chargebacks.open(tx.id, cents === undefined ? {} : { amount: cents })
+          if (!r.ok) return yield* Effect.fail(refusal(r.reason))
+          return chargebackJson(r.value)
+        }),
+      /** Sandbox: resolves a test dispute for the payer (`accepted`) or the merchant (`rejected`). */
+      sandboxResolveChargeback: (chargebackId: string, outcome: "accepted" | "rejected") =>
+        Effect.gen(function* () {
+          const found = yield* store.getChargeback(chargebackId as ChargebackId)
+          if (Option.isNone(found)) return yield* Effect.fail(Errors.notFound("Chargeback"))
+          if (found.value.mode !== "test") return yield* Effect.fail(sandboxError())
+          const r = yield* deps.chargebacks.resolve(found.value.id, outcome)
+          if (!r.ok) return yield* Effect.fail(refusal(r.reason))
+          return chargebackJson(r.value)
+        })
+    }
+    return ops
+  }).pipe(Effect.map((ops) => mapStoreErrors(ops)))
+
+const sandboxError = () =>
+  new Errors.PixgateError({ status: 409, code: "sandbox_only", message: "Sandbox actions apply to test mode only" })
+
+const sandboxOnly = <T extends { readonly mode: Mode }>(t: T) =>
+  t.mode === "test" ? Effect.succeed(t) : Effect.fail(sandboxError())
+
+const refusalOf = (code: string, message: string) => new Errors.PixgateError({ status: 409, code, message })
+
+const chargebackJson = (cb: import("./Domain.js").Chargeback) => ({
+  chargebackId: cb.id,
+  transactionId: cb.transactionId,
+  amount: Money.toReais(cb.amount),
+  status: cb.status,
+  reason: cb.reason,
+  createdAt: Views.iso(cb.createdAt),
+  updatedAt: Views.iso(cb.updatedAt)
+})
+
+type AnyFn = (...args: never[]) => Effect.Effect<unknown, unknown>
+
+/** Every admin operation fails with PixgateError only: storage failures become 503. */
+type Mapped<T extends Record<string, AnyFn>> = {
+  readonly [K in keyof T]: (
+    ...args: Parameters<T[K]>
+  ) => Effect.Effect<Effect.Effect.Success<ReturnType<T[K]>>, Errors.PixgateError>
+}
+
+const mapStoreErrors = <T extends Record<string, AnyFn>>(ops: T): Mapped<T> =>
+  Object.fromEntries(
+    Object.entries(ops).map(([name, fn]) => [
+      name,
+      (...args: never[]) =>
+        Effect.mapError(fn(...args), (e) => (e instanceof Errors.PixgateError ? e : Errors.unavailable()))
+    ])
+  ) as unknown as Mapped<T>
+
+/** The admin service's shape. */
+export type AdminShape = Effect.Effect.Success<ReturnType<typeof make>>

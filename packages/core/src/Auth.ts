@@ -1,0 +1,42 @@
+/**
+ * API-key authentication: a raw `x-api-key` becomes the merchant and mode it acts for. Only the
+ * key's SHA-256 is stored and looked up, so the lookup's timing does not depend on how much of a
+ * guessed key is right; the key itself is never logged.
+ */
+import { Effect, Option } from "effect"
+import type { ApiKeyId, Merchant, Mode } from "./Domain.js"
+import { PixgateError, unauthorized, unavailable } from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { Store } from "./Store.js"
+
+/** Who is calling: the merchant, the key's mode, and the key's public id. */
+export interface Caller {
+  readonly merchant: Merchant
+  readonly mode: Mode
+  readonly keyId: ApiKeyId
+}
+
+/** Auth operations. */
+export interface AuthShape {
+  /** Resolves a raw key; missing, malformed, unknown or revoked keys are 401 `Unauthorized`. */
+  readonly authenticate: (rawKey: string | undefined) => Effect.Effect<Caller, PixgateError>
+}
+
+/** Builds the service over the store. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const authenticate = (rawKey: string | undefined) =>
+    Effect.gen(function* () {
+      const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)
+      if (rawKey === undefined || mode === undefined) return yield* Effect.fail(unauthorized())
+      const hash = yield* Ids.hashApiKey(rawKey)
+      const key = yield* store.findApiKey(hash)
+      if (Option.isNone(key) || key.value.revokedAt !== null || key.value.mode !== mode) {
+        return yield* Effect.fail(unauthorized())
+      }
+      const merchant = yield* store.getMerchant(key.value.merchantId)
+      if (Option.isNone(merchant)) return yield* Effect.fail(unauthorized())
+      return { merchant: merchant.value, mode, keyId: key.value.id } satisfies Caller
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(unavailable())))
+  return { authenticate } satisfies AuthShape
+})

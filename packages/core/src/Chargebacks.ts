@@ -1,0 +1,106 @@
+/**
+ * Chargebacks (MED disputes), reported by the bank gateway. Opening holds the disputed amount
+ * (available -> held, which may drive available below zero: the only way it can go negative);
+ * accepting (resolved for the payer) refunds the deposit and the held money leaves; rejecting
+ * (resolved for the merchant) releases the hold. Each step sends its event.
+ */
+import { Effect, Option } from "effect"
+import { Gateways } from "./BankGateway.js"
+import type { Chargeback, ChargebackId, TransactionId } from "./Domain.js"
+import * as Events from "./Events.js"
+import * as Ids from "./Ids.js"
+import { Wakeup } from "./Jobs.js"
+import * as Ledger from "./Ledger.js"
+import type { Cents } from "./Money.js"
+import { Store, type StoreError } from "./Store.js"
+
+/** Why an infraction could not be applied. */
+export type ChargebackRefusal = "not_found" | "not_completed" | "already_open" | "invalid_amount" | "not_open"
+
+/** Chargeback operations. */
+export interface ChargebacksShape {
+  /** Opens a dispute over a completed deposit (full amount unless given). */
+  readonly open: (
+    transactionId: TransactionId,
+    options?: { readonly amount?: Cents; readonly reason?: string }
+  ) => Effect.Effect<Either<Chargeback>, StoreError>
+  /** Resolves an open dispute: `accepted` for the payer (refund) or `rejected` for the merchant. */
+  readonly resolve: (
+    id: ChargebackId,
+    outcome: "accepted" | "rejected"
+  ) => Effect.Effect<Either<Chargeback>, StoreError>
+}
+
+/** A chargeback or why there is none. */
+export type Either<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly reason: ChargebackRefusal }
+
+const refuse = (reason: ChargebackRefusal) => ({ ok: false, reason }) as const
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const gateways = yield* Gateways
+  const wakeup = yield* Wakeup
+
+  const open: ChargebacksShape["open"] = (transactionId, options = {}) =>
+    Effect.gen(function* () {
+      const found = yield* store.getTransaction(transactionId)
+      if (Option.isNone(found) || found.value.type !== "deposit") return refuse("not_found")
+      const deposit = found.value
+      if (deposit.status !== "completed") return refuse("not_completed")
+      const amount = options.amount ?? deposit.amount
+      if (amount <= 0 || amount > deposit.amount) return refuse("invalid_amount")
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const chargeback: Chargeback = {
+        id: Ids.newId("cb", now) as ChargebackId,
+        transactionId,
+        merchantId: deposit.merchantId,
+        mode: deposit.mode,
+        amount,
+        reason: options.reason ?? "payer_dispute",
+        status: "open",
+        createdAt: now,
+        updatedAt: now
+      }
+      const timers = Option.match(gateways.forMode(deposit.mode), {
+        onNone: () => [],
+        onSome: (g) => g.timers("chargeback.opened", deposit, chargeback.id, now)
+      })
+      const opened = yield* store.openChargeback(chargeback, Ledger.chargebackOpened(chargeback, deposit, now), {
+        events: [Events.chargebackCreated(deposit, chargeback, now)],
+        jobs: timers
+      })
+      if (!opened) return refuse("already_open")
+      yield* wakeup.signal
+      return { ok: true, value: chargeback } as const
+    })
+
+  const resolve: ChargebacksShape["resolve"] = (id, outcome) =>
+    Effect.gen(function* () {
+      const found = yield* store.getChargeback(id)
+      if (Option.isNone(found)) return refuse("not_found")
+      if (found.value.status !== "open") return refuse("not_open")
+      const deposit = yield* store.getTransaction(found.value.transactionId)
+      if (Option.isNone(deposit)) return refuse("not_found")
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const resolved: Chargeback = { ...found.value, status: outcome, updatedAt: now }
+      const refund = outcome === "accepted"
+      const after = refund ? { ...deposit.value, status: "refunded" as const, updatedAt: now } : deposit.value
+      const entry = refund
+        ? Ledger.chargebackAccepted(resolved, deposit.value, now)
+        : Ledger.chargebackRejected(resolved, deposit.value, now)
+      const done = yield* store.resolveChargeback({
+        id,
+        status: outcome,
+        at: now,
+        refund,
+        entry,
+        effects: { events: [Events.chargebackUpdated(after, resolved, now)], jobs: [] }
+      })
+      if (Option.isNone(done)) return refuse("not_open")
+      yield* wakeup.signal
+      return { ok: true, value: done.value } as const
+    })
+
+  return { open, resolve } satisfies ChargebacksShape
+})

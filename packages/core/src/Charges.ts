@@ -1,0 +1,140 @@
+/**
+ * Charges: a merchant asks for money, the payer pays a PIX. Creation validates, prices, asks
+ * the bank for the charge's location, builds the BR Code and its QR image, and records the
+ * pending deposit with its `transaction.created` event and its expiry timer in one unit.
+ */
+import { Duration, Effect, Option } from "effect"
+import type { Caller } from "./Auth.js"
+import { Gateways } from "./BankGateway.js"
+import * as BrCode from "./BrCode.js"
+import { EngineConfig } from "./Config.js"
+import type { Job, Transaction, TransactionId } from "./Domain.js"
+import * as Errors from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Fees from "./Fees.js"
+import * as Ids from "./Ids.js"
+import * as Input from "./Input.js"
+import { Wakeup } from "./Jobs.js"
+import * as Money from "./Money.js"
+import * as QrImage from "./QrImage.js"
+import { Store, type StoreError } from "./Store.js"
+import * as Views from "./Views.js"
+
+/** Charge operations. */
+export interface ChargesShape {
+  /** Creates a charge from a request body (the spec's POST /api/v1/charges). */
+  readonly create: (caller: Caller, body: unknown) => Effect.Effect<Views.ChargeJson, Errors.PixgateError>
+  /** Fails a charge still pending at its `expiresAt` (`transaction.failed`, reason `expired`). */
+  readonly expire: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const config = yield* EngineConfig
+  const gateways = yield* Gateways
+  const wakeup = yield* Wakeup
+
+  const create = (caller: Caller, body: unknown) =>
+    Effect.gen(function* () {
+      const input = yield* Input.charge(body, config.maxAmount)
+      const fees = Fees.forCharge(caller.merchant.feePlan, input.amount)
+      if (fees.netAmount <= 0) {
+        return yield* Effect.fail(
+          Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
+        )
+      }
+      const gateway = yield* Effect.mapError(gateways.forMode(caller.mode), () =>
+        Errors.gateway(Errors.chargeGatewayMessage, "gateway_not_configured")
+      )
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const lifetime = input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+      const draft: Transaction = {
+        id: Ids.newId("tx", now) as TransactionId,
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        type: "deposit",
+        status: "pending",
+        amount: input.amount,
+        feeAmount: fees.feeAmount,
+        gatewayFeeAmount: fees.gatewayFeeAmount,
+        netAmount: fees.netAmount,
+        clientName: input.clientName,
+        clientDocument: input.clientDocument,
+        pixKey: null,
+        pixKeyType: null,
+        txid: Ids.newTxid(),
+        endToEndId: null,
+        description: input.description,
+        qrCode: null,
+        expiresAt: now + lifetime,
+        paidAt: null,
+        failureReason: null,
+        counterpartyId: null,
+        createdAt: now,
+        updatedAt: now
+      }
+      const { location } = yield* Effect.mapError(gateway.createCharge(draft), () =>
+        Errors.gateway(Errors.chargeGatewayMessage)
+      )
+      const qrCode = yield* Effect.mapError(
+        BrCode.encode({
+          kind: "dynamic",
+          location,
+          amountCents: input.amount,
+          merchantName: caller.merchant.name,
+          merchantCity: caller.merchant.city || config.defaultCity
+        }),
+        () => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location")
+      )
+      const charge: Transaction = { ...draft, qrCode }
+      const expiry: Job = {
+        id: Ids.newId("job", now) as Job["id"],
+        kind: "charge.expire",
+        ref: charge.id,
+        runAt: charge.expiresAt!
+      }
+      yield* store.insertTransactions({
+        transactions: [charge],
+        entry: null,
+        guard: null,
+        effects: {
+          events: [Events.transactionCreated(charge, now)],
+          jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
+        }
+      })
+      yield* wakeup.signal
+      return {
+        transactionId: charge.id,
+        txid: charge.txid!,
+        qrCode,
+        qrCodeBase64: QrImage.pngBase64(qrCode),
+        expiresAt: Views.iso(charge.expiresAt!),
+        amount: Money.toReais(charge.amount),
+        fees: Fees.toJson(fees)
+      } satisfies Views.ChargeJson
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+
+  const expire = (id: TransactionId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const current = yield* store.getTransaction(id)
+      if (Option.isNone(current) || current.value.status !== "pending" || current.value.type !== "deposit") {
+        return false
+      }
+      const failed: Transaction = { ...current.value, status: "failed", failureReason: "expired", updatedAt: now }
+      const advanced = yield* store.advance({
+        id,
+        from: "pending",
+        to: "failed",
+        at: now,
+        failureReason: "expired",
+        entry: null,
+        effects: { events: [Events.transactionFailed(failed, "expired", now)], jobs: [] }
+      })
+      if (Option.isSome(advanced)) yield* wakeup.signal
+      return Option.isSome(advanced)
+    })
+
+  return { create, expire } satisfies ChargesShape
+})

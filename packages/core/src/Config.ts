@@ -1,0 +1,73 @@
+/**
+ * Engine configuration. Every field has the DECISIONS.md default, so `EngineConfig.make({})`
+ * is a working engine; a platform overrides what it needs.
+ */
+import { Context, Duration, Layer } from "effect"
+import * as Fees from "./Fees.js"
+import * as Money from "./Money.js"
+
+/** Everything an engine instance can be configured with. */
+export interface EngineConfigShape {
+  /** Names the webhook signature header (`X-<Name>-Signature`) and the User-Agent. */
+  readonly serviceName: string
+  /** Fee plan of new merchants. */
+  readonly defaultFeePlan: Fees.FeePlan
+  /** Largest amount of one charge or payout. */
+  readonly maxAmount: Money.Cents
+  /** Charge lifetime when the request gives no `expiresIn`. */
+  readonly chargeExpiry: Duration.Duration
+  /** ISPB of the engine's settlement bank: the 8 digits inside every endToEndId it issues. */
+  readonly ispb: string
+  /** Host (and path prefix) of the charges' location URLs inside dynamic BR Codes. */
+  readonly pixLocationHost: string
+  /** City printed in BR Codes when a merchant has none. */
+  readonly defaultCity: string
+  /** Delays before attempts 2..n after the previous attempt failed (spec: 1 s, 5 s, 30 s). */
+  readonly webhookRetryDelays: ReadonlyArray<Duration.Duration>
+  /** Time-out of one webhook attempt (spec: 10 s). */
+  readonly webhookTimeout: Duration.Duration
+  /** Allows webhook URLs on loopback/private/link-local addresses in live mode. */
+  readonly allowPrivateWebhookUrls: boolean
+  /** Deliveries in flight at once per engine instance. */
+  readonly webhookConcurrency: number
+  /** How long idempotency keys are kept. */
+  readonly idempotencyTtl: Duration.Duration
+  /** The job worker's longest sleep when it knows of no due job (other instances may add some). */
+  readonly workerPollInterval: Duration.Duration
+  /** Jobs claimed per round. */
+  readonly workerBatchSize: number
+  /** A claimed job's lease: after it lapses (a crashed instance) another instance may run it. */
+  readonly jobLease: Duration.Duration
+}
+
+/** The engine configuration's tag. */
+export class EngineConfig extends Context.Tag("@pixgate/core/EngineConfig")<EngineConfig, EngineConfigShape>() {}
+
+/** DECISIONS.md defaults. */
+export const defaults: EngineConfigShape = {
+  serviceName: "Pixgate",
+  defaultFeePlan: Fees.defaultPlan,
+  maxAmount: Money.defaultMaximum,
+  chargeExpiry: Duration.seconds(3600),
+  ispb: "99999999",
+  pixLocationHost: "pix.pixgate.dev",
+  defaultCity: "SAO PAULO",
+  webhookRetryDelays: [Duration.seconds(1), Duration.seconds(5), Duration.seconds(30)],
+  webhookTimeout: Duration.seconds(10),
+  allowPrivateWebhookUrls: false,
+  webhookConcurrency: 64,
+  idempotencyTtl: Duration.hours(24),
+  workerPollInterval: Duration.millis(250),
+  workerBatchSize: 100,
+  jobLease: Duration.seconds(60)
+}
+
+/** Defaults overridden by `overrides`. */
+export const make = (overrides: Partial<EngineConfigShape> = {}): EngineConfigShape => ({
+  ...defaults,
+  ...overrides
+})
+
+/** A layer providing the configuration. */
+export const layer = (overrides: Partial<EngineConfigShape> = {}): Layer.Layer<EngineConfig> =>
+  Layer.succeed(EngineConfig, make(overrides))

@@ -1,0 +1,62 @@
+/**
+ * Every error the engine reports to a merchant. One class keeps the contract in one place: an
+ * HTTP status, a stable snake_case code, the message (verbatim from the spec where it has one)
+ * and, for validation failures, the fields at fault.
+ */
+import { Data } from "effect"
+
+/** One field at fault in a validation failure. */
+export interface ErrorDetail {
+  readonly path: string
+  readonly message: string
+}
+
+/** An error with its HTTP status, stable code and merchant-facing message. */
+export class PixgateError extends Data.TaggedError("PixgateError")<{
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly details?: ReadonlyArray<ErrorDetail> | undefined
+  /** Set when the error is an idempotent replay of an earlier request's answer. */
+  readonly replayed?: boolean
+}> {
+  /** The error body of DECISIONS.md: `{ error, code, details? }`. */
+  toJson(): { error: string; code: string; details?: ReadonlyArray<ErrorDetail> } {
+    return this.details === undefined
+      ? { error: this.message, code: this.code }
+      : { error: this.message, code: this.code, details: this.details }
+  }
+}
+
+/** A 422 for one invalid field. */
+export const validation = (code: string, path: string, message: string): PixgateError =>
+  new PixgateError({ status: 422, code, message, details: [{ path, message }] })
+
+/** 400 `Invalid JSON body`. */
+export const invalidJson = (): PixgateError =>
+  new PixgateError({ status: 400, code: "invalid_json", message: "Invalid JSON body" })
+
+/** 401 `Unauthorized`. */
+export const unauthorized = (): PixgateError =>
+  new PixgateError({ status: 401, code: "unauthorized", message: "Unauthorized" })
+
+/** 404 for an id the caller named that does not exist. */
+export const notFound = (what: string): PixgateError =>
+  new PixgateError({ status: 404, code: "not_found", message: `${what} not found` })
+
+/** 422 `Insufficient balance`. */
+export const insufficientBalance = (): PixgateError =>
+  new PixgateError({ status: 422, code: "insufficient_balance", message: "Insufficient balance" })
+
+/** 502 with the spec's message for the operation. */
+export const gateway = (message: string, code = "gateway_error"): PixgateError =>
+  new PixgateError({ status: 502, code, message })
+
+/** 503 when storage is unavailable: a server-side failure, never blamed on the input. */
+export const unavailable = (): PixgateError =>
+  new PixgateError({ status: 503, code: "service_unavailable", message: "Service temporarily unavailable" })
+
+/** The spec's 502 message for payouts. */
+export const payoutGatewayMessage = "Failed to process payout"
+/** The spec's 502 message for charges. */
+export const chargeGatewayMessage = "Failed to create charge"

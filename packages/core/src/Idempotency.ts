@@ -1,0 +1,119 @@
+/**
+ * Idempotency keys (DECISIONS.md): a retried POST with the same key and body returns the first
+ * result instead of acting twice; the same key with another body is refused; a repeat while the
+ * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
+ */
+import { Duration, Effect, Exit } from "effect"
+import type { Caller } from "./Auth.js"
+import { EngineConfig } from "./Config.js"
+import { PixgateError, unavailable, validation } from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { Store } from "./Store.js"
+
+/** A result and whether it was replayed from an earlier request. */
+export interface Replayable<A> {
+  readonly value: A
+  readonly replayed: boolean
+}
+
+/** Longest accepted key. */
+export const maxKeyLength = 255
+
+/** Canonical JSON (sorted keys) so the same body always has the same fingerprint. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+    return `{${entries.join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/** Idempotency operations. */
+export interface IdempotencyShape {
+  /** Runs `effect` at most once per key; without a key it just runs it. */
+  readonly run: <A>(
+    caller: Caller,
+    key: string | undefined,
+    operation: string,
+    body: unknown,
+    effect: Effect.Effect<A, PixgateError>
+  ) => Effect.Effect<Replayable<A>, PixgateError>
+}
+
+/** Builds the service over the store. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const config = yield* EngineConfig
+  const ttl = Duration.toMillis(config.idempotencyTtl)
+
+  const run = <A>(
+    caller: Caller,
+    key: string | undefined,
+    operation: string,
+    body: unknown,
+    effect: Effect.Effect<A, PixgateError>
+  ): Effect.Effect<Replayable<A>, PixgateError> => {
+    if (key === undefined) return Effect.map(effect, (value) => ({ value, replayed: false }))
+    if (key.length === 0 || key.length > maxKeyLength) {
+      return Effect.fail(
+        validation(
+          "invalid_idempotency_key",
+          "Idempotency-Key",
+          `Idempotency-Key must be 1 to ${maxKeyLength} characters`
+        )
+      )
+    }
+    const scope = { merchantId: caller.merchant.id, mode: caller.mode, key }
+    return Effect.gen(function* () {
+      const fingerprint = yield* Ids.sha256Hex(`${operation}\n${canonical(body)}`)
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const begun = yield* store.beginIdempotent(scope, fingerprint, now, now + ttl)
+      switch (begun._tag) {
+        case "InFlight":
+          return yield* Effect.fail(
+            new PixgateError({
+              status: 409,
+              code: "idempotency_in_flight",
+              message: "A request with this Idempotency-Key is still being processed"
+            })
+          )
+        case "Mismatch":
+          return yield* Effect.fail(
+            new PixgateError({
+              status: 422,
+              code: "idempotency_mismatch",
+              message: "Idempotency-Key was already used with a different request"
+            })
+          )
+        case "Replay": {
+          const stored = JSON.parse(begun.body)
+          if (begun.status >= 400) return yield* Effect.fail(new PixgateError({ ...stored, replayed: true }))
+          return { value: stored as A, replayed: true }
+        }
+        case "Started":
+          break
+      }
+      const exit = yield* Effect.exit(effect)
+      if (Exit.isSuccess(exit)) {
+        yield* store.finishIdempotent(scope, 201, JSON.stringify(exit.value))
+        return { value: exit.value, replayed: false }
+      }
+      const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+      if (failure !== undefined && failure.status < 500) {
+        const { status, code, message, details } = failure
+        yield* store.finishIdempotent(scope, status, JSON.stringify({ status, code, message, details }))
+      } else {
+        yield* store.releaseIdempotent(scope)
+      }
+      return yield* Effect.failCause(exit.cause)
+    }).pipe(
+      Effect.catchTag("StoreError", () => Effect.fail(unavailable())),
+      // A client that hangs up must not cut a money movement (or its key record) in half.
+      Effect.uninterruptible
+    )
+  }
+  return { run } satisfies IdempotencyShape
+})

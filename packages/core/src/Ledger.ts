@@ -1,0 +1,94 @@
+/**
+ * The journal entries of every money movement (pure). Sign convention: a merchant account's
+ * balance is what the platform owes the merchant; `platform:fees` and `gateway:fees` grow with
+ * fees earned and owed; `bank:settlement` mirrors the cash at the settlement bank with the
+ * opposite sign, so every entry sums to zero.
+ */
+import type { Chargeback, JournalEntry, Mode, Posting, Transaction } from "./Domain.js"
+import { availableAccount, heldAccount } from "./Domain.js"
+import * as Ids from "./Ids.js"
+import * as Money from "./Money.js"
+import type { Cents } from "./Money.js"
+
+const entry = (
+  mode: Mode,
+  kind: string,
+  transaction: Transaction | null,
+  now: number,
+  postings: ReadonlyArray<Posting>
+): JournalEntry => ({
+  id: Ids.newId("je", now) as JournalEntry["id"],
+  mode,
+  kind,
+  transactionId: transaction === null ? null : transaction.id,
+  postings: postings.filter((p) => p.amount !== 0),
+  createdAt: now
+})
+
+/** A paid charge: the payer's money arrives, the merchant gets `netAmount`, fees split. */
+export const chargeCompleted = (charge: Transaction, now: number): JournalEntry =>
+  entry(charge.mode, "charge.completed", charge, now, [
+    { account: "bank:settlement", amount: Money.negate(charge.amount) },
+    { account: availableAccount(charge.merchantId), amount: charge.netAmount },
+    { account: "platform:fees", amount: Money.sub(charge.feeAmount, charge.gatewayFeeAmount) },
+    { account: "gateway:fees", amount: charge.gatewayFeeAmount }
+  ])
+
+/** A new payout: the balance pays `amount + fee` at once; the amount leaves through the bank. */
+export const payoutCreated = (payout: Transaction, now: number): JournalEntry =>
+  entry(payout.mode, "payout.created", payout, now, [
+    { account: availableAccount(payout.merchantId), amount: Money.negate(payoutDebit(payout)) },
+    { account: "bank:settlement", amount: payout.amount },
+    { account: "platform:fees", amount: Money.sub(payout.feeAmount, payout.gatewayFeeAmount) },
+    { account: "gateway:fees", amount: payout.gatewayFeeAmount }
+  ])
+
+/** What a payout takes from the available balance. */
+export const payoutDebit = (payout: Transaction): Cents => Money.add(payout.amount, payout.feeAmount)
+
+/** A failed payout: the exact reverse of its creation, so `amount + fee` returns. */
+export const payoutFailed = (payout: Transaction, now: number): JournalEntry => {
+  const created = payoutCreated(payout, now)
+  return entry(
+    payout.mode,
+    "payout.failed",
+    payout,
+    now,
+    created.postings.map((p) => ({ account: p.account, amount: Money.negate(p.amount) }))
+  )
+}
+
+/** An internal payment between two merchants of one mode: no bank, no fee. */
+export const payment = (sender: Transaction, receiver: Transaction, now: number): JournalEntry =>
+  entry(sender.mode, "payment", sender, now, [
+    { account: availableAccount(sender.merchantId), amount: Money.negate(sender.amount) },
+    { account: availableAccount(receiver.merchantId), amount: receiver.amount }
+  ])
+
+/** A chargeback opens: the disputed amount moves from available to held. */
+export const chargebackOpened = (cb: Chargeback, deposit: Transaction, now: number): JournalEntry =>
+  entry(cb.mode, "chargeback.opened", deposit, now, [
+    { account: availableAccount(cb.merchantId), amount: Money.negate(cb.amount) },
+    { account: heldAccount(cb.merchantId), amount: cb.amount }
+  ])
+
+/** Resolved for the payer: the held money goes back to the payer through the bank. */
+export const chargebackAccepted = (cb: Chargeback, deposit: Transaction, now: number): JournalEntry =>
+  entry(cb.mode, "chargeback.accepted", deposit, now, [
+    { account: heldAccount(cb.merchantId), amount: Money.negate(cb.amount) },
+    { account: "bank:settlement", amount: cb.amount }
+  ])
+
+/** Resolved for the merchant: the hold is released. */
+export const chargebackRejected = (cb: Chargeback, deposit: Transaction, now: number): JournalEntry =>
+  entry(cb.mode, "chargeback.rejected", deposit, now, [
+    { account: heldAccount(cb.merchantId), amount: Money.negate(cb.amount) },
+    { account: availableAccount(cb.merchantId), amount: cb.amount }
+  ])
+
+/** Sandbox money for testing payouts: test mode only, funded by `sandbox:funding`. */
+export const sandboxTopUp = (merchantId: Transaction["merchantId"], amount: Cents, now: number): JournalEntry =>
+  entry("test", "sandbox.topup", null, now, [
+    { account: "sandbox:funding", amount: Money.negate(amount) },
+    { account: availableAccount(merchantId), amount }
+  ])

@@ -1,0 +1,99 @@
+/**
+ * Internal payments (`type: payment`): an instant transfer between two merchants of the same
+ * engine and mode, with no bank involved. Each side gets its own completed transaction; the
+ * debit is guarded like a payout's. Engine API only (the spec has no public endpoint for it).
+ */
+import { Effect, Either, Option } from "effect"
+import type { Caller } from "./Auth.js"
+import { EngineConfig } from "./Config.js"
+import { availableAccount, type MerchantId, type Transaction, type TransactionId } from "./Domain.js"
+import * as Errors from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Ids from "./Ids.js"
+import { Wakeup } from "./Jobs.js"
+import * as Ledger from "./Ledger.js"
+import * as Money from "./Money.js"
+import { Store } from "./Store.js"
+import * as Views from "./Views.js"
+
+/** A request to pay another merchant. */
+export interface PaymentRequest {
+  readonly to: string
+  readonly amount: unknown
+  readonly description?: string
+}
+
+/** Payment operations. */
+export interface PaymentsShape {
+  /** Moves `amount` from the caller's available balance to another merchant's, at once. */
+  readonly create: (
+    caller: Caller,
+    request: PaymentRequest
+  ) => Effect.Effect<Views.TransactionJson, Errors.PixgateError>
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const config = yield* EngineConfig
+  const wakeup = yield* Wakeup
+
+  const create = (caller: Caller, request: PaymentRequest) =>
+    Effect.gen(function* () {
+      const amount = yield* Either.mapLeft(Money.fromReais(request.amount, config.maxAmount), (e) =>
+        Errors.validation("invalid_amount", "amount", e.message)
+      )
+      const description = request.description ?? null
+      if (description !== null && description.length > 140) {
+        return yield* Effect.fail(
+          Errors.validation("invalid_description", "description", "description must be a string of at most 140 characters")
+        )
+      }
+      const receiver = yield* store.getMerchant(request.to as MerchantId)
+      if (Option.isNone(receiver) || receiver.value.id === caller.merchant.id) {
+        return yield* Effect.fail(Errors.validation("invalid_recipient", "to", "to must be another merchant's id"))
+      }
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const side = (merchantId: MerchantId, counterpartyId: MerchantId): Transaction => ({
+        id: Ids.newId("tx", now) as TransactionId,
+        merchantId,
+        mode: caller.mode,
+        type: "payment",
+        status: "completed",
+        amount,
+        feeAmount: Money.zero,
+        gatewayFeeAmount: Money.zero,
+        netAmount: amount,
+        clientName: null,
+        clientDocument: null,
+        pixKey: null,
+        pixKeyType: null,
+        txid: null,
+        endToEndId: null,
+        description,
+        qrCode: null,
+        expiresAt: null,
+        paidAt: now,
+        failureReason: null,
+        counterpartyId,
+        createdAt: now,
+        updatedAt: now
+      })
+      const sent = side(caller.merchant.id, receiver.value.id)
+      const received = side(receiver.value.id, caller.merchant.id)
+      const outcome = yield* store.insertTransactions({
+        transactions: [sent, received],
+        entry: Ledger.payment(sent, received, now),
+        guard: { account: availableAccount(caller.merchant.id), covers: amount },
+        effects: {
+          events: [Events.transactionCreated(sent, now), Events.transactionCreated(received, now)],
+          jobs: []
+        }
+      })
+      if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
+      yield* wakeup.signal
+      return Views.transaction(sent)
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+
+  return { create } satisfies PaymentsShape
+})

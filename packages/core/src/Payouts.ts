@@ -1,0 +1,133 @@
+/**
+ * Payouts: the merchant sends a PIX from its available balance. The debit of `amount + fee` is
+ * guarded and written with the payout, its journal entry, its events and its settlement timers
+ * in one unit, so no interleaving of payouts can overdraw a balance.
+ */
+import { Effect, Option } from "effect"
+import type { Caller } from "./Auth.js"
+import { Gateways } from "./BankGateway.js"
+import { EngineConfig } from "./Config.js"
+import { availableAccount, type Transaction, type TransactionId } from "./Domain.js"
+import * as Errors from "./Errors.js"
+import * as Events from "./Events.js"
+import * as Fees from "./Fees.js"
+import * as Ids from "./Ids.js"
+import * as Input from "./Input.js"
+import { Wakeup } from "./Jobs.js"
+import * as Ledger from "./Ledger.js"
+import * as Money from "./Money.js"
+import { Store, type StoreError } from "./Store.js"
+import type * as Views from "./Views.js"
+
+/** Payout operations. */
+export interface PayoutsShape {
+  /** Creates a payout from a request body (the spec's POST /api/v1/payouts). */
+  readonly create: (caller: Caller, body: unknown) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
+  /** The bank confirmed the payout: `withdrawal.completed`. */
+  readonly settle: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+  /** The bank rejected the payout: `failed`, `amount + fee` returned, no webhook (spec). */
+  readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const config = yield* EngineConfig
+  const gateways = yield* Gateways
+  const wakeup = yield* Wakeup
+
+  const fail = (id: TransactionId, reason: string) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const current = yield* store.getTransaction(id)
+      if (Option.isNone(current) || current.value.type !== "withdrawal") return false
+      const advanced = yield* store.advance({
+        id,
+        from: "pending",
+        to: "failed",
+        at: now,
+        failureReason: reason,
+        entry: Ledger.payoutFailed(current.value, now),
+        effects: { events: [], jobs: [] }
+      })
+      return Option.isSome(advanced)
+    })
+
+  const settle = (id: TransactionId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const current = yield* store.getTransaction(id)
+      if (Option.isNone(current) || current.value.type !== "withdrawal") return false
+      const settled: Transaction = { ...current.value, status: "completed", updatedAt: now }
+      const advanced = yield* store.advance({
+        id,
+        from: "pending",
+        to: "completed",
+        at: now,
+        entry: null,
+        effects: { events: [Events.withdrawalCompleted(settled, now)], jobs: [] }
+      })
+      if (Option.isSome(advanced)) yield* wakeup.signal
+      return Option.isSome(advanced)
+    })
+
+  const create = (caller: Caller, body: unknown) =>
+    Effect.gen(function* () {
+      const input = yield* Input.payout(body, config.maxAmount)
+      const gateway = yield* Effect.mapError(gateways.forMode(caller.mode), () =>
+        Errors.gateway(Errors.payoutGatewayMessage, "gateway_not_configured")
+      )
+      const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const payout: Transaction = {
+        id: Ids.newId("tx", now) as TransactionId,
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        type: "withdrawal",
+        status: "pending",
+        amount: input.amount,
+        feeAmount: fees.feeAmount,
+        gatewayFeeAmount: fees.gatewayFeeAmount,
+        netAmount: fees.netAmount,
+        clientName: input.clientName,
+        clientDocument: input.clientDocument,
+        pixKey: input.pixKey.value,
+        pixKeyType: input.pixKey.type,
+        txid: null,
+        endToEndId: Ids.newEndToEndId(config.ispb, now),
+        description: input.description,
+        qrCode: null,
+        expiresAt: null,
+        paidAt: null,
+        failureReason: null,
+        counterpartyId: null,
+        createdAt: now,
+        updatedAt: now
+      }
+      const outcome = yield* store.insertTransactions({
+        transactions: [payout],
+        entry: Ledger.payoutCreated(payout, now),
+        guard: { account: availableAccount(caller.merchant.id), covers: Ledger.payoutDebit(payout) },
+        effects: {
+          events: [Events.transactionCreated(payout, now), Events.withdrawalCreated(payout, now)],
+          jobs: gateway.timers("payout.created", payout, payout.id, now)
+        }
+      })
+      if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
+      yield* wakeup.signal
+      const sent = yield* Effect.either(gateway.sendPix(payout))
+      if (sent._tag === "Left") {
+        yield* fail(payout.id, "gateway_error")
+        return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage))
+      }
+      return {
+        transactionId: payout.id,
+        endToEndId: payout.endToEndId!,
+        status: "pending",
+        amount: Money.toReais(payout.amount),
+        fees: Fees.toJson(fees)
+      } satisfies Views.PayoutJson
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+
+  return { create, settle, fail } satisfies PayoutsShape
+})

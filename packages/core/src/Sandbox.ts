@@ -1,0 +1,59 @@
+/**
+ * The sandbox bank: test keys' charges are paid and payouts settle 2-3 s later, on the Effect
+ * clock (deterministic under TestClock: the delay is derived from the transaction id).
+ * Magic values (README): a payout to `fail@pixgate.test` fails; a charge of 6.66 is never paid
+ * (it expires); a charge of 7.77 is paid, disputed 1 s later and refunded 2 s after that.
+ */
+import { Effect } from "effect"
+import type { BankGatewayShape } from "./BankGateway.js"
+import type { Job, JobKind, Transaction } from "./Domain.js"
+import * as Ids from "./Ids.js"
+
+/** The PIX key whose payouts the sandbox fails. */
+export const failingPixKey = "fail@pixgate.test"
+/** A charge of this amount (centavos) is never paid. */
+export const unpaidAmount = 666
+/** A charge of this amount (centavos) is paid, then charged back and refunded. */
+export const chargebackAmount = 777
+
+/** 2000-3000 ms, fixed per id (FNV-1a), so tests know the exact moment. */
+export const settlementDelay = (id: string): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return 2000 + (hash % 1001)
+}
+
+const job = (kind: JobKind, ref: string, runAt: number): Job => ({
+  id: Ids.newId("job", runAt) as Job["id"],
+  kind,
+  ref,
+  runAt
+})
+
+/** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
+export const make = (locationHost: string): BankGatewayShape => ({
+  createCharge: () =>
+    Effect.sync(() => ({ location: `${locationHost}/v2/cob/${Ids.randomBase62(25).toLowerCase()}` })),
+  sendPix: () => Effect.void,
+  timers: (moment, tx: Transaction, ref, now) => {
+    switch (moment) {
+      case "charge.created":
+        return tx.amount === unpaidAmount ? [] : [job("sandbox.charge.pay", ref, now + settlementDelay(tx.id))]
+      case "charge.completed":
+        return tx.amount === chargebackAmount ? [job("sandbox.chargeback.open", ref, now + 1000)] : []
+      case "chargeback.opened":
+        return tx.amount === chargebackAmount ? [job("sandbox.chargeback.resolve", ref, now + 2000)] : []
+      case "payout.created":
+        return [
+          job(
+            tx.pixKey === failingPixKey ? "sandbox.payout.fail" : "sandbox.payout.settle",
+            ref,
+            now + settlementDelay(tx.id)
+          )
+        ]
+    }
+  }
+})

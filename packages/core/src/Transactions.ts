@@ -1,0 +1,46 @@
+/**
+ * The merchant's transaction list: its own transactions of the key's mode only, newest first,
+ * filtered and paginated exactly as DECISIONS.md says.
+ */
+import { Effect } from "effect"
+import type { Caller } from "./Auth.js"
+import * as Errors from "./Errors.js"
+import * as Input from "./Input.js"
+import { Store } from "./Store.js"
+import * as Views from "./Views.js"
+
+/** List operations. */
+export interface TransactionsShape {
+  /** A page of the caller's transactions (the spec's GET /api/v1/transactions). */
+  readonly list: (
+    caller: Caller,
+    params: Input.ListParams
+  ) => Effect.Effect<Views.TransactionPageJson, Errors.PixgateError>
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* Store
+  const list = (caller: Caller, params: Input.ListParams) =>
+    Effect.gen(function* () {
+      const input = yield* Input.list(params)
+      const { rows, total } = yield* store.listTransactions({
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        ...(input.type === undefined ? {} : { type: input.type }),
+        ...(input.status === undefined ? {} : { status: input.status }),
+        ...(input.from === undefined ? {} : { from: input.from }),
+        ...(input.to === undefined ? {} : { to: input.to }),
+        offset: (input.page - 1) * input.limit,
+        limit: input.limit
+      })
+      return {
+        data: rows.map(Views.transaction),
+        total,
+        page: input.page,
+        limit: input.limit,
+        pages: Math.ceil(total / input.limit)
+      } satisfies Views.TransactionPageJson
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+  return { list } satisfies TransactionsShape
+})
