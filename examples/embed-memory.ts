@@ -17,10 +17,8 @@ export const program = Effect.gen(function* () {
   yield* Effect.log(`charge ${charge.txid} for R$ ${charge.amount}; copy-and-paste code: ${charge.qrCode}`)
   // The sandbox pays 2-3 s later; poll the list until it says so.
   const page = yield* pixgate.transactions.list(merchant, { type: "deposit" }).pipe(
-    Effect.repeat({
-      schedule: Schedule.spaced("250 millis"),
-      until: (p) => p.data[0]?.status === "completed"
-    }),
+    Effect.filterOrFail((p) => p.data[0]?.status === "completed"),
+    Effect.retry(Schedule.spaced("250 millis")),
     Effect.timeout("10 seconds")
   )
   yield* Effect.log(`status: ${page.data[0]?.status}, net R$ ${page.data[0]?.netAmount}`)
