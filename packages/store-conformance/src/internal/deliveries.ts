@@ -1,0 +1,219 @@
+/** Webhook deliveries: created with events, attempts, redelivery, the log. */
+import { describe, expect } from "@effect/vitest"
+import type { Domain, Store } from "@pixgate/core"
+import { Effect, Option } from "effect"
+import { chargeInsert, effects, makeCharge, makeEndpoint, makeEvent } from "../fixtures.js"
+import { freshMerchant, inJobWindow, type Suite, store } from "./helpers.js"
+
+/** Records events of a merchant, the way the engine does: with a change. */
+const emit = (merchantId: Domain.MerchantId, events: ReadonlyArray<Domain.Event>) =>
+  Effect.flatMap(store, (s) => s.insertTransactions(chargeInsert(makeCharge(merchantId), effects(events))))
+
+/** A merchant with an endpoint for each mode given. */
+const withEndpoints = (modes: ReadonlyArray<Domain.Mode>) =>
+  Effect.gen(function* () {
+    const s = yield* store
+    const merchant = yield* freshMerchant()
+    const endpoints = modes.map((mode) => makeEndpoint(merchant.id, mode))
+    yield* Effect.forEach(endpoints, (e) => s.setWebhookEndpoint(e))
+    return { merchant, endpoints }
+  })
+
+const attempt = (deliveryId: Domain.DeliveryId, n: number, at: number, statusCode: number | null) => ({
+  deliveryId,
+  attempt: n,
+  at,
+  statusCode,
+  error: statusCode === null ? "timeout after 10000 ms" : null,
+  durationMs: 10 * n
+})
+
+const log = (query: Partial<Store.DeliveryQuery> & { merchantId: Domain.MerchantId }) =>
+  Effect.flatMap(store, (s) => s.listDeliveries({ offset: 0, limit: 50, ...query }))
+
+/** Registers the delivery tests. */
+export const deliveries = (it: Suite) =>
+  describe("webhook deliveries", () => {
+    it.effect("an event becomes a pending delivery with a due job only where an endpoint exists", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant, endpoints } = yield* withEndpoints(["test"])
+          const bare = yield* freshMerchant()
+          const event = makeEvent(merchant.id, "test", "transaction.created", { at: b })
+          yield* emit(merchant.id, [event, makeEvent(merchant.id, "live", "transaction.created", { at: b })])
+          yield* emit(bare.id, [makeEvent(bare.id, "test", "transaction.created", { at: b })])
+
+          const [entry, ...others] = yield* log({ merchantId: merchant.id })
+          expect(others).toEqual([])
+          expect(entry.event).toEqual(event)
+          expect(entry.attempts).toEqual([])
+          const delivery = entry.delivery
+          expect(delivery.id.startsWith("dlv_")).toBe(true)
+          expect(delivery).toEqual({
+            id: delivery.id,
+            eventId: event.id,
+            merchantId: merchant.id,
+            mode: "test",
+            url: endpoints[0].url,
+            status: "pending",
+            attempts: 0,
+            createdAt: b,
+            updatedAt: b
+          })
+          expect(yield* log({ merchantId: bare.id })).toEqual([])
+          const jobs = yield* s.claimDueJobs(b, 10, b + 100)
+          expect(jobs).toEqual([
+            {
+              id: expect.any(String),
+              kind: "webhook.attempt",
+              ref: delivery.id,
+              runAt: b,
+              leaseUntil: b + 100
+            }
+          ])
+          expect(jobs[0].id.startsWith("job_")).toBe(true)
+          expect((yield* s.listEvents(bare.id, "test")).length).toBe(1)
+        })
+      )
+    )
+
+    it.effect("getDelivery gives the delivery, its event and the endpoint's current secret", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant } = yield* withEndpoints(["live"])
+          const event = makeEvent(merchant.id, "live", "withdrawal.created", { at: b })
+          yield* emit(merchant.id, [event])
+          const [{ delivery }] = yield* log({ merchantId: merchant.id })
+          const rotated = makeEndpoint(merchant.id, "live", {
+            secret: "whsec_rotated",
+            url: "https://new.example.com"
+          })
+          yield* s.setWebhookEndpoint(rotated)
+          expect(yield* s.getDelivery(delivery.id)).toEqual(
+            Option.some({ delivery, event, secret: "whsec_rotated" })
+          )
+          expect(yield* s.getDelivery(`dlv_${merchant.id}` as Domain.DeliveryId)).toEqual(Option.none())
+        })
+      )
+    )
+
+    it.effect("recordAttempt: pending reschedules the job, delivered deletes it", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant } = yield* withEndpoints(["test"])
+          yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
+          const [job] = yield* s.claimDueJobs(b, 10, b + 50_000)
+          const id = job.ref as Domain.DeliveryId
+          const first = attempt(id, 1, b + 5, 500)
+          yield* s.recordAttempt({ jobId: job.id, attempt: first, status: "pending", retryAt: b + 1_005 })
+          const [pending] = yield* log({ merchantId: merchant.id })
+          expect(pending.attempts).toEqual([first])
+          expect(pending.delivery).toMatchObject({ status: "pending", attempts: 1, updatedAt: b + 5 })
+          expect(yield* s.claimDueJobs(b + 1_004, 10, b + 1_100)).toEqual([])
+          const [again] = yield* s.claimDueJobs(b + 1_005, 10, b + 1_100)
+          expect(again).toEqual({ ...job, runAt: b + 1_005, leaseUntil: b + 1_100 })
+
+          const second = attempt(id, 2, b + 1_010, 200)
+          yield* s.recordAttempt({ jobId: job.id, attempt: second, status: "delivered", retryAt: null })
+          const [done] = yield* log({ merchantId: merchant.id })
+          expect(done.attempts).toEqual([first, second])
+          expect(done.delivery).toMatchObject({ status: "delivered", attempts: 2, updatedAt: b + 1_010 })
+          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001)).toEqual([])
+        })
+      )
+    )
+
+    it.effect("recordAttempt: failed ends the delivery and deletes its job", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant } = yield* withEndpoints(["test"])
+          yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.failed", { at: b })])
+          const [job] = yield* s.claimDueJobs(b, 10, b + 100)
+          const last = attempt(job.ref as Domain.DeliveryId, 4, b + 36_000, null)
+          yield* s.recordAttempt({ jobId: job.id, attempt: last, status: "failed", retryAt: null })
+          const [entry] = yield* log({ merchantId: merchant.id })
+          expect(entry.delivery).toMatchObject({ status: "failed", attempts: 4, updatedAt: b + 36_000 })
+          expect(entry.attempts).toEqual([last])
+          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001)).toEqual([])
+        })
+      )
+    )
+
+    it.effect(
+      "redeliver: a new pending delivery to the current endpoint, due now; None without event or endpoint",
+      () =>
+        inJobWindow((b) =>
+          Effect.gen(function* () {
+            const s = yield* store
+            const { merchant } = yield* withEndpoints(["test"])
+            const event = makeEvent(merchant.id, "test", "transaction.completed", { at: b })
+            const liveEvent = makeEvent(merchant.id, "live", "transaction.completed", { at: b })
+            yield* emit(merchant.id, [event, liveEvent])
+            yield* s.finishJob((yield* s.claimDueJobs(b, 10, b + 1))[0].id)
+            const current = makeEndpoint(merchant.id, "test", { url: "https://moved.example.com/hook" })
+            yield* s.setWebhookEndpoint(current)
+
+            const redelivered = Option.getOrThrow(yield* s.redeliver(event.id, b + 500))
+            expect(redelivered).toMatchObject({
+              eventId: event.id,
+              merchantId: merchant.id,
+              mode: "test",
+              url: current.url,
+              status: "pending",
+              attempts: 0,
+              createdAt: b + 500,
+              updatedAt: b + 500
+            })
+            expect(yield* s.claimDueJobs(b + 499, 10, b + 600)).toEqual([])
+            const [job] = yield* s.claimDueJobs(b + 500, 10, b + 600)
+            expect(job).toMatchObject({ kind: "webhook.attempt", ref: redelivered.id, runAt: b + 500 })
+            const both = yield* log({ merchantId: merchant.id, eventId: event.id })
+            expect(both.map((d) => d.delivery.id)[0]).toBe(redelivered.id)
+            expect(both.length).toBe(2)
+
+            expect(yield* s.redeliver(liveEvent.id, b + 500)).toEqual(Option.none())
+            expect(yield* s.redeliver(`evt_${merchant.id}` as Domain.EventId, b + 500)).toEqual(Option.none())
+          })
+        )
+    )
+
+    it.effect("the log filters by merchant, mode, status and event, newest first, paged", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant } = yield* withEndpoints(["test", "live"])
+          const e1 = makeEvent(merchant.id, "test", "transaction.created", { at: b })
+          const e2 = makeEvent(merchant.id, "live", "transaction.created", { at: b + 1 })
+          const e3 = makeEvent(merchant.id, "test", "transaction.completed", { at: b + 2 })
+          yield* emit(merchant.id, [e1, e2, e3])
+          const all = yield* log({ merchantId: merchant.id })
+          const [d1, d2, d3] = [e1, e2, e3].map((e) => all.find((d) => d.event.id === e.id)!.delivery)
+          const jobs = yield* s.claimDueJobs(b + 10, 10, b + 20)
+          const jobId = jobs.find((j) => j.ref === d3.id)!.id
+          const a1 = attempt(d3.id, 1, b + 30, 503)
+          const a2 = attempt(d3.id, 2, b + 1_040, 200)
+          yield* s.recordAttempt({ jobId, attempt: a1, status: "pending", retryAt: b + 1_030 })
+          yield* s.recordAttempt({ jobId, attempt: a2, status: "delivered", retryAt: null })
+
+          const ids = (query: Partial<Store.DeliveryQuery>) =>
+            Effect.map(log({ merchantId: merchant.id, ...query }), (rows) => rows.map((r) => r.delivery.id))
+          expect(yield* ids({})).toEqual([d3.id, d2.id, d1.id])
+          expect(yield* ids({ mode: "test" })).toEqual([d3.id, d1.id])
+          expect(yield* ids({ mode: "live" })).toEqual([d2.id])
+          expect(yield* ids({ status: "delivered" })).toEqual([d3.id])
+          expect(yield* ids({ status: "pending" })).toEqual([d2.id, d1.id])
+          expect(yield* ids({ status: "failed" })).toEqual([])
+          expect(yield* ids({ eventId: e2.id })).toEqual([d2.id])
+          expect(yield* ids({ mode: "test", status: "pending" })).toEqual([d1.id])
+          expect(yield* ids({ offset: 1, limit: 1 })).toEqual([d2.id])
+          expect(yield* ids({ offset: 3 })).toEqual([])
+          expect((yield* log({ merchantId: merchant.id, eventId: e3.id }))[0].attempts).toEqual([a1, a2])
+          expect(yield* log({ merchantId: (yield* freshMerchant()).id })).toEqual([])
+        })
+      )
+    )
+  })

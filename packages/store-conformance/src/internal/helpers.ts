@@ -1,0 +1,47 @@
+/** What every part of the suite shares: the test API, fresh merchants, and a private job window. */
+import type { Vitest } from "@effect/vitest"
+import type { Domain } from "@pixgate/core"
+import { Store } from "@pixgate/core"
+import { Effect, Option } from "effect"
+import { baseTime, makeMerchant, topUpEntry } from "../fixtures.js"
+
+/** The `it` of a suite over one shared store. */
+export type Suite = Vitest.MethodsNonLive<Store.Store, true>
+
+/** The store under test. */
+export const store = Store.Store
+
+/** A new merchant, stored. */
+export const freshMerchant = (createdAt = baseTime) =>
+  Effect.gen(function* () {
+    const merchant = makeMerchant({ createdAt })
+    yield* (yield* store).createMerchant(merchant)
+    return merchant
+  })
+
+/** Puts money in a merchant's available balance. */
+export const fund = (merchantId: Domain.MerchantId, mode: Domain.Mode, amount: number, at = baseTime) =>
+  Effect.flatMap(store, (s) => s.postEntry(topUpEntry(merchantId, mode, amount, at)))
+
+/** Width of a job window: every time a job test uses lies in [base, base + jobSpan). */
+export const jobSpan = 100_000_000
+
+/**
+ * Jobs are global (no merchant), so a test that claims runs in a time window below every job
+ * already stored: nothing else is due there. It clears its own jobs when it ends.
+ */
+export const inJobWindow = <A, E, R>(test: (base: number) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const s = yield* store
+    const next = yield* s.nextJobAt()
+    const base = Math.min(Date.UTC(2001, 0, 1), Option.getOrElse(next, () => Infinity) - jobSpan)
+    const clear = s.claimDueJobs(base + jobSpan - 1, 100_000, base + jobSpan - 1).pipe(
+      Effect.flatMap((jobs) => Effect.forEach(jobs, (job) => s.finishJob(job.id))),
+      Effect.ignore
+    )
+    return yield* test(base).pipe(Effect.ensuring(clear))
+  })
+
+/** Sorted ids, for order-independent comparisons. */
+export const ids = (rows: ReadonlyArray<{ readonly id: string }>): ReadonlyArray<string> =>
+  rows.map((r) => r.id).sort()

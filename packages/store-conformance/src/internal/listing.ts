@@ -1,0 +1,121 @@
+/** listTransactions: filters, order, paging, date bounds, merchant and mode isolation. */
+import { describe, expect } from "@effect/vitest"
+import type { Domain, Store } from "@pixgate/core"
+import { Effect } from "effect"
+import { baseTime, chargeInsert, makeCharge, makePayout } from "../fixtures.js"
+import { freshMerchant, type Suite, store } from "./helpers.js"
+
+const hour = 3_600_000
+
+/** Stores rows straight, whatever their status (the list does not care how they got there). */
+const seed = (rows: ReadonlyArray<Domain.Transaction>) =>
+  Effect.flatMap(store, (s) => Effect.forEach(rows, (row) => s.insertTransactions(chargeInsert(row))))
+
+/** A merchant with six transactions spread over six hours, of every type and several statuses. */
+const sixRows = Effect.gen(function* () {
+  const merchant = yield* freshMerchant()
+  const m = merchant.id
+  const rows = [
+    makeCharge(m, { at: baseTime, status: "completed" }),
+    makePayout(m, { at: baseTime + hour, status: "pending" }),
+    makeCharge(m, { at: baseTime + 2 * hour, status: "pending" }),
+    makePayout(m, { at: baseTime + 3 * hour, status: "completed" }),
+    makeCharge(m, { at: baseTime + 4 * hour, status: "failed" }),
+    { ...makePayout(m, { at: baseTime + 5 * hour, status: "completed" }), type: "payment" as const }
+  ]
+  yield* seed(rows)
+  return { merchant, rows }
+})
+
+/** Newest first, the list's order. */
+const newest = (rows: ReadonlyArray<Domain.Transaction>) =>
+  [...rows].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((r) => r.id)
+
+/** Registers the transaction list tests. */
+export const listing = (it: Suite) =>
+  describe("listTransactions", () => {
+    const list = (
+      query: Omit<Store.TransactionQuery, "offset" | "limit"> & Partial<Store.TransactionQuery>
+    ) => Effect.flatMap(store, (s) => s.listTransactions({ offset: 0, limit: 100, ...query }))
+
+    it.effect("filters by type, status, from and to, alone and combined, newest first", () =>
+      Effect.gen(function* () {
+        const { merchant, rows } = yield* sixRows
+        const q = { merchantId: merchant.id, mode: "test" } as const
+        const check = (query: Partial<Store.TransactionQuery>, pick: (t: Domain.Transaction) => boolean) =>
+          Effect.map(list({ ...q, ...query }), (page) => {
+            const expected = newest(rows.filter(pick))
+            expect(page.rows.map((r) => r.id)).toEqual(expected)
+            expect(page.total).toBe(expected.length)
+          })
+        yield* check({}, () => true)
+        yield* check({ type: "deposit" }, (t) => t.type === "deposit")
+        yield* check({ type: "withdrawal" }, (t) => t.type === "withdrawal")
+        yield* check({ type: "payment" }, (t) => t.type === "payment")
+        yield* check({ status: "completed" }, (t) => t.status === "completed")
+        yield* check({ status: "refunded" }, () => false)
+        yield* check({ from: baseTime + 2 * hour }, (t) => t.createdAt >= baseTime + 2 * hour)
+        yield* check({ to: baseTime + 2 * hour }, (t) => t.createdAt < baseTime + 2 * hour)
+        yield* check(
+          { type: "withdrawal", status: "completed", from: baseTime + hour, to: baseTime + 5 * hour },
+          (t) => t === rows[3]
+        )
+        yield* check({ type: "deposit", status: "pending", from: baseTime + 3 * hour }, () => false)
+      })
+    )
+
+    it.effect("bounds: from is inclusive, to is exclusive, to the millisecond", () =>
+      Effect.gen(function* () {
+        const merchant = yield* freshMerchant()
+        const m = merchant.id
+        const from = Date.UTC(2026, 4, 10)
+        const to = Date.UTC(2026, 4, 11)
+        const rows = [from - 1, from, to - 1, to].map((at) => makeCharge(m, { at }))
+        yield* seed(rows)
+        const page = yield* list({ merchantId: m, mode: "test", from, to })
+        expect(page.rows.map((r) => r.id)).toEqual([rows[2].id, rows[1].id])
+        expect(page.total).toBe(2)
+      })
+    )
+
+    it.effect("breaks createdAt ties by id, descending, and pages stably past the end", () =>
+      Effect.gen(function* () {
+        const merchant = yield* freshMerchant()
+        const m = merchant.id
+        const rows = [
+          ...[0, 1, 2, 3].map(() => makeCharge(m, { at: baseTime + hour })),
+          makePayout(m, { at: baseTime }),
+          makePayout(m, { at: baseTime + 2 * hour })
+        ]
+        yield* seed([rows[2], rows[0], rows[5], rows[3], rows[4], rows[1]])
+        const order = newest(rows)
+        expect(order.slice(1, 5)).toEqual([rows[3].id, rows[2].id, rows[1].id, rows[0].id].sort().reverse())
+        const pages = yield* Effect.forEach([0, 2, 4, 6, 60], (offset) =>
+          list({ merchantId: m, mode: "test", offset, limit: 2 })
+        )
+        expect(pages.map((p) => p.rows.map((r) => r.id))).toEqual([
+          order.slice(0, 2),
+          order.slice(2, 4),
+          order.slice(4),
+          [],
+          []
+        ])
+        expect(pages.map((p) => p.total)).toEqual([6, 6, 6, 6, 6])
+      })
+    )
+
+    it.effect("shows a merchant only its own transactions of the asked mode", () =>
+      Effect.gen(function* () {
+        const a = yield* freshMerchant()
+        const b = yield* freshMerchant()
+        const aTest = makeCharge(a.id, { mode: "test" })
+        const aLive = makeCharge(a.id, { mode: "live" })
+        const bTest = makeCharge(b.id, { mode: "test" })
+        yield* seed([aTest, aLive, bTest])
+        expect((yield* list({ merchantId: a.id, mode: "test" })).rows).toEqual([aTest])
+        expect((yield* list({ merchantId: a.id, mode: "live" })).rows).toEqual([aLive])
+        expect((yield* list({ merchantId: b.id, mode: "test" })).rows).toEqual([bTest])
+        expect(yield* list({ merchantId: b.id, mode: "live" })).toEqual({ rows: [], total: 0 })
+      })
+    )
+  })

@@ -1,0 +1,97 @@
+/** Merchant panel records: merchants, fee plans, API keys, webhook endpoints. */
+import { describe, expect } from "@effect/vitest"
+import type { Domain } from "@pixgate/core"
+import { Fees, Money } from "@pixgate/core"
+import { Effect, Option } from "effect"
+import { baseTime, makeApiKey, makeEndpoint, makeMerchant } from "../fixtures.js"
+import { freshMerchant, type Suite, store } from "./helpers.js"
+
+/** Registers the merchant panel tests. */
+export const merchants = (it: Suite) =>
+  describe("merchant panel", () => {
+    it.effect("creates and reads a merchant; an unknown id is None", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = makeMerchant({ name: "Padaria Pão Quente", city: "RECIFE" })
+        yield* s.createMerchant(merchant)
+        expect(yield* s.getMerchant(merchant.id)).toEqual(Option.some(merchant))
+        expect(yield* s.getMerchant(makeMerchant().id)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("replaces a fee plan; false for an unknown merchant", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const plan: Fees.FeePlan = {
+          ...Fees.defaultPlan,
+          payout: { ...Fees.defaultPlan.payout, marginFixed: Money.Cents(50) }
+        }
+        expect(yield* s.setFeePlan(merchant.id, plan)).toBe(true)
+        expect(Option.map(yield* s.getMerchant(merchant.id), (m) => m.feePlan)).toEqual(Option.some(plan))
+        expect(yield* s.setFeePlan(makeMerchant().id, plan)).toBe(false)
+      })
+    )
+
+    it.effect("finds a key by hash (revoked ones too), revokes once, lists newest first", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const keys = [0, 1, 2].map((i) =>
+          makeApiKey(merchant.id, i === 1 ? "live" : "test", baseTime + i * 1000)
+        )
+        yield* Effect.forEach(keys, (k) => s.insertApiKey(k))
+        expect(yield* s.findApiKey(keys[1].hash)).toEqual(Option.some(keys[1]))
+        expect(yield* s.findApiKey("0".repeat(64))).toEqual(Option.none())
+        expect((yield* s.listApiKeys(merchant.id)).map((k) => k.id)).toEqual([
+          keys[2].id,
+          keys[1].id,
+          keys[0].id
+        ])
+
+        expect(yield* s.revokeApiKey(keys[0].id, baseTime + 5000)).toBe(true)
+        expect(yield* s.revokeApiKey(keys[0].id, baseTime + 6000)).toBe(false)
+        expect(yield* s.revokeApiKey(makeApiKey(merchant.id, "test").id, baseTime)).toBe(false)
+        const revoked = yield* s.findApiKey(keys[0].hash)
+        expect(Option.map(revoked, (k) => k.revokedAt)).toEqual(Option.some(baseTime + 5000))
+        expect((yield* s.listApiKeys(makeMerchant().id)).length).toBe(0)
+      })
+    )
+
+    it.effect("keeps one webhook endpoint per merchant and mode, replaced on set", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const other = yield* freshMerchant()
+        const first = makeEndpoint(merchant.id, "test")
+        yield* s.setWebhookEndpoint(first)
+        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(first))
+        expect(yield* s.getWebhookEndpoint(merchant.id, "live")).toEqual(Option.none())
+        expect(yield* s.getWebhookEndpoint(other.id, "test")).toEqual(Option.none())
+
+        const second: Domain.WebhookEndpoint = makeEndpoint(merchant.id, "test", {
+          url: "https://other.example.com/hook",
+          at: baseTime + 1
+        })
+        yield* s.setWebhookEndpoint(second)
+        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(second))
+      })
+    )
+
+    it.effect("keeps its own copies: changing an input or a result changes nothing stored", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = makeMerchant({ name: "Original" })
+        yield* s.createMerchant(merchant)
+        const read = Option.getOrThrow(yield* s.getMerchant(merchant.id))
+        for (const record of [merchant, read]) {
+          try {
+            ;(record as { name: string }).name = "changed"
+          } catch {
+            // a frozen record refuses the write, which is just as good
+          }
+        }
+        expect(Option.map(yield* s.getMerchant(merchant.id), (m) => m.name)).toEqual(Option.some("Original"))
+      })
+    )
+  })
