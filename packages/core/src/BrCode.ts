@@ -117,8 +117,9 @@ const checkText = (name: string, value: string | undefined, max: number) => {
 
 const merchantAccount = (input: BrCodeInput): Either.Either<string, BrCodeError> => {
   if (input.kind === "dynamic") {
-    if (input.pixKey !== undefined)
+    if (input.pixKey !== undefined) {
       return fail("pixKey is not part of a dynamic BR Code (it carries a location)")
+    }
     if (input.description !== undefined) return fail("description is not part of a dynamic BR Code")
     const problem = checkText("location", input.location, maxLocation)
     if (problem !== undefined) return fail(problem)

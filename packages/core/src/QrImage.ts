@@ -19,7 +19,7 @@ export const defaultMargin = 4
 const maxScale = 64
 const maxMargin = 64
 
-/** PNG (1-bit grayscale, black on white, error correction level M) of a QR code holding `text`. */
+/** PNG (1-bit grayscale, black on white, ECC level M) of a QR code of `text`; throws if it does not fit. */
 export const png = (text: string, options?: PngOptions): Uint8Array => {
   const scale = options?.scale ?? defaultScale
   const margin = options?.margin ?? defaultMargin

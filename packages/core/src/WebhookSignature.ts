@@ -47,16 +47,21 @@ export const sign = (
   Effect.tryPromise({
     try: async () => {
       const subtle = globalThis.crypto.subtle
-      const key = await subtle.importKey("raw", signingKey(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-        "sign"
-      ])
+      const key = await subtle.importKey(
+        "raw",
+        signingKey(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"]
+      )
       const prefix = new TextEncoder().encode(`${id}.${timestamp}.`)
       const message = new Uint8Array(prefix.length + payload.length)
       message.set(prefix)
       message.set(payload, prefix.length)
       return `v1,${base64(new Uint8Array(await subtle.sign("HMAC", key, message)))}`
     },
-    catch: (cause) => new SignatureError({ message: `cannot sign: ${cause instanceof Error ? cause.message : cause}` })
+    catch: (cause) =>
+      new SignatureError({ message: `cannot sign: ${cause instanceof Error ? cause.message : cause}` })
   })
 
 /** `serviceName` reduced to an HTTP token (letters, digits, `-`), for header names and the User-Agent. */

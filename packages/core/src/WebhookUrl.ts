@@ -88,7 +88,10 @@ export const addressKind = (address: string): string | null | undefined => {
 }
 
 /** Checks a webhook URL for `mode`; fails with 422 `invalid_webhook_url`. */
-export const check = (url: string, mode: Mode): Effect.Effect<void, PixgateError, EngineConfig | HostResolver> =>
+export const check = (
+  url: string,
+  mode: Mode
+): Effect.Effect<void, PixgateError, EngineConfig | HostResolver> =>
   Effect.gen(function* () {
     if (url.length > maxLength) return yield* invalid(`Webhook URL must be at most ${maxLength} characters`)
     if (!URL.canParse(url)) return yield* invalid("Webhook URL must be a valid absolute URL")

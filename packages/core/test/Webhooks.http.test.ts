@@ -1,0 +1,209 @@
+/** Webhook delivery over real HTTP: a node:http receiver on 127.0.0.1, Fetch, the real clock. */
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Schedule } from "effect"
+import type { EngineConfigShape } from "../src/Config.js"
+import * as MemoryStore from "../src/MemoryStore.js"
+import { Store } from "../src/Store.js"
+import { emit, engine, event, log, setEndpoint } from "./support/webhooks.js"
+
+interface Seen {
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+
+/** A receiver on a free port; it records each request before `handler` answers it. */
+const serve = (handler: Handler) =>
+  Effect.acquireRelease(
+    Effect.async<{ url: string; seen: Array<Seen>; close: () => void }>((resume) => {
+      const seen: Array<Seen> = []
+      const server = createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          seen.push({
+            method: req.method!,
+            url: req.url!,
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString()
+          })
+          handler(req, res)
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo
+        resume(Effect.succeed({ url: `http://127.0.0.1:${port}/hook`, seen, close: () => server.close() }))
+      })
+      server.on("close", () => server.closeAllConnections())
+    }),
+    ({ close }) => Effect.sync(close)
+  )
+
+/** Delivers events through a worker over Fetch, waiting until no delivery is pending. */
+const deliver = (
+  url: string,
+  secret: string,
+  config: Partial<EngineConfigShape>,
+  ...ids: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const store = yield* MemoryStore.make
+    const client = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    return yield* Effect.gen(function* () {
+      yield* setEndpoint(url, secret)
+      const now = Date.now()
+      yield* emit(...ids.map((id) => event(id, now)))
+      return yield* log.pipe(
+        Effect.filterOrFail(
+          (entries) => entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
+        ),
+        Effect.retry(Schedule.spaced("10 millis")),
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("deliveries still pending") })
+      )
+    }).pipe(Effect.provide(engine(store, client, config)), Effect.provideService(Store, store))
+  })
+
+const fast = { webhookTimeout: Duration.millis(300), webhookRetryDelays: [] }
+
+const expectedSignature = (key: Buffer, seen: Seen) =>
+  `v1,${createHmac("sha256", key)
+    .update(`${seen.headers["webhook-id"]}.${seen.headers["webhook-timestamp"]}.${seen.body}`)
+    .digest("base64")}`
+
+describe("webhook delivery over HTTP", () => {
+  it.scopedLive(
+    "POSTs the event's JSON with the secret header, a verifiable Standard Webhooks signature and the User-Agent",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* serve((_, res) => res.end("ok"))
+        const [entry] = yield* deliver(receiver.url, "plain-secret-123", {}, "evt_http")
+        expect(entry?.delivery.status).toBe("delivered")
+        expect(entry?.attempts.map((a) => a.statusCode)).toEqual([200])
+        const [seen] = receiver.seen
+        expect(seen?.method).toBe("POST")
+        expect(seen?.url).toBe("/hook")
+        const sent = event("evt_http", entry!.event.createdAt)
+        expect(JSON.parse(seen!.body)).toEqual({
+          id: "evt_http",
+          event: "transaction.completed",
+          data: sent.data,
+          timestamp: new Date(sent.createdAt).toISOString()
+        })
+        expect(seen?.headers).toMatchObject({
+          "content-type": "application/json",
+          "x-pixgate-signature": "plain-secret-123",
+          "user-agent": "Pixgate-Webhooks/1.0",
+          "webhook-id": "evt_http"
+        })
+        expect(seen?.headers.traceparent).toBeUndefined()
+        expect(Math.abs(Number(seen?.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(300)
+        expect(seen?.headers["webhook-signature"]).toBe(
+          expectedSignature(Buffer.from("plain-secret-123"), seen!)
+        )
+      })
+  )
+
+  it.scopedLive(
+    "signs with the base64-decoded key of a whsec_ secret, and names headers after the service",
+    () =>
+      Effect.gen(function* () {
+        const key = Buffer.from("0123456789abcdef0123456789abcdef")
+        const secret = `whsec_${key.toString("base64")}`
+        const receiver = yield* serve((_, res) => res.end())
+        const [entry] = yield* deliver(receiver.url, secret, { serviceName: "Acme" }, "evt_whsec")
+        expect(entry?.delivery.status).toBe("delivered")
+        const [seen] = receiver.seen
+        expect(seen?.headers["x-acme-signature"]).toBe(secret)
+        expect(seen?.headers["user-agent"]).toBe("Acme-Webhooks/1.0")
+        expect(seen?.headers["webhook-signature"]).toBe(expectedSignature(key, seen!))
+      })
+  )
+
+  it.scopedLive("201, 204 and 302 are failures; a redirect is not followed", () =>
+    Effect.forEach([201, 204, 302], (code) =>
+      Effect.gen(function* () {
+        const receiver = yield* serve((req, res) => {
+          if (req.url === "/ok") return res.end("ok")
+          res.writeHead(code, code === 302 ? { Location: "/ok" } : {}).end()
+        })
+        const [entry] = yield* deliver(receiver.url, "s", fast, `evt_${code}`)
+        expect(entry?.delivery.status).toBe("failed")
+        expect(entry?.attempts.map((a) => a.statusCode)).toEqual([code])
+        expect(receiver.seen.map((s) => s.url)).toEqual(["/hook"])
+      })
+    )
+  )
+
+  it.scopedLive("a receiver that answers after the time-out fails every attempt", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve((_, res) => setTimeout(() => res.end("late"), 2000).unref())
+      const [entry] = yield* deliver(
+        receiver.url,
+        "s",
+        { ...fast, webhookRetryDelays: [Duration.millis(50)] },
+        "evt_late"
+      )
+      expect(entry?.delivery.status).toBe("failed")
+      expect(entry?.attempts.map((a) => [a.statusCode, a.error])).toEqual([
+        [null, "Timed out after 300 ms"],
+        [null, "Timed out after 300 ms"]
+      ])
+      expect(receiver.seen).toHaveLength(2)
+    })
+  )
+
+  it.scopedLive("a huge response body is not read to its end", () =>
+    Effect.gen(function* () {
+      let closed = false
+      const chunk = Buffer.alloc(64 * 1024, "x")
+      const receiver = yield* serve((_, res) => {
+        res.on("close", () => {
+          closed = true
+        })
+        const pump = () => {
+          while (!closed && res.write(chunk));
+          if (!closed) res.once("drain", pump)
+        }
+        res.writeHead(200)
+        pump()
+      })
+      const [entry] = yield* deliver(receiver.url, "s", { webhookTimeout: Duration.seconds(5) }, "evt_huge")
+      expect(entry?.delivery.status).toBe("delivered")
+      yield* Effect.sync(() => closed).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (c) => c }),
+        Effect.timeout("5 seconds")
+      )
+    })
+  )
+
+  it.scopedLive("a response body that trickles forever does not stall the attempt", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve((_, res) => {
+        res.writeHead(200)
+        const timer = setInterval(() => res.write("."), 20)
+        res.on("close", () => clearInterval(timer))
+      })
+      const [entry] = yield* deliver(receiver.url, "s", fast, "evt_trickle")
+      expect(entry?.delivery.status).toBe("delivered")
+      expect(entry?.attempts.map((a) => a.statusCode)).toEqual([200])
+    })
+  )
+
+  it.scopedLive("a receiver that is down is a failure with the connection error", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve(() => {})
+      receiver.close()
+      const [entry] = yield* deliver(receiver.url, "s", fast, "evt_down")
+      expect(entry?.delivery.status).toBe("failed")
+      expect(entry?.attempts[0]?.statusCode).toBeNull()
+      expect(entry?.attempts[0]?.error).toMatch(/ECONNREFUSED/)
+    })
+  )
+})

@@ -1,0 +1,165 @@
+/** Shared fixtures of the webhook tests: events, a receiver double, and the worker wiring. */
+import {
+  HttpClient,
+  type HttpClientError,
+  type HttpClientRequest,
+  HttpClientResponse
+} from "@effect/platform"
+import { Chunk, Clock, Duration, Effect, Layer, TestClock } from "effect"
+import * as Config from "../../src/Config.js"
+import type { Event, EventId, MerchantId, Mode } from "../../src/Domain.js"
+import * as HostResolver from "../../src/HostResolver.js"
+import { JobRunner, Wakeup, wakeupLayer } from "../../src/Jobs.js"
+import { Store, type StoreShape } from "../../src/Store.js"
+import * as WebhooksModule from "../../src/Webhooks.js"
+import { Webhooks } from "../../src/Webhooks.js"
+import * as Worker from "../../src/Worker.js"
+
+/** The merchant of every test event. */
+export const merchantId = "mer_webhooks" as MerchantId
+
+/** A `transaction.completed` event of the test merchant. */
+export const event = (id: string, createdAt: number, mode: Mode = "test"): Event => ({
+  id: id as EventId,
+  merchantId,
+  mode,
+  type: "transaction.completed",
+  data: {
+    transactionId: `tx_${id}`,
+    txid: "T".repeat(32),
+    endToEndId: "E".repeat(32),
+    amount: 10.5,
+    paidAt: "x"
+  },
+  createdAt
+})
+
+/** Sets the test merchant's endpoint. */
+export const setEndpoint = (url: string, secret: string, mode: Mode = "test") =>
+  Effect.flatMap(Store, (store) => store.setWebhookEndpoint({ merchantId, mode, url, secret, updatedAt: 0 }))
+
+/** Records events the way an engine change does (the outbox): each gets a delivery and a job. */
+export const record = (...events: ReadonlyArray<Event>) =>
+  Effect.flatMap(Store, (store) =>
+    store.insertTransactions({ transactions: [], entry: null, guard: null, effects: { events, jobs: [] } })
+  )
+
+/** `record`, then wake the worker as the engine does after a commit. */
+export const emit = (...events: ReadonlyArray<Event>) =>
+  Effect.zipRight(
+    record(...events),
+    Effect.flatMap(Wakeup, (w) => w.signal)
+  )
+
+/** The webhook log of the test merchant, newest delivery first. */
+export const log = Effect.flatMap(Store, (store) =>
+  store.listDeliveries({ merchantId, limit: 100, offset: 0 })
+)
+
+/** One request a receiver double saw, with the Clock time it arrived. */
+export interface Call {
+  readonly at: number
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly body: string
+}
+
+/** An HttpClient that records each call and answers what `respond` says (n counts from 1). */
+export const receiver = (
+  respond: (n: number) => Effect.Effect<Response, HttpClientError.HttpClientError>
+): { readonly client: HttpClient.HttpClient; readonly calls: Array<Call> } => {
+  const calls: Array<Call> = []
+  const client = HttpClient.make((request) =>
+    Effect.gen(function* () {
+      const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+      calls.push({ at: yield* Clock.currentTimeMillis, request, body })
+      return HttpClientResponse.fromWeb(request, yield* respond(calls.length))
+    })
+  )
+  return { client, calls }
+}
+
+// The TestClock cannot see real asynchronous work (Web Crypto signing, reading a web body):
+// a fiber awaiting it looks idle, so a plain `TestClock.adjust` may move time on mid-attempt.
+// Jobs count as busy while they run, except while they wait inside the HttpClient (on the
+// TestClock, for a receiver that never answers); `advance` moves time only when none is busy.
+let busy = 0
+const shift = (delta: number) =>
+  Effect.sync(() => {
+    busy += delta
+  })
+
+/** Counts `effect` as busy real work while it runs. */
+export const busyWhile = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    shift(1),
+    () => effect,
+    () => shift(-1)
+  )
+
+const waitForClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(client, (effect) =>
+    Effect.acquireUseRelease(
+      shift(-1),
+      () => effect,
+      () => shift(1)
+    )
+  )
+
+const settle = Effect.gen(function* () {
+  const deadline = Date.now() + 5000
+  do {
+    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+    if (Date.now() > deadline) return yield* Effect.dieMessage("jobs still busy after 5 s of real time")
+  } while (busy > 0)
+})
+
+/** Moves the TestClock forward by `duration`, one due sleep at a time, once no job is busy. */
+export const advance = (duration: Duration.DurationInput) =>
+  Effect.gen(function* () {
+    const target = (yield* Clock.currentTimeMillis) + Duration.toMillis(duration)
+    for (;;) {
+      yield* settle
+      const now = yield* Clock.currentTimeMillis
+      const next = Math.min(...Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at > now))
+      yield* TestClock.setTime(Math.min(next, target))
+      if (next > target) return yield* settle
+    }
+  })
+
+/** A runner that only knows webhook attempts. */
+export const runner: Layer.Layer<JobRunner, never, Webhooks> = Layer.effect(
+  JobRunner,
+  Effect.map(Webhooks, (webhooks) => ({
+    run: (job) =>
+      job.kind === "webhook.attempt"
+        ? busyWhile(webhooks.attempt(job))
+        : Effect.dieMessage(`unexpected ${job.kind}`)
+  }))
+)
+
+/** Store, config, client, resolver and a fresh Wakeup, with Webhooks and the test runner. */
+export const services = (
+  store: StoreShape,
+  client: HttpClient.HttpClient,
+  config: Partial<Config.EngineConfigShape> = {}
+) =>
+  runner.pipe(
+    Layer.provideMerge(WebhooksModule.layer),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.succeed(Store, store),
+        Config.layer(config),
+        Layer.succeed(HttpClient.HttpClient, waitForClient(client)),
+        HostResolver.literalsOnly,
+        wakeupLayer
+      )
+    )
+  )
+
+/** `services` plus a running worker (stopped when the layer's scope closes). */
+export const engine = (
+  store: StoreShape,
+  client: HttpClient.HttpClient,
+  config: Partial<Config.EngineConfigShape> = {},
+  options: Worker.WorkerOptions = {}
+) => Worker.layerWith(options).pipe(Layer.provideMerge(services(store, client, config)))
