@@ -25,6 +25,8 @@ export * as Jobs from "./Jobs.js"
 export * as MemoryStore from "./MemoryStore.js"
 export * as Sandbox from "./Sandbox.js"
 export * as Store from "./Store.js"
+export * as WebhookSignature from "./WebhookSignature.js"
+export * as WebhookUrl from "./WebhookUrl.js"
 export * as Webhooks from "./Webhooks.js"
 export * as Worker from "./Worker.js"
 
