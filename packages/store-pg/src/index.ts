@@ -1,0 +1,2 @@
+/** Pixgate's storage on PostgreSQL. */
+export * as PgStore from "./PgStore.js"

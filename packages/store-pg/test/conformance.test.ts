@@ -1,0 +1,10 @@
+import { runStoreConformance } from "@pixgate/store-conformance"
+import { PgStore } from "@pixgate/store-pg"
+import { Layer } from "effect"
+import { describePostgres, useFreshDatabase } from "./helpers.js"
+
+describePostgres("Postgres", () => {
+  const database = useFreshDatabase()
+  // The pool (10 connections) runs the suite's 1,000 racing payouts truly concurrently.
+  runStoreConformance("PgStore", () => Layer.suspend(() => PgStore.layer({ url: database.url() })))
+})

@@ -1,0 +1,96 @@
+/**
+ * Postgres for tests: each test file gets its own fresh database (`pixgate_test_<random>`),
+ * created before its first test and dropped after its last. When the server does not answer,
+ * the tests are skipped with a loud warning, except in CI (`process.env.CI`), where that fails.
+ * Other packages' tests import this file by relative path.
+ */
+import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { afterAll, beforeAll, describe } from "vitest"
+
+/** The test server (`PIXGATE_TEST_PG_URL` overrides the default). */
+export const serverUrl = process.env.PIXGATE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432"
+
+/** The URL of one database on the test server. */
+export const databaseUrl = (database: string): string => {
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+/** Runs statements on the server's `postgres` database over one short-lived connection. */
+export const onServer = <A, E>(work: Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A> =>
+  Effect.runPromise(
+    Effect.provide(
+      work,
+      PgClient.layer({
+        url: Redacted.make(databaseUrl("postgres")),
+        maxConnections: 1,
+        connectTimeout: "3 seconds",
+        applicationName: "pixgate-tests"
+      }).pipe(Layer.orDie)
+    )
+  )
+
+const probe = async (): Promise<boolean> => {
+  try {
+    await onServer(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`))
+    return true
+  } catch (error) {
+    if (process.env.CI)
+      throw new Error(`Postgres is required in CI but ${serverUrl} did not answer`, { cause: error })
+    const line = "!".repeat(78)
+    console.warn(
+      `\n${line}\n!! Postgres at ${serverUrl} did not answer: the Postgres tests are SKIPPED.\n` +
+        `!! Start a server there (or set PIXGATE_TEST_PG_URL) to run them; in CI this fails.\n${line}\n`
+    )
+    return false
+  }
+}
+
+/** Whether the test server answered (probed once, when this module loads). */
+export const postgresAvailable: boolean = await probe()
+
+/** `describe` when Postgres answered, `describe.skip` otherwise. */
+export const describePostgres = postgresAvailable ? describe : describe.skip
+
+/** A new, empty database on the test server. */
+export const createDatabase = async (): Promise<string> => {
+  const name = `pixgate_test_${randomBytes(6).toString("hex")}`
+  await onServer(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
+  return name
+}
+
+/** Drops a database, ending its connections first. */
+export const dropDatabase = (name: string): Promise<void> =>
+  onServer(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = ${name} AND pid <> pg_backend_pid()`
+      yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name}`)
+    })
+  )
+
+/**
+ * A fresh database for the enclosing `describe` (or file): created in `beforeAll`, dropped in
+ * `afterAll`. `url()` is its connection string, available once `beforeAll` ran; build layers
+ * lazily (`Layer.suspend`) so they read it then.
+ */
+export const useFreshDatabase = (): { readonly url: () => string } => {
+  let name: string | undefined
+  beforeAll(async () => {
+    name = await createDatabase()
+  })
+  afterAll(async () => {
+    if (name !== undefined) await dropDatabase(name)
+  })
+  return {
+    url: () => {
+      if (name === undefined) throw new Error("The fresh test database is created in beforeAll")
+      return databaseUrl(name)
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The storage port over any `@effect/sql` client: one implementation for Postgres and SQLite.
+ * Every operation is one atomic unit (one statement, or one transaction); the few dialect
+ * differences (row claiming) are chosen with `sql.onDialectOrElse`.
+ */
+import { SqlClient } from "@effect/sql"
+import { Store } from "@pixgate/core"
+import { Cause, Context, Effect, Layer } from "effect"
+import { chargebacks } from "./internal/chargebacks.js"
+import { idempotency } from "./internal/idempotency.js"
+import { jobs } from "./internal/jobs.js"
+import { ledger } from "./internal/ledger.js"
+import { merchants } from "./internal/merchants.js"
+import { transactions } from "./internal/transactions.js"
+import { webhooks } from "./internal/webhooks.js"
+
+/** Builds the store over the `SqlClient` in context (its schema must be migrated). */
+export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Store.StoreShape => {
+    const journal = ledger(sql)
+    return {
+      ...merchants(sql),
+      ...transactions(sql, journal),
+      ...journal.ops,
+      ...chargebacks(sql, journal),
+      ...idempotency(sql),
+      ...jobs(sql),
+      ...webhooks(sql)
+    }
+  }
+)
+
+/** The `Store` service over the `SqlClient` in context. */
+export const layer: Layer.Layer<Store.Store, never, SqlClient.SqlClient> = Layer.effect(Store.Store, make)
+
+/**
+ * `Store` and `SqlClient` over the client in context, once `setup` (pragmas, migrations) has run:
+ * what each driver package's `layer` provides.
+ */
+export const layerAfter = <E, R>(
+  setup: Effect.Effect<unknown, E, R>
+): Layer.Layer<Store.Store | SqlClient.SqlClient, E, R | SqlClient.SqlClient> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* setup
+      const store = yield* make
+      return Context.make(Store.Store, store).pipe(Context.add(SqlClient.SqlClient, sql))
+    })
+  )
+
+const describe = (error: unknown): string =>
+  error instanceof Error
+    ? error.message || ("code" in error ? String(error.code) : error.name)
+    : String(error)
+
+/** The error's message, and its cause's (drivers wrap the real reason: "Failed to connect" + ECONNREFUSED). */
+const messageOf = (error: unknown): string => {
+  const cause = error instanceof Error ? error.cause : undefined
+  return cause === undefined ? describe(error) : `${describe(error)} (${describe(cause)})`
+}
+
+/**
+ * Turns every failure to build a driver layer (a typed error, or a defect such as an unusable
+ * path) into a `StoreError` that names what could not be opened; interruption stays interruption.
+ */
+export const opening =
+  (what: string) =>
+  <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, Store.StoreError, R> =>
+    Layer.catchAllCause(layer, (cause) => {
+      if (Cause.isInterruptedOnly(cause)) {
+        return Layer.failCause(
+          Cause.map(cause, (e) => new Store.StoreError({ message: messageOf(e), cause: e }))
+        )
+      }
+      const error = Cause.squash(cause)
+      return Layer.fail(
+        new Store.StoreError({ message: `Cannot open ${what}: ${messageOf(error)}`, cause: error })
+      )
+    })

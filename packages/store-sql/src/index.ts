@@ -1,0 +1,3 @@
+/** The Pixgate storage port over `@effect/sql`, shared by `@pixgate/store-sqlite` and `@pixgate/store-pg`. */
+export * as Migrations from "./Migrations.js"
+export * as SqlStore from "./SqlStore.js"

@@ -1,0 +1,63 @@
+/** Idempotency keys per merchant, mode and key: the first request starts, repeats replay. */
+import type { Store } from "@pixgate/core"
+import { Effect } from "effect"
+import { atomic, intOrNull, query, type Sql, single } from "./sql.js"
+
+type Ops = "beginIdempotent" | "finishIdempotent" | "releaseIdempotent"
+
+const started: Store.IdempotencyBegin = { _tag: "Started" }
+const inFlight: Store.IdempotencyBegin = { _tag: "InFlight" }
+const mismatch: Store.IdempotencyBegin = { _tag: "Mismatch" }
+
+/** The idempotency operations over one client. */
+export const idempotency = (sql: Sql): Pick<Store.StoreShape, Ops> => {
+  const scoped = (s: Store.IdempotencyScope) =>
+    sql.and([sql`merchant_id = ${s.merchantId}`, sql`mode = ${s.mode}`, sql`idempotency_key = ${s.key}`])
+
+  const begin = (scope: Store.IdempotencyScope, fingerprint: string, now: number, expiresAt: number) =>
+    Effect.gen(function* () {
+      // Claim the key in one statement: insert it, or take over an expired record. Of two
+      // concurrent first requests the database lets exactly one insert; the other reads it.
+      // A record deleted between the two statements (released) is claimed on the next turn.
+      for (let turn = 0; turn < 3; turn++) {
+        const claimed = yield* sql`INSERT INTO idempotency_keys ${sql.insert({
+          merchant_id: scope.merchantId,
+          mode: scope.mode,
+          idempotency_key: scope.key,
+          fingerprint,
+          status: null,
+          body: null,
+          created_at: now,
+          expires_at: expiresAt
+        })}
+          ON CONFLICT (merchant_id, mode, idempotency_key) DO UPDATE SET
+            fingerprint = excluded.fingerprint, status = NULL, body = NULL,
+            created_at = excluded.created_at, expires_at = excluded.expires_at
+          WHERE idempotency_keys.expires_at <= ${now}
+          RETURNING idempotency_key`
+        if (claimed.length > 0) return started
+        const [record] = yield* query(
+          sql`SELECT fingerprint, status, body FROM idempotency_keys WHERE ${scoped(scope)}`,
+          (r) => ({ fingerprint: String(r.fingerprint), status: intOrNull(r.status), body: r.body })
+        )
+        if (record === undefined) continue
+        if (record.fingerprint !== fingerprint) return mismatch
+        if (record.status === null || typeof record.body !== "string") return inFlight
+        return { _tag: "Replay", status: record.status, body: record.body } satisfies Store.IdempotencyBegin
+      }
+      return inFlight
+    })
+
+  return {
+    beginIdempotent: (scope, fingerprint, now, expiresAt) =>
+      atomic(sql)(begin(scope, fingerprint, now, expiresAt)),
+    finishIdempotent: (scope, status, body) =>
+      single(
+        Effect.asVoid(
+          sql`UPDATE idempotency_keys SET status = ${status}, body = ${body} WHERE ${scoped(scope)}`
+        )
+      ),
+    releaseIdempotent: (scope) =>
+      single(Effect.asVoid(sql`DELETE FROM idempotency_keys WHERE ${scoped(scope)}`))
+  }
+}

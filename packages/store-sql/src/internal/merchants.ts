@@ -1,0 +1,61 @@
+/** Merchant panel records: merchants, fee plans, API keys, webhook endpoints. */
+import type { Store } from "@pixgate/core"
+import { Effect } from "effect"
+import { apiKeyRow, merchantRow, toApiKey, toEndpoint, toMerchant } from "./rows.js"
+import { first, query, type Sql, single } from "./sql.js"
+
+type Ops =
+  | "createMerchant"
+  | "getMerchant"
+  | "setFeePlan"
+  | "insertApiKey"
+  | "findApiKey"
+  | "revokeApiKey"
+  | "listApiKeys"
+  | "setWebhookEndpoint"
+  | "getWebhookEndpoint"
+
+/** The merchant panel operations over one client. */
+export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
+  createMerchant: (merchant) =>
+    single(Effect.asVoid(sql`INSERT INTO merchants ${sql.insert(merchantRow(merchant))}`)),
+  getMerchant: (id) =>
+    single(query(sql`SELECT * FROM merchants WHERE id = ${id}`, toMerchant)).pipe(Effect.map(first)),
+  setFeePlan: (id, plan) =>
+    single(sql`UPDATE merchants SET fee_plan = ${JSON.stringify(plan)} WHERE id = ${id} RETURNING id`).pipe(
+      Effect.map((rows) => rows.length > 0)
+    ),
+  insertApiKey: (key) => single(Effect.asVoid(sql`INSERT INTO api_keys ${sql.insert(apiKeyRow(key))}`)),
+  findApiKey: (hash) =>
+    single(query(sql`SELECT * FROM api_keys WHERE hash = ${hash}`, toApiKey)).pipe(Effect.map(first)),
+  revokeApiKey: (id, at) =>
+    single(
+      sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
+    ).pipe(Effect.map((rows) => rows.length > 0)),
+  listApiKeys: (merchantId) =>
+    single(
+      query(
+        sql`SELECT * FROM api_keys WHERE merchant_id = ${merchantId} ORDER BY created_at DESC, id DESC`,
+        toApiKey
+      )
+    ),
+  setWebhookEndpoint: (e) =>
+    single(
+      Effect.asVoid(sql`INSERT INTO webhook_endpoints ${sql.insert({
+        merchant_id: e.merchantId,
+        mode: e.mode,
+        url: e.url,
+        secret: e.secret,
+        updated_at: e.updatedAt
+      })}
+      ON CONFLICT (merchant_id, mode)
+      DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`)
+    ),
+  getWebhookEndpoint: (merchantId, mode) =>
+    single(
+      query(
+        sql`SELECT * FROM webhook_endpoints WHERE merchant_id = ${merchantId} AND mode = ${mode}`,
+        toEndpoint
+      )
+    ).pipe(Effect.map(first))
+})

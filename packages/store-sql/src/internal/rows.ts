@@ -1,0 +1,229 @@
+/** Records to rows and back. Columns are snake_case; money and times are BIGINT. */
+import type { Domain, Fees, Money } from "@pixgate/core"
+import { int, intOrNull } from "./sql.js"
+
+type Row = { readonly [column: string]: unknown }
+
+const text = (value: unknown): string => {
+  if (typeof value !== "string") throw new TypeError(`Expected text from the database, got ${typeof value}`)
+  return value
+}
+const textOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : text(value)
+const cents = (value: unknown): Money.Cents => int(value) as Money.Cents
+const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+/** A merchant as a row. */
+export const merchantRow = (m: Domain.Merchant) => ({
+  id: m.id,
+  name: m.name,
+  city: m.city,
+  fee_plan: JSON.stringify(m.feePlan),
+  created_at: m.createdAt
+})
+
+/** A row as a merchant. */
+export const toMerchant = (r: Row): Domain.Merchant => ({
+  id: text(r.id) as Domain.MerchantId,
+  name: text(r.name),
+  city: text(r.city),
+  feePlan: json(r.fee_plan) as Fees.FeePlan,
+  createdAt: int(r.created_at)
+})
+
+/** An API key as a row. */
+export const apiKeyRow = (k: Domain.ApiKey) => ({
+  id: k.id,
+  merchant_id: k.merchantId,
+  mode: k.mode,
+  hash: k.hash,
+  hint: k.hint,
+  created_at: k.createdAt,
+  revoked_at: k.revokedAt
+})
+
+/** A row as an API key. */
+export const toApiKey = (r: Row): Domain.ApiKey => ({
+  id: text(r.id) as Domain.ApiKeyId,
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  hash: text(r.hash),
+  hint: text(r.hint),
+  createdAt: int(r.created_at),
+  revokedAt: intOrNull(r.revoked_at)
+})
+
+/** A row as a webhook endpoint. */
+export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  url: text(r.url),
+  secret: text(r.secret),
+  updatedAt: int(r.updated_at)
+})
+
+/** A transaction as a row. */
+export const transactionRow = (t: Domain.Transaction) => ({
+  id: t.id,
+  merchant_id: t.merchantId,
+  mode: t.mode,
+  type: t.type,
+  status: t.status,
+  amount: t.amount,
+  fee_amount: t.feeAmount,
+  gateway_fee_amount: t.gatewayFeeAmount,
+  net_amount: t.netAmount,
+  client_name: t.clientName,
+  client_document: t.clientDocument,
+  pix_key: t.pixKey,
+  pix_key_type: t.pixKeyType,
+  txid: t.txid,
+  end_to_end_id: t.endToEndId,
+  description: t.description,
+  qr_code: t.qrCode,
+  expires_at: t.expiresAt,
+  paid_at: t.paidAt,
+  failure_reason: t.failureReason,
+  counterparty_id: t.counterpartyId,
+  created_at: t.createdAt,
+  updated_at: t.updatedAt
+})
+
+/** A row as a transaction. */
+export const toTransaction = (r: Row): Domain.Transaction => ({
+  id: text(r.id) as Domain.TransactionId,
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  type: text(r.type) as Domain.TransactionType,
+  status: text(r.status) as Domain.TransactionStatus,
+  amount: cents(r.amount),
+  feeAmount: cents(r.fee_amount),
+  gatewayFeeAmount: cents(r.gateway_fee_amount),
+  netAmount: cents(r.net_amount),
+  clientName: textOrNull(r.client_name),
+  clientDocument: textOrNull(r.client_document),
+  pixKey: textOrNull(r.pix_key),
+  pixKeyType: textOrNull(r.pix_key_type) as Domain.Transaction["pixKeyType"],
+  txid: textOrNull(r.txid),
+  endToEndId: textOrNull(r.end_to_end_id),
+  description: textOrNull(r.description),
+  qrCode: textOrNull(r.qr_code),
+  expiresAt: intOrNull(r.expires_at),
+  paidAt: intOrNull(r.paid_at),
+  failureReason: textOrNull(r.failure_reason),
+  counterpartyId: textOrNull(r.counterparty_id) as Domain.MerchantId | null,
+  createdAt: int(r.created_at),
+  updatedAt: int(r.updated_at)
+})
+
+/** An event as a row (data as JSON text). */
+export const eventRow = (e: Domain.Event) => ({
+  id: e.id,
+  merchant_id: e.merchantId,
+  mode: e.mode,
+  type: e.type,
+  data: JSON.stringify(e.data),
+  created_at: e.createdAt
+})
+
+/** A row as an event. */
+export const toEvent = (r: Row): Domain.Event => ({
+  id: text(r.id) as Domain.EventId,
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  type: text(r.type) as Domain.EventType,
+  data: json(r.data) as Domain.Event["data"],
+  createdAt: int(r.created_at)
+})
+
+/** A chargeback as a row. */
+export const chargebackRow = (c: Domain.Chargeback) => ({
+  id: c.id,
+  transaction_id: c.transactionId,
+  merchant_id: c.merchantId,
+  mode: c.mode,
+  amount: c.amount,
+  reason: c.reason,
+  status: c.status,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt
+})
+
+/** A row as a chargeback. */
+export const toChargeback = (r: Row): Domain.Chargeback => ({
+  id: text(r.id) as Domain.ChargebackId,
+  transactionId: text(r.transaction_id) as Domain.TransactionId,
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  amount: cents(r.amount),
+  reason: text(r.reason),
+  status: text(r.status) as Domain.ChargebackStatus,
+  createdAt: int(r.created_at),
+  updatedAt: int(r.updated_at)
+})
+
+/** A job as a row (not leased). */
+export const jobRow = (j: Domain.Job) => ({
+  id: j.id,
+  kind: j.kind,
+  ref: j.ref,
+  run_at: j.runAt,
+  lease_until: null
+})
+
+/** A delivery as a row. */
+export const deliveryRow = (d: Domain.WebhookDelivery) => ({
+  id: d.id,
+  event_id: d.eventId,
+  merchant_id: d.merchantId,
+  mode: d.mode,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts,
+  created_at: d.createdAt,
+  updated_at: d.updatedAt
+})
+
+/** A row as a delivery. */
+export const toDelivery = (r: Row): Domain.WebhookDelivery => ({
+  id: text(r.id) as Domain.DeliveryId,
+  eventId: text(r.event_id) as Domain.EventId,
+  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  mode: text(r.mode) as Domain.Mode,
+  url: text(r.url),
+  status: text(r.status) as Domain.DeliveryStatus,
+  attempts: int(r.attempts),
+  createdAt: int(r.created_at),
+  updatedAt: int(r.updated_at)
+})
+
+/** The event of a delivery, read from the `event_*` columns of a join. */
+export const toJoinedEvent = (r: Row): Domain.Event =>
+  toEvent({
+    id: r.event_id,
+    merchant_id: r.merchant_id,
+    mode: r.mode,
+    type: r.event_type,
+    data: r.event_data,
+    created_at: r.event_created_at
+  })
+
+/** An attempt as a row (durations are whole milliseconds). */
+export const attemptRow = (a: Domain.DeliveryAttempt) => ({
+  delivery_id: a.deliveryId,
+  attempt: a.attempt,
+  at: a.at,
+  status_code: a.statusCode,
+  error: a.error,
+  duration_ms: Math.round(a.durationMs)
+})
+
+/** A row as an attempt. */
+export const toAttempt = (r: Row): Domain.DeliveryAttempt => ({
+  deliveryId: text(r.delivery_id) as Domain.DeliveryId,
+  attempt: int(r.attempt),
+  at: int(r.at),
+  statusCode: intOrNull(r.status_code),
+  error: textOrNull(r.error),
+  durationMs: int(r.duration_ms)
+})

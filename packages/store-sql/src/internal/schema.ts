@@ -1,0 +1,184 @@
+/**
+ * The first version of the schema, in the SQL both Postgres and SQLite accept (BIGINT is an
+ * INTEGER column in SQLite). Money is centavos and times are epoch milliseconds, both BIGINT.
+ * Constraints hold the absolute rules only: sets of statuses, types and modes, positive
+ * amounts, non-zero postings, unique txid / end-to-end id, one open chargeback per deposit.
+ */
+import { Domain } from "@pixgate/core"
+
+const quoted = (values: ReadonlyArray<string>) => values.map((v) => `'${v}'`).join(", ")
+const jobKinds = [
+  "webhook.attempt",
+  "charge.expire",
+  "sandbox.charge.pay",
+  "sandbox.payout.settle",
+  "sandbox.payout.fail",
+  "sandbox.chargeback.open",
+  "sandbox.chargeback.resolve"
+] as const satisfies ReadonlyArray<Domain.JobKind>
+
+/** The SQL dialects Pixgate's schema is written for. */
+export type Dialect = "pg" | "sqlite"
+
+/**
+ * Statements of migration 0001. Postgres text columns use the "C" collation: ids then sort by
+ * byte, as in SQLite and in JavaScript, whatever the database's locale (and compare faster).
+ */
+export const initial = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  const mode = `mode ${text} NOT NULL CHECK (mode IN (${quoted(Domain.modes)}))`
+  return [
+    `CREATE TABLE merchants (
+    id ${text} PRIMARY KEY,
+    name ${text} NOT NULL,
+    city ${text} NOT NULL,
+    fee_plan ${text} NOT NULL,
+    created_at BIGINT NOT NULL
+  )`,
+    `CREATE TABLE api_keys (
+    id ${text} PRIMARY KEY,
+    merchant_id ${text} NOT NULL REFERENCES merchants (id),
+    ${mode},
+    hash ${text} NOT NULL UNIQUE,
+    hint ${text} NOT NULL,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT
+  )`,
+    `CREATE INDEX api_keys_merchant ON api_keys (merchant_id, created_at DESC, id DESC)`,
+    `CREATE TABLE webhook_endpoints (
+    merchant_id ${text} NOT NULL REFERENCES merchants (id),
+    ${mode},
+    url ${text} NOT NULL,
+    secret ${text} NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (merchant_id, mode)
+  )`,
+    `CREATE TABLE transactions (
+    id ${text} PRIMARY KEY,
+    merchant_id ${text} NOT NULL REFERENCES merchants (id),
+    ${mode},
+    type ${text} NOT NULL CHECK (type IN (${quoted(Domain.transactionTypes)})),
+    status ${text} NOT NULL CHECK (status IN (${quoted(Domain.transactionStatuses)})),
+    amount BIGINT NOT NULL CHECK (amount > 0),
+    fee_amount BIGINT NOT NULL CHECK (fee_amount >= 0),
+    gateway_fee_amount BIGINT NOT NULL CHECK (gateway_fee_amount >= 0),
+    net_amount BIGINT NOT NULL,
+    client_name ${text},
+    client_document ${text},
+    pix_key ${text},
+    pix_key_type ${text} CHECK (pix_key_type IN ('email', 'cpf', 'cnpj', 'phone', 'evp')),
+    txid ${text} UNIQUE,
+    end_to_end_id ${text} UNIQUE,
+    description ${text},
+    qr_code ${text},
+    expires_at BIGINT,
+    paid_at BIGINT,
+    failure_reason ${text},
+    counterparty_id ${text},
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+    // The list: newest first within a merchant and mode, optionally by status or by type.
+    `CREATE INDEX transactions_list ON transactions (merchant_id, mode, created_at DESC, id DESC)`,
+    `CREATE INDEX transactions_list_status ON transactions (merchant_id, mode, status, created_at DESC, id DESC)`,
+    `CREATE INDEX transactions_list_type ON transactions (merchant_id, mode, type, created_at DESC, id DESC)`,
+    `CREATE TABLE journal_entries (
+    id ${text} PRIMARY KEY,
+    ${mode},
+    kind ${text} NOT NULL,
+    transaction_id ${text},
+    created_at BIGINT NOT NULL
+  )`,
+    `CREATE INDEX journal_entries_mode ON journal_entries (mode, created_at)`,
+    `CREATE INDEX journal_entries_transaction ON journal_entries (transaction_id)`,
+    `CREATE TABLE postings (
+    entry_id ${text} NOT NULL REFERENCES journal_entries (id),
+    seq INTEGER NOT NULL,
+    ${mode},
+    account ${text} NOT NULL,
+    amount BIGINT NOT NULL CHECK (amount <> 0),
+    PRIMARY KEY (entry_id, seq)
+  )`,
+    `CREATE TABLE balances (
+    ${mode},
+    account ${text} NOT NULL CHECK (account LIKE 'merchant:%'),
+    amount BIGINT NOT NULL,
+    PRIMARY KEY (mode, account)
+  )`,
+    `CREATE TABLE events (
+    id ${text} PRIMARY KEY,
+    merchant_id ${text} NOT NULL,
+    ${mode},
+    type ${text} NOT NULL CHECK (type IN (${quoted(Domain.eventTypes)})),
+    data ${text} NOT NULL,
+    created_at BIGINT NOT NULL
+  )`,
+    `CREATE INDEX events_merchant ON events (merchant_id, mode, created_at, id)`,
+    `CREATE TABLE webhook_deliveries (
+    id ${text} PRIMARY KEY,
+    event_id ${text} NOT NULL REFERENCES events (id),
+    merchant_id ${text} NOT NULL,
+    ${mode},
+    url ${text} NOT NULL,
+    status ${text} NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL CHECK (attempts >= 0),
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+    `CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (merchant_id, created_at DESC, id DESC)`,
+    `CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id)`,
+    `CREATE TABLE delivery_attempts (
+    delivery_id ${text} NOT NULL REFERENCES webhook_deliveries (id),
+    attempt INTEGER NOT NULL CHECK (attempt >= 1),
+    at BIGINT NOT NULL,
+    status_code INTEGER,
+    error ${text},
+    duration_ms BIGINT NOT NULL CHECK (duration_ms >= 0)
+  )`,
+    `CREATE INDEX delivery_attempts_delivery ON delivery_attempts (delivery_id, attempt, at)`,
+    `CREATE TABLE jobs (
+    id ${text} PRIMARY KEY,
+    kind ${text} NOT NULL CHECK (kind IN (${quoted(jobKinds)})),
+    ref ${text} NOT NULL,
+    run_at BIGINT NOT NULL,
+    lease_until BIGINT
+  )`,
+    `CREATE INDEX jobs_due ON jobs (run_at, id)`,
+    `CREATE TABLE idempotency_keys (
+    merchant_id ${text} NOT NULL,
+    ${mode},
+    idempotency_key ${text} NOT NULL,
+    fingerprint ${text} NOT NULL,
+    status INTEGER,
+    body ${text},
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (merchant_id, mode, idempotency_key)
+  )`,
+    `CREATE TABLE chargebacks (
+    id ${text} PRIMARY KEY,
+    transaction_id ${text} NOT NULL REFERENCES transactions (id),
+    merchant_id ${text} NOT NULL,
+    ${mode},
+    amount BIGINT NOT NULL CHECK (amount > 0),
+    reason ${text} NOT NULL,
+    status ${text} NOT NULL CHECK (status IN ('open', 'accepted', 'rejected')),
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+    `CREATE UNIQUE INDEX chargebacks_one_open ON chargebacks (transaction_id) WHERE status = 'open'`,
+    `CREATE INDEX chargebacks_transaction ON chargebacks (transaction_id, created_at, id)`,
+    ...(dialect === "pg" ? pgTuning : sqliteTuning)
+  ]
+}
+
+// Postgres: room on each page for HOT updates of the rows every payout and claim rewrites, and
+// platform balances summed from the index alone.
+const pgTuning = [
+  "ALTER TABLE balances SET (fillfactor = 70)",
+  "ALTER TABLE jobs SET (fillfactor = 70)",
+  "CREATE INDEX postings_account ON postings (mode, account) INCLUDE (amount)"
+]
+
+// SQLite has no INCLUDE columns: the amount joins the key.
+const sqliteTuning = ["CREATE INDEX postings_account ON postings (mode, account, amount)"]

@@ -1,0 +1,60 @@
+/**
+ * Pixgate's storage on SQLite: one file (or `:memory:`), the embedded default. The SQLite client
+ * holds one connection behind a semaphore, so every unit runs alone (a single writer by
+ * construction) and the guarded debit needs no locking of its own.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import type { Store } from "@pixgate/core"
+import { Migrations, SqlStore } from "@pixgate/store-sql"
+import { Effect, Layer } from "effect"
+
+/** Where the database lives and how long a writer waits for another process's lock. */
+export interface SqliteStoreOptions {
+  /** A file path (its directory is created when missing) or `:memory:`. */
+  readonly filename: string
+  /** Milliseconds to wait for a lock held by another process (default 5000). */
+  readonly busyTimeoutMs?: number
+}
+
+const isFile = (filename: string): boolean => filename !== "" && filename !== ":memory:"
+
+const ensureDirectory = (filename: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* fs.makeDirectory(path.dirname(path.resolve(filename)), { recursive: true })
+  })
+
+// WAL is the client's default; NORMAL sync is durable in WAL mode except for the last commits
+// on power loss, and foreign keys are off in SQLite unless asked for, per connection.
+const setup = (busyTimeoutMs: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe("PRAGMA synchronous = NORMAL")
+    yield* sql.unsafe("PRAGMA foreign_keys = ON")
+    yield* sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`)
+    yield* SqliteMigrator.run({
+      loader: SqliteMigrator.fromRecord(Migrations.sqlite),
+      table: Migrations.table
+    })
+  })
+
+/** `Store` and `SqlClient` on a SQLite database, migrated when the layer is built. */
+export const layer = (
+  options: SqliteStoreOptions
+): Layer.Layer<Store.Store | SqlClient.SqlClient, Store.StoreError> => {
+  const client = Layer.unwrapEffect(
+    Effect.as(
+      isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,
+      SqliteClient.layer({ filename: options.filename })
+    )
+  )
+  return SqlStore.layerAfter(setup(options.busyTimeoutMs ?? 5000)).pipe(
+    Layer.provide(client),
+    Layer.provide(NodeContext.layer),
+    SqlStore.opening(`SQLite database ${options.filename}`)
+  )
+}

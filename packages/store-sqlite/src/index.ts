@@ -1,0 +1,2 @@
+/** Pixgate's storage on SQLite. */
+export * as SqliteStore from "./SqliteStore.js"

@@ -1,0 +1,16 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { runStoreConformance } from "@pixgate/store-conformance"
+import { SqliteStore } from "@pixgate/store-sqlite"
+import { afterAll } from "vitest"
+
+const dir = mkdtempSync(join(tmpdir(), "pixgate-sqlite-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+// A real file in a directory that does not exist yet: the layer creates it.
+runStoreConformance("SqliteStore (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "nested", "pixgate.db") })
+)
+
+runStoreConformance("SqliteStore (:memory:)", () => SqliteStore.layer({ filename: ":memory:" }))

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient, Statement } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Store } from "@pixgate/core"
+import { chargeInsert, makeCharge, makeMerchant } from "@pixgate/store-conformance"
+import { Migrations } from "@pixgate/store-sql"
+import { SqliteStore } from "@pixgate/store-sqlite"
+import { Context, Effect, Layer, Option } from "effect"
+import { afterAll } from "vitest"
+
+const dir = mkdtempSync(join(tmpdir(), "pixgate-sqlite-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The store and client of a freshly built layer, released with the scope. */
+const open = (filename: string) =>
+  Effect.map(Layer.build(SqliteStore.layer({ filename })), (context) => ({
+    store: Context.get(context, Store.Store),
+    sql: Context.get(context, SqlClient.SqlClient)
+  }))
+
+describe("SqliteStore", () => {
+  it.scoped("creates the file's directory and sets WAL, NORMAL sync, foreign keys and a busy timeout", () =>
+    Effect.gen(function* () {
+      const { sql } = yield* open(join(dir, "a", "b", "pixgate.db"))
+      const pragma = (name: string) =>
+        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+      expect(yield* pragma("journal_mode")).toBe("wal")
+      expect(yield* pragma("synchronous")).toBe(1)
+      expect(yield* pragma("foreign_keys")).toBe(1)
+      expect(yield* pragma("busy_timeout")).toBe(5000)
+    })
+  )
+
+  it.effect("reopening a file keeps its data and applies each migration once", () =>
+    Effect.gen(function* () {
+      const filename = join(dir, "reopen.db")
+      const merchant = makeMerchant()
+      yield* Effect.scoped(Effect.flatMap(open(filename), ({ store }) => store.createMerchant(merchant)))
+      const { store, sql } = yield* open(filename)
+      expect(yield* store.getMerchant(merchant.id)).toEqual(Option.some(merchant))
+      const applied = yield* sql`SELECT migration_id FROM ${sql(Migrations.table)}`
+      expect(applied.length).toBe(Object.keys(Migrations.sqlite).length)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("an unusable path fails to build as a StoreError naming the database", () =>
+    Effect.gen(function* () {
+      const blocker = join(dir, "not-a-directory")
+      writeFileSync(blocker, "")
+      const error = yield* Effect.flip(Effect.scoped(open(join(blocker, "pixgate.db"))))
+      expect(error._tag).toBe("StoreError")
+      expect(error.message).toContain(`Cannot open SQLite database ${join(blocker, "pixgate.db")}`)
+    })
+  )
+
+  it.scoped("the filtered list queries search an index of the list", () =>
+    Effect.gen(function* () {
+      const { store, sql } = yield* open(":memory:")
+      const merchant = makeMerchant()
+      yield* store.createMerchant(merchant)
+      yield* store.insertTransactions(chargeInsert(makeCharge(merchant.id)))
+      const queries: Array<readonly [string, ReadonlyArray<unknown>]> = []
+      const capture = Statement.withTransformer((statement) =>
+        Effect.sync(() => {
+          queries.push(statement.compile())
+          return statement
+        })
+      )
+      const page = { merchantId: merchant.id, mode: "test", offset: 0, limit: 20 } as const
+      for (const filter of [
+        {},
+        { status: "pending" },
+        { type: "deposit" },
+        { from: 0, to: Date.now() }
+      ] as const) {
+        yield* capture(store.listTransactions({ ...page, ...filter }))
+      }
+      expect(queries.length).toBe(8)
+      for (const [text, params] of queries) {
+        const plan = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
+        const details = plan.map((row) => row.detail).join("; ")
+        expect(details, text).toMatch(/transactions USING (COVERING )?INDEX transactions_list/)
+        expect(details, text).not.toMatch(/SCAN transactions(?! USING)/)
+      }
+    })
+  )
+})
