@@ -13,6 +13,7 @@ import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
+import * as Idempotency from "./Idempotency.js"
 import * as Input from "./Input.js"
 import { Wakeup } from "./Jobs.js"
 import * as Money from "./Money.js"
@@ -94,17 +95,7 @@ export const make = Effect.gen(function* () {
         ref: charge.id,
         runAt: charge.expiresAt!
       }
-      yield* store.insertTransactions({
-        transactions: [charge],
-        entry: null,
-        guard: null,
-        effects: {
-          events: [Events.transactionCreated(charge, now)],
-          jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
-        }
-      })
-      yield* wakeup.signal
-      return {
+      const result: Views.ChargeJson = {
         transactionId: charge.id,
         txid: charge.txid!,
         qrCode,
@@ -112,7 +103,21 @@ export const make = Effect.gen(function* () {
         expiresAt: Views.iso(charge.expiresAt!),
         amount: Money.toReais(charge.amount),
         fees: Fees.toJson(fees)
-      } satisfies Views.ChargeJson
+      }
+      const idempotency = yield* Idempotency.resultFor(result)
+      const outcome = yield* store.insertTransactions({
+        transactions: [charge],
+        entry: null,
+        guard: null,
+        effects: {
+          events: [Events.transactionCreated(charge, now)],
+          jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
+        },
+        ...(idempotency === undefined ? {} : { idempotency })
+      })
+      if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
+      yield* wakeup.signal
+      return result
     }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
 
   const expire = (id: TransactionId) =>

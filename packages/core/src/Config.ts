@@ -32,6 +32,12 @@ export interface EngineConfigShape {
   readonly webhookConcurrency: number
   /** How long idempotency keys are kept. */
   readonly idempotencyTtl: Duration.Duration
+  /**
+   * How long a started key answers 409 to repeats; after that a repeat takes the key over (its
+   * first request died). The result is stored with the change itself, so a late first request
+   * can never commit a second change.
+   */
+  readonly idempotencyLock: Duration.Duration
   /** The job worker's longest sleep when it knows of no due job (other instances may add some). */
   readonly workerPollInterval: Duration.Duration
   /** Jobs claimed per round. */
@@ -57,6 +63,7 @@ export const defaults: EngineConfigShape = {
   allowPrivateWebhookUrls: false,
   webhookConcurrency: 64,
   idempotencyTtl: Duration.hours(24),
+  idempotencyLock: Duration.seconds(10),
   workerPollInterval: Duration.millis(250),
   workerBatchSize: 100,
   jobLease: Duration.seconds(60)

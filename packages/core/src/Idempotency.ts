@@ -3,18 +3,38 @@
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */
-import { Duration, Effect, Exit } from "effect"
+import { Context, Duration, Effect, Exit } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
 import { PixgateError, unavailable, validation } from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { Store } from "./Store.js"
+import { type IdempotencyScope, type IdempotentResult, Store } from "./Store.js"
 
 /** A result and whether it was replayed from an earlier request. */
 export interface Replayable<A> {
   readonly value: A
   readonly replayed: boolean
 }
+
+/**
+ * The started key of the request being run, provided by `run`: an operation that changes money
+ * stores its answer with the change (`NewTransactions.idempotency`), in the same unit.
+ */
+export class StartedKey extends Context.Tag("@pixgate/core/Idempotency/StartedKey")<StartedKey, IdempotencyScope>() {}
+
+/** The result to store with a change when the request runs under a key (201 and its JSON). */
+export const resultFor = (value: unknown): Effect.Effect<IdempotentResult | undefined> =>
+  Effect.map(Effect.serviceOption(StartedKey), (scope) =>
+    scope._tag === "Some" ? { scope: scope.value, status: 201, body: JSON.stringify(value) } : undefined
+  )
+
+/** 409 while the first request with the key is still running. */
+export const inFlight = (): PixgateError =>
+  new PixgateError({
+    status: 409,
+    code: "idempotency_in_flight",
+    message: "A request with this Idempotency-Key is still being processed"
+  })
 
 /** Longest accepted key. */
 export const maxKeyLength = 255
@@ -48,6 +68,7 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
   const ttl = Duration.toMillis(config.idempotencyTtl)
+  const lock = Duration.toMillis(config.idempotencyLock)
 
   const run = <A>(
     caller: Caller,
@@ -70,16 +91,10 @@ export const make = Effect.gen(function* () {
     return Effect.gen(function* () {
       const fingerprint = yield* Ids.sha256Hex(`${operation}\n${canonical(body)}`)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const begun = yield* store.beginIdempotent(scope, fingerprint, now, now + ttl)
+      const begun = yield* store.beginIdempotent(scope, fingerprint, now, now + ttl, now + lock)
       switch (begun._tag) {
         case "InFlight":
-          return yield* Effect.fail(
-            new PixgateError({
-              status: 409,
-              code: "idempotency_in_flight",
-              message: "A request with this Idempotency-Key is still being processed"
-            })
-          )
+          return yield* Effect.fail(inFlight())
         case "Mismatch":
           return yield* Effect.fail(
             new PixgateError({
@@ -96,11 +111,9 @@ export const make = Effect.gen(function* () {
         case "Started":
           break
       }
-      const exit = yield* Effect.exit(effect)
-      if (Exit.isSuccess(exit)) {
-        yield* store.finishIdempotent(scope, 201, JSON.stringify(exit.value))
-        return { value: exit.value, replayed: false }
-      }
+      // The operation stores its 201 answer with its change (see StartedKey).
+      const exit = yield* Effect.exit(Effect.provideService(effect, StartedKey, scope))
+      if (Exit.isSuccess(exit)) return { value: exit.value, replayed: false }
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
       if (failure !== undefined && failure.status < 500) {
         const { status, code, message, details } = failure

@@ -72,6 +72,9 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           const mode = entry?.mode ?? input.transactions[0]?.mode ?? "test"
           if (t.accountBalance(mode, guard.account) < guard.covers) return "insufficient" as const
         }
+        const claim = input.idempotency
+        const keyRow = claim === undefined ? undefined : t.idempotency.get(idempotencyKey(claim.scope))
+        if (claim !== undefined && (keyRow === undefined || keyRow.result !== null)) return "conflict" as const
         const rows = input.transactions
         t.assertNew(
           "transaction",
@@ -90,6 +93,12 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         }
         t.post(entry)
         t.record(input.effects)
+        if (claim !== undefined && keyRow !== undefined) {
+          t.idempotency.set(idempotencyKey(claim.scope), {
+            ...keyRow,
+            result: { status: claim.status, body: claim.body }
+          })
+        }
         return "created" as const
       }),
     advance: (input) =>
@@ -179,15 +188,19 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       ),
     getEvent: (id) => atomic(() => found(t.events.get(id))),
 
-    beginIdempotent: (scope, fingerprint, now, expiresAt) =>
+    beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(() => {
         const key = idempotencyKey(scope)
         const row = t.idempotency.get(key)
         if (row === undefined || row.expiresAt <= now) {
-          t.idempotency.set(key, { fingerprint, expiresAt, result: null })
+          t.idempotency.set(key, { fingerprint, expiresAt, lockedUntil, result: null })
           return { _tag: "Started" } as const
         }
         if (row.fingerprint !== fingerprint) return { _tag: "Mismatch" } as const
+        if (row.result === null && row.lockedUntil <= now) {
+          t.idempotency.set(key, { ...row, lockedUntil })
+          return { _tag: "Started" } as const
+        }
         if (row.result === null) return { _tag: "InFlight" } as const
         return { _tag: "Replay", status: row.result.status, body: row.result.body } as const
       }),

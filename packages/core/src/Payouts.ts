@@ -12,6 +12,7 @@ import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
+import * as Idempotency from "./Idempotency.js"
 import * as Input from "./Input.js"
 import { Wakeup } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
@@ -104,6 +105,14 @@ export const make = Effect.gen(function* () {
         createdAt: now,
         updatedAt: now
       }
+      const result: Views.PayoutJson = {
+        transactionId: payout.id,
+        endToEndId: payout.endToEndId!,
+        status: "pending",
+        amount: Money.toReais(payout.amount),
+        fees: Fees.toJson(fees)
+      }
+      const idempotency = yield* Idempotency.resultFor(result)
       const outcome = yield* store.insertTransactions({
         transactions: [payout],
         entry: Ledger.payoutCreated(payout, now),
@@ -111,22 +120,19 @@ export const make = Effect.gen(function* () {
         effects: {
           events: [Events.transactionCreated(payout, now), Events.withdrawalCreated(payout, now)],
           jobs: gateway.timers("payout.created", payout, payout.id, now)
-        }
+        },
+        ...(idempotency === undefined ? {} : { idempotency })
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
+      if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
       yield* wakeup.signal
       const sent = yield* Effect.either(gateway.sendPix(payout))
       if (sent._tag === "Left") {
+        // The money returns at once; the 502 releases the idempotency key for a fresh attempt.
         yield* fail(payout.id, "gateway_error")
         return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage))
       }
-      return {
-        transactionId: payout.id,
-        endToEndId: payout.endToEndId!,
-        status: "pending",
-        amount: Money.toReais(payout.amount),
-        fees: Fees.toJson(fees)
-      } satisfies Views.PayoutJson
+      return result
     }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
 
   return { create, settle, fail } satisfies PayoutsShape

@@ -59,12 +59,28 @@ export interface Guard {
   readonly covers: Cents
 }
 
+/**
+ * The answer an idempotent request stores with its change, in the same unit, so a committed
+ * change always has its replay (a crash between the two cannot strand the key).
+ */
+export interface IdempotentResult {
+  readonly scope: IdempotencyScope
+  readonly status: number
+  readonly body: string
+}
+
 /** New transactions with their money movement and what they cause. */
 export interface NewTransactions {
   readonly transactions: ReadonlyArray<Transaction>
   readonly entry: JournalEntry | null
   readonly guard: Guard | null
   readonly effects: Effects
+  /**
+   * Finishes this started idempotency key in the same unit. When the key is no longer started
+   * (another request took it over after its lock lapsed, and finished it), nothing is written
+   * and the answer is "conflict".
+   */
+  readonly idempotency?: IdempotentResult
 }
 
 /** Moves a transaction from `from` to `to`, only if it is still in `from`. */
@@ -205,9 +221,12 @@ export interface StoreShape {
   // Money flows
   /**
    * Inserts new transactions, their journal entry, events and jobs in one unit. With a guard,
-   * writes nothing and answers "insufficient" unless the guarded account covers the amount.
+   * writes nothing and answers "insufficient" unless the guarded account covers the amount;
+   * with `idempotency`, writes nothing and answers "conflict" unless the key is still started.
    */
-  readonly insertTransactions: (input: NewTransactions) => Effect.Effect<"created" | "insufficient", StoreError>
+  readonly insertTransactions: (
+    input: NewTransactions
+  ) => Effect.Effect<"created" | "insufficient" | "conflict", StoreError>
   /** Applies a status transition if the transaction is still in `from`; None otherwise. */
   readonly advance: (input: Advance) => Effect.Effect<Option.Option<Transaction>, StoreError>
   /** Posts a plain journal entry (sandbox top-up). */
@@ -247,14 +266,17 @@ export interface StoreShape {
 
   // Idempotency
   /**
-   * Starts a request under an idempotency key: Started (first, or the old record expired),
-   * InFlight (the first has no result yet), Replay (same fingerprint, finished), Mismatch.
+   * Starts a request under an idempotency key, locked until `lockedUntil`: Started (first, the
+   * old record expired, or an unfinished record with the same fingerprint whose lock lapsed:
+   * its request died, so this one takes over), InFlight (unfinished and still locked), Replay
+   * (same fingerprint, finished), Mismatch (another fingerprint, not expired).
    */
   readonly beginIdempotent: (
     scope: IdempotencyScope,
     fingerprint: string,
     now: number,
-    expiresAt: number
+    expiresAt: number,
+    lockedUntil: number
   ) => Effect.Effect<IdempotencyBegin, StoreError>
   /** Stores the result a replay returns. */
   readonly finishIdempotent: (

@@ -19,12 +19,13 @@ export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> =
   SqlClient.SqlClient,
   (sql): Store.StoreShape => {
     const journal = ledger(sql)
+    const { finishInUnit, ...keys } = idempotency(sql)
     return {
       ...merchants(sql),
-      ...transactions(sql, journal),
+      ...transactions(sql, journal, finishInUnit),
       ...journal.ops,
       ...chargebacks(sql, journal),
-      ...idempotency(sql),
+      ...keys,
       ...jobs(sql),
       ...webhooks(sql)
     }

@@ -30,6 +30,7 @@ export interface JobRow {
 export interface IdempotencyRow {
   readonly fingerprint: string
   readonly expiresAt: number
+  readonly lockedUntil: number
   readonly result: { readonly status: number; readonly body: string } | null
 }
 

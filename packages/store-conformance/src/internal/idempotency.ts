@@ -1,9 +1,9 @@
 /** beginIdempotent / finishIdempotent / releaseIdempotent: the four outcomes, expiry, scopes. */
 import { describe, expect } from "@effect/vitest"
 import type { Store } from "@pixgate/core"
-import { Effect } from "effect"
-import { baseTime } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { Effect, Option } from "effect"
+import { baseTime, makePayout, payoutDebit, payoutInsert } from "../fixtures.js"
+import { freshMerchant, fund, type Suite, store } from "./helpers.js"
 
 const day = 86_400_000
 
@@ -15,7 +15,7 @@ const keyed = Effect.gen(function* () {
   return {
     scope,
     begin: (fingerprint: string, now = baseTime, over: Partial<Store.IdempotencyScope> = {}) =>
-      s.beginIdempotent({ ...scope, ...over }, fingerprint, now, now + day),
+      s.beginIdempotent({ ...scope, ...over }, fingerprint, now, now + day, now + day),
     finish: (status: number, body: string) => s.finishIdempotent(scope, status, body),
     release: () => s.releaseIdempotent(scope)
   }
@@ -62,6 +62,46 @@ export const idempotency = (it: Suite) =>
         expect(yield* k.begin("fp-b", baseTime + 1)).toEqual({ _tag: "Started" })
         yield* k.release()
         yield* k.release()
+      })
+    )
+
+    it.effect("an unfinished key whose lock lapsed is taken over by a repeat with the same body", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const k = yield* keyed
+        const lockFor = (now: number) => s.beginIdempotent(k.scope, "fp-a", now, now + day, now + 1000)
+        expect(yield* lockFor(baseTime)).toEqual({ _tag: "Started" })
+        expect(yield* lockFor(baseTime + 999)).toEqual({ _tag: "InFlight" })
+        expect(yield* s.beginIdempotent(k.scope, "fp-b", baseTime + 1000, baseTime + day, baseTime + 2000)).toEqual({
+          _tag: "Mismatch"
+        })
+        expect(yield* lockFor(baseTime + 1000)).toEqual({ _tag: "Started" })
+        expect(yield* lockFor(baseTime + 1999)).toEqual({ _tag: "InFlight" })
+        yield* k.finish(201, "{}")
+        expect(yield* lockFor(baseTime + 5000)).toEqual({ _tag: "Replay", status: 201, body: "{}" })
+      })
+    )
+
+    it.effect("an insert stores the key's answer in its unit; a finished key makes it a no-op conflict", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const k = yield* keyed
+        const first = makePayout(k.scope.merchantId)
+        const second = makePayout(k.scope.merchantId)
+        yield* fund(k.scope.merchantId, "test", payoutDebit(first) + payoutDebit(second))
+        expect(yield* k.begin("fp-a")).toEqual({ _tag: "Started" })
+        const idempotency = { scope: k.scope, status: 201, body: '{"id":1}' }
+        expect(yield* s.insertTransactions({ ...payoutInsert(first), idempotency })).toBe("created")
+        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", status: 201, body: '{"id":1}' })
+        // A late request under the same (now finished) key writes nothing.
+        const late = { scope: k.scope, status: 201, body: '{"id":2}' }
+        expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: late })).toBe("conflict")
+        expect(Option.isNone(yield* s.getTransaction(second.id))).toBe(true)
+        expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
+        // An unknown (released) key is a conflict too.
+        const unknown = { scope: { ...k.scope, key: "never-started" }, status: 201, body: "{}" }
+        expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: unknown })).toBe("conflict")
+        expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
       })
     )
 

@@ -10,11 +10,17 @@ const inFlight: Store.IdempotencyBegin = { _tag: "InFlight" }
 const mismatch: Store.IdempotencyBegin = { _tag: "Mismatch" }
 
 /** The idempotency operations over one client. */
-export const idempotency = (sql: Sql): Pick<Store.StoreShape, Ops> => {
+export const idempotency = (sql: Sql) => {
   const scoped = (s: Store.IdempotencyScope) =>
     sql.and([sql`merchant_id = ${s.merchantId}`, sql`mode = ${s.mode}`, sql`idempotency_key = ${s.key}`])
 
-  const begin = (scope: Store.IdempotencyScope, fingerprint: string, now: number, expiresAt: number) =>
+  const begin = (
+    scope: Store.IdempotencyScope,
+    fingerprint: string,
+    now: number,
+    expiresAt: number,
+    lockedUntil: number
+  ) =>
     Effect.gen(function* () {
       // Claim the key in one statement: insert it, or take over an expired record. Of two
       // concurrent first requests the database lets exactly one insert; the other reads it.
@@ -28,12 +34,16 @@ export const idempotency = (sql: Sql): Pick<Store.StoreShape, Ops> => {
           status: null,
           body: null,
           created_at: now,
-          expires_at: expiresAt
+          expires_at: expiresAt,
+          locked_until: lockedUntil
         })}
           ON CONFLICT (merchant_id, mode, idempotency_key) DO UPDATE SET
             fingerprint = excluded.fingerprint, status = NULL, body = NULL,
-            created_at = excluded.created_at, expires_at = excluded.expires_at
+            created_at = excluded.created_at, expires_at = excluded.expires_at,
+            locked_until = excluded.locked_until
           WHERE idempotency_keys.expires_at <= ${now}
+            OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ${now}
+                AND idempotency_keys.fingerprint = excluded.fingerprint)
           RETURNING idempotency_key`
         if (claimed.length > 0) return started
         const [record] = yield* query(
@@ -49,8 +59,15 @@ export const idempotency = (sql: Sql): Pick<Store.StoreShape, Ops> => {
     })
 
   return {
-    beginIdempotent: (scope, fingerprint, now, expiresAt) =>
-      atomic(sql)(begin(scope, fingerprint, now, expiresAt)),
+    /** Stores a request's result in the caller's transaction; false when the key is not started. */
+    finishInUnit: (result: Store.IdempotentResult) =>
+      Effect.map(
+        sql`UPDATE idempotency_keys SET status = ${result.status}, body = ${result.body}
+          WHERE ${scoped(result.scope)} AND status IS NULL RETURNING idempotency_key`,
+        (rows) => rows.length > 0
+      ),
+    beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
+      atomic(sql)(begin(scope, fingerprint, now, expiresAt, lockedUntil)),
     finishIdempotent: (scope, status, body) =>
       single(
         Effect.asVoid(
@@ -59,5 +76,5 @@ export const idempotency = (sql: Sql): Pick<Store.StoreShape, Ops> => {
       ),
     releaseIdempotent: (scope) =>
       single(Effect.asVoid(sql`DELETE FROM idempotency_keys WHERE ${scoped(scope)}`))
-  }
+  } satisfies Pick<Store.StoreShape, Ops> & Record<string, unknown>
 }

@@ -153,6 +153,7 @@ export const initial = (dialect: Dialect): ReadonlyArray<string> => {
     body ${text},
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
+    locked_until BIGINT NOT NULL,
     PRIMARY KEY (merchant_id, mode, idempotency_key)
   )`,
     `CREATE TABLE chargebacks (

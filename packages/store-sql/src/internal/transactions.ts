@@ -1,5 +1,6 @@
 /** Charges, payouts and internal payments: guarded inserts, status transitions, the list. */
-import type { Store } from "@pixgate/core"
+import type { SqlError } from "@effect/sql"
+import { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { isMerchantAccount, type ledger } from "./ledger.js"
 import { recordEffects } from "./outbox.js"
@@ -8,8 +9,15 @@ import { atomic, first, int, query, type Sql, single } from "./sql.js"
 
 type Ops = "insertTransactions" | "advance" | "getTransaction" | "findByTxid" | "listTransactions"
 
+/** Marks the failure that rolls back an insert whose idempotency key was taken over. */
+const keyTakenOver = Symbol("keyTakenOver")
+
 /** The transaction operations over one client and its journal. */
-export const transactions = (sql: Sql, journal: ReturnType<typeof ledger>): Pick<Store.StoreShape, Ops> => ({
+export const transactions = (
+  sql: Sql,
+  journal: ReturnType<typeof ledger>,
+  finishKey: (result: Store.IdempotentResult) => Effect.Effect<boolean, SqlError.SqlError>
+): Pick<Store.StoreShape, Ops> => ({
   insertTransactions: (input) =>
     atomic(sql)(
       Effect.gen(function* () {
@@ -20,6 +28,11 @@ export const transactions = (sql: Sql, journal: ReturnType<typeof ledger>): Pick
           if (!(yield* journal.debitIfCovered(mode, guard, entry))) return "insufficient" as const
           if (isMerchantAccount(guard.account)) moved = guard.account
         }
+        if (input.idempotency !== undefined && !(yield* finishKey(input.idempotency))) {
+          return yield* Effect.fail(
+            new Store.StoreError({ message: "The idempotency key is no longer started", cause: keyTakenOver })
+          )
+        }
         if (input.transactions.length > 0) {
           yield* sql`INSERT INTO transactions ${sql.insert(input.transactions.map(transactionRow))}`
         }
@@ -27,6 +40,11 @@ export const transactions = (sql: Sql, journal: ReturnType<typeof ledger>): Pick
         yield* recordEffects(sql, input.effects)
         return "created" as const
       })
+    ).pipe(
+      Effect.catchIf(
+        (error) => error.cause === keyTakenOver,
+        () => Effect.succeed("conflict" as const)
+      )
     ),
 
   advance: (input) =>

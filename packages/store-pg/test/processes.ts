@@ -1,0 +1,271 @@
+/**
+ * Support of the multi-process tests: engine child processes (`engine-process.ts`, always
+ * killed when the test ends), a local webhook receiver, an engine in the test process (worker
+ * off) and a fresh database per test.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import { FetchHttpClient } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
+import { Engine, type Store } from "@pixgate/core"
+import { PgStore } from "@pixgate/store-pg"
+import { type Effect, Layer, ManagedRuntime } from "effect"
+import { afterEach } from "vitest"
+import type { ChildOptions } from "./engine-process.js"
+import { createDatabase, databaseUrl, dropDatabase } from "./helpers.js"
+
+/** One JSON line a child printed. */
+export type Line = { readonly type: string } & Readonly<Record<string, unknown>>
+
+/** How a child ended. */
+export interface ChildExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** A running engine child. */
+export interface EngineChild {
+  readonly pid: number
+  readonly name: string
+  /** Every line printed so far, in order. */
+  readonly lines: ReadonlyArray<Line>
+  /** What it wrote to stderr (logs, failures). */
+  readonly stderr: () => string
+  /** Resolves with the first line (already printed or to come) that matches. */
+  readonly waitFor: (predicate: (line: Line) => boolean, timeoutMs?: number) => Promise<Line>
+  /** Calls `listener` on every line, from now on. */
+  readonly onLine: (listener: (line: Line) => void) => void
+  /** Writes one line to its stdin. */
+  readonly send: (text: string) => void
+  readonly kill: (signal: NodeJS.Signals) => void
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  readonly stop: (graceMs?: number) => Promise<ChildExit>
+  readonly exited: Promise<ChildExit>
+}
+
+/** The child script and how the children are started. */
+export const childScript = fileURLToPath(new URL("./engine-process.ts", import.meta.url))
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+const nodeArgs = ["--import", "tsx", "--conditions=@pixgate/source"]
+
+const running = new Set<ChildProcessWithoutNullStreams>()
+
+const killAll = async (): Promise<void> => {
+  const children = [...running]
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once("exit", () => resolve())
+          child.kill("SIGKILL")
+        })
+    )
+  )
+  running.clear()
+}
+
+// No child survives its test, whatever way the test ended; nor the test worker itself.
+afterEach(killAll)
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL")
+})
+
+/** Starts `engine-process.ts <command> <options>` as a new node process. */
+export const spawnEngine = (name: string, command: string, options: ChildOptions): EngineChild => {
+  const child = spawn(process.execPath, [...nodeArgs, childScript, command, JSON.stringify(options)], {
+    cwd: packageDir,
+    env: { ...process.env, NODE_OPTIONS: "" },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  running.add(child)
+  const lines: Array<Line> = []
+  const listeners = new Set<(line: Line) => void>()
+  let stderr = ""
+  let partial = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (chunk: string) => {
+    partial += chunk
+    let newline = partial.indexOf("\n")
+    while (newline >= 0) {
+      const text = partial.slice(0, newline).trim()
+      partial = partial.slice(newline + 1)
+      newline = partial.indexOf("\n")
+      if (text === "") continue
+      let line: Line
+      try {
+        line = JSON.parse(text) as Line
+      } catch {
+        line = { type: "text", text }
+      }
+      lines.push(line)
+      for (const listener of listeners) listener(line)
+    }
+  })
+  child.stderr.setEncoding("utf8")
+  child.stderr.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-20_000)
+  })
+  child.stdin.on("error", () => {})
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      running.delete(child)
+      resolve({ code, signal })
+    })
+  })
+  let exit: ChildExit | null = null
+  void exited.then((e) => {
+    exit = e
+  })
+
+  const waitFor = (predicate: (line: Line) => boolean, timeoutMs = 30_000) =>
+    new Promise<Line>((resolve, reject) => {
+      const found = lines.find(predicate)
+      if (found !== undefined) return resolve(found)
+      const done = () => {
+        clearTimeout(timer)
+        listeners.delete(listener)
+      }
+      const listener = (line: Line) => {
+        if (predicate(line)) {
+          done()
+          resolve(line)
+        }
+      }
+      const timer = setTimeout(() => {
+        done()
+        reject(new Error(`${name}: no expected line within ${timeoutMs} ms\nstderr:\n${stderr}`))
+      }, timeoutMs)
+      listeners.add(listener)
+      void exited.then((e) => {
+        // Let the last lines be read before giving up on an exited child.
+        setTimeout(() => {
+          if (!listeners.has(listener)) return
+          done()
+          reject(
+            new Error(`${name} exited (${JSON.stringify(e)}) before the expected line\nstderr:\n${stderr}`)
+          )
+        }, 50)
+      })
+    })
+
+  const kill = (signal: NodeJS.Signals) => {
+    if (exit === null) child.kill(signal)
+  }
+
+  return {
+    pid: child.pid ?? -1,
+    name,
+    lines,
+    stderr: () => stderr,
+    waitFor,
+    onLine: (listener) => {
+      listeners.add(listener)
+    },
+    send: (text) => {
+      child.stdin.write(`${text}\n`)
+    },
+    kill,
+    stop: async (graceMs = 15_000) => {
+      kill("SIGTERM")
+      const timer = setTimeout(() => kill("SIGKILL"), graceMs)
+      const e = await exited
+      clearTimeout(timer)
+      return e
+    },
+    exited
+  }
+}
+
+/** One request the receiver answered. */
+export interface Hit {
+  /** The `webhook-id` header: the event's id. */
+  readonly id: string
+  /** The `User-Agent` header: `<serviceName>-Webhooks/1.0`, so it names the sending engine. */
+  readonly agent: string
+  /** Arrival time (epoch ms). */
+  readonly at: number
+}
+
+/** A webhook receiver on 127.0.0.1 that answers 200 to everything and records each request. */
+export const startReceiver = async () => {
+  const hits: Array<Hit> = []
+  const server = createServer((request, response) => {
+    request.resume()
+    request.on("end", () => {
+      hits.push({
+        id: String(request.headers["webhook-id"]),
+        agent: String(request.headers["user-agent"]),
+        at: Date.now()
+      })
+      response.writeHead(200, { "content-type": "text/plain" })
+      response.end("ok")
+    })
+  })
+  // Longer than the client's keep-alive, so the server never closes a connection the client
+  // is about to reuse (that race would show up as a failed attempt and a retry).
+  server.keepAliveTimeout = 30_000
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/** An engine in the test process (worker off) over the database, with its Store and SqlClient. */
+export const testEngine = (url: string) =>
+  ManagedRuntime.make(
+    Engine.layer({ worker: false }).pipe(
+      Layer.provideMerge(PgStore.layer({ url, maxConnections: 5 })),
+      Layer.provide(FetchHttpClient.layer)
+    )
+  )
+
+/** The test-process engine's runtime. */
+export type TestEngine = ReturnType<typeof testEngine>
+
+/**
+ * Runs `test` on a fresh database of its own, with the test-process engine; afterwards kills
+ * every child still running, closes the engine and drops the database.
+ */
+export const withFreshDatabase = async <A>(test: (db: { url: string; engine: TestEngine }) => Promise<A>) => {
+  const name = await createDatabase()
+  const url = databaseUrl(name)
+  const engine = testEngine(url)
+  try {
+    return await test({ url, engine })
+  } finally {
+    await killAll()
+    await engine.dispose()
+    await dropDatabase(name)
+  }
+}
+
+/** Polls `check` every `everyMs` until it answers true, or fails after `timeoutMs`. */
+export const waitUntil = async (
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 45_000,
+  everyMs = 200
+): Promise<number> => {
+  const start = Date.now()
+  for (;;) {
+    if (await check()) return Date.now() - start
+    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
+}
+
+/** Runs an effect on the test engine. */
+export const run = <A, E>(
+  engine: TestEngine,
+  effect: Effect.Effect<A, E, Engine.Engine | Store.Store | SqlClient.SqlClient>
+): Promise<A> => engine.runPromise(effect)
