@@ -1,0 +1,100 @@
+/**
+ * Runs the README's walk-through, command by command, as a bash script against a real server
+ * (the `pnpm start` entry point on SQLite) and a real webhook receiver: the newcomer's path
+ * must stay true.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const readme = readFileSync(join(root, "README.md"), "utf8")
+
+const walkthrough = (): string => {
+  const block = readme.split("<!-- walkthrough:start -->")[1]!.split("<!-- walkthrough:end -->")[0]!
+  return block.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as AddressInfo
+      s.close(() => resolve(port))
+    })
+  })
+
+describe("README walk-through", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pixgate-readme-"))
+  const env = { ...process.env, PIXGATE_DATABASE: `sqlite:${join(dir, "pixgate.db")}` }
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+  let server: ChildProcess
+  let receiver: Server
+  let port = 0
+  let receiverPort = 0
+
+  beforeAll(async () => {
+    port = await freePort()
+    receiverPort = await freePort()
+    receiver = createServer((req, res) => {
+      let body = ""
+      req.on("data", (c) => (body += c)).on("end", () => {
+        received.push({ headers: req.headers, body })
+        res.end()
+      })
+    }).listen(receiverPort, "127.0.0.1")
+    server = spawn(process.execPath, ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"], {
+      cwd: root,
+      env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.stdout!.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes(`127.0.0.1:${port}`)) resolve()
+      })
+      server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
+    })
+  }, 60_000)
+
+  afterAll(() => {
+    server?.kill("SIGTERM")
+    receiver?.close()
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(join(root, "merchant.json"), { force: true })
+  })
+
+  it("runs every command of the README and the merchant is paid, pays out and is notified", async () => {
+    const script = walkthrough()
+      .replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`)
+      .replaceAll("127.0.0.1:4000", `127.0.0.1:${receiverPort}`)
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env, timeout: 120_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
+      )
+    )
+    // The script prints, in order: the webhook endpoint, the charge, the completed list, the
+    // payout, the list, the balance and the webhook log: seven JSON documents.
+    const docs = out
+      .trim()
+      .replace(/}\s*(?=[{[])/g, "}\n\u0000")
+      .replace(/]\s*(?=[{[])/g, "]\n\u0000")
+      .split("\u0000")
+      .map((d) => JSON.parse(d))
+    expect(docs).toHaveLength(7)
+    const [endpoint, charge, completed, payout, list, balance, log] = docs
+    expect(endpoint).toMatchObject({ mode: "test" })
+    expect(charge).toMatchObject({ amount: 25.9, fees: { feeAmount: 0.26, netAmount: 25.64 } })
+    expect(completed).toMatchObject({ total: 1, data: [{ id: charge.transactionId, status: "completed" }] })
+    expect(payout).toMatchObject({ status: "pending", amount: 10, fees: { feeAmount: 0.33 } })
+    expect(list.total).toBe(2)
+    expect(balance).toMatchObject({ available: 15.31 })
+    expect(Array.isArray(log)).toBe(true)
+    const events = received.map((r) => JSON.parse(r.body).event)
+    expect(events).toContain("transaction.completed")
+    expect(received.every((r) => r.headers["x-pixgate-signature"] === "my-webhook-secret")).toBe(true)
+  }, 180_000)
+})
