@@ -5,6 +5,8 @@
  * CLI and the optional admin HTTP router; never exposed through the public API.
  */
 import { Effect, Either, Option } from "effect"
+import type * as BankEvents from "./BankEvents.js"
+import type * as Chargebacks from "./Chargebacks.js"
 import { EngineConfig } from "./Config.js"
 import type {
   ApiKeyId,
@@ -16,16 +18,14 @@ import type {
   Mode,
   TransactionId
 } from "./Domain.js"
-import * as Chargebacks from "./Chargebacks.js"
 import * as Errors from "./Errors.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
 import { Wakeup } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
-import type * as BankEvents from "./BankEvents.js"
 import type * as Payouts from "./Payouts.js"
-import { Store, type LedgerCheck } from "./Store.js"
+import { type LedgerCheck, Store } from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -97,7 +97,11 @@ export const make = (deps: {
 
     const ops = {
       /** Creates a merchant with one test and one live key. */
-      createMerchant: (input: { readonly name: string; readonly city?: string; readonly feePlan?: Fees.FeePlan }) =>
+      createMerchant: (input: {
+        readonly name: string
+        readonly city?: string
+        readonly feePlan?: Fees.FeePlan
+      }) =>
         Effect.gen(function* () {
           const name = input.name.trim()
           if (name === "" || name.length > 140) {
@@ -150,10 +154,18 @@ export const make = (deps: {
           const m = yield* merchant(input.merchantId)
           yield* webhooks.checkUrl(input.url, input.mode)
           if (input.secret.length < 8 || input.secret.length > 256) {
-            return yield* Effect.fail(badRequest("invalid_secret", "secret", "secret must be 8 to 256 characters"))
+            return yield* Effect.fail(
+              badRequest("invalid_secret", "secret", "secret must be 8 to 256 characters")
+            )
           }
           const at = yield* now
-          yield* store.setWebhookEndpoint({ merchantId: m.id, mode: input.mode, url: input.url, secret: input.secret, updatedAt: at })
+          yield* store.setWebhookEndpoint({
+            merchantId: m.id,
+            mode: input.mode,
+            url: input.url,
+            secret: input.secret,
+            updatedAt: at
+          })
           return { merchantId: m.id, mode: input.mode, url: input.url, updatedAt: Views.iso(at) }
         }),
       /** Available and held balance of one mode. */
@@ -161,7 +173,12 @@ export const make = (deps: {
         Effect.gen(function* () {
           const m = yield* merchant(merchantId)
           const b = yield* store.balance(m.id, mode)
-          return { merchantId: m.id, mode, available: Money.toReais(b.available), held: Money.toReais(b.held) } satisfies BalanceJson
+          return {
+            merchantId: m.id,
+            mode,
+            available: Money.toReais(b.available),
+            held: Money.toReais(b.held)
+          } satisfies BalanceJson
         }),
       /** Replaces a merchant's fee plan (applies to new transactions). */
       setFeePlan: (merchantId: string, plan: Fees.FeePlan) =>
@@ -181,7 +198,12 @@ export const make = (deps: {
           )
           yield* store.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
           const b = yield* store.balance(m.id, "test")
-          return { merchantId: m.id, mode: "test", available: Money.toReais(b.available), held: Money.toReais(b.held) } satisfies BalanceJson
+          return {
+            merchantId: m.id,
+            mode: "test",
+            available: Money.toReais(b.available),
+            held: Money.toReais(b.held)
+          } satisfies BalanceJson
         }),
       /** The webhook log: deliveries with their attempts. */
       webhookLog: (query: {
@@ -286,7 +308,11 @@ export const make = (deps: {
   }).pipe(Effect.map((ops) => mapStoreErrors(ops)))
 
 const sandboxError = () =>
-  new Errors.PixgateError({ status: 409, code: "sandbox_only", message: "Sandbox actions apply to test mode only" })
+  new Errors.PixgateError({
+    status: 409,
+    code: "sandbox_only",
+    message: "Sandbox actions apply to test mode only"
+  })
 
 const sandboxOnly = <T extends { readonly mode: Mode }>(t: T) =>
   t.mode === "test" ? Effect.succeed(t) : Effect.fail(sandboxError())

@@ -5,7 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import type { ApiKeyId, Merchant, Mode } from "./Domain.js"
-import { PixgateError, unauthorized, unavailable } from "./Errors.js"
+import { type PixgateError, unauthorized, unavailable } from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { Store } from "./Store.js"
 

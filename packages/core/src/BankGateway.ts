@@ -22,7 +22,12 @@ export interface BankGatewayShape {
   /** Sends a PIX for a payout; idempotent on the payout's id and endToEndId. */
   readonly sendPix: (payout: Transaction) => Effect.Effect<void, GatewayFailure>
   /** Timers to write with a change (the sandbox's settlement); a live gateway returns none. */
-  readonly timers: (moment: GatewayMoment, subject: Transaction, ref: string, now: number) => ReadonlyArray<Job>
+  readonly timers: (
+    moment: GatewayMoment,
+    subject: Transaction,
+    ref: string,
+    now: number
+  ) => ReadonlyArray<Job>
 }
 
 /** The gateway of each mode: the sandbox for test keys, the configured bank for live keys. */

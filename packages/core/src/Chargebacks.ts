@@ -32,7 +32,9 @@ export interface ChargebacksShape {
 }
 
 /** A chargeback or why there is none. */
-export type Either<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly reason: ChargebackRefusal }
+export type Either<A> =
+  | { readonly ok: true; readonly value: A }
+  | { readonly ok: false; readonly reason: ChargebackRefusal }
 
 const refuse = (reason: ChargebackRefusal) => ({ ok: false, reason }) as const
 
@@ -66,10 +68,14 @@ export const make = Effect.gen(function* () {
         onNone: () => [],
         onSome: (g) => g.timers("chargeback.opened", deposit, chargeback.id, now)
       })
-      const opened = yield* store.openChargeback(chargeback, Ledger.chargebackOpened(chargeback, deposit, now), {
-        events: [Events.chargebackCreated(deposit, chargeback, now)],
-        jobs: timers
-      })
+      const opened = yield* store.openChargeback(
+        chargeback,
+        Ledger.chargebackOpened(chargeback, deposit, now),
+        {
+          events: [Events.chargebackCreated(deposit, chargeback, now)],
+          jobs: timers
+        }
+      )
       if (!opened) return refuse("already_open")
       yield* wakeup.signal
       return { ok: true, value: chargeback } as const

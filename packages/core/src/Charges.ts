@@ -8,12 +8,12 @@ import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import * as BrCode from "./BrCode.js"
 import { EngineConfig } from "./Config.js"
-import type { Job, Transaction, TransactionId } from "./Domain.js"
+import { type Job, newTransaction, type Transaction, type TransactionId } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
-import * as Ids from "./Ids.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Ids from "./Ids.js"
 import * as Input from "./Input.js"
 import { Wakeup } from "./Jobs.js"
 import * as Money from "./Money.js"
@@ -49,8 +49,9 @@ export const make = Effect.gen(function* () {
         Errors.gateway(Errors.chargeGatewayMessage, "gateway_not_configured")
       )
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const lifetime = input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
-      const draft: Transaction = {
+      const lifetime =
+        input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+      const draft = newTransaction({
         id: Ids.newId("tx", now) as TransactionId,
         merchantId: caller.merchant.id,
         mode: caller.mode,
@@ -62,19 +63,11 @@ export const make = Effect.gen(function* () {
         netAmount: fees.netAmount,
         clientName: input.clientName,
         clientDocument: input.clientDocument,
-        pixKey: null,
-        pixKeyType: null,
         txid: Ids.newTxid(),
-        endToEndId: null,
         description: input.description,
-        qrCode: null,
         expiresAt: now + lifetime,
-        paidAt: null,
-        failureReason: null,
-        counterpartyId: null,
-        createdAt: now,
-        updatedAt: now
-      }
+        createdAt: now
+      })
       const { location } = yield* Effect.mapError(gateway.createCharge(draft), () =>
         Errors.gateway(Errors.chargeGatewayMessage)
       )
@@ -127,7 +120,12 @@ export const make = Effect.gen(function* () {
       if (Option.isNone(current) || current.value.status !== "pending" || current.value.type !== "deposit") {
         return false
       }
-      const failed: Transaction = { ...current.value, status: "failed", failureReason: "expired", updatedAt: now }
+      const failed: Transaction = {
+        ...current.value,
+        status: "failed",
+        failureReason: "expired",
+        updatedAt: now
+      }
       const advanced = yield* store.advance({
         id,
         from: "pending",

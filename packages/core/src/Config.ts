@@ -47,7 +47,10 @@ export interface EngineConfigShape {
 }
 
 /** The engine configuration's tag. */
-export class EngineConfig extends Context.Tag("@pixgate/core/EngineConfig")<EngineConfig, EngineConfigShape>() {}
+export class EngineConfig extends Context.Tag("@pixgate/core/EngineConfig")<
+  EngineConfig,
+  EngineConfigShape
+>() {}
 
 /** DECISIONS.md defaults. */
 export const defaults: EngineConfigShape = {

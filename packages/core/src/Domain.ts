@@ -91,6 +91,34 @@ export interface Transaction {
   readonly updatedAt: number
 }
 
+/** What a new transaction must state; everything else starts empty (no fee, no PIX ids). */
+export type NewTransaction = Pick<
+  Transaction,
+  "id" | "merchantId" | "mode" | "type" | "status" | "amount" | "createdAt"
+> &
+  Partial<Transaction>
+
+/** A new transaction: the given fields over no fees (net = amount), nulls, and updatedAt = createdAt. */
+export const newTransaction = (fields: NewTransaction): Transaction => ({
+  feeAmount: 0 as Cents,
+  gatewayFeeAmount: 0 as Cents,
+  netAmount: fields.amount,
+  clientName: null,
+  clientDocument: null,
+  pixKey: null,
+  pixKeyType: null,
+  txid: null,
+  endToEndId: null,
+  description: null,
+  qrCode: null,
+  expiresAt: null,
+  paidAt: null,
+  failureReason: null,
+  counterpartyId: null,
+  updatedAt: fields.createdAt,
+  ...fields
+})
+
 /** Ledger accounts. Merchant accounts are per merchant and mode; the others per mode. */
 export type Account =
   | `merchant:${string}:available`

@@ -67,8 +67,10 @@ const runner = Layer.effect(
     const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
     const store = yield* Store
-    const then = (job: ClaimedJob) => <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.zipRight(effect, store.finishJob(job.id))
+    const then =
+      (job: ClaimedJob) =>
+      <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.zipRight(effect, store.finishJob(job.id))
     const run = (job: ClaimedJob) => {
       const done = then(job)
       switch (job.kind) {
@@ -132,8 +134,6 @@ export const layer = (
   )
   const engine = Layer.effect(Engine, make).pipe(Layer.provideMerge(support))
   const worker =
-    options.worker === false
-      ? Layer.empty
-      : Worker.layer.pipe(Layer.provide(runner), Layer.provide(engine))
+    options.worker === false ? Layer.empty : Worker.layer.pipe(Layer.provide(runner), Layer.provide(engine))
   return Layer.merge(engine, worker)
 }

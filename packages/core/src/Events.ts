@@ -41,12 +41,7 @@ export const withdrawalCreated = (tx: Transaction, now: number): Event =>
 
 /** `transaction.completed` with the spec's fields (and the common ones). */
 export const transactionCompleted = (tx: Transaction, now: number): Event =>
-  make(
-    tx,
-    "transaction.completed",
-    { ...summary(tx), paidAt: iso(tx.paidAt ?? now) },
-    now
-  )
+  make(tx, "transaction.completed", { ...summary(tx), paidAt: iso(tx.paidAt ?? now) }, now)
 
 /** `transaction.failed` with its reason (e.g. `expired`). */
 export const transactionFailed = (tx: Transaction, reason: string, now: number): Event =>

@@ -2,8 +2,9 @@
  * Fee plans and the spec's Fees object. A fee is a percentage and/or a fixed amount, split into
  * the part passed to the bank gateway and the platform's margin. Percentages round once.
  */
-import * as Money from "./Money.js"
+
 import type { Cents } from "./Money.js"
+import * as Money from "./Money.js"
 
 /** How one kind of operation is priced: rates in ppm plus fixed centavos, per beneficiary. */
 export interface FeeRule {

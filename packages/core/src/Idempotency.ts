@@ -20,7 +20,10 @@ export interface Replayable<A> {
  * The started key of the request being run, provided by `run`: an operation that changes money
  * stores its answer with the change (`NewTransactions.idempotency`), in the same unit.
  */
-export class StartedKey extends Context.Tag("@pixgate/core/Idempotency/StartedKey")<StartedKey, IdempotencyScope>() {}
+export class StartedKey extends Context.Tag("@pixgate/core/Idempotency/StartedKey")<
+  StartedKey,
+  IdempotencyScope
+>() {}
 
 /** The result to store with a change when the request runs under a key (201 and its JSON). */
 export const resultFor = (value: unknown): Effect.Effect<IdempotentResult | undefined> =>

@@ -6,7 +6,7 @@ import { Either } from "effect"
 import * as Document from "./Document.js"
 import type { TransactionStatus, TransactionType } from "./Domain.js"
 import { transactionStatuses, transactionTypes } from "./Domain.js"
-import { type ErrorDetail, PixgateError, invalidJson } from "./Errors.js"
+import { type ErrorDetail, invalidJson, PixgateError } from "./Errors.js"
 import * as Money from "./Money.js"
 import * as PixKey from "./PixKey.js"
 
@@ -115,7 +115,9 @@ export const charge = (body: unknown, maximum: Money.Cents): Either.Either<Charg
       } else expiresIn = value
     }
     const error = checks.error()
-    return error ? Either.left(error) : Either.right({ amount, clientName, clientDocument, description, expiresIn })
+    return error
+      ? Either.left(error)
+      : Either.right({ amount, clientName, clientDocument, description, expiresIn })
   })
 
 /** A valid payout request. */
@@ -169,7 +171,12 @@ export interface ListInput {
 /** Default and largest page size. */
 export const pageSize = { default: 20, max: 100 } as const
 
-const positiveInteger = (checks: Checks, value: string | number | undefined, field: string, fallback: number) => {
+const positiveInteger = (
+  checks: Checks,
+  value: string | number | undefined,
+  field: string,
+  fallback: number
+) => {
   if (value === undefined || value === "") return fallback
   const text = String(value).trim()
   const n = /^\d+$/.test(text) ? Number(text) : Number.NaN
@@ -189,13 +196,16 @@ export const parseDay = (text: string): number | undefined => {
   const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])]
   const ms = Date.UTC(y, m - 1, d)
   const date = new Date(ms)
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d ? ms : undefined
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+    ? ms
+    : undefined
 }
 
 const dayOf = (checks: Checks, value: string | undefined, field: string) => {
   if (value === undefined || value === "") return undefined
   const ms = parseDay(value)
-  if (ms === undefined) checks.add("invalid_query", field, `${field} must be a valid date in YYYY-MM-DD format`)
+  if (ms === undefined)
+    checks.add("invalid_query", field, `${field} must be a valid date in YYYY-MM-DD format`)
   return ms
 }
 

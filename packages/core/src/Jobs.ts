@@ -4,7 +4,7 @@
  * each to the `JobRunner`, which knows what every `JobKind` means.
  */
 import { Context, Effect, Layer, Queue } from "effect"
-import type { StoreError, ClaimedJob } from "./Store.js"
+import type { ClaimedJob, StoreError } from "./Store.js"
 
 /** Runs one claimed job to its end: finishes, reschedules or leaves it to its lease. */
 export class JobRunner extends Context.Tag("@pixgate/core/JobRunner")<

@@ -7,8 +7,8 @@
 import type { Chargeback, JournalEntry, Mode, Posting, Transaction } from "./Domain.js"
 import { availableAccount, heldAccount } from "./Domain.js"
 import * as Ids from "./Ids.js"
-import * as Money from "./Money.js"
 import type { Cents } from "./Money.js"
+import * as Money from "./Money.js"
 
 const entry = (
   mode: Mode,
@@ -87,7 +87,11 @@ export const chargebackRejected = (cb: Chargeback, deposit: Transaction, now: nu
   ])
 
 /** Sandbox money for testing payouts: test mode only, funded by `sandbox:funding`. */
-export const sandboxTopUp = (merchantId: Transaction["merchantId"], amount: Cents, now: number): JournalEntry =>
+export const sandboxTopUp = (
+  merchantId: Transaction["merchantId"],
+  amount: Cents,
+  now: number
+): JournalEntry =>
   entry("test", "sandbox.topup", null, now, [
     { account: "sandbox:funding", amount: Money.negate(amount) },
     { account: availableAccount(merchantId), amount }

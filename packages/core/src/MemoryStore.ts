@@ -74,7 +74,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         }
         const claim = input.idempotency
         const keyRow = claim === undefined ? undefined : t.idempotency.get(idempotencyKey(claim.scope))
-        if (claim !== undefined && (keyRow === undefined || keyRow.result !== null)) return "conflict" as const
+        if (claim !== undefined && (keyRow === undefined || keyRow.result !== null))
+          return "conflict" as const
         const rows = input.transactions
         t.assertNew(
           "transaction",

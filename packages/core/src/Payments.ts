@@ -6,7 +6,13 @@
 import { Effect, Either, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
-import { availableAccount, type MerchantId, type Transaction, type TransactionId } from "./Domain.js"
+import {
+  availableAccount,
+  type MerchantId,
+  newTransaction,
+  type Transaction,
+  type TransactionId
+} from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
@@ -46,39 +52,33 @@ export const make = Effect.gen(function* () {
       const description = request.description ?? null
       if (description !== null && description.length > 140) {
         return yield* Effect.fail(
-          Errors.validation("invalid_description", "description", "description must be a string of at most 140 characters")
+          Errors.validation(
+            "invalid_description",
+            "description",
+            "description must be a string of at most 140 characters"
+          )
         )
       }
       const receiver = yield* store.getMerchant(request.to as MerchantId)
       if (Option.isNone(receiver) || receiver.value.id === caller.merchant.id) {
-        return yield* Effect.fail(Errors.validation("invalid_recipient", "to", "to must be another merchant's id"))
+        return yield* Effect.fail(
+          Errors.validation("invalid_recipient", "to", "to must be another merchant's id")
+        )
       }
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const side = (merchantId: MerchantId, counterpartyId: MerchantId): Transaction => ({
-        id: Ids.newId("tx", now) as TransactionId,
-        merchantId,
-        mode: caller.mode,
-        type: "payment",
-        status: "completed",
-        amount,
-        feeAmount: Money.zero,
-        gatewayFeeAmount: Money.zero,
-        netAmount: amount,
-        clientName: null,
-        clientDocument: null,
-        pixKey: null,
-        pixKeyType: null,
-        txid: null,
-        endToEndId: null,
-        description,
-        qrCode: null,
-        expiresAt: null,
-        paidAt: now,
-        failureReason: null,
-        counterpartyId,
-        createdAt: now,
-        updatedAt: now
-      })
+      const side = (merchantId: MerchantId, counterpartyId: MerchantId): Transaction =>
+        newTransaction({
+          id: Ids.newId("tx", now) as TransactionId,
+          merchantId,
+          mode: caller.mode,
+          type: "payment",
+          status: "completed",
+          amount,
+          description,
+          paidAt: now,
+          counterpartyId,
+          createdAt: now
+        })
       const sent = side(caller.merchant.id, receiver.value.id)
       const received = side(receiver.value.id, caller.merchant.id)
       const outcome = yield* store.insertTransactions({

@@ -7,12 +7,12 @@ import { Effect, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
-import { availableAccount, type Transaction, type TransactionId } from "./Domain.js"
+import { availableAccount, newTransaction, type Transaction, type TransactionId } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
-import * as Ids from "./Ids.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Ids from "./Ids.js"
 import * as Input from "./Input.js"
 import { Wakeup } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
@@ -80,7 +80,7 @@ export const make = Effect.gen(function* () {
       )
       const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const payout: Transaction = {
+      const payout = newTransaction({
         id: Ids.newId("tx", now) as TransactionId,
         merchantId: caller.merchant.id,
         mode: caller.mode,
@@ -94,17 +94,10 @@ export const make = Effect.gen(function* () {
         clientDocument: input.clientDocument,
         pixKey: input.pixKey.value,
         pixKeyType: input.pixKey.type,
-        txid: null,
         endToEndId: Ids.newEndToEndId(config.ispb, now),
         description: input.description,
-        qrCode: null,
-        expiresAt: null,
-        paidAt: null,
-        failureReason: null,
-        counterpartyId: null,
-        createdAt: now,
-        updatedAt: now
-      }
+        createdAt: now
+      })
       const result: Views.PayoutJson = {
         transactionId: payout.id,
         endToEndId: payout.endToEndId!,

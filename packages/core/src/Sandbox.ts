@@ -41,7 +41,9 @@ export const make = (locationHost: string): BankGatewayShape => ({
   timers: (moment, tx: Transaction, ref, now) => {
     switch (moment) {
       case "charge.created":
-        return tx.amount === unpaidAmount ? [] : [job("sandbox.charge.pay", ref, now + settlementDelay(tx.id))]
+        return tx.amount === unpaidAmount
+          ? []
+          : [job("sandbox.charge.pay", ref, now + settlementDelay(tx.id))]
       case "charge.completed":
         return tx.amount === chargebackAmount ? [job("sandbox.chargeback.open", ref, now + 1000)] : []
       case "chargeback.opened":

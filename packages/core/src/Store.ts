@@ -238,7 +238,9 @@ export interface StoreShape {
     effects: Effects
   ) => Effect.Effect<boolean, StoreError>
   /** Resolves an open chargeback; None when it is not open. */
-  readonly resolveChargeback: (input: ResolveChargeback) => Effect.Effect<Option.Option<Chargeback>, StoreError>
+  readonly resolveChargeback: (
+    input: ResolveChargeback
+  ) => Effect.Effect<Option.Option<Chargeback>, StoreError>
 
   // Reads
   /** One transaction by id. */
@@ -311,9 +313,14 @@ export interface StoreShape {
    * A new delivery of an existing event to the merchant's current endpoint, due at `now`;
    * None when the event does not exist or the merchant has no endpoint for its mode.
    */
-  readonly redeliver: (eventId: EventId, now: number) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  readonly redeliver: (
+    eventId: EventId,
+    now: number
+  ) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
   /** The webhook log: deliveries newest first, with their attempts. */
-  readonly listDeliveries: (query: DeliveryQuery) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
+  readonly listDeliveries: (
+    query: DeliveryQuery
+  ) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
 }
 
 /** The storage port's tag. */

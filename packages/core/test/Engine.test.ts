@@ -33,7 +33,12 @@ describe("Engine (in memory, TestClock)", () => {
       expect(yield* statusOf(charge.transactionId)).toBe("completed")
       const balance = yield* engine.admin.balance(m.merchantId, "test")
       expect(balance.available).toBe(charge.fees.netAmount)
-      expect(charge.fees).toEqual({ feeAmount: 0.1, gatewayFeeAmount: 0.03, adminMargin: 0.07, netAmount: 9.9 })
+      expect(charge.fees).toEqual({
+        feeAmount: 0.1,
+        gatewayFeeAmount: 0.03,
+        adminMargin: 0.07,
+        netAmount: 9.9
+      })
       const store = yield* Store
       const events = yield* store.listEvents(m.merchantId as never, "test")
       expect(events.map((e) => e.type)).toEqual(["transaction.created", "transaction.completed"])
@@ -55,7 +60,10 @@ describe("Engine (in memory, TestClock)", () => {
       yield* TestClock.adjust(1)
       expect(yield* statusOf(charge.transactionId)).toBe("failed")
       const events = yield* Effect.flatMap(Store, (s) => s.listEvents(m.merchantId as never, "test"))
-      expect(events.at(-1)).toMatchObject({ type: "transaction.failed", data: { reason: "expired", status: "failed" } })
+      expect(events.at(-1)).toMatchObject({
+        type: "transaction.failed",
+        data: { reason: "expired", status: "failed" }
+      })
       expect((yield* engine.admin.balance(m.merchantId, "test")).available).toBe(0)
     }).pipe(Effect.provide(testEngine()))
   )
@@ -99,7 +107,10 @@ describe("Engine (in memory, TestClock)", () => {
         "chargeback.created",
         "chargeback.updated"
       ])
-      expect(events[3]!.data).toMatchObject({ status: "refunded", chargeback: { status: "accepted", amount: 7.77 } })
+      expect(events[3]!.data).toMatchObject({
+        status: "refunded",
+        chargeback: { status: "accepted", amount: 7.77 }
+      })
       // Negative only through the chargeback: a payout is refused while available < 0.
       const refused = yield* errorOf(engine.payouts.create(m.test, { amount: 0.01, pixKey: "a@b.co" }))
       expect(refused.code).toBe("insufficient_balance")
@@ -116,7 +127,11 @@ describe("Engine (in memory, TestClock)", () => {
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 100)
       const payout = yield* engine.payouts.create(m.test, { amount: 10, pixKey: "FAIL@pixgate.test" })
-      expect(payout).toMatchObject({ status: "pending", amount: 10, fees: { feeAmount: 0.33, netAmount: 9.67 } })
+      expect(payout).toMatchObject({
+        status: "pending",
+        amount: 10,
+        fees: { feeAmount: 0.33, netAmount: 9.67 }
+      })
       expect((yield* engine.admin.balance(m.merchantId, "test")).available).toBe(89.67)
       yield* TestClock.adjust(Sandbox.settlementDelay(payout.transactionId))
       expect(yield* statusOf(payout.transactionId)).toBe("failed")
@@ -148,7 +163,9 @@ describe("Engine (in memory, TestClock)", () => {
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 133)
       const results = yield* Effect.all(
-        Array.from({ length: 1000 }, () => Effect.either(engine.payouts.create(m.test, { amount: 1, pixKey: "a@b.co" }))),
+        Array.from({ length: 1000 }, () =>
+          Effect.either(engine.payouts.create(m.test, { amount: 1, pixKey: "a@b.co" }))
+        ),
         { concurrency: "unbounded" }
       )
       const ok = results.filter((r) => r._tag === "Right")
@@ -169,7 +186,9 @@ describe("Engine (in memory, TestClock)", () => {
       const body = { amount: 5, pixKey: "123e4567-e89b-42d3-a456-426614174000" }
       const results = yield* Effect.all(
         Array.from({ length: 200 }, () =>
-          Effect.either(engine.idempotency.run(m.test, "key-1", "payout", body, engine.payouts.create(m.test, body)))
+          Effect.either(
+            engine.idempotency.run(m.test, "key-1", "payout", body, engine.payouts.create(m.test, body))
+          )
         ),
         { concurrency: "unbounded" }
       )
@@ -182,10 +201,18 @@ describe("Engine (in memory, TestClock)", () => {
       expect(testTx).toHaveLength(1)
       expect(test.available).toBe(994.67)
       // A later retry replays; another body under the same key is refused.
-      const replay = yield* engine.idempotency.run(m.test, "key-1", "payout", body, engine.payouts.create(m.test, body))
+      const replay = yield* engine.idempotency.run(
+        m.test,
+        "key-1",
+        "payout",
+        body,
+        engine.payouts.create(m.test, body)
+      )
       expect(replay.replayed).toBe(true)
       const other = { ...body, amount: 6 }
-      const mismatch = yield* errorOf(engine.idempotency.run(m.test, "key-1", "payout", other, engine.payouts.create(m.test, other)))
+      const mismatch = yield* errorOf(
+        engine.idempotency.run(m.test, "key-1", "payout", other, engine.payouts.create(m.test, other))
+      )
       expect(mismatch.message).toBe("Idempotency-Key was already used with a different request")
       expect((yield* observe(m.merchantId)).testTx).toHaveLength(1)
     }).pipe(Effect.provide(testEngine()))
@@ -208,7 +235,11 @@ describe("Engine (in memory, TestClock)", () => {
         [{ amount: 1.001 }, 422, "amount must have at most 2 decimal places"],
         [{ amount: 1000000.01 }, 422, "amount exceeds the maximum of 1000000.00"],
         [{ amount: 1, clientDoc: "123.456.789-00" }, 422, "clientDoc must be a valid CPF or CNPJ"],
-        [{ amount: 1, clientName: "x".repeat(141) }, 422, "clientName must be a string of at most 140 characters"],
+        [
+          { amount: 1, clientName: "x".repeat(141) },
+          422,
+          "clientName must be a string of at most 140 characters"
+        ],
         [{ amount: 1, description: 5 }, 422, "description must be a string of at most 140 characters"],
         [{ amount: 1, expiresIn: 59 }, 422, "expiresIn must be an integer between 60 and 604800"]
       ] as const
@@ -241,9 +272,17 @@ describe("Engine (in memory, TestClock)", () => {
       const engine = yield* Engine
       const m = yield* merchant()
       const charge = yield* errorOf(engine.charges.create(m.live, { amount: 10 }))
-      expect([charge.status, charge.message, charge.code]).toEqual([502, "Failed to create charge", "gateway_not_configured"])
+      expect([charge.status, charge.message, charge.code]).toEqual([
+        502,
+        "Failed to create charge",
+        "gateway_not_configured"
+      ])
       const payout = yield* errorOf(engine.payouts.create(m.live, { amount: 10, pixKey: "a@b.co" }))
-      expect([payout.status, payout.message, payout.code]).toEqual([502, "Failed to process payout", "gateway_not_configured"])
+      expect([payout.status, payout.message, payout.code]).toEqual([
+        502,
+        "Failed to process payout",
+        "gateway_not_configured"
+      ])
       expect((yield* observe(m.merchantId)).liveTx).toEqual([])
     }).pipe(Effect.provide(testEngine()))
   )
@@ -290,7 +329,14 @@ describe("Engine (in memory, TestClock)", () => {
       expect(JSON.stringify(keys)).not.toContain(m.testKey)
       const testKeyId = keys.find((k) => k.mode === "test")!.keyId
       yield* engine.admin.revokeKey(testKeyId)
-      for (const raw of [m.testKey, undefined, "", "sk_test_short", `${m.liveKey}x`, m.liveKey.replace("sk_live_", "sk_test_")]) {
+      for (const raw of [
+        m.testKey,
+        undefined,
+        "",
+        "sk_test_short",
+        `${m.liveKey}x`,
+        m.liveKey.replace("sk_live_", "sk_test_")
+      ]) {
         const e = yield* errorOf(engine.auth.authenticate(raw))
         expect([e.status, e.message]).toEqual([401, "Unauthorized"])
       }

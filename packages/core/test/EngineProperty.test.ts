@@ -14,9 +14,18 @@ const pick = fc.nat()
 const step = fc.oneof(
   fc.record({ op: fc.constant("topUp" as const), who, cents }),
   fc.record({ op: fc.constant("charge" as const), who, cents, pay: fc.boolean() }),
-  fc.record({ op: fc.constant("payout" as const), who, cents, outcome: fc.constantFrom("settle", "fail", "pending") }),
+  fc.record({
+    op: fc.constant("payout" as const),
+    who,
+    cents,
+    outcome: fc.constantFrom("settle", "fail", "pending")
+  }),
   fc.record({ op: fc.constant("payment" as const), who, cents }),
-  fc.record({ op: fc.constant("chargeback" as const), pick, outcome: fc.constantFrom("accepted" as const, "rejected" as const, "open" as const) })
+  fc.record({
+    op: fc.constant("chargeback" as const),
+    pick,
+    outcome: fc.constantFrom("accepted" as const, "rejected" as const, "open" as const)
+  })
 )
 
 describe("Engine money invariants (property)", () => {
@@ -47,11 +56,14 @@ describe("Engine money invariants (property)", () => {
             }
           } else if (s.op === "payout") {
             const debit = s.cents + 33
-            const result = yield* Effect.either(engine.payouts.create(ms[s.who]!.test, { amount: s.cents / 100, pixKey: "pix@example.com" }))
+            const result = yield* Effect.either(
+              engine.payouts.create(ms[s.who]!.test, { amount: s.cents / 100, pixKey: "pix@example.com" })
+            )
             if (model[s.who]!.available >= debit) {
               expect(result._tag).toBe("Right")
               model[s.who]!.available -= debit
-              if (result._tag === "Right" && s.outcome === "settle") yield* engine.admin.sandboxSettlePayout(result.right.transactionId)
+              if (result._tag === "Right" && s.outcome === "settle")
+                yield* engine.admin.sandboxSettlePayout(result.right.transactionId)
               if (result._tag === "Right" && s.outcome === "fail") {
                 yield* engine.admin.sandboxFailPayout(result.right.transactionId)
                 model[s.who]!.available += debit
@@ -61,7 +73,9 @@ describe("Engine money invariants (property)", () => {
             }
           } else if (s.op === "payment") {
             const to = 1 - s.who
-            const result = yield* Effect.either(engine.payments.create(ms[s.who]!.test, { to: ms[to]!.merchantId, amount: s.cents / 100 }))
+            const result = yield* Effect.either(
+              engine.payments.create(ms[s.who]!.test, { to: ms[to]!.merchantId, amount: s.cents / 100 })
+            )
             if (model[s.who]!.available >= s.cents) {
               expect(result._tag).toBe("Right")
               model[s.who]!.available -= s.cents
@@ -73,7 +87,8 @@ describe("Engine money invariants (property)", () => {
             model[deposit!.owner]!.available -= deposit!.amount
             model[deposit!.owner]!.held += deposit!.amount
             model[deposit!.owner]!.disputed = true
-            if (s.outcome === "open") openChargebacks.push({ id: cb.chargebackId, owner: deposit!.owner, amount: deposit!.amount })
+            if (s.outcome === "open")
+              openChargebacks.push({ id: cb.chargebackId, owner: deposit!.owner, amount: deposit!.amount })
             else {
               yield* engine.admin.sandboxResolveChargeback(cb.chargebackId, s.outcome)
               model[deposit!.owner]!.held -= deposit!.amount
@@ -96,7 +111,12 @@ describe("Engine money invariants (property)", () => {
         }
         // Every transaction's fees follow the plan.
         for (const m of ms) {
-          const { rows } = yield* store.listTransactions({ merchantId: m.merchantId as never, mode: "test", offset: 0, limit: 1000 })
+          const { rows } = yield* store.listTransactions({
+            merchantId: m.merchantId as never,
+            mode: "test",
+            offset: 0,
+            limit: 1000
+          })
           for (const tx of rows) {
             const expected =
               tx.type === "deposit"
@@ -104,7 +124,11 @@ describe("Engine money invariants (property)", () => {
                 : tx.type === "withdrawal"
                   ? Fees.forPayout(Fees.defaultPlan, tx.amount)
                   : { feeAmount: 0, gatewayFeeAmount: 0, netAmount: tx.amount }
-            expect({ feeAmount: tx.feeAmount, gatewayFeeAmount: tx.gatewayFeeAmount, netAmount: tx.netAmount }).toEqual({
+            expect({
+              feeAmount: tx.feeAmount,
+              gatewayFeeAmount: tx.gatewayFeeAmount,
+              netAmount: tx.netAmount
+            }).toEqual({
               feeAmount: expected.feeAmount,
               gatewayFeeAmount: expected.gatewayFeeAmount,
               netAmount: expected.netAmount

@@ -55,11 +55,14 @@ describe("Fees", () => {
 
   it("validates plans", () => {
     expect(Fees.validatePlan(Fees.defaultPlan)).toBeUndefined()
-    expect(Fees.validatePlan({ ...Fees.defaultPlan, charge: { ...Fees.defaultPlan.charge, marginRate: -1 } })).toMatch(
-      /charge.marginRate/
-    )
     expect(
-      Fees.validatePlan({ ...Fees.defaultPlan, payout: { ...Fees.defaultPlan.payout, gatewayRate: 1_000_000 } })
+      Fees.validatePlan({ ...Fees.defaultPlan, charge: { ...Fees.defaultPlan.charge, marginRate: -1 } })
+    ).toMatch(/charge.marginRate/)
+    expect(
+      Fees.validatePlan({
+        ...Fees.defaultPlan,
+        payout: { ...Fees.defaultPlan.payout, gatewayRate: 1_000_000 }
+      })
     ).toMatch(/payout/)
   })
 })

@@ -49,13 +49,17 @@ describe("Money", () => {
     expect(Money.fromReais(5, Money.Cents(400))._tag).toBe("Left")
   })
 
-  it.prop("percent rounds half-up, like exact decimal arithmetic", [cents, fc.integer({ min: 0, max: 999_999 })], ([c, ppm]) => {
-    const exact = BigInt(c) * BigInt(ppm)
-    const floor = exact / 1_000_000n
-    const rest = exact % 1_000_000n
-    const expected = Number(rest >= 500_000n ? floor + 1n : floor)
-    expect(Money.percent(Money.Cents(c), ppm)).toBe(expected)
-  })
+  it.prop(
+    "percent rounds half-up, like exact decimal arithmetic",
+    [cents, fc.integer({ min: 0, max: 999_999 })],
+    ([c, ppm]) => {
+      const exact = BigInt(c) * BigInt(ppm)
+      const floor = exact / 1_000_000n
+      const rest = exact % 1_000_000n
+      const expected = Number(rest >= 500_000n ? floor + 1n : floor)
+      expect(Money.percent(Money.Cents(c), ppm)).toBe(expected)
+    }
+  )
 
   it("formats", () => {
     expect(Money.formatReais(Money.Cents(-33))).toBe("-0.33")

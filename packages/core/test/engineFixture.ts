@@ -11,7 +11,10 @@ import { Store } from "../src/Store.js"
 export const testEngine = (config: Partial<EngineConfigShape> = {}, options: { worker?: boolean } = {}) =>
   // A single in-process worker is woken by every commit, so it need not poll often; a long poll
   // keeps TestClock jumps of an hour cheap.
-  engineLayer({ config: { workerPollInterval: Duration.minutes(10), ...config }, ...options }).pipe(Layer.provideMerge(MemoryStore.layer), Layer.provide(FetchHttpClient.layer))
+  engineLayer({ config: { workerPollInterval: Duration.minutes(10), ...config }, ...options }).pipe(
+    Layer.provideMerge(MemoryStore.layer),
+    Layer.provide(FetchHttpClient.layer)
+  )
 
 /** A new merchant and its authenticated test and live callers. */
 export const merchant = (name = "Loja Exemplo") =>
