@@ -1,0 +1,238 @@
+/**
+ * The public API's route table: the spec's endpoints, the OpenAPI document and its docs page.
+ * Each route is described once; the router serves these objects and the document is generated
+ * from them. Validation and every business error come from the engine.
+ */
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type Auth, Engine, type Errors } from "@pixgate/core"
+import { Clock, Effect } from "effect"
+import { Transport } from "./Body.js"
+import * as DocsPage from "./DocsPage.js"
+import * as OpenApi from "./OpenApi.js"
+import * as Respond from "./Respond.js"
+import * as Route from "./Route.js"
+import * as Schemas from "./Schemas.js"
+import * as Security from "./Security.js"
+
+/** The spec's version. */
+export const version = "2.0.0"
+
+/** The paths of the spec's "Removed" table, with and without `/api`: 410 for every method. */
+export const removed: ReadonlyArray<`/${string}`> = (
+  [
+    "/v1/balance",
+    "/v1/charges/:txid",
+    "/v1/transactions/:id",
+    "/v1/payments/:referenceCode",
+    "/v1/refunds",
+    "/v1/refunds/:referenceCode",
+    "/v1/webhooks",
+    "/v1/webhooks/:id"
+  ] as const
+).flatMap((path) => [path, `/api${path}` as const])
+
+const idempotencyKey: Route.Parameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  description:
+    "Optional, 1-255 characters, kept 24 h per merchant and mode. A repeat with the same body returns the first " +
+    "response with `Idempotent-Replayed: true`; a different body is 422; a repeat while the first runs is 409.",
+  schema: { type: "string", minLength: 1, maxLength: 255 }
+}
+
+const replayed = {
+  [Respond.replayedHeader]: {
+    description: "`true` when this is a replay of an earlier request",
+    schema: { type: "string" }
+  }
+}
+
+const error = (description: string): Route.ResponseDoc => ({ description, schema: Schemas.ref("Error") })
+
+/** Runs a create operation under the request's Idempotency-Key and answers 201. */
+const create = <A>(
+  input: Route.Input<Auth.Caller>,
+  operation: string,
+  effect: (engine: Engine.EngineShape) => Effect.Effect<A, Errors.PixgateError>
+) =>
+  Effect.gen(function* () {
+    const engine = yield* Engine.Engine
+    const key = input.request.headers["idempotency-key"]
+    const result = yield* engine.idempotency.run(input.principal, key, operation, input.body, effect(engine))
+    const headers: Record<string, string> = result.replayed ? { [Respond.replayedHeader]: "true" } : {}
+    return { status: 201, body: result.value, headers } satisfies Respond.Reply
+  })
+
+const health = Route.make(
+  {
+    method: "GET",
+    path: "/api/health",
+    operationId: "getHealth",
+    summary: "Health check",
+    description: "Reports availability. Needs no API key.",
+    tag: "Health",
+    responses: { 200: { description: "The service is up", schema: Schemas.ref("Health") } }
+  },
+  Route.open,
+  () =>
+    Effect.map(Clock.currentTimeMillis, (now) => ({
+      status: 200,
+      body: { status: "ok", timestamp: new Date(now).toISOString() }
+    }))
+)
+
+const charges = Route.make(
+  {
+    method: "POST",
+    path: "/api/v1/charges",
+    operationId: "createCharge",
+    summary: "Create a PIX charge",
+    description:
+      "Returns the QR code (PNG, Base64) and the copy-and-paste BR Code. The transaction stays `pending` until " +
+      "the payer pays (event `transaction.completed`); at `expiresAt` a pending charge becomes `failed`.",
+    tag: "Charges",
+    parameters: [idempotencyKey],
+    requestBody: Schemas.ref("ChargeRequest"),
+    responses: {
+      201: { description: "Charge created", schema: Schemas.ref("Charge"), headers: replayed },
+      409: error("A request with this Idempotency-Key is still being processed"),
+      422: error("Validation failed (e.g. `amount must be a positive number`) or Idempotency-Key reused"),
+      502: error("Failed to create charge")
+    }
+  },
+  Security.apiKey,
+  (input) => create(input, "charges.create", (engine) => engine.charges.create(input.principal, input.body))
+)
+
+const payouts = Route.make(
+  {
+    method: "POST",
+    path: "/api/v1/payouts",
+    operationId: "createPayout",
+    summary: "Send a PIX payout",
+    description:
+      "Debits `amount` plus the payout fee (default 0.33) from the available balance; the recipient receives " +
+      "the full amount. Status `pending` until the bank confirms (`withdrawal.completed`) or fails (no webhook).",
+    tag: "Payouts",
+    parameters: [idempotencyKey],
+    requestBody: Schemas.ref("PayoutRequest"),
+    responses: {
+      201: { description: "Payout created", schema: Schemas.ref("Payout"), headers: replayed },
+      409: error("A request with this Idempotency-Key is still being processed"),
+      422: error(
+        "Validation failed (`pixKey is required`, ...), `Insufficient balance`, or Idempotency-Key reused"
+      ),
+      502: error("Failed to process payout")
+    }
+  },
+  Security.apiKey,
+  (input) => create(input, "payouts.create", (engine) => engine.payouts.create(input.principal, input.body))
+)
+
+const query = (name: string, description: string, schema: Route.JsonSchema): Route.Parameter => ({
+  name,
+  in: "query",
+  description,
+  schema
+})
+
+const transactions = Route.make(
+  {
+    method: "GET",
+    path: "/api/v1/transactions",
+    operationId: "listTransactions",
+    summary: "List transactions",
+    description:
+      "The merchant's transactions of the key's mode, newest first. Dates are inclusive whole UTC days. " +
+      "Invalid values are 422 `invalid_query`; `limit` above 100 is clamped to 100; a page past the end is empty.",
+    tag: "Transactions",
+    parameters: [
+      query("page", "Page number (default 1)", { type: "integer", minimum: 1 }),
+      query("limit", "Items per page (default 20, maximum 100)", { type: "integer", minimum: 1 }),
+      query("type", "Filter by type", { type: "string", enum: ["deposit", "withdrawal", "payment"] }),
+      query("status", "Filter by status", {
+        type: "string",
+        enum: ["pending", "completed", "failed", "refunded"]
+      }),
+      query("startDate", "First day, YYYY-MM-DD (UTC, inclusive)", { type: "string", format: "date" }),
+      query("endDate", "Last day, YYYY-MM-DD (UTC, inclusive)", { type: "string", format: "date" })
+    ],
+    responses: {
+      200: { description: "A page of transactions", schema: Schemas.ref("TransactionPage") },
+      422: error("Invalid query parameter (the message names the allowed values)")
+    }
+  },
+  Security.apiKey,
+  (input) =>
+    Effect.gen(function* () {
+      const engine = yield* Engine.Engine
+      const q = input.query
+      const param = (name: string) => q.get(name) ?? undefined
+      const page = yield* engine.transactions.list(input.principal, {
+        page: param("page"),
+        limit: param("limit"),
+        type: param("type"),
+        status: param("status"),
+        startDate: param("startDate"),
+        endDate: param("endDate")
+      })
+      return { status: 200, body: page }
+    })
+)
+
+/** The business routes (what the document describes besides itself). */
+export const endpoints = [health, charges, payouts, transactions] as const
+
+const describe = (serverUrl: string, routes: ReadonlyArray<OpenApi.Documented>) =>
+  OpenApi.document(routes, {
+    title: "Pixgate API",
+    version,
+    description:
+      "PIX charges, payouts and transactions. Authenticate with `x-api-key` (`sk_live_...` or `sk_test_...`; test " +
+      "keys use the sandbox). Errors are `{ error, code, details? }`. Removed in 2.0.0 (410): " +
+      removed.filter((p) => !p.startsWith("/api")).join(", "),
+    serverUrl,
+    components: Schemas.components
+  })
+
+/** Where the host serves this table: Express's mount path plus the base path. */
+const serverUrl = (basePath: string, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(Transport, (t) => `${t.mountPath(request)}${basePath}` || "/")
+
+/** The whole table for a mount point: endpoints, `/api/openapi.json` and `/api/docs`. */
+export const routes = (basePath: string) => {
+  const docRoutes: Array<OpenApi.Documented> = []
+  const document = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.map(serverUrl(basePath, request), (url) => describe(url, [...endpoints, ...docRoutes]))
+  const openapi = Route.make(
+    {
+      method: "GET",
+      path: "/api/openapi.json",
+      operationId: "getOpenApi",
+      summary: "This OpenAPI 3.1 document",
+      tag: "Documentation",
+      responses: { 200: { description: "The document", schema: { type: "object" } } }
+    },
+    Route.open,
+    (input) => Effect.map(document(input.request), (doc) => ({ status: 200, body: doc }))
+  )
+  const docs = Route.make(
+    {
+      method: "GET",
+      path: "/api/docs",
+      operationId: "getDocs",
+      summary: "This documentation as an HTML page",
+      tag: "Documentation",
+      responses: { 200: { description: "HTML page", contentType: "text/html", schema: { type: "string" } } }
+    },
+    Route.open,
+    (input) =>
+      Effect.map(document(input.request), (doc) => {
+        const servers = doc.servers as ReadonlyArray<{ readonly url: string }>
+        const specUrl = `${servers[0]!.url.replace(/\/$/, "")}/api/openapi.json`
+        return HttpServerResponse.html(DocsPage.render(doc, specUrl))
+      })
+  )
+  docRoutes.push(openapi, docs)
+  return [...endpoints, openapi, docs]
+}

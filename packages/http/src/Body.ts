@@ -1,0 +1,155 @@
+/**
+ * Request bodies: `Content-Type: application/json` only, at most `maxBodySize` bytes (counted
+ * while reading, never buffered beyond the limit), UTF-8, a JSON object, nested at most
+ * `maxDepth` levels (deeper bodies would exhaust the stack of anything that walks them).
+ * Anything else is 400 `Invalid JSON body`; too large is 413; a string with U+0000 is 422.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+import { Errors } from "@pixgate/core"
+import { Chunk, Context, Effect, Stream } from "effect"
+import * as Respond from "./Respond.js"
+
+/** Default body limit: 64 KiB. */
+export const defaultMaxBodySize = 64 * 1024
+
+/** Deepest nesting of arrays and objects accepted in a body. */
+export const maxDepth = 32
+
+/** A body as it came in: bytes, or text already read by a host's body parser. */
+export type RawBody = Uint8Array | string
+
+/** How one kind of host hands Pixgate a request body. */
+export interface TransportShape {
+  /** The body, failing with 413 once more than the configured limit arrived. */
+  readonly read: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<RawBody, Errors.PixgateError>
+  /** Where the host mounted Pixgate (Express's `baseUrl`), for the OpenAPI `servers` entry. */
+  readonly mountPath: (request: HttpServerRequest.HttpServerRequest) => string
+}
+
+/** The transport of the running handler (Node or web). */
+export class Transport extends Context.Tag("@pixgate/http/Transport")<Transport, TransportShape>() {}
+
+/** Folds a byte stream into one array, failing with 413 as soon as it passes `limit`. */
+export const collect = <E>(stream: Stream.Stream<Uint8Array, E>, limit: number) =>
+  stream.pipe(
+    Stream.mapError(() => Errors.invalidJson()),
+    Stream.runFoldEffect({ chunks: Chunk.empty<Uint8Array>(), size: 0 }, (acc, chunk) =>
+      acc.size + chunk.length > limit
+        ? Effect.fail(Respond.payloadTooLarge())
+        : Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size: acc.size + chunk.length })
+    ),
+    Effect.map(({ chunks, size }) => {
+      const out = new Uint8Array(size)
+      let offset = 0
+      for (const chunk of chunks) {
+        out.set(chunk, offset)
+        offset += chunk.length
+      }
+      return out
+    })
+  )
+
+/** 413 before reading when the declared length is already too large. */
+export const checkDeclaredLength = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<void, Errors.PixgateError> => {
+  const declared = request.headers["content-length"]
+  return declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit
+    ? Effect.fail(Respond.payloadTooLarge())
+    : Effect.void
+}
+
+/** The web transport: `Request.body` as a stream, at most `limit` bytes. */
+export const web = (limit: number = defaultMaxBodySize): TransportShape => ({
+  read: (request) =>
+    Effect.zipRight(
+      checkDeclaredLength(request, limit),
+      request.headers["content-length"] === "0"
+        ? Effect.succeed(new Uint8Array(0))
+        : collect(request.stream, limit)
+    ),
+  mountPath: () => ""
+})
+
+/** True for `application/json`, with an optional UTF-8 charset (or other parameters). */
+export const isJsonContentType = (header: string | undefined): boolean => {
+  if (header === undefined) return false
+  const [type, ...params] = header.split(";")
+  if (type?.trim().toLowerCase() !== "application/json") return false
+  return params.every((p) => {
+    const [name, value = ""] = p.split("=")
+    if (name?.trim().toLowerCase() !== "charset") return true
+    return /^"?utf-?8"?$/i.test(value.trim())
+  })
+}
+
+/** Whether `text` nests arrays and objects deeper than `limit` (strings are skipped). */
+export const nestsDeeperThan = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
+/**
+ * Where the first string (key or value) holding U+0000 is: valid JSON, but no database text
+ * column can store it (Postgres refuses it), so it is refused here as a validation error.
+ */
+export const nulPath = (value: unknown): string | undefined => {
+  const stack: Array<readonly [unknown, string]> = [[value, ""]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, path] = next
+    if (typeof v === "string" && v.includes("\u0000")) return path
+    if (typeof v !== "object" || v === null) continue
+    for (const [key, child] of Object.entries(v)) {
+      const at = path === "" ? key : `${path}.${key}`
+      if (key.includes("\u0000")) return at
+      stack.push([child, at])
+    }
+  }
+  return undefined
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
+
+/** Bytes or text to a JSON object, or 400 `Invalid JSON body`. */
+export const parseObject = (raw: RawBody): Effect.Effect<Record<string, unknown>, Errors.PixgateError> =>
+  Effect.suspend(() => {
+    let text: string
+    try {
+      text = typeof raw === "string" ? raw : decoder.decode(raw)
+    } catch {
+      return Effect.fail(Errors.invalidJson())
+    }
+    if (nestsDeeperThan(text, maxDepth)) return Effect.fail(Errors.invalidJson())
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return Effect.fail(Errors.invalidJson())
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return Effect.fail(Errors.invalidJson())
+    const nul = nulPath(value)
+    return nul === undefined
+      ? Effect.succeed(value as Record<string, unknown>)
+      : Effect.fail(Errors.validation("invalid_text", nul, `${nul} must not contain NUL characters`))
+  })
+
+/** The request's JSON object body (content type first, then size, then syntax). */
+export const readJsonObject = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Record<string, unknown>, Errors.PixgateError, Transport> =>
+  isJsonContentType(request.headers["content-type"])
+    ? Effect.flatMap(Transport, (t) => Effect.flatMap(t.read(request), parseObject))
+    : Effect.fail(Errors.invalidJson())

@@ -1,0 +1,145 @@
+/**
+ * The `pixgate` command: `serve`, and the merchant panel's operations on the database named by
+ * `PIXGATE_DATABASE`. Results are JSON on stdout (pretty; compact with `--json`); errors are one
+ * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
+ * start the job worker.
+ */
+import { parseArgs } from "node:util"
+import { FetchHttpClient } from "@effect/platform"
+import { Engine } from "@pixgate/core"
+import { NodeHostResolver } from "@pixgate/core/node"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
+import * as Database from "./Database.js"
+import * as Log from "./Log.js"
+import * as Server from "./Server.js"
+
+/** Where a CLI run reads and writes (the process's by default; tests pass their own). */
+export interface Io {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  /** Resolves when `serve` should stop (default: SIGTERM or SIGINT). */
+  readonly stopSignal?: Promise<unknown>
+}
+
+const parse = (argv: ReadonlyArray<string>) => {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        ...Object.fromEntries(flagNames.map((n) => [n, { type: "string" as const }])),
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" }
+      }
+    })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+}
+
+// A PixgateError with its code; a store that cannot open (a StoreError) with its message.
+const describeFailure = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause) as Option.Option<{
+    readonly message?: string
+    readonly code?: string
+  }>
+  if (Option.isSome(failure)) {
+    const { message, code } = failure.value
+    return code === undefined ? String(message ?? failure.value) : `${message} (${code})`
+  }
+  const defect = Cause.squash(cause)
+  return defect instanceof Error ? defect.message : Cause.pretty(cause)
+}
+
+const engineLayer = (database: string, io: Io) =>
+  Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer }).pipe(
+    Layer.provide(Database.layer(Database.parse(database, io.cwd))),
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(Log.layer({ level: "warning", write: (line) => io.stderr(`${line}\n`) }))
+  )
+
+const runPanel = async (
+  command: Command,
+  flags: Flags,
+  args: ReadonlyArray<string>,
+  io: Io,
+  compact: boolean
+) => {
+  const database = io.env.PIXGATE_DATABASE || Database.defaultUrl
+  const program = Effect.flatMap(Engine.Engine, (engine) => command.run(engine.admin, flags, args))
+  const exit = await Effect.runPromiseExit(Effect.provide(program, engineLayer(database, io)))
+  if (Exit.isSuccess(exit)) {
+    io.stdout(`${JSON.stringify(exit.value, null, compact ? undefined : 2)}\n`)
+    return 0
+  }
+  io.stderr(`pixgate: ${describeFailure(exit.cause)}\n`)
+  return 1
+}
+
+const integerEnv = (env: Io["env"], name: string, fallback: number, min: number, max: number) => {
+  const text = env[name]
+  if (text === undefined || text === "") return fallback
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}`)
+  return n
+}
+
+const serve = async (io: Io) => {
+  const env = io.env
+  const rps = integerEnv(env, "PIXGATE_RATE_LIMIT_RPS", 50, 0, 1_000_000)
+  const level = Log.parseLevel(env.PIXGATE_LOG_LEVEL)
+  if (env.PIXGATE_LOG_LEVEL && level === undefined)
+    throw new UsageError("PIXGATE_LOG_LEVEL must be debug, info, warning, error or none")
+  const server = await Server.start({
+    port: integerEnv(env, "PORT", 3000, 0, 65535),
+    host: env.HOST || "127.0.0.1",
+    database: env.PIXGATE_DATABASE || Database.defaultUrl,
+    cwd: io.cwd,
+    ...(env.PIXGATE_ADMIN_TOKEN ? { adminToken: env.PIXGATE_ADMIN_TOKEN } : {}),
+    maxBodySize: integerEnv(env, "PIXGATE_MAX_BODY_BYTES", 64 * 1024, 1, 64 * 1024 * 1024),
+    rateLimit:
+      rps === 0
+        ? false
+        : { requestsPerSecond: rps, burst: integerEnv(env, "PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000) },
+    log: { level: level ?? "info", write: (line) => io.stdout(`${line}\n`) }
+  })
+  await (io.stopSignal ?? signal())
+  await server.close()
+  return 0
+}
+
+const signal = () =>
+  new Promise((resolve) => {
+    process.once("SIGTERM", resolve)
+    process.once("SIGINT", resolve)
+  })
+
+/** Runs one command line; resolves to the exit code. */
+export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  try {
+    const { values, positionals } = parse(argv)
+    if (values.help || positionals[0] === "help") {
+      io.stdout(`${usage()}\n`)
+      return 0
+    }
+    if (positionals.length === 1 && positionals[0] === "serve") return await serve(io)
+    const { name, command, args } = find(positionals)
+    const flags = Object.fromEntries(
+      flagNames.map((n) => [n, (values as Record<string, unknown>)[n] as string | undefined])
+    )
+    check(name, command, flags, args)
+    return await runPanel(command, flags, args, io, values.json === true)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`pixgate: ${error.message}\n`)
+      return 2
+    }
+    io.stderr(`pixgate: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Embedding Pixgate in a host: `await Pixgate.make({ store })` builds the engine once, eagerly
+ * (a store that cannot open fails here, not on the first request), and returns handlers for
+ * node:http / Express / Fastify (`nodeHandler`) and web-standard hosts (`webHandler`), plus the
+ * optional admin router's handlers, all on one ManagedRuntime. `dispose()` stops the job worker
+ * and closes the store.
+ */
+import { FetchHttpClient, type HttpClient } from "@effect/platform"
+import { Engine, type Store } from "@pixgate/core"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Admin from "./Admin.js"
+import * as Api from "./Api.js"
+import * as Body from "./Body.js"
+import * as Database from "./Database.js"
+import * as Handler from "./Handler.js"
+import * as Log from "./Log.js"
+import * as RateLimit from "./RateLimit.js"
+import type * as Route from "./Route.js"
+import * as Router from "./Router.js"
+
+/** How to build an embedded Pixgate. */
+export interface PixgateOptions {
+  /** Storage: `MemoryStore.layer`, `SqliteStore.layer({ filename })`, `PgStore.layer({ url })`. */
+  readonly store?: Layer.Layer<Store.Store, unknown>
+  /**
+   * Storage by URL instead of `store`, as `PIXGATE_DATABASE` takes it: `sqlite:./data/pixgate.db`
+   * (relative to the process's directory), `sqlite::memory:`, `postgres://...`.
+   */
+  readonly database?: string
+  /** Engine options: configuration overrides, live bank gateway, `worker: false`, host resolver. */
+  readonly engine?: Engine.EngineOptions
+  /** HttpClient used to deliver webhooks (default: `FetchHttpClient.layer`, the runtime's fetch). */
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
+  /**
+   * A path prefix the host does not strip, e.g. `/payments` for `/payments/api/v1/charges`.
+   * Leave it out under Express's `app.use("/payments", handler)`, which strips it itself.
+   */
+  readonly basePath?: string
+  /** Largest request body in bytes (default 64 KiB); larger bodies get 413. */
+  readonly maxBodySize?: number
+  /** Per-API-key token bucket (default 50 requests/s, burst 100), or `false` for none. */
+  readonly rateLimit?: RateLimit.RateLimitOptions | false
+  /** With Express/Connect's `next`: pass requests for unknown paths on instead of answering 404. */
+  readonly fallthrough?: boolean
+  /** Enables the admin router's handlers (merchant panel operations) behind this bearer token. */
+  readonly admin?: {
+    readonly token: string | Redacted.Redacted<string>
+    /** A prefix the host does not strip (the standalone server uses `/admin`). */
+    readonly basePath?: string
+  }
+  /** Structured JSON logs (default: `info` to stdout). */
+  readonly log?: Log.LogOptions
+}
+
+/** A pair of handlers for one router. */
+export interface Handlers {
+  readonly nodeHandler: Handler.NodeHandler
+  readonly webHandler: Handler.WebHandler
+}
+
+/** Services the handlers run on; use `runtime` to call the engine directly. */
+export type Services = Engine.Engine | RateLimit.RateLimiter
+
+/** A running embedded Pixgate. */
+export interface Pixgate extends Handlers {
+  /** The admin router's handlers, when `admin` was configured. */
+  readonly admin: Handlers | undefined
+  /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
+  readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
+  /** Stops the job worker (letting running jobs finish) and closes the store. */
+  readonly dispose: () => Promise<void>
+}
+
+const check = (ok: boolean, message: string) => {
+  if (!ok) throw new TypeError(`Pixgate: ${message}`)
+}
+
+const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => {
+  if (options.store !== undefined && options.database !== undefined)
+    throw new TypeError("Pixgate: give store or database, not both")
+  if (options.store !== undefined) return options.store
+  if (options.database !== undefined) return Database.layer(Database.parse(options.database))
+  throw new TypeError("Pixgate: give a store (e.g. SqliteStore.layer({ filename })) or a database URL")
+}
+
+/** The layer behind the handlers: engine over the store and HttpClient, limiter, logger. */
+export const layer = (options: PixgateOptions): Layer.Layer<Services, unknown> =>
+  Layer.mergeAll(
+    Engine.layer(options.engine).pipe(
+      Layer.provide(storeOf(options)),
+      Layer.provide(options.httpClient ?? FetchHttpClient.layer)
+    ),
+    RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
+  ).pipe(Layer.provideMerge(Log.layer(options.log)))
+
+/** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
+export const make = async (options: PixgateOptions): Promise<Pixgate> => {
+  const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
+  check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
+  const token = options.admin === undefined ? undefined : options.admin.token
+  const secret = token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
+  check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
+
+  const runtime = ManagedRuntime.make(layer(options))
+  const exit = await Effect.runPromiseExit(runtime.runtimeEffect)
+  if (Exit.isFailure(exit)) {
+    await runtime.dispose()
+    throw new Error(`Pixgate could not start: ${Cause.pretty(exit.cause)}`)
+  }
+  const rt = exit.value
+
+  const serve = <R extends Services | Body.Transport>(
+    routes: ReadonlyArray<Route.Route<R>>,
+    basePath: string,
+    removed: ReadonlyArray<`/${string}`> = []
+  ): Handlers => {
+    const app = Router.make(routes, { removed, basePath })
+    const claims = options.fallthrough ? Router.claims(routes, { removed, basePath }) : undefined
+    return {
+      nodeHandler: Handler.node(rt, app, { maxBodySize, ...(claims ? { claims } : {}) }),
+      webHandler: Handler.web(rt, app, { maxBodySize })
+    }
+  }
+  const basePath = Router.normalizeBasePath(options.basePath)
+  const publicHandlers = serve(Api.routes(basePath), basePath, Api.removed)
+  const adminBase = Router.normalizeBasePath(options.admin?.basePath)
+  const admin = secret === undefined ? undefined : serve(Admin.routes(secret, adminBase), adminBase)
+  if (secret !== undefined && Redacted.value(secret).length < 16) {
+    await runtime.runPromise(
+      Effect.logWarning("The admin token is shorter than 16 characters; use a long random one")
+    )
+  }
+
+  let disposed: Promise<void> | undefined
+  return {
+    ...publicHandlers,
+    admin,
+    runtime,
+    dispose: () => {
+      disposed ??= runtime.dispose()
+      return disposed
+    }
+  }
+}

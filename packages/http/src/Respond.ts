@@ -1,0 +1,85 @@
+/**
+ * Every HTTP answer Pixgate gives: JSON bodies, the DECISIONS.md error body `{ error, code,
+ * details? }`, and the transport's own errors (404, 405, 410, 413, 429, 500) with their headers.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { Errors } from "@pixgate/core"
+import { Data } from "effect"
+
+/** A successful answer of a route: status, JSON body and extra headers. */
+export interface Reply {
+  readonly status: number
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** A refusal that needs headers besides its error body (Allow, Retry-After). */
+export class Refusal extends Data.TaggedError("Refusal")<{
+  readonly error: Errors.PixgateError
+  readonly headers: Readonly<Record<string, string>>
+}> {}
+
+/** What a route may fail with. */
+export type Failure = Errors.PixgateError | Refusal
+
+/** Header set on idempotent replays (DECISIONS.md). */
+export const replayedHeader = "Idempotent-Replayed"
+
+const base = { "cache-control": "no-store" } as const
+
+/** A JSON response. */
+export const json = (
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {}
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(JSON.stringify(body), {
+    status,
+    contentType: "application/json; charset=utf-8",
+    headers: { ...base, ...headers }
+  })
+
+/** A route's reply as a response. */
+export const reply = (r: Reply): HttpServerResponse.HttpServerResponse => json(r.status, r.body, r.headers)
+
+/** The error body of a failure, with `Idempotent-Replayed: true` on replayed errors. */
+export const failure = (f: Failure): HttpServerResponse.HttpServerResponse => {
+  const error = f._tag === "Refusal" ? f.error : f
+  const headers = f._tag === "Refusal" ? f.headers : {}
+  return json(
+    error.status,
+    error.toJson(),
+    error.replayed ? { ...headers, [replayedHeader]: "true" } : headers
+  )
+}
+
+const error = (status: number, code: string, message: string) =>
+  new Errors.PixgateError({ status, code, message })
+
+/** 404 `Not found`. */
+export const notFound = (): Errors.PixgateError => error(404, "not_found", "Not found")
+
+/** 405 with the methods the path allows. */
+export const methodNotAllowed = (allowed: ReadonlyArray<string>): Refusal =>
+  new Refusal({
+    error: error(405, "method_not_allowed", "Method not allowed"),
+    headers: { allow: allowed.join(", ") }
+  })
+
+/** 410 for the paths removed in 2.0.0. */
+export const endpointRemoved = (): Errors.PixgateError =>
+  error(410, "endpoint_removed", "This endpoint was removed in version 2.0.0")
+
+/** 413 for bodies above the configured limit. */
+export const payloadTooLarge = (): Errors.PixgateError =>
+  error(413, "payload_too_large", "Request body too large")
+
+/** 429 with `Retry-After` in whole seconds (at least 1). */
+export const rateLimited = (retryAfterSeconds: number): Refusal =>
+  new Refusal({
+    error: error(429, "rate_limited", "Too many requests"),
+    headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) }
+  })
+
+/** 500: a bug on our side, never the input's fault. */
+export const internal = (): Errors.PixgateError => error(500, "internal_error", "Internal server error")

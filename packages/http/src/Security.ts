@@ -1,0 +1,74 @@
+/**
+ * Who may call: merchants with an `x-api-key` (then rate limited per key), or operators with the
+ * admin token as `Authorization: Bearer <token>` (compared in constant time).
+ */
+import { type Auth, Engine, Errors } from "@pixgate/core"
+import { Effect, Redacted } from "effect"
+import { RateLimiter } from "./RateLimit.js"
+import * as Respond from "./Respond.js"
+import type * as Route from "./Route.js"
+import * as Schemas from "./Schemas.js"
+
+/** The public API's header. */
+export const apiKeyHeader = "x-api-key"
+
+/** A merchant's API key (401 when missing, malformed, unknown or revoked), then the rate limit. */
+export const apiKey: Route.Security<Auth.Caller, Engine.Engine | RateLimiter> = {
+  scheme: "apiKey",
+  errors: {
+    401: {
+      description: "Unauthorized: API key missing, malformed, unknown or revoked",
+      schema: Schemas.ref("Error")
+    },
+    429: {
+      description: "Too many requests for this API key",
+      schema: Schemas.ref("Error"),
+      headers: { "Retry-After": { description: "Seconds to wait (at least 1)", schema: { type: "integer" } } }
+    }
+  },
+  check: (request) =>
+    Effect.gen(function* () {
+      const engine = yield* Engine.Engine
+      const caller = yield* engine.auth.authenticate(request.headers[apiKeyHeader])
+      const wait = yield* Effect.flatMap(RateLimiter, (limiter) => limiter.take(caller.keyId))
+      if (wait > 0) return yield* Effect.fail(Respond.rateLimited(wait))
+      return caller
+    })
+}
+
+const digest = (text: string) =>
+  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
+    Effect.map((buffer) => new Uint8Array(buffer))
+  )
+
+/** Equality of two digests that takes the same time wherever they differ. */
+const sameDigest = (a: Uint8Array, b: Uint8Array): boolean => {
+  let diff = a.length ^ b.length
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ (b[i] ?? 0)
+  return diff === 0
+}
+
+const unauthorized = () =>
+  new Respond.Refusal({
+    error: Errors.unauthorized(),
+    headers: { "www-authenticate": 'Bearer realm="pixgate-admin"' }
+  })
+
+/** The admin token as a bearer token. */
+export const adminToken = (token: Redacted.Redacted<string>): Route.Security<undefined, never> => {
+  const expected = digest(Redacted.value(token)).pipe(Effect.cached, Effect.runSync)
+  return {
+    scheme: "adminToken",
+    errors: {
+      401: { description: "Unauthorized: admin token missing or wrong", schema: Schemas.ref("Error") }
+    },
+    check: (request) =>
+      Effect.gen(function* () {
+        const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "")
+        if (match === null) return yield* Effect.fail(unauthorized())
+        const given = yield* digest(match[1]!)
+        if (!sameDigest(given, yield* expected)) return yield* Effect.fail(unauthorized())
+        return undefined
+      })
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * The `pixgate` command on SQLite in a temporary directory: every panel command in-process, and
+ * as a real child process `merchant create`, then `serve` answering /api/health and shutting
+ * down cleanly on SIGTERM.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { SqliteStore } from "@pixgate/store-sqlite"
+import * as Cli from "../src/Cli.js"
+import { Pixgate } from "../src/index.js"
+import { listen, send } from "./support/harness.js"
+
+const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-"))
+const database = `sqlite:${join(dir, "panel.db")}`
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const cli = async (...argv: Array<string>) => {
+  let stdout = ""
+  let stderr = ""
+  const code = await Cli.run(argv, {
+    env: { PIXGATE_DATABASE: database },
+    cwd: dir,
+    stdout: (t) => {
+      stdout += t
+    },
+    stderr: (t) => {
+      stderr += t
+    }
+  })
+  let json: unknown
+  try {
+    json = JSON.parse(stdout)
+  } catch {
+    json = undefined
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: CLI output is read dynamically
+  return { code, stdout, stderr, json: json as any }
+}
+
+describe("panel commands (in-process)", () => {
+  let merchantId: string
+  let testKey: string
+
+  beforeAll(async () => {
+    const created = await cli("merchant", "create", "--name", "Loja CLI")
+    expect(created.code).toBe(0)
+    expect(Object.keys(created.json).sort()).toEqual(["liveKey", "merchantId", "testKey"])
+    merchantId = created.json.merchantId
+    testKey = created.json.testKey
+  })
+
+  it("merchant create prints pretty JSON, --json compact JSON", async () => {
+    const pretty = await cli("merchant", "create", "--name=Pretty")
+    expect(pretty.stdout).toContain('\n  "merchantId"')
+    const compact = await cli("merchant", "create", "--name", "Compact", "--json")
+    expect(compact.stdout.trim().split("\n")).toHaveLength(1)
+    expect(compact.json.testKey).toMatch(/^sk_test_/)
+  })
+
+  it("key create, list and revoke", async () => {
+    const key = await cli("key", "create", "--merchant", merchantId, "--mode", "live")
+    expect(key.code).toBe(0)
+    expect(key.json).toMatchObject({ mode: "live", key: expect.stringMatching(/^sk_live_/) })
+    const list = await cli("key", "list", "--merchant", merchantId)
+    expect(list.json).toHaveLength(3)
+    expect(list.stdout).not.toContain(key.json.key)
+    const revoked = await cli("key", "revoke", key.json.keyId)
+    expect(revoked.json).toEqual({ keyId: key.json.keyId, revoked: true })
+    const again = await cli("key", "revoke", key.json.keyId)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toBe("pixgate: Active API key not found (not_found)\n")
+  })
+
+  it("webhook set, balance, sandbox topup", async () => {
+    const hook = await cli(
+      "webhook",
+      "set",
+      "--merchant",
+      merchantId,
+      "--mode",
+      "test",
+      "--url",
+      "http://127.0.0.1:9/h",
+      "--secret",
+      "s3cret-value"
+    )
+    expect(hook.code).toBe(0)
+    expect(hook.stdout).not.toContain("s3cret-value")
+    expect(
+      (await cli("sandbox", "topup", "--merchant", merchantId, "--amount", "150.50")).json
+    ).toMatchObject({ available: 150.5 })
+    expect((await cli("balance", "--merchant", merchantId, "--mode", "test")).json).toEqual({
+      merchantId,
+      mode: "test",
+      available: 150.5,
+      held: 0
+    })
+    expect((await cli("balance", "--merchant", merchantId, "--mode", "live")).json).toMatchObject({
+      available: 0
+    })
+    const bad = await cli("sandbox", "topup", "--merchant", merchantId, "--amount", "1.234")
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("amount must have at most 2 decimal places")
+  })
+
+  it("sandbox pay, settle and fail on transactions created over HTTP; webhook log and redeliver", async () => {
+    const pixgate = await Pixgate.make({
+      store: SqliteStore.layer({ filename: database.slice("sqlite:".length) }),
+      engine: { worker: false },
+      log: { level: "none" }
+    })
+    const { createServer } = await import("node:http")
+    const server = createServer(pixgate.nodeHandler)
+    const base = await listen(server)
+    const charge = (await send(base, "POST", "/api/v1/charges", { key: testKey, body: { amount: 10 } })).body
+    const p1 = (
+      await send(base, "POST", "/api/v1/payouts", { key: testKey, body: { amount: 5, pixKey: "a@b.com" } })
+    ).body
+    const p2 = (
+      await send(base, "POST", "/api/v1/payouts", { key: testKey, body: { amount: 5, pixKey: "a@b.com" } })
+    ).body
+    expect((await cli("sandbox", "pay", charge.transactionId)).json).toMatchObject({ status: "completed" })
+    expect((await cli("sandbox", "settle", p1.transactionId)).json).toMatchObject({ status: "completed" })
+    expect((await cli("sandbox", "fail", p2.transactionId)).json).toMatchObject({ status: "failed" })
+    const page = (await send(base, "GET", "/api/v1/transactions?type=deposit", { key: testKey })).body
+    expect(page.data[0]).toMatchObject({ id: charge.transactionId, status: "completed" })
+    server.close()
+    await pixgate.dispose()
+
+    const log = await cli("webhook", "log", "--merchant", merchantId, "--mode", "test", "--limit", "3")
+    expect(log.code).toBe(0)
+    expect(log.json).toHaveLength(3)
+    const redelivered = await cli("webhook", "redeliver", log.json[0].eventId)
+    expect(redelivered.json).toMatchObject({ eventId: log.json[0].eventId, status: "pending" })
+  })
+
+  it("fee-plan set", async () => {
+    const plan = JSON.stringify({
+      charge: { gatewayRate: 2500, marginRate: 7400, gatewayFixed: 0, marginFixed: 0 },
+      payout: { gatewayRate: 0, marginRate: 0, gatewayFixed: 10, marginFixed: 30 }
+    })
+    expect((await cli("fee-plan", "set", "--merchant", merchantId, "--plan", plan)).code).toBe(0)
+    expect((await cli("fee-plan", "set", "--merchant", merchantId, "--plan", "{}")).stderr).toContain(
+      "plan.charge must be an object"
+    )
+  })
+
+  it("usage errors exit 2 with a clear message on stderr", async () => {
+    const cases: ReadonlyArray<[Array<string>, string]> = [
+      [[], "Unknown command: (none)"],
+      [["frobnicate"], "Unknown command: frobnicate"],
+      [["merchant", "delete"], "Unknown command: merchant delete"],
+      [["merchant", "create"], "Missing required flag --name"],
+      [["balance", "--merchant", "m"], "Missing required flag --mode"],
+      [["balance", "--merchant", "m", "--mode", "prod"], "--mode must be test or live"],
+      [["key", "revoke"], "Usage: pixgate key revoke KEY_ID"],
+      [["merchant", "create", "--name", "x", "--bogus", "1"], "Unknown option '--bogus'"],
+      [["merchant", "create", "--name", "x", "--mode", "test"], "does not take --mode"],
+      [["webhook", "log", "--merchant", "m", "--limit", "ten"], "--limit must be a non-negative integer"]
+    ]
+    for (const [argv, message] of cases) {
+      const result = await cli(...argv)
+      expect(result.code, argv.join(" ")).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(message)
+    }
+  })
+
+  it("operation errors exit 1", async () => {
+    const result = await cli("balance", "--merchant", "mer_nope", "--mode", "test")
+    expect(result).toMatchObject({ code: 1, stdout: "", stderr: "pixgate: Merchant not found (not_found)\n" })
+    const badDb = await Cli.run(["balance", "--merchant", "m", "--mode", "test"], {
+      env: { PIXGATE_DATABASE: "mysql://x" },
+      cwd: dir,
+      stdout: () => {},
+      stderr: (t) =>
+        expect(t).toContain("PIXGATE_DATABASE must be sqlite:<path>, postgres://... or postgresql://...")
+    })
+    expect(badDb).toBe(1)
+  })
+
+  it("serve fails with a clear message when the store cannot open or the port is taken", async () => {
+    let stderr = ""
+    const io = (env: Record<string, string>) => ({
+      env,
+      cwd: dir,
+      stdout: () => {},
+      stderr: (t: string) => {
+        stderr += t
+      },
+      stopSignal: new Promise(() => {})
+    })
+    const down = await Cli.run(
+      ["serve"],
+      io({ PORT: "0", PIXGATE_DATABASE: "postgres://pixgate:hunter2@127.0.0.1:1/none" })
+    )
+    expect(down).toBe(1)
+    expect(stderr).toContain("Pixgate could not start")
+    expect(stderr).not.toContain("hunter2")
+    const { createServer } = await import("node:http")
+    const taken = createServer()
+    const { port } = new URL(await listen(taken))
+    stderr = ""
+    expect(await Cli.run(["serve"], io({ PORT: port, PIXGATE_DATABASE: database }))).toBe(1)
+    expect(stderr).toContain("EADDRINUSE")
+    taken.close()
+    stderr = ""
+    expect(await Cli.run(["serve"], io({ PORT: "http" }))).toBe(2)
+    expect(stderr).toContain("PORT must be an integer from 0 to 65535")
+  })
+
+  it("--help lists the commands", async () => {
+    const help = await cli("--help")
+    expect(help.code).toBe(0)
+    for (const command of [
+      "serve",
+      "merchant create",
+      "key create",
+      "webhook set",
+      "sandbox topup",
+      "sandbox pay"
+    ]) {
+      expect(help.stdout).toContain(command)
+    }
+  })
+})
+
+describe("pixgate as a child process", () => {
+  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+  const tsx = pathToFileURL(
+    join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
+  ).href
+  const args = (...rest: Array<string>) => ["--import", tsx, "--conditions=@pixgate/source", bin, ...rest]
+  const work = mkdtempSync(join(tmpdir(), "pixgate-serve-"))
+  afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+  it("merchant create prints the keys; errors exit non-zero", async () => {
+    const env = { ...process.env, PIXGATE_DATABASE: "sqlite:./spawned.db" }
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      args("merchant", "create", "--name", "Spawned", "--json"),
+      {
+        cwd: work,
+        env
+      }
+    )
+    expect(JSON.parse(stdout)).toMatchObject({ testKey: expect.stringMatching(/^sk_test_/) })
+    expect(existsSync(join(work, "spawned.db"))).toBe(true)
+    const failed = await promisify(execFile)(process.execPath, args("nope"), { cwd: work, env }).catch(
+      (e) => e
+    )
+    expect(failed.code).toBe(2)
+    expect(failed.stderr).toContain("Unknown command: nope")
+  })
+
+  it("serve starts on SQLite under ./data, answers /api/health, and stops cleanly on SIGTERM", async () => {
+    const env = {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      PIXGATE_DATABASE: "",
+      PIXGATE_ADMIN_TOKEN: ""
+    }
+    const child: ChildProcess = spawn(process.execPath, args("serve"), { cwd: work, env })
+    let out = ""
+    child.stdout!.on("data", (chunk) => {
+      out += chunk
+    })
+    child.stderr!.on("data", (chunk) => {
+      out += chunk
+    })
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 20_000)
+      child.stdout!.on("data", () => {
+        const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
+        if (line !== undefined) {
+          clearTimeout(timer)
+          resolve(JSON.parse(line).url)
+        }
+      })
+    })
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const health = await send(url, "GET", "/api/health")
+    expect(health.status).toBe(200)
+    expect(health.body.status).toBe("ok")
+    expect(existsSync(join(work, "data", "pixgate.db"))).toBe(true)
+    expect((await send(url, "GET", "/admin/merchants")).status).toBe(404)
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    child.kill("SIGTERM")
+    expect(await exit).toBe(0)
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+    expect(lines[0]).toMatchObject({
+      level: "info",
+      msg: "Pixgate listening",
+      url,
+      database: `sqlite:${join(work, "data", "pixgate.db")}`
+    })
+    expect(lines.some((l) => l.msg === "request" && l.path === "/api/health" && l.status === 200)).toBe(true)
+    expect(lines.at(-1)).toMatchObject({ msg: "Pixgate stopping" })
+  })
+
+  it("serve finishes a request in flight before exiting", async () => {
+    let created = ""
+    await Cli.run(["merchant", "create", "--name", "In flight"], {
+      env: { PIXGATE_DATABASE: "sqlite:./inflight.db" },
+      cwd: work,
+      stdout: (t) => {
+        created += t
+      },
+      stderr: () => {}
+    })
+    const { testKey } = JSON.parse(created)
+    const env = { ...process.env, PORT: "0", PIXGATE_DATABASE: "sqlite:./inflight.db" }
+    const child = spawn(process.execPath, args("serve"), { cwd: work, env })
+    let out = ""
+    const url = await new Promise<string>((resolve) => {
+      child.stdout.on("data", (chunk) => {
+        out += chunk
+        const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
+        if (line !== undefined) resolve(JSON.parse(line).url)
+      })
+    })
+    const { port } = new URL(url)
+    // A request whose body arrives slowly is in flight when SIGTERM comes.
+    const { request } = await import("node:http")
+    const answer = new Promise<number>((resolve, reject) => {
+      const headers = { "content-type": "application/json", "x-api-key": testKey }
+      const req = request(
+        { port, host: "127.0.0.1", method: "POST", path: "/api/v1/charges", headers },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        }
+      )
+      req.on("error", reject)
+      req.write('{"amount":')
+      setTimeout(() => req.end("1}"), 500)
+    })
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    child.kill("SIGTERM")
+    expect(await answer).toBe(201)
+    expect(await exit).toBe(0)
+  })
+})
