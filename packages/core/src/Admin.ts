@@ -44,6 +44,8 @@ export interface BalanceJson {
   readonly held: number
 }
 
+const hasNul = (text: string) => text.includes("\u0000")
+
 const badRequest = (code: string, path: string, message: string) => Errors.validation(code, path, message)
 
 const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.PixgateError =>
@@ -104,7 +106,7 @@ export const make = (deps: {
       }) =>
         Effect.gen(function* () {
           const name = input.name.trim()
-          if (name === "" || name.length > 140) {
+          if (name === "" || name.length > 140 || hasNul(name) || hasNul(input.city ?? "")) {
             return yield* Effect.fail(badRequest("invalid_name", "name", "name must be 1 to 140 characters"))
           }
           const plan = input.feePlan ?? config.defaultFeePlan
@@ -153,7 +155,7 @@ export const make = (deps: {
         Effect.gen(function* () {
           const m = yield* merchant(input.merchantId)
           yield* webhooks.checkUrl(input.url, input.mode)
-          if (input.secret.length < 8 || input.secret.length > 256) {
+          if (input.secret.length < 8 || input.secret.length > 256 || hasNul(input.secret)) {
             return yield* Effect.fail(
               badRequest("invalid_secret", "secret", "secret must be 8 to 256 characters")
             )

@@ -111,7 +111,11 @@ export const make = Effect.gen(function* () {
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
       yield* wakeup.signal
       return result
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+    }).pipe(
+      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
+      Effect.uninterruptible
+    )
 
   const expire = (id: TransactionId) =>
     Effect.gen(function* () {

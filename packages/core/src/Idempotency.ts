@@ -6,7 +6,7 @@
 import { Context, Duration, Effect, Exit } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
-import { PixgateError, unavailable, validation } from "./Errors.js"
+import { invalidJson, PixgateError, unavailable, validation } from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { type IdempotencyScope, type IdempotentResult, Store } from "./Store.js"
 
@@ -42,13 +42,17 @@ export const inFlight = (): PixgateError =>
 /** Longest accepted key. */
 export const maxKeyLength = 255
 
+/** Deepest body nesting a fingerprint follows (the HTTP layer refuses deeper bodies first). */
+const maxDepth = 64
+
 /** Canonical JSON (sorted keys) so the same body always has the same fingerprint. */
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+const canonical = (value: unknown, depth = 0): string => {
+  if (depth > maxDepth) throw new RangeError("body nested too deeply")
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(",")}]`
   if (typeof value === "object" && value !== null) {
     const entries = Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k], depth + 1)}`)
     return `{${entries.join(",")}}`
   }
   return JSON.stringify(value) ?? "null"
@@ -92,7 +96,8 @@ export const make = Effect.gen(function* () {
     }
     const scope = { merchantId: caller.merchant.id, mode: caller.mode, key }
     return Effect.gen(function* () {
-      const fingerprint = yield* Ids.sha256Hex(`${operation}\n${canonical(body)}`)
+      const text = yield* Effect.try({ try: () => canonical(body), catch: () => invalidJson() })
+      const fingerprint = yield* Ids.sha256Hex(`${operation}\n${text}`)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const begun = yield* store.beginIdempotent(scope, fingerprint, now, now + ttl, now + lock)
       switch (begun._tag) {

@@ -48,6 +48,10 @@ const optionalText = (checks: Checks, body: Record<string, unknown>, field: stri
     checks.add(code, field, `${field} must be a string of at most ${maxText} characters`)
     return null
   }
+  if (value.includes("\u0000")) {
+    checks.add("invalid_text", field, `${field} must not contain NUL characters`)
+    return null
+  }
   const trimmed = value.trim()
   return trimmed === "" ? null : trimmed
 }

@@ -48,7 +48,8 @@ const decimalToCents = (value: number): Either.Either<number, AmountError> => {
   }
   if (scale > 2) return Either.left(tooManyDecimals)
   const cents = Number(digits + "0".repeat(2 - scale))
-  return Number.isSafeInteger(cents) ? Either.right(cents) : Either.left(notPositive)
+  // Beyond 2^53 centavos no maximum can be that high: report it as above the maximum.
+  return Either.right(Number.isSafeInteger(cents) ? cents : Number.POSITIVE_INFINITY)
 }
 
 /**

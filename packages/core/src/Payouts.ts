@@ -126,7 +126,11 @@ export const make = Effect.gen(function* () {
         return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage))
       }
       return result
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+    }).pipe(
+      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      // Once the debit is made, the gateway call and its outcome must follow: not interruptible.
+      Effect.uninterruptible
+    )
 
   return { create, settle, fail } satisfies PayoutsShape
 })

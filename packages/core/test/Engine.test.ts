@@ -241,7 +241,8 @@ describe("Engine (in memory, TestClock)", () => {
           "clientName must be a string of at most 140 characters"
         ],
         [{ amount: 1, description: 5 }, 422, "description must be a string of at most 140 characters"],
-        [{ amount: 1, expiresIn: 59 }, 422, "expiresIn must be an integer between 60 and 604800"]
+        [{ amount: 1, expiresIn: 59 }, 422, "expiresIn must be an integer between 60 and 604800"],
+        [{ amount: 1, clientName: "a\u0000b" }, 422, "clientName must not contain NUL characters"]
       ] as const
       for (const [body, status, message] of charge) {
         const e = yield* errorOf(engine.charges.create(m.test, body))
