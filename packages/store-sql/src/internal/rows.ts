@@ -63,7 +63,7 @@ export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
 })
 
 /** A transaction as a row. */
-export const transactionRow = (t: Domain.Transaction) => ({
+export const transactionRow = (t: Domain.Transaction): Record<string, string | number | null> => ({
   id: t.id,
   merchant_id: t.merchantId,
   mode: t.mode,
