@@ -1,0 +1,42 @@
+/**
+ * `POST /api/v1/charges`: a dynamic BR Code, its QR PNG and one pending transaction (with its
+ * event and sandbox timers) per request, all load on one merchant. Baseline: the same HTTP
+ * load on the baseline server doing one `INSERT INTO transactions` through the same driver
+ * (no BR Code, no QR image: the QR rows show what those cost).
+ */
+import { waitForIdle } from "../lib/pixgate.js"
+import type { Result } from "../lib/report.js"
+import { keyHeaders, loadFigures, measure, type Settings, type StoreRun, summary } from "./common.js"
+import { baselineMerchant } from "./payouts.js"
+
+// 10.00 to 14.99 as JSON number text (never 10.070000000000001): never the sandbox's magic
+// amounts (6.66 is never paid, 7.77 is charged back).
+const amount = (n: number) => `${10 + Math.floor((n % 500) / 100)}.${String(n % 100).padStart(2, "0")}`
+
+/** Runs the charges row with its baseline. */
+export const run = async (settings: Settings, store: StoreRun): Promise<Array<Result>> => {
+  const base = await measure(settings, store.baseline.origin, (n) => ({
+    method: "POST",
+    path: "/charge",
+    headers: { "content-type": "application/json" },
+    body: `{"merchantId":"${baselineMerchant(0)}","amount":${amount(n)}}`
+  }))
+  settings.log(summary(`baseline charge SQL (${store.kind})`, base))
+  const result = await measure(settings, store.pixgate.origin, (n) => ({
+    method: "POST",
+    path: "/api/v1/charges",
+    headers: keyHeaders(store.one.testKey, true),
+    body: `{"amount":${amount(n)},"description":"benchmark"}`
+  }))
+  settings.log(summary(`POST /api/v1/charges (${store.kind})`, result))
+  const left = await waitForIdle(store.db, 120_000)
+  if (left > 0) settings.log(`  ${left} jobs still pending after the charges (${store.kind})`)
+  return loadFigures({
+    name: "POST /api/v1/charges",
+    store: store.kind,
+    unit: "charges/s",
+    result,
+    baseline: base,
+    baselineOf: "raw SQL: one INSERT, same driver"
+  })
+}

@@ -1,0 +1,97 @@
+/**
+ * `POST /api/v1/payouts` from funded sandbox merchants: all load on one merchant (every payout
+ * queues on one balance row), then spread round-robin over many merchants. Baseline: the same
+ * HTTP load on the baseline server doing one guarded UPDATE + one INSERT per payout through
+ * the same driver, on the same accounts pattern (one account vs as many accounts).
+ */
+import type { BenchDb } from "../lib/db.js"
+import type { LoadResult } from "../lib/load.js"
+import { waitForIdle } from "../lib/pixgate.js"
+import type { Result } from "../lib/report.js"
+import { keyHeaders, loadFigures, measure, type Settings, type StoreRun, summary } from "./common.js"
+
+/** Ids of the baseline's merchants (rows written directly, with their balances). */
+export const baselineMerchant = (i: number) => `mer_baseline_${String(i).padStart(3, "0")}`
+
+/** Creates the baseline's merchants and funds their test balances (plenty for any run). */
+export const seedBaselineAccounts = async (db: BenchDb, count: number): Promise<void> => {
+  const now = Date.now()
+  const merchants = Array.from({ length: count }, (_, i) => baselineMerchant(i))
+  await db.exec(
+    `INSERT INTO merchants (id, name, city, fee_plan, created_at) VALUES ${merchants
+      .map((id) => `('${id}', 'Baseline', 'SAO PAULO', '{}', ${now})`)
+      .join(", ")}`
+  )
+  await db.exec(
+    `INSERT INTO balances (mode, account, amount) VALUES ${merchants
+      .map((id) => `('test', 'merchant:${id}:available', 100000000000)`)
+      .join(", ")}`
+  )
+}
+
+const body = JSON.stringify({ amount: 0.01, pixKey: "cliente@example.com", description: "benchmark" })
+
+const targets = (kind: string) => {
+  const floor = kind === "postgres" ? 2000 : 4000
+  return {
+    rps: { text: `>= ${floor.toLocaleString("en-US")}/s`, met: (v: number) => v >= floor },
+    p99: { text: "< 50 ms", met: (v: number) => v < 50 }
+  }
+}
+
+/** Runs both payout rows (one merchant, spread) with their baselines. */
+export const run = async (settings: Settings, store: StoreRun): Promise<Array<Result>> => {
+  const results: Array<Result> = []
+  const loads: Record<string, LoadResult> = {}
+  for (const shape of ["one", "spread"] as const) {
+    const n = shape === "one" ? 1 : store.spread.length
+    const base = await measure(settings, store.baseline.origin, (i) => {
+      const id = baselineMerchant(i % n)
+      return {
+        method: "POST",
+        path: "/payout",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ account: `merchant:${id}:available`, merchantId: id, amount: 0.01 })
+      }
+    })
+    settings.log(summary(`baseline payout SQL, ${shape} (${store.kind})`, base))
+    const keys = shape === "one" ? [store.one.testKey] : store.spread.map((m) => m.testKey)
+    const result = await measure(settings, store.pixgate.origin, (i) => ({
+      method: "POST",
+      path: "/api/v1/payouts",
+      headers: keyHeaders(keys[i % keys.length]!, true),
+      body
+    }))
+    settings.log(summary(`POST /api/v1/payouts, ${shape} (${store.kind})`, result))
+    loads[shape] = result
+    const left = await waitForIdle(store.db, 120_000)
+    if (left > 0) settings.log(`  ${left} jobs still pending after the payouts (${store.kind})`)
+    results.push(
+      ...loadFigures({
+        name: shape === "one" ? "POST /api/v1/payouts, 1 merchant" : `POST /api/v1/payouts, ${n} merchants`,
+        store: store.kind,
+        unit: "payouts/s",
+        result,
+        baseline: base,
+        baselineOf: "raw SQL: guarded UPDATE + INSERT, same driver",
+        targets: targets(store.kind)
+      })
+    )
+  }
+  const one = loads.one!
+  const spread = loads.spread!
+  results.push({
+    name: `Payouts: ${store.spread.length} merchants vs 1`,
+    store: store.kind,
+    metric: "throughput",
+    value: spread.rps,
+    unit: "payouts/s",
+    baseline: one.rps,
+    baselineOf: "the 1-merchant row",
+    ratio: spread.rps / one.rps,
+    // "No slower", allowing for this machine's run-to-run noise of a few percent.
+    target: ">= 0.95x (no slower)",
+    met: spread.rps >= 0.95 * one.rps
+  })
+  return results
+}

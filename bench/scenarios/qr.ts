@@ -1,0 +1,91 @@
+/**
+ * QR image: milliseconds per code for Pixgate's renderer (`QrImage.pngBase64`: qrcode's module
+ * matrix, then our 1-bit PNG and deflate) against `qrcode.toDataURL` (qrcode's own PNG via
+ * pngjs and zlib), on the same dynamic BR Codes, same ECC level, scale and margin, alternating
+ * rounds so that a noisy neighbour hits both alike. The matrix alone (`qrcode.create`) is shown
+ * too: it is the part both share, and the floor of any renderer built on it.
+ */
+import { performance } from "node:perf_hooks"
+import { BrCode, Ids, QrImage } from "@pixgate/core"
+import { Either } from "effect"
+import QRCode from "qrcode"
+import { compared, type Result } from "../lib/report.js"
+
+const codes = (count: number): Array<string> =>
+  Array.from({ length: count }, (_, i) =>
+    Either.getOrThrow(
+      BrCode.encode({
+        kind: "dynamic",
+        location: `pix.pixgate.dev/v2/cob/${Ids.randomBase62(25).toLowerCase()}`,
+        merchantName: "PADARIA PAO QUENTE",
+        merchantCity: "SAO PAULO",
+        amountCents: 100 + i
+      })
+    )
+  )
+
+const options = {
+  errorCorrectionLevel: "M",
+  scale: QrImage.defaultScale,
+  margin: QrImage.defaultMargin
+} as const
+
+const timeEach = async (
+  inputs: ReadonlyArray<string>,
+  render: (text: string) => unknown
+): Promise<number> => {
+  const start = performance.now()
+  for (const text of inputs) await render(text)
+  return (performance.now() - start) / inputs.length
+}
+
+/** Runs the comparison: `count` codes per round, `rounds` alternating rounds (median of rounds). */
+export const run = async (count: number, rounds: number): Promise<ReadonlyArray<Result>> => {
+  const inputs = codes(count)
+  const ours = (text: string) => QrImage.pngBase64(text)
+  const theirs = (text: string) => QRCode.toDataURL(text, options)
+  const matrix = (text: string) => QRCode.create(text, { errorCorrectionLevel: "M" })
+  // Warm-up: let the JIT compile all three paths.
+  await timeEach(inputs.slice(0, Math.min(50, count)), ours)
+  await timeEach(inputs.slice(0, Math.min(50, count)), theirs)
+  await timeEach(inputs.slice(0, Math.min(50, count)), matrix)
+  const samples = { ours: [] as number[], theirs: [] as number[], matrix: [] as number[] }
+  for (let round = 0; round < rounds; round++) {
+    samples.ours.push(await timeEach(inputs, ours))
+    samples.theirs.push(await timeEach(inputs, theirs))
+    samples.matrix.push(await timeEach(inputs, matrix))
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  const oursMs = median(samples.ours)
+  const theirsMs = median(samples.theirs)
+  const matrixMs = median(samples.matrix)
+  const speedup = theirsMs / oursMs
+  return [
+    {
+      ...compared({
+        name: "QR image (QrImage.pngBase64)",
+        store: "-",
+        metric: "time per code",
+        value: oursMs,
+        unit: "ms",
+        baseline: theirsMs,
+        baselineOf: "qrcode.toDataURL, same codes and size"
+      }),
+      target: "<= 0.25x (>= 4x faster)",
+      met: speedup >= 4,
+      note: `speedup ${speedup.toFixed(2)}x; ${count} codes x ${rounds} rounds`
+    },
+    {
+      ...compared({
+        name: "QR matrix only (qrcode.create)",
+        store: "-",
+        metric: "time per code",
+        value: matrixMs,
+        unit: "ms",
+        baseline: theirsMs,
+        baselineOf: "qrcode.toDataURL"
+      }),
+      note: "the share of both renderers spent on the module matrix"
+    }
+  ]
+}
