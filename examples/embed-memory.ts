@@ -7,7 +7,10 @@ import { FetchHttpClient } from "@effect/platform"
 import { Engine, MemoryStore } from "@pixgate/core"
 import { Effect, Layer, Schedule } from "effect"
 
-const PixgateInMemory = Engine.layer().pipe(Layer.provide(MemoryStore.layer), Layer.provide(FetchHttpClient.layer))
+const PixgateInMemory = Engine.layer().pipe(
+  Layer.provide(MemoryStore.layer),
+  Layer.provide(FetchHttpClient.layer)
+)
 
 export const program = Effect.gen(function* () {
   const pixgate = yield* Engine.Engine

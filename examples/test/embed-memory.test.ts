@@ -9,7 +9,12 @@ describe("examples/embed-memory.ts", () => {
     Effect.gen(function* () {
       const page = yield* program
       expect(page.total).toBe(1)
-      expect(page.data[0]).toMatchObject({ type: "deposit", status: "completed", amount: 25.9, netAmount: 25.64 })
+      expect(page.data[0]).toMatchObject({
+        type: "deposit",
+        status: "completed",
+        amount: 25.9,
+        netAmount: 25.64
+      })
     })
   )
 
@@ -19,6 +24,9 @@ describe("examples/embed-memory.ts", () => {
       cwd: fileURLToPath(new URL("..", import.meta.url)),
       encoding: "utf8"
     })
-    expect(JSON.parse(out.slice(out.indexOf("{\n")))).toMatchObject({ total: 1, data: [{ status: "completed" }] })
+    expect(JSON.parse(out.slice(out.indexOf("{\n")))).toMatchObject({
+      total: 1,
+      data: [{ status: "completed" }]
+    })
   })
 })

@@ -42,16 +42,22 @@ describe("README walk-through", () => {
     receiverPort = await freePort()
     receiver = createServer((req, res) => {
       let body = ""
-      req.on("data", (c) => (body += c)).on("end", () => {
-        received.push({ headers: req.headers, body })
-        res.end()
-      })
+      req
+        .on("data", (c) => (body += c))
+        .on("end", () => {
+          received.push({ headers: req.headers, body })
+          res.end()
+        })
     }).listen(receiverPort, "127.0.0.1")
-    server = spawn(process.execPath, ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"], {
-      cwd: root,
-      env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+    server = spawn(
+      process.execPath,
+      ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"],
+      {
+        cwd: root,
+        env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
     await new Promise<void>((resolve, reject) => {
       server.stdout!.on("data", (chunk: Buffer) => {
         if (chunk.toString().includes(`127.0.0.1:${port}`)) resolve()
@@ -72,8 +78,12 @@ describe("README walk-through", () => {
       .replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`)
       .replaceAll("127.0.0.1:4000", `127.0.0.1:${receiverPort}`)
     const out = await new Promise<string>((resolve, reject) =>
-      execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, env, timeout: 120_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
+      execFile(
+        "bash",
+        ["-euo", "pipefail", "-c", script],
+        { cwd: root, env, timeout: 120_000 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
       )
     )
     // The script prints, in order: the webhook endpoint, the charge, the completed list, the

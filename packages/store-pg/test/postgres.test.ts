@@ -186,7 +186,9 @@ describePostgres("Postgres", () => {
         const scope = { merchantId: merchant.id, mode: "live", key: "order-42" } as const
         const at = Date.UTC(2026, 0, 1)
         const outcomes = yield* Effect.all(
-          Array.from({ length: 30 }, () => s.beginIdempotent(scope, "fp", at, at + 86_400_000, at + 86_400_000)),
+          Array.from({ length: 30 }, () =>
+            s.beginIdempotent(scope, "fp", at, at + 86_400_000, at + 86_400_000)
+          ),
           { concurrency: "unbounded" }
         )
         expect(outcomes.filter((o) => o._tag === "Started").length).toBe(1)

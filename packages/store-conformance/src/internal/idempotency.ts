@@ -72,7 +72,9 @@ export const idempotency = (it: Suite) =>
         const lockFor = (now: number) => s.beginIdempotent(k.scope, "fp-a", now, now + day, now + 1000)
         expect(yield* lockFor(baseTime)).toEqual({ _tag: "Started" })
         expect(yield* lockFor(baseTime + 999)).toEqual({ _tag: "InFlight" })
-        expect(yield* s.beginIdempotent(k.scope, "fp-b", baseTime + 1000, baseTime + day, baseTime + 2000)).toEqual({
+        expect(
+          yield* s.beginIdempotent(k.scope, "fp-b", baseTime + 1000, baseTime + day, baseTime + 2000)
+        ).toEqual({
           _tag: "Mismatch"
         })
         expect(yield* lockFor(baseTime + 1000)).toEqual({ _tag: "Started" })
@@ -92,7 +94,11 @@ export const idempotency = (it: Suite) =>
         expect(yield* k.begin("fp-a")).toEqual({ _tag: "Started" })
         const idempotency = { scope: k.scope, status: 201, body: '{"id":1}' }
         expect(yield* s.insertTransactions({ ...payoutInsert(first), idempotency })).toBe("created")
-        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", status: 201, body: '{"id":1}' })
+        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({
+          _tag: "Replay",
+          status: 201,
+          body: '{"id":1}'
+        })
         // A late request under the same (now finished) key writes nothing.
         const late = { scope: k.scope, status: 201, body: '{"id":2}' }
         expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: late })).toBe("conflict")
@@ -100,7 +106,9 @@ export const idempotency = (it: Suite) =>
         expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
         // An unknown (released) key is a conflict too.
         const unknown = { scope: { ...k.scope, key: "never-started" }, status: 201, body: "{}" }
-        expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: unknown })).toBe("conflict")
+        expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: unknown })).toBe(
+          "conflict"
+        )
         expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
       })
     )
