@@ -2,8 +2,8 @@
  * Small builders of valid records for storage tests. Every id is fresh, so tests that share one
  * store never see each other's data; times default to `baseTime`; amounts are centavos.
  */
-import type { Domain, Store } from "@pixgate/core"
-import { Fees, Ids, Money } from "@pixgate/core"
+import type { Store } from "@pixgate/core"
+import { Domain, Fees, Ids, Money } from "@pixgate/core"
 
 type Account = Domain.Account
 type Mode = Domain.Mode
@@ -43,7 +43,7 @@ const transaction = (
   const at = options.at ?? baseTime
   const amount = Money.Cents(options.amount ?? 10_000)
   const { feeAmount, gatewayFeeAmount, netAmount } = fees(options.plan ?? Fees.defaultPlan, amount)
-  return {
+  return Domain.newTransaction({
     id: Ids.newId("tx", at) as Domain.TransactionId,
     merchantId,
     mode: options.mode ?? "test",
@@ -53,21 +53,8 @@ const transaction = (
     feeAmount,
     gatewayFeeAmount,
     netAmount,
-    clientName: null,
-    clientDocument: null,
-    pixKey: null,
-    pixKeyType: null,
-    txid: null,
-    endToEndId: null,
-    description: null,
-    qrCode: null,
-    expiresAt: null,
-    paidAt: null,
-    failureReason: null,
-    counterpartyId: null,
-    createdAt: at,
-    updatedAt: at
-  }
+    createdAt: at
+  })
 }
 
 /** A pending charge (`deposit`) with a fresh txid, expiring an hour after `at`. */
