@@ -9,25 +9,21 @@ import { Engine, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { describePostgres } from "./helpers.js"
-import { type Line, run, spawnEngine, startReceiver, waitUntil, withFreshDatabase } from "./processes.js"
+import {
+  type Line,
+  run,
+  spawnEngine,
+  startReceiver,
+  waitUntil,
+  webhookLog,
+  withFreshDatabase
+} from "./processes.js"
 
 const recipient = "recipient@example.com"
 const funding = 2_000 // reais: covers every payout of the stream (1.33 each)
 const acknowledgedBeforeKill = 200
 /** How long the retrying client keeps asking again while a key answers 409 "in flight". */
 const inFlightPatienceMs = 15_000
-
-/** Every page of the merchant's webhook log. */
-const webhookLog = (merchantId: string) =>
-  Effect.gen(function* () {
-    const engine = yield* Engine.Engine
-    const all = []
-    for (let offset = 0; ; offset += 500) {
-      const page = yield* engine.admin.webhookLog({ merchantId, mode: "test", limit: 500, offset })
-      all.push(...page)
-      if (page.length < 500) return all
-    }
-  })
 
 const snapshot = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

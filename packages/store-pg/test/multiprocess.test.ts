@@ -9,21 +9,17 @@ import { Engine, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { describePostgres } from "./helpers.js"
-import { type Hit, run, spawnEngine, startReceiver, waitUntil, withFreshDatabase } from "./processes.js"
+import {
+  type Hit,
+  run,
+  spawnEngine,
+  startReceiver,
+  waitUntil,
+  webhookLog,
+  withFreshDatabase
+} from "./processes.js"
 
 const recipient = "recipient@example.com"
-
-/** Every page of the merchant's webhook log. */
-const webhookLog = (merchantId: string) =>
-  Effect.gen(function* () {
-    const engine = yield* Engine.Engine
-    const all = []
-    for (let offset = 0; ; offset += 500) {
-      const page = yield* engine.admin.webhookLog({ merchantId, mode: "test", limit: 500, offset })
-      all.push(...page)
-      if (page.length < 500) return all
-    }
-  })
 
 /** Work left in the database: jobs, deliveries not yet delivered, payouts not yet settled. */
 const workLeft = Effect.gen(function* () {

@@ -11,7 +11,7 @@ import { FetchHttpClient } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Engine, type Store } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
-import { type Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach } from "vitest"
 import type { ChildOptions } from "./engine-process.js"
 import { createDatabase, databaseUrl, dropDatabase } from "./helpers.js"
@@ -269,3 +269,15 @@ export const run = <A, E>(
   engine: TestEngine,
   effect: Effect.Effect<A, E, Engine.Engine | Store.Store | SqlClient.SqlClient>
 ): Promise<A> => engine.runPromise(effect)
+
+/** Every page of the merchant's webhook log. */
+export const webhookLog = (merchantId: string) =>
+  Effect.gen(function* () {
+    const engine = yield* Engine.Engine
+    const all = []
+    for (let offset = 0; ; offset += 500) {
+      const page = yield* engine.admin.webhookLog({ merchantId, mode: "test", limit: 500, offset })
+      all.push(...page)
+      if (page.length < 500) return all
+    }
+  })
