@@ -6,6 +6,7 @@
 import { layer } from "@effect/vitest"
 import type { Store } from "@pixgate/core"
 import type { Layer } from "effect"
+import { batching } from "./internal/batching.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { concurrency } from "./internal/concurrency.js"
 import { deliveries } from "./internal/deliveries.js"
@@ -15,6 +16,7 @@ import { ledger, ledgerClean } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
+import { totals } from "./internal/totals.js"
 
 export * from "./fixtures.js"
 
@@ -38,10 +40,12 @@ export const runStoreConformance = (
     money(it)
     chargebacks(it)
     listing(it)
+    totals(it)
     ledger(it)
     idempotency(it)
     jobs(it)
     deliveries(it)
     concurrency(it, options.concurrency)
+    batching(it)
     ledgerClean(it)
   })

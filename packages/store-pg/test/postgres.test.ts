@@ -19,7 +19,7 @@ import {
   topUpEntry
 } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
-import { Migrations } from "@pixgate/store-sql"
+import { Migrations, SqlStore } from "@pixgate/store-sql"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { describePostgres, useFreshDatabase } from "./helpers.js"
 
@@ -58,13 +58,15 @@ describePostgres("Postgres", () => {
     Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections }))
 
   layer(Layer.fresh(store()), { excludeTestServices: true })("PgStore", (it) => {
-    it.effect("the filtered list query reads an index, never a sequential scan, over 50,000 rows", () =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const s = yield* Store.Store
-        yield* sql`INSERT INTO merchants (id, name, city, fee_plan, created_at)
+    it.effect(
+      "the list's page and total read indexes, never a sequential scan, over 50,000 rows; totals exact",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const s = yield* Store.Store
+          yield* sql`INSERT INTO merchants (id, name, city, fee_plan, created_at)
           SELECT 'mer_seed_' || m, 'Seed', 'SAO PAULO', '{}', 0 FROM generate_series(0, 49) m`
-        yield* sql`INSERT INTO transactions
+          yield* sql`INSERT INTO transactions
             (id, merchant_id, mode, type, status, amount, fee_amount, gateway_fee_amount, net_amount,
              created_at, updated_at)
           SELECT 'tx_seed_' || lpad(i::text, 6, '0'), 'mer_seed_' || (i % 50),
@@ -73,49 +75,76 @@ describePostgres("Postgres", () => {
             (ARRAY['pending', 'completed', 'failed', 'refunded'])[1 + (i / 11) % 4],
             1000 + i, 10, 3, 990 + i, 1767225600000 + i::bigint * 60000, 1767225600000 + i::bigint * 60000
           FROM generate_series(1, 50000) i`
-        yield* sql.unsafe("VACUUM ANALYZE transactions")
+          yield* SqlStore.recountTransactions
+          yield* sql.unsafe("VACUUM ANALYZE transactions")
+          yield* sql.unsafe("VACUUM ANALYZE transaction_counts")
 
-        const base = {
-          merchantId: "mer_seed_7" as Domain.MerchantId,
-          mode: "test",
-          offset: 20,
-          limit: 20
-        } as const
-        const queries: Array<readonly [string, ReadonlyArray<unknown>]> = []
-        const capture = Statement.withTransformer((statement) =>
-          Effect.sync(() => {
-            const [text, params] = statement.compile()
-            if (/FROM transactions/.test(text)) queries.push([text, params])
-            return statement
-          })
-        )
-        const filters = [
-          {},
-          { status: "completed" },
-          { type: "withdrawal" },
-          { type: "deposit", status: "pending" },
-          { status: "failed", from: 1767225600000 + 10_000 * 60000, to: 1767225600000 + 30_000 * 60000 }
-        ] as const
-        for (const filter of filters) {
-          const page = yield* capture(s.listTransactions({ ...base, ...filter }))
-          expect(page.rows.length).toBeGreaterThan(0)
-        }
-        expect(queries.length).toBe(filters.length * 2)
-        for (const [text, params] of queries) {
-          const [{ "QUERY PLAN": plan }] = yield* sql.unsafe<{
-            "QUERY PLAN": ReadonlyArray<{ Plan: never }>
-          }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
-          const nodes = planNodes(plan[0].Plan)
-          const scans = nodes.filter((n) => n["Relation Name"] === "transactions")
-          expect(scans.length, text).toBeGreaterThan(0)
-          for (const scan of scans) expect(scan["Node Type"], text).not.toBe("Seq Scan")
-          const indexes = nodes.flatMap((n) => (typeof n["Index Name"] === "string" ? [n["Index Name"]] : []))
-          expect(
-            indexes.some((name) => name.startsWith("transactions_list")),
-            text
-          ).toBe(true)
-        }
-      })
+          const base = {
+            merchantId: "mer_seed_7" as Domain.MerchantId,
+            mode: "test",
+            offset: 20,
+            limit: 20
+          } as const
+          const queries: Array<readonly [string, ReadonlyArray<unknown>]> = []
+          const capture = Statement.withTransformer((statement) =>
+            Effect.sync(() => {
+              const [text, params] = statement.compile()
+              if (/FROM transaction(s|_counts)\b/.test(text)) queries.push([text, params])
+              return statement
+            })
+          )
+          const filters = [
+            {},
+            { status: "completed" },
+            { type: "withdrawal" },
+            { type: "deposit", status: "pending" },
+            { status: "failed", from: 1767225600000 + 10_000 * 60000, to: 1767225600000 + 30_000 * 60000 }
+          ] as const
+          for (const filter of filters) {
+            const page = yield* capture(s.listTransactions({ ...base, ...filter }))
+            expect(page.rows.length).toBeGreaterThan(0)
+            const q = { ...base, ...filter } as Store.TransactionQuery
+            const [{ n }] = yield* sql<{ n: string }>`SELECT COUNT(*) AS n FROM transactions WHERE ${sql.and([
+              sql`merchant_id = ${q.merchantId}`,
+              sql`mode = ${q.mode}`,
+              ...(q.type === undefined ? [] : [sql`type = ${q.type}`]),
+              ...(q.status === undefined ? [] : [sql`status = ${q.status}`]),
+              ...(q.from === undefined ? [] : [sql`created_at >= ${q.from}`]),
+              ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`])
+            ])}`
+            expect(page.total, JSON.stringify(filter)).toBe(Number(n))
+          }
+          expect(queries.length).toBe(filters.length * 2)
+          // Totals of whole-day filters come from the counts (the last filter's bounds are minutes).
+          expect(queries.filter(([text]) => /FROM transaction_counts/.test(text)).length).toBe(
+            filters.length - 1
+          )
+          for (const [text, params] of queries) {
+            if (/FROM transaction_counts/.test(text)) {
+              const [{ "QUERY PLAN": plan }] = yield* sql.unsafe<{
+                "QUERY PLAN": ReadonlyArray<{ Plan: never }>
+              }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+              const scans = planNodes(plan[0].Plan).filter((n) => n["Relation Name"] === "transaction_counts")
+              expect(scans.length, text).toBeGreaterThan(0)
+              for (const scan of scans) expect(scan["Node Type"], text).not.toBe("Seq Scan")
+              continue
+            }
+            const [{ "QUERY PLAN": plan }] = yield* sql.unsafe<{
+              "QUERY PLAN": ReadonlyArray<{ Plan: never }>
+            }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+            const nodes = planNodes(plan[0].Plan)
+            const scans = nodes.filter((n) => n["Relation Name"] === "transactions")
+            expect(scans.length, text).toBeGreaterThan(0)
+            for (const scan of scans) expect(scan["Node Type"], text).not.toBe("Seq Scan")
+            const indexes = nodes.flatMap((n) =>
+              typeof n["Index Name"] === "string" ? [n["Index Name"]] : []
+            )
+            expect(
+              indexes.some((name) => name.startsWith("transactions_list")),
+              text
+            ).toBe(true)
+          }
+        })
     )
 
     it.effect("a claimer skips the jobs another holds locked, without waiting for it", () =>

@@ -5,7 +5,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import { initial } from "./internal/schema.js"
+import { countsAndDueAt, initial } from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
 export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
@@ -20,10 +20,12 @@ const statements = (list: ReadonlyArray<string>): Migration =>
 
 /** Postgres migrations. */
 export const pg: Record<string, Migration> = {
-  "0001_initial": statements(initial("pg"))
+  "0001_initial": statements(initial("pg")),
+  "0002_counts_and_due_at": statements(countsAndDueAt("pg"))
 }
 
 /** SQLite migrations. */
 export const sqlite: Record<string, Migration> = {
-  "0001_initial": statements(initial("sqlite"))
+  "0001_initial": statements(initial("sqlite")),
+  "0002_counts_and_due_at": statements(countsAndDueAt("sqlite"))
 }

@@ -1,36 +1,61 @@
 /**
  * The storage port over any `@effect/sql` client: one implementation for Postgres and SQLite.
- * Every operation is one atomic unit (one statement, or one transaction); the few dialect
- * differences (row claiming) are chosen with `sql.onDialectOrElse`.
+ * Every operation is one atomic unit. Writes that happen at once are batched into one database
+ * transaction (group commit, internal/units.ts) with the outcome of each unit exactly as if it
+ * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Store } from "@pixgate/core"
 import { Cause, Context, Effect, Layer } from "effect"
 import { chargebacks } from "./internal/chargebacks.js"
+import { recount } from "./internal/counts.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
 import { transactions } from "./internal/transactions.js"
+import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
 
+/** How the store runs its writes. */
+export interface SqlStoreOptions {
+  /**
+   * Write batches running at once. Default: 1 on SQLite (one connection), 2 on Postgres, where
+   * a second batch is gathered and sent while the first waits on the database.
+   */
+  readonly writeConcurrency?: number
+}
+
 /** Builds the store over the `SqlClient` in context (its schema must be migrated). */
-export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = Effect.map(
-  SqlClient.SqlClient,
-  (sql): Store.StoreShape => {
+export const makeWith = (
+  options: SqlStoreOptions = {}
+): Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
     const journal = ledger(sql)
-    const { finishInUnit, ...keys } = idempotency(sql)
+    const concurrency: number =
+      options.writeConcurrency ?? sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 })
+    const writes = yield* units(sql, journal, concurrency)
     return {
       ...merchants(sql),
-      ...transactions(sql, journal, finishInUnit),
+      ...transactions(sql, writes),
       ...journal.ops,
-      ...chargebacks(sql, journal),
-      ...keys,
-      ...jobs(sql),
-      ...webhooks(sql)
+      ...chargebacks(sql),
+      ...idempotency(sql),
+      ...jobs(sql, writes),
+      ...webhooks(sql, writes)
     }
-  }
-)
+  })
+
+/**
+ * Rebuilds the per-day transaction counts behind list totals from the transactions table, for
+ * rows written around the store (bulk imports, seeded benchmarks) or as a repair.
+ */
+export const recountTransactions: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =
+  Effect.flatMap(SqlClient.SqlClient, recount)
+
+/** `makeWith` with the default options. */
+export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = makeWith()
 
 /** The `Store` service over the `SqlClient` in context. */
 export const layer: Layer.Layer<Store.Store, never, SqlClient.SqlClient> = Layer.effect(Store.Store, make)

@@ -55,7 +55,7 @@ describe("SqliteStore", () => {
     })
   )
 
-  it.scoped("the filtered list queries search an index of the list", () =>
+  it.scoped("the filtered list queries search an index: the list's, or the counts' for totals", () =>
     Effect.gen(function* () {
       const { store, sql } = yield* open(":memory:")
       const merchant = makeMerchant()
@@ -78,11 +78,18 @@ describe("SqliteStore", () => {
         yield* capture(store.listTransactions({ ...page, ...filter }))
       }
       expect(queries.length).toBe(8)
+      // Totals of whole-day filters come from the counts, searched by their primary key.
+      expect(queries.filter(([text]) => /FROM transaction_counts/.test(text)).length).toBe(3)
       for (const [text, params] of queries) {
         const plan = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
         const details = plan.map((row) => row.detail).join("; ")
-        expect(details, text).toMatch(/transactions USING (COVERING )?INDEX transactions_list/)
-        expect(details, text).not.toMatch(/SCAN transactions(?! USING)/)
+        if (/FROM transaction_counts/.test(text)) {
+          expect(details, text).toMatch(/SEARCH transaction_counts USING (COVERING )?INDEX/)
+          expect(details, text).not.toMatch(/SCAN transaction_counts/)
+        } else {
+          expect(details, text).toMatch(/transactions USING (COVERING )?INDEX transactions_list/)
+          expect(details, text).not.toMatch(/SCAN transactions(?! USING)/)
+        }
       }
     })
   )

@@ -1,15 +1,14 @@
 /** MED disputes: at most one open chargeback per deposit, resolved once. */
 import type { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
-import type { ledger } from "./ledger.js"
-import { recordEffects } from "./outbox.js"
-import { chargebackRow, toChargeback } from "./rows.js"
+import { chargebackRow, toChargeback, toTransaction } from "./rows.js"
 import { atomic, first, query, type Sql, single } from "./sql.js"
+import { apply, Writes } from "./writes.js"
 
 type Ops = "openChargeback" | "resolveChargeback" | "getChargeback" | "listChargebacks"
 
-/** The chargeback operations over one client and its journal. */
-export const chargebacks = (sql: Sql, journal: ReturnType<typeof ledger>): Pick<Store.StoreShape, Ops> => ({
+/** The chargeback operations over one client. */
+export const chargebacks = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
   openChargeback: (chargeback, entry, effects) =>
     atomic(sql)(
       Effect.gen(function* () {
@@ -19,8 +18,10 @@ export const chargebacks = (sql: Sql, journal: ReturnType<typeof ledger>): Pick<
           ON CONFLICT (transaction_id) WHERE status = 'open' DO NOTHING
           RETURNING id`
         if (inserted.length === 0) return false
-        yield* journal.post(entry)
-        yield* recordEffects(sql, effects)
+        const w = new Writes()
+        w.entry(entry)
+        w.effects(effects)
+        yield* apply(sql, w)
         return true
       })
     ),
@@ -36,12 +37,21 @@ export const chargebacks = (sql: Sql, journal: ReturnType<typeof ledger>): Pick<
         )
         const chargeback = first(resolved)
         if (Option.isNone(chargeback)) return chargeback
+        const w = new Writes()
         if (input.refund) {
-          yield* sql`UPDATE transactions SET status = 'refunded', updated_at = ${input.at}
-            WHERE id = ${chargeback.value.transactionId}`
+          const id = chargeback.value.transactionId
+          const select = sql`SELECT * FROM transactions WHERE id = ${id}`
+          const [deposit] = yield* query(
+            sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select }),
+            toTransaction
+          )
+          yield* sql`UPDATE transactions SET status = 'refunded', updated_at = ${input.at} WHERE id = ${id}`
+          if (deposit !== undefined && deposit.status !== "refunded")
+            w.moved({ ...deposit, status: "refunded" }, deposit.status)
         }
-        yield* journal.post(input.entry)
-        yield* recordEffects(sql, input.effects)
+        w.entry(input.entry)
+        w.effects(input.effects)
+        yield* apply(sql, w)
         return chargeback
       })
     ),

@@ -59,13 +59,6 @@ export const idempotency = (sql: Sql) => {
     })
 
   return {
-    /** Stores a request's result in the caller's transaction; false when the key is not started. */
-    finishInUnit: (result: Store.IdempotentResult) =>
-      Effect.map(
-        sql`UPDATE idempotency_keys SET status = ${result.status}, body = ${result.body}
-          WHERE ${scoped(result.scope)} AND status IS NULL RETURNING idempotency_key`,
-        (rows) => rows.length > 0
-      ),
     beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(sql)(begin(scope, fingerprint, now, expiresAt, lockedUntil)),
     finishIdempotent: (scope, status, body) =>
@@ -76,5 +69,5 @@ export const idempotency = (sql: Sql) => {
       ),
     releaseIdempotent: (scope) =>
       single(Effect.asVoid(sql`DELETE FROM idempotency_keys WHERE ${scoped(scope)}`))
-  } satisfies Pick<Store.StoreShape, Ops> & Record<string, unknown>
+  } satisfies Pick<Store.StoreShape, Ops>
 }

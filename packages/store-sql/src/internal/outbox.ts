@@ -16,7 +16,8 @@ export const attemptJobRow = (deliveryId: string, runAt: number): ReturnType<typ
   kind: "webhook.attempt",
   ref: deliveryId,
   run_at: runAt,
-  lease_until: null
+  lease_until: null,
+  due_at: runAt
 })
 
 /** Writes what a change causes. */

@@ -168,7 +168,8 @@ export const jobRow = (j: Domain.Job) => ({
   kind: j.kind,
   ref: j.ref,
   run_at: j.runAt,
-  lease_until: null
+  lease_until: null,
+  due_at: j.runAt
 })
 
 /** A delivery as a row. */

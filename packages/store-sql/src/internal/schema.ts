@@ -17,6 +17,8 @@ const jobKinds = [
   "sandbox.chargeback.resolve"
 ] as const satisfies ReadonlyArray<Domain.JobKind>
 
+const jobKindCheck = `CHECK (kind IN (${quoted(jobKinds)}))`
+
 /** The SQL dialects Pixgate's schema is written for. */
 export type Dialect = "pg" | "sqlite"
 
@@ -138,7 +140,7 @@ export const initial = (dialect: Dialect): ReadonlyArray<string> => {
     `CREATE INDEX delivery_attempts_delivery ON delivery_attempts (delivery_id, attempt, at)`,
     `CREATE TABLE jobs (
     id ${text} PRIMARY KEY,
-    kind ${text} NOT NULL CHECK (kind IN (${quoted(jobKinds)})),
+    kind ${text} NOT NULL ${jobKindCheck},
     ref ${text} NOT NULL,
     run_at BIGINT NOT NULL,
     lease_until BIGINT
@@ -183,3 +185,56 @@ const pgTuning = [
 
 // SQLite has no INCLUDE columns: the amount joins the key.
 const sqliteTuning = ["CREATE INDEX postings_account ON postings (mode, account, amount)"]
+
+/**
+ * Statements of migration 0002:
+ * - `jobs.due_at`, when a job can next be claimed (its run time, or its lease's end while
+ *   leased), indexed: claiming and "when is the next job due" read the index instead of
+ *   scanning every job (a busy engine holds an expiry job for every open charge);
+ * - `transaction_counts`, filled from the transactions already stored (see counts.ts).
+ */
+export const countsAndDueAt = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  const mode = `mode ${text} NOT NULL CHECK (mode IN (${quoted(Domain.modes)}))`
+  const dueAt = "CASE WHEN lease_until > run_at THEN lease_until ELSE run_at END"
+  const jobs =
+    dialect === "pg"
+      ? [
+          "ALTER TABLE jobs ADD COLUMN due_at BIGINT",
+          `UPDATE jobs SET due_at = ${dueAt}`,
+          "ALTER TABLE jobs ALTER COLUMN due_at SET NOT NULL",
+          "DROP INDEX jobs_due"
+        ]
+      : // SQLite cannot add a NOT NULL column without a default: rebuild the table.
+        [
+          `CREATE TABLE jobs_next (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL ${jobKindCheck},
+    ref TEXT NOT NULL,
+    run_at BIGINT NOT NULL,
+    lease_until BIGINT,
+    due_at BIGINT NOT NULL
+  )`,
+          `INSERT INTO jobs_next (id, kind, ref, run_at, lease_until, due_at)
+    SELECT id, kind, ref, run_at, lease_until, ${dueAt} FROM jobs`,
+          "DROP TABLE jobs",
+          "ALTER TABLE jobs_next RENAME TO jobs"
+        ]
+  return [
+    ...jobs,
+    "CREATE INDEX jobs_due_at ON jobs (due_at, id)",
+    `CREATE TABLE transaction_counts (
+    merchant_id ${text} NOT NULL,
+    ${mode},
+    day BIGINT NOT NULL,
+    type ${text} NOT NULL,
+    status ${text} NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (merchant_id, mode, day, type, status)
+  )`,
+    `INSERT INTO transaction_counts (merchant_id, mode, day, type, status, n)
+    SELECT merchant_id, mode, created_at / 86400000, type, status, COUNT(*) FROM transactions
+    GROUP BY merchant_id, mode, created_at / 86400000, type, status`,
+    ...(dialect === "pg" ? ["ALTER TABLE transaction_counts SET (fillfactor = 70)"] : [])
+  ]
+}

@@ -30,7 +30,7 @@ const causeCode = (cause: unknown): string | undefined =>
 
 /** Deadlocks, serialization failures and a busy SQLite file: the whole transaction may run again. */
 const transient = new Set(["40P01", "40001", "SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT"])
-const isTransient = (error: Failure): boolean =>
+export const isTransient = (error: Failure): boolean =>
   error._tag === "SqlError" && transient.has(causeCode(error.cause) ?? "")
 
 /** Any failure of an operation as the port's `StoreError`, keeping the driver's message. */

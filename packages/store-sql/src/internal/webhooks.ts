@@ -2,14 +2,19 @@
 import type { Domain, Store } from "@pixgate/core"
 import { Ids } from "@pixgate/core"
 import { Effect, Option } from "effect"
+import type { Coalescer } from "./coalesce.js"
 import { attemptJobRow } from "./outbox.js"
-import { attemptRow, deliveryRow, toAttempt, toDelivery, toEndpoint, toEvent, toJoinedEvent } from "./rows.js"
+import { deliveryRow, toAttempt, toDelivery, toEndpoint, toEvent, toJoinedEvent } from "./rows.js"
 import { atomic, first, query, type Sql, single } from "./sql.js"
+import type { WriteOp, WriteResult } from "./units.js"
 
 type Ops = "listEvents" | "getEvent" | "getDelivery" | "recordAttempt" | "redeliver" | "listDeliveries"
 
-/** The event and webhook operations over one client. */
-export const webhooks = (sql: Sql): Pick<Store.StoreShape, Ops> => {
+/** The event and webhook operations over one client and its write batcher. */
+export const webhooks = (
+  sql: Sql,
+  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>
+): Pick<Store.StoreShape, Ops> => {
   const deliveryWithEvent = sql`SELECT d.*, e.type AS event_type, e.data AS event_data,
       e.created_at AS event_created_at
     FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`
@@ -70,20 +75,7 @@ export const webhooks = (sql: Sql): Pick<Store.StoreShape, Ops> => {
         )
       ).pipe(Effect.map(first)),
 
-    recordAttempt: ({ jobId, attempt, status, retryAt }) =>
-      atomic(sql)(
-        Effect.gen(function* () {
-          yield* sql`INSERT INTO delivery_attempts ${sql.insert(attemptRow(attempt))}`
-          yield* sql`UPDATE webhook_deliveries
-            SET attempts = ${attempt.attempt}, status = ${status}, updated_at = ${attempt.at}
-            WHERE id = ${attempt.deliveryId}`
-          if (status === "pending" && retryAt !== null) {
-            yield* sql`UPDATE jobs SET run_at = ${retryAt}, lease_until = NULL WHERE id = ${jobId}`
-          } else {
-            yield* sql`DELETE FROM jobs WHERE id = ${jobId}`
-          }
-        })
-      ),
+    recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
 
     redeliver: (eventId, now) => atomic(sql)(redeliver(eventId, now)),
 

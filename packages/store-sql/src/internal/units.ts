@@ -1,0 +1,312 @@
+/**
+ * The batched write units: inserts of transactions (with their guard and idempotency key),
+ * status transitions, and the worker's job and webhook-attempt records. A batch runs in one
+ * database transaction with the outcome of every unit exactly what it would be had the units
+ * run one after another, in submission order:
+ *
+ * 1. the merchant balance rows any unit moves are locked, in key order (Postgres
+ *    `FOR UPDATE`; SQLite has a single writer), and read;
+ * 2. transitions apply with one `UPDATE ... FROM (VALUES ...)`, each only if still in `from`;
+ * 3. guards are decided in order against the locked balances minus what earlier units of the
+ *    batch took, so no interleaving can overdraw, and insufficient units write nothing;
+ * 4. idempotency keys are finished with their units' answers: a key no longer started
+ *    (another request took it over) makes its unit a conflict, and the batch runs again
+ *    without it, so no other unit's guard counted its money;
+ * 5. everything is written (writes.ts), the guarded balances checked against the decisions.
+ *
+ * Units that touch the same transaction, key or job run in successive rounds of the batch.
+ * A batch that fails is run again one unit at a time, so one bad unit fails alone.
+ */
+import type { Domain } from "@pixgate/core"
+import { Store } from "@pixgate/core"
+import { Data, Effect, Exit, Option } from "effect"
+import * as Coalesce from "./coalesce.js"
+import type { ledger } from "./ledger.js"
+import { toTransaction } from "./rows.js"
+import { int, isTransient, query, type Sql, toStoreError } from "./sql.js"
+import { apply, balanceKey, isMerchantAccount, Writes } from "./writes.js"
+
+/** A write the store batches. */
+export type WriteOp =
+  | { readonly _tag: "Insert"; readonly input: Store.NewTransactions }
+  | { readonly _tag: "Advance"; readonly input: Store.Advance }
+  | { readonly _tag: "FinishJob"; readonly id: Domain.JobId }
+  | { readonly _tag: "RetryJob"; readonly id: Domain.JobId; readonly runAt: number }
+  | { readonly _tag: "Attempt"; readonly record: Store.AttemptRecord }
+
+/** The outcome of a write: an insert's, a transition's, or nothing. */
+export type WriteResult =
+  | "created"
+  | "insufficient"
+  | "conflict"
+  | Option.Option<Domain.Transaction>
+  | undefined
+
+/** Units whose idempotency key was taken over: the batch runs again without them. */
+class KeysTaken extends Data.TaggedError("KeysTaken")<{ readonly units: ReadonlyArray<number> }> {}
+
+/** Most units in one batch: keeps every multi-row statement well under both drivers' parameter limits. */
+const maxBatch = 256
+
+interface Unit {
+  readonly index: number
+  readonly op: WriteOp
+}
+
+const scopeKey = (s: Store.IdempotencyScope) => `key ${s.merchantId} ${s.mode} ${s.key}`
+
+/** What a unit must not share with an earlier unit of the same round. */
+const keysOf = (op: WriteOp): ReadonlyArray<string> => {
+  switch (op._tag) {
+    case "Insert":
+      return op.input.idempotency === undefined ? [] : [scopeKey(op.input.idempotency.scope)]
+    case "Advance":
+      return [`tx ${op.input.id}`]
+    case "FinishJob":
+    case "RetryJob":
+      return [`job ${op.id}`]
+    case "Attempt":
+      return [`job ${op.record.jobId}`, `dlv ${op.record.attempt.deliveryId}`]
+  }
+}
+
+/** Splits units into rounds: a unit runs in a later round than every earlier one it shares a key with. */
+const rounds = (units: ReadonlyArray<Unit>): ReadonlyArray<ReadonlyArray<Unit>> => {
+  const out: Array<Array<Unit>> = []
+  const lastRound = new Map<string, number>()
+  for (const unit of units) {
+    const keys = keysOf(unit.op)
+    const round = keys.reduce((r, k) => Math.max(r, (lastRound.get(k) ?? -1) + 1), 0)
+    for (const k of keys) lastRound.set(k, round)
+    const members = out[round] ?? []
+    members.push(unit)
+    out[round] = members
+  }
+  return out
+}
+
+/** The merchant accounts a unit's guard or entry touches. */
+const accountsOf = (op: WriteOp): ReadonlyArray<readonly [Domain.Mode, Domain.Account]> => {
+  if (op._tag !== "Insert" && op._tag !== "Advance") return []
+  const { entry } = op.input
+  const out: Array<readonly [Domain.Mode, Domain.Account]> = []
+  if (entry !== null)
+    for (const p of entry.postings) if (isMerchantAccount(p.account)) out.push([entry.mode, p.account])
+  if (op._tag === "Insert" && op.input.guard !== null && isMerchantAccount(op.input.guard.account))
+    out.push([modeOf(op.input), op.input.guard.account])
+  return out
+}
+
+const modeOf = (input: Store.NewTransactions): Domain.Mode =>
+  input.entry?.mode ?? input.transactions[0]?.mode ?? "test"
+
+/** The batched writes over one client and its journal. */
+export const units = (sql: Sql, journal: ReturnType<typeof ledger>, concurrency: number) => {
+  // Locks (Postgres) and reads the balance rows, in key order.
+  const lockBalances = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) => {
+    if (accounts.length === 0) return Effect.succeed(new Map<string, number>())
+    const values = sql.csv(
+      accounts.map(([mode, account]) => sql`(CAST(${mode} AS TEXT), CAST(${account} AS TEXT))`)
+    )
+    const select = sql`SELECT mode, account, amount FROM balances
+      WHERE (mode, account) IN (VALUES ${values}) ORDER BY mode, account`
+    return Effect.map(
+      sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select }),
+      (rows) =>
+        new Map(
+          rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
+        )
+    )
+  }
+
+  // A guard that covers nothing passes on a row that does not exist yet: create it first, so
+  // that it is locked and checked like any other.
+  const ensureRows = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
+    accounts.length === 0
+      ? Effect.void
+      : Effect.asVoid(
+          sql`INSERT INTO balances ${sql.insert(
+            accounts.map(([mode, account]) => ({ mode, account, amount: 0 }))
+          )} ON CONFLICT (mode, account) DO NOTHING`
+        )
+
+  const advanceAll = (advances: ReadonlyArray<Store.Advance>) => {
+    const values = advances.map(
+      (a) => sql`(CAST(${a.id} AS TEXT), CAST(${a.from} AS TEXT), CAST(${a.to} AS TEXT),
+        CAST(${a.at} AS BIGINT), CAST(${a.endToEndId ?? null} AS TEXT), CAST(${a.paidAt ?? null} AS BIGINT),
+        CAST(${a.failureReason ?? null} AS TEXT))`
+    )
+    return query(
+      sql`WITH v(v_id, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason) AS (VALUES ${sql.csv(values)})
+        UPDATE transactions SET
+          status = v.v_to,
+          updated_at = v.v_at,
+          end_to_end_id = COALESCE(v.v_e2e, transactions.end_to_end_id),
+          paid_at = COALESCE(v.v_paid_at, transactions.paid_at),
+          failure_reason = COALESCE(v.v_reason, transactions.failure_reason)
+        FROM v WHERE transactions.id = v.v_id AND transactions.status = v.v_from
+        RETURNING *`,
+      toTransaction
+    )
+  }
+
+  const finishKeys = (results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) => {
+    const values = results.map(
+      ([, r]) => sql`(CAST(${r.scope.merchantId} AS TEXT), CAST(${r.scope.mode} AS TEXT),
+        CAST(${r.scope.key} AS TEXT), CAST(${r.status} AS INTEGER), CAST(${r.body} AS TEXT))`
+    )
+    return Effect.flatMap(
+      sql`WITH v(v_merchant, v_mode, v_key, v_status, v_body) AS (VALUES ${sql.csv(values)})
+        UPDATE idempotency_keys SET status = v.v_status, body = v.v_body
+        FROM v WHERE idempotency_keys.merchant_id = v.v_merchant AND idempotency_keys.mode = v.v_mode
+          AND idempotency_keys.idempotency_key = v.v_key AND idempotency_keys.status IS NULL
+        RETURNING merchant_id, mode, idempotency_key`,
+      (rows) => {
+        const done = new Set(
+          rows.map((r) =>
+            scopeKey({
+              merchantId: r.merchant_id as Domain.MerchantId,
+              mode: r.mode as Domain.Mode,
+              key: String(r.idempotency_key)
+            })
+          )
+        )
+        const taken = results.filter(([, r]) => !done.has(scopeKey(r.scope))).map(([i]) => i)
+        return taken.length === 0 ? Effect.void : Effect.fail(new KeysTaken({ units: taken }))
+      }
+    )
+  }
+
+  const round = (
+    batch: ReadonlyArray<Unit>,
+    excluded: ReadonlySet<number>,
+    results: Map<number, WriteResult>
+  ) =>
+    Effect.gen(function* () {
+      const w = new Writes()
+      const live = batch.filter((u) => !excluded.has(u.index))
+      for (const u of batch) if (excluded.has(u.index)) results.set(u.index, "conflict")
+
+      yield* ensureRows(
+        live.flatMap(({ op }) =>
+          op._tag === "Insert" &&
+          op.input.guard !== null &&
+          op.input.guard.covers <= 0 &&
+          isMerchantAccount(op.input.guard.account)
+            ? [[modeOf(op.input), op.input.guard.account] as const]
+            : []
+        )
+      )
+      const keys = new Map<string, readonly [Domain.Mode, Domain.Account]>()
+      for (const u of live)
+        for (const [mode, account] of accountsOf(u.op)) keys.set(balanceKey(mode, account), [mode, account])
+      const locked = yield* lockBalances(
+        [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v)
+      )
+
+      const advances = live.flatMap((u) => (u.op._tag === "Advance" ? [[u.index, u.op.input] as const] : []))
+      if (advances.length > 0) {
+        const moved = new Map(
+          (yield* advanceAll(advances.map(([, a]) => a))).map((tx) => [tx.id as string, tx])
+        )
+        for (const [index, a] of advances) {
+          const tx = moved.get(a.id)
+          results.set(index, Option.fromNullable(tx))
+          if (tx === undefined) continue
+          w.moved(tx, a.from)
+          w.entry(a.entry)
+          w.effects(a.effects)
+        }
+      }
+
+      // Guards, in order: each sees the balance left by the units before it.
+      const running = new Map(locked)
+      const guarded = new Set<string>()
+      const keysToFinish: Array<readonly [number, Store.IdempotentResult]> = []
+      for (const u of live) {
+        if (u.op._tag !== "Insert") continue
+        const input = u.op.input
+        if (input.guard !== null) {
+          const key = balanceKey(modeOf(input), input.guard.account)
+          if (!running.has(key) && !isMerchantAccount(input.guard.account))
+            running.set(key, yield* journal.sumOf(modeOf(input), input.guard.account))
+          if ((running.get(key) ?? 0) < input.guard.covers) {
+            results.set(u.index, "insufficient")
+            continue
+          }
+          guarded.add(key)
+        }
+        if (input.entry !== null)
+          for (const p of input.entry.postings) {
+            const key = balanceKey(input.entry.mode, p.account)
+            if (isMerchantAccount(p.account) || running.has(key))
+              running.set(key, (running.get(key) ?? 0) + p.amount)
+          }
+        w.insert(input.transactions)
+        w.entry(input.entry)
+        w.effects(input.effects)
+        if (input.idempotency !== undefined) keysToFinish.push([u.index, input.idempotency])
+        results.set(u.index, "created")
+      }
+      if (keysToFinish.length > 0) yield* finishKeys(keysToFinish)
+
+      for (const u of live) {
+        if (u.op._tag === "FinishJob") w.finishedJobs.push(u.op.id)
+        else if (u.op._tag === "RetryJob") w.retriedJobs.push({ id: u.op.id, runAt: u.op.runAt })
+        else if (u.op._tag === "Attempt") w.attempt(u.op.record)
+        else continue
+        results.set(u.index, undefined)
+      }
+
+      // Guarded rows that existed when locked must end exactly where the decisions put them.
+      const expected = new Map<string, number>()
+      for (const key of guarded) {
+        const before = locked.get(key)
+        if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
+      }
+      yield* apply(sql, w, expected)
+    })
+
+  const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const results = new Map<number, WriteResult>()
+          for (const batch of rounds(units)) yield* round(batch, excluded, results)
+          return results
+        })
+      )
+      .pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
+
+  const run = (
+    ops: ReadonlyArray<WriteOp>
+  ): Effect.Effect<ReadonlyArray<Exit.Exit<WriteResult, Store.StoreError>>> =>
+    Effect.gen(function* () {
+      const units = ops.map((op, index) => ({ index, op }))
+      const excluded = new Set<number>()
+      for (;;) {
+        const outcome = yield* Effect.either(transaction(units, excluded))
+        if (outcome._tag === "Right") return ops.map((_, i) => Exit.succeed(outcome.right.get(i)))
+        const error = outcome.left
+        if (error._tag === "KeysTaken") {
+          for (const i of error.units) excluded.add(i)
+          continue
+        }
+        if (ops.length === 1) return [Exit.fail(toStoreError(error))]
+        // One unit broke the batch (a constraint, a bad row): find it by running each alone.
+        return (yield* Effect.forEach(ops, (op, i) =>
+          excluded.has(i) ? Effect.succeed([Exit.succeed<WriteResult>("conflict")]) : run([op])
+        )).flat()
+      }
+    }).pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed(
+          ops.map(() =>
+            Exit.fail(new Store.StoreError({ message: `Write failed: ${String(defect)}`, cause: defect }))
+          )
+        )
+      )
+    )
+
+  return Coalesce.make({ run, maxBatch, concurrency })
+}
