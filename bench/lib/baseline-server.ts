@@ -7,7 +7,8 @@
  * - `POST /payout {account, merchantId, amount}`: one transaction of the guarded
  *   `UPDATE balances ... WHERE amount >= debit` and one `INSERT INTO transactions`;
  * - `POST /charge {merchantId, amount}`: one `INSERT INTO transactions` (no BR Code, no QR);
- * - `GET /list?merchant&status&from&to`: the page of 20 and the `COUNT(*)` of the same filter.
+ * - `GET /list?merchant&status&from&to`: the page of 20 and the total of the same filter from the
+ *   per-day counts, the statements Pixgate's store runs.
  *
  * Run: `node --import tsx bench/lib/baseline-server.ts` with PORT, HOST and BASELINE_DATABASE.
  */
@@ -34,11 +35,14 @@ let counter = 0
 const nextId = () => `tx_baseline_${process.pid}_${++counter}`
 const random = (n: number) => randomBytes(n).toString("base64url").replace(/[-_]/g, "0").slice(0, n)
 
+// The same two statements Pixgate's store runs for this filter: the page, and the total summed
+// from the per-day counts (the bounds are whole UTC days).
 const listSql = (p: (i: number) => string) => {
   const where = `merchant_id = ${p(1)} AND mode = 'test' AND status = ${p(2)} AND created_at >= ${p(3)} AND created_at < ${p(4)}`
   return {
     page: `SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
-    count: `SELECT COUNT(*) AS n FROM transactions WHERE ${where}`
+    count: `SELECT COALESCE(SUM(n), 0) AS n FROM transaction_counts WHERE merchant_id = ${p(1)} AND mode = 'test'
+      AND status = ${p(2)} AND day >= CAST(${p(3)} AS BIGINT) / 86400000 AND day < CAST(${p(4)} AS BIGINT) / 86400000`
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Seeds a merchant's transactions by direct SQL into the store's `transactions` table (the
- * columns of migration 0001 in packages/store-sql): `generate_series` on Postgres, a recursive
- * CTE in batches on SQLite. The rows are deterministic:
+ * columns of migration 0001 in packages/store-sql), and their per-day counts (migration 0002):
+ * `generate_series` on Postgres, a recursive CTE in batches on SQLite. The rows are deterministic:
  *
  * - spread evenly over the 365 days before `now`, newest first;
  * - one in three a payout (`withdrawal`, with PIX key and end-to-end id), the rest deposits
@@ -45,6 +45,14 @@ const selectList = (merchantId: string, tag: string, pad: (expr: string) => stri
     NULL,
     ts, ts`
 
+// The store keeps per-day counts of transactions in the unit that writes them (list totals
+// read them); rows written around the store need theirs too. The merchant is new: no counts yet.
+const countsOf = (
+  merchantId: string
+) => `INSERT INTO transaction_counts (merchant_id, mode, day, type, status, n)
+  SELECT merchant_id, mode, created_at / ${dayMs}, type, status, COUNT(*) FROM transactions
+  WHERE merchant_id = '${merchantId}' GROUP BY 1, 2, 3, 4, 5`
+
 /** What a seeded merchant holds. */
 export interface Seeded {
   readonly merchantId: string
@@ -78,7 +86,9 @@ export const seedTransactions = async (
               (100 + (n * 7919) % 100000)::bigint AS amount
               FROM generate_series(${from}::bigint, ${to}::bigint) AS n) AS s`)
     }
+    await db.exec(countsOf(merchantId))
     await db.exec("VACUUM ANALYZE transactions")
+    await db.exec("VACUUM ANALYZE transaction_counts")
   } else {
     const batch = 50_000
     for (let from = 0; from < count; from += batch) {
@@ -89,6 +99,7 @@ export const seedTransactions = async (
         FROM (SELECT n, (${newest} - CAST(n * ${step} AS INTEGER)) AS ts,
               (100 + (n * 7919) % 100000) AS amount FROM seq) AS s`)
     }
+    await db.exec(countsOf(merchantId))
     await db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
   }
   return { merchantId, rows: count, seconds: (Date.now() - start) / 1000 }

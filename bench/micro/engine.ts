@@ -1,0 +1,91 @@
+/**
+ * The engine without HTTP: `auth.authenticate` + `payouts.create` with 32 in flight, on each
+ * store, reporting payouts/s and the process's CPU time per payout (user + system, which a
+ * noisy machine disturbs far less than wall time). Settlements (the sandbox's timers) are off
+ * unless `--worker` is given, so the row prices one request's work.
+ *
+ *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--worker] [--store=memory|sqlite|postgres] [--n=20000]
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { FetchHttpClient } from "@effect/platform"
+import { Engine, MemoryStore, type Store } from "@pixgate/core"
+import { PgStore } from "@pixgate/store-pg"
+import { SqliteStore } from "@pixgate/store-sqlite"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import pg from "pg"
+
+const args = process.argv.slice(2)
+const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
+const total = Number(flag("n") ?? 20_000)
+const worker = args.includes("--worker")
+const stores = (flag("store")?.split(",") ?? ["memory", "sqlite", "postgres"]) as ReadonlyArray<string>
+const inFlight = 32
+
+const pgAdmin = process.env.PIXGATE_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const storeLayer = async (
+  kind: string
+): Promise<{ readonly layer: Layer.Layer<Store.Store, unknown>; readonly cleanup: () => Promise<void> }> => {
+  if (kind === "memory") return { layer: MemoryStore.layer, cleanup: async () => {} }
+  if (kind === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "pixgate-micro-"))
+    return {
+      layer: SqliteStore.layer({ filename: join(dir, "p.db") }),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const name = `pixgate_micro_${process.pid}`
+  const admin = new pg.Client({ connectionString: pgAdmin })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(pgAdmin)
+  url.pathname = `/${name}`
+  return {
+    layer: PgStore.layer({ url: url.toString() }),
+    cleanup: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+}
+
+const measure = async (kind: string) => {
+  const { layer, cleanup } = await storeLayer(kind)
+  const runtime = ManagedRuntime.make(
+    Engine.layer({ worker }).pipe(Layer.provide(layer), Layer.provide(FetchHttpClient.layer))
+  )
+  try {
+    const engine = await runtime.runPromise(Engine.Engine)
+    const { merchantId, testKey } = await runtime.runPromise(engine.admin.createMerchant({ name: "Micro" }))
+    await runtime.runPromise(engine.admin.topUp(merchantId, 1_000_000))
+    const body = { amount: 0.01, pixKey: "cliente@example.com" }
+    const payout = Effect.flatMap(engine.auth.authenticate(testKey), (caller) =>
+      engine.payouts.create(caller, body)
+    )
+    const run = async (n: number) => {
+      let next = 0
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next++ < n) await runtime.runPromise(payout)
+        })
+      )
+    }
+    await run(Math.min(2_000, total / 5))
+    const cpu = process.cpuUsage()
+    const start = performance.now()
+    await run(total)
+    const seconds = (performance.now() - start) / 1000
+    const used = process.cpuUsage(cpu)
+    const cpuUs = (used.user + used.system) / total
+    process.stdout.write(
+      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} payouts/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}\n`
+    )
+  } finally {
+    await runtime.dispose()
+    await cleanup()
+  }
+}
+
+for (const kind of stores) await measure(kind)
