@@ -13,9 +13,11 @@ import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
+import { reads } from "./internal/reads.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
+import { writer } from "./internal/writes.js"
 
 /** How the store runs its writes. */
 export interface SqlStoreOptions {
@@ -24,6 +26,8 @@ export interface SqlStoreOptions {
    * a second batch is gathered and sent while the first waits on the database.
    */
   readonly writeConcurrency?: number
+  /** Batches of point reads running at once. Default: 1 on SQLite, 4 on Postgres. */
+  readonly readConcurrency?: number
 }
 
 /** Builds the store over the `SqlClient` in context (its schema must be migrated). */
@@ -32,18 +36,22 @@ export const makeWith = (
 ): Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const journal = ledger(sql)
+    const write = writer(sql)
+    const journal = ledger(sql, write)
     const concurrency: number =
       options.writeConcurrency ?? sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 })
-    const writes = yield* units(sql, journal, concurrency)
+    const writes = yield* units(sql, journal, write, concurrency)
+    const readConcurrency: number =
+      options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })
     return {
       ...merchants(sql),
       ...transactions(sql, writes),
       ...journal.ops,
-      ...chargebacks(sql),
+      ...chargebacks(sql, write),
       ...idempotency(sql),
       ...jobs(sql, writes),
-      ...webhooks(sql, writes)
+      ...webhooks(sql, writes),
+      ...(yield* reads(sql, readConcurrency))
     }
   })
 

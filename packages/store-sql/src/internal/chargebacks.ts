@@ -3,12 +3,12 @@ import type { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargebackRow, toChargeback, toTransaction } from "./rows.js"
 import { atomic, first, query, type Sql, single } from "./sql.js"
-import { apply, Writes } from "./writes.js"
+import { Writes, type writer } from "./writes.js"
 
 type Ops = "openChargeback" | "resolveChargeback" | "getChargeback" | "listChargebacks"
 
-/** The chargeback operations over one client. */
-export const chargebacks = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
+/** The chargeback operations over one client and its writer. */
+export const chargebacks = (sql: Sql, write: ReturnType<typeof writer>): Pick<Store.StoreShape, Ops> => ({
   openChargeback: (chargeback, entry, effects) =>
     atomic(sql)(
       Effect.gen(function* () {
@@ -21,7 +21,7 @@ export const chargebacks = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
         const w = new Writes()
         w.entry(entry)
         w.effects(effects)
-        yield* apply(sql, w)
+        yield* write.apply(w)
         return true
       })
     ),
@@ -51,7 +51,7 @@ export const chargebacks = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
         }
         w.entry(input.entry)
         w.effects(input.effects)
-        yield* apply(sql, w)
+        yield* write.apply(w)
         return chargeback
       })
     ),

@@ -4,7 +4,7 @@
  * `total` is a sum over at most a few hundred count rows instead of a COUNT(*) over every
  * matching transaction (66,000 index entries for a merchant with a million).
  */
-import { type Domain, Store } from "@pixgate/core"
+import type { Domain, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { int, type Sql } from "./sql.js"
 
@@ -38,7 +38,9 @@ export class Counts {
 
   /**
    * The changes, non-zero, in key order: every unit takes these row locks last and in the same
-   * order, so concurrent units on Postgres queue on them instead of deadlocking.
+   * order, so concurrent units on Postgres queue on them instead of deadlocking. A count that
+   * would go below zero fails its unit (writes.ts checks the result: an upsert of a decrement
+   * proposes a negative row first, so a CHECK constraint cannot express it).
    */
   changes(): ReadonlyArray<CountRow> {
     return [...this.rows.entries()]
@@ -47,27 +49,6 @@ export class Counts {
       .map(([, row]) => row)
   }
 }
-
-/**
- * Writes count changes. A count that would go below zero fails the unit: the changes are
- * wrong, and the unit must not commit (checked on the result, as an upsert of a decrement
- * inserts a negative row first in SQLite's eyes, so a CHECK cannot express it).
- */
-export const applyCounts = (sql: Sql, counts: Counts) =>
-  Effect.gen(function* () {
-    const rows = counts.changes()
-    if (rows.length === 0) return
-    const after = yield* sql`INSERT INTO transaction_counts ${sql.insert(rows.map((r) => ({ ...r })))}
-      ON CONFLICT (merchant_id, mode, day, type, status)
-      DO UPDATE SET n = transaction_counts.n + excluded.n
-      RETURNING merchant_id, mode, day, type, status, n`
-    const negative = after.find((r) => int(r.n) < 0)
-    if (negative !== undefined) {
-      return yield* Effect.fail(
-        new Store.StoreError({ message: `Transaction count below zero: ${JSON.stringify(negative)}` })
-      )
-    }
-  })
 
 /** Whether a query's date bounds fall on whole UTC days, so the counts can answer its total. */
 export const countable = (q: Store.TransactionQuery): boolean =>

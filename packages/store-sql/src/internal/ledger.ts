@@ -6,12 +6,12 @@
 import type { Domain, Money, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { atomic, int, query, type Sql, single } from "./sql.js"
-import { apply, Writes } from "./writes.js"
+import { Writes, type writer } from "./writes.js"
 
 type Account = Domain.Account
 
 /** Journal reads, and top-ups, over one client. */
-export const ledger = (sql: Sql) => {
+export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
   /** The balance of any account, summed from its postings. */
   const sumOf = (mode: Domain.Mode, account: Account) =>
     query(
@@ -25,7 +25,7 @@ export const ledger = (sql: Sql) => {
         Effect.suspend(() => {
           const w = new Writes()
           w.entry(entry)
-          return apply(sql, w)
+          return write.apply(w)
         })
       ),
     balance: (merchantId, mode) =>

@@ -1,15 +1,13 @@
-/** Merchant panel records: merchants, fee plans, API keys, webhook endpoints. */
+/** Merchant panel records: merchants, fee plans, API keys, webhook endpoints (point reads: reads.ts). */
 import type { Store } from "@pixgate/core"
 import { Effect } from "effect"
-import { apiKeyRow, merchantRow, toApiKey, toEndpoint, toMerchant } from "./rows.js"
+import { apiKeyRow, merchantRow, toApiKey, toEndpoint } from "./rows.js"
 import { first, query, type Sql, single } from "./sql.js"
 
 type Ops =
   | "createMerchant"
-  | "getMerchant"
   | "setFeePlan"
   | "insertApiKey"
-  | "findApiKey"
   | "revokeApiKey"
   | "listApiKeys"
   | "setWebhookEndpoint"
@@ -19,15 +17,11 @@ type Ops =
 export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
   createMerchant: (merchant) =>
     single(Effect.asVoid(sql`INSERT INTO merchants ${sql.insert(merchantRow(merchant))}`)),
-  getMerchant: (id) =>
-    single(query(sql`SELECT * FROM merchants WHERE id = ${id}`, toMerchant)).pipe(Effect.map(first)),
   setFeePlan: (id, plan) =>
     single(sql`UPDATE merchants SET fee_plan = ${JSON.stringify(plan)} WHERE id = ${id} RETURNING id`).pipe(
       Effect.map((rows) => rows.length > 0)
     ),
   insertApiKey: (key) => single(Effect.asVoid(sql`INSERT INTO api_keys ${sql.insert(apiKeyRow(key))}`)),
-  findApiKey: (hash) =>
-    single(query(sql`SELECT * FROM api_keys WHERE hash = ${hash}`, toApiKey)).pipe(Effect.map(first)),
   revokeApiKey: (id, at) =>
     single(
       sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id`

@@ -1,13 +1,13 @@
-/** Charges, payouts and internal payments: batched inserts and transitions, reads, the list. */
+/** Charges, payouts and internal payments: batched inserts and transitions, and the list. */
 import type { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Coalescer } from "./coalesce.js"
 import * as Counts from "./counts.js"
 import { toTransaction } from "./rows.js"
-import { first, int, query, type Sql, single } from "./sql.js"
+import { int, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
-type Ops = "insertTransactions" | "advance" | "getTransaction" | "findByTxid" | "listTransactions"
+type Ops = "insertTransactions" | "advance" | "listTransactions"
 
 /** The transaction operations over one client and its write batcher. */
 export const transactions = (
@@ -21,14 +21,6 @@ export const transactions = (
     >,
 
   advance: (input) => writes.submit({ _tag: "Advance", input }) as ReturnType<Store.StoreShape["advance"]>,
-
-  getTransaction: (id) =>
-    single(query(sql`SELECT * FROM transactions WHERE id = ${id}`, toTransaction)).pipe(Effect.map(first)),
-
-  findByTxid: (txid) =>
-    single(query(sql`SELECT * FROM transactions WHERE txid = ${txid}`, toTransaction)).pipe(
-      Effect.map(first)
-    ),
 
   // Two independent reads: under READ COMMITTED a transaction would not give them one snapshot
   // anyway, and each is a single statement.

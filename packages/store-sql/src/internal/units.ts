@@ -20,11 +20,12 @@
 import type { Domain } from "@pixgate/core"
 import { Store } from "@pixgate/core"
 import { Data, Effect, Exit, Option } from "effect"
+import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
 import { int, isTransient, query, type Sql, toStoreError } from "./sql.js"
-import { apply, balanceKey, isMerchantAccount, Writes } from "./writes.js"
+import { balanceKey, isMerchantAccount, Writes, type writer } from "./writes.js"
 
 /** A write the store batches. */
 export type WriteOp =
@@ -101,66 +102,90 @@ const modeOf = (input: Store.NewTransactions): Domain.Mode =>
   input.entry?.mode ?? input.transactions[0]?.mode ?? "test"
 
 /** The batched writes over one client and its journal. */
-export const units = (sql: Sql, journal: ReturnType<typeof ledger>, concurrency: number) => {
-  // Locks (Postgres) and reads the balance rows, in key order.
-  const lockBalances = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) => {
-    if (accounts.length === 0) return Effect.succeed(new Map<string, number>())
-    const values = sql.csv(
-      accounts.map(([mode, account]) => sql`(CAST(${mode} AS TEXT), CAST(${account} AS TEXT))`)
-    )
-    const select = sql`SELECT mode, account, amount FROM balances
-      WHERE (mode, account) IN (VALUES ${values}) ORDER BY mode, account`
-    return Effect.map(
-      sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select }),
-      (rows) =>
-        new Map(
-          rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
+export const units = (
+  sql: Sql,
+  journal: ReturnType<typeof ledger>,
+  write: ReturnType<typeof writer>,
+  concurrency: number
+) => {
+  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  // Chunks arrive in key order, so the row locks are taken in key order across chunks too.
+  const lockStatement = Bulk.make(
+    sql,
+    2,
+    (values) => `SELECT mode, account, amount FROM balances WHERE (mode, account) IN (VALUES ${values})
+      ORDER BY mode, account${pg ? " FOR UPDATE" : ""}`,
+    ["TEXT", "TEXT"]
+  )
+  const zeroRows = Bulk.insert(
+    sql,
+    "balances",
+    ["mode", "account", "amount"],
+    "ON CONFLICT (mode, account) DO NOTHING"
+  )
+  const advanceStatement = Bulk.make(
+    sql,
+    7,
+    (values) => `WITH v(v_id, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason) AS (VALUES ${values})
+      UPDATE transactions SET
+        status = v.v_to,
+        updated_at = v.v_at,
+        end_to_end_id = COALESCE(v.v_e2e, transactions.end_to_end_id),
+        paid_at = COALESCE(v.v_paid_at, transactions.paid_at),
+        failure_reason = COALESCE(v.v_reason, transactions.failure_reason)
+      FROM v WHERE transactions.id = v.v_id AND transactions.status = v.v_from
+      RETURNING *`,
+    ["TEXT", "TEXT", "TEXT", "BIGINT", "TEXT", "BIGINT", "TEXT"]
+  )
+  const finishStatement = Bulk.make(
+    sql,
+    5,
+    (values) => `WITH v(v_merchant, v_mode, v_key, v_status, v_body) AS (VALUES ${values})
+      UPDATE idempotency_keys SET status = v.v_status, body = v.v_body
+      FROM v WHERE idempotency_keys.merchant_id = v.v_merchant AND idempotency_keys.mode = v.v_mode
+        AND idempotency_keys.idempotency_key = v.v_key AND idempotency_keys.status IS NULL
+      RETURNING merchant_id, mode, idempotency_key`,
+    ["TEXT", "TEXT", "TEXT", "INTEGER", "TEXT"]
+  )
+
+  // Locks (Postgres) and reads the balance rows; `accounts` are in key order.
+  const lockBalances = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
+    accounts.length === 0
+      ? Effect.succeed(new Map<string, number>())
+      : Effect.map(
+          lockStatement.run(accounts),
+          (rows) =>
+            new Map(
+              rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
+            )
         )
-    )
-  }
 
   // A guard that covers nothing passes on a row that does not exist yet: create it first, so
   // that it is locked and checked like any other.
   const ensureRows = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
-    accounts.length === 0
-      ? Effect.void
-      : Effect.asVoid(
-          sql`INSERT INTO balances ${sql.insert(
-            accounts.map(([mode, account]) => ({ mode, account, amount: 0 }))
-          )} ON CONFLICT (mode, account) DO NOTHING`
-        )
+    accounts.length === 0 ? Effect.void : Effect.asVoid(zeroRows.run(accounts.map(([m, a]) => [m, a, 0])))
 
-  const advanceAll = (advances: ReadonlyArray<Store.Advance>) => {
-    const values = advances.map(
-      (a) => sql`(CAST(${a.id} AS TEXT), CAST(${a.from} AS TEXT), CAST(${a.to} AS TEXT),
-        CAST(${a.at} AS BIGINT), CAST(${a.endToEndId ?? null} AS TEXT), CAST(${a.paidAt ?? null} AS BIGINT),
-        CAST(${a.failureReason ?? null} AS TEXT))`
-    )
-    return query(
-      sql`WITH v(v_id, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason) AS (VALUES ${sql.csv(values)})
-        UPDATE transactions SET
-          status = v.v_to,
-          updated_at = v.v_at,
-          end_to_end_id = COALESCE(v.v_e2e, transactions.end_to_end_id),
-          paid_at = COALESCE(v.v_paid_at, transactions.paid_at),
-          failure_reason = COALESCE(v.v_reason, transactions.failure_reason)
-        FROM v WHERE transactions.id = v.v_id AND transactions.status = v.v_from
-        RETURNING *`,
+  const advanceAll = (advances: ReadonlyArray<Store.Advance>) =>
+    query(
+      advanceStatement.run(
+        advances.map((a) => [
+          a.id,
+          a.from,
+          a.to,
+          a.at,
+          a.endToEndId ?? null,
+          a.paidAt ?? null,
+          a.failureReason ?? null
+        ])
+      ),
       toTransaction
     )
-  }
 
-  const finishKeys = (results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) => {
-    const values = results.map(
-      ([, r]) => sql`(CAST(${r.scope.merchantId} AS TEXT), CAST(${r.scope.mode} AS TEXT),
-        CAST(${r.scope.key} AS TEXT), CAST(${r.status} AS INTEGER), CAST(${r.body} AS TEXT))`
-    )
-    return Effect.flatMap(
-      sql`WITH v(v_merchant, v_mode, v_key, v_status, v_body) AS (VALUES ${sql.csv(values)})
-        UPDATE idempotency_keys SET status = v.v_status, body = v.v_body
-        FROM v WHERE idempotency_keys.merchant_id = v.v_merchant AND idempotency_keys.mode = v.v_mode
-          AND idempotency_keys.idempotency_key = v.v_key AND idempotency_keys.status IS NULL
-        RETURNING merchant_id, mode, idempotency_key`,
+  const finishKeys = (results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) =>
+    Effect.flatMap(
+      finishStatement.run(
+        results.map(([, r]) => [r.scope.merchantId, r.scope.mode, r.scope.key, r.status, r.body])
+      ),
       (rows) => {
         const done = new Set(
           rows.map((r) =>
@@ -175,7 +200,6 @@ export const units = (sql: Sql, journal: ReturnType<typeof ledger>, concurrency:
         return taken.length === 0 ? Effect.void : Effect.fail(new KeysTaken({ units: taken }))
       }
     )
-  }
 
   const round = (
     batch: ReadonlyArray<Unit>,
@@ -264,7 +288,7 @@ export const units = (sql: Sql, journal: ReturnType<typeof ledger>, concurrency:
         const before = locked.get(key)
         if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
       }
-      yield* apply(sql, w, expected)
+      yield* write.apply(w, expected)
     })
 
   const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>

@@ -8,7 +8,7 @@ import { deliveryRow, toAttempt, toDelivery, toEndpoint, toEvent, toJoinedEvent 
 import { atomic, first, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
-type Ops = "listEvents" | "getEvent" | "getDelivery" | "recordAttempt" | "redeliver" | "listDeliveries"
+type Ops = "listEvents" | "getEvent" | "recordAttempt" | "redeliver" | "listDeliveries"
 
 /** The event and webhook operations over one client and its write batcher. */
 export const webhooks = (
@@ -57,23 +57,6 @@ export const webhooks = (
       ),
     getEvent: (id) =>
       single(query(sql`SELECT * FROM events WHERE id = ${id}`, toEvent)).pipe(Effect.map(first)),
-
-    getDelivery: (id) =>
-      single(
-        query(
-          sql`SELECT d.*, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
-              w.secret AS secret
-            FROM webhook_deliveries d
-            JOIN events e ON e.id = d.event_id
-            LEFT JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.mode = d.mode
-            WHERE d.id = ${id}`,
-          (r): Store.DeliveryContext => ({
-            delivery: toDelivery(r),
-            event: toJoinedEvent(r),
-            secret: typeof r.secret === "string" ? r.secret : null
-          })
-        )
-      ).pipe(Effect.map(first)),
 
     recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
 

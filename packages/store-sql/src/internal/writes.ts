@@ -6,8 +6,9 @@
  */
 import { type Domain, Store } from "@pixgate/core"
 import { Effect } from "effect"
-import { applyCounts, Counts } from "./counts.js"
-import { recordEffects } from "./outbox.js"
+import * as Bulk from "./bulk.js"
+import { Counts } from "./counts.js"
+import { outbox } from "./outbox.js"
 import { attemptRow, transactionRow } from "./rows.js"
 import { int, type Sql } from "./sql.js"
 
@@ -87,68 +88,123 @@ const sortedDeltas = (w: Writes) =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, d]) => d)
 
-/**
- * Writes everything, in lock order. `expected` are balances the caller decided on under its
- * row locks; a row that ends elsewhere means another writer slipped past them (a bug), and the
- * unit fails rather than commit a balance nobody checked.
- */
-export const apply = (sql: Sql, w: Writes, expected: Expected = new Map()) =>
-  Effect.gen(function* () {
-    const deltas = sortedDeltas(w)
-    if (deltas.length > 0) {
-      const rows = yield* sql`INSERT INTO balances ${sql.insert(
-        deltas.map((d) => ({ mode: d.mode, account: d.account, amount: d.amount }))
-      )}
-        ON CONFLICT (mode, account) DO UPDATE SET amount = balances.amount + excluded.amount
-        RETURNING mode, account, amount`
-      for (const row of rows) {
-        const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
-        if (want !== undefined && int(row.amount) !== want) {
+const transactionColumns = [
+  "id",
+  "merchant_id",
+  "mode",
+  "type",
+  "status",
+  "amount",
+  "fee_amount",
+  "gateway_fee_amount",
+  "net_amount",
+  "client_name",
+  "client_document",
+  "pix_key",
+  "pix_key_type",
+  "txid",
+  "end_to_end_id",
+  "description",
+  "qr_code",
+  "expires_at",
+  "paid_at",
+  "failure_reason",
+  "counterparty_id",
+  "created_at",
+  "updated_at"
+]
+const attemptColumns = ["delivery_id", "attempt", "at", "status_code", "error", "duration_ms"]
+
+/** Writes gathered rows over one client, with its statements built once. */
+export const writer = (sql: Sql) => {
+  const balances = Bulk.insert(
+    sql,
+    "balances",
+    ["mode", "account", "amount"],
+    "ON CONFLICT (mode, account) DO UPDATE SET amount = balances.amount + excluded.amount RETURNING mode, account, amount"
+  )
+  const transactions = Bulk.insert(sql, "transactions", transactionColumns)
+  const entries = Bulk.insert(sql, "journal_entries", ["id", "mode", "kind", "transaction_id", "created_at"])
+  const postings = Bulk.insert(sql, "postings", ["entry_id", "seq", "mode", "account", "amount"])
+  const finished = Bulk.make(sql, 1, (values) => `DELETE FROM jobs WHERE id IN (${values})`)
+  const retried = Bulk.make(
+    sql,
+    2,
+    (values) => `WITH v(v_id, v_run_at) AS (VALUES ${values})
+      UPDATE jobs SET run_at = v.v_run_at, due_at = v.v_run_at, lease_until = NULL FROM v WHERE jobs.id = v.v_id`,
+    ["TEXT", "BIGINT"]
+  )
+  const attempts = Bulk.insert(sql, "delivery_attempts", attemptColumns)
+  const delivered = Bulk.make(
+    sql,
+    4,
+    (values) => `WITH v(v_id, v_attempts, v_status, v_at) AS (VALUES ${values})
+      UPDATE webhook_deliveries SET attempts = v.v_attempts, status = v.v_status, updated_at = v.v_at
+      FROM v WHERE webhook_deliveries.id = v.v_id`,
+    ["TEXT", "INTEGER", "TEXT", "BIGINT"]
+  )
+  const effects = outbox(sql)
+  const counts = Bulk.insert(
+    sql,
+    "transaction_counts",
+    ["merchant_id", "mode", "day", "type", "status", "n"],
+    `ON CONFLICT (merchant_id, mode, day, type, status) DO UPDATE SET n = transaction_counts.n + excluded.n
+      RETURNING merchant_id, mode, day, type, status, n`
+  )
+
+  /**
+   * Writes everything, in lock order. `expected` are balances the caller decided on under its
+   * row locks; a row that ends elsewhere means another writer slipped past them (a bug), and
+   * the unit fails rather than commit a balance nobody checked.
+   */
+  const apply = (w: Writes, expected: Expected = new Map()) =>
+    Effect.gen(function* () {
+      const deltas = sortedDeltas(w)
+      if (deltas.length > 0) {
+        for (const row of yield* balances.run(deltas.map((d) => [d.mode, d.account, d.amount]))) {
+          const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
+          if (want !== undefined && int(row.amount) !== want) {
+            return yield* Effect.fail(
+              new Store.StoreError({
+                message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
+              })
+            )
+          }
+        }
+      }
+      if (w.transactions.length > 0)
+        yield* transactions.run(
+          w.transactions.map((t) => Bulk.valuesOf(transactionRow(t), transactionColumns))
+        )
+      if (w.entries.length > 0) {
+        yield* entries.run(w.entries.map((e) => [e.id, e.mode, e.kind, e.transactionId, e.createdAt]))
+        const rows = w.entries.flatMap((e) =>
+          e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
+        )
+        if (rows.length > 0) yield* postings.run(rows)
+      }
+      yield* effects.record({ events: w.events, jobs: w.jobs })
+      if (w.finishedJobs.length > 0) yield* finished.run(w.finishedJobs.map((id) => [id]))
+      if (w.retriedJobs.length > 0) yield* retried.run(w.retriedJobs.map((r) => [r.id, r.runAt]))
+      if (w.attempts.length > 0) {
+        yield* attempts.run(w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns)))
+        yield* delivered.run(
+          w.attempts.map((r) => [r.attempt.deliveryId, r.attempt.attempt, r.status, r.attempt.at])
+        )
+      }
+      const changes = w.counts.changes()
+      if (changes.length > 0) {
+        const after = yield* counts.run(
+          changes.map((c) => [c.merchant_id, c.mode, c.day, c.type, c.status, c.n])
+        )
+        const negative = after.find((r) => int(r.n) < 0)
+        if (negative !== undefined) {
           return yield* Effect.fail(
-            new Store.StoreError({
-              message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
-            })
+            new Store.StoreError({ message: `Transaction count below zero: ${JSON.stringify(negative)}` })
           )
         }
       }
-    }
-    if (w.transactions.length > 0)
-      yield* sql`INSERT INTO transactions ${sql.insert(w.transactions.map(transactionRow))}`
-    if (w.entries.length > 0) {
-      yield* sql`INSERT INTO journal_entries ${sql.insert(
-        w.entries.map((e) => ({
-          id: e.id,
-          mode: e.mode,
-          kind: e.kind,
-          transaction_id: e.transactionId,
-          created_at: e.createdAt
-        }))
-      )}`
-      const postings = w.entries.flatMap((e) =>
-        e.postings
-          .filter((p) => p.amount !== 0)
-          .map((p, seq) => ({ entry_id: e.id, seq, mode: e.mode, account: p.account, amount: p.amount }))
-      )
-      if (postings.length > 0) yield* sql`INSERT INTO postings ${sql.insert(postings)}`
-    }
-    yield* recordEffects(sql, { events: w.events, jobs: w.jobs })
-    if (w.finishedJobs.length > 0) yield* sql`DELETE FROM jobs WHERE ${sql.in("id", w.finishedJobs)}`
-    if (w.retriedJobs.length > 0) {
-      const values = w.retriedJobs.map((r) => sql`(CAST(${r.id} AS TEXT), CAST(${r.runAt} AS BIGINT))`)
-      yield* sql`WITH v(v_id, v_run_at) AS (VALUES ${sql.csv(values)})
-        UPDATE jobs SET run_at = v.v_run_at, due_at = v.v_run_at, lease_until = NULL
-        FROM v WHERE jobs.id = v.v_id`
-    }
-    if (w.attempts.length > 0) {
-      yield* sql`INSERT INTO delivery_attempts ${sql.insert(w.attempts.map((r) => attemptRow(r.attempt)))}`
-      const values = w.attempts.map(
-        (r) =>
-          sql`(CAST(${r.attempt.deliveryId} AS TEXT), CAST(${r.attempt.attempt} AS INTEGER),
-            CAST(${r.status} AS TEXT), CAST(${r.attempt.at} AS BIGINT))`
-      )
-      yield* sql`WITH v(v_id, v_attempts, v_status, v_at) AS (VALUES ${sql.csv(values)})
-        UPDATE webhook_deliveries SET attempts = v.v_attempts, status = v.v_status, updated_at = v.v_at
-        FROM v WHERE webhook_deliveries.id = v.v_id`
-    }
-    yield* applyCounts(sql, w.counts)
-  })
+    })
+
+  return { apply }
+}

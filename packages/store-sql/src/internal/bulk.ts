@@ -1,0 +1,81 @@
+/**
+ * Multi-row statements for batches, cheap to run many times. The tagged-template `sql.insert`
+ * compiles every value of every row on every call, and each row count is a new SQL text for
+ * the driver to prepare; here the rows are split into chunks of a few fixed sizes, each size's
+ * text is built once, and the values go to the driver as one flat parameter list.
+ */
+import type { SqlError } from "@effect/sql"
+import { Effect } from "effect"
+import type { Sql } from "./sql.js"
+
+/** A row a statement returns. */
+export type Row = { readonly [column: string]: unknown }
+
+/** A value bound to a placeholder. */
+export type Value = string | number | null
+
+/** Row counts a chunk may have: any count is a sum of these, so few texts ever exist. */
+const chunkSizes = [128, 64, 32, 16, 8, 4, 2, 1] as const
+
+/** A statement over a list of rows, e.g. `INSERT ... VALUES <rows>` or `WITH v AS (VALUES <rows>) ...`. */
+export interface Bulk {
+  /** Runs the statement over `rows` (values in column order), chunk by chunk; the rows it returns. */
+  readonly run: (
+    rows: ReadonlyArray<ReadonlyArray<Value>>
+  ) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
+}
+
+/**
+ * A bulk statement: `text(values)` is the statement around its VALUES rows. `types` are the SQL
+ * types of the columns, cast in every row (needed where Postgres cannot infer them, as in a
+ * `WITH v AS (VALUES ...)`); without them the values are bare placeholders.
+ */
+export const make = (
+  sql: Sql,
+  width: number,
+  text: (values: string) => string,
+  types?: ReadonlyArray<string>
+): Bulk => {
+  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const texts = new Map<number, string>()
+  const textOf = (rows: number): string => {
+    const cached = texts.get(rows)
+    if (cached !== undefined) return cached
+    let n = 0
+    const row = () =>
+      `(${Array.from({ length: width }, (_, i) => {
+        const p = pg ? `$${++n}` : "?"
+        return types === undefined ? p : `CAST(${p} AS ${types[i]})`
+      }).join(", ")})`
+    const built = text(Array.from({ length: rows }, row).join(", "))
+    texts.set(rows, built)
+    return built
+  }
+  return {
+    run: (rows) =>
+      Effect.suspend(() => {
+        const chunks: Array<ReadonlyArray<ReadonlyArray<Value>>> = []
+        for (let at = 0; at < rows.length; ) {
+          const size = chunkSizes.find((s) => s <= rows.length - at)!
+          chunks.push(rows.slice(at, at + size))
+          at += size
+        }
+        return Effect.map(
+          Effect.forEach(chunks, (chunk) => sql.unsafe<Row>(textOf(chunk.length), chunk.flat())),
+          (results) => results.flat()
+        )
+      })
+  }
+}
+
+/** `INSERT INTO table (columns) VALUES ...` with an optional tail (ON CONFLICT, RETURNING). */
+export const insert = (sql: Sql, table: string, columns: ReadonlyArray<string>, tail = ""): Bulk =>
+  make(
+    sql,
+    columns.length,
+    (values) => `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${values} ${tail}`
+  )
+
+/** The values of `row` in `columns` order. */
+export const valuesOf = (row: { readonly [column: string]: unknown }, columns: ReadonlyArray<string>) =>
+  columns.map((c) => (row[c] ?? null) as Value)

@@ -1,0 +1,101 @@
+/**
+ * Point reads of the request path and the job worker (API key by hash, merchant, transaction by
+ * id or txid, delivery), batched: the reads asked for in the same event-loop turn become one
+ * `WHERE key IN (...)` query per kind. Every read still sees the database as it is (a key
+ * revoked by another process is refused at once); nothing is cached.
+ */
+import type { Domain, Store, Store as StoreModule } from "@pixgate/core"
+import { Effect, Exit, Option } from "effect"
+import * as Bulk from "./bulk.js"
+import * as Coalesce from "./coalesce.js"
+import { toApiKey, toDelivery, toJoinedEvent, toMerchant, toTransaction } from "./rows.js"
+import { decode, type Sql, toStoreError } from "./sql.js"
+
+/** A point read. */
+type ReadOp =
+  | { readonly _tag: "ApiKey"; readonly key: string }
+  | { readonly _tag: "Merchant"; readonly key: string }
+  | { readonly _tag: "Transaction"; readonly key: string }
+  | { readonly _tag: "Txid"; readonly key: string }
+  | { readonly _tag: "Delivery"; readonly key: string }
+
+type Found = Domain.ApiKey | Domain.Merchant | Domain.Transaction | Store.DeliveryContext
+
+interface Kind {
+  readonly statement: Bulk.Bulk
+  /** The row's key and its record. */
+  readonly read: (row: Bulk.Row) => readonly [string, Found]
+}
+
+/** The point reads of one client, batched; `concurrency` batches at once. */
+export const reads = (sql: Sql, concurrency: number) => {
+  const where = (select: string, column: string) =>
+    Bulk.make(sql, 1, (values) => `${select} WHERE ${column} IN (${values})`, ["TEXT"])
+  const kinds: Record<ReadOp["_tag"], Kind> = {
+    ApiKey: {
+      statement: where("SELECT * FROM api_keys", "hash"),
+      read: (r) => [String(r.hash), toApiKey(r)]
+    },
+    Merchant: {
+      statement: where("SELECT * FROM merchants", "id"),
+      read: (r) => [String(r.id), toMerchant(r)]
+    },
+    Transaction: {
+      statement: where("SELECT * FROM transactions", "id"),
+      read: (r) => [String(r.id), toTransaction(r)]
+    },
+    Txid: {
+      statement: where("SELECT * FROM transactions", "txid"),
+      read: (r) => [String(r.txid), toTransaction(r)]
+    },
+    Delivery: {
+      statement: where(
+        `SELECT d.*, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
+          w.secret AS secret
+        FROM webhook_deliveries d
+        JOIN events e ON e.id = d.event_id
+        LEFT JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.mode = d.mode`,
+        "d.id"
+      ),
+      read: (r) => [
+        String(r.id),
+        {
+          delivery: toDelivery(r),
+          event: toJoinedEvent(r),
+          secret: typeof r.secret === "string" ? r.secret : null
+        } satisfies Store.DeliveryContext
+      ]
+    }
+  }
+
+  const run = (ops: ReadonlyArray<ReadOp>) =>
+    Effect.gen(function* () {
+      const found = new Map<string, Found>()
+      for (const tag of Object.keys(kinds) as Array<ReadOp["_tag"]>) {
+        const keys = [...new Set(ops.filter((op) => op._tag === tag).map((op) => op.key))]
+        if (keys.length === 0) continue
+        const kind = kinds[tag]
+        const rows = yield* decode(yield* kind.statement.run(keys.map((k) => [k])), kind.read)
+        for (const [key, record] of rows) found.set(`${tag} ${key}`, record)
+      }
+      return ops.map((op) => Exit.succeed(Option.fromNullable(found.get(`${op._tag} ${op.key}`))))
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.succeed(ops.map(() => Exit.fail<StoreModule.StoreError>(toStoreError(error))))
+      )
+    )
+
+  return Effect.map(Coalesce.make({ run, maxBatch: 256, concurrency }), (batcher) => {
+    const get =
+      <A extends Found>(tag: ReadOp["_tag"]) =>
+      (key: string) =>
+        batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
+    return {
+      findApiKey: get<Domain.ApiKey>("ApiKey"),
+      getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
+      getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
+      findByTxid: get<Domain.Transaction>("Txid"),
+      getDelivery: (id: Domain.DeliveryId) => get<Store.DeliveryContext>("Delivery")(id)
+    } satisfies Partial<Store.StoreShape>
+  })
+}
