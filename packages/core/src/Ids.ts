@@ -1,8 +1,10 @@
 /**
  * Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. Randomness
- * and SHA-256 come from Web Crypto (`globalThis.crypto`), so this runs on Node, Deno, Bun and edge.
+ * comes from Web Crypto's `getRandomValues` (sync on every runtime) and SHA-256 from `Sha256`, so
+ * this runs on Node, Deno, Bun and edge without an async hop.
  */
 import { Effect } from "effect"
+import * as Sha256 from "./Sha256.js"
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -94,12 +96,10 @@ export const apiKeyMode = (raw: string): "test" | "live" | undefined => {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 text. */
-export const sha256Hex = (text: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
-    Effect.map((digest) =>
-      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
-    )
-  )
+export const sha256Hex = (text: string): Effect.Effect<string> => Effect.sync(() => Sha256.hex(text))
 
 /** What we store for an API key: a fast hash is enough, as the key carries 238 random bits. */
-export const hashApiKey = (raw: string): Effect.Effect<string> => sha256Hex(raw)
+export const hashApiKeySync = (raw: string): string => Sha256.hex(raw)
+
+/** `hashApiKeySync` as an effect. */
+export const hashApiKey = (raw: string): Effect.Effect<string> => Effect.sync(() => hashApiKeySync(raw))

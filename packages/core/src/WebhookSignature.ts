@@ -1,11 +1,13 @@
 /**
  * What a webhook request carries: the JSON body and the Standard Webhooks signature
- * (https://www.standardwebhooks.com). HMAC runs on Web Crypto, so any runtime signs the same way.
+ * (https://www.standardwebhooks.com). HMAC is the pure-TypeScript `Sha256.hmac`, so any runtime
+ * signs the same way, synchronously.
  */
 import { Data, Effect } from "effect"
 import type { Event } from "./Domain.js"
+import * as Sha256 from "./Sha256.js"
 
-/** Signing failed (Web Crypto refused the key). */
+/** Signing failed: the key is empty (which Web Crypto, the former signer, refuses too). */
 export class SignatureError extends Data.TaggedError("SignatureError")<{ readonly message: string }> {}
 
 /**
@@ -44,24 +46,13 @@ export const sign = (
   timestamp: number,
   payload: Uint8Array
 ): Effect.Effect<string, SignatureError> =>
-  Effect.tryPromise({
-    try: async () => {
-      const subtle = globalThis.crypto.subtle
-      const key = await subtle.importKey(
-        "raw",
-        signingKey(secret),
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign"]
-      )
-      const prefix = new TextEncoder().encode(`${id}.${timestamp}.`)
-      const message = new Uint8Array(prefix.length + payload.length)
-      message.set(prefix)
-      message.set(payload, prefix.length)
-      return `v1,${base64(new Uint8Array(await subtle.sign("HMAC", key, message)))}`
-    },
-    catch: (cause) =>
-      new SignatureError({ message: `cannot sign: ${cause instanceof Error ? cause.message : cause}` })
+  Effect.suspend(() => {
+    const key = signingKey(secret)
+    // An empty HMAC key is legal in RFC 2104 but Web Crypto rejects it; keep refusing it.
+    if (key.length === 0) {
+      return Effect.fail(new SignatureError({ message: "cannot sign: Zero-length key is not supported" }))
+    }
+    return Effect.succeed(`v1,${base64(Sha256.hmac(key, [`${id}.${timestamp}.`, payload]))}`)
   })
 
 /** `serviceName` reduced to an HTTP token (letters, digits, `-`), for header names and the User-Agent. */
