@@ -63,9 +63,10 @@ const compress = (p: Uint8Array, at: number): void => {
   let h = H[7]
   for (let i = 0; i < 64; i++) {
     const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))
-    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0
+    // Ch and Maj in their cheaper equivalent forms: g ^ (e & (f ^ g)), (a & b) | (c & (a | b)).
+    const t1 = (h + S1 + (g ^ (e & (f ^ g))) + K[i] + W[i]) | 0
     const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))
-    const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0
+    const t2 = (S0 + ((a & b) | (c & (a | b)))) | 0
     h = g
     g = f
     f = e
@@ -189,19 +190,17 @@ export const digest = (data: Input | ReadonlyArray<Input>): Uint8Array<ArrayBuff
   return writeDigest(new Uint8Array(32))
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
+const HEX_DIGITS = Array.from("0123456789abcdef", (c) => c.charCodeAt(0))
+/** The 64 char codes of a hex digest: one `fromCharCode` beats 32 concatenations. */
+const hexCodes: Array<number> = new Array(64).fill(0)
 
 /** SHA-256 of `data` as 64 lowercase hex characters. */
 export const hex = (data: Input | ReadonlyArray<Input>): string => {
   reset()
   update(data)
   finish()
-  let out = ""
-  for (let i = 0; i < 8; i++) {
-    const w = H[i]
-    out += HEX[w >>> 24] + HEX[(w >>> 16) & 0xff] + HEX[(w >>> 8) & 0xff] + HEX[w & 0xff]
-  }
-  return out
+  for (let i = 0; i < 64; i++) hexCodes[i] = HEX_DIGITS[(H[i >>> 3] >>> (28 - 4 * (i & 7))) & 15]
+  return String.fromCharCode(...hexCodes)
 }
 
 const keyBlock = new Uint8Array(64)
