@@ -1,46 +1,94 @@
 /**
  * Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. Randomness
- * and SHA-256 come from Web Crypto (`globalThis.crypto`), so this runs on Node, Deno, Bun and edge.
+ * comes from Web Crypto's `getRandomValues` (sync on every runtime) and SHA-256 from `Sha256`, so
+ * this runs on Node, Deno, Bun and edge without an async hop.
  */
 import { Effect } from "effect"
+import * as Sha256 from "./Sha256.js"
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+/** The char codes of the base62 alphabet (digits, upper case, lower case). */
+const BASE62 = Array.from("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", (c) =>
+  c.charCodeAt(0)
+)
+/** The largest multiple of 62 that fits a byte: bytes at or above it are redrawn, so no bias. */
+const BASE62_LIMIT = 248
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+/** Every pair of Crockford characters, indexed by its 10 bits: half the concatenations. */
+const CROCKFORD_PAIRS = Array.from({ length: 1024 }, (_, i) => CROCKFORD[i >>> 5] + CROCKFORD[i & 31])
 
-/** Web Crypto refuses to fill more than 64 KiB at once. */
-const MAX_RANDOM_BYTES = 65_536
+/** Random bytes drawn 4 KiB at a time: one `getRandomValues` call serves hundreds of ids. */
+const pool = new Uint8Array(4096)
+let poolAt = pool.length
+
+const randomByte = (): number => {
+  if (poolAt === pool.length) {
+    globalThis.crypto.getRandomValues(pool)
+    poolAt = 0
+  }
+  return pool[poolAt++]
+}
+
+/** The char codes of the chunk being drawn, one array reused by every call. */
+const codes: Array<number> = []
+
+/** Up to 256 characters at once: one `fromCharCode` beats a string grown a character at a time. */
+const base62Chunk = (n: number): string => {
+  codes.length = 0
+  while (codes.length < n) {
+    const byte = randomByte()
+    if (byte < BASE62_LIMIT) codes.push(BASE62[byte % 62])
+  }
+  return String.fromCharCode(...codes)
+}
 
 /** `n` random base62 characters; bytes >= 248 are redrawn so every character is equally likely. */
 export const randomBase62 = (n: number): string => {
-  const limit = 256 - (256 % BASE62.length)
   let out = ""
-  while (out.length < n) {
-    const bytes = new Uint8Array(Math.min(n - out.length + 8, MAX_RANDOM_BYTES))
-    for (const byte of globalThis.crypto.getRandomValues(bytes)) {
-      if (byte < limit && out.length < n) out += BASE62[byte % BASE62.length]
-    }
-  }
+  while (out.length < n) out += base62Chunk(Math.min(n - out.length, 256))
   return out
 }
 
-const encodeCrockford = (value: bigint, length: number): string => {
-  let out = ""
-  for (let i = 0; i < length; i++) {
-    out = CROCKFORD[Number(value % 32n)] + out
-    value /= 32n
-  }
-  return out
-}
+/** The 80-bit tail of the last id, big-endian. */
+const tail = new Uint8Array(10)
+/** NaN until the first id, so only a time that passed the range check is ever matched. */
+let lastMs = Number.NaN
+/** The 10 Crockford characters of `lastMs`. */
+let lastTime = ""
 
 /** 79 random bits: the clear top bit leaves 2^79 increments of room, so the tail never overflows. */
-const randomTail = (): bigint => {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(10))
-  bytes[0] &= 0x7f
-  return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n)
+const randomTail = (): void => {
+  for (let i = 0; i < 10; i++) tail[i] = randomByte()
+  tail[0] &= 0x7f
 }
 
-let lastMs = -1
-let lastTail = 0n
+const incrementTail = (): void => {
+  for (let i = 9; i >= 0; i--) {
+    if (tail[i] < 255) {
+      tail[i]++
+      return
+    }
+    tail[i] = 0
+  }
+}
+
+/** Four characters of a 20-bit number. */
+const crockford4 = (v: number): string => CROCKFORD_PAIRS[v >>> 10] + CROCKFORD_PAIRS[v & 1023]
+
+/** A time below 2^48 as 10 characters: two 25-bit halves, as bitwise arithmetic is 32-bit. */
+const encodeTime = (ms: number): string => {
+  const high = Math.floor(ms / 0x2000000)
+  const low = ms - high * 0x2000000
+  return (
+    CROCKFORD[high >>> 20] + crockford4(high & 0xfffff) + CROCKFORD[low >>> 20] + crockford4(low & 0xfffff)
+  )
+}
+
+/** The tail as 16 characters: four 20-bit quarters of 2.5 bytes each. */
+const encodeTail = (): string =>
+  crockford4((tail[0] << 12) | (tail[1] << 4) | (tail[2] >>> 4)) +
+  crockford4(((tail[2] & 15) << 16) | (tail[3] << 8) | tail[4]) +
+  crockford4((tail[5] << 12) | (tail[6] << 4) | (tail[7] >>> 4)) +
+  crockford4(((tail[7] & 15) << 16) | (tail[8] << 8) | tail[9])
 
 /**
  * `${prefix}_` + a 26-char ULID (10 chars of time, 16 of tail), so ids sort by creation time.
@@ -48,12 +96,17 @@ let lastTail = 0n
  * one instead of drawing a new one, so they sort in creation order too.
  */
 export const newId = (prefix: string, nowMs: number): string => {
-  if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs >= 2 ** 48) {
-    throw new RangeError(`newId: time out of the ULID range: ${nowMs}`)
+  if (nowMs === lastMs) {
+    incrementTail()
+  } else {
+    if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs >= 2 ** 48) {
+      throw new RangeError(`newId: time out of the ULID range: ${nowMs}`)
+    }
+    randomTail()
+    lastMs = nowMs
+    lastTime = encodeTime(nowMs)
   }
-  lastTail = nowMs === lastMs ? lastTail + 1n : randomTail()
-  lastMs = nowMs
-  return `${prefix}_${encodeCrockford(BigInt(nowMs), 10)}${encodeCrockford(lastTail, 16)}`
+  return `${prefix}_${lastTime}${encodeTail()}`
 }
 
 /** A fresh PIX txid: 32 base62 characters (the BCB allows 26 to 35). */
@@ -62,11 +115,24 @@ export const newTxid = (): string => randomBase62(32)
 /** True for a PIX txid of a charge: 26 to 35 characters of [a-zA-Z0-9]. */
 export const isTxid = (s: string): boolean => /^[a-zA-Z0-9]{26,35}$/.test(s)
 
+let stampMinute = Number.NaN
+let stamp = ""
+
+/** `yyyyMMddHHmm` (UTC) of `nowMs`, formatted once per minute. */
+const minuteStamp = (nowMs: number): string => {
+  // Date truncates a fractional time toward zero before flooring it to the minute.
+  const minute = Math.floor(Math.trunc(nowMs) / 60_000)
+  if (minute !== stampMinute) {
+    stamp = new Date(nowMs).toISOString().replace(/\D/g, "").slice(0, 12)
+    stampMinute = minute
+  }
+  return stamp
+}
+
 /** `E` + ISPB + `yyyyMMddHHmm` (UTC) + 11 alphanumerics: the BCB end-to-end id, 32 chars. */
 export const newEndToEndId = (ispb: string, nowMs: number): string => {
   if (!/^\d{8}$/.test(ispb)) throw new RangeError(`ISPB must be 8 digits, got "${ispb}"`)
-  const stamp = new Date(nowMs).toISOString().replace(/\D/g, "").slice(0, 12)
-  return `E${ispb}${stamp}${randomBase62(11)}`
+  return `E${ispb}${minuteStamp(nowMs)}${randomBase62(11)}`
 }
 
 /** True for a well-formed end-to-end id whose timestamp is a real UTC minute. */
@@ -94,12 +160,10 @@ export const apiKeyMode = (raw: string): "test" | "live" | undefined => {
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 text. */
-export const sha256Hex = (text: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
-    Effect.map((digest) =>
-      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
-    )
-  )
+export const sha256Hex = (text: string): Effect.Effect<string> => Effect.sync(() => Sha256.hex(text))
 
 /** What we store for an API key: a fast hash is enough, as the key carries 238 random bits. */
-export const hashApiKey = (raw: string): Effect.Effect<string> => sha256Hex(raw)
+export const hashApiKeySync = (raw: string): string => Sha256.hex(raw)
+
+/** `hashApiKeySync` as an effect. */
+export const hashApiKey = (raw: string): Effect.Effect<string> => Effect.sync(() => hashApiKeySync(raw))
