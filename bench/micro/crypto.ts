@@ -61,7 +61,7 @@ const body = new TextEncoder().encode(
       type: "deposit",
       status: "completed",
       amount: 1234.56,
-      txid: Ids.newTxid(),
+      txid: Ids.newTxid(Date.now()),
       endToEndId: Ids.newEndToEndId("18236120", Date.now()),
       pixKey: "cliente@example.com"
     },

@@ -29,8 +29,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)
       if (rawKey === undefined || mode === undefined) return yield* Effect.fail(unauthorized())
-      const hash = yield* Ids.hashApiKey(rawKey)
-      const key = yield* store.findApiKey(hash)
+      const key = yield* store.findApiKey(Ids.hashApiKeySync(rawKey))
       if (Option.isNone(key) || key.value.revokedAt !== null || key.value.mode !== mode) {
         return yield* Effect.fail(unauthorized())
       }

@@ -63,7 +63,7 @@ export const make = Effect.gen(function* () {
         netAmount: fees.netAmount,
         clientName: input.clientName,
         clientDocument: input.clientDocument,
-        txid: Ids.newTxid(),
+        txid: Ids.newTxid(now),
         description: input.description,
         expiresAt: now + lifetime,
         createdAt: now

@@ -7,7 +7,7 @@ import { Context, Duration, Effect, Exit } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
 import { invalidJson, PixgateError, unavailable, validation } from "./Errors.js"
-import * as Ids from "./Ids.js"
+import * as Sha256 from "./Sha256.js"
 import { type IdempotencyScope, type IdempotentResult, Store } from "./Store.js"
 
 /** A result and whether it was replayed from an earlier request. */
@@ -97,7 +97,7 @@ export const make = Effect.gen(function* () {
     const scope = { merchantId: caller.merchant.id, mode: caller.mode, key }
     return Effect.gen(function* () {
       const text = yield* Effect.try({ try: () => canonical(body), catch: () => invalidJson() })
-      const fingerprint = yield* Ids.sha256Hex(`${operation}\n${text}`)
+      const fingerprint = Sha256.hex(`${operation}\n${text}`)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const begun = yield* store.beginIdempotent(scope, fingerprint, now, now + ttl, now + lock)
       switch (begun._tag) {

@@ -109,8 +109,23 @@ export const newId = (prefix: string, nowMs: number): string => {
   return `${prefix}_${lastTime}${encodeTail()}`
 }
 
-/** A fresh PIX txid: 32 base62 characters (the BCB allows 26 to 35). */
-export const newTxid = (): string => randomBase62(32)
+/** `n` base62 digits of a non-negative integer, most significant first (they sort like the number). */
+const base62Digits = (value: number, n: number): string => {
+  let out = ""
+  for (let i = 0; i < n; i++) {
+    out = String.fromCharCode(BASE62[value % 62]!) + out
+    value = Math.floor(value / 62)
+  }
+  return out
+}
+
+/**
+ * A fresh PIX txid: 32 base62 characters (the BCB allows 26 to 35), the first 8 the creation
+ * time, the other 24 random (142 bits). Time first keeps the unique index's inserts at its end
+ * instead of on a random page each, and ids of one moment apart from each other.
+ */
+export const newTxid = (nowMs: number): string =>
+  `${base62Digits(Math.max(0, Math.floor(nowMs)), 8)}${randomBase62(24)}`
 
 /** True for a PIX txid of a charge: 26 to 35 characters of [a-zA-Z0-9]. */
 export const isTxid = (s: string): boolean => /^[a-zA-Z0-9]{26,35}$/.test(s)
@@ -129,10 +144,15 @@ const minuteStamp = (nowMs: number): string => {
   return stamp
 }
 
-/** `E` + ISPB + `yyyyMMddHHmm` (UTC) + 11 alphanumerics: the BCB end-to-end id, 32 chars. */
+/**
+ * `E` + ISPB + `yyyyMMddHHmm` (UTC) + 11 alphanumerics: the BCB end-to-end id, 32 chars. The
+ * BCB leaves the 11 to the PSP (a sequence or random); here the millisecond within the minute
+ * (3 base62 digits) then 8 random: ids sort by time, so the unique index grows at its end.
+ */
 export const newEndToEndId = (ispb: string, nowMs: number): string => {
   if (!/^\d{8}$/.test(ispb)) throw new RangeError(`ISPB must be 8 digits, got "${ispb}"`)
-  return `E${ispb}${minuteStamp(nowMs)}${randomBase62(11)}`
+  const msOfMinute = ((Math.trunc(nowMs) % 60_000) + 60_000) % 60_000
+  return `E${ispb}${minuteStamp(nowMs)}${base62Digits(msOfMinute, 3)}${randomBase62(8)}`
 }
 
 /** True for a well-formed end-to-end id whose timestamp is a real UTC minute. */

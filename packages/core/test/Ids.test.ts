@@ -88,13 +88,25 @@ describe("Ids", () => {
 
   describe("txid", () => {
     it("is 32 alphanumerics, unique over many draws", () => {
-      const txids = draw(10_000, Ids.newTxid)
+      const txids = draw(10_000, () => Ids.newTxid(1_767_225_600_000))
       for (const txid of txids) {
         expect(txid).toMatch(/^[a-zA-Z0-9]{32}$/)
         expect(Ids.isTxid(txid)).toBe(true)
       }
       expect(new Set(txids).size).toBe(txids.length)
     })
+
+    it.prop(
+      "sorts by creation time (by code unit, as the databases' indexes do); the 24 after the time are random",
+      { a: times, b: times },
+      ({ a, b }) => {
+        const [x, y] = [Ids.newTxid(a), Ids.newTxid(b)]
+        if (a < b) expect(x < y).toBe(true)
+        if (a > b) expect(x > y).toBe(true)
+        if (a === b) expect(x.slice(0, 8)).toBe(y.slice(0, 8))
+        expect(x.slice(8)).not.toBe(Ids.newTxid(a).slice(8))
+      }
+    )
 
     it("accepts 26 to 35 alphanumerics only", () => {
       expect(Ids.isTxid("a".repeat(26))).toBe(true)
@@ -119,6 +131,18 @@ describe("Ids", () => {
       const id = Ids.newEndToEndId("00000000", Date.UTC(2026, 0, 31, 23, 59, 59, 999))
       expect(id.slice(0, 21)).toBe("E00000000202601312359")
     })
+
+    it.prop(
+      "sorts by creation time to the millisecond; the last 8 characters are random",
+      { a: times, b: times },
+      ({ a, b }) => {
+        const [x, y] = [Ids.newEndToEndId("18236120", a), Ids.newEndToEndId("18236120", b)]
+        if (a < b) expect(x < y).toBe(true)
+        if (a > b) expect(x > y).toBe(true)
+        if (a === b) expect(x.slice(0, 24)).toBe(y.slice(0, 24))
+        expect(x.slice(24)).not.toBe(Ids.newEndToEndId("18236120", a).slice(24))
+      }
+    )
 
     it("is unique over many draws", () => {
       const ids = draw(10_000, () => Ids.newEndToEndId("18236120", 1_767_225_600_000))

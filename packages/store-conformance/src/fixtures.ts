@@ -62,7 +62,7 @@ export const makeCharge = (merchantId: MerchantId, options: TransactionOptions =
   const charge = transaction(merchantId, "deposit", Fees.forCharge, options)
   return {
     ...charge,
-    txid: Ids.newTxid(),
+    txid: Ids.newTxid(charge.createdAt),
     clientName: "Fulano de Tal",
     expiresAt: charge.createdAt + 3_600_000
   }

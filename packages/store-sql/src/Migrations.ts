@@ -5,7 +5,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import { countsAndDueAt, initial } from "./internal/schema.js"
+import { ascendingListIndexes, countsAndDueAt, initial } from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
 export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
@@ -21,11 +21,13 @@ const statements = (list: ReadonlyArray<string>): Migration =>
 /** Postgres migrations. */
 export const pg: Record<string, Migration> = {
   "0001_initial": statements(initial("pg")),
-  "0002_counts_and_due_at": statements(countsAndDueAt("pg"))
+  "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
+  "0003_ascending_list_indexes": statements(ascendingListIndexes)
 }
 
 /** SQLite migrations. */
 export const sqlite: Record<string, Migration> = {
   "0001_initial": statements(initial("sqlite")),
-  "0002_counts_and_due_at": statements(countsAndDueAt("sqlite"))
+  "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
+  "0003_ascending_list_indexes": statements(ascendingListIndexes)
 }
