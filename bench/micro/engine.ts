@@ -78,14 +78,6 @@ const measure = async (kind: string) => {
     await run(total)
     const seconds = (performance.now() - start) / 1000
     const used = process.cpuUsage(cpu)
-    for (const [k, v] of Object.entries((globalThis as any).__t ?? {}).sort((a: any, b: any) => b[1] - a[1]))
-      console.log(
-        String(Math.round(((v as number) * 1000) / total)).padStart(4),
-        "us/payout",
-        String((globalThis as any).__c[k]).padStart(6),
-        "stmts",
-        k
-      )
     const cpuUs = (used.user + used.system) / total
     process.stdout.write(
       `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} payouts/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}\n`
