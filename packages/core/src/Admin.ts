@@ -21,7 +21,6 @@ import type {
 import * as Errors from "./Errors.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
-import { Wakeup } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import type * as Payouts from "./Payouts.js"
@@ -67,7 +66,6 @@ export const make = (deps: {
     const store = yield* Store
     const config = yield* EngineConfig
     const webhooks = yield* Webhooks
-    const wakeup = yield* Wakeup
     const now = Effect.clockWith((c) => c.currentTimeMillis)
 
     const merchant = (id: string) =>
@@ -249,7 +247,6 @@ export const make = (deps: {
         Effect.gen(function* () {
           const delivery = yield* store.redeliver(eventId as EventId, yield* now)
           if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Event or webhook endpoint"))
-          yield* wakeup.signal
           return { deliveryId: delivery.value.id, eventId, status: delivery.value.status }
         }),
       /** Ledger invariants of a mode. */

@@ -9,7 +9,7 @@ import { EngineConfig } from "./Config.js"
 import type { Transaction, TransactionId } from "./Domain.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
-import { Wakeup } from "./Jobs.js"
+import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import { Store, type StoreError } from "./Store.js"
 
@@ -32,7 +32,6 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
   const gateways = yield* Gateways
-  const wakeup = yield* Wakeup
 
   const chargePaid = (event: ChargePaid) =>
     Effect.gen(function* () {
@@ -62,9 +61,8 @@ export const make = Effect.gen(function* () {
         endToEndId: paid.endToEndId!,
         paidAt,
         entry: Ledger.chargeCompleted(paid, now),
-        effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers }
+        effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }
       })
-      if (Option.isSome(advanced)) yield* wakeup.signal
       return Option.isSome(advanced)
     })
 

@@ -9,7 +9,7 @@ import { Gateways } from "./BankGateway.js"
 import type { Chargeback, ChargebackId, TransactionId } from "./Domain.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
-import { Wakeup } from "./Jobs.js"
+import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import type { Cents } from "./Money.js"
 import { Store, type StoreError } from "./Store.js"
@@ -42,7 +42,6 @@ const refuse = (reason: ChargebackRefusal) => ({ ok: false, reason }) as const
 export const make = Effect.gen(function* () {
   const store = yield* Store
   const gateways = yield* Gateways
-  const wakeup = yield* Wakeup
 
   const open: ChargebacksShape["open"] = (transactionId, options = {}) =>
     Effect.gen(function* () {
@@ -73,11 +72,11 @@ export const make = Effect.gen(function* () {
         Ledger.chargebackOpened(chargeback, deposit, now),
         {
           events: [Events.chargebackCreated(deposit, chargeback, now)],
-          jobs: timers
+          jobs: timers,
+          ...(yield* completing)
         }
       )
       if (!opened) return refuse("already_open")
-      yield* wakeup.signal
       return { ok: true, value: chargeback } as const
     })
 
@@ -101,10 +100,13 @@ export const make = Effect.gen(function* () {
         at: now,
         refund,
         entry,
-        effects: { events: [Events.chargebackUpdated(after, resolved, now)], jobs: [] }
+        effects: {
+          events: [Events.chargebackUpdated(after, resolved, now)],
+          jobs: [],
+          ...(yield* completing)
+        }
       })
       if (Option.isNone(done)) return refuse("not_open")
-      yield* wakeup.signal
       return { ok: true, value: done.value } as const
     })
 

@@ -15,7 +15,7 @@ import * as Fees from "./Fees.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import * as Input from "./Input.js"
-import { Wakeup } from "./Jobs.js"
+import { completing } from "./Jobs.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
 import { Store, type StoreError } from "./Store.js"
@@ -34,7 +34,6 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
   const gateways = yield* Gateways
-  const wakeup = yield* Wakeup
 
   const create = (caller: Caller, body: unknown) =>
     Effect.gen(function* () {
@@ -109,7 +108,6 @@ export const make = Effect.gen(function* () {
         ...(idempotency === undefined ? {} : { idempotency })
       })
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
-      yield* wakeup.signal
       return result
     }).pipe(
       Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
@@ -117,29 +115,25 @@ export const make = Effect.gen(function* () {
       Effect.uninterruptible
     )
 
+  // No read first: the event is made from the charge as the transition leaves it.
   const expire = (id: TransactionId) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const current = yield* store.getTransaction(id)
-      if (Option.isNone(current) || current.value.status !== "pending" || current.value.type !== "deposit") {
-        return false
-      }
-      const failed: Transaction = {
-        ...current.value,
-        status: "failed",
-        failureReason: "expired",
-        updatedAt: now
-      }
+      const completes = yield* completing
       const advanced = yield* store.advance({
         id,
+        type: "deposit",
         from: "pending",
         to: "failed",
         at: now,
         failureReason: "expired",
         entry: null,
-        effects: { events: [Events.transactionFailed(failed, "expired", now)], jobs: [] }
+        effects: (failed) => ({
+          events: [Events.transactionFailed(failed, "expired", now)],
+          jobs: [],
+          ...completes
+        })
       })
-      if (Option.isSome(advanced)) yield* wakeup.signal
       return Option.isSome(advanced)
     })
 

@@ -28,8 +28,10 @@ export interface EngineConfigShape {
   readonly webhookTimeout: Duration.Duration
   /** Allows webhook URLs on loopback/private/link-local addresses in live mode. */
   readonly allowPrivateWebhookUrls: boolean
-  /** Deliveries in flight at once per engine instance. */
+  /** Webhook attempts in flight at once per engine instance (the worker's webhook lane). */
   readonly webhookConcurrency: number
+  /** Timers (settlements, expiries, chargebacks) run at once per engine instance (the timer lane). */
+  readonly timerConcurrency: number
   /** How long idempotency keys are kept. */
   readonly idempotencyTtl: Duration.Duration
   /**
@@ -42,6 +44,11 @@ export interface EngineConfigShape {
   readonly workerPollInterval: Duration.Duration
   /** Jobs claimed per round. */
   readonly workerBatchSize: number
+  /**
+   * Jobs that come due within this much of a round wait for the next round: a busy engine runs
+   * fewer, larger claim rounds, and a job may start up to this late.
+   */
+  readonly workerTick: Duration.Duration
   /** A claimed job's lease: after it lapses (a crashed instance) another instance may run it. */
   readonly jobLease: Duration.Duration
 }
@@ -65,10 +72,12 @@ export const defaults: EngineConfigShape = {
   webhookTimeout: Duration.seconds(10),
   allowPrivateWebhookUrls: false,
   webhookConcurrency: 64,
+  timerConcurrency: 256,
   idempotencyTtl: Duration.hours(24),
   idempotencyLock: Duration.seconds(10),
   workerPollInterval: Duration.millis(250),
   workerBatchSize: 100,
+  workerTick: Duration.millis(5),
   jobLease: Duration.seconds(60)
 }
 

@@ -241,6 +241,18 @@ export type JobKind =
   | "sandbox.chargeback.open"
   | "sandbox.chargeback.resolve"
 
+/**
+ * The worker's lanes, each with its own concurrency, so one cannot starve the other: webhook
+ * attempts wait on other people's servers (up to the time-out); timers change money and state.
+ */
+export type JobLane = "webhooks" | "timers"
+
+/** Every lane. */
+export const jobLanes: ReadonlyArray<JobLane> = ["webhooks", "timers"]
+
+/** The lane a kind of job runs in. */
+export const laneOf = (kind: JobKind): JobLane => (kind === "webhook.attempt" ? "webhooks" : "timers")
+
 /** A durable timer: run `kind` on `ref` (a delivery, transaction or chargeback id) at `runAt`. */
 export interface Job {
   readonly id: JobId

@@ -15,11 +15,11 @@ import * as Config from "./Config.js"
 import type { ChargebackId, TransactionId } from "./Domain.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
-import { JobRunner, type Wakeup, wakeupLayer } from "./Jobs.js"
+import { CurrentJob, JobRunner } from "./Jobs.js"
 import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Sandbox from "./Sandbox.js"
-import { type ClaimedJob, Store } from "./Store.js"
+import { type ClaimedJob, Store, type StoreError } from "./Store.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
 import * as Worker from "./Worker.js"
@@ -60,42 +60,45 @@ const make = Effect.gen(function* () {
   } satisfies EngineShape
 })
 
-/** Routes each job kind to the service that knows what it means. */
+/**
+ * Routes each job kind to the service that knows what it means. A timer runs as the current
+ * job: the change it causes completes the job in its own unit; when it changes nothing (the
+ * transaction moved on), the job is finished here.
+ */
 const runner = Layer.effect(
   JobRunner,
   Effect.gen(function* () {
     const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
     const store = yield* Store
-    const then =
-      (job: ClaimedJob) =>
-      <A, E>(effect: Effect.Effect<A, E>) =>
-        Effect.zipRight(effect, store.finishJob(job.id))
-    const run = (job: ClaimedJob) => {
-      const done = then(job)
+    const timer = (job: ClaimedJob): Effect.Effect<boolean, StoreError> => {
       switch (job.kind) {
         case "webhook.attempt":
-          return webhooks.attempt(job)
+          return Effect.succeed(false)
         case "charge.expire":
-          return done(engine.charges.expire(job.ref as TransactionId))
+          return engine.charges.expire(job.ref as TransactionId)
         case "sandbox.charge.pay":
-          return done(
-            Effect.flatMap(store.getTransaction(job.ref as TransactionId), (tx) =>
-              Option.isSome(tx) && tx.value.txid !== null
-                ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
-                : Effect.succeed(false)
-            )
+          return Effect.flatMap(store.getTransaction(job.ref as TransactionId), (tx) =>
+            Option.isSome(tx) && tx.value.txid !== null
+              ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
+              : Effect.succeed(false)
           )
         case "sandbox.payout.settle":
-          return done(engine.payouts.settle(job.ref as TransactionId))
+          return engine.payouts.settle(job.ref as TransactionId)
         case "sandbox.payout.fail":
-          return done(engine.payouts.fail(job.ref as TransactionId, "bank_rejected"))
+          return engine.payouts.fail(job.ref as TransactionId, "bank_rejected")
         case "sandbox.chargeback.open":
-          return done(engine.chargebacks.open(job.ref as TransactionId))
+          return Effect.map(engine.chargebacks.open(job.ref as TransactionId), (r) => r.ok)
         case "sandbox.chargeback.resolve":
-          return done(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"))
+          return Effect.map(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"), (r) => r.ok)
       }
     }
+    const run = (job: ClaimedJob) =>
+      job.kind === "webhook.attempt"
+        ? webhooks.attempt(job)
+        : Effect.flatMap(Effect.provideService(timer(job), CurrentJob, job.id), (applied) =>
+            applied ? Effect.void : store.finishJob(job.id)
+          )
     return { run }
   })
 )
@@ -118,7 +121,7 @@ export interface EngineOptions {
  */
 export const layer = (
   options: EngineOptions = {}
-): Layer.Layer<Engine | Config.EngineConfig | Wakeup, never, Store | HttpClient.HttpClient> => {
+): Layer.Layer<Engine | Config.EngineConfig, never, Store | HttpClient.HttpClient> => {
   const config = Config.layer(options.config)
   const gateways = Layer.effect(
     Gateways,
@@ -128,7 +131,7 @@ export const layer = (
       return { forMode: (mode) => (mode === "test" ? Option.some(sandbox) : live) }
     })
   )
-  const support = Layer.mergeAll(gateways, wakeupLayer, Webhooks.layer).pipe(
+  const support = Layer.mergeAll(gateways, Webhooks.layer).pipe(
     Layer.provideMerge(options.hostResolver ?? HostResolver.literalsOnly),
     Layer.provideMerge(config)
   )

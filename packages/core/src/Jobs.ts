@@ -1,9 +1,11 @@
 /**
  * The one durable timer mechanism: every time-based behaviour is a row of the jobs table
  * (webhook attempts, charge expiry, sandbox settlement). The worker claims due jobs and hands
- * each to the `JobRunner`, which knows what every `JobKind` means.
+ * each to the `JobRunner`, which knows what every `JobKind` means. A change a timer causes
+ * completes the timer's job in its own unit (`CurrentJob`, `Effects.completes`).
  */
-import { Context, Effect, Layer, Queue } from "effect"
+import { Context, Effect } from "effect"
+import type { JobId } from "./Domain.js"
 import type { ClaimedJob, StoreError } from "./Store.js"
 
 /** Runs one claimed job to its end: finishes, reschedules or leaves it to its lease. */
@@ -13,23 +15,13 @@ export class JobRunner extends Context.Tag("@pixgate/core/JobRunner")<
 >() {}
 
 /**
- * Wakes this instance's worker at once after a commit that created a job due now, so a
- * webhook's first attempt does not wait for the next poll. Other instances find it by polling.
+ * The job being run, provided by the runner: an operation that changes state on its behalf
+ * completes it in the same unit (`completing`), so a committed change never runs twice.
  */
-export class Wakeup extends Context.Tag("@pixgate/core/Wakeup")<
-  Wakeup,
-  {
-    readonly signal: Effect.Effect<void>
-    /** Waits for the next signal (signals that arrive meanwhile coalesce into one). */
-    readonly await: Effect.Effect<void>
-  }
->() {}
+export class CurrentJob extends Context.Tag("@pixgate/core/Jobs/CurrentJob")<CurrentJob, JobId>() {}
 
-/** A Wakeup backed by a sliding queue of one. */
-export const wakeupLayer: Layer.Layer<Wakeup> = Layer.effect(
-  Wakeup,
-  Effect.map(Queue.sliding<void>(1), (queue) => ({
-    signal: Queue.offer(queue, undefined).pipe(Effect.asVoid),
-    await: Queue.take(queue)
-  }))
+/** `{ completes: [job] }` under a running job, `{}` otherwise: spread into a change's effects. */
+export const completing: Effect.Effect<{ readonly completes?: ReadonlyArray<JobId> }> = Effect.map(
+  Effect.serviceOption(CurrentJob),
+  (job) => (job._tag === "Some" ? { completes: [job.value] } : {})
 )

@@ -6,10 +6,10 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { Chargeback, Transaction } from "./Domain.js"
-import { availableAccount, heldAccount } from "./Domain.js"
+import { availableAccount, heldAccount, laneOf } from "./Domain.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
-import type { ClaimedJob, IdempotencyScope, StoreShape } from "./Store.js"
-import { Store, StoreError } from "./Store.js"
+import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
+import { advanceEffects, JobWatchers, Store, StoreError } from "./Store.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -25,6 +25,9 @@ const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.mercha
 /** Builds an empty store. */
 export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   const t = new Tables()
+  const watchers = new JobWatchers()
+  /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
+  const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
 
   return {
     createMerchant: (merchant) =>
@@ -93,7 +96,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           if (row.txid !== null) t.txids.set(row.txid, row.id)
         }
         t.post(entry)
-        t.record(input.effects)
+        record(input.effects)
         if (claim !== undefined && keyRow !== undefined) {
           t.idempotency.set(idempotencyKey(claim.scope), {
             ...keyRow,
@@ -106,7 +109,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       atomic(() => {
         const current = t.transactions.get(input.id)
         if (current === undefined || current.status !== input.from) return Option.none()
-        t.assertWritable(input.entry, input.effects)
+        if (input.type !== undefined && current.type !== input.type) return Option.none()
         const updated: Transaction = own({
           ...current,
           status: input.to,
@@ -115,9 +118,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           ...(input.paidAt === undefined ? {} : { paidAt: input.paidAt }),
           ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason })
         })
+        const effects = advanceEffects(input, updated)
+        t.assertWritable(input.entry, effects)
         t.transactions.set(updated.id, updated)
         t.post(input.entry)
-        t.record(input.effects)
+        record(effects)
         return Option.some(updated)
       }),
     postEntry: (entry) =>
@@ -134,7 +139,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.assertWritable(entry, effects)
         t.chargebacks.set(chargeback.id, own(chargeback))
         t.post(entry)
-        t.record(effects)
+        record(effects)
         return true
       }),
     resolveChargeback: (input) =>
@@ -149,7 +154,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           t.transactions.set(deposit.id, own({ ...deposit, status: "refunded", updatedAt: input.at }))
         }
         t.post(input.entry)
-        t.record(input.effects)
+        record(input.effects)
         return Option.some(updated)
       }),
 
@@ -216,10 +221,15 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.idempotency.delete(idempotencyKey(scope))
       }),
 
-    claimDueJobs: (now, limit, leaseUntil) =>
+    claimDueJobs: (now, limit, leaseUntil, lane) =>
       atomic(() => {
         const due = [...t.jobs.values()]
-          .filter((row) => row.job.runAt <= now && (row.leaseUntil === null || row.leaseUntil <= now))
+          .filter(
+            (row) =>
+              laneOf(row.job.kind) === lane &&
+              row.job.runAt <= now &&
+              (row.leaseUntil === null || row.leaseUntil <= now)
+          )
           .sort((a, b) => a.job.runAt - b.job.runAt || compareIds(a.job.id, b.job.id))
           .slice(0, Math.max(0, limit))
         return due.map((row): ClaimedJob => {
@@ -227,10 +237,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           return own({ ...row.job, leaseUntil })
         })
       }),
-    nextJobAt: () =>
+    nextJobAt: (lane) =>
       atomic(() => {
         let next: number | undefined
         for (const row of t.jobs.values()) {
+          if (laneOf(row.job.kind) !== lane) continue
           const at = Math.max(row.job.runAt, row.leaseUntil ?? 0)
           if (next === undefined || at < next) next = at
         }
@@ -240,7 +251,12 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       atomic(() => {
         t.jobs.delete(id)
       }),
-    retryJob: (id, runAt) => atomic(() => t.retry(id, runAt)),
+    retryJob: (id, runAt) =>
+      atomic(() => {
+        const job = t.retry(id, runAt)
+        if (job !== undefined) watchers.notifyJobs([job])
+      }),
+    watchJobs: watchers.watch,
     getDelivery: (id) =>
       atomic(() => {
         const delivery = t.deliveries.get(id)
@@ -259,8 +275,10 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
             own({ ...delivery, attempts: attempt.attempt, status, updatedAt: attempt.at })
           )
         }
-        if (status === "pending" && retryAt !== null) t.retry(jobId, retryAt)
-        else t.jobs.delete(jobId)
+        if (status === "pending" && retryAt !== null) {
+          const job = t.retry(jobId, retryAt)
+          if (job !== undefined) watchers.notifyJobs([job])
+        } else t.jobs.delete(jobId)
       }),
     redeliver: (eventId, now) =>
       atomic(() => {
@@ -268,7 +286,9 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         const endpoint =
           event === undefined ? undefined : t.endpoints.get(endpointKey(event.merchantId, event.mode))
         if (event === undefined || endpoint === undefined) return Option.none()
-        return Option.some(t.deliver(event, endpoint, now))
+        const { delivery, job } = t.deliver(event, endpoint, now)
+        watchers.notifyJobs([job])
+        return Option.some(delivery)
       }),
     listDeliveries: (q) =>
       atomic(() =>

@@ -16,7 +16,6 @@ import {
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
-import { Wakeup } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import { Store } from "./Store.js"
@@ -42,7 +41,6 @@ export interface PaymentsShape {
 export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
-  const wakeup = yield* Wakeup
 
   const create = (caller: Caller, request: PaymentRequest) =>
     Effect.gen(function* () {
@@ -91,7 +89,6 @@ export const make = Effect.gen(function* () {
         }
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
-      yield* wakeup.signal
       return Views.transaction(sent)
     }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
 

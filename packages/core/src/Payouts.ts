@@ -7,14 +7,14 @@ import { Effect, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
-import { availableAccount, newTransaction, type Transaction, type TransactionId } from "./Domain.js"
+import { availableAccount, newTransaction, type TransactionId } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import * as Input from "./Input.js"
-import { Wakeup } from "./Jobs.js"
+import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import { Store, type StoreError } from "./Store.js"
@@ -35,7 +35,6 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
   const gateways = yield* Gateways
-  const wakeup = yield* Wakeup
 
   const fail = (id: TransactionId, reason: string) =>
     Effect.gen(function* () {
@@ -44,31 +43,31 @@ export const make = Effect.gen(function* () {
       if (Option.isNone(current) || current.value.type !== "withdrawal") return false
       const advanced = yield* store.advance({
         id,
+        type: "withdrawal",
         from: "pending",
         to: "failed",
         at: now,
         failureReason: reason,
         entry: Ledger.payoutFailed(current.value, now),
-        effects: { events: [], jobs: [] }
+        effects: { events: [], jobs: [], ...(yield* completing) }
       })
       return Option.isSome(advanced)
     })
 
+  // No read first: the event is made from the payout as the transition leaves it.
   const settle = (id: TransactionId) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const current = yield* store.getTransaction(id)
-      if (Option.isNone(current) || current.value.type !== "withdrawal") return false
-      const settled: Transaction = { ...current.value, status: "completed", updatedAt: now }
+      const completes = yield* completing
       const advanced = yield* store.advance({
         id,
+        type: "withdrawal",
         from: "pending",
         to: "completed",
         at: now,
         entry: null,
-        effects: { events: [Events.withdrawalCompleted(settled, now)], jobs: [] }
+        effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
       })
-      if (Option.isSome(advanced)) yield* wakeup.signal
       return Option.isSome(advanced)
     })
 
@@ -118,7 +117,6 @@ export const make = Effect.gen(function* () {
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
-      yield* wakeup.signal
       const sent = yield* Effect.either(gateway.sendPix(payout))
       if (sent._tag === "Left") {
         // The money returns at once; the 502 releases the idempotency key for a fresh attempt.

@@ -4,7 +4,7 @@
  * in-memory, SQLite and Postgres stores can each honour it exactly. One conformance suite
  * (`@pixgate/store-conformance`) pins the contract for all of them.
  */
-import { Context, Data, type Effect, type Option } from "effect"
+import { Context, Data, Effect, type Option, type Scope } from "effect"
 import type {
   Account,
   ApiKey,
@@ -20,6 +20,8 @@ import type {
   EventId,
   Job,
   JobId,
+  JobKind,
+  JobLane,
   JournalEntry,
   Merchant,
   MerchantId,
@@ -31,6 +33,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint
 } from "./Domain.js"
+import { laneOf } from "./Domain.js"
 import type { FeePlan } from "./Fees.js"
 import type { Cents } from "./Money.js"
 
@@ -48,6 +51,12 @@ export class StoreError extends Data.TaggedError("StoreError")<{
 export interface Effects {
   readonly events: ReadonlyArray<Event>
   readonly jobs: ReadonlyArray<Job>
+  /**
+   * Jobs the change completes (the timer that caused it), deleted in its unit: a timer whose
+   * change committed never runs again, even after a crash. When the change is not applied
+   * (nothing to do), the job stays; its runner finishes it.
+   */
+  readonly completes?: ReadonlyArray<JobId>
 }
 
 /** No events, no jobs. */
@@ -83,9 +92,10 @@ export interface NewTransactions {
   readonly idempotency?: IdempotentResult
 }
 
-/** Moves a transaction from `from` to `to`, only if it is still in `from`. */
+/** Moves a transaction from `from` to `to`, only if it is still in `from` (and of `type`, if given). */
 export interface Advance {
   readonly id: TransactionId
+  readonly type?: TransactionType
   readonly from: TransactionStatus
   readonly to: TransactionStatus
   readonly at: number
@@ -93,8 +103,13 @@ export interface Advance {
   readonly paidAt?: number
   readonly failureReason?: string
   readonly entry: JournalEntry | null
-  readonly effects: Effects
+  /** What the transition causes; as a function, of the transaction as it is after it. */
+  readonly effects: Effects | ((updated: Transaction) => Effects)
 }
+
+/** The effects of a transition, given the transaction after it. */
+export const advanceEffects = (input: Advance, updated: Transaction): Effects =>
+  typeof input.effects === "function" ? input.effects(updated) : input.effects
 
 /** A resolved chargeback, with its money movement; `refund` also marks the deposit `refunded`. */
 export interface ResolveChargeback {
@@ -291,16 +306,26 @@ export interface StoreShape {
 
   // Durable jobs and webhook deliveries
   /**
-   * Leases up to `limit` jobs due at `now` (run_at <= now, not leased or lease expired) to the
-   * caller until `leaseUntil`, earliest first. Concurrent claimers never get the same job.
+   * Leases up to `limit` jobs of `lane` due at `now` (run_at <= now, not leased or lease
+   * expired) to the caller until `leaseUntil`, earliest first. Concurrent claimers never get
+   * the same job.
    */
   readonly claimDueJobs: (
     now: number,
     limit: number,
-    leaseUntil: number
+    leaseUntil: number,
+    lane: JobLane
   ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
-  /** The earliest time any job becomes claimable (run time or lease end), if any job exists. */
-  readonly nextJobAt: () => Effect.Effect<Option.Option<number>, StoreError>
+  /** The earliest time a job of `lane` becomes claimable (run time or lease end), if any exists. */
+  readonly nextJobAt: (lane: JobLane) => Effect.Effect<Option.Option<number>, StoreError>
+  /**
+   * Calls `listener` after each unit of this store instance that stores or reschedules jobs
+   * commits, with the earliest run time per lane, until the scope closes: the worker of this
+   * instance starts due work at once. Jobs other instances store are found by polling.
+   */
+  readonly watchJobs: (
+    listener: (lane: JobLane, at: number) => void
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** Deletes a finished job. */
   readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
   /** Releases a job's lease and sets its next run time. */
@@ -325,3 +350,30 @@ export interface StoreShape {
 
 /** The storage port's tag. */
 export class Store extends Context.Tag("@pixgate/core/Store")<Store, StoreShape>() {}
+
+/** Listeners of one store instance's new jobs (`StoreShape.watchJobs`), for store implementations. */
+export class JobWatchers {
+  private readonly listeners = new Set<(lane: JobLane, at: number) => void>()
+
+  /** `StoreShape.watchJobs`. */
+  readonly watch = (listener: (lane: JobLane, at: number) => void): Effect.Effect<void, never, Scope.Scope> =>
+    Effect.acquireRelease(
+      Effect.sync(() => this.listeners.add(listener)),
+      () => Effect.sync(() => this.listeners.delete(listener))
+    )
+
+  /** Tells every listener that jobs of `lane` may be due from `at` (after the unit committed). */
+  notify(lane: JobLane, at: number): void {
+    for (const listener of this.listeners) listener(lane, at)
+  }
+
+  /** Notifies the earliest run time of each lane among `jobs`. */
+  notifyJobs(jobs: Iterable<{ readonly kind: JobKind; readonly runAt: number }>): void {
+    const earliest = new Map<JobLane, number>()
+    for (const job of jobs) {
+      const lane = laneOf(job.kind)
+      earliest.set(lane, Math.min(earliest.get(lane) ?? Number.POSITIVE_INFINITY, job.runAt))
+    }
+    for (const [lane, at] of earliest) this.notify(lane, at)
+  }
+}

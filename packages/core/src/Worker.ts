@@ -1,8 +1,11 @@
 /**
- * The job worker: claims due jobs, runs them through the `JobRunner` with bounded concurrency,
- * and sleeps on the Effect Clock until the next job is due (so the TestClock drives it exactly),
- * a poll interval at most, since other instances may add jobs. `Wakeup` and every finished job
- * wake it early. A failing job is logged and left to its lease; the loop goes on.
+ * The job worker: one loop per lane (webhook attempts, timers), each claiming due jobs of its
+ * lane up to its own concurrency and running them through the `JobRunner`, so receivers that
+ * hang cannot hold back settlements and expiries. A loop sleeps on the Effect Clock until the
+ * next job of its lane is due (so the TestClock drives it exactly), a poll interval at most,
+ * since other instances may add jobs; this instance's store wakes it when a commit stores an
+ * earlier job, and a finished job wakes a lane that was full. A failing job is logged and left
+ * to its lease; the loop goes on.
  */
 import {
   Cause,
@@ -17,8 +20,8 @@ import {
   Scope
 } from "effect"
 import { EngineConfig } from "./Config.js"
-import type { JobId } from "./Domain.js"
-import { JobRunner, Wakeup } from "./Jobs.js"
+import { type JobId, type JobLane, jobLanes } from "./Domain.js"
+import { JobRunner } from "./Jobs.js"
 import { type ClaimedJob, Store } from "./Store.js"
 
 /** Worker options beyond the engine configuration. */
@@ -30,20 +33,31 @@ export interface WorkerOptions {
   readonly shutdownGrace?: Duration.DurationInput
 }
 
-/** The worker loop with options; interrupting it stops claiming and drains jobs in flight. */
+/** One lane's loop state: what runs, when it sleeps until, and how to wake it. */
+interface Lane {
+  readonly name: JobLane
+  readonly concurrency: number
+  readonly running: Set<JobId>
+  /** When the sleeping loop wakes up anyway; -Infinity while it works, so every poke counts. */
+  wakeAt: number
+  /** No round starts before this (the last round's start plus a tick), whatever wakes the loop. */
+  notBefore: number
+  readonly pokes: Queue.Queue<void>
+}
+
+/** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
 export const runWith = (
   options: WorkerOptions = {}
-): Effect.Effect<never, never, Store | JobRunner | Wakeup | EngineConfig> =>
+): Effect.Effect<never, never, Store | JobRunner | EngineConfig> =>
   Effect.scoped(
     Effect.gen(function* () {
       const store = yield* Store
       const runner = yield* JobRunner
-      const wakeup = yield* Wakeup
       const config = yield* EngineConfig
-      const concurrency = Math.max(1, config.webhookConcurrency)
       const batchSize = Math.max(1, config.workerBatchSize)
       const lease = Duration.toMillis(config.jobLease)
       const poll = Duration.toMillis(config.workerPollInterval)
+      const tick = Duration.toMillis(config.workerTick)
       const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
 
       // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
@@ -55,10 +69,25 @@ export const runWith = (
         FiberSet.awaitEmpty(fibers).pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
       )
 
-      const running = new Set<JobId>()
-      const finished = yield* Queue.sliding<void>(1)
+      const lane = (name: JobLane, concurrency: number): Effect.Effect<Lane> =>
+        Effect.map(Queue.sliding<void>(1), (pokes) => ({
+          name,
+          concurrency: Math.max(1, concurrency),
+          running: new Set<JobId>(),
+          wakeAt: Number.NEGATIVE_INFINITY,
+          notBefore: Number.NEGATIVE_INFINITY,
+          pokes
+        }))
+      const lanes = {
+        webhooks: yield* lane("webhooks", config.webhookConcurrency),
+        timers: yield* lane("timers", config.timerConcurrency)
+      } satisfies Record<JobLane, Lane>
+      const poke = (l: Lane, at: number) => {
+        if (at < l.wakeAt) Queue.unsafeOffer(l.pokes, undefined)
+      }
+      yield* store.watchJobs((name, at) => poke(lanes[name], at))
 
-      const runJob = (job: ClaimedJob) =>
+      const runJob = (l: Lane, job: ClaimedJob) =>
         runner.run(job).pipe(
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
@@ -66,53 +95,80 @@ export const runWith = (
               : Effect.logError("Job failed; it runs again when its lease ends", cause)
           ),
           Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
-          Effect.ensuring(Effect.sync(() => running.delete(job.id)).pipe(Effect.zipRight(finished.offer()))),
+          Effect.ensuring(
+            Effect.sync(() => {
+              const wasFull = l.running.size >= l.concurrency
+              l.running.delete(job.id)
+              if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
+            })
+          ),
           Effect.asVoid
         )
 
-      const idle = (ms: number) =>
-        Effect.raceAll([Effect.sleep(ms), wakeup.await, Queue.take(finished)]).pipe(Effect.asVoid)
-
-      const round = Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const free = concurrency - running.size
-        if (free <= 0) return yield* idle(poll)
-        const limit = Math.min(batchSize, free)
-        const jobs = yield* store.claimDueJobs(now, limit, now + lease)
-        for (const job of jobs) {
-          if (running.has(job.id)) continue
-          running.add(job.id)
-          yield* FiberSet.run(fibers, runJob(job))
-        }
-        if (jobs.length === limit) return
-        const next = yield* store.nextJobAt()
-        const later = yield* Clock.currentTimeMillis
-        // A job due at the claim yet not claimed belongs to another instance's race: poll.
-        const wait = Option.match(next, {
-          onNone: () => poll,
-          onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))
-        })
-        if (wait > 0) yield* idle(wait)
-      }).pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.interrupt
-            : Effect.logError("Job worker round failed", cause).pipe(Effect.zipRight(Effect.sleep(poll)))
+      // Sleeps until `until` or a poke, then (had the round claimed little) until `notBefore`,
+      // so a steady stream of due jobs is claimed in rounds of many rather than one round each.
+      const idle = (l: Lane, ms: number, until: number) =>
+        Effect.suspend(() => {
+          l.wakeAt = until
+          return Effect.raceFirst(Effect.sleep(ms), Queue.take(l.pokes))
+        }).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              l.wakeAt = Number.NEGATIVE_INFINITY
+            })
+          ),
+          Effect.zipRight(
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              now < l.notBefore ? Effect.sleep(l.notBefore - now) : Effect.void
+            )
+          )
         )
-      )
 
-      return yield* Effect.forever(round)
+      const round = (l: Lane) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const free = l.concurrency - l.running.size
+          if (free <= 0) return yield* idle(l, poll, now + poll)
+          const limit = Math.min(batchSize, free)
+          const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name)
+          for (const job of jobs) {
+            if (l.running.has(job.id)) continue
+            l.running.add(job.id)
+            yield* FiberSet.run(fibers, runJob(l, job))
+          }
+          if (jobs.length === limit) return
+          l.notBefore = now + tick
+          const next = yield* store.nextJobAt(l.name)
+          const later = yield* Clock.currentTimeMillis
+          // A job due at the claim yet not claimed belongs to another instance's race: poll.
+          const wait = Option.match(next, {
+            onNone: () => poll,
+            onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))
+          })
+          if (wait > 0) yield* idle(l, wait, later + wait)
+        }).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.interrupt
+              : Effect.logError("Job worker round failed", cause).pipe(
+                  Effect.zipRight(Effect.sleep(poll)),
+                  Effect.annotateLogs({ lane: l.name })
+                )
+          )
+        )
+
+      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(lanes[name]))))
     })
   )
 
-/** The worker loop with default options. */
-export const run: Effect.Effect<never, never, Store | JobRunner | Wakeup | EngineConfig> = runWith()
+/** The worker loops with default options. */
+export const run: Effect.Effect<never, never, Store | JobRunner | EngineConfig> = runWith()
 
 /** Runs the worker for the layer's lifetime; closing the scope stops it gracefully. */
 export const layerWith = (
   options: WorkerOptions = {}
-): Layer.Layer<never, never, Store | JobRunner | Wakeup | EngineConfig> =>
+): Layer.Layer<never, never, Store | JobRunner | EngineConfig> =>
   Layer.scopedDiscard(Effect.forkScoped(runWith(options)))
 
 /** `layerWith` with default options. */
-export const layer: Layer.Layer<never, never, Store | JobRunner | Wakeup | EngineConfig> = layerWith()
+export const layer: Layer.Layer<never, never, Store | JobRunner | EngineConfig> = layerWith()

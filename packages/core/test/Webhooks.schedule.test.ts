@@ -3,7 +3,6 @@ import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import type { EventId } from "../src/Domain.js"
-import type { Wakeup } from "../src/Jobs.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store } from "../src/Store.js"
 import { endpointRemoved } from "../src/Webhooks.js"
@@ -11,11 +10,11 @@ import { advance, emit, engine, event, log, receiver, setEndpoint } from "./supp
 
 const status = (code: number) => Effect.succeed(new Response(code === 204 ? null : "x", { status: code }))
 
-/** A single instance needs no polling: Wakeup and finished jobs wake it (and adjusting is fast). */
+/** A single instance needs no polling: its store wakes the worker for new and rescheduled jobs. */
 const config = { workerPollInterval: Duration.hours(1) }
 
 /** Runs `body` with a fresh MemoryStore, an endpoint, and a worker over `client`. */
-const withEngine = <A, E>(client: HttpClient.HttpClient, body: Effect.Effect<A, E, Store | Wakeup>) =>
+const withEngine = <A, E>(client: HttpClient.HttpClient, body: Effect.Effect<A, E, Store>) =>
   Effect.gen(function* () {
     const store = yield* MemoryStore.make
     return yield* Effect.gen(function* () {
@@ -44,7 +43,7 @@ describe("webhook schedule (TestClock)", () => {
             [3, 6000, 500, null],
             [4, 36000, 500, null]
           ])
-          expect(yield* Effect.flatMap(Store, (s) => s.nextJobAt())).toEqual(Option.none())
+          expect(yield* Effect.flatMap(Store, (s) => s.nextJobAt("webhooks"))).toEqual(Option.none())
         })
       )
     }

@@ -3,7 +3,7 @@ import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Logger, Option, Scope } from "effect"
 import type { DeliveryId, EventId } from "../src/Domain.js"
-import { JobRunner, type Wakeup } from "../src/Jobs.js"
+import { JobRunner } from "../src/Jobs.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store, StoreError, type StoreShape } from "../src/Store.js"
 import { Webhooks } from "../src/Webhooks.js"
@@ -35,11 +35,11 @@ const storeWithEndpoint = Effect.gen(function* () {
 })
 
 /** Starts a worker instance in its own scope, so the test can stop it like a process exit. */
-const start = (layer: Layer.Layer<Store | Wakeup>) =>
+const start = (layer: Layer.Layer<Store>) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const context = yield* Layer.buildWithScope(layer, scope)
-    const run = <A, E>(effect: Effect.Effect<A, E, Store | Wakeup>) => Effect.provide(effect, context)
+    const run = <A, E>(effect: Effect.Effect<A, E, Store>) => Effect.provide(effect, context)
     return { scope, run }
   })
 
@@ -95,7 +95,7 @@ describe("job worker (TestClock)", () => {
       const b = receiver(ok)
       yield* record(event("evt_crash", 0)).pipe(Effect.provideService(Store, store))
       // The "crashed" instance claimed the job, then vanished; its lease ends at 30 s.
-      expect(yield* store.claimDueJobs(0, 10, 30000)).toHaveLength(1)
+      expect(yield* store.claimDueJobs(0, 10, 30000, "webhooks")).toHaveLength(1)
       const { run } = yield* start(engine(store, b.client, config))
       yield* run(emit())
       yield* advance("1 minute")
@@ -117,7 +117,7 @@ describe("job worker (TestClock)", () => {
       yield* Fiber.join(stopping)
       const [entry] = yield* log.pipe(Effect.provideService(Store, store))
       expect(entry?.attempts.map((x) => [x.at, x.error])).toEqual([[0, "Timed out after 10000 ms"]])
-      expect(yield* store.nextJobAt()).toEqual(Option.some(11000))
+      expect(yield* store.nextJobAt("webhooks")).toEqual(Option.some(11000))
     })
   )
 
@@ -211,8 +211,10 @@ describe("job worker (TestClock)", () => {
       let claims = 0
       const broken: StoreShape = {
         ...store,
-        claimDueJobs: (now, limit, leaseUntil) =>
-          claims++ === 0 ? new StoreError({ message: "db gone" }) : store.claimDueJobs(now, limit, leaseUntil)
+        claimDueJobs: (now, limit, leaseUntil, lane) =>
+          lane === "webhooks" && claims++ === 0
+            ? new StoreError({ message: "db gone" })
+            : store.claimDueJobs(now, limit, leaseUntil, lane)
       }
       const b = receiver(ok)
       const { run } = yield* start(

@@ -16,6 +16,7 @@ import { ledger, ledgerClean } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
+import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
 export * from "./fixtures.js"
@@ -44,6 +45,7 @@ export const runStoreConformance = (
     ledger(it)
     idempotency(it)
     jobs(it)
+    timers(it)
     deliveries(it)
     concurrency(it, options.concurrency)
     batching(it)

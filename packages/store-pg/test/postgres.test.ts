@@ -173,11 +173,13 @@ describePostgres("Postgres", () => {
           )
         )
         yield* Deferred.await(locked)
-        const claimed = yield* s.claimDueJobs(at + 100, 100, at + 200).pipe(Effect.timeout("5 seconds"))
+        const claimed = yield* s
+          .claimDueJobs(at + 100, 100, at + 200, "timers")
+          .pipe(Effect.timeout("5 seconds"))
         expect(ids(claimed)).toEqual(ids(jobs.slice(5)))
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(holder)
-        expect(ids(yield* s.claimDueJobs(at + 100, 100, at + 200))).toEqual(ids(held))
+        expect(ids(yield* s.claimDueJobs(at + 100, 100, at + 200, "timers"))).toEqual(ids(held))
         yield* Effect.forEach(jobs, (j) => s.finishJob(j.id))
       })
     )
@@ -195,7 +197,7 @@ describePostgres("Postgres", () => {
         const claimer = Effect.gen(function* () {
           const got: Array<Store.ClaimedJob> = []
           for (;;) {
-            const batch = yield* s.claimDueJobs(at + 10, 10, at + 1_000)
+            const batch = yield* s.claimDueJobs(at + 10, 10, at + 1_000, "webhooks")
             if (batch.length === 0) return got
             got.push(...batch)
           }

@@ -37,20 +37,22 @@ export const makeWith = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const write = writer(sql)
+    const watchers = new Store.JobWatchers()
     const journal = ledger(sql, write)
     const concurrency: number =
       options.writeConcurrency ?? sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 })
-    const writes = yield* units(sql, journal, write, concurrency)
+    const writes = yield* units(sql, journal, write, watchers, concurrency)
     const readConcurrency: number =
       options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })
     return {
       ...merchants(sql),
       ...transactions(sql, writes),
       ...journal.ops,
-      ...chargebacks(sql, write),
+      ...chargebacks(sql, write, watchers),
       ...idempotency(sql),
       ...jobs(sql, writes),
-      ...webhooks(sql, writes),
+      ...webhooks(sql, writes, watchers),
+      watchJobs: watchers.watch,
       ...(yield* reads(sql, readConcurrency))
     }
   })

@@ -129,18 +129,27 @@ export class Tables {
     }
   }
 
-  /** Stores events (each with a delivery where an endpoint exists) and jobs. */
-  record(effects: Effects): void {
+  /**
+   * Stores events (each with a delivery where an endpoint exists) and jobs, and deletes the
+   * jobs the change completes; answers the jobs stored (deliveries' first attempts included).
+   */
+  record(effects: Effects): ReadonlyArray<Job> {
+    const stored: Array<Job> = []
     for (const event of effects.events) {
       this.events.set(event.id, own(event))
       const endpoint = this.endpoints.get(endpointKey(event.merchantId, event.mode))
-      if (endpoint !== undefined) this.deliver(event, endpoint, event.createdAt)
+      if (endpoint !== undefined) stored.push(this.deliver(event, endpoint, event.createdAt).job)
     }
-    for (const job of effects.jobs) this.jobs.set(job.id, { job: own(job), leaseUntil: null })
+    for (const job of effects.jobs) {
+      this.jobs.set(job.id, { job: own(job), leaseUntil: null })
+      stored.push(job)
+    }
+    for (const id of effects.completes ?? []) this.jobs.delete(id)
+    return stored
   }
 
-  /** A pending delivery of an event to an endpoint, with its first attempt due at `at`. */
-  deliver(event: Event, endpoint: WebhookEndpoint, at: number): WebhookDelivery {
+  /** A pending delivery of an event to an endpoint, with its first attempt job due at `at`. */
+  deliver(event: Event, endpoint: WebhookEndpoint, at: number): { delivery: WebhookDelivery; job: Job } {
     const delivery: WebhookDelivery = own({
       id: Ids.newId("dlv", at) as WebhookDelivery["id"],
       eventId: event.id,
@@ -161,13 +170,16 @@ export class Tables {
     this.deliveries.set(delivery.id, delivery)
     this.attempts.set(delivery.id, [])
     this.jobs.set(job.id, { job: own(job), leaseUntil: null })
-    return delivery
+    return { delivery, job }
   }
 
-  /** Sets a job's next run and ends its lease. */
-  retry(id: string, runAt: number): void {
+  /** Sets a job's next run and ends its lease; answers the job as rescheduled. */
+  retry(id: string, runAt: number): Job | undefined {
     const row = this.jobs.get(id)
-    if (row !== undefined) this.jobs.set(id, { job: own({ ...row.job, runAt }), leaseUntil: null })
+    if (row === undefined) return undefined
+    const job = own({ ...row.job, runAt })
+    this.jobs.set(id, { job, leaseUntil: null })
+    return job
   }
 
   /** The ledger's invariants for one mode, from the postings themselves. */

@@ -9,7 +9,7 @@ import { Chunk, Clock, Duration, Effect, Layer, TestClock } from "effect"
 import * as Config from "../../src/Config.js"
 import type { Event, EventId, MerchantId, Mode } from "../../src/Domain.js"
 import * as HostResolver from "../../src/HostResolver.js"
-import { JobRunner, Wakeup, wakeupLayer } from "../../src/Jobs.js"
+import { JobRunner } from "../../src/Jobs.js"
 import { Store, type StoreShape } from "../../src/Store.js"
 import * as WebhooksModule from "../../src/Webhooks.js"
 import { Webhooks } from "../../src/Webhooks.js"
@@ -44,12 +44,8 @@ export const record = (...events: ReadonlyArray<Event>) =>
     store.insertTransactions({ transactions: [], entry: null, guard: null, effects: { events, jobs: [] } })
   )
 
-/** `record`, then wake the worker as the engine does after a commit. */
-export const emit = (...events: ReadonlyArray<Event>) =>
-  Effect.zipRight(
-    record(...events),
-    Effect.flatMap(Wakeup, (w) => w.signal)
-  )
+/** `record` as an engine change does: the store tells this instance's worker about the new jobs. */
+export const emit = record
 
 /** The webhook log of the test merchant, newest delivery first. */
 export const log = Effect.flatMap(Store, (store) =>
@@ -137,7 +133,7 @@ export const runner: Layer.Layer<JobRunner, never, Webhooks> = Layer.effect(
   }))
 )
 
-/** Store, config, client, resolver and a fresh Wakeup, with Webhooks and the test runner. */
+/** Store, config, client and resolver, with Webhooks and the test runner. */
 export const services = (
   store: StoreShape,
   client: HttpClient.HttpClient,
@@ -150,8 +146,7 @@ export const services = (
         Layer.succeed(Store, store),
         Config.layer(config),
         Layer.succeed(HttpClient.HttpClient, waitForClient(client)),
-        HostResolver.literalsOnly,
-        wakeupLayer
+        HostResolver.literalsOnly
       )
     )
   )

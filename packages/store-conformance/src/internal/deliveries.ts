@@ -62,7 +62,7 @@ export const deliveries = (it: Suite) =>
             updatedAt: b
           })
           expect(yield* log({ merchantId: bare.id })).toEqual([])
-          const jobs = yield* s.claimDueJobs(b, 10, b + 100)
+          const jobs = yield* s.claimDueJobs(b, 10, b + 100, "webhooks")
           expect(jobs).toEqual([
             {
               id: expect.any(String),
@@ -105,15 +105,15 @@ export const deliveries = (it: Suite) =>
           const s = yield* store
           const { merchant } = yield* withEndpoints(["test"])
           yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
-          const [job] = yield* s.claimDueJobs(b, 10, b + 50_000)
+          const [job] = yield* s.claimDueJobs(b, 10, b + 50_000, "webhooks")
           const id = job.ref as Domain.DeliveryId
           const first = attempt(id, 1, b + 5, 500)
           yield* s.recordAttempt({ jobId: job.id, attempt: first, status: "pending", retryAt: b + 1_005 })
           const [pending] = yield* log({ merchantId: merchant.id })
           expect(pending.attempts).toEqual([first])
           expect(pending.delivery).toMatchObject({ status: "pending", attempts: 1, updatedAt: b + 5 })
-          expect(yield* s.claimDueJobs(b + 1_004, 10, b + 1_100)).toEqual([])
-          const [again] = yield* s.claimDueJobs(b + 1_005, 10, b + 1_100)
+          expect(yield* s.claimDueJobs(b + 1_004, 10, b + 1_100, "webhooks")).toEqual([])
+          const [again] = yield* s.claimDueJobs(b + 1_005, 10, b + 1_100, "webhooks")
           expect(again).toEqual({ ...job, runAt: b + 1_005, leaseUntil: b + 1_100 })
 
           const second = attempt(id, 2, b + 1_010, 200)
@@ -121,7 +121,7 @@ export const deliveries = (it: Suite) =>
           const [done] = yield* log({ merchantId: merchant.id })
           expect(done.attempts).toEqual([first, second])
           expect(done.delivery).toMatchObject({ status: "delivered", attempts: 2, updatedAt: b + 1_010 })
-          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001)).toEqual([])
+          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001, "webhooks")).toEqual([])
         })
       )
     )
@@ -132,13 +132,13 @@ export const deliveries = (it: Suite) =>
           const s = yield* store
           const { merchant } = yield* withEndpoints(["test"])
           yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.failed", { at: b })])
-          const [job] = yield* s.claimDueJobs(b, 10, b + 100)
+          const [job] = yield* s.claimDueJobs(b, 10, b + 100, "webhooks")
           const last = attempt(job.ref as Domain.DeliveryId, 4, b + 36_000, null)
           yield* s.recordAttempt({ jobId: job.id, attempt: last, status: "failed", retryAt: null })
           const [entry] = yield* log({ merchantId: merchant.id })
           expect(entry.delivery).toMatchObject({ status: "failed", attempts: 4, updatedAt: b + 36_000 })
           expect(entry.attempts).toEqual([last])
-          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001)).toEqual([])
+          expect(yield* s.claimDueJobs(b + 90_000, 10, b + 90_001, "webhooks")).toEqual([])
         })
       )
     )
@@ -153,7 +153,7 @@ export const deliveries = (it: Suite) =>
             const event = makeEvent(merchant.id, "test", "transaction.completed", { at: b })
             const liveEvent = makeEvent(merchant.id, "live", "transaction.completed", { at: b })
             yield* emit(merchant.id, [event, liveEvent])
-            yield* s.finishJob((yield* s.claimDueJobs(b, 10, b + 1))[0].id)
+            yield* s.finishJob((yield* s.claimDueJobs(b, 10, b + 1, "webhooks"))[0].id)
             const current = makeEndpoint(merchant.id, "test", { url: "https://moved.example.com/hook" })
             yield* s.setWebhookEndpoint(current)
 
@@ -168,8 +168,8 @@ export const deliveries = (it: Suite) =>
               createdAt: b + 500,
               updatedAt: b + 500
             })
-            expect(yield* s.claimDueJobs(b + 499, 10, b + 600)).toEqual([])
-            const [job] = yield* s.claimDueJobs(b + 500, 10, b + 600)
+            expect(yield* s.claimDueJobs(b + 499, 10, b + 600, "webhooks")).toEqual([])
+            const [job] = yield* s.claimDueJobs(b + 500, 10, b + 600, "webhooks")
             expect(job).toMatchObject({ kind: "webhook.attempt", ref: redelivered.id, runAt: b + 500 })
             const both = yield* log({ merchantId: merchant.id, eventId: event.id })
             expect(both.map((d) => d.delivery.id)[0]).toBe(redelivered.id)
@@ -192,7 +192,7 @@ export const deliveries = (it: Suite) =>
           yield* emit(merchant.id, [e1, e2, e3])
           const all = yield* log({ merchantId: merchant.id })
           const [d1, d2, d3] = [e1, e2, e3].map((e) => all.find((d) => d.event.id === e.id)!.delivery)
-          const jobs = yield* s.claimDueJobs(b + 10, 10, b + 20)
+          const jobs = yield* s.claimDueJobs(b + 10, 10, b + 20, "webhooks")
           const jobId = jobs.find((j) => j.ref === d3.id)!.id
           const a1 = attempt(d3.id, 1, b + 30, 503)
           const a2 = attempt(d3.id, 2, b + 1_040, 200)

@@ -1,7 +1,6 @@
 /** What every part of the suite shares: the test API, fresh merchants, and a private job window. */
 import type { Vitest } from "@effect/vitest"
-import type { Domain } from "@pixgate/core"
-import { Store } from "@pixgate/core"
+import { Domain, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime, makeMerchant, topUpEntry } from "../fixtures.js"
 
@@ -33,10 +32,13 @@ export const jobSpan = 100_000_000
 export const inJobWindow = <A, E, R>(test: (base: number) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const s = yield* store
-    const next = yield* s.nextJobAt()
-    const base = Math.min(Date.UTC(2001, 0, 1), Option.getOrElse(next, () => Infinity) - jobSpan)
-    const clear = s.claimDueJobs(base + jobSpan - 1, 100_000, base + jobSpan - 1).pipe(
-      Effect.flatMap((jobs) => Effect.forEach(jobs, (job) => s.finishJob(job.id))),
+    const nexts = yield* Effect.forEach(Domain.jobLanes, (lane) => s.nextJobAt(lane))
+    const next = Math.min(...nexts.map((n) => Option.getOrElse(n, () => Infinity)))
+    const base = Math.min(Date.UTC(2001, 0, 1), next - jobSpan)
+    const clear = Effect.forEach(Domain.jobLanes, (lane) =>
+      s.claimDueJobs(base + jobSpan - 1, 100_000, base + jobSpan - 1, lane)
+    ).pipe(
+      Effect.flatMap((jobs) => Effect.forEach(jobs.flat(), (job) => s.finishJob(job.id))),
       Effect.ignore
     )
     return yield* test(base).pipe(Effect.ensuring(clear))

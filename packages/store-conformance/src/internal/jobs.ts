@@ -30,16 +30,19 @@ export const jobs = (it: Suite) =>
             yield* addJobs([...due, tie, later])
             const [first, second, third] = byRunAtThenId([...due, tie])
 
-            const a = yield* s.claimDueJobs(b + 500, 2, b + 600)
+            const a = yield* s.claimDueJobs(b + 500, 2, b + 600, "timers")
             expect(a.map((j) => j.id)).toEqual([first, second])
             expect(a.every((j) => j.leaseUntil === b + 600)).toBe(true)
             expect(a[0]).toEqual({ ...due[1], leaseUntil: b + 600 })
-            expect((yield* s.claimDueJobs(b + 500, 10, b + 700)).map((j) => j.id)).toEqual([third])
-            expect(yield* s.claimDueJobs(b + 599, 10, b + 800)).toEqual([])
-            expect((yield* s.claimDueJobs(b + 600, 10, b + 900)).map((j) => j.id)).toEqual([first, second])
-            const all = yield* s.claimDueJobs(b + 1_000, 10, b + 1_100)
+            expect((yield* s.claimDueJobs(b + 500, 10, b + 700, "timers")).map((j) => j.id)).toEqual([third])
+            expect(yield* s.claimDueJobs(b + 599, 10, b + 800, "timers")).toEqual([])
+            expect((yield* s.claimDueJobs(b + 600, 10, b + 900, "timers")).map((j) => j.id)).toEqual([
+              first,
+              second
+            ])
+            const all = yield* s.claimDueJobs(b + 1_000, 10, b + 1_100, "timers")
             expect(all.map((j) => j.id)).toEqual([first, second, third, later.id])
-            expect(yield* s.claimDueJobs(b + 1_000, 0, b + 1_100)).toEqual([])
+            expect(yield* s.claimDueJobs(b + 1_000, 0, b + 1_100, "timers")).toEqual([])
           })
         )
     )
@@ -50,8 +53,10 @@ export const jobs = (it: Suite) =>
           const s = yield* store
           const job = makeJob("charge.expire", "tx_expire", b + 50)
           yield* addJobs([job])
-          expect(yield* s.claimDueJobs(b + 49, 10, b + 60)).toEqual([])
-          expect(yield* s.claimDueJobs(b + 50, 10, b + 60)).toEqual([{ ...job, leaseUntil: b + 60 }])
+          expect(yield* s.claimDueJobs(b + 49, 10, b + 60, "timers")).toEqual([])
+          expect(yield* s.claimDueJobs(b + 50, 10, b + 60, "timers")).toEqual([
+            { ...job, leaseUntil: b + 60 }
+          ])
         })
       )
     )
@@ -61,19 +66,19 @@ export const jobs = (it: Suite) =>
         Effect.gen(function* () {
           const s = yield* store
           const nothingHere = (next: Option.Option<number>) => !Option.exists(next, (at) => at < b + jobSpan)
-          expect(nothingHere(yield* s.nextJobAt())).toBe(true)
+          expect(nothingHere(yield* s.nextJobAt("timers"))).toBe(true)
           const [j1, j2] = [
             makeJob("charge.expire", "tx_1", b + 10),
             makeJob("charge.expire", "tx_2", b + 20)
           ]
           yield* addJobs([j1, j2])
-          expect(yield* s.nextJobAt()).toEqual(Option.some(b + 10))
-          yield* s.claimDueJobs(b + 10, 1, b + 100)
-          expect(yield* s.nextJobAt()).toEqual(Option.some(b + 20))
+          expect(yield* s.nextJobAt("timers")).toEqual(Option.some(b + 10))
+          yield* s.claimDueJobs(b + 10, 1, b + 100, "timers")
+          expect(yield* s.nextJobAt("timers")).toEqual(Option.some(b + 20))
           yield* s.finishJob(j2.id)
-          expect(yield* s.nextJobAt()).toEqual(Option.some(b + 100))
+          expect(yield* s.nextJobAt("timers")).toEqual(Option.some(b + 100))
           yield* s.finishJob(j1.id)
-          expect(nothingHere(yield* s.nextJobAt())).toBe(true)
+          expect(nothingHere(yield* s.nextJobAt("timers"))).toBe(true)
         })
       )
     )
@@ -84,16 +89,16 @@ export const jobs = (it: Suite) =>
           const s = yield* store
           const job = makeJob("webhook.attempt", "dlv_x", b + 10)
           yield* addJobs([job])
-          expect((yield* s.claimDueJobs(b + 10, 1, b + 50_000)).length).toBe(1)
+          expect((yield* s.claimDueJobs(b + 10, 1, b + 50_000, "webhooks")).length).toBe(1)
           yield* s.retryJob(job.id, b + 1_000)
-          expect(yield* s.nextJobAt()).toEqual(Option.some(b + 1_000))
-          expect(yield* s.claimDueJobs(b + 999, 10, b + 2_000)).toEqual([])
-          expect(yield* s.claimDueJobs(b + 1_000, 10, b + 2_000)).toEqual([
+          expect(yield* s.nextJobAt("webhooks")).toEqual(Option.some(b + 1_000))
+          expect(yield* s.claimDueJobs(b + 999, 10, b + 2_000, "webhooks")).toEqual([])
+          expect(yield* s.claimDueJobs(b + 1_000, 10, b + 2_000, "webhooks")).toEqual([
             { ...job, runAt: b + 1_000, leaseUntil: b + 2_000 }
           ])
           yield* s.finishJob(job.id)
           yield* s.finishJob(job.id)
-          expect(yield* s.claimDueJobs(b + 10_000, 10, b + 10_001)).toEqual([])
+          expect(yield* s.claimDueJobs(b + 10_000, 10, b + 10_001, "webhooks")).toEqual([])
         })
       )
     )
@@ -105,10 +110,10 @@ export const jobs = (it: Suite) =>
           const created = Array.from({ length: 40 }, (_, i) => makeJob("webhook.attempt", `dlv_${i}`, b + i))
           yield* addJobs(created)
           const claims = yield* Effect.all(
-            Array.from({ length: 8 }, () => s.claimDueJobs(b + 100, 10, b + 200)),
+            Array.from({ length: 8 }, () => s.claimDueJobs(b + 100, 10, b + 200, "webhooks")),
             { concurrency: "unbounded" }
           )
-          const rest = yield* s.claimDueJobs(b + 100, 100, b + 200)
+          const rest = yield* s.claimDueJobs(b + 100, 100, b + 200, "webhooks")
           const claimed = [...claims.flat(), ...rest].map((j) => j.id)
           expect(new Set(claimed).size).toBe(claimed.length)
           expect([...claimed].sort()).toEqual(created.map((j) => j.id).sort())

@@ -7,8 +7,12 @@ import { Writes, type writer } from "./writes.js"
 
 type Ops = "openChargeback" | "resolveChargeback" | "getChargeback" | "listChargebacks"
 
-/** The chargeback operations over one client and its writer. */
-export const chargebacks = (sql: Sql, write: ReturnType<typeof writer>): Pick<Store.StoreShape, Ops> => ({
+/** The chargeback operations over one client, its writer, and the job watchers to tell. */
+export const chargebacks = (
+  sql: Sql,
+  write: ReturnType<typeof writer>,
+  watchers: Store.JobWatchers
+): Pick<Store.StoreShape, Ops> => ({
   openChargeback: (chargeback, entry, effects) =>
     atomic(sql)(
       Effect.gen(function* () {
@@ -17,11 +21,16 @@ export const chargebacks = (sql: Sql, write: ReturnType<typeof writer>): Pick<St
         const inserted = yield* sql`INSERT INTO chargebacks ${sql.insert(chargebackRow(chargeback))}
           ON CONFLICT (transaction_id) WHERE status = 'open' DO NOTHING
           RETURNING id`
-        if (inserted.length === 0) return false
+        if (inserted.length === 0) return false as const
         const w = new Writes()
         w.entry(entry)
         w.effects(effects)
-        yield* write.apply(w)
+        return yield* write.apply(w)
+      })
+    ).pipe(
+      Effect.map((scheduled) => {
+        if (scheduled === false) return false
+        watchers.notifyJobs(scheduled)
         return true
       })
     ),
@@ -36,7 +45,7 @@ export const chargebacks = (sql: Sql, write: ReturnType<typeof writer>): Pick<St
           toChargeback
         )
         const chargeback = first(resolved)
-        if (Option.isNone(chargeback)) return chargeback
+        if (Option.isNone(chargeback)) return { chargeback, scheduled: [] }
         const w = new Writes()
         if (input.refund) {
           const id = chargeback.value.transactionId
@@ -51,7 +60,11 @@ export const chargebacks = (sql: Sql, write: ReturnType<typeof writer>): Pick<St
         }
         w.entry(input.entry)
         w.effects(input.effects)
-        yield* write.apply(w)
+        return { chargeback, scheduled: yield* write.apply(w) }
+      })
+    ).pipe(
+      Effect.map(({ chargeback, scheduled }) => {
+        watchers.notifyJobs(scheduled)
         return chargeback
       })
     ),

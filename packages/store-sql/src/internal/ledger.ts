@@ -25,7 +25,7 @@ export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
         Effect.suspend(() => {
           const w = new Writes()
           w.entry(entry)
-          return write.apply(w)
+          return Effect.asVoid(write.apply(w))
         })
       ),
     balance: (merchantId, mode) =>

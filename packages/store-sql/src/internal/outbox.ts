@@ -49,7 +49,7 @@ export const outbox = (sql: Sql) => {
     ["TEXT", "TEXT"]
   )
 
-  /** Writes what one or more changes cause. */
+  /** Writes what one or more changes cause; answers the jobs stored (first attempts included). */
   const record = (effects: Store.Effects) =>
     Effect.gen(function* () {
       const jobRows = effects.jobs.map(jobRow)
@@ -85,6 +85,7 @@ export const outbox = (sql: Sql) => {
         if (deliveryRows.length > 0) yield* deliveries.run(deliveryRows)
       }
       if (jobRows.length > 0) yield* jobs.run(jobRows.map((j) => Bulk.valuesOf(j, jobColumns)))
+      return jobRows.map((j) => ({ kind: j.kind, runAt: j.run_at }))
     })
 
   return { record }

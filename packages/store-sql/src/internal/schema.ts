@@ -189,8 +189,8 @@ const sqliteTuning = ["CREATE INDEX postings_account ON postings (mode, account,
 /**
  * Statements of migration 0002:
  * - `jobs.due_at`, when a job can next be claimed (its run time, or its lease's end while
- *   leased), indexed: claiming and "when is the next job due" read the index instead of
- *   scanning every job (a busy engine holds an expiry job for every open charge);
+ *   leased), indexed per worker lane: claiming and "when is the next job due" read the index
+ *   instead of scanning every job (a busy engine holds an expiry job for every open charge);
  * - `transaction_counts`, filled from the transactions already stored (see counts.ts).
  */
 export const countsAndDueAt = (dialect: Dialect): ReadonlyArray<string> => {
@@ -222,7 +222,9 @@ export const countsAndDueAt = (dialect: Dialect): ReadonlyArray<string> => {
         ]
   return [
     ...jobs,
-    "CREATE INDEX jobs_due_at ON jobs (due_at, id)",
+    // One index per worker lane (Domain.laneOf): a lane's claims and next due time read only it.
+    "CREATE INDEX jobs_due_webhooks ON jobs (due_at, id) WHERE kind = 'webhook.attempt'",
+    "CREATE INDEX jobs_due_timers ON jobs (due_at, id) WHERE kind <> 'webhook.attempt'",
     `CREATE TABLE transaction_counts (
     merchant_id ${text} NOT NULL,
     ${mode},

@@ -25,7 +25,7 @@ import * as Coalesce from "./coalesce.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
 import { int, isTransient, query, type Sql, toStoreError } from "./sql.js"
-import { balanceKey, isMerchantAccount, Writes, type writer } from "./writes.js"
+import { balanceKey, isMerchantAccount, type Scheduled, Writes, type writer } from "./writes.js"
 
 /** A write the store batches. */
 export type WriteOp =
@@ -106,6 +106,7 @@ export const units = (
   sql: Sql,
   journal: ReturnType<typeof ledger>,
   write: ReturnType<typeof writer>,
+  watchers: Store.JobWatchers,
   concurrency: number
 ) => {
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
@@ -125,8 +126,8 @@ export const units = (
   )
   const advanceStatement = Bulk.make(
     sql,
-    7,
-    (values) => `WITH v(v_id, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason) AS (VALUES ${values})
+    8,
+    (values) => `WITH v(v_id, v_type, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason) AS (VALUES ${values})
       UPDATE transactions SET
         status = v.v_to,
         updated_at = v.v_at,
@@ -134,8 +135,9 @@ export const units = (
         paid_at = COALESCE(v.v_paid_at, transactions.paid_at),
         failure_reason = COALESCE(v.v_reason, transactions.failure_reason)
       FROM v WHERE transactions.id = v.v_id AND transactions.status = v.v_from
+        AND (v.v_type IS NULL OR transactions.type = v.v_type)
       RETURNING *`,
-    ["TEXT", "TEXT", "TEXT", "BIGINT", "TEXT", "BIGINT", "TEXT"]
+    ["TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "TEXT", "BIGINT", "TEXT"]
   )
   const finishStatement = Bulk.make(
     sql,
@@ -170,6 +172,7 @@ export const units = (
       advanceStatement.run(
         advances.map((a) => [
           a.id,
+          a.type ?? null,
           a.from,
           a.to,
           a.at,
@@ -239,7 +242,7 @@ export const units = (
           if (tx === undefined) continue
           w.moved(tx, a.from)
           w.entry(a.entry)
-          w.effects(a.effects)
+          w.effects(Store.advanceEffects(a, tx))
         }
       }
 
@@ -288,7 +291,7 @@ export const units = (
         const before = locked.get(key)
         if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
       }
-      yield* write.apply(w, expected)
+      return yield* write.apply(w, expected)
     })
 
   const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>
@@ -296,8 +299,9 @@ export const units = (
       .withTransaction(
         Effect.gen(function* () {
           const results = new Map<number, WriteResult>()
-          for (const batch of rounds(units)) yield* round(batch, excluded, results)
-          return results
+          const scheduled: Array<Scheduled> = []
+          for (const batch of rounds(units)) scheduled.push(...(yield* round(batch, excluded, results)))
+          return { results, scheduled }
         })
       )
       .pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
@@ -310,7 +314,10 @@ export const units = (
       const excluded = new Set<number>()
       for (;;) {
         const outcome = yield* Effect.either(transaction(units, excluded))
-        if (outcome._tag === "Right") return ops.map((_, i) => Exit.succeed(outcome.right.get(i)))
+        if (outcome._tag === "Right") {
+          watchers.notifyJobs(outcome.right.scheduled)
+          return ops.map((_, i) => Exit.succeed(outcome.right.results.get(i)))
+        }
         const error = outcome.left
         if (error._tag === "KeysTaken") {
           for (const i of error.units) excluded.add(i)

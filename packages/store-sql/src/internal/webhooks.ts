@@ -10,10 +10,11 @@ import type { WriteOp, WriteResult } from "./units.js"
 
 type Ops = "listEvents" | "getEvent" | "recordAttempt" | "redeliver" | "listDeliveries"
 
-/** The event and webhook operations over one client and its write batcher. */
+/** The event and webhook operations over one client, its write batcher and the job watchers. */
 export const webhooks = (
   sql: Sql,
-  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>
+  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>,
+  watchers: Store.JobWatchers
 ): Pick<Store.StoreShape, Ops> => {
   const deliveryWithEvent = sql`SELECT d.*, e.type AS event_type, e.data AS event_data,
       e.created_at AS event_created_at
@@ -60,7 +61,12 @@ export const webhooks = (
 
     recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
 
-    redeliver: (eventId, now) => atomic(sql)(redeliver(eventId, now)),
+    redeliver: (eventId, now) =>
+      atomic(sql)(redeliver(eventId, now)).pipe(
+        Effect.tap((delivery) => {
+          if (Option.isSome(delivery)) watchers.notify("webhooks", now)
+        })
+      ),
 
     listDeliveries: (q) =>
       atomic(sql)(

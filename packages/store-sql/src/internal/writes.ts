@@ -64,10 +64,11 @@ export class Writes {
     }
   }
 
-  /** Events (with their deliveries) and jobs. */
+  /** Events (with their deliveries), jobs, and the jobs the change completes. */
   effects(effects: Store.Effects): void {
     this.events.push(...effects.events)
     this.jobs.push(...effects.jobs)
+    if (effects.completes !== undefined) this.finishedJobs.push(...effects.completes)
   }
 
   /** A webhook attempt: the log row, the delivery's state, and its job retried or finished. */
@@ -77,6 +78,12 @@ export class Writes {
       this.retriedJobs.push({ id: record.jobId, runAt: record.retryAt })
     else this.finishedJobs.push(record.jobId)
   }
+}
+
+/** A job stored or rescheduled by a unit: what the worker is told once the unit commits. */
+export interface Scheduled {
+  readonly kind: Domain.JobKind
+  readonly runAt: number
 }
 
 /** A balance the unit expects after its writes (a guarded account), checked when they land. */
@@ -131,7 +138,8 @@ export const writer = (sql: Sql) => {
     sql,
     2,
     (values) => `WITH v(v_id, v_run_at) AS (VALUES ${values})
-      UPDATE jobs SET run_at = v.v_run_at, due_at = v.v_run_at, lease_until = NULL FROM v WHERE jobs.id = v.v_id`,
+      UPDATE jobs SET run_at = v.v_run_at, due_at = v.v_run_at, lease_until = NULL FROM v WHERE jobs.id = v.v_id
+      RETURNING kind, run_at`,
     ["TEXT", "BIGINT"]
   )
   const attempts = Bulk.insert(sql, "delivery_attempts", attemptColumns)
@@ -153,9 +161,10 @@ export const writer = (sql: Sql) => {
   )
 
   /**
-   * Writes everything, in lock order. `expected` are balances the caller decided on under its
-   * row locks; a row that ends elsewhere means another writer slipped past them (a bug), and
-   * the unit fails rather than commit a balance nobody checked.
+   * Writes everything, in lock order; answers the jobs stored or rescheduled, to announce once
+   * the unit commits. `expected` are balances the caller decided on under its row locks; a row
+   * that ends elsewhere means another writer slipped past them (a bug), and the unit fails
+   * rather than commit a balance nobody checked.
    */
   const apply = (w: Writes, expected: Expected = new Map()) =>
     Effect.gen(function* () {
@@ -183,9 +192,12 @@ export const writer = (sql: Sql) => {
         )
         if (rows.length > 0) yield* postings.run(rows)
       }
-      yield* effects.record({ events: w.events, jobs: w.jobs })
+      const scheduled: Array<Scheduled> = [...(yield* effects.record({ events: w.events, jobs: w.jobs }))]
       if (w.finishedJobs.length > 0) yield* finished.run(w.finishedJobs.map((id) => [id]))
-      if (w.retriedJobs.length > 0) yield* retried.run(w.retriedJobs.map((r) => [r.id, r.runAt]))
+      if (w.retriedJobs.length > 0) {
+        const rows = yield* retried.run(w.retriedJobs.map((r) => [r.id, r.runAt]))
+        for (const r of rows) scheduled.push({ kind: r.kind as Domain.JobKind, runAt: int(r.run_at) })
+      }
       if (w.attempts.length > 0) {
         yield* attempts.run(w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns)))
         yield* delivered.run(
@@ -204,6 +216,7 @@ export const writer = (sql: Sql) => {
           )
         }
       }
+      return scheduled
     })
 
   return { apply }
