@@ -1,9 +1,11 @@
 /**
- * Structured logs: one JSON object per line (`time`, `level`, `msg`, then the annotations, e.g.
- * a request's method, path, status and duration). Nothing Pixgate logs carries API keys,
- * webhook secrets, tokens or request bodies.
+ * Structured logs: one JSON object per line (`time`, `level`, `msg`, then the line's fields,
+ * e.g. a request's method, path, status and duration), written through one Writer: stdout in
+ * batches by default, or the embedder's `write`. Nothing Pixgate logs carries API keys, webhook
+ * secrets, tokens or request bodies.
  */
 import { Cause, HashMap, Layer, Logger, LogLevel } from "effect"
+import * as LineBuffer from "./LineBuffer.js"
 
 /** The least severe level written; `none` silences Pixgate. */
 export type Level = "debug" | "info" | "warning" | "error" | "none"
@@ -11,8 +13,20 @@ export type Level = "debug" | "info" | "warning" | "error" | "none"
 /** Where and what to log. */
 export interface LogOptions {
   readonly level?: Level
-  /** Receives each line without its newline (default: `console.log`, i.e. stdout). */
+  /**
+   * Receives each line without its newline, one call per line (default: stdout, written in
+   * batches at the next turn of the event loop, at once on `dispose()` and at process exit).
+   */
   readonly write?: (line: string) => void
+}
+
+/** Where lines go, from which level. */
+export interface Writer {
+  readonly level: Level
+  /** Takes one line, without its newline. */
+  readonly write: (line: string) => void
+  /** Writes out any lines held back. */
+  readonly flush: () => void
 }
 
 const levels: Record<Level, LogLevel.LogLevel> = {
@@ -27,6 +41,14 @@ const levels: Record<Level, LogLevel.LogLevel> = {
 export const parseLevel = (text: string | undefined): Level | undefined => {
   const name = text?.trim().toLowerCase()
   return name !== undefined && name in levels ? (name as Level) : undefined
+}
+
+/** The writer of `options`: the given `write`, or stdout in batches. */
+export const writer = (options: LogOptions = {}): Writer => {
+  const level = options.level ?? "info"
+  if (options.write !== undefined) return { level, write: options.write, flush: () => {} }
+  const stdout = LineBuffer.make((chunk) => process.stdout.write(chunk))
+  return { level, write: stdout.write, flush: stdout.flush }
 }
 
 /** A logger that writes JSON lines. */
@@ -44,9 +66,9 @@ export const json = (write: (line: string) => void) =>
     write(JSON.stringify(line))
   })
 
-/** Replaces the default logger with the JSON one, at `level` (default `info`). */
-export const layer = (options: LogOptions = {}): Layer.Layer<never> =>
+/** Replaces Effect's default logger with the JSON one on `writer`, from its level. */
+export const layer = (writer: Writer): Layer.Layer<never> =>
   Layer.merge(
-    Logger.replace(Logger.defaultLogger, json(options.write ?? ((line) => globalThis.console.log(line)))),
-    Logger.minimumLogLevel(levels[options.level ?? "info"])
+    Logger.replace(Logger.defaultLogger, json(writer.write)),
+    Logger.minimumLogLevel(levels[writer.level])
   )

@@ -83,15 +83,18 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
   throw new TypeError("Pixgate: give a store (e.g. SqliteStore.layer({ filename })) or a database URL")
 }
 
-/** The layer behind the handlers: engine over the store and HttpClient, limiter, logger. */
-export const layer = (options: PixgateOptions): Layer.Layer<Services, unknown> =>
+/** The layer behind the handlers: engine over the store and HttpClient, limiter, the logger on `writer`. */
+export const layer = (
+  options: PixgateOptions,
+  writer: Log.Writer = Log.writer(options.log)
+): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
       Layer.provide(storeOf(options)),
       Layer.provide(options.httpClient ?? FetchHttpClient.layer)
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
-  ).pipe(Layer.provideMerge(Log.layer(options.log)))
+  ).pipe(Layer.provideMerge(Log.layer(writer)))
 
 /** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
@@ -101,10 +104,12 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   const secret = token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
   check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
 
-  const runtime = ManagedRuntime.make(layer(options))
+  const writer = Log.writer(options.log)
+  const runtime = ManagedRuntime.make(layer(options, writer))
   const exit = await Effect.runPromiseExit(runtime.runtimeEffect)
   if (Exit.isFailure(exit)) {
     await runtime.dispose()
+    writer.flush()
     throw new Error(`Pixgate could not start: ${Cause.pretty(exit.cause)}`)
   }
   const rt = exit.value
@@ -137,7 +142,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     admin,
     runtime,
     dispose: () => {
-      disposed ??= runtime.dispose()
+      disposed ??= runtime.dispose().finally(writer.flush)
       return disposed
     }
   }

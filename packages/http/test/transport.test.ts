@@ -294,7 +294,7 @@ describe("defects", () => {
       () => Effect.succeed(HttpServerResponse.text("fine"))
     )
     const app = Router.make([boom, fine])
-    const runtime = ManagedRuntime.make(Log.layer({ write: (line) => logs.push(line) }))
+    const runtime = ManagedRuntime.make(Log.layer(Log.writer({ write: (line) => logs.push(line) })))
     const server = createServer(Handler.node(await runtime.runtime(), app, { maxBodySize: 1024 }))
     const base = await listen(server)
     expectError(await send(base, "GET", "/boom"), 500, "Internal server error", "internal_error")
