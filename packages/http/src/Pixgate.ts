@@ -3,7 +3,7 @@
  * (a store that cannot open fails here, not on the first request), and returns handlers for
  * node:http / Express / Fastify (`nodeHandler`) and web-standard hosts (`webHandler`), plus the
  * optional admin router's handlers, all on one ManagedRuntime. `dispose()` stops the job worker
- * and closes the store.
+ * and closes the store. Tracing is off unless asked for: spans nobody exports are pure cost.
  */
 import { FetchHttpClient, type HttpClient } from "@effect/platform"
 import { Engine, type Store } from "@pixgate/core"
@@ -50,6 +50,11 @@ export interface PixgateOptions {
   }
   /** Structured JSON logs (default: `info` to stdout). */
   readonly log?: Log.LogOptions
+  /**
+   * Let the runtime create Effect spans (the engine's and @effect/sql's), for hosts that compose
+   * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
+   */
+  readonly tracing?: boolean
 }
 
 /** A pair of handlers for one router. */
@@ -83,7 +88,10 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
   throw new TypeError("Pixgate: give a store (e.g. SqliteStore.layer({ filename })) or a database URL")
 }
 
-/** The layer behind the handlers: engine over the store and HttpClient, limiter, the logger on `writer`. */
+/**
+ * The layer behind the handlers: engine over the store and HttpClient, limiter, the logger on
+ * `writer`, tracing on or off.
+ */
 export const layer = (
   options: PixgateOptions,
   writer: Log.Writer = Log.writer(options.log)
@@ -94,7 +102,7 @@ export const layer = (
       Layer.provide(options.httpClient ?? FetchHttpClient.layer)
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
-  ).pipe(Layer.provideMerge(Log.layer(writer)))
+  ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
 
 /** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
