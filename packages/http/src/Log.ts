@@ -1,8 +1,9 @@
 /**
  * Structured logs: one JSON object per line (`time`, `level`, `msg`, then the line's fields,
- * e.g. a request's method, path, status and duration), written through one Writer: stdout in
- * batches by default, or the embedder's `write`. Nothing Pixgate logs carries API keys, webhook
- * secrets, tokens or request bodies.
+ * e.g. a request's method, path, status and duration). Effect's logger (engine messages,
+ * errors, "Pixgate listening") and the transport's access lines go through one Writer, so they
+ * keep their order. Nothing Pixgate logs carries API keys, webhook secrets, tokens or request
+ * bodies.
  */
 import { Cause, HashMap, Layer, Logger, LogLevel } from "effect"
 import * as LineBuffer from "./LineBuffer.js"
@@ -43,6 +44,10 @@ export const parseLevel = (text: string | undefined): Level | undefined => {
   return name !== undefined && name in levels ? (name as Level) : undefined
 }
 
+/** Whether `writer` takes lines of `level`. */
+export const enabled = (writer: Writer, level: Exclude<Level, "none">): boolean =>
+  LogLevel.greaterThanEqual(levels[level], levels[writer.level])
+
 /** The writer of `options`: the given `write`, or stdout in batches. */
 export const writer = (options: LogOptions = {}): Writer => {
   const level = options.level ?? "info"
@@ -72,3 +77,29 @@ export const layer = (writer: Writer): Layer.Layer<never> =>
     Logger.replace(Logger.defaultLogger, json(writer.write)),
     Logger.minimumLogLevel(levels[writer.level])
   )
+
+/**
+ * The access line of one request, built directly (no logger, no annotations). Its fields come
+ * in the order Effect's logger wrote them, so the lines stay byte for byte what they were.
+ */
+export const requestLine = (
+  time: number,
+  method: string,
+  path: string,
+  status: number,
+  durationMs: number,
+  requestId: string
+): string =>
+  `{"time":"${new Date(time).toISOString()}","level":"info","msg":"request","durationMs":${durationMs},` +
+  `"path":${JSON.stringify(path)},"status":${status},"requestId":${JSON.stringify(requestId)},` +
+  `"method":${JSON.stringify(method)}}`
+
+/** The error line of a defect met while answering a request (as `Effect.logError` wrote it). */
+export const defectLine = (time: number, detail: string, requestId: string): string =>
+  JSON.stringify({
+    time: new Date(time).toISOString(),
+    level: "error",
+    msg: "Unexpected defect while handling a request",
+    detail,
+    requestId
+  })

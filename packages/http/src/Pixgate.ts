@@ -122,16 +122,16 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   }
   const rt = exit.value
 
-  const serve = <R extends Services | Body.Transport>(
+  const serve = <R extends Services>(
     routes: ReadonlyArray<Route.Route<R>>,
     basePath: string,
     removed: ReadonlyArray<`/${string}`> = []
   ): Handlers => {
-    const app = Router.make(routes, { removed, basePath })
-    const claims = options.fallthrough ? Router.claims(routes, { removed, basePath }) : undefined
+    const router = Router.make(routes, { removed, basePath })
+    const fallthrough = options.fallthrough === true
     return {
-      nodeHandler: Handler.node(rt, app, { maxBodySize, ...(claims ? { claims } : {}) }),
-      webHandler: Handler.web(rt, app, { maxBodySize })
+      nodeHandler: Handler.node(rt, router, { maxBodySize, log: writer, fallthrough }),
+      webHandler: Handler.web(rt, router, { maxBodySize, log: writer })
     }
   }
   const basePath = Router.normalizeBasePath(options.basePath)

@@ -1,12 +1,14 @@
 /**
  * Logs: the line buffer behind stdout (order kept; written at the next turn, at 64 KiB, on
- * flush and at process exit), and one writer for every line, flushed by `dispose()`.
+ * flush and at process exit), access lines byte for byte as Effect's logger wrote them, and one
+ * writer for Effect's logger and the access log, flushed by `dispose()`.
  */
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
-import { Pixgate } from "../src/index.js"
+import { Effect, Logger } from "effect"
+import { Log, Pixgate } from "../src/index.js"
 import * as LineBuffer from "../src/LineBuffer.js"
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
@@ -64,6 +66,27 @@ describe("LineBuffer", () => {
     )
     expect(out).toBe("first\nsecond\n")
   })
+})
+
+describe("access lines", () => {
+  it.effect("are byte for byte what Effect's logger wrote for the same fields", () =>
+    Effect.gen(function* () {
+      for (const path of ["/api/health", '/a"b\\c/é\u0001']) {
+        const lines: Array<string> = []
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({ requestId: "abc-123", method: "POST", path, status: 201, durationMs: 12 }),
+          Effect.provide(
+            Logger.replace(
+              Logger.defaultLogger,
+              Log.json((line) => lines.push(line))
+            )
+          )
+        )
+        // The test clock stands at 0.
+        expect(Log.requestLine(0, "POST", path, 201, 12, "abc-123")).toBe(lines[0])
+      }
+    })
+  )
 })
 
 describe("one writer for Effect's logger and the access log", () => {
