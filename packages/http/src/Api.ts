@@ -12,6 +12,7 @@ import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"
 import * as Schemas from "./Schemas.js"
 import * as Security from "./Security.js"
+import * as Timestamp from "./Timestamp.js"
 
 /** The spec's version. */
 export const version = "2.0.0"
@@ -73,7 +74,7 @@ const health = Route.plain(
     tag: "Health",
     responses: { 200: { description: "The service is up", schema: Schemas.ref("Health") } }
   },
-  () => ({ status: 200, body: { status: "ok", timestamp: new Date().toISOString() } })
+  () => ({ status: 200, body: { status: "ok", timestamp: Timestamp.iso(Date.now()) } })
 )
 
 const charges = Route.make(

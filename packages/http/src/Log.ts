@@ -7,6 +7,7 @@
  */
 import { Cause, HashMap, Layer, Logger, LogLevel } from "effect"
 import * as LineBuffer from "./LineBuffer.js"
+import * as Timestamp from "./Timestamp.js"
 
 /** The least severe level written; `none` silences Pixgate. */
 export type Level = "debug" | "info" | "warning" | "error" | "none"
@@ -90,7 +91,7 @@ export const requestLine = (
   durationMs: number,
   requestId: string
 ): string =>
-  `{"time":"${new Date(time).toISOString()}","level":"info","msg":"request","durationMs":${durationMs},` +
+  `{"time":"${Timestamp.iso(time)}","level":"info","msg":"request","durationMs":${durationMs},` +
   `"path":${JSON.stringify(path)},"status":${status},"requestId":${JSON.stringify(requestId)},` +
   `"method":${JSON.stringify(method)}}`
 

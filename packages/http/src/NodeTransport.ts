@@ -1,10 +1,9 @@
 /**
  * The Node transport (`node:http`, Express, Connect, Fastify's raw request): an IncomingMessage
- * and its ServerResponse as the dispatcher's exchange. A body is read with a
- * running byte count and the stream is left open when the limit is passed, so the 413 can still
- * be written; the rest of the upload is then discarded, never buffered. When a host's body
- * parser (e.g. `express.json()` mounted before Pixgate) already consumed the stream, its
- * `req.body` is used.
+ * and its ServerResponse as the dispatcher's exchange. A body is read with a running byte count
+ * and the stream is left open when the limit is passed, so the 413 can still be written; the
+ * rest of the upload is then discarded, never buffered. When a host's body parser (e.g.
+ * `express.json()` mounted before Pixgate) already consumed the stream, its `req.body` is used.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Errors } from "@pixgate/core"
@@ -104,14 +103,14 @@ class NodeExchange implements Dispatch.Exchange {
     return read(this.req, this.limit)
   }
 
+  // Headers as a flat list: Node takes it as is, without building another object.
   send(answer: Respond.Answer, requestId: string): void {
     const res = this.res
     if (res.writableEnded) return
-    res.writeHead(answer.status, {
-      ...answer.headers,
-      "content-length": Buffer.byteLength(answer.body),
-      "x-request-id": requestId
-    })
+    const headers: Array<string | number> = []
+    for (const name in answer.headers) headers.push(name, answer.headers[name]!)
+    headers.push("content-length", Buffer.byteLength(answer.body), "x-request-id", requestId)
+    res.writeHead(answer.status, headers)
     res.end(answer.body)
   }
 }

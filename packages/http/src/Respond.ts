@@ -36,15 +36,18 @@ export type Failure = Errors.PixgateError | Refusal
 /** Header set on idempotent replays (DECISIONS.md). */
 export const replayedHeader = "Idempotent-Replayed"
 
+const jsonType = "application/json; charset=utf-8"
+// The headers of most JSON answers, shared: answers never change their headers.
+const jsonHeaders = { "cache-control": "no-store", "content-type": jsonType }
+
 /** A JSON answer, `Cache-Control: no-store`. */
-export const json = (
-  status: number,
-  body: unknown,
-  headers: Readonly<Record<string, string>> = {}
-): Answer => {
-  const all: Record<string, string> = { "cache-control": "no-store" }
-  for (const name in headers) all[name.toLowerCase()] = headers[name]!
-  all["content-type"] = "application/json; charset=utf-8"
+export const json = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Answer => {
+  let all: Record<string, string> = jsonHeaders
+  for (const name in headers) {
+    if (all === jsonHeaders) all = { "cache-control": "no-store" }
+    all[name.toLowerCase()] = headers[name]!
+  }
+  if (all !== jsonHeaders) all["content-type"] = jsonType
   return new Answer(status, all, JSON.stringify(body) ?? "")
 }
 

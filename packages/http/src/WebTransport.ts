@@ -85,7 +85,8 @@ class WebExchange implements Dispatch.Exchange {
 
   send(answer: Respond.Answer, requestId: string): void {
     const bytes = encoder.encode(answer.body)
-    const headers = { ...answer.headers, "content-length": String(bytes.length), "x-request-id": requestId }
+    const headers: Array<[string, string]> = Object.entries(answer.headers)
+    headers.push(["content-length", String(bytes.length)], ["x-request-id", requestId])
     this.resolve(new Response(this.method === "HEAD" ? null : bytes, { status: answer.status, headers }))
   }
 }
