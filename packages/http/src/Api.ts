@@ -3,16 +3,16 @@
  * Each route is described once; the router serves these objects and the document is generated
  * from them. Validation and every business error come from the engine.
  */
-import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type Auth, Engine, type Errors } from "@pixgate/core"
-import { Clock, Effect } from "effect"
-import { Transport } from "./Body.js"
+import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
+import type { Incoming } from "./Incoming.js"
 import * as OpenApi from "./OpenApi.js"
 import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"
 import * as Schemas from "./Schemas.js"
 import * as Security from "./Security.js"
+import * as Timestamp from "./Timestamp.js"
 
 /** The spec's version. */
 export const version = "2.0.0"
@@ -57,13 +57,14 @@ const create = <A>(
 ) =>
   Effect.gen(function* () {
     const engine = yield* Engine.Engine
-    const key = input.request.headers["idempotency-key"]
+    const key = input.request.header("idempotency-key")
     const result = yield* engine.idempotency.run(input.principal, key, operation, input.body, effect(engine))
     const headers: Record<string, string> = result.replayed ? { [Respond.replayedHeader]: "true" } : {}
     return { status: 201, body: result.value, headers } satisfies Respond.Reply
   })
 
-const health = Route.make(
+// Answered without the runtime: the cheapest possible probe of the process.
+const health = Route.plain(
   {
     method: "GET",
     path: "/api/health",
@@ -73,12 +74,7 @@ const health = Route.make(
     tag: "Health",
     responses: { 200: { description: "The service is up", schema: Schemas.ref("Health") } }
   },
-  Route.open,
-  () =>
-    Effect.map(Clock.currentTimeMillis, (now) => ({
-      status: 200,
-      body: { status: "ok", timestamp: new Date(now).toISOString() }
-    }))
+  () => ({ status: 200, body: { status: "ok", timestamp: Timestamp.iso(Date.now()) } })
 )
 
 const charges = Route.make(
@@ -196,15 +192,13 @@ const describe = (serverUrl: string, routes: ReadonlyArray<OpenApi.Documented>) 
   })
 
 /** Where the host serves this table: Express's mount path plus the base path. */
-const serverUrl = (basePath: string, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Transport, (t) => `${t.mountPath(request)}${basePath}` || "/")
+const serverUrl = (basePath: string, request: Incoming) => `${request.mountPath}${basePath}` || "/"
 
 /** The whole table for a mount point: endpoints, `/api/openapi.json` and `/api/docs`. */
 export const routes = (basePath: string) => {
   const docRoutes: Array<OpenApi.Documented> = []
-  const document = (request: HttpServerRequest.HttpServerRequest) =>
-    Effect.map(serverUrl(basePath, request), (url) => describe(url, [...endpoints, ...docRoutes]))
-  const openapi = Route.make(
+  const document = (request: Incoming) => describe(serverUrl(basePath, request), [...endpoints, ...docRoutes])
+  const openapi = Route.plain(
     {
       method: "GET",
       path: "/api/openapi.json",
@@ -213,10 +207,9 @@ export const routes = (basePath: string) => {
       tag: "Documentation",
       responses: { 200: { description: "The document", schema: { type: "object" } } }
     },
-    Route.open,
-    (input) => Effect.map(document(input.request), (doc) => ({ status: 200, body: doc }))
+    (input) => ({ status: 200, body: document(input.request) })
   )
-  const docs = Route.make(
+  const docs = Route.plain(
     {
       method: "GET",
       path: "/api/docs",
@@ -225,13 +218,12 @@ export const routes = (basePath: string) => {
       tag: "Documentation",
       responses: { 200: { description: "HTML page", contentType: "text/html", schema: { type: "string" } } }
     },
-    Route.open,
-    (input) =>
-      Effect.map(document(input.request), (doc) => {
-        const servers = doc.servers as ReadonlyArray<{ readonly url: string }>
-        const specUrl = `${servers[0]!.url.replace(/\/$/, "")}/api/openapi.json`
-        return HttpServerResponse.html(DocsPage.render(doc, specUrl))
-      })
+    (input) => {
+      const doc = document(input.request)
+      const servers = doc.servers as ReadonlyArray<{ readonly url: string }>
+      const specUrl = `${servers[0]!.url.replace(/\/$/, "")}/api/openapi.json`
+      return Respond.html(DocsPage.render(doc, specUrl))
+    }
   )
   docRoutes.push(openapi, docs)
   return [...endpoints, openapi, docs]

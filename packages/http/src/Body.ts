@@ -4,10 +4,9 @@
  * `maxDepth` levels (deeper bodies would exhaust the stack of anything that walks them).
  * Anything else is 400 `Invalid JSON body`; too large is 413; a string with U+0000 is 422.
  */
-import type { HttpServerRequest } from "@effect/platform"
 import { Errors } from "@pixgate/core"
-import { Chunk, Context, Effect, Stream } from "effect"
-import * as Respond from "./Respond.js"
+import { Effect } from "effect"
+import type { Incoming, RawBody } from "./Incoming.js"
 
 /** Default body limit: 64 KiB. */
 export const defaultMaxBodySize = 64 * 1024
@@ -15,62 +14,9 @@ export const defaultMaxBodySize = 64 * 1024
 /** Deepest nesting of arrays and objects accepted in a body. */
 export const maxDepth = 32
 
-/** A body as it came in: bytes, or text already read by a host's body parser. */
-export type RawBody = Uint8Array | string
-
-/** How one kind of host hands Pixgate a request body. */
-export interface TransportShape {
-  /** The body, failing with 413 once more than the configured limit arrived. */
-  readonly read: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<RawBody, Errors.PixgateError>
-  /** Where the host mounted Pixgate (Express's `baseUrl`), for the OpenAPI `servers` entry. */
-  readonly mountPath: (request: HttpServerRequest.HttpServerRequest) => string
-}
-
-/** The transport of the running handler (Node or web). */
-export class Transport extends Context.Tag("@pixgate/http/Transport")<Transport, TransportShape>() {}
-
-/** Folds a byte stream into one array, failing with 413 as soon as it passes `limit`. */
-export const collect = <E>(stream: Stream.Stream<Uint8Array, E>, limit: number) =>
-  stream.pipe(
-    Stream.mapError(() => Errors.invalidJson()),
-    Stream.runFoldEffect({ chunks: Chunk.empty<Uint8Array>(), size: 0 }, (acc, chunk) =>
-      acc.size + chunk.length > limit
-        ? Effect.fail(Respond.payloadTooLarge())
-        : Effect.succeed({ chunks: Chunk.append(acc.chunks, chunk), size: acc.size + chunk.length })
-    ),
-    Effect.map(({ chunks, size }) => {
-      const out = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        out.set(chunk, offset)
-        offset += chunk.length
-      }
-      return out
-    })
-  )
-
-/** 413 before reading when the declared length is already too large. */
-export const checkDeclaredLength = (
-  request: HttpServerRequest.HttpServerRequest,
-  limit: number
-): Effect.Effect<void, Errors.PixgateError> => {
-  const declared = request.headers["content-length"]
-  return declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit
-    ? Effect.fail(Respond.payloadTooLarge())
-    : Effect.void
-}
-
-/** The web transport: `Request.body` as a stream, at most `limit` bytes. */
-export const web = (limit: number = defaultMaxBodySize): TransportShape => ({
-  read: (request) =>
-    Effect.zipRight(
-      checkDeclaredLength(request, limit),
-      request.headers["content-length"] === "0"
-        ? Effect.succeed(new Uint8Array(0))
-        : collect(request.stream, limit)
-    ),
-  mountPath: () => ""
-})
+/** Whether a declared `Content-Length` is already above `limit` (413 before reading). */
+export const declaredTooLarge = (contentLength: string | undefined, limit: number): boolean =>
+  contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit
 
 /** True for `application/json`, with an optional UTF-8 charset (or other parameters). */
 export const isJsonContentType = (header: string | undefined): boolean => {
@@ -148,8 +94,8 @@ export const parseObject = (raw: RawBody): Effect.Effect<Record<string, unknown>
 
 /** The request's JSON object body (content type first, then size, then syntax). */
 export const readJsonObject = (
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<Record<string, unknown>, Errors.PixgateError, Transport> =>
-  isJsonContentType(request.headers["content-type"])
-    ? Effect.flatMap(Transport, (t) => Effect.flatMap(t.read(request), parseObject))
+  request: Incoming
+): Effect.Effect<Record<string, unknown>, Errors.PixgateError> =>
+  isJsonContentType(request.header("content-type"))
+    ? Effect.flatMap(request.body(), parseObject)
     : Effect.fail(Errors.invalidJson())

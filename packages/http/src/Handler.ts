@@ -1,14 +1,16 @@
 /**
- * An HttpApp as the two handler shapes hosts use: Node's `(req, res, next?)` (node:http,
- * Express, Connect, Fastify's raw request) and the web's `(Request) => Promise<Response>`. Both
- * run on one runtime (the engine's); neither touches the host's globals.
+ * A Router as the two handler shapes hosts use: Node's `(req, res, next?)` (node:http,
+ * Express, Connect, Fastify's raw request) and the web's `(Request) => Promise<Response>`.
+ * Both are the one dispatcher core (Dispatch) fed by a transport; neither touches the host's
+ * globals.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { HttpApp } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Runtime } from "effect"
-import * as Body from "./Body.js"
+import type { Runtime } from "effect"
+import * as Dispatch from "./Dispatch.js"
+import type * as Log from "./Log.js"
 import * as NodeTransport from "./NodeTransport.js"
+import type * as Router from "./Router.js"
+import * as WebTransport from "./WebTransport.js"
 
 /** A Node/Express/Connect request handler. `next` is only called when `fallthrough` is on. */
 export type NodeHandler = (
@@ -20,45 +22,48 @@ export type NodeHandler = (
 /** A web-standard handler (Deno, Bun, Cloudflare-style hosts, Hono, Next.js route handlers). */
 export type WebHandler = (request: Request) => Promise<Response>
 
-/** How a handler serves its app. */
+/** How a handler serves its router. */
 export interface HandlerOptions {
   /** Largest accepted body in bytes. */
   readonly maxBodySize: number
+  /** Where access lines and defects go: the writer of the runtime's logger, to keep one order. */
+  readonly log: Log.Writer
   /**
-   * With a `next` from the host (Express, Connect): requests this predicate does not claim go to
-   * `next()` instead of a 404. Without it every request is answered.
+   * With a `next` from the host (Express, Connect): requests for paths the router does not
+   * know go to `next()` instead of a 404.
    */
-  readonly claims?: (url: string) => boolean
+  readonly fallthrough?: boolean
 }
 
-type RawNodeHandler = (req: IncomingMessage, res: ServerResponse) => void
-
-// The transport is provided to the app's request pipeline, not to the runtime, so one runtime
-// serves Node and web handlers at once.
-const withTransport = <R>(app: HttpApp.Default<never, R | Body.Transport>, transport: Body.TransportShape) =>
-  Effect.provideService(app, Body.Transport, transport) as HttpApp.Default<never, R>
-
-/** The Node handler of `app` on `runtime`. */
+/** The Node handler of `router` on `runtime`. */
 export const node = <R>(
   runtime: Runtime.Runtime<R>,
-  app: HttpApp.Default<never, R | Body.Transport>,
+  router: Router.Router<R>,
   options: HandlerOptions
 ): NodeHandler => {
-  const make = NodeHttpServer.makeHandler(withTransport(app, NodeTransport.make(options.maxBodySize)))
-  const handle = Runtime.runSync(runtime)(make as Effect.Effect<RawNodeHandler, never, R>)
-  const claims = options.claims
+  const dispatch = Dispatch.make(runtime, router, options.log)
+  const limit = options.maxBodySize
+  const fallthrough = options.fallthrough === true
   return (req, res, next) => {
-    if (next !== undefined && claims !== undefined && !claims(req.url ?? "/")) return next()
-    handle(req, res)
+    const cancel = dispatch(NodeTransport.exchange(req, res, limit), fallthrough ? next : undefined)
+    if (cancel === undefined) return
+    res.on("close", () => {
+      if (!res.writableEnded) cancel()
+    })
   }
 }
 
-/** The web handler of `app` on `runtime`. */
+/** The web handler of `router` on `runtime`. */
 export const web = <R>(
   runtime: Runtime.Runtime<R>,
-  app: HttpApp.Default<never, R | Body.Transport>,
-  options: HandlerOptions
+  router: Router.Router<R>,
+  options: Pick<HandlerOptions, "maxBodySize" | "log">
 ): WebHandler => {
-  const handle = HttpApp.toWebHandlerRuntime(runtime)(withTransport(app, Body.web(options.maxBodySize)))
-  return (request) => handle(request)
+  const dispatch = Dispatch.make(runtime, router, options.log)
+  const limit = options.maxBodySize
+  return (request) =>
+    new Promise((resolve) => {
+      const cancel = dispatch(WebTransport.exchange(request, limit, resolve))
+      if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
+    })
 }

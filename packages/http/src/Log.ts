@@ -1,9 +1,13 @@
 /**
- * Structured logs: one JSON object per line (`time`, `level`, `msg`, then the annotations, e.g.
- * a request's method, path, status and duration). Nothing Pixgate logs carries API keys,
- * webhook secrets, tokens or request bodies.
+ * Structured logs: one JSON object per line (`time`, `level`, `msg`, then the line's fields,
+ * e.g. a request's method, path, status and duration). Effect's logger (engine messages,
+ * errors, "Pixgate listening") and the transport's access lines go through one Writer, so they
+ * keep their order. Nothing Pixgate logs carries API keys, webhook secrets, tokens or request
+ * bodies.
  */
 import { Cause, HashMap, Layer, Logger, LogLevel } from "effect"
+import * as LineBuffer from "./LineBuffer.js"
+import * as Timestamp from "./Timestamp.js"
 
 /** The least severe level written; `none` silences Pixgate. */
 export type Level = "debug" | "info" | "warning" | "error" | "none"
@@ -11,8 +15,20 @@ export type Level = "debug" | "info" | "warning" | "error" | "none"
 /** Where and what to log. */
 export interface LogOptions {
   readonly level?: Level
-  /** Receives each line without its newline (default: `console.log`, i.e. stdout). */
+  /**
+   * Receives each line without its newline, one call per line (default: stdout, written in
+   * batches at the next turn of the event loop, at once on `dispose()` and at process exit).
+   */
   readonly write?: (line: string) => void
+}
+
+/** Where lines go, from which level. */
+export interface Writer {
+  readonly level: Level
+  /** Takes one line, without its newline. */
+  readonly write: (line: string) => void
+  /** Writes out any lines held back. */
+  readonly flush: () => void
 }
 
 const levels: Record<Level, LogLevel.LogLevel> = {
@@ -27,6 +43,18 @@ const levels: Record<Level, LogLevel.LogLevel> = {
 export const parseLevel = (text: string | undefined): Level | undefined => {
   const name = text?.trim().toLowerCase()
   return name !== undefined && name in levels ? (name as Level) : undefined
+}
+
+/** Whether `writer` takes lines of `level`. */
+export const enabled = (writer: Writer, level: Exclude<Level, "none">): boolean =>
+  LogLevel.greaterThanEqual(levels[level], levels[writer.level])
+
+/** The writer of `options`: the given `write`, or stdout in batches. */
+export const writer = (options: LogOptions = {}): Writer => {
+  const level = options.level ?? "info"
+  if (options.write !== undefined) return { level, write: options.write, flush: () => {} }
+  const stdout = LineBuffer.make((chunk) => process.stdout.write(chunk))
+  return { level, write: stdout.write, flush: stdout.flush }
 }
 
 /** A logger that writes JSON lines. */
@@ -44,9 +72,35 @@ export const json = (write: (line: string) => void) =>
     write(JSON.stringify(line))
   })
 
-/** Replaces the default logger with the JSON one, at `level` (default `info`). */
-export const layer = (options: LogOptions = {}): Layer.Layer<never> =>
+/** Replaces Effect's default logger with the JSON one on `writer`, from its level. */
+export const layer = (writer: Writer): Layer.Layer<never> =>
   Layer.merge(
-    Logger.replace(Logger.defaultLogger, json(options.write ?? ((line) => globalThis.console.log(line)))),
-    Logger.minimumLogLevel(levels[options.level ?? "info"])
+    Logger.replace(Logger.defaultLogger, json(writer.write)),
+    Logger.minimumLogLevel(levels[writer.level])
   )
+
+/**
+ * The access line of one request, built directly (no logger, no annotations). Its fields come
+ * in the order Effect's logger wrote them, so the lines stay byte for byte what they were.
+ */
+export const requestLine = (
+  time: number,
+  method: string,
+  path: string,
+  status: number,
+  durationMs: number,
+  requestId: string
+): string =>
+  `{"time":"${Timestamp.iso(time)}","level":"info","msg":"request","durationMs":${durationMs},` +
+  `"path":${JSON.stringify(path)},"status":${status},"requestId":${JSON.stringify(requestId)},` +
+  `"method":${JSON.stringify(method)}}`
+
+/** The error line of a defect met while answering a request (as `Effect.logError` wrote it). */
+export const defectLine = (time: number, detail: string, requestId: string): string =>
+  JSON.stringify({
+    time: new Date(time).toISOString(),
+    level: "error",
+    msg: "Unexpected defect while handling a request",
+    detail,
+    requestId
+  })

@@ -3,7 +3,7 @@
  * (a store that cannot open fails here, not on the first request), and returns handlers for
  * node:http / Express / Fastify (`nodeHandler`) and web-standard hosts (`webHandler`), plus the
  * optional admin router's handlers, all on one ManagedRuntime. `dispose()` stops the job worker
- * and closes the store.
+ * and closes the store. Tracing is off unless asked for: spans nobody exports are pure cost.
  */
 import { FetchHttpClient, type HttpClient } from "@effect/platform"
 import { Engine, type Store } from "@pixgate/core"
@@ -50,6 +50,11 @@ export interface PixgateOptions {
   }
   /** Structured JSON logs (default: `info` to stdout). */
   readonly log?: Log.LogOptions
+  /**
+   * Let the runtime create Effect spans (the engine's and @effect/sql's), for hosts that compose
+   * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
+   */
+  readonly tracing?: boolean
 }
 
 /** A pair of handlers for one router. */
@@ -83,15 +88,21 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
   throw new TypeError("Pixgate: give a store (e.g. SqliteStore.layer({ filename })) or a database URL")
 }
 
-/** The layer behind the handlers: engine over the store and HttpClient, limiter, logger. */
-export const layer = (options: PixgateOptions): Layer.Layer<Services, unknown> =>
+/**
+ * The layer behind the handlers: engine over the store and HttpClient, limiter, the logger on
+ * `writer`, tracing on or off.
+ */
+export const layer = (
+  options: PixgateOptions,
+  writer: Log.Writer = Log.writer(options.log)
+): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
       Layer.provide(storeOf(options)),
       Layer.provide(options.httpClient ?? FetchHttpClient.layer)
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
-  ).pipe(Layer.provideMerge(Log.layer(options.log)))
+  ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
 
 /** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
@@ -101,24 +112,26 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   const secret = token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
   check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
 
-  const runtime = ManagedRuntime.make(layer(options))
+  const writer = Log.writer(options.log)
+  const runtime = ManagedRuntime.make(layer(options, writer))
   const exit = await Effect.runPromiseExit(runtime.runtimeEffect)
   if (Exit.isFailure(exit)) {
     await runtime.dispose()
+    writer.flush()
     throw new Error(`Pixgate could not start: ${Cause.pretty(exit.cause)}`)
   }
   const rt = exit.value
 
-  const serve = <R extends Services | Body.Transport>(
+  const serve = <R extends Services>(
     routes: ReadonlyArray<Route.Route<R>>,
     basePath: string,
     removed: ReadonlyArray<`/${string}`> = []
   ): Handlers => {
-    const app = Router.make(routes, { removed, basePath })
-    const claims = options.fallthrough ? Router.claims(routes, { removed, basePath }) : undefined
+    const router = Router.make(routes, { removed, basePath })
+    const fallthrough = options.fallthrough === true
     return {
-      nodeHandler: Handler.node(rt, app, { maxBodySize, ...(claims ? { claims } : {}) }),
-      webHandler: Handler.web(rt, app, { maxBodySize })
+      nodeHandler: Handler.node(rt, router, { maxBodySize, log: writer, fallthrough }),
+      webHandler: Handler.web(rt, router, { maxBodySize, log: writer })
     }
   }
   const basePath = Router.normalizeBasePath(options.basePath)
@@ -137,7 +150,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     admin,
     runtime,
     dispose: () => {
-      disposed ??= runtime.dispose()
+      disposed ??= runtime.dispose().finally(writer.flush)
       return disposed
     }
   }

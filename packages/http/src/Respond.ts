@@ -2,7 +2,6 @@
  * Every HTTP answer Pixgate gives: JSON bodies, the DECISIONS.md error body `{ error, code,
  * details? }`, and the transport's own errors (404, 405, 410, 413, 429, 500) with their headers.
  */
-import { HttpServerResponse } from "@effect/platform"
 import { Errors } from "@pixgate/core"
 import { Data } from "effect"
 
@@ -11,6 +10,18 @@ export interface Reply {
   readonly status: number
   readonly body: unknown
   readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * An answer ready for any transport: status, headers (lower-case names) and body text. The
+ * transport adds `content-length` and `x-request-id`.
+ */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: string
+  ) {}
 }
 
 /** A refusal that needs headers besides its error body (Allow, Retry-After). */
@@ -25,25 +36,29 @@ export type Failure = Errors.PixgateError | Refusal
 /** Header set on idempotent replays (DECISIONS.md). */
 export const replayedHeader = "Idempotent-Replayed"
 
-const base = { "cache-control": "no-store" } as const
+const jsonType = "application/json; charset=utf-8"
+// The headers of most JSON answers, shared: answers never change their headers.
+const jsonHeaders = { "cache-control": "no-store", "content-type": jsonType }
 
-/** A JSON response. */
-export const json = (
-  status: number,
-  body: unknown,
-  headers: Readonly<Record<string, string>> = {}
-): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(JSON.stringify(body), {
-    status,
-    contentType: "application/json; charset=utf-8",
-    headers: { ...base, ...headers }
-  })
+/** A JSON answer, `Cache-Control: no-store`. */
+export const json = (status: number, body: unknown, headers?: Readonly<Record<string, string>>): Answer => {
+  let all: Record<string, string> = jsonHeaders
+  for (const name in headers) {
+    if (all === jsonHeaders) all = { "cache-control": "no-store" }
+    all[name.toLowerCase()] = headers[name]!
+  }
+  if (all !== jsonHeaders) all["content-type"] = jsonType
+  return new Answer(status, all, JSON.stringify(body) ?? "")
+}
 
-/** A route's reply as a response. */
-export const reply = (r: Reply): HttpServerResponse.HttpServerResponse => json(r.status, r.body, r.headers)
+/** An HTML page. */
+export const html = (page: string): Answer => new Answer(200, { "content-type": "text/html" }, page)
+
+/** A route's reply as an answer. */
+export const reply = (r: Reply): Answer => json(r.status, r.body, r.headers)
 
 /** The error body of a failure, with `Idempotent-Replayed: true` on replayed errors. */
-export const failure = (f: Failure): HttpServerResponse.HttpServerResponse => {
+export const failure = (f: Failure): Answer => {
   const error = f._tag === "Refusal" ? f.error : f
   const headers = f._tag === "Refusal" ? f.headers : {}
   return json(

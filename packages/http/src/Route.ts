@@ -2,12 +2,13 @@
  * One route, described once: method, path, the documentation the OpenAPI document is generated
  * from, who may call it, and its handler. `make` composes the request pipeline in the contract's
  * order: authenticate (401), rate limit (429), then the body (400, 413), then the handler, which
- * for anything but GET runs to its end even if the client goes away.
+ * for anything but GET runs to its end even if the client goes away. `plain` is a public route
+ * answered by a plain function, outside the Effect runtime (the health check, the documents).
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Errors } from "@pixgate/core"
 import { Effect } from "effect"
 import * as Body from "./Body.js"
+import type { Incoming } from "./Incoming.js"
 import * as Respond from "./Respond.js"
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
@@ -57,13 +58,16 @@ export interface Security<A, R> {
   /** Name of the OpenAPI security scheme, or null for public routes. */
   readonly scheme: string | null
   readonly errors: Responses
-  readonly check: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, Respond.Failure, R>
+  readonly check: (request: Incoming) => Effect.Effect<A, Respond.Failure, R>
 }
+
+/** Path parameters by name. */
+export type Params = Readonly<Record<string, string | undefined>>
 
 /** What a handler receives. */
 export interface Input<A> {
-  readonly request: HttpServerRequest.HttpServerRequest
-  readonly params: Readonly<Record<string, string | undefined>>
+  readonly request: Incoming
+  readonly params: Params
   readonly query: URLSearchParams
   /** The checked caller (or `undefined` on public routes). */
   readonly principal: A
@@ -71,17 +75,20 @@ export interface Input<A> {
   readonly body: Record<string, unknown>
 }
 
-/** A handler's answer: a JSON reply, or a ready response (e.g. HTML). */
-export type Output = Respond.Reply | HttpServerResponse.HttpServerResponse
+/** A handler's answer: a JSON reply, or a ready answer (e.g. HTML). */
+export type Output = Respond.Reply | Respond.Answer
 
 /** A route ready for the router, with every response it documents. */
 export interface Route<R> extends RouteDoc {
   readonly security: string | null
-  readonly run: Effect.Effect<
-    HttpServerResponse.HttpServerResponse,
-    Respond.Failure,
-    R | HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
-  >
+  /**
+   * Answers a request: at once (plain routes), or as an Effect the dispatcher runs on the
+   * runtime. Anything thrown or died is a defect.
+   */
+  readonly serve: (
+    request: Incoming,
+    params: Params
+  ) => Respond.Answer | Effect.Effect<Respond.Answer, Respond.Failure, R>
 }
 
 /** Anyone may call. */
@@ -102,35 +109,53 @@ const queryOf = (url: string): URLSearchParams => {
 }
 
 // No id holds U+0000 and no store can look one up (Postgres refuses it): not found, or 422.
-const checkNul = (params: Readonly<Record<string, string | undefined>>, query: URLSearchParams) => {
-  if (Object.values(params).some((v) => v?.includes("\u0000"))) return Effect.fail(Respond.notFound())
+const nulIn = (params: Params, query: URLSearchParams): Errors.PixgateError | undefined => {
+  for (const name in params) if (params[name]?.includes("\u0000")) return Respond.notFound()
   for (const [name, value] of query) {
-    if (value.includes("\u0000")) {
-      return Effect.fail(Errors.validation("invalid_query", name, `${name} must not contain NUL characters`))
-    }
+    if (value.includes("\u0000"))
+      return Errors.validation("invalid_query", name, `${name} must not contain NUL characters`)
   }
-  return Effect.void
+  return undefined
 }
+
+const answerOf = (output: Output): Respond.Answer =>
+  output instanceof Respond.Answer ? output : Respond.reply(output)
+
+/** A public route without a body whose handler answers at once, never entering the runtime. */
+export const plain = (
+  doc: Omit<RouteDoc, "requestBody">,
+  handle: (input: Input<undefined>) => Output
+): Route<never> => ({
+  ...doc,
+  security: null,
+  serve: (request, params) => {
+    const query = queryOf(request.url)
+    const refused = nulIn(params, query)
+    if (refused !== undefined) return Respond.failure(refused)
+    return answerOf(handle({ request, params, query, principal: undefined, body: {} }))
+  }
+})
 
 /** Builds a route from its documentation, its security and its handler. */
 export const make = <A, R1, R2>(
   doc: RouteDoc,
   security: Security<A, R1>,
   handle: (input: Input<A>) => Effect.Effect<Output, Respond.Failure, R2>
-): Route<R1 | R2 | Body.Transport> => ({
+): Route<R1 | R2> => ({
   ...doc,
   responses: { ...doc.responses, ...(doc.requestBody ? bodyErrors : {}), ...security.errors },
   security: security.scheme,
-  run: Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const params = yield* HttpRouter.params
+  serve: (request, params) => {
     const query = queryOf(request.url)
-    yield* checkNul(params, query)
-    const principal = yield* security.check(request)
-    const body = doc.requestBody ? yield* Body.readJsonObject(request) : {}
-    const input = { request, params, query, principal, body }
-    // A client hanging up must not cut a change (a charge, a payout's debit) in half.
-    const output = yield* doc.method === "GET" ? handle(input) : Effect.uninterruptible(handle(input))
-    return HttpServerResponse.isServerResponse(output) ? output : Respond.reply(output)
-  })
+    const refused = nulIn(params, query)
+    if (refused !== undefined) return Respond.failure(refused)
+    return Effect.gen(function* () {
+      const principal = yield* security.check(request)
+      const body = doc.requestBody ? yield* Body.readJsonObject(request) : {}
+      const input = { request, params, query, principal, body }
+      // A client hanging up must not cut a change (a charge, a payout's debit) in half.
+      const output = yield* doc.method === "GET" ? handle(input) : Effect.uninterruptible(handle(input))
+      return answerOf(output)
+    })
+  }
 })

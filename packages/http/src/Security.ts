@@ -29,7 +29,7 @@ export const apiKey: Route.Security<Auth.Caller, Engine.Engine | RateLimiter> = 
   check: (request) =>
     Effect.gen(function* () {
       const engine = yield* Engine.Engine
-      const caller = yield* engine.auth.authenticate(request.headers[apiKeyHeader])
+      const caller = yield* engine.auth.authenticate(request.header(apiKeyHeader))
       const wait = yield* Effect.flatMap(RateLimiter, (limiter) => limiter.take(caller.keyId))
       if (wait > 0) return yield* Effect.fail(Respond.rateLimited(wait))
       return caller
@@ -64,7 +64,7 @@ export const adminToken = (token: Redacted.Redacted<string>): Route.Security<und
     },
     check: (request) =>
       Effect.gen(function* () {
-        const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "")
+        const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.header("authorization") ?? "")
         if (match === null) return yield* Effect.fail(unauthorized())
         const given = yield* digest(match[1]!)
         if (!sameDigest(given, yield* expected)) return yield* Effect.fail(unauthorized())

@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore } from "@pixgate/core"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
-import { Api, Handler, Pixgate, Router } from "../src/index.js"
+import { Api, Handler, Log, Pixgate, Router } from "../src/index.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { validate } from "./support/jsonSchema.js"
 import {
@@ -266,8 +266,8 @@ describe("dates are inclusive whole UTC days", () => {
 
   beforeAll(async () => {
     const rt = await runtime.runtime()
-    const app = Router.make(Api.routes(""), { removed: Api.removed })
-    server.on("request", Handler.node(rt, app, { maxBodySize: 65536 }))
+    const router = Router.make(Api.routes(""), { removed: Api.removed })
+    server.on("request", Handler.node(rt, router, { maxBodySize: 65536, log: Log.writer({ level: "none" }) }))
     base = await listen(server)
     const { Engine } = await import("@pixgate/core")
     key = (

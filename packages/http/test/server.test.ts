@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { FiberRef } from "effect"
 import { Database, Pixgate, Server } from "../src/index.js"
 import { send } from "./support/harness.js"
 
@@ -97,6 +98,19 @@ describe("Pixgate.make", () => {
     await expect(Pixgate.make({ database: "sqlite:/" })).rejects.toThrow(
       /Pixgate could not start: .*Cannot open SQLite/s
     )
+  })
+
+  it("creates no spans unless tracing is asked for", async () => {
+    for (const tracing of [undefined, false, true]) {
+      const pixgate = await Pixgate.make({
+        store: MemoryStore.layer,
+        log: { level: "none" },
+        ...(tracing === undefined ? {} : { tracing })
+      })
+      const enabled = await pixgate.runtime.runPromise(FiberRef.get(FiberRef.currentTracerEnabled))
+      expect(enabled).toBe(tracing === true)
+      await pixgate.dispose()
+    }
   })
 })
 

@@ -4,10 +4,9 @@
  * request ids, structured logs without secrets, and defects as logged 500s.
  */
 import { createServer } from "node:http"
-import { HttpServerResponse } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime } from "effect"
-import { Handler, Log, Router } from "../src/index.js"
+import { Handler, Log, Respond, Router } from "../src/index.js"
 import * as Route from "../src/Route.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
@@ -291,11 +290,12 @@ describe("defects", () => {
     const fine = Route.make(
       { method: "GET", path: "/fine", operationId: "fine", summary: "ok", tag: "Test", responses: {} },
       Route.open,
-      () => Effect.succeed(HttpServerResponse.text("fine"))
+      () => Effect.succeed(new Respond.Answer(200, { "content-type": "text/plain" }, "fine"))
     )
-    const app = Router.make([boom, fine])
-    const runtime = ManagedRuntime.make(Log.layer({ write: (line) => logs.push(line) }))
-    const server = createServer(Handler.node(await runtime.runtime(), app, { maxBodySize: 1024 }))
+    const router = Router.make([boom, fine])
+    const log = Log.writer({ write: (line) => logs.push(line) })
+    const runtime = ManagedRuntime.make(Log.layer(log))
+    const server = createServer(Handler.node(await runtime.runtime(), router, { maxBodySize: 1024, log }))
     const base = await listen(server)
     expectError(await send(base, "GET", "/boom"), 500, "Internal server error", "internal_error")
     expect((await send(base, "GET", "/fine")).text).toBe("fine")

@@ -1,0 +1,102 @@
+/**
+ * The transport-neutral core both handlers share. It matches a request against a Router,
+ * answers the table's refusals (404, 405, 410) and plain routes (the health check) at once,
+ * runs any other route as one fiber on the runtime, turns failures into their error bodies and
+ * defects into a logged 500 (never a crash), and writes one access line per request. A
+ * transport (Node, web) supplies the exchange: the request, and how to send its answer.
+ */
+import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
+import type { Incoming } from "./Incoming.js"
+import * as Log from "./Log.js"
+import * as Respond from "./Respond.js"
+import * as Router from "./Router.js"
+
+/** A request and the way back to its client. */
+export interface Exchange extends Incoming {
+  /** Writes the answer, which carries `requestId` as `x-request-id`. */
+  readonly send: (answer: Respond.Answer, requestId: string) => void
+}
+
+/**
+ * Handles one exchange. `pass` (a host's `next`) takes the requests the table does not know,
+ * instead of a 404. Returns how to interrupt the route when the client goes away, if it still runs.
+ */
+export type Dispatch = (exchange: Exchange, pass?: () => void) => (() => void) | undefined
+
+/** The incoming `x-request-id` when it is sane, else a new one. */
+export const requestId = (incoming: string | undefined): string =>
+  incoming !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
+    ? incoming
+    : globalThis.crypto.randomUUID()
+
+const notFound = Respond.failure(Respond.notFound())
+const internal = Respond.failure(Respond.internal())
+// What an interrupted request settles with: its client is gone, the status is for the log.
+const abandoned = new Respond.Answer(499, {}, "")
+
+/** The dispatcher of `router`, running its routes on `runtime`, logging to `log`. */
+export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, log: Log.Writer): Dispatch => {
+  const fork = Runtime.runFork(runtime)
+  const logRequests = Log.enabled(log, "info")
+  const logErrors = Log.enabled(log, "error")
+
+  const defect = (id: string, cause: Cause.Cause<unknown>) => {
+    if (logErrors) log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
+  }
+  const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer) => {
+    if (logRequests) {
+      const end = Date.now()
+      const path = Router.pathOf(exchange.url)
+      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id))
+    }
+    try {
+      exchange.send(reply, id)
+    } catch (error) {
+      defect(id, Cause.die(error))
+    }
+  }
+  const settle = (
+    exchange: Exchange,
+    id: string,
+    start: number,
+    exit: Exit.Exit<Respond.Answer, Respond.Failure>
+  ) => {
+    if (exit._tag === "Success") return answer(exchange, id, start, exit.value)
+    const failure = Cause.failureOption(exit.cause)
+    if (Option.isSome(failure)) return answer(exchange, id, start, Respond.failure(failure.value))
+    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned)
+    defect(id, exit.cause)
+    answer(exchange, id, start, internal)
+  }
+
+  return (exchange, pass) => {
+    const start = Date.now()
+    const id = requestId(exchange.header("x-request-id"))
+    let served: Respond.Answer | Effect.Effect<Respond.Answer, Respond.Failure, R> | undefined
+    try {
+      const match = router.find(exchange.method, exchange.url)
+      served =
+        match._tag === "Route"
+          ? match.route.serve(exchange, match.params)
+          : match._tag === "Refused"
+            ? match.answer
+            : pass === undefined
+              ? notFound
+              : undefined
+    } catch (error) {
+      defect(id, Cause.die(error))
+      served = internal
+    }
+    if (served === undefined) {
+      pass?.()
+      return undefined
+    }
+    if (served instanceof Respond.Answer) {
+      answer(exchange, id, start, served)
+      return undefined
+    }
+    const fiber = fork(served)
+    fiber.addObserver((exit) => settle(exchange, id, start, exit))
+    return fiber.unsafePoll() === null ? () => fiber.unsafeInterruptAsFork(FiberId.none) : undefined
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The web transport (Deno, Bun, workers, Hono, Next.js route handlers): a `Request` as the
+ * dispatcher's exchange, answered with a `Response`. A body is read with a running byte count
+ * and the stream is cancelled once the limit is passed (413).
+ */
+import { Errors } from "@pixgate/core"
+import { Effect } from "effect"
+import * as Body from "./Body.js"
+import type * as Dispatch from "./Dispatch.js"
+import type { RawBody } from "./Incoming.js"
+import * as Respond from "./Respond.js"
+
+/** The stream's bytes, or undefined as soon as more than `limit` arrived. */
+const collect = async (stream: ReadableStream<Uint8Array>, limit: number, signal: AbortSignal) => {
+  const reader = stream.getReader()
+  const stop = () => void reader.cancel().catch(() => {})
+  signal.addEventListener("abort", stop, { once: true })
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.length
+    if (size > limit) {
+      stop()
+      return undefined
+    }
+    chunks.push(next.value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.length
+  }
+  return bytes
+}
+
+const read = (request: Request, limit: number): Effect.Effect<RawBody, Errors.PixgateError> =>
+  Effect.suspend(() => {
+    const declared = request.headers.get("content-length") ?? undefined
+    if (Body.declaredTooLarge(declared, limit)) return Effect.fail(Respond.payloadTooLarge())
+    if (declared === "0") return Effect.succeed(new Uint8Array(0))
+    const stream = request.body
+    if (stream === null) return Effect.fail(Errors.invalidJson())
+    return Effect.tryPromise({
+      try: (signal) => collect(stream, limit, signal),
+      catch: () => Errors.invalidJson()
+    }).pipe(
+      Effect.flatMap((bytes) =>
+        bytes === undefined ? Effect.fail(Respond.payloadTooLarge()) : Effect.succeed(bytes)
+      )
+    )
+  })
+
+/** Drops the origin of an absolute URL: `http://host/api/health?x` -> `/api/health?x`. */
+const pathAndQuery = (url: string): string => {
+  if (url.startsWith("/")) return url
+  const at = url.indexOf("/", url.indexOf("//") + 2)
+  return at === -1 ? "/" : url.slice(at)
+}
+
+const encoder = new TextEncoder()
+
+/** A web request, answered through `resolve`, its body limited to `limit` bytes. */
+class WebExchange implements Dispatch.Exchange {
+  readonly method: string
+  readonly url: string
+  readonly mountPath = ""
+
+  constructor(
+    private readonly request: Request,
+    private readonly limit: number,
+    private readonly resolve: (response: Response) => void
+  ) {
+    this.method = request.method.toUpperCase()
+    this.url = pathAndQuery(request.url)
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined
+  }
+
+  body(): Effect.Effect<RawBody, Errors.PixgateError> {
+    return read(this.request, this.limit)
+  }
+
+  send(answer: Respond.Answer, requestId: string): void {
+    const bytes = encoder.encode(answer.body)
+    const headers: Array<[string, string]> = Object.entries(answer.headers)
+    headers.push(["content-length", String(bytes.length)], ["x-request-id", requestId])
+    this.resolve(new Response(this.method === "HEAD" ? null : bytes, { status: answer.status, headers }))
+  }
+}
+
+/** The exchange of a web request, whose Response goes to `resolve` (no body for HEAD). */
+export const exchange = (
+  request: Request,
+  limit: number,
+  resolve: (response: Response) => void
+): Dispatch.Exchange => new WebExchange(request, limit, resolve)

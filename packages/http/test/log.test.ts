@@ -1,0 +1,154 @@
+/**
+ * Logs: the line buffer behind stdout (order kept; written at the next turn, at 64 KiB, on
+ * flush and at process exit), access lines byte for byte as Effect's logger wrote them, and one
+ * writer for Effect's logger and the access log, flushed by `dispose()`.
+ */
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
+import { MemoryStore } from "@pixgate/core"
+import { Effect, Logger } from "effect"
+import { Log, Pixgate } from "../src/index.js"
+import * as LineBuffer from "../src/LineBuffer.js"
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+describe("LineBuffer", () => {
+  it("holds lines until the next turn of the event loop, then writes them in one chunk, in order", async () => {
+    const chunks: Array<string> = []
+    const buffer = LineBuffer.make((chunk) => chunks.push(chunk))
+    buffer.write("a")
+    buffer.write("b")
+    buffer.write("c")
+    expect(chunks).toEqual([])
+    await nextTurn()
+    expect(chunks).toEqual(["a\nb\nc\n"])
+    buffer.write("d")
+    await nextTurn()
+    expect(chunks).toEqual(["a\nb\nc\n", "d\n"])
+  })
+
+  it("writes at once on flush, and nothing when it holds nothing", async () => {
+    const chunks: Array<string> = []
+    const buffer = LineBuffer.make((chunk) => chunks.push(chunk))
+    buffer.flush()
+    buffer.write("a")
+    buffer.flush()
+    expect(chunks).toEqual(["a\n"])
+    await nextTurn()
+    expect(chunks).toEqual(["a\n"])
+  })
+
+  it("writes as soon as 64 KiB wait", () => {
+    const chunks: Array<string> = []
+    const buffer = LineBuffer.make((chunk) => chunks.push(chunk))
+    const line = "x".repeat(1023)
+    for (let i = 0; i < 63; i++) buffer.write(line)
+    expect(chunks).toEqual([])
+    buffer.write(line)
+    expect(chunks).toHaveLength(1)
+    expect(chunks[0]).toHaveLength(LineBuffer.highWaterMark)
+  })
+
+  it("writes what it holds when the process exits", () => {
+    const module = new URL("../src/LineBuffer.ts", import.meta.url).href
+    const script = [
+      `import * as LineBuffer from ${JSON.stringify(module)}`,
+      "const buffer = LineBuffer.make((chunk) => process.stdout.write(chunk))",
+      'buffer.write("first")',
+      'buffer.write("second")',
+      "process.exit(0)"
+    ].join("\n")
+    const out = execFileSync(
+      process.execPath,
+      ["--import", "tsx", "--conditions=@pixgate/source", "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" }
+    )
+    expect(out).toBe("first\nsecond\n")
+  })
+})
+
+describe("access lines", () => {
+  it.effect("are byte for byte what Effect's logger wrote for the same fields", () =>
+    Effect.gen(function* () {
+      for (const path of ["/api/health", '/a"b\\c/é\u0001']) {
+        const lines: Array<string> = []
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({ requestId: "abc-123", method: "POST", path, status: 201, durationMs: 12 }),
+          Effect.provide(
+            Logger.replace(
+              Logger.defaultLogger,
+              Log.json((line) => lines.push(line))
+            )
+          )
+        )
+        // The test clock stands at 0.
+        expect(Log.requestLine(0, "POST", path, 201, 12, "abc-123")).toBe(lines[0])
+      }
+    })
+  )
+})
+
+describe("one writer for Effect's logger and the access log", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.restoreAllMocks()
+  })
+
+  it("stdout by default, in batches, in order, flushed by dispose()", async () => {
+    const written: Array<string> = []
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      written.push(String(chunk))
+      return true
+    })
+    // The next turn never comes: only dispose() can write the lines out.
+    vi.useFakeTimers({ toFake: ["setImmediate", "clearImmediate"] })
+    const pixgate = await Pixgate.make({
+      store: MemoryStore.layer,
+      engine: { worker: false },
+      admin: { token: "short-token" }
+    })
+    await pixgate.webHandler(new Request("http://x/api/health"))
+    await pixgate.webHandler(new Request("http://x/api/v1/transactions"))
+    await pixgate.webHandler(new Request("http://x/nothing"))
+    expect(written).toEqual([])
+    await pixgate.dispose()
+    expect(written).toHaveLength(1)
+    const lines = written[0]!
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    expect(lines.map((l) => [l.level, l.msg, l.path, l.status])).toEqual([
+      ["warn", "The admin token is shorter than 16 characters; use a long random one", undefined, undefined],
+      ["info", "request", "/api/health", 200],
+      ["info", "request", "/api/v1/transactions", 401],
+      ["info", "request", "/nothing", 404]
+    ])
+  })
+
+  it("a given write is called once per line, at once", async () => {
+    const lines: Array<string> = []
+    const pixgate = await Pixgate.make({
+      store: MemoryStore.layer,
+      log: { write: (line) => lines.push(line) }
+    })
+    await pixgate.webHandler(new Request("http://x/api/health"))
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: "request", status: 200 })
+    await pixgate.dispose()
+  })
+
+  it("level none silences it, warning silences request lines", async () => {
+    for (const level of ["none", "warning"] as const) {
+      const lines: Array<string> = []
+      const pixgate = await Pixgate.make({
+        store: MemoryStore.layer,
+        admin: { token: "short-token" },
+        log: { level, write: (line) => lines.push(line) }
+      })
+      await pixgate.webHandler(new Request("http://x/api/health"))
+      expect(lines.map((l) => JSON.parse(l).level)).toEqual(level === "none" ? [] : ["warn"])
+      await pixgate.dispose()
+    }
+  })
+})
