@@ -3,13 +3,12 @@
  * waits for the sandbox to pay it (2-3 s), and lists the transactions.
  * Run: pnpm --filter @pixgate/examples exec tsx --conditions=@pixgate/source embed-memory.ts
  */
-import { FetchHttpClient } from "@effect/platform"
-import { Engine, MemoryStore } from "@pixgate/core"
+import { Engine, MemoryStore, WebhookTransport } from "@pixgate/core"
 import { Effect, Layer, Schedule } from "effect"
 
 const PixgateInMemory = Engine.layer().pipe(
   Layer.provide(MemoryStore.layer),
-  Layer.provide(FetchHttpClient.layer)
+  Layer.provide(WebhookTransport.fetch)
 )
 
 export const program = Effect.gen(function* () {

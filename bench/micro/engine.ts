@@ -9,8 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FetchHttpClient } from "@effect/platform"
-import { Engine, MemoryStore, type Store } from "@pixgate/core"
+import { Engine, MemoryStore, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -54,7 +53,7 @@ const storeLayer = async (
 const measure = async (kind: string) => {
   const { layer, cleanup } = await storeLayer(kind)
   const runtime = ManagedRuntime.make(
-    Engine.layer({ worker }).pipe(Layer.provide(layer), Layer.provide(FetchHttpClient.layer))
+    Engine.layer({ worker }).pipe(Layer.provide(layer), Layer.provide(WebhookTransport.fetch))
   )
   try {
     const engine = await runtime.runPromise(Engine.Engine)

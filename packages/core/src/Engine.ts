@@ -1,9 +1,8 @@
 /**
  * The engine: every service wired over a `Store` and the bank gateways, plus the job worker
  * that runs timers (webhook attempts, expiry, sandbox settlement). One layer gives a platform a
- * running engine: `Engine.layer({ config, liveGateway })` over a store and an HttpClient.
+ * running engine: `Engine.layer({ config, liveGateway })` over a store and a WebhookTransport.
  */
-import type { HttpClient } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import * as Admin from "./Admin.js"
 import * as Auth from "./Auth.js"
@@ -22,6 +21,7 @@ import * as Sandbox from "./Sandbox.js"
 import { type ClaimedJob, Store, type StoreError } from "./Store.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
+import type { WebhookTransport } from "./WebhookTransport.js"
 import * as Worker from "./Worker.js"
 
 /** Everything a transport or an embedding platform calls. */
@@ -116,12 +116,13 @@ export interface EngineOptions {
 }
 
 /**
- * A running engine over a Store and an HttpClient (for webhooks). With `worker` (default) this
+ * A running engine over a Store and a WebhookTransport (`WebhookTransport.fetch` anywhere,
+ * `NodeWebhookTransport.layer` on Node). With `worker` (default) this
  * instance also claims and runs due jobs; several instances on one Postgres share them.
  */
 export const layer = (
   options: EngineOptions = {}
-): Layer.Layer<Engine | Config.EngineConfig, never, Store | HttpClient.HttpClient> => {
+): Layer.Layer<Engine | Config.EngineConfig, never, Store | WebhookTransport> => {
   const config = Config.layer(options.config)
   const gateways = Layer.effect(
     Gateways,

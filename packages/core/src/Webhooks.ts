@@ -3,14 +3,14 @@
  * endpoints. The schedule is durable: the attempt's outcome, the delivery's new state and its
  * next run are written by `Store.recordAttempt` in one unit, and the worker runs the next one.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Layer, Option, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "./Config.js"
 import type { DeliveryId, Event, Mode } from "./Domain.js"
 import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 import { type ClaimedJob, Store, type StoreError } from "./Store.js"
 import * as WebhookSignature from "./WebhookSignature.js"
+import { causeChain, WebhookTransport } from "./WebhookTransport.js"
 import * as WebhookUrl from "./WebhookUrl.js"
 
 /** The webhook service. */
@@ -29,88 +29,40 @@ export interface WebhooksShape {
 /** The webhook service's tag. */
 export class Webhooks extends Context.Tag("@pixgate/core/Webhooks")<Webhooks, WebhooksShape>() {}
 
-/** Most response-body bytes read (and discarded) so the connection can be reused. */
-export const bodyReadLimit = 64 * 1024
-
 /** Error text of an attempt whose delivery lost its endpoint. */
 export const endpointRemoved = "No webhook endpoint is configured for this mode"
-
-interface Outcome {
-  readonly statusCode: number | null
-  readonly error: string | null
-}
-
-const causeChain = (error: unknown): string => {
-  const parts: Array<string> = []
-  for (let e = error; e instanceof Error && parts.length < 4; e = e.cause) parts.push(e.message)
-  return parts.join(": ").slice(0, 500)
-}
-
-const drain = (response: HttpClientResponse.HttpClientResponse) =>
-  response.stream.pipe(
-    Stream.runFoldWhile(
-      0,
-      (n) => n < bodyReadLimit,
-      (n, chunk) => n + chunk.length
-    )
-  )
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
   const store = yield* Store
   const config = yield* EngineConfig
   const resolver = yield* HostResolver
-  const client = (yield* HttpClient.HttpClient).pipe(
-    HttpClient.withTracerPropagation(false),
-    HttpClient.withScope
-  )
+  const transport = yield* WebhookTransport
   const name = WebhookSignature.token(config.serviceName)
   const userAgent = `${name}-Webhooks/1.0`
   const signatureHeader = `X-${name}-Signature`
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
 
-  // Status on the headers within the time-out; then at most `bodyReadLimit` bytes of the body,
-  // within what is left of it. Closing the scope aborts whatever the receiver still sends.
-  const exchange = (request: HttpClientRequest.HttpClientRequest) =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const start = yield* Clock.currentTimeMillis
-        const response = yield* client.execute(request).pipe(Effect.timeout(timeoutMs))
-        const left = timeoutMs - ((yield* Clock.currentTimeMillis) - start)
-        yield* drain(response).pipe(Effect.timeout(Math.max(0, left)), Effect.ignore)
-        return response.status
-      })
-    ).pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }))
-
-  const send = (url: string, event: Event, secret: string, now: number): Effect.Effect<Outcome> =>
+  const send = (url: string, event: Event, secret: string, now: number) =>
     Effect.gen(function* () {
-      const payload = WebhookSignature.body(event)
+      const body = WebhookSignature.body(event)
       const timestamp = Math.floor(now / 1000)
-      const signature = yield* WebhookSignature.sign(secret, event.id, timestamp, payload)
-      const request = HttpClientRequest.post(url).pipe(
-        HttpClientRequest.setHeaders({
+      const signature = yield* WebhookSignature.sign(secret, event.id, timestamp, body)
+      return yield* transport.post({
+        url,
+        body,
+        timeoutMs,
+        headers: {
           "User-Agent": userAgent,
           [signatureHeader]: secret,
           "webhook-id": event.id,
           "webhook-timestamp": String(timestamp),
           "webhook-signature": signature
-        }),
-        HttpClientRequest.bodyUint8Array(payload, "application/json")
-      )
-      return { statusCode: yield* exchange(request), error: null }
+        }
+      })
     }).pipe(
-      Effect.catchAll((e) =>
-        Effect.succeed({
-          statusCode: null,
-          error:
-            e._tag === "TimeoutException"
-              ? `Timed out after ${timeoutMs} ms`
-              : e._tag === "RequestError"
-                ? `${e.reason}: ${causeChain(e.cause) || e.message}`
-                : e.message
-        })
-      ),
+      Effect.catchAll((e) => Effect.succeed({ statusCode: null, error: e.message })),
       Effect.catchAllDefect((defect) =>
         Effect.succeed({ statusCode: null, error: causeChain(defect) || String(defect) })
       )
@@ -138,7 +90,7 @@ export const make = Effect.gen(function* () {
         status: delivered ? "delivered" : retry ? "pending" : "failed",
         retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]!) : null
       })
-    }).pipe(Effect.withSpan("Webhooks.attempt", { attributes: { deliveryId: job.ref } }))
+    })
 
   const checkUrl = (url: string, mode: Mode) =>
     WebhookUrl.check(url, mode).pipe(
@@ -149,9 +101,6 @@ export const make = Effect.gen(function* () {
   return Webhooks.of({ attempt, checkUrl })
 })
 
-/** The service over a Store, an HttpClient (Fetch or Node) and a HostResolver. */
-export const layer: Layer.Layer<
-  Webhooks,
-  never,
-  Store | EngineConfig | HttpClient.HttpClient | HostResolver
-> = Layer.effect(Webhooks, make)
+/** The service over a Store, a WebhookTransport and a HostResolver. */
+export const layer: Layer.Layer<Webhooks, never, Store | EngineConfig | WebhookTransport | HostResolver> =
+  Layer.effect(Webhooks, make)

@@ -1,14 +1,18 @@
-/** Webhook delivery over real HTTP: a node:http receiver on 127.0.0.1, Fetch, the real clock. */
+/**
+ * Webhook delivery over real HTTP, through each transport (the node:http one, and Fetch through
+ * an Effect HttpClient): a node:http receiver on 127.0.0.1, the real clock.
+ */
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Schedule } from "effect"
 import type { EngineConfigShape } from "../src/Config.js"
 import * as MemoryStore from "../src/MemoryStore.js"
+import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
 import { Store } from "../src/Store.js"
-import { emit, engine, event, log, setEndpoint } from "./support/webhooks.js"
+import * as WebhookTransport from "../src/WebhookTransport.js"
+import { emit, engineOver, event, log, setEndpoint } from "./support/webhooks.js"
 
 interface Seen {
   readonly method: string
@@ -46,38 +50,46 @@ const serve = (handler: Handler) =>
     ({ close }) => Effect.sync(close)
   )
 
-/** Delivers events through a worker over Fetch, waiting until no delivery is pending. */
-const deliver = (
-  url: string,
-  secret: string,
-  config: Partial<EngineConfigShape>,
-  ...ids: ReadonlyArray<string>
-) =>
-  Effect.gen(function* () {
-    const store = yield* MemoryStore.make
-    const client = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
-    return yield* Effect.gen(function* () {
-      yield* setEndpoint(url, secret)
-      const now = Date.now()
-      yield* emit(...ids.map((id) => event(id, now)))
-      return yield* log.pipe(
-        Effect.filterOrFail(
-          (entries) => entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
-        ),
-        Effect.retry(Schedule.spaced("10 millis")),
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("deliveries still pending") })
-      )
-    }).pipe(Effect.provide(engine(store, client, config)), Effect.provideService(Store, store))
-  })
+const transports = [
+  ["node:http", NodeWebhookTransport.layer],
+  ["Fetch", WebhookTransport.fetch]
+] as const
 
-const fast = { webhookTimeout: Duration.millis(300), webhookRetryDelays: [] }
+describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
+  /** Delivers events through a worker over the transport, waiting until no delivery is pending. */
+  const deliver = (
+    url: string,
+    secret: string,
+    config: Partial<EngineConfigShape>,
+    ...ids: ReadonlyArray<string>
+  ) =>
+    Effect.gen(function* () {
+      const store = yield* MemoryStore.make
+      return yield* Effect.gen(function* () {
+        yield* setEndpoint(url, secret)
+        const now = Date.now()
+        yield* emit(...ids.map((id) => event(id, now)))
+        return yield* log.pipe(
+          Effect.filterOrFail(
+            (entries) =>
+              entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
+          ),
+          Effect.retry(Schedule.spaced("10 millis")),
+          Effect.timeoutFail({
+            duration: "10 seconds",
+            onTimeout: () => new Error("deliveries still pending")
+          })
+        )
+      }).pipe(Effect.provide(engineOver(store, transport, config)), Effect.provideService(Store, store))
+    })
 
-const expectedSignature = (key: Buffer, seen: Seen) =>
-  `v1,${createHmac("sha256", key)
-    .update(`${seen.headers["webhook-id"]}.${seen.headers["webhook-timestamp"]}.${seen.body}`)
-    .digest("base64")}`
+  const fast = { webhookTimeout: Duration.millis(300), webhookRetryDelays: [] }
 
-describe("webhook delivery over HTTP", () => {
+  const expectedSignature = (key: Buffer, seen: Seen) =>
+    `v1,${createHmac("sha256", key)
+      .update(`${seen.headers["webhook-id"]}.${seen.headers["webhook-timestamp"]}.${seen.body}`)
+      .digest("base64")}`
+
   it.scopedLive(
     "POSTs the event's JSON with the secret header, a verifiable Standard Webhooks signature and the User-Agent",
     () =>

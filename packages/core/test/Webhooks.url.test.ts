@@ -1,5 +1,4 @@
 /** Webhook URL rules: scheme and shape in every mode; no private addresses in live mode. */
-import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as Config from "../src/Config.js"
@@ -8,6 +7,7 @@ import * as MemoryStore from "../src/MemoryStore.js"
 import * as NodeHostResolver from "../src/node/NodeHostResolver.js"
 import * as WebhooksModule from "../src/Webhooks.js"
 import { Webhooks } from "../src/Webhooks.js"
+import { WebhookTransport } from "../src/WebhookTransport.js"
 import { addressKind } from "../src/WebhookUrl.js"
 
 const dns: Record<string, ReadonlyArray<string>> = {
@@ -29,10 +29,7 @@ const webhooks = (resolver: Layer.Layer<HostResolver>, config: Partial<Config.En
       Layer.mergeAll(
         MemoryStore.layer,
         Config.layer(config),
-        Layer.succeed(
-          HttpClient.HttpClient,
-          HttpClient.make(() => Effect.die("no requests"))
-        ),
+        Layer.succeed(WebhookTransport, { post: () => Effect.die("no requests") }),
         resolver
       )
     )

@@ -1,11 +1,11 @@
 /** An engine on the in-memory store, for tests: TestClock-driven, worker on. */
-import { FetchHttpClient } from "@effect/platform"
 import { Duration, Effect, Layer } from "effect"
 import type { Caller } from "../src/Auth.js"
 import type { EngineConfigShape } from "../src/Config.js"
 import { Engine, layer as engineLayer } from "../src/Engine.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store } from "../src/Store.js"
+import * as WebhookTransport from "../src/WebhookTransport.js"
 
 /** Engine + the store it runs on. */
 export const testEngine = (config: Partial<EngineConfigShape> = {}, options: { worker?: boolean } = {}) =>
@@ -13,7 +13,7 @@ export const testEngine = (config: Partial<EngineConfigShape> = {}, options: { w
   // keeps TestClock jumps of an hour cheap.
   engineLayer({ config: { workerPollInterval: Duration.minutes(10), ...config }, ...options }).pipe(
     Layer.provideMerge(MemoryStore.layer),
-    Layer.provide(FetchHttpClient.layer)
+    Layer.provide(WebhookTransport.fetch)
   )
 
 /** A new merchant and its authenticated test and live callers. */

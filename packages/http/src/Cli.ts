@@ -5,9 +5,8 @@
  * start the job worker.
  */
 import { parseArgs } from "node:util"
-import { FetchHttpClient } from "@effect/platform"
 import { Engine } from "@pixgate/core"
-import { NodeHostResolver } from "@pixgate/core/node"
+import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
 import * as Database from "./Database.js"
@@ -59,7 +58,7 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
 const engineLayer = (database: string, io: Io) =>
   Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer }).pipe(
     Layer.provide(Database.layer(Database.parse(database, io.cwd))),
-    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(NodeWebhookTransport.layer),
     Layer.provide(Log.layer(Log.writer({ level: "warning", write: (line) => io.stderr(`${line}\n`) })))
   )
 

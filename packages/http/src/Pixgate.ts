@@ -5,8 +5,9 @@
  * optional admin router's handlers, all on one ManagedRuntime. `dispose()` stops the job worker
  * and closes the store. Tracing is off unless asked for: spans nobody exports are pure cost.
  */
-import { FetchHttpClient, type HttpClient } from "@effect/platform"
-import { Engine, type Store } from "@pixgate/core"
+import type { HttpClient } from "@effect/platform"
+import { Engine, type Store, WebhookTransport } from "@pixgate/core"
+import { NodeWebhookTransport } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
@@ -29,7 +30,10 @@ export interface PixgateOptions {
   readonly database?: string
   /** Engine options: configuration overrides, live bank gateway, `worker: false`, host resolver. */
   readonly engine?: Engine.EngineOptions
-  /** HttpClient used to deliver webhooks (default: `FetchHttpClient.layer`, the runtime's fetch). */
+  /**
+   * An Effect HttpClient to deliver webhooks through instead of Pixgate's node:http transport
+   * (keep-alive agents, the cheapest per attempt), e.g. one with a proxy or custom TLS.
+   */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
   /**
    * A path prefix the host does not strip, e.g. `/payments` for `/payments/api/v1/charges`.
@@ -89,7 +93,7 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
 }
 
 /**
- * The layer behind the handlers: engine over the store and HttpClient, limiter, the logger on
+ * The layer behind the handlers: engine over the store and webhook transport, limiter, the logger on
  * `writer`, tracing on or off.
  */
 export const layer = (
@@ -99,7 +103,11 @@ export const layer = (
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
       Layer.provide(storeOf(options)),
-      Layer.provide(options.httpClient ?? FetchHttpClient.layer)
+      Layer.provide(
+        options.httpClient === undefined
+          ? NodeWebhookTransport.layer
+          : WebhookTransport.fromHttpClient.pipe(Layer.provide(options.httpClient))
+      )
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
   ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))

@@ -19,8 +19,7 @@
  *   one `retry` line per key, then `retried`; then keeps working.
  */
 import { createInterface } from "node:readline"
-import { FetchHttpClient } from "@effect/platform"
-import { type Auth, Engine, type Errors } from "@pixgate/core"
+import { type Auth, Engine, type Errors, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
 
@@ -238,7 +237,7 @@ const program = Effect.scoped(
     const context = yield* Layer.build(
       Engine.layer({ config, worker: command.worker }).pipe(
         Layer.provide(Layer.succeedContext(store)),
-        Layer.provide(FetchHttpClient.layer)
+        Layer.provide(WebhookTransport.fetch)
       )
     )
     const engine = Context.get(context, Engine.Engine)

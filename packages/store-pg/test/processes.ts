@@ -7,9 +7,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
-import { FetchHttpClient } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
-import { Engine, type Store } from "@pixgate/core"
+import { Engine, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach } from "vitest"
@@ -225,7 +224,7 @@ export const testEngine = (url: string) =>
   ManagedRuntime.make(
     Engine.layer({ worker: false }).pipe(
       Layer.provideMerge(PgStore.layer({ url, maxConnections: 5 })),
-      Layer.provide(FetchHttpClient.layer)
+      Layer.provide(WebhookTransport.fetch)
     )
   )
 

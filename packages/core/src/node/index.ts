@@ -2,3 +2,6 @@
 
 /** A `HostResolver` backed by `node:dns`. */
 export * as NodeHostResolver from "./NodeHostResolver.js"
+
+/** Webhook POSTs over node:http / node:https with keep-alive agents. */
+export * as NodeWebhookTransport from "./NodeWebhookTransport.js"

@@ -13,6 +13,7 @@ import { JobRunner } from "../../src/Jobs.js"
 import { Store, type StoreShape } from "../../src/Store.js"
 import * as WebhooksModule from "../../src/Webhooks.js"
 import { Webhooks } from "../../src/Webhooks.js"
+import * as WebhookTransport from "../../src/WebhookTransport.js"
 import * as Worker from "../../src/Worker.js"
 
 /** The merchant of every test event. */
@@ -133,28 +134,44 @@ export const runner: Layer.Layer<JobRunner, never, Webhooks> = Layer.effect(
   }))
 )
 
-/** Store, config, client and resolver, with Webhooks and the test runner. */
-export const services = (
+/** A transport over a test HttpClient, its waits not counted as busy work. */
+export const viaClient = (client: HttpClient.HttpClient): Layer.Layer<WebhookTransport.WebhookTransport> =>
+  WebhookTransport.fromHttpClient.pipe(
+    Layer.provide(Layer.succeed(HttpClient.HttpClient, waitForClient(client)))
+  )
+
+/** Store, config, a webhook transport and resolver, with Webhooks and the test runner. */
+export const servicesOver = (
   store: StoreShape,
-  client: HttpClient.HttpClient,
+  transport: Layer.Layer<WebhookTransport.WebhookTransport>,
   config: Partial<Config.EngineConfigShape> = {}
 ) =>
   runner.pipe(
     Layer.provideMerge(WebhooksModule.layer),
     Layer.provideMerge(
-      Layer.mergeAll(
-        Layer.succeed(Store, store),
-        Config.layer(config),
-        Layer.succeed(HttpClient.HttpClient, waitForClient(client)),
-        HostResolver.literalsOnly
-      )
+      Layer.mergeAll(Layer.succeed(Store, store), Config.layer(config), transport, HostResolver.literalsOnly)
     )
   )
 
-/** `services` plus a running worker (stopped when the layer's scope closes). */
+/** `servicesOver` a test HttpClient. */
+export const services = (
+  store: StoreShape,
+  client: HttpClient.HttpClient,
+  config: Partial<Config.EngineConfigShape> = {}
+) => servicesOver(store, viaClient(client), config)
+
+/** `servicesOver` plus a running worker (stopped when the layer's scope closes). */
+export const engineOver = (
+  store: StoreShape,
+  transport: Layer.Layer<WebhookTransport.WebhookTransport>,
+  config: Partial<Config.EngineConfigShape> = {},
+  options: Worker.WorkerOptions = {}
+) => Worker.layerWith(options).pipe(Layer.provideMerge(servicesOver(store, transport, config)))
+
+/** `engineOver` a test HttpClient. */
 export const engine = (
   store: StoreShape,
   client: HttpClient.HttpClient,
   config: Partial<Config.EngineConfigShape> = {},
   options: Worker.WorkerOptions = {}
-) => Worker.layerWith(options).pipe(Layer.provideMerge(services(store, client, config)))
+) => engineOver(store, viaClient(client), config, options)
