@@ -92,9 +92,10 @@ export const runWith = (
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void
-              : Effect.logError("Job failed; it runs again when its lease ends", cause)
+              : Effect.logError("Job failed; it runs again when its lease ends", cause).pipe(
+                  Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
+                )
           ),
-          Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
           Effect.ensuring(
             Effect.sync(() => {
               const wasFull = l.running.size >= l.concurrency
@@ -128,7 +129,11 @@ export const runWith = (
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           const free = l.concurrency - l.running.size
-          if (free <= 0) return yield* idle(l, poll, now + poll)
+          if (free <= 0) {
+            // Full: wait for slots to free, gathering those freed within a tick into one claim.
+            l.notBefore = now + tick
+            return yield* idle(l, poll, now + poll)
+          }
           const limit = Math.min(batchSize, free)
           const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name)
           for (const job of jobs) {
