@@ -1,8 +1,9 @@
 /**
  * Multi-row statements for batches, cheap to run many times. The tagged-template `sql.insert`
- * compiles every value of every row on every call, and each row count is a new SQL text for
- * the driver to prepare; here the rows are split into chunks of a few fixed sizes, each size's
- * text is built once, and the values go to the driver as one flat parameter list.
+ * compiles every value of every row on every call; here the SQL text is built from the row
+ * count alone (and kept), and the values go to the driver as one flat parameter list. On
+ * SQLite the rows are split into chunks of a few fixed sizes, so the prepared statements are
+ * reused; on Postgres a statement is one round trip, so it is one chunk.
  */
 import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
@@ -14,8 +15,13 @@ export type Row = { readonly [column: string]: unknown }
 /** A value bound to a placeholder. */
 export type Value = string | number | null
 
-/** Row counts a chunk may have: any count is a sum of these, so few texts ever exist. */
-const chunkSizes = [128, 64, 32, 16, 8, 4, 2, 1] as const
+/**
+ * SQLite: row counts a chunk may have; any count is a sum of these, so few texts exist and the
+ * client's prepared statements are reused. Postgres parses every statement anyway (the driver
+ * sends unnamed ones), and each statement is a round trip: one chunk, up to its parameter limit.
+ */
+const sqliteChunks = [128, 64, 32, 16, 8, 4, 2, 1] as const
+const pgParameterLimit = 65_535
 
 /** A statement over a list of rows, e.g. `INSERT ... VALUES <rows>` or `WITH v AS (VALUES <rows>) ...`. */
 export interface Bulk {
@@ -37,6 +43,7 @@ export const make = (
   types?: ReadonlyArray<string>
 ): Bulk => {
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const pgRows = Math.floor(pgParameterLimit / width)
   const texts = new Map<number, string>()
   const textOf = (rows: number): string => {
     const cached = texts.get(rows)
@@ -48,7 +55,8 @@ export const make = (
         return types === undefined ? p : `CAST(${p} AS ${types[i]})`
       }).join(", ")})`
     const built = text(Array.from({ length: rows }, row).join(", "))
-    texts.set(rows, built)
+    // Postgres texts of any size are built per call; keep only the small, frequent ones.
+    if (!pg || rows <= 16) texts.set(rows, built)
     return built
   }
   return {
@@ -56,7 +64,8 @@ export const make = (
       Effect.suspend(() => {
         const chunks: Array<ReadonlyArray<ReadonlyArray<Value>>> = []
         for (let at = 0; at < rows.length; ) {
-          const size = chunkSizes.find((s) => s <= rows.length - at)!
+          const left = rows.length - at
+          const size = pg ? Math.min(left, pgRows) : sqliteChunks.find((s) => s <= left)!
           chunks.push(rows.slice(at, at + size))
           at += size
         }
