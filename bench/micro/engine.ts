@@ -1,10 +1,11 @@
 /**
- * The engine without HTTP: `auth.authenticate` + `payouts.create` with 32 in flight, on each
- * store, reporting payouts/s and the process's CPU time per payout (user + system, which a
- * noisy machine disturbs far less than wall time). Settlements (the sandbox's timers) are off
- * unless `--worker` is given, so the row prices one request's work.
+ * The engine without HTTP: `auth.authenticate` + `payouts.create` (or, with `--op=list`, a
+ * page of 20 of the transaction list) with 32 in flight, on each store, reporting operations/s
+ * and the process's CPU time per operation (user + system, which a noisy machine disturbs far
+ * less than wall time). Settlements (the sandbox's timers) are off unless `--worker` is given,
+ * so the row prices one request's work.
  *
- *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--worker] [--store=memory|sqlite|postgres] [--n=20000]
+ *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--store=memory|sqlite|postgres] [--n=20000]
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,6 +20,7 @@ const args = process.argv.slice(2)
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
 const total = Number(flag("n") ?? 20_000)
 const worker = args.includes("--worker")
+const op = flag("op") ?? "payout"
 const stores = (flag("store")?.split(",") ?? ["memory", "sqlite", "postgres"]) as ReadonlyArray<string>
 const inFlight = 32
 
@@ -63,23 +65,27 @@ const measure = async (kind: string) => {
     const payout = Effect.flatMap(engine.auth.authenticate(testKey), (caller) =>
       engine.payouts.create(caller, body)
     )
-    const run = async (n: number) => {
+    const list = Effect.flatMap(engine.auth.authenticate(testKey), (caller) =>
+      engine.transactions.list(caller, { status: "pending" })
+    )
+    const run = async (n: number, effect: Effect.Effect<unknown, unknown> = payout) => {
       let next = 0
       await Promise.all(
         Array.from({ length: inFlight }, async () => {
-          while (next++ < n) await runtime.runPromise(payout)
+          while (next++ < n) await runtime.runPromise(effect)
         })
       )
     }
     await run(Math.min(2_000, total / 5))
+    if (op === "list") await run(Math.min(2_000, total / 5), list)
     const cpu = process.cpuUsage()
     const start = performance.now()
-    await run(total)
+    await run(total, op === "list" ? list : payout)
     const seconds = (performance.now() - start) / 1000
     const used = process.cpuUsage(cpu)
     const cpuUs = (used.user + used.system) / total
     process.stdout.write(
-      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} payouts/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}\n`
+      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} ${op}s/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}\n`
     )
   } finally {
     await runtime.dispose()

@@ -29,13 +29,11 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)
       if (rawKey === undefined || mode === undefined) return yield* Effect.fail(unauthorized())
-      const key = yield* store.findApiKey(Ids.hashApiKeySync(rawKey))
-      if (Option.isNone(key) || key.value.revokedAt !== null || key.value.mode !== mode) {
-        return yield* Effect.fail(unauthorized())
-      }
-      const merchant = yield* store.getMerchant(key.value.merchantId)
-      if (Option.isNone(merchant)) return yield* Effect.fail(unauthorized())
-      return { merchant: merchant.value, mode, keyId: key.value.id } satisfies Caller
+      const found = yield* store.findKeyOwner(Ids.hashApiKeySync(rawKey))
+      if (Option.isNone(found)) return yield* Effect.fail(unauthorized())
+      const { key, merchant } = found.value
+      if (key.revokedAt !== null || key.mode !== mode) return yield* Effect.fail(unauthorized())
+      return { merchant, mode, keyId: key.id } satisfies Caller
     }).pipe(Effect.catchTag("StoreError", () => Effect.fail(unavailable())))
   return { authenticate } satisfies AuthShape
 })

@@ -50,6 +50,15 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.apiKeys.set(key.id, own(key))
         t.keyHashes.set(key.hash, key.id)
       }),
+    findKeyOwner: (hash) =>
+      atomic(() =>
+        found(t.keyHashes.get(hash)).pipe(
+          Option.flatMap((id) => found(t.apiKeys.get(id))),
+          Option.flatMap((key) =>
+            Option.map(found(t.merchants.get(key.merchantId)), (merchant) => ({ key, merchant }))
+          )
+        )
+      ),
     findApiKey: (hash) =>
       atomic(() => found(t.keyHashes.get(hash)).pipe(Option.flatMap((id) => found(t.apiKeys.get(id))))),
     revokeApiKey: (id, at) =>

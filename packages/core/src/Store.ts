@@ -221,6 +221,10 @@ export interface StoreShape {
   readonly insertApiKey: (key: ApiKey) => Effect.Effect<void, StoreError>
   /** Finds a key by the SHA-256 of its text (revoked keys included; the caller checks). */
   readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /** `findApiKey` with the merchant that owns the key, in one read (what every request needs). */
+  readonly findKeyOwner: (
+    hash: string
+  ) => Effect.Effect<Option.Option<{ readonly key: ApiKey; readonly merchant: Merchant }>, StoreError>
   /** Marks a key revoked; false when it does not exist or was already revoked. */
   readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
   /** A merchant's keys, newest first. */

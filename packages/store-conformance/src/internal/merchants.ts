@@ -43,6 +43,8 @@ export const merchants = (it: Suite) =>
         yield* Effect.forEach(keys, (k) => s.insertApiKey(k))
         expect(yield* s.findApiKey(keys[1].hash)).toEqual(Option.some(keys[1]))
         expect(yield* s.findApiKey("0".repeat(64))).toEqual(Option.none())
+        expect(yield* s.findKeyOwner(keys[1].hash)).toEqual(Option.some({ key: keys[1], merchant }))
+        expect(yield* s.findKeyOwner("0".repeat(64))).toEqual(Option.none())
         expect((yield* s.listApiKeys(merchant.id)).map((k) => k.id)).toEqual([
           keys[2].id,
           keys[1].id,
@@ -54,6 +56,10 @@ export const merchants = (it: Suite) =>
         expect(yield* s.revokeApiKey(makeApiKey(merchant.id, "test").id, baseTime)).toBe(false)
         const revoked = yield* s.findApiKey(keys[0].hash)
         expect(Option.map(revoked, (k) => k.revokedAt)).toEqual(Option.some(baseTime + 5000))
+        const owned = yield* s.findKeyOwner(keys[0].hash)
+        expect(Option.map(owned, (o) => [o.key.revokedAt, o.merchant.id])).toEqual(
+          Option.some([baseTime + 5000, merchant.id])
+        )
         expect((yield* s.listApiKeys(makeMerchant().id)).length).toBe(0)
       })
     )

@@ -14,12 +14,15 @@ import { decode, type Sql, toStoreError } from "./sql.js"
 /** A point read. */
 type ReadOp =
   | { readonly _tag: "ApiKey"; readonly key: string }
+  | { readonly _tag: "KeyOwner"; readonly key: string }
   | { readonly _tag: "Merchant"; readonly key: string }
   | { readonly _tag: "Transaction"; readonly key: string }
   | { readonly _tag: "Txid"; readonly key: string }
   | { readonly _tag: "Delivery"; readonly key: string }
 
-type Found = Domain.ApiKey | Domain.Merchant | Domain.Transaction | Store.DeliveryContext
+type KeyOwner = { readonly key: Domain.ApiKey; readonly merchant: Domain.Merchant }
+
+type Found = Domain.ApiKey | KeyOwner | Domain.Merchant | Domain.Transaction | Store.DeliveryContext
 
 interface Kind {
   readonly statement: Bulk.Bulk
@@ -35,6 +38,21 @@ export const reads = (sql: Sql, concurrency: number) => {
     ApiKey: {
       statement: where("SELECT * FROM api_keys", "hash"),
       read: (r) => [String(r.hash), toApiKey(r)]
+    },
+    KeyOwner: {
+      statement: where(
+        `SELECT k.id AS key_id, k.merchant_id, k.mode, k.hash, k.hint, k.created_at AS key_created_at,
+          k.revoked_at, m.name, m.city, m.fee_plan, m.created_at
+        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id`,
+        "k.hash"
+      ),
+      read: (r) => [
+        String(r.hash),
+        {
+          key: toApiKey({ ...r, id: r.key_id, created_at: r.key_created_at }),
+          merchant: toMerchant({ ...r, id: r.merchant_id })
+        } satisfies KeyOwner
+      ]
     },
     Merchant: {
       statement: where("SELECT * FROM merchants", "id"),
@@ -92,6 +110,7 @@ export const reads = (sql: Sql, concurrency: number) => {
         batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
     return {
       findApiKey: get<Domain.ApiKey>("ApiKey"),
+      findKeyOwner: get<KeyOwner>("KeyOwner"),
       getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
       getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
       findByTxid: get<Domain.Transaction>("Txid"),

@@ -47,7 +47,8 @@ export const transactions = (
                 int(rows[0]?.n ?? 0)
               )
         },
-        { concurrency: 2 }
+        // Side by side on Postgres's pool; SQLite has one connection to queue on anyway.
+        { concurrency: sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 }) }
       )
     )
   }
