@@ -103,7 +103,7 @@ const runStore = async (kind: StoreKind, bare: Http.Bare, first: boolean) => {
   try {
     pixgate = await startPixgate(db, {
       env: serverEnv,
-      ...(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {})
+      ...(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`], sources: true } : {})
     })
     settings.log(`pixgate serve on ${kind} up (pid ${pixgate.pid})`)
     profiled.set(pixgate.pid, kind)

@@ -1,8 +1,9 @@
 /**
- * Pixgate's standalone server as a child process (`pixgate serve`, run from the TypeScript
- * sources exactly as `pnpm start` does, but with node directly so that the child's pid is the
- * server's), and the admin router calls that set a run up: merchants, keys, sandbox top-ups,
- * webhook endpoints. Plus the other children: the baseline server and the webhook receiver.
+ * Pixgate's standalone server as a child process (`pixgate serve` from the bundle `pnpm start`
+ * runs, with node directly so that the child's pid is the server's; under `--profile`, from the
+ * TypeScript sources through tsx, so profiles name the source files), and the admin router
+ * calls that set a run up: merchants, keys, sandbox top-ups, webhook endpoints. Plus the other
+ * children: the baseline server and the webhook receiver.
  */
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
@@ -20,6 +21,14 @@ const tsEntry = (entry: string, extra: ReadonlyArray<string> = []) => [
   "--conditions=@pixgate/source",
   entry
 ]
+
+let bundling: Promise<string> | undefined
+
+/** The bundle `pnpm start` runs (scripts/pixgate.mjs), built once per benchmark run. */
+const bundled = (): Promise<string> => {
+  bundling ??= import("../../scripts/pixgate.mjs").then((m) => m.bundle())
+  return bundling
+}
 
 /** A running HTTP child. */
 export interface Server extends Child {
@@ -47,6 +56,8 @@ export const startPixgate = async (
     readonly env?: PixgateEnv
     readonly nodeArgs?: ReadonlyArray<string>
     readonly label?: string
+    /** Run the TypeScript sources through tsx instead of the bundle (for profiles). */
+    readonly sources?: boolean
   } = {}
 ): Promise<Server & { readonly adminToken: string }> => {
   const port = await freePort()
@@ -54,7 +65,10 @@ export const startPixgate = async (
   const adminToken = randomBytes(24).toString("hex")
   const child = await spawnNode({
     name: `pixgate (${db.kind})`,
-    args: tsEntry("packages/http/src/bin.ts", options.nodeArgs).concat("serve"),
+    args: (options.sources
+      ? tsEntry("packages/http/src/bin.ts", options.nodeArgs)
+      : [...(options.nodeArgs ?? []), await bundled()]
+    ).concat("serve"),
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
