@@ -89,6 +89,40 @@ export const transactionRow = (t: Domain.Transaction): Record<string, string | n
   updated_at: t.updatedAt
 })
 
+/** The columns of the transactions table, in the order bulk writes and value reads use. */
+export const transactionColumns = [
+  "id",
+  "merchant_id",
+  "mode",
+  "type",
+  "status",
+  "amount",
+  "fee_amount",
+  "gateway_fee_amount",
+  "net_amount",
+  "client_name",
+  "client_document",
+  "pix_key",
+  "pix_key_type",
+  "txid",
+  "end_to_end_id",
+  "description",
+  "qr_code",
+  "expires_at",
+  "paid_at",
+  "failure_reason",
+  "counterparty_id",
+  "created_at",
+  "updated_at"
+]
+
+/** A row read as values, in `transactionColumns` order, as a transaction. */
+export const valuesToTransaction = (values: ReadonlyArray<unknown>): Domain.Transaction => {
+  const row: Record<string, unknown> = {}
+  for (let i = 0; i < transactionColumns.length; i++) row[transactionColumns[i]!] = values[i]
+  return toTransaction(row)
+}
+
 /** A row as a transaction. */
 export const toTransaction = (r: Row): Domain.Transaction => ({
   id: text(r.id) as Domain.TransactionId,

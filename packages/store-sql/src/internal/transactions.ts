@@ -3,11 +3,13 @@ import type { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Coalescer } from "./coalesce.js"
 import * as Counts from "./counts.js"
-import { toTransaction } from "./rows.js"
+import { transactionColumns, valuesToTransaction } from "./rows.js"
 import { int, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
 type Ops = "insertTransactions" | "advance" | "listTransactions"
+
+const columns = transactionColumns.join(", ")
 
 /** The transaction operations over one client and its write batcher. */
 export const transactions = (
@@ -36,10 +38,12 @@ export const transactions = (
     return single(
       Effect.all(
         {
+          // Rows as arrays of values: drivers build them at a fraction of the cost of objects.
           rows: query(
-            sql`SELECT * FROM transactions WHERE ${where}
-              ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, q.limit)} OFFSET ${Math.max(0, q.offset)}`,
-            toTransaction
+            sql`SELECT ${sql.literal(columns)} FROM transactions WHERE ${where}
+              ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, q.limit)} OFFSET ${Math.max(0, q.offset)}`
+              .values,
+            valuesToTransaction
           ),
           total: Counts.countable(q)
             ? Counts.total(sql, q)

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import * as Bulk from "./bulk.js"
 import { Counts } from "./counts.js"
 import { outbox } from "./outbox.js"
-import { attemptRow, transactionRow } from "./rows.js"
+import { attemptRow, transactionColumns, transactionRow } from "./rows.js"
 import { int, type Sql } from "./sql.js"
 
 /** Whether an account has a cached balance row (merchant accounts only). */
@@ -95,31 +95,6 @@ const sortedDeltas = (w: Writes) =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, d]) => d)
 
-const transactionColumns = [
-  "id",
-  "merchant_id",
-  "mode",
-  "type",
-  "status",
-  "amount",
-  "fee_amount",
-  "gateway_fee_amount",
-  "net_amount",
-  "client_name",
-  "client_document",
-  "pix_key",
-  "pix_key_type",
-  "txid",
-  "end_to_end_id",
-  "description",
-  "qr_code",
-  "expires_at",
-  "paid_at",
-  "failure_reason",
-  "counterparty_id",
-  "created_at",
-  "updated_at"
-]
 const attemptColumns = ["delivery_id", "attempt", "at", "status_code", "error", "duration_ms"]
 
 /** Writes gathered rows over one client, with its statements built once. */
