@@ -1,7 +1,8 @@
 /**
  * The webhook dispatcher's baseline, as a child process: a plain loop that POSTs signed event
- * bodies of Pixgate's shape with the runtime's `fetch` (the client Pixgate delivers with),
- * at most CONCURRENCY at once (Pixgate's `webhookConcurrency`, 64). Two modes:
+ * bodies of Pixgate's shape with node:http and a keep-alive agent (the client Pixgate delivers
+ * with, NodeWebhookTransport), at most CONCURRENCY at once (Pixgate's `webhookConcurrency`,
+ * 64). Two modes:
  * - `MODE=drain COUNT=n`: n events as fast as possible; prints deliveries per second;
  * - `MODE=rate RATE=r DURATION_MS=d`: r events per second, each stamped when it is created, so
  *   the receiver measures creation-to-arrival as it does for Pixgate's events.
@@ -9,6 +10,7 @@
  * Run: `node --import tsx bench/lib/sender.ts` with TARGET (the receiver's /hook URL).
  */
 import { createHmac, randomUUID } from "node:crypto"
+import { Agent, request as httpRequest } from "node:http"
 import { performance } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 
@@ -37,24 +39,31 @@ const event = () => {
   return { id, body, seconds: Math.floor(createdAt / 1000) }
 }
 
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+
+const send = (body: string, headers: Record<string, string>) =>
+  new Promise<number>((resolve, reject) => {
+    const request = httpRequest(target, { method: "POST", agent, headers }, (response) => {
+      response.resume()
+      response.on("end", () => resolve(response.statusCode ?? 0))
+    })
+    request.on("error", reject)
+    request.end(body)
+  })
+
 const post = async () => {
   const e = event()
   const signature = createHmac("sha256", key).update(`${e.id}.${e.seconds}.${e.body}`).digest("base64")
-  const response = await fetch(target, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "user-agent": "Pixgate-Webhooks/1.0",
-      "x-pixgate-signature": secret,
-      "webhook-id": e.id,
-      "webhook-timestamp": String(e.seconds),
-      "webhook-signature": `v1,${signature}`
-    },
-    body: e.body,
-    redirect: "manual"
+  const status = await send(e.body, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(e.body)),
+    "user-agent": "Pixgate-Webhooks/1.0",
+    "x-pixgate-signature": secret,
+    "webhook-id": e.id,
+    "webhook-timestamp": String(e.seconds),
+    "webhook-signature": `v1,${signature}`
   })
-  await response.arrayBuffer()
-  if (response.status !== 200) throw new Error(`receiver answered ${response.status}`)
+  if (status !== 200) throw new Error(`receiver answered ${status}`)
 }
 
 const drain = async (count: number) => {
