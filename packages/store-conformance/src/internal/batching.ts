@@ -16,7 +16,7 @@ import {
   payoutDebit,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, fund, type Suite, store } from "./helpers.js"
+import { freshMerchant, fund, type Suite, store, storedCharge } from "./helpers.js"
 
 const together = <A, E, R>(effects: ReadonlyArray<Effect.Effect<A, E, R>>) =>
   Effect.all(effects, { concurrency: "unbounded" })
@@ -89,9 +89,7 @@ export const batching = (it: Suite) =>
     it.effect("a unit that breaks a constraint fails alone; the units around it are written", () =>
       Effect.gen(function* () {
         const s = yield* store
-        const merchant = yield* freshMerchant()
-        const taken = makeCharge(merchant.id)
-        yield* s.insertTransactions(chargeInsert(taken))
+        const { merchant, charge: taken } = yield* storedCharge
         const [before, after] = [makeCharge(merchant.id), makeCharge(merchant.id)]
         const event = makeEvent(merchant.id, "test", "transaction.created")
         const outcomes = yield* together([
@@ -120,9 +118,7 @@ export const batching = (it: Suite) =>
     it.effect("transitions of one transaction at once: exactly one applies, once", () =>
       Effect.gen(function* () {
         const s = yield* store
-        const merchant = yield* freshMerchant()
-        const charge = makeCharge(merchant.id)
-        yield* s.insertTransactions(chargeInsert(charge))
+        const { merchant, charge } = yield* storedCharge
         const moved = yield* together(Array.from({ length: 6 }, () => s.advance(completeCharge(charge))))
         expect(moved.filter(Option.isSome).length).toBe(1)
         expect((yield* s.balance(merchant.id, "test")).available).toBe(charge.netAmount)

@@ -2,7 +2,7 @@
 import type { Vitest } from "@effect/vitest"
 import { Domain, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
-import { baseTime, makeMerchant, topUpEntry } from "../fixtures.js"
+import { baseTime, chargeInsert, makeCharge, makeMerchant, topUpEntry } from "../fixtures.js"
 
 /** The `it` of a suite over one shared store. */
 export type Suite = Vitest.MethodsNonLive<Store.Store, true>
@@ -17,6 +17,14 @@ export const freshMerchant = (createdAt = baseTime) =>
     yield* (yield* store).createMerchant(merchant)
     return merchant
   })
+
+/** A new merchant with one pending charge, both stored. */
+export const storedCharge = Effect.gen(function* () {
+  const merchant = yield* freshMerchant()
+  const charge = makeCharge(merchant.id)
+  yield* (yield* store).insertTransactions(chargeInsert(charge))
+  return { merchant, charge }
+})
 
 /** Puts money in a merchant's available balance. */
 export const fund = (merchantId: Domain.MerchantId, mode: Domain.Mode, amount: number, at = baseTime) =>

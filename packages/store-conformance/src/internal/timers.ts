@@ -17,7 +17,7 @@ import {
   makePayout,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, inJobWindow, type Suite, store } from "./helpers.js"
+import { freshMerchant, inJobWindow, type Suite, store, storedCharge } from "./helpers.js"
 
 /** Registers the tests of what timers rely on. */
 export const timers = (it: Suite) =>
@@ -148,9 +148,7 @@ export const timers = (it: Suite) =>
     it.effect("a transition with a type moves only a transaction of that type", () =>
       Effect.gen(function* () {
         const s = yield* store
-        const merchant = yield* freshMerchant()
-        const charge = makeCharge(merchant.id)
-        yield* s.insertTransactions(chargeInsert(charge))
+        const { merchant, charge } = yield* storedCharge
         const settle = { id: charge.id, from: "pending", to: "completed", at: charge.createdAt + 1 } as const
         const event = makeEvent(merchant.id, "test", "withdrawal.completed")
         const wrong = yield* s.advance({
@@ -170,9 +168,7 @@ export const timers = (it: Suite) =>
     it.effect("a transition's effects may be made from the transaction as it leaves it", () =>
       Effect.gen(function* () {
         const s = yield* store
-        const merchant = yield* freshMerchant()
-        const charge = makeCharge(merchant.id)
-        yield* s.insertTransactions(chargeInsert(charge))
+        const { merchant, charge } = yield* storedCharge
         const seen: Array<Domain.Transaction> = []
         const at = charge.createdAt + 5
         const moved = yield* s.advance({
