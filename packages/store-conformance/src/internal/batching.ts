@@ -40,6 +40,25 @@ export const batching = (it: Suite) =>
         })
     )
 
+    it.effect("a batch in which every guard fails writes nothing and refuses each", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const payouts = Array.from({ length: 12 }, () => makePayout(merchant.id, { amount: 100 }))
+        yield* fund(merchant.id, "test", 50)
+        const outcomes = yield* together(payouts.map((p) => s.insertTransactions(payoutInsert(p))))
+        expect(outcomes).toEqual(payouts.map(() => "insufficient"))
+        expect((yield* s.balance(merchant.id, "test")).available).toBe(50)
+        const page = yield* s.listTransactions({
+          merchantId: merchant.id,
+          mode: "test",
+          offset: 0,
+          limit: 20
+        })
+        expect(page).toEqual({ rows: [], total: 0 })
+      })
+    )
+
     it.effect("a taken-over idempotency key conflicts alone, and its money stays for the others", () =>
       Effect.gen(function* () {
         const s = yield* store

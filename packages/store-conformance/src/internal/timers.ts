@@ -145,6 +145,26 @@ export const timers = (it: Suite) =>
       )
     )
 
+    it.effect("a change with very many jobs is stored whole", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const merchant = yield* freshMerchant()
+          const many = Array.from({ length: 12_000 }, (_, i) =>
+            makeJob("charge.expire", `tx_many_${i}`, b + 1 + (i % 50))
+          )
+          const event = makeEvent(merchant.id, "test", "transaction.created", { at: b })
+          yield* s.setWebhookEndpoint(makeEndpoint(merchant.id, "test"))
+          yield* s.insertTransactions(chargeInsert(makeCharge(merchant.id), effects([event], many)))
+          const claimed = yield* s.claimDueJobs(b + 100, 20_000, b + 200, "timers")
+          expect(claimed.length).toBe(12_000)
+          expect((yield* s.claimDueJobs(b + 100, 10, b + 200, "webhooks")).map((j) => j.kind)).toEqual([
+            "webhook.attempt"
+          ])
+        })
+      )
+    )
+
     it.effect("a transition with a type moves only a transaction of that type", () =>
       Effect.gen(function* () {
         const s = yield* store

@@ -25,10 +25,17 @@ const pgParameterLimit = 65_535
 
 /** A statement over a list of rows, e.g. `INSERT ... VALUES <rows>` or `WITH v AS (VALUES <rows>) ...`. */
 export interface Bulk {
+  /** Values per row. */
+  readonly width: number
   /** Runs the statement over `rows` (values in column order), chunk by chunk; the rows it returns. */
   readonly run: (
     rows: ReadonlyArray<ReadonlyArray<Value>>
   ) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
+  /**
+   * Postgres: the statement's text for `rows` rows, its placeholders numbered from `first + 1`,
+   * to be one part of a larger statement whose parameters hold these rows' values at `first`.
+   */
+  readonly render: (rows: number, first: number) => string
 }
 
 /**
@@ -44,22 +51,27 @@ export const make = (
 ): Bulk => {
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const pgRows = Math.floor(pgParameterLimit / width)
-  const texts = new Map<number, string>()
-  const textOf = (rows: number): string => {
-    const cached = texts.get(rows)
-    if (cached !== undefined) return cached
-    let n = 0
+  const render = (rows: number, first: number): string => {
+    let n = first
     const row = () =>
       `(${Array.from({ length: width }, (_, i) => {
         const p = pg ? `$${++n}` : "?"
         return types === undefined ? p : `CAST(${p} AS ${types[i]})`
       }).join(", ")})`
-    const built = text(Array.from({ length: rows }, row).join(", "))
+    return text(Array.from({ length: rows }, row).join(", "))
+  }
+  const texts = new Map<number, string>()
+  const textOf = (rows: number): string => {
+    const cached = texts.get(rows)
+    if (cached !== undefined) return cached
+    const built = render(rows, 0)
     // Postgres texts of any size are built per call; keep only the small, frequent ones.
     if (!pg || rows <= 16) texts.set(rows, built)
     return built
   }
   return {
+    width,
+    render,
     run: (rows) =>
       Effect.suspend(() => {
         const chunks: Array<ReadonlyArray<ReadonlyArray<Value>>> = []

@@ -1,5 +1,5 @@
 /** Records to rows and back. Columns are snake_case; money and times are BIGINT. */
-import type { Domain, Fees, Money } from "@pixgate/core"
+import { type Domain, type Fees, Ids, type Money } from "@pixgate/core"
 import { int, intOrNull } from "./sql.js"
 
 type Row = { readonly [column: string]: unknown }
@@ -194,6 +194,22 @@ export const toChargeback = (r: Row): Domain.Chargeback => ({
   status: text(r.status) as Domain.ChargebackStatus,
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)
+})
+
+/** The columns of the events table, in the order bulk writes use. */
+export const eventColumns = ["id", "merchant_id", "mode", "type", "data", "created_at"]
+
+/** The columns of the jobs table, in the order bulk writes use. */
+export const jobColumns = ["id", "kind", "ref", "run_at", "lease_until", "due_at"]
+
+/** The row of a new `webhook.attempt` job for a delivery, due at `runAt`. */
+export const attemptJobRow = (deliveryId: string, runAt: number): ReturnType<typeof jobRow> => ({
+  id: Ids.newId("job", runAt) as Domain.JobId,
+  kind: "webhook.attempt",
+  ref: deliveryId,
+  run_at: runAt,
+  lease_until: null,
+  due_at: runAt
 })
 
 /** A job as a row (not leased). */

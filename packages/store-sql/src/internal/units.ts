@@ -24,7 +24,7 @@ import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
-import { int, isTransient, query, type Sql, toStoreError } from "./sql.js"
+import { isTransient, query, type Sql, toStoreError } from "./sql.js"
 import { balanceKey, isMerchantAccount, type Scheduled, Writes, type writer } from "./writes.js"
 
 /** A write the store batches. */
@@ -109,15 +109,6 @@ export const units = (
   watchers: Store.JobWatchers,
   concurrency: number
 ) => {
-  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-  // Chunks arrive in key order, so the row locks are taken in key order across chunks too.
-  const lockStatement = Bulk.make(
-    sql,
-    2,
-    (values) => `SELECT mode, account, amount FROM balances WHERE (mode, account) IN (VALUES ${values})
-      ORDER BY mode, account${pg ? " FOR UPDATE" : ""}`,
-    ["TEXT", "TEXT"]
-  )
   const zeroRows = Bulk.insert(
     sql,
     "balances",
@@ -149,18 +140,6 @@ export const units = (
       RETURNING merchant_id, mode, idempotency_key`,
     ["TEXT", "TEXT", "TEXT", "INTEGER", "TEXT"]
   )
-
-  // Locks (Postgres) and reads the balance rows; `accounts` are in key order.
-  const lockBalances = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
-    accounts.length === 0
-      ? Effect.succeed(new Map<string, number>())
-      : Effect.map(
-          lockStatement.run(accounts),
-          (rows) =>
-            new Map(
-              rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
-            )
-        )
 
   // A guard that covers nothing passes on a row that does not exist yet: create it first, so
   // that it is locked and checked like any other.
@@ -227,7 +206,7 @@ export const units = (
       const keys = new Map<string, readonly [Domain.Mode, Domain.Account]>()
       for (const u of live)
         for (const [mode, account] of accountsOf(u.op)) keys.set(balanceKey(mode, account), [mode, account])
-      const locked = yield* lockBalances(
+      const locked = yield* write.lock(
         [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v)
       )
 
@@ -291,7 +270,7 @@ export const units = (
         const before = locked.get(key)
         if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
       }
-      return yield* write.apply(w, expected)
+      return yield* write.apply(w, { expected, locked: true })
     })
 
   const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>

@@ -3,8 +3,15 @@ import type { Domain, Store } from "@pixgate/core"
 import { Ids } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Coalescer } from "./coalesce.js"
-import { attemptJobRow } from "./outbox.js"
-import { deliveryRow, toAttempt, toDelivery, toEndpoint, toEvent, toJoinedEvent } from "./rows.js"
+import {
+  attemptJobRow,
+  deliveryRow,
+  toAttempt,
+  toDelivery,
+  toEndpoint,
+  toEvent,
+  toJoinedEvent
+} from "./rows.js"
 import { atomic, first, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 

@@ -4,12 +4,20 @@
  * locks in the same order on Postgres: merchant balances (sorted), then new or claimed rows,
  * then transaction counts (sorted). Units that cross the same rows queue; none deadlock.
  */
-import { type Domain, Store } from "@pixgate/core"
+import type { SqlError } from "@effect/sql"
+import { type Domain, Ids, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import * as Bulk from "./bulk.js"
 import { Counts } from "./counts.js"
-import { outbox } from "./outbox.js"
-import { attemptRow, transactionColumns, transactionRow } from "./rows.js"
+import {
+  attemptRow,
+  eventColumns,
+  eventRow,
+  jobColumns,
+  jobRow,
+  transactionColumns,
+  transactionRow
+} from "./rows.js"
 import { int, type Sql } from "./sql.js"
 
 /** Whether an account has a cached balance row (merchant accounts only). */
@@ -97,17 +105,72 @@ const sortedDeltas = (w: Writes) =>
 
 const attemptColumns = ["delivery_id", "attempt", "at", "status_code", "error", "duration_ms"]
 
-/** Writes gathered rows over one client, with its statements built once. */
+/** One statement of a unit's writes: its rows, and what its RETURNING gives back. */
+interface Part {
+  readonly name: string
+  readonly bulk: Bulk.Bulk
+  readonly rows: ReadonlyArray<ReadonlyArray<Bulk.Value>>
+  readonly returns?: ReadonlyArray<string>
+}
+
+/** The rows each part's RETURNING gave, by part name. */
+type Returned = ReadonlyMap<string, ReadonlyArray<Bulk.Row>>
+
+/** Parameters of one composed Postgres statement, well under the protocol's 65,535. */
+const pgParameterBudget = 60_000
+
+/**
+ * Writes gathered rows over one client, with its statements built once. The rows become a list
+ * of parts, one statement per table; SQLite runs them one after another, Postgres as one
+ * statement of data-modifying CTEs (one round trip however many tables a unit writes).
+ */
 export const writer = (sql: Sql) => {
+  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const balances = Bulk.insert(
     sql,
     "balances",
     ["mode", "account", "amount"],
     "ON CONFLICT (mode, account) DO UPDATE SET amount = balances.amount + excluded.amount RETURNING mode, account, amount"
   )
+  // Chunks arrive in key order, so the row locks are taken in key order across chunks too.
+  const lockStatement = Bulk.make(
+    sql,
+    2,
+    (values) => `SELECT mode, account, amount FROM balances WHERE (mode, account) IN (VALUES ${values})
+      ORDER BY mode, account${pg ? " FOR UPDATE" : ""}`,
+    ["TEXT", "TEXT"]
+  )
   const transactions = Bulk.insert(sql, "transactions", transactionColumns)
   const entries = Bulk.insert(sql, "journal_entries", ["id", "mode", "kind", "transaction_id", "created_at"])
   const postings = Bulk.insert(sql, "postings", ["entry_id", "seq", "mode", "account", "amount"])
+  const events = Bulk.insert(sql, "events", ["id", "merchant_id", "mode", "type", "data", "created_at"])
+  // A delivery for each event whose merchant has an endpoint for its mode, with its first
+  // attempt's job; ids are drawn for every event, and used by those that get a delivery.
+  const deliveries = Bulk.make(
+    sql,
+    5,
+    (values) => `WITH v(v_id, v_event, v_merchant, v_mode, v_at) AS (VALUES ${values})
+      INSERT INTO webhook_deliveries
+        (id, event_id, merchant_id, mode, url, status, attempts, created_at, updated_at)
+      SELECT v.v_id, v.v_event, v.v_merchant, v.v_mode, w.url, 'pending', 0, v.v_at, v.v_at
+      FROM v JOIN webhook_endpoints w ON w.merchant_id = v.v_merchant AND w.mode = v.v_mode
+      RETURNING id, created_at`,
+    ["TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"]
+  )
+  // Run alone, it reads the deliveries just inserted; as part of one statement, it must read
+  // them from the statement's own CTE (the table does not show them yet).
+  const attemptJobsFrom = (deliveries: string) =>
+    Bulk.make(
+      sql,
+      2,
+      (values) => `WITH v(v_delivery, v_job) AS (VALUES ${values})
+        INSERT INTO jobs (id, kind, ref, run_at, lease_until, due_at)
+        SELECT v.v_job, 'webhook.attempt', d.id, d.created_at, NULL, d.created_at
+        FROM v JOIN ${deliveries} d ON d.id = v.v_delivery`,
+      ["TEXT", "TEXT"]
+    )
+  const attemptJobs = { alone: attemptJobsFrom("webhook_deliveries"), composed: attemptJobsFrom("delivered") }
+  const jobs = Bulk.insert(sql, "jobs", jobColumns)
   const finished = Bulk.make(sql, 1, (values) => `DELETE FROM jobs WHERE id IN (${values})`)
   const retried = Bulk.make(
     sql,
@@ -126,73 +189,168 @@ export const writer = (sql: Sql) => {
       FROM v WHERE webhook_deliveries.id = v.v_id`,
     ["TEXT", "INTEGER", "TEXT", "BIGINT"]
   )
-  const effects = outbox(sql)
   const counts = Bulk.insert(
     sql,
     "transaction_counts",
     ["merchant_id", "mode", "day", "type", "status", "n"],
     `ON CONFLICT (merchant_id, mode, day, type, status) DO UPDATE SET n = transaction_counts.n + excluded.n
-      RETURNING merchant_id, mode, day, type, status, n`
+      RETURNING n`
   )
+
+  /** Locks (Postgres) and reads balance rows; `accounts` in key order. */
+  const lock = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
+    accounts.length === 0
+      ? Effect.succeed(new Map<string, number>())
+      : Effect.map(
+          lockStatement.run(accounts),
+          (rows) =>
+            new Map(
+              rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
+            )
+        )
+
+  /** The statements of `w`, in lock order (balances first, counts last). */
+  const parts = (w: Writes, composed: boolean): ReadonlyArray<Part> => {
+    const eventIds = w.events.map(
+      (e) => [Ids.newId("dlv", e.createdAt), Ids.newId("job", e.createdAt)] as const
+    )
+    const rows: Array<Part> = [
+      {
+        name: "moved",
+        bulk: balances,
+        rows: sortedDeltas(w).map((d) => [d.mode, d.account, d.amount]),
+        returns: ["mode", "account", "amount"]
+      },
+      {
+        name: "inserted",
+        bulk: transactions,
+        rows: w.transactions.map((t) => Bulk.valuesOf(transactionRow(t), transactionColumns))
+      },
+      {
+        name: "entered",
+        bulk: entries,
+        rows: w.entries.map((e) => [e.id, e.mode, e.kind, e.transactionId, e.createdAt])
+      },
+      {
+        name: "posted",
+        bulk: postings,
+        rows: w.entries.flatMap((e) =>
+          e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
+        )
+      },
+      { name: "recorded", bulk: events, rows: w.events.map((e) => Bulk.valuesOf(eventRow(e), eventColumns)) },
+      {
+        name: "delivered",
+        bulk: deliveries,
+        rows: w.events.map((e, i) => [eventIds[i]![0], e.id, e.merchantId, e.mode, e.createdAt]),
+        returns: ["created_at"]
+      },
+      {
+        name: "first_attempts",
+        bulk: composed ? attemptJobs.composed : attemptJobs.alone,
+        rows: eventIds.map(([dlv, job]) => [dlv, job])
+      },
+      { name: "scheduled", bulk: jobs, rows: w.jobs.map((j) => Bulk.valuesOf(jobRow(j), jobColumns)) },
+      { name: "finished", bulk: finished, rows: w.finishedJobs.map((id) => [id]) },
+      {
+        name: "retried",
+        bulk: retried,
+        rows: w.retriedJobs.map((r) => [r.id, r.runAt]),
+        returns: ["kind", "run_at"]
+      },
+      {
+        name: "attempted",
+        bulk: attempts,
+        rows: w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns))
+      },
+      {
+        name: "attempt_states",
+        bulk: delivered,
+        rows: w.attempts.map((r) => [r.attempt.deliveryId, r.attempt.attempt, r.status, r.attempt.at])
+      },
+      {
+        name: "counted",
+        bulk: counts,
+        rows: w.counts.changes().map((c) => [c.merchant_id, c.mode, c.day, c.type, c.status, c.n]),
+        returns: ["n"]
+      }
+    ]
+    return rows.filter((p) => p.rows.length > 0)
+  }
+
+  const runEach = (list: ReadonlyArray<Part>) =>
+    Effect.map(
+      Effect.forEach(list, (p) => Effect.map(p.bulk.run(p.rows), (rows) => [p.name, rows] as const)),
+      (pairs): Returned => new Map(pairs)
+    )
+
+  // One statement: each part a CTE, the RETURNING rows read back as JSON.
+  const runComposed = (list: ReadonlyArray<Part>) => {
+    let first = 0
+    const ctes = list.map((p) => {
+      const text = p.bulk.render(p.rows.length, first)
+      first += p.rows.length * p.bulk.width
+      return `${p.name} AS (${text})`
+    })
+    const reads = list
+      .filter((p) => p.returns !== undefined)
+      .map(
+        (p) =>
+          `(SELECT COALESCE(json_agg(json_build_object(${p.returns!.map((c) => `'${c}', ${c}`).join(", ")})), '[]') FROM ${p.name}) AS ${p.name}`
+      )
+    return Effect.map(
+      sql.unsafe<Bulk.Row>(
+        `WITH ${ctes.join(",\n")} SELECT ${reads.length > 0 ? reads.join(", ") : "1 AS done"}`,
+        list.flatMap((p) => p.rows.flat())
+      ),
+      ([row]): Returned =>
+        new Map(list.map((p) => [p.name, (row?.[p.name] as ReadonlyArray<Bulk.Row> | undefined) ?? []]))
+    )
+  }
+
+  // One statement on Postgres, unless a unit is so large its values would not fit in one.
+  const run = (w: Writes): Effect.Effect<Returned, SqlError.SqlError> => {
+    const composed = parts(w, true)
+    if (composed.length === 0) return Effect.succeed(new Map())
+    return pg && composed.reduce((n, p) => n + p.rows.length * p.bulk.width, 0) <= pgParameterBudget
+      ? runComposed(composed)
+      : runEach(parts(w, false))
+  }
 
   /**
    * Writes everything, in lock order; answers the jobs stored or rescheduled, to announce once
    * the unit commits. `expected` are balances the caller decided on under its row locks; a row
    * that ends elsewhere means another writer slipped past them (a bug), and the unit fails
-   * rather than commit a balance nobody checked.
+   * rather than commit a balance nobody checked. Without `locked`, the balance rows the unit
+   * moves are locked first: on Postgres the parts of one statement run in no set order.
    */
-  const apply = (w: Writes, expected: Expected = new Map()) =>
+  const apply = (w: Writes, options: { readonly expected?: Expected; readonly locked?: boolean } = {}) =>
     Effect.gen(function* () {
-      const deltas = sortedDeltas(w)
-      if (deltas.length > 0) {
-        for (const row of yield* balances.run(deltas.map((d) => [d.mode, d.account, d.amount]))) {
-          const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
-          if (want !== undefined && int(row.amount) !== want) {
-            return yield* Effect.fail(
-              new Store.StoreError({
-                message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
-              })
-            )
-          }
-        }
-      }
-      if (w.transactions.length > 0)
-        yield* transactions.run(
-          w.transactions.map((t) => Bulk.valuesOf(transactionRow(t), transactionColumns))
-        )
-      if (w.entries.length > 0) {
-        yield* entries.run(w.entries.map((e) => [e.id, e.mode, e.kind, e.transactionId, e.createdAt]))
-        const rows = w.entries.flatMap((e) =>
-          e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
-        )
-        if (rows.length > 0) yield* postings.run(rows)
-      }
-      const scheduled: Array<Scheduled> = [...(yield* effects.record({ events: w.events, jobs: w.jobs }))]
-      if (w.finishedJobs.length > 0) yield* finished.run(w.finishedJobs.map((id) => [id]))
-      if (w.retriedJobs.length > 0) {
-        const rows = yield* retried.run(w.retriedJobs.map((r) => [r.id, r.runAt]))
-        for (const r of rows) scheduled.push({ kind: r.kind as Domain.JobKind, runAt: int(r.run_at) })
-      }
-      if (w.attempts.length > 0) {
-        yield* attempts.run(w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns)))
-        yield* delivered.run(
-          w.attempts.map((r) => [r.attempt.deliveryId, r.attempt.attempt, r.status, r.attempt.at])
-        )
-      }
-      const changes = w.counts.changes()
-      if (changes.length > 0) {
-        const after = yield* counts.run(
-          changes.map((c) => [c.merchant_id, c.mode, c.day, c.type, c.status, c.n])
-        )
-        const negative = after.find((r) => int(r.n) < 0)
-        if (negative !== undefined) {
+      if (pg && options.locked !== true) yield* lock(sortedDeltas(w).map((d) => [d.mode, d.account] as const))
+      const returned = yield* run(w)
+      const expected = options.expected ?? new Map()
+      for (const row of returned.get("moved") ?? []) {
+        const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
+        if (want !== undefined && int(row.amount) !== want) {
           return yield* Effect.fail(
-            new Store.StoreError({ message: `Transaction count below zero: ${JSON.stringify(negative)}` })
+            new Store.StoreError({
+              message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
+            })
           )
         }
       }
+      if ((returned.get("counted") ?? []).some((r) => int(r.n) < 0)) {
+        return yield* Effect.fail(
+          new Store.StoreError({ message: "A transaction count would go below zero" })
+        )
+      }
+      const scheduled: Array<Scheduled> = w.jobs.map((j) => ({ kind: j.kind, runAt: j.runAt }))
+      for (const r of returned.get("delivered") ?? [])
+        scheduled.push({ kind: "webhook.attempt", runAt: int(r.created_at) })
+      for (const r of returned.get("retried") ?? [])
+        scheduled.push({ kind: r.kind as Domain.JobKind, runAt: int(r.run_at) })
       return scheduled
     })
 
-  return { apply }
+  return { apply, lock }
 }
