@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
 import { SqlClient, Statement } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Store } from "@pixgate/core"
@@ -30,6 +31,39 @@ describe("SqliteStore", () => {
       expect(yield* pragma("synchronous")).toBe(1)
       expect(yield* pragma("foreign_keys")).toBe(1)
       expect(yield* pragma("busy_timeout")).toBe(5000)
+    })
+  )
+
+  it.scoped("a worker thread checkpoints the log into the file; the writer only past 8,192 pages", () =>
+    Effect.gen(function* () {
+      const filename = join(dir, "checkpoints.db")
+      const { store, sql } = yield* open(filename)
+      const pragma = (name: string) =>
+        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+      expect(yield* pragma("wal_autocheckpoint")).toBe(8192)
+      const before = statSync(filename).size
+      const merchant = makeMerchant()
+      yield* store.createMerchant(merchant)
+      for (let i = 0; i < 50; i++) yield* store.insertTransactions(chargeInsert(makeCharge(merchant.id)))
+      // Far fewer pages than the writer's threshold: only the worker copies them into the file.
+      yield* Effect.promise(() => sleep(400))
+      expect(statSync(filename).size).toBeGreaterThan(before)
+      // Everything in the log is in the file: a checkpoint finds nothing left to copy.
+      const [result] = yield* sql.unsafe<{ log: number; checkpointed: number }>(
+        "PRAGMA wal_checkpoint(PASSIVE)"
+      )
+      expect(result!.checkpointed).toBe(result!.log)
+    })
+  )
+
+  it.scoped("checkpointIntervalMs 0 leaves checkpoints to the writer at SQLite's 1,000 pages", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(
+        SqliteStore.layer({ filename: join(dir, "no-worker.db"), checkpointIntervalMs: 0 })
+      )
+      const sql = Context.get(context, SqlClient.SqlClient)
+      const rows = yield* sql.unsafe("PRAGMA wal_autocheckpoint")
+      expect(Object.values(rows[0]!)[0]).toBe(1000)
     })
   )
 
