@@ -1,6 +1,7 @@
 /**
- * One Pixgate engine in its own OS process, on a Postgres database: the child of the
- * multi-process tests (multiprocess.test.ts, crash.test.ts), spawned by `processes.ts` as
+ * One Pixgate engine in its own OS process, on a Postgres database (or a SQLite file, for a
+ * `sqlite:` url): the child of the multi-process tests (multiprocess.test.ts, crash.test.ts),
+ * spawned by `processes.ts` as
  *
  *   node --import tsx --conditions=@pixgate/source engine-process.ts <command> '<json options>'
  *
@@ -20,12 +21,12 @@
  */
 import { createInterface } from "node:readline"
 import { type Auth, Engine, type Errors, WebhookTransport } from "@pixgate/core"
-import { PgStore } from "@pixgate/store-pg"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { storeLayer } from "./store-layer.js"
 
 /** Everything a command may be given (as the JSON of the second argument). */
 export interface ChildOptions {
-  /** The database. */
+  /** The database: a Postgres URL, or `sqlite:<path>`. */
   readonly url: string
   /** The merchant's test API key (payout commands). */
   readonly key?: string
@@ -224,9 +225,7 @@ const program = Effect.scoped(
   Effect.gen(function* () {
     // Connect (and migrate) first; the engine, and with it the worker, starts only on `go`, so
     // several children start working at the same moment however long each took to boot.
-    const store = yield* Layer.build(
-      PgStore.layer({ url: options.url, maxConnections: options.maxConnections ?? 10 })
-    )
+    const store = yield* Layer.build(storeLayer(options.url, options.maxConnections ?? 10))
     emit({ type: "ready", pid: process.pid })
     if (options.waitForGo) yield* Effect.promise(() => goSignal)
     const config = {

@@ -4,16 +4,19 @@
  * off) and a fresh database per test.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { SqlClient } from "@effect/sql"
 import { Engine, type Store, WebhookTransport } from "@pixgate/core"
-import { PgStore } from "@pixgate/store-pg"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach } from "vitest"
 import type { ChildOptions } from "./engine-process.js"
 import { createDatabase, databaseUrl, dropDatabase } from "./helpers.js"
+import { storeLayer } from "./store-layer.js"
 
 /** One JSON line a child printed. */
 export type Line = { readonly type: string } & Readonly<Record<string, unknown>>
@@ -223,7 +226,7 @@ export const startReceiver = async () => {
 export const testEngine = (url: string) =>
   ManagedRuntime.make(
     Engine.layer({ worker: false }).pipe(
-      Layer.provideMerge(PgStore.layer({ url, maxConnections: 5 })),
+      Layer.provideMerge(storeLayer(url, 5)),
       Layer.provide(WebhookTransport.fetch)
     )
   )
@@ -231,21 +234,38 @@ export const testEngine = (url: string) =>
 /** The test-process engine's runtime. */
 export type TestEngine = ReturnType<typeof testEngine>
 
+/** What a multi-process test runs on: the database's url and the test-process engine over it. */
+type DatabaseTest<A> = (db: { url: string; engine: TestEngine }) => Promise<A>
+
 /**
- * Runs `test` on a fresh database of its own, with the test-process engine; afterwards kills
- * every child still running, closes the engine and drops the database.
+ * Runs `test` with the test-process engine on `url`; afterwards kills every child still running,
+ * closes the engine and runs `remove`.
  */
-export const withFreshDatabase = async <A>(test: (db: { url: string; engine: TestEngine }) => Promise<A>) => {
-  const name = await createDatabase()
-  const url = databaseUrl(name)
+const withDatabase = async <A>(url: string, remove: () => unknown, test: DatabaseTest<A>) => {
   const engine = testEngine(url)
   try {
     return await test({ url, engine })
   } finally {
     await killAll()
     await engine.dispose()
-    await dropDatabase(name)
+    await remove()
   }
+}
+
+/** Runs `test` on a fresh Postgres database of its own, dropped afterwards. */
+export const withFreshDatabase = async <A>(test: DatabaseTest<A>) => {
+  const name = await createDatabase()
+  return withDatabase(databaseUrl(name), () => dropDatabase(name), test)
+}
+
+/** Runs `test` on a new SQLite file in a temporary directory, removed afterwards. */
+export const withFreshSqliteFile = <A>(test: DatabaseTest<A>) => {
+  const dir = mkdtempSync(join(tmpdir(), "pixgate-processes-"))
+  return withDatabase(
+    `sqlite:${join(dir, "pixgate.db")}`,
+    () => rmSync(dir, { recursive: true, force: true }),
+    test
+  )
 }
 
 /** Polls `check` every `everyMs` until it answers true, or fails after `timeoutMs`. */
