@@ -15,6 +15,13 @@ export interface WebhookRequest {
   readonly body: Uint8Array
   /** The status must arrive, and the answer be read, within this; then the attempt fails. */
   readonly timeoutMs: number
+  /**
+   * The receiver must be at a public address (live mode, unless `allowPrivateWebhookUrls`).
+   * The URL was checked when it was set; a transport that resolves the host itself (the Node
+   * one) checks again every address it connects to, so a name that later resolves to a private
+   * address (DNS rebinding) reaches nothing. `fromHttpClient` leaves this to the client.
+   */
+  readonly publicOnly?: boolean
 }
 
 /** What came of a POST: the status, or why there is none. */

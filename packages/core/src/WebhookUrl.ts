@@ -87,6 +87,20 @@ export const addressKind = (address: string): string | null | undefined => {
   return v6 === null ? undefined : ipv6Kind(v6)
 }
 
+/** The first of `addresses` that is not public, with what kind of address it is; null when none. */
+export const firstNonPublic = (addresses: ReadonlyArray<string>): readonly [string, string] | null => {
+  for (const address of addresses) {
+    const kind = addressKind(address)
+    if (kind !== null && kind !== undefined) return [address, kind]
+  }
+  return null
+}
+
+/** Why `host`, at the non-public `address` of `kind`, may not receive live-mode webhooks. */
+export const notPublic = (host: string, address: string, kind: string): string =>
+  `${host}${address === host ? "" : ` resolves to ${address}, which`} is a ${kind} address; ` +
+  "live-mode webhooks must use a public address"
+
 /** Checks a webhook URL for `mode`; fails with 422 `invalid_webhook_url`. */
 export const check = (
   url: string,
@@ -104,10 +118,7 @@ export const check = (
     const config = yield* EngineConfig
     if (mode === "test" || config.allowPrivateWebhookUrls) return
     const refuse = (address: string, kind: string) =>
-      invalid(
-        `Webhook URL host ${hostname}${address === hostname ? "" : ` resolves to ${address}, which`} is a ` +
-          `${kind} address; live-mode webhooks must use a public address`
-      )
+      invalid(`Webhook URL host ${notPublic(hostname, address, kind)}`)
     const literal = addressKind(hostname)
     if (literal === null) return
     if (literal !== undefined) return yield* refuse(hostname, literal)
@@ -118,8 +129,6 @@ export const check = (
     const addresses = yield* resolver
       .lookup(hostname)
       .pipe(Effect.mapError(() => invalid(`Webhook URL host ${hostname} could not be resolved`)))
-    for (const address of addresses) {
-      const kind = addressKind(address)
-      if (kind !== null && kind !== undefined) return yield* refuse(address, kind)
-    }
+    const found = firstNonPublic(addresses)
+    if (found !== null) return yield* refuse(...found)
   })

@@ -53,6 +53,7 @@ export const make = Effect.gen(function* () {
         url,
         body,
         timeoutMs,
+        publicOnly: event.mode === "live" && !config.allowPrivateWebhookUrls,
         headers: {
           "User-Agent": userAgent,
           [signatureHeader]: secret,

@@ -1,13 +1,16 @@
 /**
  * Webhook delivery over real HTTP, through each transport (the node:http one, and Fetch through
- * an Effect HttpClient): a node:http receiver on 127.0.0.1, the real clock.
+ * an Effect HttpClient): a node:http receiver on 127.0.0.1, the real clock. And the node:http
+ * transport's connect-time check of live-mode addresses (DNS rebinding).
  */
 import { createHmac } from "node:crypto"
+import * as dns from "node:dns"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, type Layer, Schedule } from "effect"
 import type { EngineConfigShape } from "../src/Config.js"
+import type { Mode } from "../src/Domain.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
 import { Store } from "../src/Store.js"
@@ -55,33 +58,41 @@ const transports = [
   ["Fetch", WebhookTransport.fetch]
 ] as const
 
+/** Delivers events through a worker over `transport`, waiting until no delivery is pending. */
+const deliverOver = (
+  transport: Layer.Layer<WebhookTransport.WebhookTransport>,
+  mode: Mode,
+  url: string,
+  secret: string,
+  config: Partial<EngineConfigShape>,
+  ...ids: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const store = yield* MemoryStore.make
+    return yield* Effect.gen(function* () {
+      yield* setEndpoint(url, secret, mode)
+      const now = Date.now()
+      yield* emit(...ids.map((id) => event(id, now, mode)))
+      return yield* log.pipe(
+        Effect.filterOrFail(
+          (entries) => entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
+        ),
+        Effect.retry(Schedule.spaced("10 millis")),
+        Effect.timeoutFail({
+          duration: "10 seconds",
+          onTimeout: () => new Error("deliveries still pending")
+        })
+      )
+    }).pipe(Effect.provide(engineOver(store, transport, config)), Effect.provideService(Store, store))
+  })
+
 describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
-  /** Delivers events through a worker over the transport, waiting until no delivery is pending. */
   const deliver = (
     url: string,
     secret: string,
     config: Partial<EngineConfigShape>,
     ...ids: ReadonlyArray<string>
-  ) =>
-    Effect.gen(function* () {
-      const store = yield* MemoryStore.make
-      return yield* Effect.gen(function* () {
-        yield* setEndpoint(url, secret)
-        const now = Date.now()
-        yield* emit(...ids.map((id) => event(id, now)))
-        return yield* log.pipe(
-          Effect.filterOrFail(
-            (entries) =>
-              entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
-          ),
-          Effect.retry(Schedule.spaced("10 millis")),
-          Effect.timeoutFail({
-            duration: "10 seconds",
-            onTimeout: () => new Error("deliveries still pending")
-          })
-        )
-      }).pipe(Effect.provide(engineOver(store, transport, config)), Effect.provideService(Store, store))
-    })
+  ) => deliverOver(transport, "test", url, secret, config, ...ids)
 
   const fast = { webhookTimeout: Duration.millis(300), webhookRetryDelays: [] }
 
@@ -216,6 +227,64 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
       expect(entry?.delivery.status).toBe("failed")
       expect(entry?.attempts[0]?.statusCode).toBeNull()
       expect(entry?.attempts[0]?.error).toMatch(/ECONNREFUSED/)
+    })
+  )
+})
+
+describe("live-mode webhooks over node:http connect to public addresses only", () => {
+  // A name that was public when its URL was set and resolves to loopback now (DNS rebinding).
+  const rebinding: LookupFunction = (hostname, options, callback) => {
+    if (hostname !== "rebind.example") return dns.lookup(hostname, options, callback)
+    if (options.all) return callback(null, [{ address: "127.0.0.1", family: 4 }])
+    callback(null, "127.0.0.1", 4)
+  }
+  const transport = NodeWebhookTransport.layerWith({ lookup: rebinding })
+  const fast = { webhookTimeout: Duration.millis(1_000), webhookRetryDelays: [] }
+  const rebound = (url: string) => url.replace("127.0.0.1", "rebind.example")
+
+  it.scopedLive("a live host that now resolves to loopback is refused when connecting; nothing arrives", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve((_, res) => res.end("ok"))
+      const [entry] = yield* deliverOver(transport, "live", rebound(receiver.url), "s", fast, "evt_rebind")
+      expect(entry?.delivery.status).toBe("failed")
+      expect(entry?.attempts[0]?.statusCode).toBeNull()
+      expect(entry?.attempts[0]?.error).toBe(
+        "Transport: EPRIVATEADDRESS: rebind.example resolves to 127.0.0.1, which is a loopback address; " +
+          "live-mode webhooks must use a public address"
+      )
+      expect(receiver.seen).toEqual([])
+    })
+  )
+
+  it.scopedLive("a live URL with a private address literal is refused without connecting", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve((_, res) => res.end("ok"))
+      const [entry] = yield* deliverOver(transport, "live", receiver.url, "s", fast, "evt_literal")
+      expect(entry?.delivery.status).toBe("failed")
+      expect(entry?.attempts[0]?.error).toBe(
+        "Transport: EPRIVATEADDRESS: 127.0.0.1 is a loopback address; live-mode webhooks must use a public address"
+      )
+      expect(receiver.seen).toEqual([])
+    })
+  )
+
+  it.scopedLive("a stored URL that cannot be requested fails its attempt with the reason", () =>
+    Effect.gen(function* () {
+      const [entry] = yield* deliverOver(transport, "live", "not a url", "s", fast, "evt_unparsable")
+      expect(entry?.delivery.status).toBe("failed")
+      expect(entry?.attempts[0]?.error).toBe("Invalid URL")
+    })
+  )
+
+  it.scopedLive("test mode, and live mode with allowPrivateWebhookUrls, reach the same receiver", () =>
+    Effect.gen(function* () {
+      const receiver = yield* serve((_, res) => res.end("ok"))
+      const [test] = yield* deliverOver(transport, "test", rebound(receiver.url), "s", fast, "evt_test")
+      expect(test?.delivery.status).toBe("delivered")
+      const allowed = { ...fast, allowPrivateWebhookUrls: true }
+      const [live] = yield* deliverOver(transport, "live", rebound(receiver.url), "s", allowed, "evt_allowed")
+      expect(live?.delivery.status).toBe("delivered")
+      expect(receiver.seen.map((r) => r.headers["webhook-id"])).toEqual(["evt_test", "evt_allowed"])
     })
   )
 })

@@ -4,11 +4,17 @@
  * over 2 ms through Effect's Fetch client), which is what bounds the deliveries per second.
  * Redirects are not followed; at most `bodyReadLimit` bytes of an answer are read, then the
  * connection is dropped. The status must arrive within the time-out; an answer still arriving
- * then is cut short without failing the attempt.
+ * then is cut short without failing the attempt. A `publicOnly` request (live mode) goes through
+ * agents of its own whose DNS lookup refuses every non-public address, checked when the socket
+ * connects, so a host that resolved to a public address when its URL was set and to a private
+ * one now (DNS rebinding) is never reached, and no socket to it is shared with other requests.
  */
+import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
+import type { LookupFunction } from "node:net"
 import { Effect, Layer } from "effect"
+import { defaults } from "../Config.js"
 import {
   bodyReadLimit,
   causeChain,
@@ -17,19 +23,50 @@ import {
   type WebhookRequest,
   WebhookTransport
 } from "../WebhookTransport.js"
+import { firstNonPublic, notPublic } from "../WebhookUrl.js"
 
 /** Agent settings. */
 export interface NodeWebhookTransportOptions {
-  /** Open connections kept per receiver origin (default 64, the default webhook concurrency). */
+  /** Open connections kept per receiver origin (default: the default `webhookConcurrency`, 64). */
   readonly maxSocketsPerOrigin?: number
+  /** How host names are resolved (default `dns.lookup`; tests give their own). */
+  readonly lookup?: LookupFunction
 }
 
+interface Agents {
+  readonly http: http.Agent
+  readonly https: https.Agent
+}
+
+/** Why a public-only request may not connect to `host` at any of `addresses`; null when it may. */
+const refusal = (host: string, addresses: ReadonlyArray<string>): string | null => {
+  const found = firstNonPublic(addresses)
+  return found === null ? null : notPublic(host, ...found)
+}
+
+/** `lookup`, failing when any address it finds is not public. */
+const publicLookup =
+  (lookup: LookupFunction): LookupFunction =>
+  (hostname, options, callback) =>
+    lookup(hostname, options, (error, address, family) => {
+      if (error) return callback(error, address, family)
+      const refused = refusal(
+        hostname,
+        typeof address === "string" ? [address] : address.map((a) => a.address)
+      )
+      if (refused === null) return callback(null, address, family)
+      callback(Object.assign(new Error(refused), { code: "EPRIVATEADDRESS" }), address, family)
+    })
+
 const post = (
-  agents: { readonly http: http.Agent; readonly https: https.Agent },
-  { url, headers, body, timeoutMs }: WebhookRequest
+  agents: { readonly any: Agents; readonly publicOnly: Agents },
+  { url, headers, body, timeoutMs, publicOnly = false }: WebhookRequest
 ) =>
   Effect.async<WebhookOutcome>((resume) => {
     let done = false
+    // Set once the request is under way; an attempt that ends before (a URL that cannot be
+    // requested) has no timer to clear.
+    let timer: ReturnType<typeof setTimeout> | undefined
     const finish = (outcome: WebhookOutcome) => {
       if (done) return
       done = true
@@ -42,22 +79,26 @@ const post = (
     } catch (error) {
       return finish({ statusCode: null, error: causeChain(error) || "Invalid URL" })
     }
+    // An address literal is connected to without a lookup: check it here.
+    const literal = target.hostname.replace(/^\[|\]$/g, "")
+    const refused = publicOnly ? refusal(literal, [literal]) : null
+    if (refused !== null) return finish({ statusCode: null, error: `Transport: EPRIVATEADDRESS: ${refused}` })
     const secure = target.protocol === "https:"
+    const pool = publicOnly ? agents.publicOnly : agents.any
     const request = (secure ? https : http).request(target, {
       method: "POST",
-      agent: secure ? agents.https : agents.http,
+      agent: secure ? pool.https : pool.http,
       headers: { ...headers, "content-type": "application/json", "content-length": body.byteLength }
     })
     let status: number | null = null
+    // The answer's status stands whatever happens to its body.
+    const answered = () => finish({ statusCode: status, error: null })
     // The status must come within the time-out; an answer still arriving then is cut short, but
     // the attempt keeps its status (a receiver's slow body is not the engine's failure).
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       request.destroy()
-      finish(
-        status === null
-          ? { statusCode: null, error: timedOut(timeoutMs) }
-          : { statusCode: status, error: null }
-      )
+      if (status === null) finish({ statusCode: null, error: timedOut(timeoutMs) })
+      else answered()
     }, timeoutMs)
     request.on("error", (error: NodeJS.ErrnoException) =>
       finish({
@@ -73,11 +114,11 @@ const post = (
         // Enough of it: drop the connection rather than read an answer without end.
         if (read >= bodyReadLimit) {
           response.destroy()
-          finish({ statusCode: response.statusCode ?? null, error: null })
+          answered()
         }
       })
-      response.on("end", () => finish({ statusCode: response.statusCode ?? null, error: null }))
-      response.on("error", () => finish({ statusCode: response.statusCode ?? null, error: null }))
+      response.on("end", answered)
+      response.on("error", answered)
     })
     request.end(body)
     return Effect.sync(() => {
@@ -93,13 +134,26 @@ export const layerWith = (options: NodeWebhookTransportOptions = {}): Layer.Laye
     Effect.map(
       Effect.acquireRelease(
         Effect.sync(() => {
-          const settings = { keepAlive: true, maxSockets: options.maxSocketsPerOrigin ?? 64 }
-          return { http: new http.Agent(settings), https: new https.Agent(settings) }
+          const lookup = options.lookup ?? (dns.lookup as LookupFunction)
+          const pair = (settings: http.AgentOptions): Agents => ({
+            http: new http.Agent(settings),
+            https: new https.Agent(settings)
+          })
+          const settings = {
+            keepAlive: true,
+            maxSockets: options.maxSocketsPerOrigin ?? defaults.webhookConcurrency
+          }
+          return {
+            any: pair({ ...settings, lookup }),
+            publicOnly: pair({ ...settings, lookup: publicLookup(lookup) })
+          }
         }),
         (agents) =>
           Effect.sync(() => {
-            agents.http.destroy()
-            agents.https.destroy()
+            for (const pair of [agents.any, agents.publicOnly]) {
+              pair.http.destroy()
+              pair.https.destroy()
+            }
           })
       ),
       (agents) => WebhookTransport.of({ post: (request) => post(agents, request) })
