@@ -20,7 +20,10 @@ let key: string
 let merchantId: string
 
 beforeAll(async () => {
-  h = await start()
+  // Hundreds of requests on one key, as fast as the server answers: with the default bucket
+  // (50/s, burst 100) a fast enough run would see 429 where it checks other errors. The limiter
+  // is tested below on servers of its own, with its default bucket and a small one.
+  h = await start({ rateLimit: false })
   const m = await h.merchant()
   key = m.testKey
   merchantId = m.merchantId
@@ -489,6 +492,22 @@ describe("live mode gateways", () => {
 })
 
 describe("429 Too many requests", () => {
+  it("by default a key has a burst of 100 and refills 50 per second", async () => {
+    const limited = await start()
+    const m = await limited.merchant("Default bucket")
+    const began = performance.now()
+    const statuses = await Promise.all(
+      Array.from({ length: 160 }, () => limited.request("GET", "/api/v1/transactions", { key: m.testKey }))
+    ).then((answers) => answers.map((a) => a.status))
+    const seconds = (performance.now() - began) / 1000
+    const ok = statuses.filter((s) => s === 200).length
+    expect(ok + statuses.filter((s) => s === 429).length).toBe(160)
+    // The burst, plus what refilled while the requests were in flight, and no more.
+    expect(ok).toBeGreaterThanOrEqual(100)
+    expect(ok).toBeLessThanOrEqual(100 + Math.ceil(seconds * 50))
+    await limited.close()
+  })
+
   it("limits each API key with a token bucket and says when to retry", async () => {
     const limited = await start({ rateLimit: { requestsPerSecond: 1, burst: 3 } })
     const a = await limited.merchant("A")
