@@ -6,7 +6,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Store } from "@pixgate/core"
-import { Cause, Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { chargebacks } from "./internal/chargebacks.js"
 import { recount } from "./internal/counts.js"
 import { idempotency } from "./internal/idempotency.js"
@@ -71,13 +71,14 @@ export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> =
 export const layer: Layer.Layer<Store.Store, never, SqlClient.SqlClient> = Layer.effect(Store.Store, make)
 
 /**
- * `Store` and `SqlClient` over the client in context, once `setup` (pragmas, migrations) has run:
+ * `Store` and `SqlClient` over the client in context, once `setup` (pragmas, migrations; it may
+ * hold resources for the life of the layer, like SQLite's checkpointer) has run:
  * what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>
-): Layer.Layer<Store.Store | SqlClient.SqlClient, E, R | SqlClient.SqlClient> =>
-  Layer.effectContext(
+): Layer.Layer<Store.Store | SqlClient.SqlClient, E, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
+  Layer.scopedContext(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* setup
