@@ -12,7 +12,7 @@ import { build } from "esbuild"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** Where the bundle lives: inside node_modules, so its external imports resolve from the root. */
-export const bundlePath = join(root, "node_modules", ".cache", "pixgate", "pixgate.mjs")
+const bundlePath = join(root, "node_modules", ".cache", "pixgate", "pixgate.mjs")
 
 /** Bundles packages/http/src/bin.ts into `bundlePath`. */
 export const bundle = async () => {

@@ -47,6 +47,8 @@ const selectList = (merchantId: string, tag: string, pad: (expr: string) => stri
 
 // The store keeps per-day counts of transactions in the unit that writes them (list totals
 // read them); rows written around the store need theirs too. The merchant is new: no counts yet.
+// This is `SqlStore.recountTransactions` (store-sql/src/internal/counts.ts) for one merchant, on
+// the benchmark's plain connection: keep the two in step.
 const countsOf = (
   merchantId: string
 ) => `INSERT INTO transaction_counts (merchant_id, mode, day, type, status, n)

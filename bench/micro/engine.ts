@@ -5,16 +5,13 @@
  * less than wall time). Settlements (the sandbox's timers) are off unless `--worker` is given,
  * so the row prices one request's work.
  *
- *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--store=memory|sqlite|postgres] [--n=20000]
+ *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--merchants=1] [--store=memory|sqlite|postgres] [--n=20000]
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Engine, MemoryStore, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import pg from "pg"
+import { createDb, removeRunDirectory, type StoreKind } from "../lib/db.js"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
@@ -23,31 +20,24 @@ const worker = args.includes("--worker")
 const op = flag("op") ?? "payout"
 const stores = (flag("store")?.split(",") ?? ["memory", "sqlite", "postgres"]) as ReadonlyArray<string>
 const inFlight = 32
-
-const pgAdmin = process.env.PIXGATE_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/postgres"
+/** Merchants the payouts go round-robin over (`--merchants=100`: the spread row of `pnpm bench`). */
+const merchants = Number(flag("merchants") ?? 1)
 
 const storeLayer = async (
   kind: string
 ): Promise<{ readonly layer: Layer.Layer<Store.Store, unknown>; readonly cleanup: () => Promise<void> }> => {
   if (kind === "memory") return { layer: MemoryStore.layer, cleanup: async () => {} }
-  if (kind === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "pixgate-micro-"))
-    return {
-      layer: SqliteStore.layer({ filename: join(dir, "p.db") }),
-      cleanup: async () => rmSync(dir, { recursive: true, force: true })
-    }
-  }
-  const name = `pixgate_micro_${process.pid}`
-  const admin = new pg.Client({ connectionString: pgAdmin })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  const url = new URL(pgAdmin)
-  url.pathname = `/${name}`
+  // The benchmark's own databases (bench/lib/db.ts): named for this run, removed afterwards, and
+  // by the next run if this one is killed.
+  const db = await createDb(kind as StoreKind, "micro")
   return {
-    layer: PgStore.layer({ url: url.toString() }),
+    layer:
+      db.kind === "sqlite"
+        ? SqliteStore.layer({ filename: db.url.slice("sqlite:".length) })
+        : PgStore.layer({ url: db.url }),
     cleanup: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.end()
+      await db.dispose()
+      removeRunDirectory()
     }
   }
 }
@@ -59,14 +49,24 @@ const measure = async (kind: string) => {
   )
   try {
     const engine = await runtime.runPromise(Engine.Engine)
-    const { merchantId, testKey } = await runtime.runPromise(engine.admin.createMerchant({ name: "Micro" }))
-    await runtime.runPromise(engine.admin.topUp(merchantId, 1_000_000))
+    const keys: Array<string> = []
+    for (let i = 0; i < merchants; i++) {
+      const { merchantId, testKey } = await runtime.runPromise(
+        engine.admin.createMerchant({ name: `Micro ${i}` })
+      )
+      await runtime.runPromise(engine.admin.topUp(merchantId, 1_000_000))
+      keys.push(testKey)
+    }
     const body = { amount: 0.01, pixKey: "cliente@example.com" }
-    const payout = Effect.flatMap(engine.auth.authenticate(testKey), (caller) =>
-      engine.payouts.create(caller, body)
+    let turn = 0
+    const nextKey = () => keys[turn++ % keys.length]!
+    const payout = Effect.suspend(() =>
+      Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) => engine.payouts.create(caller, body))
     )
-    const list = Effect.flatMap(engine.auth.authenticate(testKey), (caller) =>
-      engine.transactions.list(caller, { status: "pending" })
+    const list = Effect.suspend(() =>
+      Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) =>
+        engine.transactions.list(caller, { status: "pending" })
+      )
     )
     const run = async (n: number, effect: Effect.Effect<unknown, unknown> = payout) => {
       let next = 0
@@ -85,7 +85,7 @@ const measure = async (kind: string) => {
     const used = process.cpuUsage(cpu)
     const cpuUs = (used.user + used.system) / total
     process.stdout.write(
-      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} ${op}s/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}\n`
+      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} ${op}s/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}${merchants > 1 ? `, ${merchants} merchants` : ""}\n`
     )
   } finally {
     await runtime.dispose()

@@ -82,7 +82,7 @@ export const make = (deps: {
           id,
           merchantId,
           mode,
-          hash: yield* Ids.hashApiKey(key),
+          hash: Ids.hashApiKey(key),
           hint: key.slice(-4),
           createdAt: at,
           revokedAt: null

@@ -29,7 +29,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)
       if (rawKey === undefined || mode === undefined) return yield* Effect.fail(unauthorized())
-      const found = yield* store.findKeyOwner(Ids.hashApiKeySync(rawKey))
+      const found = yield* store.findKeyOwner(Ids.hashApiKey(rawKey))
       if (Option.isNone(found)) return yield* Effect.fail(unauthorized())
       const { key, merchant } = found.value
       if (key.revokedAt !== null || key.mode !== mode) return yield* Effect.fail(unauthorized())

@@ -71,34 +71,42 @@ const runner = Layer.effect(
     const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
     const store = yield* Store
-    const timer = (job: ClaimedJob): Effect.Effect<boolean, StoreError> => {
+    // A timer's change runs as the current job; when it changes nothing, the job is finished here.
+    const timer = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
+      Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
+        applied ? Effect.void : store.finishJob(job.id)
+      )
+    const run = (job: ClaimedJob): Effect.Effect<void, StoreError> => {
       switch (job.kind) {
         case "webhook.attempt":
-          return Effect.succeed(false)
+          return webhooks.attempt(job)
         case "charge.expire":
-          return engine.charges.expire(job.ref as TransactionId)
+          return timer(job, engine.charges.expire(job.ref as TransactionId))
         case "sandbox.charge.pay":
-          return Effect.flatMap(store.getTransaction(job.ref as TransactionId), (tx) =>
-            Option.isSome(tx) && tx.value.txid !== null
-              ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
-              : Effect.succeed(false)
+          return timer(
+            job,
+            Effect.flatMap(store.getTransaction(job.ref as TransactionId), (tx) =>
+              Option.isSome(tx) && tx.value.txid !== null
+                ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
+                : Effect.succeed(false)
+            )
           )
         case "sandbox.payout.settle":
-          return engine.payouts.settle(job.ref as TransactionId)
+          return timer(job, engine.payouts.settle(job.ref as TransactionId))
         case "sandbox.payout.fail":
-          return engine.payouts.fail(job.ref as TransactionId, "bank_rejected")
+          return timer(job, engine.payouts.fail(job.ref as TransactionId, "bank_rejected"))
         case "sandbox.chargeback.open":
-          return Effect.map(engine.chargebacks.open(job.ref as TransactionId), (r) => r.ok)
+          return timer(
+            job,
+            Effect.map(engine.chargebacks.open(job.ref as TransactionId), (r) => r.ok)
+          )
         case "sandbox.chargeback.resolve":
-          return Effect.map(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"), (r) => r.ok)
+          return timer(
+            job,
+            Effect.map(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"), (r) => r.ok)
+          )
       }
     }
-    const run = (job: ClaimedJob) =>
-      job.kind === "webhook.attempt"
-        ? webhooks.attempt(job)
-        : Effect.flatMap(Effect.provideService(timer(job), CurrentJob, job.id), (applied) =>
-            applied ? Effect.void : store.finishJob(job.id)
-          )
     return { run }
   })
 )

@@ -3,7 +3,6 @@
  * comes from Web Crypto's `getRandomValues` (sync on every runtime) and SHA-256 from `Sha256`, so
  * this runs on Node, Deno, Bun and edge without an async hop.
  */
-import { Effect } from "effect"
 import * as Sha256 from "./Sha256.js"
 
 /** The char codes of the base62 alphabet (digits, upper case, lower case). */
@@ -179,11 +178,8 @@ export const apiKeyMode = (raw: string): "test" | "live" | undefined => {
   return m === null ? undefined : (m[1] as "test" | "live")
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 text. */
-export const sha256Hex = (text: string): Effect.Effect<string> => Effect.sync(() => Sha256.hex(text))
-
-/** What we store for an API key: a fast hash is enough, as the key carries 238 random bits. */
-export const hashApiKeySync = (raw: string): string => Sha256.hex(raw)
-
-/** `hashApiKeySync` as an effect. */
-export const hashApiKey = (raw: string): Effect.Effect<string> => Effect.sync(() => hashApiKeySync(raw))
+/**
+ * What we store for an API key: its lowercase hex SHA-256. A fast hash is enough, as the key
+ * carries 238 random bits.
+ */
+export const hashApiKey = (raw: string): string => Sha256.hex(raw)

@@ -5,7 +5,7 @@
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
 import { Effect, Layer, Option } from "effect"
-import type { Chargeback, Transaction } from "./Domain.js"
+import type { Chargeback, JobId, Transaction } from "./Domain.js"
 import { availableAccount, heldAccount, laneOf } from "./Domain.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
@@ -28,6 +28,10 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   const watchers = new JobWatchers()
   /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
   const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
+  const retry = (id: JobId, runAt: number) => {
+    const job = t.retry(id, runAt)
+    if (job !== undefined) watchers.notifyJobs([job])
+  }
 
   return {
     createMerchant: (merchant) =>
@@ -260,11 +264,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       atomic(() => {
         t.jobs.delete(id)
       }),
-    retryJob: (id, runAt) =>
-      atomic(() => {
-        const job = t.retry(id, runAt)
-        if (job !== undefined) watchers.notifyJobs([job])
-      }),
+    retryJob: (id, runAt) => atomic(() => retry(id, runAt)),
     watchJobs: watchers.watch,
     getDelivery: (id) =>
       atomic(() => {
@@ -284,10 +284,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
             own({ ...delivery, attempts: attempt.attempt, status, updatedAt: attempt.at })
           )
         }
-        if (status === "pending" && retryAt !== null) {
-          const job = t.retry(jobId, retryAt)
-          if (job !== undefined) watchers.notifyJobs([job])
-        } else t.jobs.delete(jobId)
+        if (status === "pending" && retryAt !== null) retry(jobId, retryAt)
+        else t.jobs.delete(jobId)
       }),
     redeliver: (eventId, now) =>
       atomic(() => {

@@ -3,6 +3,7 @@
  * matrix; the PNG (1-bit grayscale) and its zlib stream are written here, with no Node-only APIs.
  */
 import { create } from "qrcode"
+import { base64 } from "./internal/base64.js"
 
 /** Size of the image: pixels per module and width of the quiet zone in modules. */
 export interface PngOptions {
@@ -221,23 +222,4 @@ const adler32 = (data: Uint8Array): number => {
     b %= 65521
   }
   return ((b << 16) | a) >>> 0
-}
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-const base64 = (bytes: Uint8Array): string => {
-  let text = ""
-  let i = 0
-  for (; i + 2 < bytes.length; i += 3) {
-    const v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
-    text += BASE64[v >> 18] + BASE64[(v >> 12) & 63] + BASE64[(v >> 6) & 63] + BASE64[v & 63]
-  }
-  if (i + 1 === bytes.length) {
-    const v = bytes[i] << 16
-    text += `${BASE64[v >> 18]}${BASE64[(v >> 12) & 63]}==`
-  } else if (i + 2 === bytes.length) {
-    const v = (bytes[i] << 16) | (bytes[i + 1] << 8)
-    text += `${BASE64[v >> 18]}${BASE64[(v >> 12) & 63]}${BASE64[(v >> 6) & 63]}=`
-  }
-  return text
 }

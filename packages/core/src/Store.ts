@@ -373,11 +373,15 @@ export class JobWatchers {
 
   /** Notifies the earliest run time of each lane among `jobs`. */
   notifyJobs(jobs: Iterable<{ readonly kind: JobKind; readonly runAt: number }>): void {
-    const earliest = new Map<JobLane, number>()
+    // Called after every unit, most with no jobs and no listener: no allocation for those.
+    if (this.listeners.size === 0) return
+    let webhooks = Number.POSITIVE_INFINITY
+    let timers = Number.POSITIVE_INFINITY
     for (const job of jobs) {
-      const lane = laneOf(job.kind)
-      earliest.set(lane, Math.min(earliest.get(lane) ?? Number.POSITIVE_INFINITY, job.runAt))
+      if (laneOf(job.kind) === "webhooks") webhooks = Math.min(webhooks, job.runAt)
+      else timers = Math.min(timers, job.runAt)
     }
-    for (const [lane, at] of earliest) this.notify(lane, at)
+    if (webhooks !== Number.POSITIVE_INFINITY) this.notify("webhooks", webhooks)
+    if (timers !== Number.POSITIVE_INFINITY) this.notify("timers", timers)
   }
 }

@@ -5,6 +5,7 @@
  */
 import { Data, Effect } from "effect"
 import type { Event } from "./Domain.js"
+import { base64 } from "./internal/base64.js"
 import * as Sha256 from "./Sha256.js"
 
 const utf8 = new TextEncoder()
@@ -25,19 +26,6 @@ export const body = (event: Event): Uint8Array<ArrayBuffer> =>
       timestamp: new Date(event.createdAt).toISOString()
     })
   )
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-/** Base64 of the 32-byte MAC: ten 3-byte groups, then 2 bytes and one `=` (`btoa` is slow on Node 20). */
-const base64Mac = (mac: Uint8Array): string => {
-  let out = ""
-  for (let i = 0; i < 30; i += 3) {
-    const v = (mac[i] << 16) | (mac[i + 1] << 8) | mac[i + 2]
-    out += BASE64[v >>> 18] + BASE64[(v >>> 12) & 63] + BASE64[(v >>> 6) & 63] + BASE64[v & 63]
-  }
-  const v = (mac[30] << 16) | (mac[31] << 8)
-  return out + BASE64[v >>> 18] + BASE64[(v >>> 12) & 63] + BASE64[(v >>> 6) & 63] + "="
-}
 
 /**
  * The HMAC key of a webhook secret. A secret written the Standard Webhooks way (`whsec_` +
@@ -69,7 +57,7 @@ export const sign = (
     if (key.length === 0) {
       return Effect.fail(new SignatureError({ message: "cannot sign: Zero-length key is not supported" }))
     }
-    return Effect.succeed(`v1,${base64Mac(Sha256.hmac(key, [`${id}.${timestamp}.`, payload]))}`)
+    return Effect.succeed(`v1,${base64(Sha256.hmac(key, [`${id}.${timestamp}.`, payload]))}`)
   })
 
 /** `serviceName` reduced to an HTTP token (letters, digits, `-`), for header names and the User-Agent. */

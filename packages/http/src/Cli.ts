@@ -10,7 +10,6 @@ import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
 import * as Database from "./Database.js"
-import * as LineBuffer from "./LineBuffer.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
 
@@ -95,28 +94,24 @@ const serve = async (io: Io) => {
   const level = Log.parseLevel(env.PIXGATE_LOG_LEVEL)
   if (env.PIXGATE_LOG_LEVEL && level === undefined)
     throw new UsageError("PIXGATE_LOG_LEVEL must be debug, info, warning, error or none")
-  // A write per request line would cost a system call each: lines go out in batches.
-  const stdout = LineBuffer.make(io.stdout)
-  try {
-    const server = await Server.start({
-      port: integerEnv(env, "PORT", 3000, 0, 65535),
-      host: env.HOST || "127.0.0.1",
-      database: env.PIXGATE_DATABASE || Database.defaultUrl,
-      cwd: io.cwd,
-      ...(env.PIXGATE_ADMIN_TOKEN ? { adminToken: env.PIXGATE_ADMIN_TOKEN } : {}),
-      maxBodySize: integerEnv(env, "PIXGATE_MAX_BODY_BYTES", 64 * 1024, 1, 64 * 1024 * 1024),
-      rateLimit:
-        rps === 0
-          ? false
-          : { requestsPerSecond: rps, burst: integerEnv(env, "PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000) },
-      log: { level: level ?? "info", write: stdout.write }
-    })
-    await (io.stopSignal ?? signal())
-    await server.close()
-    return 0
-  } finally {
-    stdout.flush()
-  }
+  const server = await Server.start({
+    port: integerEnv(env, "PORT", 3000, 0, 65535),
+    host: env.HOST || "127.0.0.1",
+    database: env.PIXGATE_DATABASE || Database.defaultUrl,
+    cwd: io.cwd,
+    ...(env.PIXGATE_ADMIN_TOKEN ? { adminToken: env.PIXGATE_ADMIN_TOKEN } : {}),
+    maxBodySize: integerEnv(env, "PIXGATE_MAX_BODY_BYTES", 64 * 1024, 1, 64 * 1024 * 1024),
+    rateLimit:
+      rps === 0
+        ? false
+        : { requestsPerSecond: rps, burst: integerEnv(env, "PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000) },
+    // Lines go out in batches (a write each would cost a system call per request); closing
+    // the server flushes them.
+    log: { level: level ?? "info", out: io.stdout }
+  })
+  await (io.stopSignal ?? signal())
+  await server.close()
+  return 0
 }
 
 const signal = () =>

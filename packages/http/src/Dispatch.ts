@@ -24,7 +24,7 @@ export interface Exchange extends Incoming {
 export type Dispatch = (exchange: Exchange, pass?: () => void) => (() => void) | undefined
 
 /** The incoming `x-request-id` when it is sane, else a new one. */
-export const requestId = (incoming: string | undefined): string =>
+const requestId = (incoming: string | undefined): string =>
   incoming !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
     ? incoming
     : globalThis.crypto.randomUUID()

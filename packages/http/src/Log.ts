@@ -20,6 +20,8 @@ export interface LogOptions {
    * batches at the next turn of the event loop, at once on `dispose()` and at process exit).
    */
   readonly write?: (line: string) => void
+  /** Without `write`: where the batches of lines go (default: stdout). */
+  readonly out?: (chunk: string) => void
 }
 
 /** Where lines go, from which level. */
@@ -49,12 +51,12 @@ export const parseLevel = (text: string | undefined): Level | undefined => {
 export const enabled = (writer: Writer, level: Exclude<Level, "none">): boolean =>
   LogLevel.greaterThanEqual(levels[level], levels[writer.level])
 
-/** The writer of `options`: the given `write`, or stdout in batches. */
+/** The writer of `options`: the given `write`, or `out` (stdout) in batches. */
 export const writer = (options: LogOptions = {}): Writer => {
   const level = options.level ?? "info"
   if (options.write !== undefined) return { level, write: options.write, flush: () => {} }
-  const stdout = LineBuffer.make((chunk) => process.stdout.write(chunk))
-  return { level, write: stdout.write, flush: stdout.flush }
+  const lines = LineBuffer.make(options.out ?? ((chunk) => process.stdout.write(chunk)))
+  return { level, write: lines.write, flush: lines.flush }
 }
 
 /** A logger that writes JSON lines. */

@@ -118,6 +118,13 @@ const nulIn = (params: Params, query: URLSearchParams): Errors.PixgateError | un
   return undefined
 }
 
+/** The query of a request, or the refusal of a NUL character in it or in the path's parameters. */
+const queryOrRefusal = (request: Incoming, params: Params): URLSearchParams | Respond.Answer => {
+  const query = queryOf(request.url)
+  const refused = nulIn(params, query)
+  return refused === undefined ? query : Respond.failure(refused)
+}
+
 const answerOf = (output: Output): Respond.Answer =>
   output instanceof Respond.Answer ? output : Respond.reply(output)
 
@@ -129,9 +136,8 @@ export const plain = (
   ...doc,
   security: null,
   serve: (request, params) => {
-    const query = queryOf(request.url)
-    const refused = nulIn(params, query)
-    if (refused !== undefined) return Respond.failure(refused)
+    const query = queryOrRefusal(request, params)
+    if (query instanceof Respond.Answer) return query
     return answerOf(handle({ request, params, query, principal: undefined, body: {} }))
   }
 })
@@ -146,9 +152,8 @@ export const make = <A, R1, R2>(
   responses: { ...doc.responses, ...(doc.requestBody ? bodyErrors : {}), ...security.errors },
   security: security.scheme,
   serve: (request, params) => {
-    const query = queryOf(request.url)
-    const refused = nulIn(params, query)
-    if (refused !== undefined) return Respond.failure(refused)
+    const query = queryOrRefusal(request, params)
+    if (query instanceof Respond.Answer) return query
     return Effect.gen(function* () {
       const principal = yield* security.check(request)
       const body = doc.requestBody ? yield* Body.readJsonObject(request) : {}

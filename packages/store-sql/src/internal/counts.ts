@@ -4,6 +4,8 @@
  * `total` is a sum over at most a few hundred count rows instead of a COUNT(*) over every
  * matching transaction (66,000 index entries for a merchant with a million).
  */
+
+import type { Statement } from "@effect/sql"
 import type { Domain, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { int, type Sql } from "./sql.js"
@@ -12,7 +14,7 @@ import { int, type Sql } from "./sql.js"
 export const dayMs = 86_400_000
 
 /** The UTC day number of an instant. */
-export const dayOf = (ms: number): number => Math.floor(ms / dayMs)
+const dayOf = (ms: number): number => Math.floor(ms / dayMs)
 
 interface CountRow {
   readonly merchant_id: string
@@ -54,14 +56,14 @@ export class Counts {
 export const countable = (q: Store.TransactionQuery): boolean =>
   (q.from === undefined || q.from % dayMs === 0) && (q.to === undefined || q.to % dayMs === 0)
 
-/** The total of a countable query, from the counts. */
-export const total = (sql: Sql, q: Store.TransactionQuery) =>
+/**
+ * The total of a countable query, from the counts: `filter` holds its merchant, mode, type and
+ * status conditions (the list's own), to which the day bounds are added.
+ */
+export const total = (sql: Sql, q: Store.TransactionQuery, filter: ReadonlyArray<Statement.Fragment>) =>
   Effect.map(
     sql`SELECT COALESCE(SUM(n), 0) AS n FROM transaction_counts WHERE ${sql.and([
-      sql`merchant_id = ${q.merchantId}`,
-      sql`mode = ${q.mode}`,
-      ...(q.type === undefined ? [] : [sql`type = ${q.type}`]),
-      ...(q.status === undefined ? [] : [sql`status = ${q.status}`]),
+      ...filter,
       ...(q.from === undefined ? [] : [sql`day >= ${q.from / dayMs}`]),
       ...(q.to === undefined ? [] : [sql`day < ${q.to / dayMs}`])
     ])}`,

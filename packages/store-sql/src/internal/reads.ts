@@ -13,7 +13,6 @@ import { decode, type Sql, toStoreError } from "./sql.js"
 
 /** A point read. */
 type ReadOp =
-  | { readonly _tag: "ApiKey"; readonly key: string }
   | { readonly _tag: "KeyOwner"; readonly key: string }
   | { readonly _tag: "Merchant"; readonly key: string }
   | { readonly _tag: "Transaction"; readonly key: string }
@@ -22,7 +21,7 @@ type ReadOp =
 
 type KeyOwner = { readonly key: Domain.ApiKey; readonly merchant: Domain.Merchant }
 
-type Found = Domain.ApiKey | KeyOwner | Domain.Merchant | Domain.Transaction | Store.DeliveryContext
+type Found = KeyOwner | Domain.Merchant | Domain.Transaction | Store.DeliveryContext
 
 interface Kind {
   readonly statement: Bulk.Bulk
@@ -35,10 +34,6 @@ export const reads = (sql: Sql, concurrency: number) => {
   const where = (select: string, column: string) =>
     Bulk.make(sql, 1, (values) => `${select} WHERE ${column} IN (${values})`, ["TEXT"])
   const kinds: Record<ReadOp["_tag"], Kind> = {
-    ApiKey: {
-      statement: where("SELECT * FROM api_keys", "hash"),
-      read: (r) => [String(r.hash), toApiKey(r)]
-    },
     KeyOwner: {
       statement: where(
         `SELECT k.id AS key_id, k.merchant_id, k.mode, k.hash, k.hint, k.created_at AS key_created_at,
@@ -108,9 +103,15 @@ export const reads = (sql: Sql, concurrency: number) => {
       <A extends Found>(tag: ReadOp["_tag"]) =>
       (key: string) =>
         batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
+    const findKeyOwner = get<KeyOwner>("KeyOwner")
     return {
-      findApiKey: get<Domain.ApiKey>("ApiKey"),
-      findKeyOwner: get<KeyOwner>("KeyOwner"),
+      // Every key has its merchant (a foreign key), so the owner's read finds exactly the keys.
+      findApiKey: (hash: string) =>
+        Effect.map(
+          findKeyOwner(hash),
+          Option.map((owner) => owner.key)
+        ),
+      findKeyOwner,
       getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
       getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
       findByTxid: get<Domain.Transaction>("Txid"),

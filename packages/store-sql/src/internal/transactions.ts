@@ -15,45 +15,51 @@ const columns = transactionColumns.join(", ")
 export const transactions = (
   sql: Sql,
   writes: Coalescer<WriteOp, WriteResult, Store.StoreError>
-): Pick<Store.StoreShape, Ops> => ({
-  insertTransactions: (input) =>
-    writes.submit({ _tag: "Insert", input }) as Effect.Effect<
-      "created" | "insufficient" | "conflict",
-      Store.StoreError
-    >,
+): Pick<Store.StoreShape, Ops> => {
+  // Side by side on Postgres's pool; SQLite has one connection to queue on anyway.
+  const concurrency = sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 })
+  return {
+    insertTransactions: (input) =>
+      writes.submit({ _tag: "Insert", input }) as Effect.Effect<
+        "created" | "insufficient" | "conflict",
+        Store.StoreError
+      >,
 
-  advance: (input) => writes.submit({ _tag: "Advance", input }) as ReturnType<Store.StoreShape["advance"]>,
+    advance: (input) => writes.submit({ _tag: "Advance", input }) as ReturnType<Store.StoreShape["advance"]>,
 
-  // Two independent reads: under READ COMMITTED a transaction would not give them one snapshot
-  // anyway, and each is a single statement.
-  listTransactions: (q) => {
-    const where = sql.and([
-      sql`merchant_id = ${q.merchantId}`,
-      sql`mode = ${q.mode}`,
-      ...(q.type === undefined ? [] : [sql`type = ${q.type}`]),
-      ...(q.status === undefined ? [] : [sql`status = ${q.status}`]),
-      ...(q.from === undefined ? [] : [sql`created_at >= ${q.from}`]),
-      ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`])
-    ])
-    return single(
-      Effect.all(
-        {
-          // Rows as arrays of values: drivers build them at a fraction of the cost of objects.
-          rows: query(
-            sql`SELECT ${sql.literal(columns)} FROM transactions WHERE ${where}
+    // Two independent reads: under READ COMMITTED a transaction would not give them one snapshot
+    // anyway, and each is a single statement.
+    listTransactions: (q) => {
+      const filter = [
+        sql`merchant_id = ${q.merchantId}`,
+        sql`mode = ${q.mode}`,
+        ...(q.type === undefined ? [] : [sql`type = ${q.type}`]),
+        ...(q.status === undefined ? [] : [sql`status = ${q.status}`])
+      ]
+      const where = sql.and([
+        ...filter,
+        ...(q.from === undefined ? [] : [sql`created_at >= ${q.from}`]),
+        ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`])
+      ])
+      return single(
+        Effect.all(
+          {
+            // Rows as arrays of values: drivers build them at a fraction of the cost of objects.
+            rows: query(
+              sql`SELECT ${sql.literal(columns)} FROM transactions WHERE ${where}
               ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, q.limit)} OFFSET ${Math.max(0, q.offset)}`
-              .values,
-            valuesToTransaction
-          ),
-          total: Counts.countable(q)
-            ? Counts.total(sql, q)
-            : Effect.map(sql`SELECT COUNT(*) AS n FROM transactions WHERE ${where}`, (rows) =>
-                int(rows[0]?.n ?? 0)
-              )
-        },
-        // Side by side on Postgres's pool; SQLite has one connection to queue on anyway.
-        { concurrency: sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 }) }
+                .values,
+              valuesToTransaction
+            ),
+            total: Counts.countable(q)
+              ? Counts.total(sql, q, filter)
+              : Effect.map(sql`SELECT COUNT(*) AS n FROM transactions WHERE ${where}`, (rows) =>
+                  int(rows[0]?.n ?? 0)
+                )
+          },
+          { concurrency }
+        )
       )
-    )
+    }
   }
-})
+}

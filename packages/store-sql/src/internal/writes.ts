@@ -310,10 +310,11 @@ export const writer = (sql: Sql) => {
 
   // One statement on Postgres, unless a unit is so large its values would not fit in one.
   const run = (w: Writes): Effect.Effect<Returned, SqlError.SqlError> => {
-    const composed = parts(w, true)
-    if (composed.length === 0) return Effect.succeed(new Map())
-    return pg && composed.reduce((n, p) => n + p.rows.length * p.bulk.width, 0) <= pgParameterBudget
-      ? runComposed(composed)
+    const list = parts(w, pg)
+    if (list.length === 0) return Effect.succeed(new Map())
+    if (!pg) return runEach(list)
+    return list.reduce((n, p) => n + p.rows.length * p.bulk.width, 0) <= pgParameterBudget
+      ? runComposed(list)
       : runEach(parts(w, false))
   }
 
