@@ -35,6 +35,8 @@ export interface LoadOptions {
   readonly ok?: (status: number) => boolean
   /** Cap on requests per second over all connections (default: none, as fast as answers come). */
   readonly rate?: number
+  /** Where latencies go (default: a fresh one); the result's percentiles are of all it holds. */
+  readonly histogram?: Histogram
 }
 
 /** What one load run measured. */
@@ -62,7 +64,7 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
     { length: options.connections },
     () => new Client(options.origin, { pipelining: 1, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } })
   )
-  const histogram = new Histogram()
+  const histogram = options.histogram ?? new Histogram()
   const statuses: Record<string, number> = {}
   let failed = 0
   let succeeded = 0
@@ -129,5 +131,44 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
     seconds,
     rps: succeeded / seconds,
     latency: histogram.summary()
+  }
+}
+
+/**
+ * Loads two servers in alternating rounds (a, b, a, b, ...), the measured time split between
+ * the rounds, and sums each side's rounds: drift of a shared, noisy machine (a neighbour's burst,
+ * a throttled core) then falls on both sides alike instead of on whichever ran during it.
+ */
+export const alternating = async (
+  rounds: number,
+  a: Omit<LoadOptions, "histogram">,
+  b: Omit<LoadOptions, "histogram">
+): Promise<readonly [LoadResult, LoadResult]> => {
+  const sides = [a, b].map((options) => ({
+    options: { ...options, durationMs: options.durationMs / rounds, histogram: new Histogram() },
+    results: [] as Array<LoadResult>
+  }))
+  for (let round = 0; round < rounds; round++)
+    for (const side of sides) side.results.push(await load(side.options))
+  const [first, second] = sides.map(({ results }) => sum(results))
+  return [first!, second!]
+}
+
+/** Rounds of one load as one: counts summed, latencies of the last (it holds all of them). */
+const sum = (results: ReadonlyArray<LoadResult>): LoadResult => {
+  const ok = results.reduce((n, r) => n + r.ok, 0)
+  const seconds = results.reduce((n, r) => n + r.seconds, 0)
+  const statuses: Record<string, number> = {}
+  for (const r of results)
+    for (const [status, count] of Object.entries(r.statuses))
+      statuses[status] = (statuses[status] ?? 0) + count
+  return {
+    ok,
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    statuses,
+    firstFailure: results.find((r) => r.firstFailure !== null)?.firstFailure ?? null,
+    seconds,
+    rps: ok / seconds,
+    latency: results[results.length - 1]!.latency
   }
 }

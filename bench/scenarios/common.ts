@@ -1,6 +1,6 @@
 /** What every scenario shares: the run's settings, one HTTP load, and figures from a load. */
 import type { BenchDb, StoreKind } from "../lib/db.js"
-import { type LoadResult, load, type RequestSpec } from "../lib/load.js"
+import { type LoadOptions, type LoadResult, load, type RequestSpec } from "../lib/load.js"
 import type { Merchant, Server } from "../lib/pixgate.js"
 import { compared, type Result } from "../lib/report.js"
 
@@ -33,21 +33,31 @@ export interface StoreRun {
   readonly spread: ReadonlyArray<Merchant>
 }
 
+/** Extra settings of one load. */
+type Extra = { readonly rate?: number; readonly connections?: number; readonly durationMs?: number }
+
+/** A load of `origin` with the run's connections and durations. */
+export const loadOptions = (
+  settings: Settings,
+  origin: string,
+  request: (n: number, connection: number) => RequestSpec,
+  extra: Extra = {}
+): LoadOptions => ({
+  origin,
+  connections: extra.connections ?? settings.connections,
+  durationMs: extra.durationMs ?? settings.durationMs,
+  warmupMs: settings.warmupMs,
+  request,
+  ...(extra.rate === undefined ? {} : { rate: extra.rate })
+})
+
 /** Loads `origin` with the run's connections and durations. */
 export const measure = (
   settings: Settings,
   origin: string,
   request: (n: number, connection: number) => RequestSpec,
-  extra: { readonly rate?: number; readonly connections?: number; readonly durationMs?: number } = {}
-): Promise<LoadResult> =>
-  load({
-    origin,
-    connections: extra.connections ?? settings.connections,
-    durationMs: extra.durationMs ?? settings.durationMs,
-    warmupMs: settings.warmupMs,
-    request,
-    ...(extra.rate === undefined ? {} : { rate: extra.rate })
-  })
+  extra: Extra = {}
+): Promise<LoadResult> => load(loadOptions(settings, origin, request, extra))
 
 /** A note when some requests failed. */
 export const failures = (result: LoadResult): string | undefined =>
