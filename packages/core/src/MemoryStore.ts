@@ -63,8 +63,6 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           )
         )
       ),
-    findApiKey: (hash) =>
-      atomic(() => found(t.keyHashes.get(hash)).pipe(Option.flatMap((id) => found(t.apiKeys.get(id))))),
     revokeApiKey: (id, at) =>
       atomic(() => {
         const key = t.apiKeys.get(id)

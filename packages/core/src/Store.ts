@@ -219,9 +219,10 @@ export interface StoreShape {
   readonly setFeePlan: (id: MerchantId, plan: FeePlan) => Effect.Effect<boolean, StoreError>
   /** Stores a new API key (its hash only). */
   readonly insertApiKey: (key: ApiKey) => Effect.Effect<void, StoreError>
-  /** Finds a key by the SHA-256 of its text (revoked keys included; the caller checks). */
-  readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
-  /** `findApiKey` with the merchant that owns the key, in one read (what every request needs). */
+  /**
+   * Finds a key by the SHA-256 of its text (revoked keys included; the caller checks) with the
+   * merchant that owns it, in one read (what every request needs).
+   */
   readonly findKeyOwner: (
     hash: string
   ) => Effect.Effect<Option.Option<{ readonly key: ApiKey; readonly merchant: Merchant }>, StoreError>

@@ -103,15 +103,8 @@ export const reads = (sql: Sql, concurrency: number) => {
       <A extends Found>(tag: ReadOp["_tag"]) =>
       (key: string) =>
         batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
-    const findKeyOwner = get<KeyOwner>("KeyOwner")
     return {
-      // Every key has its merchant (a foreign key), so the owner's read finds exactly the keys.
-      findApiKey: (hash: string) =>
-        Effect.map(
-          findKeyOwner(hash),
-          Option.map((owner) => owner.key)
-        ),
-      findKeyOwner,
+      findKeyOwner: get<KeyOwner>("KeyOwner"),
       getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
       getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
       findByTxid: get<Domain.Transaction>("Txid"),
