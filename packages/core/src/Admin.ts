@@ -24,6 +24,7 @@ import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import type * as Payouts from "./Payouts.js"
+import * as SigningKeys from "./SigningKeys.js"
 import { type LedgerCheck, Store } from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
@@ -148,25 +149,107 @@ export const make = (deps: {
             }))
           )
         ),
-      /** Sets the webhook endpoint of one mode. */
+      /**
+       * Sets the webhook endpoint of one mode. The first time, the engine makes the endpoint's
+       * signing key and answers it (`signingKey`), the only time it is shown; later sets change
+       * URL and secret and keep the key (rotate it with `rotateSigningKey`).
+       */
       setWebhook: (input: { merchantId: string; mode: Mode; url: string; secret: string }) =>
         Effect.gen(function* () {
           const m = yield* merchant(input.merchantId)
           yield* webhooks.checkUrl(input.url, input.mode)
-          if (input.secret.length < 8 || input.secret.length > 256 || hasNul(input.secret)) {
-            return yield* Effect.fail(
-              badRequest("invalid_secret", "secret", "secret must be 8 to 256 characters")
-            )
-          }
+          const problem = SigningKeys.secretProblem(input.secret)
+          if (problem !== null) return yield* Effect.fail(badRequest("invalid_secret", "secret", problem))
           const at = yield* now
-          yield* store.setWebhookEndpoint({
+          const signingKey = SigningKeys.newSigningKey()
+          const stored = yield* store.setWebhookEndpoint({
             merchantId: m.id,
             mode: input.mode,
             url: input.url,
             secret: input.secret,
-            updatedAt: at
+            updatedAt: at,
+            signingKey
           })
-          return { merchantId: m.id, mode: input.mode, url: input.url, updatedAt: Views.iso(at) }
+          return {
+            merchantId: m.id,
+            mode: input.mode,
+            url: input.url,
+            updatedAt: Views.iso(at),
+            ...(stored.signingKey === signingKey ? { signingKey } : {})
+          }
+        }),
+      /**
+       * Replaces the signing key of an endpoint and answers the new one (the only time it is
+       * shown). For `overlapSeconds` (default 24 h, 0 to 7 days) both keys sign every attempt.
+       */
+      rotateSigningKey: (input: { merchantId: string; mode: Mode; overlapSeconds?: number }) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(input.merchantId)
+          const overlap = input.overlapSeconds ?? SigningKeys.defaultOverlapSeconds
+          if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap > SigningKeys.maxOverlapSeconds) {
+            return yield* Effect.fail(
+              badRequest(
+                "invalid_overlap",
+                "overlap",
+                `overlap must be a whole number of seconds from 0 to ${SigningKeys.maxOverlapSeconds}`
+              )
+            )
+          }
+          const at = yield* now
+          const signingKey = SigningKeys.newSigningKey()
+          const rotated = yield* store.rotateSigningKey({
+            merchantId: m.id,
+            mode: input.mode,
+            signingKey,
+            previousUntil: overlap === 0 ? null : at + overlap * 1000,
+            at
+          })
+          if (Option.isNone(rotated)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+          return {
+            merchantId: m.id,
+            mode: input.mode,
+            signingKey,
+            previousKeyExpiresAt: overlap === 0 ? null : Views.iso(at + overlap * 1000)
+          }
+        }),
+      /**
+       * Each endpoint's state: `failing` after `webhookFailingAfter` failed attempts in a row
+       * (its share of the worker shrinks until an attempt succeeds), deliveries pending and
+       * attempts in flight.
+       */
+      webhookStatus: (merchantId: string) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          const at = yield* now
+          const modes: ReadonlyArray<Mode> = ["test", "live"]
+          const rows = yield* Effect.forEach(modes, (mode) =>
+            Effect.gen(function* () {
+              const endpoint = yield* store.getWebhookEndpoint(m.id, mode)
+              if (Option.isNone(endpoint)) return []
+              const backlog = yield* store.endpointBacklog(m.id, mode, at)
+              const failing = backlog.health.failingSince !== null
+              return [
+                {
+                  mode,
+                  url: endpoint.value.url,
+                  status: failing ? ("failing" as const) : ("healthy" as const),
+                  consecutiveFailures: backlog.health.consecutiveFailures,
+                  failingSince:
+                    backlog.health.failingSince === null ? null : Views.iso(backlog.health.failingSince),
+                  concurrency: failing
+                    ? config.webhookFailingEndpointConcurrency
+                    : config.webhookEndpointConcurrency,
+                  pending: backlog.pending,
+                  inFlight: backlog.inFlight,
+                  previousKeyExpiresAt:
+                    endpoint.value.previousKeyExpiresAt !== null && endpoint.value.previousKeyExpiresAt > at
+                      ? Views.iso(endpoint.value.previousKeyExpiresAt)
+                      : null
+                }
+              ]
+            })
+          )
+          return { merchantId: m.id, endpoints: rows.flat() }
         }),
       /** Available and held balance of one mode. */
       balance: (merchantId: string, mode: Mode) =>

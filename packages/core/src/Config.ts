@@ -30,6 +30,15 @@ export interface EngineConfigShape {
   readonly allowPrivateWebhookUrls: boolean
   /** Webhook attempts in flight at once per engine instance (the worker's webhook lane). */
   readonly webhookConcurrency: number
+  /**
+   * Attempts of one webhook endpoint (merchant and mode) in flight at once, across instances:
+   * its share of the webhook lane, so a slow endpoint holds at most this many slots.
+   */
+  readonly webhookEndpointConcurrency: number
+  /** The share of an endpoint marked failing (`webhookFailingAfter` failed attempts in a row). */
+  readonly webhookFailingEndpointConcurrency: number
+  /** Failed attempts in a row after which an endpoint is marked failing; a 200 clears the mark. */
+  readonly webhookFailingAfter: number
   /** Timers (settlements, expiries, chargebacks) run at once per engine instance (the timer lane). */
   readonly timerConcurrency: number
   /** How long idempotency keys are kept. */
@@ -72,6 +81,9 @@ export const defaults: EngineConfigShape = {
   webhookTimeout: Duration.seconds(10),
   allowPrivateWebhookUrls: false,
   webhookConcurrency: 64,
+  webhookEndpointConcurrency: 16,
+  webhookFailingEndpointConcurrency: 2,
+  webhookFailingAfter: 5,
   timerConcurrency: 256,
   idempotencyTtl: Duration.hours(24),
   idempotencyLock: Duration.seconds(10),

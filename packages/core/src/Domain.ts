@@ -201,9 +201,38 @@ export interface WebhookEndpoint {
   readonly merchantId: MerchantId
   readonly mode: Mode
   readonly url: string
+  /** Sent as is in `X-<Service>-Signature` (the spec's scheme); never an HMAC key. */
   readonly secret: string
   readonly updatedAt: number
+  /**
+   * Keys `webhook-signature` (Standard Webhooks): `whsec_` + base64 of 32 random bytes, made by
+   * the engine when the endpoint is first set, shown once, rotatable.
+   */
+  readonly signingKey: string
+  /** The key a rotation replaced, still signing (next to the new one) until `previousKeyExpiresAt`. */
+  readonly previousSigningKey: string | null
+  readonly previousKeyExpiresAt: number | null
 }
+
+/** An endpoint as first set: the engine's new signing key, no previous one. */
+export type NewWebhookEndpoint = Omit<WebhookEndpoint, "previousSigningKey" | "previousKeyExpiresAt">
+
+/**
+ * How an endpoint has fared lately: attempts failed in a row (reset by a 200), and since when it
+ * counts as failing (`failingAfter` failures in a row), which shrinks its share of the worker.
+ */
+export interface EndpointHealth {
+  readonly consecutiveFailures: number
+  readonly failingSince: number | null
+}
+
+/** A healthy endpoint's health. */
+export const healthy: EndpointHealth = { consecutiveFailures: 0, failingSince: null }
+
+/**
+ * What webhook jobs share fairly (`jobs.fairness_key`): the endpoint, one per merchant and mode.
+ */
+export const fairnessKey = (merchantId: string, mode: Mode): string => `${merchantId}:${mode}`
 
 /** Delivery states in the webhook log. */
 export type DeliveryStatus = "pending" | "delivered" | "failed"

@@ -5,8 +5,8 @@
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
 import { Effect, Layer, Option } from "effect"
-import type { Chargeback, JobId, Transaction } from "./Domain.js"
-import { availableAccount, heldAccount, laneOf } from "./Domain.js"
+import type { Chargeback, JobId, Transaction, WebhookEndpoint } from "./Domain.js"
+import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./Domain.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
 import { advanceEffects, JobWatchers, Store, StoreError } from "./Store.js"
@@ -72,9 +72,32 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       }),
     listApiKeys: (merchantId) =>
       atomic(() => [...t.apiKeys.values()].filter((k) => k.merchantId === merchantId).sort(newestFirst)),
-    setWebhookEndpoint: (endpoint) =>
+    setWebhookEndpoint: (input) =>
       atomic(() => {
-        t.endpoints.set(endpointKey(endpoint.merchantId, endpoint.mode), own(endpoint))
+        const key = endpointKey(input.merchantId, input.mode)
+        const old = t.endpoints.get(key)
+        const endpoint: WebhookEndpoint = own(
+          old === undefined
+            ? { ...input, previousSigningKey: null, previousKeyExpiresAt: null }
+            : { ...old, url: input.url, secret: input.secret, updatedAt: input.updatedAt }
+        )
+        t.endpoints.set(key, endpoint)
+        return endpoint
+      }),
+    rotateSigningKey: ({ merchantId, mode, signingKey, previousUntil, at }) =>
+      atomic(() => {
+        const key = endpointKey(merchantId, mode)
+        const old = t.endpoints.get(key)
+        if (old === undefined) return Option.none()
+        const endpoint: WebhookEndpoint = own({
+          ...old,
+          signingKey,
+          previousSigningKey: previousUntil === null ? null : old.signingKey,
+          previousKeyExpiresAt: previousUntil,
+          updatedAt: at
+        })
+        t.endpoints.set(key, endpoint)
+        return Option.some(endpoint)
       }),
     getWebhookEndpoint: (merchantId, mode) =>
       atomic(() => found(t.endpoints.get(endpointKey(merchantId, mode)))),
@@ -232,16 +255,38 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.idempotency.delete(idempotencyKey(scope))
       }),
 
-    claimDueJobs: (now, limit, leaseUntil, lane) =>
+    claimDueJobs: (now, limit, leaseUntil, lane, fairness) =>
       atomic(() => {
-        const due = [...t.jobs.values()]
-          .filter(
-            (row) =>
-              laneOf(row.job.kind) === lane &&
-              row.job.runAt <= now &&
-              (row.leaseUntil === null || row.leaseUntil <= now)
-          )
+        const inLane = [...t.jobs.values()].filter((row) => laneOf(row.job.kind) === lane)
+        const keyOf = (ref: string) => {
+          const d = t.deliveries.get(ref)
+          return d === undefined ? ref : fairnessKey(d.merchantId, d.mode)
+        }
+        // Each endpoint's share left: its share minus its attempts leased now.
+        const left = new Map<string, number>()
+        if (fairness !== undefined) {
+          for (const row of inLane) {
+            const key = keyOf(row.job.ref)
+            if (!left.has(key))
+              left.set(
+                key,
+                (t.health.get(key)?.failingSince ?? null) === null
+                  ? fairness.perEndpoint
+                  : fairness.failingPerEndpoint
+              )
+            if (row.leaseUntil !== null && row.leaseUntil > now) left.set(key, left.get(key)! - 1)
+          }
+        }
+        const due = inLane
+          .filter((row) => row.job.runAt <= now && (row.leaseUntil === null || row.leaseUntil <= now))
           .sort((a, b) => a.job.runAt - b.job.runAt || compareIds(a.job.id, b.job.id))
+          .filter((row) => {
+            if (fairness === undefined) return true
+            const key = keyOf(row.job.ref)
+            const n = left.get(key)!
+            left.set(key, n - 1)
+            return n > 0
+          })
           .slice(0, Math.max(0, limit))
         return due.map((row): ClaimedJob => {
           t.jobs.set(row.job.id, { job: row.job, leaseUntil })
@@ -270,16 +315,50 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         const event = delivery === undefined ? undefined : t.events.get(delivery.eventId)
         if (delivery === undefined || event === undefined) return Option.none()
         const endpoint = t.endpoints.get(endpointKey(delivery.merchantId, delivery.mode))
-        return Option.some({ delivery, event, secret: endpoint?.secret ?? null })
+        const health = t.health.get(fairnessKey(delivery.merchantId, delivery.mode)) ?? healthy
+        return Option.some({ delivery, event, endpoint: endpoint ?? null, health })
       }),
-    recordAttempt: ({ jobId, attempt, status, retryAt }) =>
+    recordEndpointHealth: ({ merchantId, mode, ok, at, failingAfter }) =>
+      atomic(() => {
+        const key = fairnessKey(merchantId, mode)
+        const old = t.health.get(key) ?? healthy
+        if (ok) {
+          t.health.delete(key)
+          return old.failingSince === null ? ("unchanged" as const) : ("recovered" as const)
+        }
+        const n = old.consecutiveFailures + 1
+        const failingSince = old.failingSince ?? (n >= failingAfter ? at : null)
+        t.health.set(key, own({ consecutiveFailures: n, failingSince }))
+        return n === failingAfter ? ("failing" as const) : ("unchanged" as const)
+      }),
+    endpointBacklog: (merchantId, mode, now) =>
+      atomic(() => {
+        const key = fairnessKey(merchantId, mode)
+        let pending = 0
+        let inFlight = 0
+        for (const row of t.jobs.values()) {
+          if (row.job.kind !== "webhook.attempt") continue
+          const d = t.deliveries.get(row.job.ref)
+          if (d === undefined || fairnessKey(d.merchantId, d.mode) !== key) continue
+          pending++
+          if (row.leaseUntil !== null && row.leaseUntil > now) inFlight++
+        }
+        return { health: t.health.get(key) ?? healthy, pending, inFlight }
+      }),
+    recordAttempt: ({ jobId, attempt, status, retryAt, url }) =>
       atomic(() => {
         t.attempts.set(attempt.deliveryId, [...(t.attempts.get(attempt.deliveryId) ?? []), own(attempt)])
         const delivery = t.deliveries.get(attempt.deliveryId)
         if (delivery !== undefined) {
           t.deliveries.set(
             delivery.id,
-            own({ ...delivery, attempts: attempt.attempt, status, updatedAt: attempt.at })
+            own({
+              ...delivery,
+              attempts: attempt.attempt,
+              status,
+              updatedAt: attempt.at,
+              url: url ?? delivery.url
+            })
           )
         }
         if (status === "pending" && retryAt !== null) retry(jobId, retryAt)

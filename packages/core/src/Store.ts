@@ -16,6 +16,7 @@ import type {
   DeliveryAttempt,
   DeliveryId,
   DeliveryStatus,
+  EndpointHealth,
   Event,
   EventId,
   Job,
@@ -26,6 +27,7 @@ import type {
   Merchant,
   MerchantId,
   Mode,
+  NewWebhookEndpoint,
   Transaction,
   TransactionId,
   TransactionStatus,
@@ -175,11 +177,35 @@ export interface ClaimedJob extends Job {
   readonly leaseUntil: number
 }
 
-/** What a webhook attempt needs: the delivery, its event, and the endpoint's current secret. */
+/**
+ * What a webhook attempt needs: the delivery, its event, and the merchant's endpoint for the
+ * mode as it is now (URL, secret and signing keys; null when there is none), with its health.
+ * Every attempt, retries included, goes to the current URL with the current secret and keys.
+ */
 export interface DeliveryContext {
   readonly delivery: WebhookDelivery
   readonly event: Event
-  readonly secret: string | null
+  readonly endpoint: WebhookEndpoint | null
+  readonly health: EndpointHealth
+}
+
+/**
+ * Per-endpoint shares of the webhook lane (`claimDueJobs`): at most `perEndpoint` attempts of
+ * one endpoint leased at once, `failingPerEndpoint` while the endpoint is failing.
+ */
+export interface JobFairness {
+  readonly perEndpoint: number
+  readonly failingPerEndpoint: number
+}
+
+/** What an attempt's outcome changed in its endpoint's health. */
+export type HealthChange = "failing" | "recovered" | "unchanged"
+
+/** An endpoint's backlog: deliveries waiting for an attempt, and attempts leased now. */
+export interface EndpointBacklog {
+  readonly health: EndpointHealth
+  readonly pending: number
+  readonly inFlight: number
 }
 
 /** The result of one attempt: the row for the log, the delivery's new state and the next run. */
@@ -189,6 +215,8 @@ export interface AttemptRecord {
   readonly status: DeliveryStatus
   /** When to try again; only with status `pending`. */
   readonly retryAt: number | null
+  /** The URL the attempt went to (the endpoint's current one); the delivery's `url` becomes it. */
+  readonly url?: string
 }
 
 /** Filter of the webhook log. */
@@ -230,8 +258,23 @@ export interface StoreShape {
   readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
   /** A merchant's keys, newest first. */
   readonly listApiKeys: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
-  /** Sets (or replaces) the merchant's endpoint for one mode. */
-  readonly setWebhookEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
+  /**
+   * Sets the merchant's endpoint for one mode. A new endpoint takes `signingKey`; an existing
+   * one gets the new URL and secret and keeps its signing keys (`signingKey` is ignored).
+   * Answers the endpoint as stored.
+   */
+  readonly setWebhookEndpoint: (endpoint: NewWebhookEndpoint) => Effect.Effect<WebhookEndpoint, StoreError>
+  /**
+   * Replaces the endpoint's signing key with `signingKey`; the key it replaces keeps signing
+   * until `previousUntil` (none when null). None when the endpoint does not exist.
+   */
+  readonly rotateSigningKey: (input: {
+    readonly merchantId: MerchantId
+    readonly mode: Mode
+    readonly signingKey: string
+    readonly previousUntil: number | null
+    readonly at: number
+  }) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
   /** The merchant's endpoint for one mode. */
   readonly getWebhookEndpoint: (
     merchantId: MerchantId,
@@ -313,13 +356,15 @@ export interface StoreShape {
   /**
    * Leases up to `limit` jobs of `lane` due at `now` (run_at <= now, not leased or lease
    * expired) to the caller until `leaseUntil`, earliest first. Concurrent claimers never get
-   * the same job.
+   * the same job. With `fairness` (webhook lane), an endpoint's attempts are leased only up to
+   * its share minus its attempts already leased (by any claimer), earliest first within it.
    */
   readonly claimDueJobs: (
     now: number,
     limit: number,
     leaseUntil: number,
-    lane: JobLane
+    lane: JobLane,
+    fairness?: JobFairness
   ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
   /** The earliest time a job of `lane` becomes claimable (run time or lease end), if any exists. */
   readonly nextJobAt: (lane: JobLane) => Effect.Effect<Option.Option<number>, StoreError>
@@ -335,7 +380,7 @@ export interface StoreShape {
   readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
   /** Releases a job's lease and sets its next run time. */
   readonly retryJob: (id: JobId, runAt: number) => Effect.Effect<void, StoreError>
-  /** A delivery, its event and the endpoint's current secret. */
+  /** A delivery, its event and the merchant's current endpoint for the mode, with its health. */
   readonly getDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<DeliveryContext>, StoreError>
   /** Logs an attempt, updates the delivery, and reschedules or deletes its job, in one unit. */
   readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StoreError>
@@ -347,6 +392,24 @@ export interface StoreShape {
     eventId: EventId,
     now: number
   ) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  /**
+   * Counts an attempt's outcome in its endpoint's health: a failure adds one to the failures in
+   * a row (failing from the `failingAfter`th), a success resets them. Answers the change, which
+   * exactly one caller sees when several attempts end at once.
+   */
+  readonly recordEndpointHealth: (input: {
+    readonly merchantId: MerchantId
+    readonly mode: Mode
+    readonly ok: boolean
+    readonly at: number
+    readonly failingAfter: number
+  }) => Effect.Effect<HealthChange, StoreError>
+  /** An endpoint's health, pending deliveries and attempts leased at `now`. */
+  readonly endpointBacklog: (
+    merchantId: MerchantId,
+    mode: Mode,
+    now: number
+  ) => Effect.Effect<EndpointBacklog, StoreError>
   /** The webhook log: deliveries newest first, with their attempts. */
   readonly listDeliveries: (
     query: DeliveryQuery

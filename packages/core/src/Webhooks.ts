@@ -5,9 +5,10 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "./Config.js"
-import type { DeliveryId, Event, Mode } from "./Domain.js"
+import type { DeliveryId, Event, Mode, WebhookEndpoint } from "./Domain.js"
 import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
+import * as SigningKeys from "./SigningKeys.js"
 import { type ClaimedJob, Store, type StoreError } from "./Store.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import { causeChain, WebhookTransport } from "./WebhookTransport.js"
@@ -18,8 +19,12 @@ export interface WebhooksShape {
   /**
    * Runs one attempt of the delivery a due `webhook.attempt` job names (`job.ref`): POSTs the
    * event, then records the attempt as delivered (200 only), pending (retry after the configured
-   * delay, counted from the attempt's end) or failed (last attempt). A delivery whose endpoint
-   * was removed fails at once, without retries; a redelivery can resend it later.
+   * delay, counted from the attempt's end) or failed (last attempt). Every attempt goes to the
+   * endpoint as it is at that moment: its current URL, secret and signing keys, so a retry
+   * after the URL changed goes to the new URL and never takes the new secret to the old one. A
+   * delivery whose endpoint was removed fails at once, without retries; a redelivery can
+   * resend it later. The outcome counts in the endpoint's health (marked failing after
+   * `webhookFailingAfter` failures in a row, cleared by a 200), logged once each way.
    */
   readonly attempt: (job: ClaimedJob) => Effect.Effect<void, StoreError>
   /** Checks a webhook URL for `mode` (see `WebhookUrl.check`); 422 `invalid_webhook_url`. */
@@ -44,19 +49,23 @@ export const make = Effect.gen(function* () {
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
 
-  const send = (url: string, event: Event, secret: string, now: number) =>
+  const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
     Effect.gen(function* () {
       const body = WebhookSignature.body(event)
       const timestamp = Math.floor(now / 1000)
-      const signature = yield* WebhookSignature.sign(secret, event.id, timestamp, body)
+      // One `v1,<sig>` per active signing key (two during a rotation's overlap); never the secret.
+      const signatures = yield* Effect.forEach(SigningKeys.activeKeys(endpoint, now), (key) =>
+        WebhookSignature.sign(key, event.id, timestamp, body)
+      )
+      const signature = signatures.join(" ")
       return yield* transport.post({
-        url,
+        url: endpoint.url,
         body,
         timeoutMs,
         publicOnly: event.mode === "live" && !config.allowPrivateWebhookUrls,
         headers: {
           "User-Agent": userAgent,
-          [signatureHeader]: secret,
+          [signatureHeader]: endpoint.secret,
           "webhook-id": event.id,
           "webhook-timestamp": String(timestamp),
           "webhook-signature": signature
@@ -75,22 +84,41 @@ export const make = Effect.gen(function* () {
       if (Option.isNone(context) || context.value.delivery.status !== "pending") {
         return yield* store.finishJob(job.id)
       }
-      const { delivery, event, secret } = context.value
+      const { delivery, event, endpoint, health } = context.value
       const n = delivery.attempts + 1
       const at = yield* Clock.currentTimeMillis
       const outcome =
-        secret === null
-          ? { statusCode: null, error: endpointRemoved }
-          : yield* send(delivery.url, event, secret, at)
+        endpoint === null ? { statusCode: null, error: endpointRemoved } : yield* send(endpoint, event, at)
       const endedAt = yield* Clock.currentTimeMillis
       const delivered = outcome.statusCode === 200
-      const retry = !delivered && secret !== null && n < maxAttempts
+      const retry = !delivered && endpoint !== null && n < maxAttempts
       yield* store.recordAttempt({
         jobId: job.id,
         attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
         status: delivered ? "delivered" : retry ? "pending" : "failed",
-        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]!) : null
+        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]!) : null,
+        ...(endpoint === null ? {} : { url: endpoint.url })
       })
+      // A success of an endpoint that never failed (the usual case) writes nothing more.
+      if (endpoint === null || (delivered && health.consecutiveFailures === 0)) return
+      const change = yield* store.recordEndpointHealth({
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        ok: delivered,
+        at: endedAt,
+        failingAfter: config.webhookFailingAfter
+      })
+      const annotations = { merchantId: delivery.merchantId, mode: delivery.mode, url: endpoint.url }
+      if (change === "failing") {
+        yield* Effect.logWarning(
+          `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
+            `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`
+        ).pipe(Effect.annotateLogs({ ...annotations, error: outcome.error ?? `HTTP ${outcome.statusCode}` }))
+      } else if (change === "recovered") {
+        yield* Effect.logInfo("Webhook endpoint recovered: an attempt succeeded").pipe(
+          Effect.annotateLogs(annotations)
+        )
+      }
     })
 
   const checkUrl = (url: string, mode: Mode) =>

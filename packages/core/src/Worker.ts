@@ -6,6 +6,12 @@
  * since other instances may add jobs; this instance's store wakes it when a commit stores an
  * earlier job, and a finished job wakes a lane that was full. A failing job is logged and left
  * to its lease; the loop goes on.
+ *
+ * The webhook lane is shared fairly between endpoints (`Store.JobFairness`): a claim leases an
+ * endpoint's attempts only up to its share (`webhookEndpointConcurrency`, or
+ * `webhookFailingEndpointConcurrency` while it is failing) minus those it has in flight, so an
+ * endpoint that hangs holds at most its share of slots and the rest keep flowing. While a claim
+ * leaves due attempts behind for that reason, every finished job wakes the lane.
  */
 import {
   Cause,
@@ -22,7 +28,7 @@ import {
 import { EngineConfig } from "./Config.js"
 import { type JobId, type JobLane, jobLanes } from "./Domain.js"
 import { JobRunner } from "./Jobs.js"
-import { type ClaimedJob, Store } from "./Store.js"
+import { type ClaimedJob, type JobFairness, Store } from "./Store.js"
 
 /** Worker options beyond the engine configuration. */
 export interface WorkerOptions {
@@ -43,6 +49,10 @@ interface Lane {
   /** No round starts before this (the last round's start plus a tick), whatever wakes the loop. */
   notBefore: number
   readonly pokes: Queue.Queue<void>
+  /** The claim's per-endpoint shares (the webhook lane only). */
+  readonly fairness: JobFairness | undefined
+  /** The last round left due jobs unclaimed (shares used up): a finished job wakes the lane. */
+  capped: boolean
 }
 
 /** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
@@ -69,17 +79,22 @@ export const runWith = (
         FiberSet.awaitEmpty(fibers).pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
       )
 
-      const lane = (name: JobLane, concurrency: number): Effect.Effect<Lane> =>
+      const lane = (name: JobLane, concurrency: number, fairness?: JobFairness): Effect.Effect<Lane> =>
         Effect.map(Queue.sliding<void>(1), (pokes) => ({
           name,
           concurrency: Math.max(1, concurrency),
           running: new Set<JobId>(),
           wakeAt: Number.NEGATIVE_INFINITY,
           notBefore: Number.NEGATIVE_INFINITY,
-          pokes
+          pokes,
+          fairness,
+          capped: false
         }))
       const lanes = {
-        webhooks: yield* lane("webhooks", config.webhookConcurrency),
+        webhooks: yield* lane("webhooks", config.webhookConcurrency, {
+          perEndpoint: Math.max(1, config.webhookEndpointConcurrency),
+          failingPerEndpoint: Math.max(1, config.webhookFailingEndpointConcurrency)
+        }),
         timers: yield* lane("timers", config.timerConcurrency)
       } satisfies Record<JobLane, Lane>
       const poke = (l: Lane, at: number) => {
@@ -100,7 +115,7 @@ export const runWith = (
             Effect.sync(() => {
               const wasFull = l.running.size >= l.concurrency
               l.running.delete(job.id)
-              if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
+              if (wasFull || l.capped) poke(l, Number.NEGATIVE_INFINITY)
             })
           ),
           Effect.asVoid
@@ -135,7 +150,8 @@ export const runWith = (
             return yield* idle(l, poll, now + poll)
           }
           const limit = Math.min(batchSize, free)
-          const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name)
+          const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          l.capped = false
           for (const job of jobs) {
             if (l.running.has(job.id)) continue
             l.running.add(job.id)
@@ -145,7 +161,9 @@ export const runWith = (
           l.notBefore = now + tick
           const next = yield* store.nextJobAt(l.name)
           const later = yield* Clock.currentTimeMillis
-          // A job due at the claim yet not claimed belongs to another instance's race: poll.
+          // A job due at the claim yet not claimed is over its endpoint's share (a finished job
+          // wakes the lane), or belongs to another instance's race: poll.
+          l.capped = l.fairness !== undefined && Option.isSome(next) && next.value <= now
           const wait = Option.match(next, {
             onNone: () => poll,
             onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))

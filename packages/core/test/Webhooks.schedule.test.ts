@@ -149,12 +149,12 @@ describe("webhook schedule (TestClock)", () => {
   it.scoped("a delivery whose endpoint is gone fails at once, without retries", () =>
     Effect.gen(function* () {
       const store = yield* MemoryStore.make
-      const withoutSecret = {
+      const withoutEndpoint = {
         ...store,
         getDelivery: (id: Parameters<typeof store.getDelivery>[0]) =>
           Effect.map(
             store.getDelivery(id),
-            Option.map((c) => ({ ...c, secret: null }))
+            Option.map((c) => ({ ...c, endpoint: null }))
           )
       }
       const { client, calls } = receiver(() => status(200))
@@ -168,7 +168,7 @@ describe("webhook schedule (TestClock)", () => {
         expect(entry?.attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
           [1, null, endpointRemoved]
         ])
-      }).pipe(Effect.provide(engine(withoutSecret, client, config)))
+      }).pipe(Effect.provide(engine(withoutEndpoint, client, config)))
     })
   )
 

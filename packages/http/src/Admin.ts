@@ -4,7 +4,7 @@
  * actions). Off unless an admin token is configured; every route needs
  * `Authorization: Bearer <token>`. Paths are relative to where it is mounted (e.g. `/admin`).
  */
-import { Engine, type Errors } from "@pixgate/core"
+import { Engine, Errors } from "@pixgate/core"
 import { Effect, type Redacted } from "effect"
 import * as Input from "./AdminInput.js"
 import * as OpenApi from "./OpenApi.js"
@@ -99,8 +99,20 @@ const ops: ReadonlyArray<Op> = [
     method: "PUT",
     path: "/merchants/:merchantId/webhooks/:mode",
     id: "setWebhook",
-    summary: "Set the webhook endpoint (URL and secret) of a mode",
-    body: object({ url: str, secret: { type: "string", minLength: 8, maxLength: 256 } }, ["url", "secret"]),
+    summary:
+      "Set the webhook endpoint (URL and secret) of a mode; the first time, the answer holds the endpoint's signing key (shown only now)",
+    body: object(
+      {
+        url: str,
+        secret: {
+          type: "string",
+          minLength: 8,
+          maxLength: 256,
+          pattern: "^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$"
+        }
+      },
+      ["url", "secret"]
+    ),
     handle: (input, admin) =>
       Effect.gen(function* () {
         const mode = yield* Input.mode(param(input, "mode"))
@@ -108,6 +120,40 @@ const ops: ReadonlyArray<Op> = [
         const secret = yield* Input.string(input.body, "secret")
         return yield* admin.setWebhook({ merchantId: param(input, "merchantId"), mode, url, secret })
       })
+  },
+  {
+    method: "POST",
+    path: "/merchants/:merchantId/webhooks/:mode/signing-key",
+    id: "rotateSigningKey",
+    summary:
+      "Replace the endpoint's signing key (shown only now); the old one keeps signing for overlapSeconds (default 86400)",
+    body: object({ overlapSeconds: { type: "integer", minimum: 0, maximum: 604800 } }, []),
+    handle: (input, admin) =>
+      Effect.gen(function* () {
+        const mode = yield* Input.mode(param(input, "mode"))
+        const overlap = input.body.overlapSeconds
+        if (overlap !== undefined && overlap !== null && typeof overlap !== "number") {
+          return yield* Effect.fail(
+            Errors.validation(
+              "invalid_overlap",
+              "overlapSeconds",
+              "overlapSeconds must be a number of seconds"
+            )
+          )
+        }
+        return yield* admin.rotateSigningKey({
+          merchantId: param(input, "merchantId"),
+          mode,
+          ...(typeof overlap === "number" ? { overlapSeconds: overlap } : {})
+        })
+      })
+  },
+  {
+    method: "GET",
+    path: "/merchants/:merchantId/webhook-status",
+    id: "getWebhookStatus",
+    summary: "Each webhook endpoint's state (healthy or failing), deliveries pending and attempts in flight",
+    handle: (input, admin) => admin.webhookStatus(param(input, "merchantId"))
   },
   {
     method: "GET",

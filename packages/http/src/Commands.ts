@@ -39,6 +39,7 @@ const formats: Readonly<Record<string, { readonly test: (v: string) => boolean; 
       message: "--status must be pending, delivered or failed"
     },
     limit: { test: (v) => /^\d{1,9}$/.test(v), message: "--limit must be a non-negative integer" },
+    overlap: { test: (v) => /^\d{1,9}$/.test(v), message: "--overlap must be a whole number of seconds" },
     plan: {
       test: (v) => {
         try {
@@ -85,6 +86,22 @@ export const commands: Readonly<Record<string, Command>> = {
     required: ["merchant", "mode", "url", "secret"],
     run: (admin, f) =>
       admin.setWebhook({ merchantId: f.merchant!, mode: f.mode as Mode, url: f.url!, secret: f.secret! })
+  },
+  "webhook rotate-signing-key": {
+    usage: "webhook rotate-signing-key --merchant ID --mode test|live [--overlap SECONDS]",
+    required: ["merchant", "mode"],
+    optional: ["overlap"],
+    run: (admin, f) =>
+      admin.rotateSigningKey({
+        merchantId: f.merchant!,
+        mode: f.mode as Mode,
+        ...(f.overlap === undefined ? {} : { overlapSeconds: Number(f.overlap) })
+      })
+  },
+  "webhook status": {
+    usage: "webhook status --merchant ID",
+    required: ["merchant"],
+    run: (admin, f) => admin.webhookStatus(f.merchant!)
   },
   "webhook log": {
     usage: "webhook log --merchant ID [--mode test|live] [--status pending|delivered|failed] [--limit N]",

@@ -192,6 +192,111 @@ describe("merchant panel operations", () => {
     )
   })
 
+  it("webhook signing keys: shown once when the endpoint is first set, kept on later sets, rotated with an overlap", async () => {
+    const { merchantId } = (await admin("POST", "/merchants", { body: { name: "Keys" } })).body
+    const path = `/merchants/${merchantId}/webhooks/test`
+    const first = await admin("PUT", path, { body: { url: "http://127.0.0.1:9/a", secret: "first-secret" } })
+    expect(first.status).toBe(200)
+    expect(first.body.signingKey).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(Buffer.from(first.body.signingKey.slice(6), "base64")).toHaveLength(32)
+    const again = await admin("PUT", path, { body: { url: "http://127.0.0.1:9/b", secret: "second-secret" } })
+    expect(again.body).toEqual({
+      merchantId,
+      mode: "test",
+      url: "http://127.0.0.1:9/b",
+      updatedAt: expect.any(String)
+    })
+
+    const rotate = `${path}/signing-key`
+    const rotated = await admin("POST", rotate, { body: {} })
+    expect(rotated.status).toBe(200)
+    expect(rotated.body).toEqual({
+      merchantId,
+      mode: "test",
+      signingKey: expect.stringMatching(/^whsec_/),
+      previousKeyExpiresAt: expect.any(String)
+    })
+    expect(rotated.body.signingKey).not.toBe(first.body.signingKey)
+    const overlapEnd = Date.parse(rotated.body.previousKeyExpiresAt) - Date.now()
+    expect(overlapEnd).toBeGreaterThan(86_400_000 - 60_000)
+    expect(overlapEnd).toBeLessThanOrEqual(86_400_000)
+    const status = await admin("GET", `/merchants/${merchantId}/webhook-status`)
+    expect(status.body).toEqual({
+      merchantId,
+      endpoints: [
+        {
+          mode: "test",
+          url: "http://127.0.0.1:9/b",
+          status: "healthy",
+          consecutiveFailures: 0,
+          failingSince: null,
+          concurrency: 16,
+          pending: 0,
+          inFlight: 0,
+          previousKeyExpiresAt: rotated.body.previousKeyExpiresAt
+        }
+      ]
+    })
+    expect(JSON.stringify(status.body)).not.toContain("whsec_")
+    expect(
+      (await admin("POST", rotate, { body: { overlapSeconds: 0 } })).body.previousKeyExpiresAt
+    ).toBeNull()
+    for (const overlapSeconds of [-1, 1.5, 604_801]) {
+      expectError(
+        await admin("POST", rotate, { body: { overlapSeconds } }),
+        422,
+        "overlap must be a whole number of seconds from 0 to 604800",
+        "invalid_overlap"
+      )
+    }
+    expectError(
+      await admin("POST", `/merchants/${merchantId}/webhooks/live/signing-key`, { body: {} }),
+      404,
+      "Webhook endpoint not found"
+    )
+  })
+
+  it("webhook secrets that cannot travel in a header are refused with 422, and nothing is stored", async () => {
+    const { merchantId } = (await admin("POST", "/merchants", { body: { name: "Secrets" } })).body
+    const path = `/merchants/${merchantId}/webhooks/test`
+    const cases = [
+      ["short", "secret must be 8 to 256 characters"],
+      ["x".repeat(257), "secret must be 8 to 256 characters"],
+      [
+        "line\nbreak-secret",
+        "secret must be printable ASCII characters (no line breaks, control or non-ASCII characters)"
+      ],
+      [
+        "tab\tseparated",
+        "secret must be printable ASCII characters (no line breaks, control or non-ASCII characters)"
+      ],
+      [
+        "del\u007f-secret",
+        "secret must be printable ASCII characters (no line breaks, control or non-ASCII characters)"
+      ],
+      [
+        "senha-çãé-secreta",
+        "secret must be printable ASCII characters (no line breaks, control or non-ASCII characters)"
+      ],
+      [
+        "segredo-€-secret",
+        "secret must be printable ASCII characters (no line breaks, control or non-ASCII characters)"
+      ],
+      [" leading-space", "secret must not start or end with a space"],
+      ["trailing-space ", "secret must not start or end with a space"]
+    ] as const
+    for (const [secret, message] of cases) {
+      const answer = await admin("PUT", path, { body: { url: "http://127.0.0.1:9/h", secret } })
+      expectError(answer, 422, message, "invalid_secret")
+      expect(answer.body.details).toEqual([{ path: "secret", message }])
+    }
+    expect((await admin("GET", `/merchants/${merchantId}/webhook-status`)).body.endpoints).toEqual([])
+    const ok = await admin("PUT", path, {
+      body: { url: "http://127.0.0.1:9/h", secret: "inner spaces ~ ok!" }
+    })
+    expect(ok.status).toBe(200)
+  })
+
   it("serves its own OpenAPI document behind the token", async () => {
     const doc = (await admin("GET", "/openapi.json")).body
     expect(doc.openapi).toBe("3.1.0")

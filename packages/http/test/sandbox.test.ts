@@ -16,6 +16,7 @@ interface Delivery {
 }
 
 const secret = "e2e-webhook-secret"
+let signingKey = ""
 const deliveries: Array<Delivery> = []
 const receiver = createServer((req, res) => {
   let raw = ""
@@ -54,7 +55,8 @@ beforeAll(async () => {
   const m = await h.merchant("Sandbox")
   key = m.testKey
   merchantId = m.merchantId
-  await h.engine((e) => e.admin.setWebhook({ merchantId, mode: "test", url, secret }))
+  const set = await h.engine((e) => e.admin.setWebhook({ merchantId, mode: "test", url, secret }))
+  signingKey = set.signingKey ?? ""
   await h.engine((e) => e.admin.topUp(merchantId, 100))
 })
 afterAll(async () => {
@@ -102,14 +104,16 @@ describe("sandbox with the real clock", () => {
     })
     expect(typeof body.id).toBe("string")
     expect(Number.isNaN(Date.parse(body.data.paidAt))).toBe(false)
-    // Standard Webhooks headers: v1 HMAC-SHA256 of id.timestamp.body with the secret.
+    // Standard Webhooks headers: v1 HMAC-SHA256 of id.timestamp.body with the endpoint's signing
+    // key (shown when the endpoint was set), never with the secret.
     const id = delivery.headers["webhook-id"]
     const timestamp = delivery.headers["webhook-timestamp"]
     expect(id).toBe(body.id)
-    const expected = createHmac("sha256", secret)
-      .update(`${id}.${timestamp}.${delivery.raw}`)
-      .digest("base64")
-    expect(delivery.headers["webhook-signature"]).toBe(`v1,${expected}`)
+    expect(signingKey).toMatch(/^whsec_/)
+    const hmac = (key: Buffer | string) =>
+      `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${delivery.raw}`).digest("base64")}`
+    expect(delivery.headers["webhook-signature"]).toBe(hmac(Buffer.from(signingKey.slice(6), "base64")))
+    expect(delivery.headers["webhook-signature"]).not.toBe(hmac(secret))
     expect(await h.engine((e) => e.admin.balance(merchantId, "test"))).toMatchObject({
       available: expect.any(Number)
     })

@@ -252,11 +252,17 @@ export const makeApiKey = (merchantId: MerchantId, mode: Mode, at = baseTime): D
 export const makeEndpoint = (
   merchantId: MerchantId,
   mode: Mode,
-  options: { readonly url?: string; readonly secret?: string; readonly at?: number } = {}
-): Domain.WebhookEndpoint => ({
+  options: {
+    readonly url?: string
+    readonly secret?: string
+    readonly at?: number
+    readonly signingKey?: string
+  } = {}
+): Domain.NewWebhookEndpoint => ({
   merchantId,
   mode,
   url: options.url ?? `https://hooks.example.com/${merchantId}/${mode}`,
-  secret: options.secret ?? `whsec_${Ids.randomBase62(24)}`,
-  updatedAt: options.at ?? baseTime
+  secret: options.secret ?? `secret-${Ids.randomBase62(24)}`,
+  updatedAt: options.at ?? baseTime,
+  signingKey: options.signingKey ?? `whsec_${btoa(Ids.randomBase62(32))}`
 })

@@ -7,6 +7,7 @@ import type {
   ApiKey,
   Chargeback,
   DeliveryAttempt,
+  EndpointHealth,
   Event,
   Job,
   JournalEntry,
@@ -77,6 +78,8 @@ export class Tables {
   readonly jobs = new Map<string, JobRow>()
   readonly deliveries = new Map<string, WebhookDelivery>()
   readonly attempts = new Map<string, ReadonlyArray<DeliveryAttempt>>()
+  /** Health of endpoints that failed lately, by `fairnessKey`. */
+  readonly health = new Map<string, EndpointHealth>()
 
   /** A unique-key violation (also within `keys` themselves), raised before anything is written. */
   assertNew(what: string, table: Map<string, unknown>, keys: Iterable<string>): void {

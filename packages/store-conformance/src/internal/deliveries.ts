@@ -1,6 +1,7 @@
 /** Webhook deliveries: created with events, attempts, redelivery, the log. */
 import { describe, expect } from "@effect/vitest"
-import type { Domain, Store } from "@pixgate/core"
+import type { Store } from "@pixgate/core"
+import { Domain } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargeInsert, effects, makeCharge, makeEndpoint, makeEvent } from "../fixtures.js"
 import { freshMerchant, inJobWindow, type Suite, store } from "./helpers.js"
@@ -78,23 +79,136 @@ export const deliveries = (it: Suite) =>
       )
     )
 
-    it.effect("getDelivery gives the delivery, its event and the endpoint's current secret", () =>
+    it.effect("getDelivery gives the delivery, its event, the endpoint as it is now and its health", () =>
       inJobWindow((b) =>
         Effect.gen(function* () {
           const s = yield* store
-          const { merchant } = yield* withEndpoints(["live"])
+          const { merchant, endpoints } = yield* withEndpoints(["live"])
           const event = makeEvent(merchant.id, "live", "withdrawal.created", { at: b })
           yield* emit(merchant.id, [event])
           const [{ delivery }] = yield* log({ merchantId: merchant.id })
-          const rotated = makeEndpoint(merchant.id, "live", {
-            secret: "whsec_rotated",
-            url: "https://new.example.com"
+          const changed = makeEndpoint(merchant.id, "live", {
+            secret: "rotated-secret",
+            url: "https://new.example.com",
+            at: b + 1
           })
-          yield* s.setWebhookEndpoint(rotated)
+          yield* s.setWebhookEndpoint(changed)
+          const current: Domain.WebhookEndpoint = {
+            ...changed,
+            signingKey: endpoints[0].signingKey,
+            previousSigningKey: null,
+            previousKeyExpiresAt: null
+          }
           expect(yield* s.getDelivery(delivery.id)).toEqual(
-            Option.some({ delivery, event, secret: "whsec_rotated" })
+            Option.some({ delivery, event, endpoint: current, health: Domain.healthy })
           )
           expect(yield* s.getDelivery(`dlv_${merchant.id}` as Domain.DeliveryId)).toEqual(Option.none())
+        })
+      )
+    )
+
+    it.effect("recordAttempt with a url: the delivery's url becomes the one the attempt went to", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const { merchant } = yield* withEndpoints(["test"])
+          yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
+          const [job] = yield* s.claimDueJobs(b, 10, b + 50_000, "webhooks")
+          const first = attempt(job.ref as Domain.DeliveryId, 1, b + 5, 500)
+          yield* s.recordAttempt({
+            jobId: job.id,
+            attempt: first,
+            status: "pending",
+            retryAt: b + 1_005,
+            url: "https://moved.example.com/hook"
+          })
+          const [entry] = yield* log({ merchantId: merchant.id })
+          expect(entry.delivery).toMatchObject({ url: "https://moved.example.com/hook", attempts: 1 })
+        })
+      )
+    )
+
+    it.effect("endpoint health: failures in a row mark it failing once; a success clears it once", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const { merchant } = yield* withEndpoints(["test"])
+        const outcome = (ok: boolean, at: number) =>
+          s.recordEndpointHealth({ merchantId: merchant.id, mode: "test", ok, at, failingAfter: 3 })
+        expect(yield* outcome(true, 1)).toBe("unchanged")
+        const changes = [yield* outcome(false, 10), yield* outcome(false, 20), yield* outcome(false, 30)]
+        expect(changes).toEqual(["unchanged", "unchanged", "failing"])
+        expect(yield* outcome(false, 40)).toBe("unchanged")
+        expect((yield* s.endpointBacklog(merchant.id, "test", 50)).health).toEqual({
+          consecutiveFailures: 4,
+          failingSince: 30
+        })
+        expect((yield* s.endpointBacklog(merchant.id, "live", 50)).health).toEqual(Domain.healthy)
+        expect(yield* outcome(true, 60)).toBe("recovered")
+        expect(yield* outcome(true, 70)).toBe("unchanged")
+        expect((yield* s.endpointBacklog(merchant.id, "test", 80)).health).toEqual(Domain.healthy)
+        // Failures below the threshold, then a success: never failing, nothing to report.
+        expect(yield* outcome(false, 90)).toBe("unchanged")
+        expect(yield* outcome(true, 100)).toBe("unchanged")
+        expect((yield* s.endpointBacklog(merchant.id, "test", 110)).health).toEqual(Domain.healthy)
+      })
+    )
+
+    it.effect("fair claim: an endpoint gets its share minus its attempts in flight; a failing one less", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const noisy = yield* withEndpoints(["test"])
+          const quiet = yield* withEndpoints(["test", "live"])
+          const fairness = { perEndpoint: 3, failingPerEndpoint: 1 }
+          yield* emit(
+            noisy.merchant.id,
+            Array.from({ length: 10 }, (_, i) =>
+              makeEvent(noisy.merchant.id, "test", "transaction.created", { at: b + i })
+            )
+          )
+          yield* emit(quiet.merchant.id, [
+            makeEvent(quiet.merchant.id, "test", "transaction.created", { at: b + 20 }),
+            makeEvent(quiet.merchant.id, "live", "transaction.created", { at: b + 21 })
+          ])
+          const refs = (jobs: ReadonlyArray<Store.ClaimedJob>) => jobs.map((j) => j.ref)
+          const ownerOf = (jobs: ReadonlyArray<Store.ClaimedJob>) =>
+            Effect.forEach(jobs, (j) =>
+              Effect.map(s.getDelivery(j.ref as Domain.DeliveryId), (c) =>
+                Option.getOrThrow(c).delivery.merchantId === noisy.merchant.id ? "noisy" : "quiet"
+              )
+            )
+
+          // Three of the noisy endpoint's ten (earliest first), and both quiet ones, one per endpoint.
+          const first = yield* s.claimDueJobs(b + 100, 100, b + 10_000, "webhooks", fairness)
+          expect(yield* ownerOf(first)).toEqual(["noisy", "noisy", "noisy", "quiet", "quiet"])
+          expect(first.map((j) => j.runAt)).toEqual([b, b + 1, b + 2, b + 20, b + 21])
+          // While those three are in flight, nothing more of it.
+          expect(yield* s.claimDueJobs(b + 200, 100, b + 10_000, "webhooks", fairness)).toEqual([])
+          expect(yield* s.endpointBacklog(noisy.merchant.id, "test", b + 200)).toEqual({
+            health: Domain.healthy,
+            pending: 10,
+            inFlight: 3
+          })
+          // One ends: one more of it.
+          yield* s.finishJob(first[0].id)
+          const next = yield* s.claimDueJobs(b + 300, 100, b + 10_000, "webhooks", fairness)
+          expect(next.map((j) => j.runAt)).toEqual([b + 3])
+          // Failing: its share is one, and two are still in flight: nothing, even once they end.
+          for (let i = 0; i < 3; i++)
+            yield* s.recordEndpointHealth({
+              merchantId: noisy.merchant.id,
+              mode: "test",
+              ok: false,
+              at: b + 400,
+              failingAfter: 3
+            })
+          yield* s.finishJob(first[1].id)
+          expect(yield* s.claimDueJobs(b + 500, 100, b + 10_000, "webhooks", fairness)).toEqual([])
+          yield* s.finishJob(first[2].id)
+          yield* s.finishJob(next[0].id)
+          expect(refs(yield* s.claimDueJobs(b + 600, 100, b + 10_000, "webhooks", fairness))).toHaveLength(1)
+          // Leases that lapsed do not count as in flight; without fairness the claim takes all due.
+          expect(yield* s.claimDueJobs(b + 10_000, 100, b + 20_000, "webhooks")).toHaveLength(8)
         })
       )
     )

@@ -69,24 +69,85 @@ export const merchants = (it: Suite) =>
       })
     )
 
-    it.effect("keeps one webhook endpoint per merchant and mode, replaced on set", () =>
+    it.effect("keeps one webhook endpoint per merchant and mode; a new set keeps the signing key", () =>
       Effect.gen(function* () {
         const s = yield* store
         const merchant = yield* freshMerchant()
         const other = yield* freshMerchant()
         const first = makeEndpoint(merchant.id, "test")
-        yield* s.setWebhookEndpoint(first)
-        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(first))
+        const stored: Domain.WebhookEndpoint = {
+          ...first,
+          previousSigningKey: null,
+          previousKeyExpiresAt: null
+        }
+        expect(yield* s.setWebhookEndpoint(first)).toEqual(stored)
+        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(stored))
         expect(yield* s.getWebhookEndpoint(merchant.id, "live")).toEqual(Option.none())
         expect(yield* s.getWebhookEndpoint(other.id, "test")).toEqual(Option.none())
 
-        const second: Domain.WebhookEndpoint = makeEndpoint(merchant.id, "test", {
+        // URL and secret change; the key the engine drew for this set is not used.
+        const second = makeEndpoint(merchant.id, "test", {
           url: "https://other.example.com/hook",
+          secret: "another-secret",
           at: baseTime + 1
         })
-        yield* s.setWebhookEndpoint(second)
-        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(second))
+        const replaced: Domain.WebhookEndpoint = {
+          ...second,
+          signingKey: first.signingKey,
+          previousSigningKey: null,
+          previousKeyExpiresAt: null
+        }
+        expect(yield* s.setWebhookEndpoint(second)).toEqual(replaced)
+        expect(yield* s.getWebhookEndpoint(merchant.id, "test")).toEqual(Option.some(replaced))
       })
+    )
+
+    it.effect(
+      "rotateSigningKey: the new key signs, the old one until the overlap ends; None without endpoint",
+      () =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const merchant = yield* freshMerchant()
+          const first = makeEndpoint(merchant.id, "live")
+          yield* s.setWebhookEndpoint(first)
+          const rotated = yield* s.rotateSigningKey({
+            merchantId: merchant.id,
+            mode: "live",
+            signingKey: "whsec_bmV3",
+            previousUntil: baseTime + 86_400_000,
+            at: baseTime + 5
+          })
+          const expected: Domain.WebhookEndpoint = {
+            ...first,
+            updatedAt: baseTime + 5,
+            signingKey: "whsec_bmV3",
+            previousSigningKey: first.signingKey,
+            previousKeyExpiresAt: baseTime + 86_400_000
+          }
+          expect(rotated).toEqual(Option.some(expected))
+          expect(yield* s.getWebhookEndpoint(merchant.id, "live")).toEqual(Option.some(expected))
+
+          // Without overlap the replaced key stops signing at once.
+          const again = yield* s.rotateSigningKey({
+            merchantId: merchant.id,
+            mode: "live",
+            signingKey: "whsec_YWdhaW4=",
+            previousUntil: null,
+            at: baseTime + 6
+          })
+          expect(
+            Option.map(again, (e) => [e.signingKey, e.previousSigningKey, e.previousKeyExpiresAt])
+          ).toEqual(Option.some(["whsec_YWdhaW4=", null, null]))
+          expect(
+            yield* s.rotateSigningKey({
+              merchantId: merchant.id,
+              mode: "test",
+              signingKey: "whsec_eA==",
+              previousUntil: null,
+              at: baseTime
+            })
+          ).toEqual(Option.none())
+        })
     )
 
     it.effect("keeps its own copies: changing an input or a result changes nothing stored", () =>

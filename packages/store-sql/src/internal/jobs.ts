@@ -3,6 +3,7 @@
  * `due_at` is when a job can next be claimed (its run time, or its lease's end while leased),
  * so claiming and "when is the next job due" each read one index range.
  */
+import type { Statement } from "@effect/sql"
 import type { Domain, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Coalescer } from "./coalesce.js"
@@ -49,13 +50,71 @@ export const jobs = (
         RETURNING id, kind, ref, run_at, lease_until`
     })
 
+  // The fair claim of webhook attempts: each endpoint (fairness key) gets at most its share
+  // (smaller while failing) minus its attempts leased now, earliest first within it; then the
+  // earliest of all those up to `limit`. Both read the per-endpoint index of migration 0005.
+  // Postgres walks the endpoints with a recursive skip scan and takes each one's due attempts
+  // with a LATERAL subquery (FOR UPDATE SKIP LOCKED, as above); SQLite, with one writer, ranks
+  // the due attempts per endpoint with a window function.
+  const inFlight = (now: number, key: Statement.Fragment) =>
+    sql`(SELECT count(*) FROM jobs r WHERE r.kind = 'webhook.attempt' AND r.fairness_key = ${key}
+      AND r.due_at > ${now} AND r.lease_until > ${now})`
+  const share = (fairness: Store.JobFairness) =>
+    sql`(CASE WHEN h.failing_since IS NULL THEN CAST(${fairness.perEndpoint} AS BIGINT)
+      ELSE CAST(${fairness.failingPerEndpoint} AS BIGINT) END)`
+  const fairClaim = (now: number, limit: number, leaseUntil: number, fairness: Store.JobFairness) =>
+    sql.onDialectOrElse({
+      pg: () => sql`WITH RECURSIVE keys(k) AS (
+          (SELECT fairness_key FROM jobs WHERE kind = 'webhook.attempt' AND fairness_key IS NOT NULL
+            ORDER BY fairness_key LIMIT 1)
+          UNION ALL
+          SELECT (SELECT j.fairness_key FROM jobs j
+              WHERE j.kind = 'webhook.attempt' AND j.fairness_key > keys.k
+              ORDER BY j.fairness_key LIMIT 1)
+          FROM keys WHERE keys.k IS NOT NULL
+        ),
+        shares AS (
+          SELECT keys.k, ${share(fairness)} - ${inFlight(now, sql`keys.k`)} AS n
+          FROM keys LEFT JOIN webhook_health h ON h.fairness_key = keys.k
+          WHERE keys.k IS NOT NULL
+        ),
+        claimed AS (
+          SELECT c.id FROM shares CROSS JOIN LATERAL (
+            SELECT j.id, j.due_at FROM jobs j
+            WHERE j.kind = 'webhook.attempt' AND j.fairness_key = shares.k AND j.due_at <= ${now}
+            ORDER BY j.due_at, j.id LIMIT GREATEST(shares.n, 0)
+            FOR UPDATE SKIP LOCKED
+          ) c
+          ORDER BY c.due_at, c.id LIMIT ${limit}
+        )
+        UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+        FROM claimed WHERE jobs.id = claimed.id
+        RETURNING jobs.id, jobs.kind, jobs.ref, jobs.run_at, jobs.lease_until`,
+      orElse: () => sql`UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+        WHERE id IN (
+          SELECT id FROM (
+            SELECT j.id, j.due_at,
+              ROW_NUMBER() OVER (PARTITION BY j.fairness_key ORDER BY j.due_at, j.id) AS rank,
+              ${share(fairness)} - ${inFlight(now, sql`j.fairness_key`)} AS n
+            FROM jobs j LEFT JOIN webhook_health h ON h.fairness_key = j.fairness_key
+            WHERE j.kind = 'webhook.attempt' AND j.due_at <= ${now}
+          ) WHERE rank <= n ORDER BY due_at, id LIMIT ${limit}
+        )
+        RETURNING id, kind, ref, run_at, lease_until`
+    })
+
   return {
-    claimDueJobs: (now, limit, leaseUntil, lane) =>
+    claimDueJobs: (now, limit, leaseUntil, lane, fairness) =>
       limit <= 0
         ? Effect.succeed([])
-        : single(query(claim(now, limit, leaseUntil, lane), toClaimed)).pipe(
-            Effect.map((rows) => [...rows].sort(earliestFirst))
-          ),
+        : single(
+            query(
+              lane === "webhooks" && fairness !== undefined
+                ? fairClaim(now, limit, leaseUntil, fairness)
+                : claim(now, limit, leaseUntil, lane),
+              toClaimed
+            )
+          ).pipe(Effect.map((rows) => [...rows].sort(earliestFirst))),
     nextJobAt: (lane) =>
       single(
         query(sql`SELECT MIN(due_at) AS at FROM jobs WHERE ${sql.literal(inLane(lane))}`, (r) =>

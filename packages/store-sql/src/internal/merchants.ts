@@ -1,5 +1,5 @@
 /** Merchant panel records: merchants, fee plans, API keys, webhook endpoints (point reads: reads.ts). */
-import type { Store } from "@pixgate/core"
+import { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { apiKeyRow, merchantRow, toApiKey, toEndpoint } from "./rows.js"
 import { first, query, type Sql, single } from "./sql.js"
@@ -11,6 +11,7 @@ type Ops =
   | "revokeApiKey"
   | "listApiKeys"
   | "setWebhookEndpoint"
+  | "rotateSigningKey"
   | "getWebhookEndpoint"
 
 /** The merchant panel operations over one client. */
@@ -33,18 +34,41 @@ export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
         toApiKey
       )
     ),
+  // An existing endpoint keeps its signing keys: only URL and secret change.
   setWebhookEndpoint: (e) =>
     single(
-      Effect.asVoid(sql`INSERT INTO webhook_endpoints ${sql.insert({
-        merchant_id: e.merchantId,
-        mode: e.mode,
-        url: e.url,
-        secret: e.secret,
-        updated_at: e.updatedAt
-      })}
+      query(
+        sql`INSERT INTO webhook_endpoints ${sql.insert({
+          merchant_id: e.merchantId,
+          mode: e.mode,
+          url: e.url,
+          secret: e.secret,
+          updated_at: e.updatedAt,
+          signing_key: e.signingKey
+        })}
       ON CONFLICT (merchant_id, mode)
-      DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`)
+      DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at
+      RETURNING *`,
+        toEndpoint
+      )
+    ).pipe(
+      Effect.flatMap((rows) =>
+        rows[0] === undefined
+          ? Effect.fail(new Store.StoreError({ message: "The webhook endpoint was not stored" }))
+          : Effect.succeed(rows[0])
+      )
     ),
+  rotateSigningKey: ({ merchantId, mode, signingKey, previousUntil, at }) =>
+    single(
+      query(
+        sql`UPDATE webhook_endpoints SET signing_key = ${signingKey},
+          previous_signing_key = ${previousUntil === null ? null : sql`signing_key`},
+          previous_key_expires_at = ${previousUntil}, updated_at = ${at}
+        WHERE merchant_id = ${merchantId} AND mode = ${mode}
+        RETURNING *`,
+        toEndpoint
+      )
+    ).pipe(Effect.map(first)),
   getWebhookEndpoint: (merchantId, mode) =>
     single(
       query(

@@ -8,7 +8,15 @@ import type { Domain, Store, Store as StoreModule } from "@pixgate/core"
 import { Effect, Exit, Option } from "effect"
 import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
-import { toApiKey, toDelivery, toJoinedEvent, toMerchant, toTransaction } from "./rows.js"
+import {
+  toApiKey,
+  toDelivery,
+  toEndpoint,
+  toHealth,
+  toJoinedEvent,
+  toMerchant,
+  toTransaction
+} from "./rows.js"
 import { decode, type Sql, toStoreError } from "./sql.js"
 
 /** A point read. */
@@ -64,10 +72,12 @@ export const reads = (sql: Sql, concurrency: number) => {
     Delivery: {
       statement: where(
         `SELECT d.*, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
-          w.secret AS secret
+          w.url AS endpoint_url, w.secret, w.updated_at AS endpoint_updated_at, w.signing_key,
+          w.previous_signing_key, w.previous_key_expires_at, h.consecutive_failures, h.failing_since
         FROM webhook_deliveries d
         JOIN events e ON e.id = d.event_id
-        LEFT JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.mode = d.mode`,
+        LEFT JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.mode = d.mode
+        LEFT JOIN webhook_health h ON h.fairness_key = d.merchant_id || ':' || d.mode`,
         "d.id"
       ),
       read: (r) => [
@@ -75,7 +85,11 @@ export const reads = (sql: Sql, concurrency: number) => {
         {
           delivery: toDelivery(r),
           event: toJoinedEvent(r),
-          secret: typeof r.secret === "string" ? r.secret : null
+          endpoint:
+            typeof r.secret === "string"
+              ? toEndpoint({ ...r, url: r.endpoint_url, updated_at: r.endpoint_updated_at })
+              : null,
+          health: toHealth(r)
         } satisfies Store.DeliveryContext
       ]
     }

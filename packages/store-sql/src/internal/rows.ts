@@ -1,5 +1,5 @@
 /** Records to rows and back. Columns are snake_case; money and times are BIGINT. */
-import { type Domain, type Fees, Ids, type Money } from "@pixgate/core"
+import { Domain, type Fees, Ids, type Money } from "@pixgate/core"
 import { int, intOrNull } from "./sql.js"
 
 type Row = { readonly [column: string]: unknown }
@@ -59,8 +59,17 @@ export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
   mode: text(r.mode) as Domain.Mode,
   url: text(r.url),
   secret: text(r.secret),
-  updatedAt: int(r.updated_at)
+  updatedAt: int(r.updated_at),
+  signingKey: text(r.signing_key),
+  previousSigningKey: textOrNull(r.previous_signing_key),
+  previousKeyExpiresAt: intOrNull(r.previous_key_expires_at)
 })
+
+/** A row's `webhook_health` columns (LEFT JOINed: null when the endpoint has not failed lately). */
+export const toHealth = (r: Row): Domain.EndpointHealth =>
+  r.consecutive_failures === null || r.consecutive_failures === undefined
+    ? Domain.healthy
+    : { consecutiveFailures: int(r.consecutive_failures), failingSince: intOrNull(r.failing_since) }
 
 /** A transaction as a row. */
 export const transactionRow = (t: Domain.Transaction): Record<string, string | number | null> => ({
@@ -203,13 +212,18 @@ export const eventColumns = ["id", "merchant_id", "mode", "type", "data", "creat
 export const jobColumns = ["id", "kind", "ref", "run_at", "lease_until", "due_at"]
 
 /** The row of a new `webhook.attempt` job for a delivery, due at `runAt`. */
-export const attemptJobRow = (deliveryId: string, runAt: number): ReturnType<typeof jobRow> => ({
+export const attemptJobRow = (
+  deliveryId: string,
+  runAt: number,
+  fairnessKey: string
+): ReturnType<typeof jobRow> & { readonly fairness_key: string } => ({
   id: Ids.newId("job", runAt) as Domain.JobId,
   kind: "webhook.attempt",
   ref: deliveryId,
   run_at: runAt,
   lease_until: null,
-  due_at: runAt
+  due_at: runAt,
+  fairness_key: fairnessKey
 })
 
 /** A job as a row (not leased). */

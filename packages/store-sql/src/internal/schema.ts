@@ -257,3 +257,38 @@ export const ascendingListIndexes: ReadonlyArray<string> = [
   "CREATE INDEX transactions_list_type ON transactions (merchant_id, mode, type, created_at, id)",
   "CREATE INDEX webhook_deliveries_merchant ON webhook_deliveries (merchant_id, created_at, id)"
 ]
+
+/**
+ * Statements of migration 0004: each webhook endpoint's signing key (which keys the Standard
+ * Webhooks signature; the secret no longer does), and the key a rotation replaced with the end
+ * of its overlap. Endpoints stored before get a new key from the migration (see Migrations.ts);
+ * their operators learn it by rotating it.
+ */
+export const signingKeys: ReadonlyArray<string> = [
+  "ALTER TABLE webhook_endpoints ADD COLUMN signing_key TEXT",
+  "ALTER TABLE webhook_endpoints ADD COLUMN previous_signing_key TEXT",
+  "ALTER TABLE webhook_endpoints ADD COLUMN previous_key_expires_at BIGINT"
+]
+
+/**
+ * Statements of migration 0005, fair webhook delivery:
+ * - `jobs.fairness_key`, the endpoint (`merchant:mode`, `Domain.fairnessKey`) of a webhook
+ *   attempt, filled for the attempts already stored, and indexed per endpoint, so a claim
+ *   reads each endpoint's due attempts and its attempts in flight from one index range;
+ * - `webhook_health`: endpoints that failed lately (failures in a row, failing since when).
+ */
+export const fairness = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  return [
+    `ALTER TABLE jobs ADD COLUMN fairness_key ${text}`,
+    `UPDATE jobs SET fairness_key = COALESCE(
+      (SELECT d.merchant_id || ':' || d.mode FROM webhook_deliveries d WHERE d.id = jobs.ref), ref)
+    WHERE kind = 'webhook.attempt'`,
+    "CREATE INDEX jobs_fair_webhooks ON jobs (fairness_key, due_at, id) WHERE kind = 'webhook.attempt'",
+    `CREATE TABLE webhook_health (
+    fairness_key ${text} PRIMARY KEY,
+    consecutive_failures INTEGER NOT NULL CHECK (consecutive_failures > 0),
+    failing_since BIGINT
+  )`
+  ]
+}

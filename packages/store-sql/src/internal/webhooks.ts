@@ -1,6 +1,6 @@
 /** Events and the webhook log: deliveries, their attempts, redelivery. */
-import type { Domain, Store } from "@pixgate/core"
-import { Ids } from "@pixgate/core"
+import type { Store } from "@pixgate/core"
+import { Domain, Ids } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Coalescer } from "./coalesce.js"
 import {
@@ -10,12 +10,20 @@ import {
   toDelivery,
   toEndpoint,
   toEvent,
+  toHealth,
   toJoinedEvent
 } from "./rows.js"
-import { atomic, first, query, type Sql, single } from "./sql.js"
+import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
-type Ops = "listEvents" | "getEvent" | "recordAttempt" | "redeliver" | "listDeliveries"
+type Ops =
+  | "listEvents"
+  | "getEvent"
+  | "recordAttempt"
+  | "redeliver"
+  | "listDeliveries"
+  | "recordEndpointHealth"
+  | "endpointBacklog"
 
 /** The event and webhook operations over one client, its write batcher and the job watchers. */
 export const webhooks = (
@@ -51,7 +59,7 @@ export const webhooks = (
         updatedAt: now
       }
       yield* sql`INSERT INTO webhook_deliveries ${sql.insert(deliveryRow(delivery))}`
-      yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, now))}`
+      yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, now, Domain.fairnessKey(merchantId, mode)))}`
       return Option.some(delivery)
     })
 
@@ -67,6 +75,46 @@ export const webhooks = (
       single(query(sql`SELECT * FROM events WHERE id = ${id}`, toEvent)).pipe(Effect.map(first)),
 
     recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
+
+    // One statement each way, so the row lock orders concurrent outcomes: exactly one failure
+    // makes the count reach `failingAfter`, and exactly one success deletes a failing row.
+    recordEndpointHealth: ({ merchantId, mode, ok, at, failingAfter }) => {
+      const key = Domain.fairnessKey(merchantId, mode)
+      return ok
+        ? single(
+            query(sql`DELETE FROM webhook_health WHERE fairness_key = ${key} RETURNING failing_since`, (r) =>
+              intOrNull(r.failing_since)
+            )
+          ).pipe(Effect.map((rows) => (rows[0] == null ? "unchanged" : "recovered")))
+        : single(
+            query(
+              sql`INSERT INTO webhook_health (fairness_key, consecutive_failures, failing_since)
+                VALUES (${key}, 1, CAST(${failingAfter <= 1 ? at : null} AS BIGINT))
+                ON CONFLICT (fairness_key) DO UPDATE SET
+                  consecutive_failures = webhook_health.consecutive_failures + 1,
+                  failing_since = COALESCE(webhook_health.failing_since,
+                    CASE WHEN webhook_health.consecutive_failures + 1 >= CAST(${failingAfter} AS BIGINT)
+                      THEN CAST(${at} AS BIGINT) END)
+                RETURNING consecutive_failures`,
+              (r) => int(r.consecutive_failures)
+            )
+          ).pipe(Effect.map((rows) => (rows[0] === failingAfter ? "failing" : "unchanged")))
+    },
+
+    endpointBacklog: (merchantId, mode, now) => {
+      const key = Domain.fairnessKey(merchantId, mode)
+      return single(
+        query(
+          sql`SELECT
+              (SELECT count(*) FROM jobs WHERE kind = 'webhook.attempt' AND fairness_key = ${key}) AS pending,
+              (SELECT count(*) FROM jobs WHERE kind = 'webhook.attempt' AND fairness_key = ${key}
+                AND due_at > ${now} AND lease_until > ${now}) AS in_flight,
+              h.consecutive_failures, h.failing_since
+            FROM (SELECT 1 AS one) x LEFT JOIN webhook_health h ON h.fairness_key = ${key}`,
+          (r) => ({ pending: int(r.pending), inFlight: int(r.in_flight), health: toHealth(r) })
+        )
+      ).pipe(Effect.map((rows) => rows[0] ?? { pending: 0, inFlight: 0, health: Domain.healthy }))
+    },
 
     redeliver: (eventId, now) =>
       atomic(sql)(redeliver(eventId, now)).pipe(

@@ -154,7 +154,7 @@ export const writer = (sql: Sql) => {
         (id, event_id, merchant_id, mode, url, status, attempts, created_at, updated_at)
       SELECT v.v_id, v.v_event, v.v_merchant, v.v_mode, w.url, 'pending', 0, v.v_at, v.v_at
       FROM v JOIN webhook_endpoints w ON w.merchant_id = v.v_merchant AND w.mode = v.v_mode
-      RETURNING id, created_at`,
+      RETURNING id, created_at, merchant_id, mode`,
     ["TEXT", "TEXT", "TEXT", "TEXT", "BIGINT"]
   )
   // Run alone, it reads the deliveries just inserted; as part of one statement, it must read
@@ -164,8 +164,8 @@ export const writer = (sql: Sql) => {
       sql,
       2,
       (values) => `WITH v(v_delivery, v_job) AS (VALUES ${values})
-        INSERT INTO jobs (id, kind, ref, run_at, lease_until, due_at)
-        SELECT v.v_job, 'webhook.attempt', d.id, d.created_at, NULL, d.created_at
+        INSERT INTO jobs (id, kind, ref, run_at, lease_until, due_at, fairness_key)
+        SELECT v.v_job, 'webhook.attempt', d.id, d.created_at, NULL, d.created_at, d.merchant_id || ':' || d.mode
         FROM v JOIN ${deliveries} d ON d.id = v.v_delivery`,
       ["TEXT", "TEXT"]
     )
@@ -183,11 +183,12 @@ export const writer = (sql: Sql) => {
   const attempts = Bulk.insert(sql, "delivery_attempts", attemptColumns)
   const delivered = Bulk.make(
     sql,
-    4,
-    (values) => `WITH v(v_id, v_attempts, v_status, v_at) AS (VALUES ${values})
-      UPDATE webhook_deliveries SET attempts = v.v_attempts, status = v.v_status, updated_at = v.v_at
+    5,
+    (values) => `WITH v(v_id, v_attempts, v_status, v_at, v_url) AS (VALUES ${values})
+      UPDATE webhook_deliveries SET attempts = v.v_attempts, status = v.v_status, updated_at = v.v_at,
+        url = COALESCE(v.v_url, webhook_deliveries.url)
       FROM v WHERE webhook_deliveries.id = v.v_id`,
-    ["TEXT", "INTEGER", "TEXT", "BIGINT"]
+    ["TEXT", "INTEGER", "TEXT", "BIGINT", "TEXT"]
   )
   const counts = Bulk.insert(
     sql,
@@ -266,7 +267,13 @@ export const writer = (sql: Sql) => {
       {
         name: "attempt_states",
         bulk: delivered,
-        rows: w.attempts.map((r) => [r.attempt.deliveryId, r.attempt.attempt, r.status, r.attempt.at])
+        rows: w.attempts.map((r) => [
+          r.attempt.deliveryId,
+          r.attempt.attempt,
+          r.status,
+          r.attempt.at,
+          r.url ?? null
+        ])
       },
       {
         name: "counted",
