@@ -181,7 +181,8 @@ export const flagNames = [
   "status",
   "limit",
   "plan",
-  "amount"
+  "amount",
+  "overlap"
 ]
 
 /** The command the positional words name, and its remaining arguments. */

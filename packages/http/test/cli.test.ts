@@ -92,6 +92,55 @@ describe("panel commands (in-process)", () => {
     )
     expect(hook.code).toBe(0)
     expect(hook.stdout).not.toContain("s3cret-value")
+    expect(hook.json.signingKey).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    const rotated = await cli(
+      "webhook",
+      "rotate-signing-key",
+      "--merchant",
+      merchantId,
+      "--mode",
+      "test",
+      "--overlap",
+      "60"
+    )
+    expect(rotated.code).toBe(0)
+    expect(rotated.json).toMatchObject({
+      merchantId,
+      mode: "test",
+      signingKey: expect.stringMatching(/^whsec_/)
+    })
+    expect(rotated.json.signingKey).not.toBe(hook.json.signingKey)
+    expect(Date.parse(rotated.json.previousKeyExpiresAt) - Date.now()).toBeLessThanOrEqual(60_000)
+    const status = await cli("webhook", "status", "--merchant", merchantId)
+    expect(status.json.endpoints).toEqual([
+      expect.objectContaining({ mode: "test", url: "http://127.0.0.1:9/h", status: "healthy", inFlight: 0 })
+    ])
+    const badOverlap = await cli(
+      "webhook",
+      "rotate-signing-key",
+      "--merchant",
+      merchantId,
+      "--mode",
+      "test",
+      "--overlap",
+      "1h"
+    )
+    expect(badOverlap.code).toBe(2)
+    expect(badOverlap.stderr).toContain("--overlap must be a whole number of seconds")
+    const badSecret = await cli(
+      "webhook",
+      "set",
+      "--merchant",
+      merchantId,
+      "--mode",
+      "test",
+      "--url",
+      "http://127.0.0.1:9/h",
+      "--secret",
+      " padded-secret"
+    )
+    expect(badSecret.code).toBe(1)
+    expect(badSecret.stderr).toBe("pixgate: secret must not start or end with a space (invalid_secret)\n")
     expect(
       (await cli("sandbox", "topup", "--merchant", merchantId, "--amount", "150.50")).json
     ).toMatchObject({ available: 150.5 })

@@ -81,7 +81,10 @@ const noisyNeighbour = (database: () => string) =>
       expect(noisy?.pending).toBeGreaterThanOrEqual(300)
       expect(noisy?.inFlight).toBeLessThanOrEqual(16)
 
-      const created = await harness.request("POST", "/api/v1/charges", { key: b.testKey, body: { amount: 5 } })
+      const created = await harness.request("POST", "/api/v1/charges", {
+        key: b.testKey,
+        body: { amount: 5 }
+      })
       expect(created.status).toBe(201)
       const sent = Date.now()
       await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0, 10_000)
