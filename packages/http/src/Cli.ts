@@ -107,7 +107,14 @@ const serve = async (io: Io) => {
         : { requestsPerSecond: rps, burst: integerEnv(env, "PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000) },
     // Lines go out in batches (a write each would cost a system call per request); closing
     // the server flushes them.
-    log: { level: level ?? "info", out: io.stdout }
+    log: { level: level ?? "info", out: io.stdout },
+    shutdownTimeoutMs: integerEnv(
+      env,
+      "PIXGATE_SHUTDOWN_TIMEOUT_MS",
+      Server.defaultShutdownTimeoutMs,
+      0,
+      3_600_000
+    )
   })
   await (io.stopSignal ?? signal())
   await server.close()
