@@ -36,6 +36,11 @@ export interface ServerOptions {
    * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`). The job worker then has its own grace.
    */
   readonly shutdownTimeoutMs?: number
+  /**
+   * Accept plain `http:` webhook URLs in live mode (the engine's `allowInsecureLiveWebhooks`;
+   * the CLI reads `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`). Off: live mode wants https.
+   */
+  readonly allowInsecureLiveWebhooks?: boolean
 }
 
 /** A running server. */
@@ -161,7 +166,10 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const pixgate = await Pixgate.make({
     store: Database.layer(target),
-    engine: { hostResolver: NodeHostResolver.layer },
+    engine: {
+      hostResolver: NodeHostResolver.layer,
+      ...(options.allowInsecureLiveWebhooks ? { config: { allowInsecureLiveWebhooks: true } } : {})
+    },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
