@@ -7,7 +7,7 @@
  * job worker (which lets its running jobs finish, see `Worker.runWith`) and closes the store.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { type AddressInfo, Server as NetServer, type Socket } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import { Effect } from "effect"
@@ -148,15 +148,19 @@ const tracker = (server: Server) => {
       for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
       const idle = setInterval(closeIdle, 25)
       const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
-      // Stops accepting without `http.Server#close`'s immediate closing of idle connections,
-      // which is the race above; `closeIdle` does it after the grace instead.
-      Reflect.apply(NetServer.prototype.close, server, [
-        () => {
+      // `http.Server#close` stops accepting and would also close idle connections at once: the
+      // race above. Skip that part for this one call; `closeIdle` does it after the grace.
+      const closeIdleNow = server.closeIdleConnections
+      server.closeIdleConnections = () => {}
+      try {
+        server.close(() => {
           clearInterval(idle)
           clearTimeout(force)
           resolve()
-        }
-      ])
+        })
+      } finally {
+        server.closeIdleConnections = closeIdleNow
+      }
     })
   return { track, drain, inFlight: () => pending.size }
 }
