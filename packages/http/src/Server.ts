@@ -33,7 +33,8 @@ export interface ServerOptions {
   readonly log?: Log.LogOptions
   /**
    * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
-   * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`). The job worker then has its own grace.
+   * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
+   * jobs before they are interrupted (each runs again after its lease).
    */
   readonly shutdownTimeoutMs?: number
   /**
@@ -172,6 +173,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     store: Database.layer(target),
     engine: {
       hostResolver: NodeHostResolver.layer,
+      // After the HTTP drain, running jobs get the same bound to finish (then they are
+      // interrupted and run again after their lease).
+      workerOptions: { shutdownGrace: options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs },
       ...(options.allowInsecureLiveWebhooks ? { config: { allowInsecureLiveWebhooks: true } } : {})
     },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
