@@ -129,7 +129,7 @@ describe("callbacks over mTLS", () => {
         const socket = request.socket as import("node:tls").TLSSocket
         seen.push({
           authorized: socket.authorized,
-          subject: socket.getPeerCertificate().subject.CN,
+          subject: String(socket.getPeerCertificate().subject.CN),
           path: request.url ?? ""
         })
         request.resume()
