@@ -129,7 +129,7 @@ export const makeHandler = (settings: {
     }
   }
 
-  return async (request: IncomingMessage, response: ServerResponse) => {
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "https://psp.local")
     const method = request.method ?? "GET"
     let text: string
@@ -181,6 +181,17 @@ export const makeHandler = (settings: {
     record(reply.status)
     write(response, reply)
   }
+
+  // A malformed escape in the path, or a bug, answers a problem instead of taking the process down.
+  return (request: IncomingMessage, response: ServerResponse) =>
+    serve(request, response).catch((error: unknown) =>
+      write(
+        response,
+        error instanceof URIError
+          ? problem(400, "RequisicaoInvalida", "Invalid request.", "The path has a malformed escape.")
+          : problem(500, "ErroInternoDoServidor", "Internal server error.", String(error))
+      )
+    )
 }
 
 const write = (response: ServerResponse, reply: Reply) => {

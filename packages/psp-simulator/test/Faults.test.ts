@@ -104,3 +104,18 @@ describe("faults by route", () => {
     expect(psp.faults()).toEqual([{ route: "send.get", kind: "status" }])
   })
 })
+
+describe("bad paths", () => {
+  it("answers a problem for an unknown route and for a malformed escape", async () => {
+    const unknown = await call(psp, { method: "GET", path: "/v2/nothing", token: bearer })
+    expect([unknown.status, unknown.body.type]).toEqual([
+      404,
+      "https://pix.bcb.gov.br/api/v2/error/NaoEncontrado"
+    ])
+    const malformed = await call(psp, { method: "GET", path: "/v2/cob/%E0%A4%A", token: bearer })
+    expect([malformed.status, malformed.body.type]).toEqual([
+      400,
+      "https://pix.bcb.gov.br/api/v2/error/RequisicaoInvalida"
+    ])
+  })
+})
