@@ -2,7 +2,7 @@
 const field = (id: string, value: string) => id + String(value.length).padStart(2, "0") + value
 
 /** CRC-16/CCITT-FALSE over the payload, as the BR Code's field 63 requires. */
-const crc16 = (payload: string) => {
+export const crc16 = (payload: string) => {
   let crc = 0xffff
   for (const byte of Buffer.from(payload, "utf8")) {
     crc ^= byte << 8
