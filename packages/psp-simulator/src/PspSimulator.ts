@@ -171,9 +171,14 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     tokens: bank.state.tokens,
     now,
     requests,
-    track: (timer) => {
-      timers.add(timer)
-    }
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer)
+          resolve()
+        }, ms)
+        timers.add(timer)
+      })
   })
   const api = https.createServer(
     {
