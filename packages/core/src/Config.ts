@@ -28,6 +28,11 @@ export interface EngineConfigShape {
   readonly webhookTimeout: Duration.Duration
   /** Allows webhook URLs on loopback/private/link-local addresses in live mode. */
   readonly allowPrivateWebhookUrls: boolean
+  /**
+   * Allows plain `http:` webhook URLs in live mode (refused by default: every delivery carries the
+   * endpoint's secret). Test mode always allows them.
+   */
+  readonly allowInsecureLiveWebhooks: boolean
   /** Webhook attempts in flight at once per engine instance (the worker's webhook lane). */
   readonly webhookConcurrency: number
   /**
@@ -80,6 +85,7 @@ export const defaults: EngineConfigShape = {
   webhookRetryDelays: [Duration.seconds(1), Duration.seconds(5), Duration.seconds(30)],
   webhookTimeout: Duration.seconds(10),
   allowPrivateWebhookUrls: false,
+  allowInsecureLiveWebhooks: false,
   webhookConcurrency: 64,
   webhookEndpointConcurrency: 16,
   webhookFailingEndpointConcurrency: 2,
