@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
+import { NodeContext } from "@effect/platform-node"
 import { SqlClient, Statement } from "@effect/sql"
+import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Store } from "@pixgate/core"
 import { chargeInsert, makeCharge, makeMerchant } from "@pixgate/store-conformance"
@@ -22,6 +24,44 @@ const open = (filename: string) =>
   }))
 
 describe("SqliteStore", () => {
+  it.scoped("upgrading a file from 0003: endpoints get a signing key, queued attempts a fairness key", () =>
+    Effect.gen(function* () {
+      const filename = join(dir, "upgrade.db")
+      // The schema as it was before signing keys, with an endpoint and a queued attempt.
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* SqliteMigrator.run({
+            loader: SqliteMigrator.fromRecord(
+              Object.fromEntries(Object.entries(Migrations.sqlite).filter(([id]) => id < "0004"))
+            ),
+            table: Migrations.table
+          })
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`INSERT INTO merchants VALUES ('mer_old', 'Old', 'RECIFE', '{}', 0)`
+          yield* sql`INSERT INTO webhook_endpoints VALUES ('mer_old', 'test', 'https://old.example/h', 'old-secret', 0)`
+          yield* sql`INSERT INTO events VALUES ('evt_old', 'mer_old', 'test', 'transaction.created', '{}', 0)`
+          yield* sql`INSERT INTO webhook_deliveries VALUES ('dlv_old', 'evt_old', 'mer_old', 'test', 'https://old.example/h', 'pending', 0, 0, 0)`
+          yield* sql`INSERT INTO jobs (id, kind, ref, run_at, lease_until, due_at) VALUES ('job_old', 'webhook.attempt', 'dlv_old', 0, NULL, 0)`
+        }).pipe(Effect.provide(SqliteClient.layer({ filename })), Effect.provide(NodeContext.layer))
+      )
+      const { store, sql } = yield* open(filename)
+      const endpoint = Option.getOrThrow(yield* store.getWebhookEndpoint("mer_old" as never, "test"))
+      expect(endpoint.signingKey).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      expect(endpoint).toMatchObject({ secret: "old-secret", previousSigningKey: null })
+      expect(Option.getOrThrow(yield* store.getDelivery("dlv_old" as never)).endpoint?.signingKey).toBe(
+        endpoint.signingKey
+      )
+      expect(yield* sql`SELECT fairness_key FROM jobs WHERE id = 'job_old'`).toEqual([
+        { fairness_key: "mer_old:test" }
+      ])
+      const claimed = yield* store.claimDueJobs(1, 10, 100, "webhooks", {
+        perEndpoint: 1,
+        failingPerEndpoint: 1
+      })
+      expect(claimed.map((j) => j.id)).toEqual(["job_old"])
+    })
+  )
+
   it.scoped("creates the file's directory and sets WAL, NORMAL sync, foreign keys and a busy timeout", () =>
     Effect.gen(function* () {
       const { sql } = yield* open(join(dir, "a", "b", "pixgate.db"))
