@@ -1,24 +1,56 @@
 // Runs the `pixgate` command (`pnpm start` is `pixgate serve`) the way it is deployed: the
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
-// run by plain node. A bundle starts in a fraction of a second and rests at a third of the
-// memory of running the sources through tsx. It is rebuilt on every run (well under a second),
-// into a temporary file renamed into place, so commands started together cannot clash.
-import { randomBytes } from "node:crypto"
-import { mkdirSync, renameSync } from "node:fs"
+// run by plain node. The bundle is built once per version of the sources: its file name is a
+// hash of every workspace package's sources and manifest, so a call after a change rebuilds
+// (about a second) and every other call only imports it. The build is synchronous
+// (`buildSync`), so no esbuild service process outlives it.
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { build } from "esbuild"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
-/** Where the bundle lives: inside node_modules, so its external imports resolve from the root. */
-const bundlePath = join(root, "node_modules", ".cache", "pixgate", "pixgate.mjs")
+/** Where bundles live: inside node_modules, so their external imports resolve from the root. */
+const cacheDir = join(root, "node_modules", ".cache", "pixgate")
 
-/** Bundles packages/http/src/bin.ts into `bundlePath`. */
-export const bundle = async () => {
-  mkdirSync(dirname(bundlePath), { recursive: true })
-  const temporary = `${bundlePath}.${process.pid}.${randomBytes(4).toString("hex")}`
-  await build({
+const walk = (dir, out) => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) walk(path, out)
+    else if (entry.isFile()) out.push(path)
+  }
+  return out
+}
+
+/** A hash of what the bundle is made of: every package's src/ and package.json, and this file. */
+export const sourceHash = () => {
+  const hash = createHash("sha256")
+  const packages = join(root, "packages")
+  const files = [fileURLToPath(import.meta.url), join(root, "pnpm-lock.yaml")]
+  for (const name of readdirSync(packages).sort()) {
+    const dir = join(packages, name)
+    if (!statSync(dir).isDirectory()) continue
+    files.push(join(dir, "package.json"))
+    if (existsSync(join(dir, "src"))) files.push(...walk(join(dir, "src"), []).sort())
+  }
+  for (const file of files) {
+    if (!existsSync(file)) continue
+    hash.update(file.slice(root.length)).update("\0").update(readFileSync(file)).update("\0")
+  }
+  return hash.digest("hex").slice(0, 16)
+}
+
+/** Bundles packages/http/src/bin.ts unless a bundle of the same sources exists; answers its path. */
+export const bundle = () => {
+  const bundlePath = join(cacheDir, `${sourceHash()}.mjs`)
+  if (existsSync(bundlePath)) return bundlePath
+  mkdirSync(cacheDir, { recursive: true })
+  // Loaded only to build: a cached run never pays for esbuild.
+  const { buildSync } = createRequire(import.meta.url)("esbuild")
+  const temporary = `${bundlePath}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+  buildSync({
     entryPoints: [join(root, "packages/http/src/bin.ts")],
     outfile: temporary,
     bundle: true,
@@ -33,10 +65,16 @@ export const bundle = async () => {
     },
     logLevel: "warning"
   })
+  // Commands started together may both build; the rename makes either result whole.
   renameSync(temporary, bundlePath)
+  // Older bundles go: only the current sources' bundle is kept.
+  for (const name of readdirSync(cacheDir)) {
+    if (name !== `${bundlePath.slice(cacheDir.length + 1)}` && name.endsWith(".mjs"))
+      rmSync(join(cacheDir, name), { force: true })
+  }
   return bundlePath
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await import(pathToFileURL(await bundle()).href)
+  await import(pathToFileURL(bundle()).href)
 }

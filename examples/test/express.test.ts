@@ -40,7 +40,16 @@ describe("examples/express.ts", () => {
     })
     expect(big.status).toBe(413)
     const text = await send(`${api}/v1/charges`, "POST", { key, body: '{"amount":1}', type: "text/plain" })
-    expect(text.body).toEqual({ error: "Invalid JSON body", code: "invalid_json" })
+    expect(text.body).toEqual({
+      error: "Invalid JSON body",
+      code: "invalid_json",
+      details: [
+        {
+          path: "headers.content-type",
+          message: 'Content-Type must be application/json (the request has "text/plain")'
+        }
+      ]
+    })
     server.close()
     await pixgate.dispose()
   })

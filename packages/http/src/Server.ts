@@ -1,10 +1,11 @@
 /**
  * The standalone server: node:http serving the public API (and the admin router under `/admin`
- * when a token is configured) on a store chosen by database URL. Migrations run at start; one
+ * when a token is configured) on a store chosen by database URL, and at `/` a short index of
+ * where the docs are (JSON, or a page for a browser). Migrations run at start; one
  * JSON line reports the URL. `close()` stops accepting, lets requests in flight finish, then
  * stops the job worker and closes the store.
  */
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
@@ -79,6 +80,36 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   )
 }
 
+const isRoot = (url: string) => url === "/" || url.startsWith("/?")
+
+/** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
+const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) => {
+  const links = {
+    name: "Pixgate",
+    docs: "/api/docs",
+    openapi: "/api/openapi.json",
+    health: "/api/health",
+    api: "/api/v1",
+    ...(admin ? { admin: adminPath } : {})
+  }
+  const browser = /\btext\/html\b/.test(req.headers.accept ?? "")
+  const body = browser
+    ? `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pixgate</title></head><body>` +
+      `<h1>Pixgate</h1><ul>` +
+      `<li><a href="/api/docs">API reference</a> (/api/docs)</li>` +
+      `<li><a href="/api/openapi.json">OpenAPI document</a> (/api/openapi.json)</li>` +
+      `<li><a href="/api/health">Health</a> (/api/health)</li>` +
+      `<li>The API: /api/v1 (every call takes an <code>x-api-key</code> header)</li>` +
+      `</ul></body></html>`
+    : JSON.stringify(links)
+  res.writeHead(200, {
+    "content-type": browser ? "text/html; charset=utf-8" : "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    vary: "accept"
+  })
+  res.end(req.method === "HEAD" ? undefined : body)
+}
+
 const stop = (server: Server, timeoutMs: number) =>
   new Promise<void>((resolve) => {
     const idle = setInterval(() => server.closeIdleConnections(), 50)
@@ -105,6 +136,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const admin = pixgate.admin
   const server = createServer((req, res) => {
     const url = req.url ?? "/"
+    if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
+      return answerIndex(req, res, admin !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)

@@ -1,10 +1,12 @@
 /**
  * Runs the README's walk-through, command by command, as a bash script against a real server
  * (the `pnpm start` entry point on SQLite) and a real webhook receiver: the newcomer's path
- * must stay true.
+ * must stay true. The script runs in a temporary directory whose package.json has the root's
+ * `pixgate` script, so `pnpm pixgate` works as written and its `merchant.json` lands there,
+ * never in the user's checkout.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -31,6 +33,11 @@ const freePort = () =>
 describe("README walk-through", () => {
   const dir = mkdtempSync(join(tmpdir(), "pixgate-readme-"))
   const env = { ...process.env, PIXGATE_DATABASE: `sqlite:${join(dir, "pixgate.db")}` }
+  // The walk-through's directory: a project whose `pixgate` script is the repository's.
+  const work = join(dir, "walkthrough")
+  // The user's own merchant.json, if any, must be exactly as it was after the run.
+  const userFile = join(root, "merchant.json")
+  const userFileBefore = existsSync(userFile) ? statSync(userFile).mtimeMs : undefined
   const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
   let server: ChildProcess
   let receiver: Server
@@ -38,6 +45,15 @@ describe("README walk-through", () => {
   let receiverPort = 0
 
   beforeAll(async () => {
+    mkdirSync(work)
+    writeFileSync(
+      join(work, "package.json"),
+      JSON.stringify({
+        name: "walkthrough",
+        private: true,
+        scripts: { pixgate: `node ${JSON.stringify(join(root, "scripts", "pixgate.mjs"))}` }
+      })
+    )
     port = await freePort()
     receiverPort = await freePort()
     receiver = createServer((req, res) => {
@@ -64,13 +80,12 @@ describe("README walk-through", () => {
       })
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
     })
-  }, 60_000)
+  }, 120_000)
 
   afterAll(() => {
     server?.kill("SIGTERM")
     receiver?.close()
     rmSync(dir, { recursive: true, force: true })
-    rmSync(join(root, "merchant.json"), { force: true })
   })
 
   it("runs every command of the README and the merchant is paid, pays out and is notified", async () => {
@@ -81,7 +96,7 @@ describe("README walk-through", () => {
       execFile(
         "bash",
         ["-euo", "pipefail", "-c", script],
-        { cwd: root, env, timeout: 120_000 },
+        { cwd: work, env, timeout: 150_000 },
         (error, stdout, stderr) =>
           error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
       )
@@ -106,5 +121,7 @@ describe("README walk-through", () => {
     const events = received.map((r) => JSON.parse(r.body).event)
     expect(events).toContain("transaction.completed")
     expect(received.every((r) => r.headers["x-pixgate-signature"] === "my-webhook-secret")).toBe(true)
-  }, 180_000)
+    expect(existsSync(join(work, "merchant.json"))).toBe(true)
+    expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
+  }, 240_000)
 })
