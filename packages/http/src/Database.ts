@@ -33,11 +33,13 @@ export const parse = (url: string, cwd: string = process.cwd()): Target => {
 export const layer = (target: Target): Layer.Layer<Store.Store, Store.StoreError> =>
   Layer.unwrapEffect(
     target.kind === "sqlite"
-      ? Effect.map(load("@pixgate/store-sqlite", "better-sqlite3", () => import("@pixgate/store-sqlite")), (m) =>
-          m.SqliteStore.layer({ filename: target.filename })
+      ? Effect.map(
+          load("@pixgate/store-sqlite", "better-sqlite3", () => import("@pixgate/store-sqlite")),
+          (m) => m.SqliteStore.layer({ filename: target.filename })
         )
-      : Effect.map(load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg")), (m) =>
-          m.PgStore.layer({ url: target.url })
+      : Effect.map(
+          load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg")),
+          (m) => m.PgStore.layer({ url: target.url })
         )
   )
 

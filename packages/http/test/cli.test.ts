@@ -166,7 +166,10 @@ describe("panel commands (in-process)", () => {
       [["balance", "--merchant", "m"], "Missing required flag --mode"],
       [["balance", "--merchant", "m", "--mode", "prod"], "--mode must be test or live"],
       [["key", "revoke"], "Usage: pixgate key revoke KEY_ID"],
-      [["merchant", "create", "--name", "x", "--bogus", "1"], "pixgate: Unknown flag --bogus. Run pixgate merchant create --help\n"],
+      [
+        ["merchant", "create", "--name", "x", "--bogus", "1"],
+        "pixgate: Unknown flag --bogus. Run pixgate merchant create --help\n"
+      ],
       [["merchant", "create", "--name", "x", "--mode", "test"], "does not take --mode"],
       [["webhook", "log", "--merchant", "m", "--limit", "ten"], "--limit must be a non-negative integer"]
     ]
@@ -244,7 +247,10 @@ describe("panel commands (in-process)", () => {
     const { commands } = await import("../src/Commands.js")
     for (const [name, command] of Object.entries(commands)) {
       expect(command.summary, name).toBeTruthy()
-      expect(command.examples?.some((e) => e.startsWith(`pixgate ${name}`)), name).toBe(true)
+      expect(
+        command.examples?.some((e) => e.startsWith(`pixgate ${name}`)),
+        name
+      ).toBe(true)
       expect(command.usage.startsWith(name), name).toBe(true)
     }
   })

@@ -7,8 +7,8 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -17,10 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")
 
-const walkthrough = (): string => {
-  const block = readme.split("<!-- walkthrough:start -->")[1]!.split("<!-- walkthrough:end -->")[0]!
-  return block.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
+/** The shell script between `<!-- name:start -->` and `<!-- name:end -->`. */
+const block = (name: string): string => {
+  const text = readme.split(`<!-- ${name}:start -->`)[1]!.split(`<!-- ${name}:end -->`)[0]!
+  return text.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
 }
+const walkthrough = () => block("walkthrough")
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -30,6 +32,23 @@ const freePort = () =>
     })
   })
 
+/** Resolves once something accepts connections on the port (a TCP connect, no request). */
+const listening = async (port: number) => {
+  for (let i = 0; ; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1")
+        .once("connect", () => {
+          socket.destroy()
+          resolve(true)
+        })
+        .once("error", () => resolve(false))
+    })
+    if (ok) return
+    if (i > 600) throw new Error(`nothing listens on ${port}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 describe("README walk-through", () => {
   const dir = mkdtempSync(join(tmpdir(), "pixgate-readme-"))
   const env = { ...process.env, PIXGATE_DATABASE: `sqlite:${join(dir, "pixgate.db")}` }
@@ -38,9 +57,9 @@ describe("README walk-through", () => {
   // The user's own merchant.json, if any, must be exactly as it was after the run.
   const userFile = join(root, "merchant.json")
   const userFileBefore = existsSync(userFile) ? statSync(userFile).mtimeMs : undefined
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+  let receiverOut = ""
   let server: ChildProcess
-  let receiver: Server
+  let receiver: ChildProcess
   let port = 0
   let receiverPort = 0
 
@@ -56,15 +75,16 @@ describe("README walk-through", () => {
     )
     port = await freePort()
     receiverPort = await freePort()
-    receiver = createServer((req, res) => {
-      let body = ""
-      req
-        .on("data", (c) => (body += c))
-        .on("end", () => {
-          received.push({ headers: req.headers, body })
-          res.end()
-        })
-    }).listen(receiverPort, "127.0.0.1")
+    // The README's receiver, as written, on a free port.
+    receiver = spawn("bash", ["-c", block("receiver").replace("listen(4000)", `listen(${receiverPort})`)], {
+      cwd: work,
+      env,
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    receiver.stdout!.on("data", (chunk: Buffer) => {
+      receiverOut += chunk
+    })
+    await listening(receiverPort)
     server = spawn(
       process.execPath,
       ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"],
@@ -84,7 +104,7 @@ describe("README walk-through", () => {
 
   afterAll(() => {
     server?.kill("SIGTERM")
-    receiver?.close()
+    receiver?.kill("SIGTERM")
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -118,9 +138,11 @@ describe("README walk-through", () => {
     expect(list.total).toBe(2)
     expect(balance).toMatchObject({ available: 15.31 })
     expect(Array.isArray(log)).toBe(true)
-    const events = received.map((r) => JSON.parse(r.body).event)
+    // Every delivery the README's receiver got passed its signature check.
+    const lines = receiverOut.trim().split("\n")
+    expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
+    const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event)
     expect(events).toContain("transaction.completed")
-    expect(received.every((r) => r.headers["x-pixgate-signature"] === "my-webhook-secret")).toBe(true)
     expect(existsSync(join(work, "merchant.json"))).toBe(true)
     expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
   }, 240_000)

@@ -43,14 +43,12 @@ const ensureDirectory = (filename: string) =>
       dir = parent
     }
     for (const dir of missing) {
-      yield* fs
-        .makeDirectory(dir)
-        .pipe(
-          Effect.catchIf(
-            (e) => e._tag === "SystemError" && e.reason === "AlreadyExists",
-            () => Effect.void
-          )
+      yield* fs.makeDirectory(dir).pipe(
+        Effect.catchIf(
+          (e) => e._tag === "SystemError" && e.reason === "AlreadyExists",
+          () => Effect.void
         )
+      )
     }
   })
 
