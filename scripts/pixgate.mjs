@@ -1,8 +1,8 @@
 // Runs the `pixgate` command (`pnpm start` is `pixgate serve`) the way it is deployed: the
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
-// run by plain node. The bundle is built once per version of the sources: its file name is a
-// hash of every workspace package's sources and manifest, so a call after a change rebuilds
-// (about a second) and every other call only imports it. The build is synchronous
+// run by plain node. The bundle is built once per version of the sources, into
+// node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
+// and manifest: a call after a change rebuilds (about a second), every other call only imports. The build is synchronous
 // (`buildSync`), so no esbuild service process outlives it.
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
@@ -24,7 +24,7 @@ const walk = (dir, out) => {
   return out
 }
 
-/** A hash of what the bundle is made of: every package's src/ and package.json, and this file. */
+/** A hash of what the bundle is made of: every package's src/ and package.json, the lockfile, this file. */
 export const sourceHash = () => {
   const hash = createHash("sha256")
   const packages = join(root, "packages")
@@ -42,39 +42,51 @@ export const sourceHash = () => {
   return hash.digest("hex").slice(0, 16)
 }
 
-/** Bundles packages/http/src/bin.ts unless a bundle of the same sources exists; answers its path. */
+/**
+ * Bundles packages/http/src/bin.ts (with its chunks: help loads no engine) into a directory named
+ * by the sources' hash, unless it exists; answers the entry file's path.
+ */
 export const bundle = () => {
-  const bundlePath = join(cacheDir, `${sourceHash()}.mjs`)
-  if (existsSync(bundlePath)) return bundlePath
+  const hash = sourceHash()
+  const dir = join(cacheDir, hash)
+  const entry = join(dir, "bin.mjs")
+  if (existsSync(entry)) return entry
   mkdirSync(cacheDir, { recursive: true })
   // Loaded only to build: a cached run never pays for esbuild.
   const { buildSync } = createRequire(import.meta.url)("esbuild")
-  const temporary = `${bundlePath}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+  const temporary = join(cacheDir, `.${hash}.${process.pid}.${randomBytes(4).toString("hex")}`)
   buildSync({
-    entryPoints: [join(root, "packages/http/src/bin.ts")],
-    outfile: temporary,
+    entryPoints: { bin: join(root, "packages/http/src/bin.ts") },
+    outdir: temporary,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunk-[hash]",
+    splitting: true,
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
     conditions: ["@pixgate/source"],
     external: ["better-sqlite3", "pg-native"],
-    // Bundled CommonJS packages call require(); give the module one.
+    // Bundled CommonJS packages call require(); give each module one.
     banner: {
       js: "import { createRequire as __pixgateRequire } from 'node:module'; const require = __pixgateRequire(import.meta.url);"
     },
     logLevel: "warning"
   })
-  // Commands started together may both build; the rename makes either result whole.
-  renameSync(temporary, bundlePath)
-  // Older bundles go: only the current sources' bundle is kept.
-  for (const name of readdirSync(cacheDir)) {
-    if (name !== `${bundlePath.slice(cacheDir.length + 1)}` && name.endsWith(".mjs"))
-      rmSync(join(cacheDir, name), { force: true })
+  // Commands started together may both build: one rename wins, the other's copy is dropped.
+  try {
+    renameSync(temporary, dir)
+  } catch (error) {
+    if (!existsSync(entry)) throw error
+    rmSync(temporary, { recursive: true, force: true })
   }
-  return bundlePath
+  // Only the current sources' bundle is kept.
+  for (const name of readdirSync(cacheDir)) {
+    if (name !== hash && !name.startsWith(".")) rmSync(join(cacheDir, name), { recursive: true, force: true })
+  }
+  return entry
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await import(pathToFileURL(bundle()).href)
 }

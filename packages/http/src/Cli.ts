@@ -8,7 +8,7 @@ import { parseArgs } from "node:util"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import { type Command, check, type Flags, find, help, isHelpTopic, UsageError, usage } from "./Commands.js"
+import { type Command, check, type Flags, find, helpRequest, UsageError } from "./Commands.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
@@ -150,18 +150,13 @@ const signal = () =>
 /** Runs one command line; resolves to the exit code. */
 export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
   try {
-    if (argv.length === 0) {
-      io.stderr(`${usage()}\n`)
-      return 2
+    const helped = helpRequest(argv)
+    if (helped !== undefined) {
+      if (helped.stdout !== undefined) io.stdout(helped.stdout)
+      if (helped.stderr !== undefined) io.stderr(helped.stderr)
+      return helped.code
     }
-    const { values, positionals, json, help: wantsHelp } = parse(argv)
-    if (wantsHelp || positionals[0] === "help") {
-      const topic = (positionals[0] === "help" ? positionals.slice(1) : positionals).join(" ")
-      if (topic === "") io.stdout(`${usage()}\n`)
-      else if (isHelpTopic(topic)) io.stdout(`${help(topic)}\n`)
-      else throw new UsageError(`Unknown command: ${topic}. Run pixgate --help`)
-      return 0
-    }
+    const { values, positionals, json } = parse(argv)
     if (positionals[0] === "serve") {
       if (positionals.length > 1 || Object.keys(values).length > 0)
         throw new UsageError(

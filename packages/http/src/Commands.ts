@@ -345,3 +345,23 @@ export const check = (name: string, command: Command, given: Flags, args: Readon
   const expected = command.args?.length ?? 0
   if (args.length !== expected) throw new UsageError(`Usage: pixgate ${command.usage}`)
 }
+
+/**
+ * The answer to a request for help: `--help`/`-h` anywhere (help on the command named before
+ * it), `help [command]`, or no arguments at all (the usage, exit 2). Undefined when `argv` asks
+ * for something else. It needs nothing but this module, so `pixgate --help` loads no engine.
+ */
+export const helpRequest = (
+  argv: ReadonlyArray<string>
+): { readonly code: number; readonly stdout?: string; readonly stderr?: string } | undefined => {
+  if (argv.length === 0) return { code: 2, stderr: `${usage()}\n` }
+  const asksHelp = argv[0] === "help" || argv.some((a) => a === "--help" || a === "-h")
+  if (!asksHelp) return undefined
+  const words = (argv[0] === "help" ? argv.slice(1) : argv).filter((a) => !a.startsWith("-"))
+  if (words.length === 0) return { code: 0, stdout: `${usage()}\n` }
+  for (let n = Math.min(words.length, 2); n > 0; n--) {
+    const topic = words.slice(0, n).join(" ")
+    if (isHelpTopic(topic)) return { code: 0, stdout: `${help(topic)}\n` }
+  }
+  return { code: 2, stderr: `pixgate: Unknown command: ${words.join(" ")}. Run pixgate --help\n` }
+}

@@ -329,7 +329,7 @@ describe("pixgate as a child process", () => {
       out += chunk
     })
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 20_000)
+      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 100_000)
       child.stdout!.on("data", () => {
         const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
         if (line !== undefined) {
