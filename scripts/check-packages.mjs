@@ -4,7 +4,7 @@
 // better-sqlite3 only when allowed: `onlyBuiltDependencies`), then, in each project, runs the
 // in-memory engine example and the node:http example compiled from examples/ against the
 // installed dist/, creates a merchant with the installed `pixgate` command and takes a charge.
-// Usage: node scripts/check-packages.mjs [--only npm|pnpm]. Needs the npm registry for the
+// Usage: node scripts/check-packages.mjs [--only npm|pnpm|postgres-only]. Needs the npm registry for the
 // third-party dependencies. Everything is written under one temporary directory, removed at
 // the end.
 import { execFileSync, spawn } from "node:child_process"
@@ -161,6 +161,45 @@ try {
       await once(server, "exit").catch(() => {})
     }
     log(`${manager}: ok`)
+  }
+  // 4. A Postgres-only project: @pixgate/http without the SQLite store compiles nothing, and
+  //    choosing SQLite there fails with a clear message.
+  if (only === undefined || only === "postgres-only") {
+    const project = join(work, "project-postgres-only")
+    mkdirSync(project)
+    const names = ["@pixgate/core", "@pixgate/store-sql", "@pixgate/store-pg", "@pixgate/http"]
+    const local = Object.fromEntries(names.map((name) => [name, `file:${tarballOf[name]}`]))
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "pixgate-outside-postgres-only",
+        private: true,
+        type: "module",
+        dependencies: { ...local, ...thirdParty },
+        pnpm: { overrides: local }
+      })
+    )
+    log("pnpm install of a Postgres-only project")
+    run("pnpm", ["install", "--reporter=silent"], project, { CI: "true" })
+    if (
+      existsSync(join(project, "node_modules", ".pnpm")) &&
+      readdirSync(join(project, "node_modules", ".pnpm")).some((d) => d.startsWith("better-sqlite3@"))
+    )
+      throw new Error("a Postgres-only project installed better-sqlite3")
+    const answer = run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { Pixgate } from "@pixgate/http"
+try { await Pixgate.make({ database: "sqlite::memory:", log: { level: "none" } }); console.log("started") }
+catch (error) { console.log(error.message) }`
+      ],
+      project
+    ).trim()
+    if (!answer.includes("@pixgate/store-sqlite is not installed"))
+      throw new Error(`choosing SQLite without its store answered: ${answer}`)
+    log("postgres-only: ok (no better-sqlite3; SQLite refused with a clear message)")
   }
   log("every package installs and runs outside the repository")
 } finally {
