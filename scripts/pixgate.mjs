@@ -2,8 +2,8 @@
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
 // run by plain node. The bundle is built once per version of the sources, into
 // node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
-// and manifest: a call after a change rebuilds (about a second), every other call only imports. The build is synchronous
-// (`buildSync`), so no esbuild service process outlives it.
+// and manifest: a call after a change rebuilds (about a second), every other call only imports.
+// The esbuild service is stopped once the build is done: no esbuild process outlives it.
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -46,16 +46,17 @@ export const sourceHash = () => {
  * Bundles packages/http/src/bin.ts (with its chunks: help loads no engine) into a directory named
  * by the sources' hash, unless it exists; answers the entry file's path.
  */
-export const bundle = () => {
+export const bundle = async () => {
   const hash = sourceHash()
   const dir = join(cacheDir, hash)
   const entry = join(dir, "bin.mjs")
   if (existsSync(entry)) return entry
   mkdirSync(cacheDir, { recursive: true })
-  // Loaded only to build: a cached run never pays for esbuild.
-  const { buildSync } = createRequire(import.meta.url)("esbuild")
+  // Loaded only to build: a cached run never pays for esbuild. Its service process is stopped
+  // right after the build (buildSync too would keep one alive until the process exits).
+  const esbuild = createRequire(import.meta.url)("esbuild")
   const temporary = join(cacheDir, `.${hash}.${process.pid}.${randomBytes(4).toString("hex")}`)
-  buildSync({
+  await esbuild.build({
     entryPoints: { bin: join(root, "packages/http/src/bin.ts") },
     outdir: temporary,
     outExtension: { ".js": ".mjs" },
@@ -73,6 +74,7 @@ export const bundle = () => {
     },
     logLevel: "warning"
   })
+  await esbuild.stop()
   // Commands started together may both build: one rename wins, the other's copy is dropped.
   try {
     renameSync(temporary, dir)
@@ -88,5 +90,5 @@ export const bundle = () => {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await import(pathToFileURL(bundle()).href)
+  await import(pathToFileURL(await bundle()).href)
 }
