@@ -24,9 +24,9 @@ export interface Io {
 }
 
 /**
- * Reads a command line: words, `--flag value` / `--flag=value`, `--json`, `-h`/`--help`. Any
- * `--name` is read as a flag taking a value, so a command judges its own flags (with a clear
- * message) instead of the parser's.
+ * Reads a command line: words, `--flag value` / `--flag=value` and `--json` (help was answered
+ * before, by `helpRequest`). Any `--name` is read as a flag taking a value, so a command judges
+ * its own flags (with a clear message) instead of the parser's.
  */
 const parse = (argv: ReadonlyArray<string>) => {
   const { tokens } = parseArgs({
@@ -34,20 +34,18 @@ const parse = (argv: ReadonlyArray<string>) => {
     allowPositionals: true,
     strict: false,
     tokens: true,
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } }
+    options: { json: { type: "boolean" } }
   })
   const positionals: Array<string> = []
   const values: Record<string, string> = {}
   let json = false
-  let help = false
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!
     if (token.kind === "positional") positionals.push(token.value)
     else if (token.kind === "option") {
-      if (token.name === "json" || token.name === "help" || token.name === "h") {
-        if (token.inlineValue === true) throw new UsageError(`${token.rawName} takes no value`)
-        if (token.name === "json") json = true
-        else help = true
+      if (token.name === "json") {
+        if (token.inlineValue === true) throw new UsageError("--json takes no value")
+        json = true
         continue
       }
       if (token.rawName.startsWith("--") === false)
@@ -64,7 +62,7 @@ const parse = (argv: ReadonlyArray<string>) => {
       values[token.name] = value
     }
   }
-  return { positionals, values, json, help }
+  return { positionals, values, json }
 }
 
 // A PixgateError with its code; a store that cannot open (a StoreError) with its message.
