@@ -342,7 +342,9 @@ const mapStoreErrors = <T extends Record<string, AnyFn>>(ops: T): Mapped<T> =>
     Object.entries(ops).map(([name, fn]) => [
       name,
       (...args: never[]) =>
-        Effect.mapError(fn(...args), (e) => (e instanceof Errors.PixgateError ? e : Errors.unavailable(e instanceof StoreError ? e : undefined)))
+        Effect.mapError(fn(...args), (e) =>
+          e instanceof Errors.PixgateError ? e : Errors.unavailable(e instanceof StoreError ? e : undefined)
+        )
     ])
   ) as unknown as Mapped<T>
 

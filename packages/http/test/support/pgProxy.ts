@@ -68,7 +68,7 @@ export const start = async (target: { host: string; port: number }): Promise<PgP
     const upstream = connect(target.port, target.host)
     sockets.add(client)
     sockets.add(upstream)
-    let pending = Buffer.alloc(0)
+    let pending: Buffer = Buffer.alloc(0)
     let startup = true
     let statements: Array<string> = []
     // After a forwarded COMMIT that was cut: the server's answer is dropped and both sides close.

@@ -71,24 +71,26 @@ export const transaction =
           })
         )
         .pipe(
-          Effect.catchSomeDefect((defect) => {
-            if (!isSqlError(defect)) return Option.none()
-            const reason = toStoreError(defect).message
-            if (!committing)
+          Effect.catchSomeDefect(
+            (defect): Option.Option<Effect.Effect<never, SqlError.SqlError | Store.StoreError>> => {
+              if (!isSqlError(defect)) return Option.none()
+              const reason = toStoreError(defect).message
+              if (!committing)
+                return Option.some(
+                  Effect.fail(new Store.StoreError({ message: `Rolled back: ${reason}`, cause: defect }))
+                )
+              if (rolledBackAtCommit(defect)) return Option.some(Effect.fail(defect))
               return Option.some(
-                Effect.fail(new Store.StoreError({ message: `Rolled back: ${reason}`, cause: defect }))
+                Effect.fail(
+                  new Store.StoreError({
+                    message: `Commit outcome unknown: ${reason}`,
+                    cause: defect,
+                    outcome: "unknown"
+                  })
+                )
               )
-            if (rolledBackAtCommit(defect)) return Option.some(Effect.fail(defect))
-            return Option.some(
-              Effect.fail(
-                new Store.StoreError({
-                  message: `Commit outcome unknown: ${reason}`,
-                  cause: defect,
-                  outcome: "unknown"
-                })
-              )
-            )
-          })
+            }
+          )
         )
     })
 
@@ -100,7 +102,10 @@ export const single = <A>(effect: Effect.Effect<A, Failure>): Effect.Effect<A, S
 export const atomic =
   (sql: Sql) =>
   <A>(effect: Effect.Effect<A, Failure>): Effect.Effect<A, Store.StoreError> =>
-    transaction(sql)(effect).pipe(Effect.retry({ times: 3, while: isTransient }), Effect.mapError(toStoreError))
+    transaction(sql)(effect).pipe(
+      Effect.retry({ times: 3, while: isTransient }),
+      Effect.mapError(toStoreError)
+    )
 
 /** Reads rows into records; a row the mapper cannot read is a `StoreError`, not a defect. */
 export const decode = <R, A>(

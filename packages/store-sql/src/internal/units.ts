@@ -316,7 +316,11 @@ export const units = (
           ops.map(() =>
             Exit.fail(
               // A defect may have struck anywhere, COMMIT included: what was kept is not known.
-              new Store.StoreError({ message: `Write failed: ${String(defect)}`, cause: defect, outcome: "unknown" })
+              new Store.StoreError({
+                message: `Write failed: ${String(defect)}`,
+                cause: defect,
+                outcome: "unknown"
+              })
             )
           )
         )
