@@ -61,17 +61,21 @@ describePostgres("fault injection between the engine and Postgres", () => {
     const check = await server.engine((e) => e.admin.checkLedger("test"))
     expect(check.unbalancedEntries).toEqual([])
     expect(check.balanceMismatches).toEqual([])
-    // The merchant's money: top-ups minus every payout that is not failed (amount + fee).
-    const { rows } = await direct.query<{ topups: string; payouts: string }>(
+    // The merchant's money: top-ups and paid charges (net), minus every payout that is not
+    // failed (amount + fee): one effect per transaction, no more.
+    const { rows } = await direct.query<{ topups: string; deposits: string; payouts: string }>(
       `SELECT
          (SELECT COALESCE(SUM(amount), 0) FROM postings p JOIN journal_entries e ON e.id = p.entry_id
            WHERE e.kind = 'sandbox.topup' AND p.account = $1) AS topups,
+         (SELECT COALESCE(SUM(net_amount), 0) FROM transactions
+           WHERE merchant_id = $2 AND type = 'deposit' AND status = 'completed') AS deposits,
          (SELECT COALESCE(SUM(amount + fee_amount), 0) FROM transactions
            WHERE merchant_id = $2 AND type = 'withdrawal' AND status <> 'failed') AS payouts`,
       [`merchant:${merchantId}:available`, merchantId]
     )
     const balance = await server.engine((e) => e.admin.balance(merchantId, "test"))
-    const expected = (Number(rows[0]!.topups) - Number(rows[0]!.payouts)) / 100
+    const { topups, deposits, payouts } = rows[0]!
+    const expected = (Number(topups) + Number(deposits) - Number(payouts)) / 100
     expect(balance.available + balance.held).toBeCloseTo(expected, 2)
   }
 
