@@ -146,6 +146,43 @@ describePostgres("fault injection between the engine and Postgres", () => {
         await ledgerHolds()
       }, 120_000)
 
+  it("a payout whose key claim is cut after COMMIT runs once, when the claim's lock lapses", async () => {
+    const idempotencyKey = "payout-claim-afterCommit"
+    const body = { amount: 1.11, pixKey: "claim@example.com", description: idempotencyKey }
+    const fired = proxy.arm({ kind: "afterCommit", match: /INSERT INTO "?idempotency_keys"?[\s(]/i })
+    const first = await request("POST", "/api/v1/payouts", body, idempotencyKey)
+    await fired
+    expect(first.status, first.text).toBe(503)
+    expect(Number(first.headers.get("retry-after"))).toBe(lockSeconds)
+    expect(await rowsWith(idempotencyKey)).toEqual([])
+    const final = await retryUntilFinal("/api/v1/payouts", body, idempotencyKey)
+    expect(final.status, final.text).toBe(201)
+    expect(final.headers.get("idempotent-replayed")).toBeNull()
+    expect(await rowsWith(idempotencyKey)).toHaveLength(1)
+    await ledgerHolds()
+  }, 120_000)
+
+  it("a chargeback cut after COMMIT fails with 503 and opening it again finds it open", async () => {
+    const charge = await request("POST", "/api/v1/charges", { amount: 2.5, description: "disputed" })
+    expect(charge.status).toBe(201)
+    await server.engine((e) => e.admin.sandboxPayCharge(charge.body.transactionId))
+    const fired = proxy.arm({ kind: "afterCommit", match: /INSERT INTO "?chargebacks"?[\s(]/i })
+    const outcome = await server.engine((e) =>
+      Effect.either(e.admin.sandboxOpenChargeback(charge.body.transactionId))
+    )
+    await fired
+    expect(Either.isLeft(outcome) && outcome.left.status).toBe(503)
+    const again = await server.engine((e) =>
+      Effect.either(e.admin.sandboxOpenChargeback(charge.body.transactionId))
+    )
+    expect(Either.isLeft(again) && again.left.code).toBe("chargeback_already_open")
+    const { rows } = await direct.query("SELECT id FROM chargebacks WHERE transaction_id = $1", [
+      charge.body.transactionId
+    ])
+    expect(rows).toHaveLength(1)
+    await ledgerHolds()
+  }, 60_000)
+
   it("an admin top-up cut after COMMIT fails with 503, never a defect", async () => {
     const fired = proxy.arm({ kind: "afterCommit", match: /INSERT INTO "?postings"?[\s(]/i })
     const outcome = await server.engine((e) => Effect.either(e.admin.topUp(merchantId, 10)))
