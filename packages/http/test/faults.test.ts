@@ -236,6 +236,10 @@ describePostgres("fault injection between the engine and Postgres", () => {
     const failed = lines.filter((l) => l.msg === "request" && typeof l.status === "number" && l.status >= 500)
     expect(failed.length).toBeGreaterThan(0)
     expect(failed.filter((l) => l.status === 500)).toEqual([])
+    // The cuts at COMMIT say what they were.
+    expect(
+      lines.some((l) => l.outcome === "unknown" && String(l.cause).startsWith("Commit outcome unknown"))
+    ).toBe(true)
     for (const access of failed) {
       const explained = lines.filter(
         (l) => l.requestId === access.requestId && l.msg !== "request" && l.level === "warn"
