@@ -82,7 +82,7 @@ const failureOf = (exit: Exit.Exit<unknown, PixgateError>): PixgateError => {
   throw new Error(`expected a failure, got ${JSON.stringify(exit)}`)
 }
 
-const valueOf = (exit: Exit.Exit<unknown, PixgateError>) => {
+const successOf = (exit: Exit.Exit<unknown, PixgateError>) => {
   if (Exit.isSuccess(exit)) return exit.value as { value: { transactionId: string }; replayed: boolean }
   throw new Error(`expected a success, got ${JSON.stringify(exit)}`)
 }
@@ -96,7 +96,7 @@ describe("Idempotency under storage failures", () => {
         expect(first.outcome).toBe("unknown")
         expect(first.retryAfter).toBe(lockMs / 1000)
         // The stored 201 was committed with the payout: a retry replays it at once.
-        const retry = valueOf(yield* payout)
+        const retry = successOf(yield* payout)
         expect(retry.replayed).toBe(true)
       })
     )
@@ -110,9 +110,9 @@ describe("Idempotency under storage failures", () => {
         yield* TestClock.adjust(lockMs - 1)
         expect(failureOf(yield* payout).status).toBe(409)
         yield* TestClock.adjust(1)
-        const retry = valueOf(yield* payout)
+        const retry = successOf(yield* payout)
         expect(retry.replayed).toBe(false)
-        expect(valueOf(yield* payout).value.transactionId).toBe(retry.value.transactionId)
+        expect(successOf(yield* payout).value.transactionId).toBe(retry.value.transactionId)
       })
     )
   )
@@ -123,7 +123,7 @@ describe("Idempotency under storage failures", () => {
         const first = failureOf(yield* payout)
         expect(first.status).toBe(503)
         expect(first.outcome).toBeUndefined()
-        expect(valueOf(yield* payout).replayed).toBe(false)
+        expect(successOf(yield* payout).replayed).toBe(false)
       })
     )
   )
