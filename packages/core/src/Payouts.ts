@@ -122,10 +122,17 @@ export const make = Effect.gen(function* () {
         // The money returns at once; the 502 releases the idempotency key for a fresh attempt.
         // Should the return fail, the payout and its stored 201 stand: not a definite failure,
         // so the 503 keeps the key (a release would let a retry debit a second payout).
-        yield* Effect.mapError(
+        const returned = yield* Effect.mapError(
           fail(payout.id, "gateway_error"),
           (e) => new StoreError({ message: e.message, cause: e, outcome: "unknown" })
         )
+        if (!returned) {
+          return yield* new StoreError({
+            message: `Payout ${payout.id} was no longer pending when its gateway call failed`,
+            cause: sent.left,
+            outcome: "unknown"
+          })
+        }
         return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage, "gateway_error", sent.left))
       }
       return result
