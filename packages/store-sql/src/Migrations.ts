@@ -5,6 +5,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
+import { panelUsers } from "./internal/panelSchema.js"
 import { ascendingListIndexes, countsAndDueAt, initial } from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
@@ -22,12 +23,14 @@ const statements = (list: ReadonlyArray<string>): Migration =>
 export const pg: Record<string, Migration> = {
   "0001_initial": statements(initial("pg")),
   "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
-  "0003_ascending_list_indexes": statements(ascendingListIndexes)
+  "0003_ascending_list_indexes": statements(ascendingListIndexes),
+  "0007_panel_users": statements(panelUsers("pg"))
 }
 
 /** SQLite migrations. */
 export const sqlite: Record<string, Migration> = {
   "0001_initial": statements(initial("sqlite")),
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
-  "0003_ascending_list_indexes": statements(ascendingListIndexes)
+  "0003_ascending_list_indexes": statements(ascendingListIndexes),
+  "0007_panel_users": statements(panelUsers("sqlite"))
 }

@@ -50,7 +50,8 @@ export const toApiKey = (r: Row): Domain.ApiKey => ({
   hash: text(r.hash),
   hint: text(r.hint),
   createdAt: int(r.created_at),
-  revokedAt: intOrNull(r.revoked_at)
+  revokedAt: intOrNull(r.revoked_at),
+  lastUsedAt: intOrNull(r.last_used_at)
 })
 
 /** A row as a webhook endpoint. */
