@@ -117,6 +117,16 @@ export const commands: Readonly<Record<string, Command>> = {
         admin.setFeePlan(f.merchant!, plan)
       )
   },
+  "user invite": {
+    usage: "user invite --merchant ID --email EMAIL [--url PANEL_URL]",
+    required: ["merchant", "email"],
+    optional: ["url"],
+    run: (admin, f) =>
+      Effect.map(admin.inviteUser(f.merchant!, f.email), ({ token: _, path, ...invite }) => ({
+        ...invite,
+        link: `${(f.url ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
+      }))
+  },
   "sandbox topup": {
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
@@ -164,7 +174,8 @@ export const flagNames = [
   "status",
   "limit",
   "plan",
-  "amount"
+  "amount",
+  "email"
 ]
 
 /** The command the positional words name, and its remaining arguments. */

@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
   readonly log?: Log.LogOptions
+  /** Serve the merchant panel under `/panel` when `@pixgate/panel` is installed (default true). */
+  readonly panel?: boolean
   /** Longest wait for requests in flight at shutdown before their connections are cut (10 s). */
   readonly shutdownTimeoutMs?: number
 }
@@ -43,6 +45,9 @@ export interface RunningServer {
 
 /** Where the admin router is mounted. */
 export const adminPath = "/admin"
+
+/** Where the merchant panel is mounted. */
+export const panelPath = "/panel"
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -94,7 +99,9 @@ const stop = (server: Server, timeoutMs: number) =>
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
+  const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
+    ...(withPanel ? { panel: { basePath: panelPath } } : {}),
     store: Database.layer(target),
     engine: { hostResolver: NodeHostResolver.layer },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
@@ -103,10 +110,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.log === undefined ? {} : { log: options.log })
   })
   const admin = pixgate.admin
+  const panel = pixgate.panel
   const server = createServer((req, res) => {
     const url = req.url ?? "/"
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
+    else if (panel !== undefined && panel.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   server.on("clientError", answerClientError)
@@ -121,7 +130,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
   const log = (message: string, fields: Record<string, unknown>) =>
     pixgate.runtime.runPromise(Effect.logInfo(message).pipe(Effect.annotateLogs(fields)))
-  await log("Pixgate listening", { url, database: Database.describe(target), admin: admin !== undefined })
+  await log("Pixgate listening", {
+    url,
+    database: Database.describe(target),
+    admin: admin !== undefined,
+    panel: panel === undefined ? null : `${url}${panelPath}`
+  })
 
   let closing: Promise<void> | undefined
   const close = () => {
