@@ -11,7 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Auth, type Domain, Engine } from "@pixgate/core"
+import { type Auth, type Domain, Engine } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/http"
 import axe from "axe-core"
 import { Effect } from "effect"
@@ -21,7 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const executable = process.env.PIXGATE_CHROMIUM ?? "/usr/bin/chromium"
 const available = existsSync(executable)
 if (!available) {
-  if (process.env.CI) throw new Error(`Chromium not found at ${executable}: the panel's browser tests cannot run`)
+  if (process.env.CI)
+    throw new Error(`Chromium not found at ${executable}: the panel's browser tests cannot run`)
   console.warn(
     `\n*** SKIPPING the panel's browser tests: no Chromium at ${executable} (apt-get install chromium, or set PIXGATE_CHROMIUM) ***\n`
   )
@@ -53,7 +54,9 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
   const checked: Array<string> = []
 
   const engine = <A>(f: (e: Engine.EngineShape) => Effect.Effect<A, unknown>) =>
-    server.pixgate.runtime.runPromise(Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>)
+    server.pixgate.runtime.runPromise(
+      Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>
+    )
 
   const panel = (path = "") => `${server.url}/panel${path}`
 
@@ -224,7 +227,9 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await check("key-revoke")
     await page.getByRole("button", { name: "Revogar" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Chave revogada.")
-    await expect.poll(() => page.locator("tr", { hasText: `…${key.slice(-4)}` }).textContent()).toContain("Revogada")
+    await expect
+      .poll(() => page.locator("tr", { hasText: `…${key.slice(-4)}` }).textContent())
+      .toContain("Revogada")
     const after = await fetch(`${server.url}/api/v1/transactions`, { headers: { "x-api-key": key } })
     expect(after.status).toBe(401)
   })
@@ -268,7 +273,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
   it("refuses a POST without the CSRF token (403) and another merchant's transaction (404)", async () => {
     const noToken = await page.request.post(panel("/keys"), { form: {}, maxRedirects: 0 })
     expect(noToken.status()).toBe(403)
-    const wrongToken = await page.request.post(panel("/keys"), { form: { _csrf: "x".repeat(32) }, maxRedirects: 0 })
+    const wrongToken = await page.request.post(panel("/keys"), {
+      form: { _csrf: "x".repeat(32) },
+      maxRedirects: 0
+    })
     expect(wrongToken.status()).toBe(403)
     const keys = await engine((e) => e.admin.listKeys(merchantA))
     expect(keys.filter((k) => k.revokedAt === null)).toHaveLength(2)
