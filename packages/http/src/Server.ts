@@ -115,7 +115,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     const url = req.url ?? "/"
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
-    else if (panel !== undefined && panel.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
+    else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   server.on("clientError", answerClientError)

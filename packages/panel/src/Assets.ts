@@ -80,8 +80,23 @@ document.addEventListener("click", function (event) {
 });
 document.addEventListener("submit", function (event) {
   var form = event.target;
-  if (form instanceof HTMLFormElement && form.hasAttribute("data-confirm")) {
-    if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+  if (!(form instanceof HTMLFormElement)) return;
+  if (form.hasAttribute("data-confirm") && !window.confirm(form.getAttribute("data-confirm"))) {
+    event.preventDefault();
+    return;
   }
+  // One submission per form: a second click while the first is on its way does nothing.
+  if (form.getAttribute("method") === "post") {
+    if (form.dataset.sent === "1") {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.sent = "1";
+  }
+});
+window.addEventListener("pageshow", function () {
+  document.querySelectorAll("form[data-sent]").forEach(function (form) {
+    form.removeAttribute("data-sent");
+  });
 });
 `

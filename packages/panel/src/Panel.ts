@@ -10,7 +10,7 @@ import { timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import { type Engine, Errors, type Store } from "@pixgate/core"
-import { Cause, type Effect, Exit, Runtime } from "effect"
+import { Cause, Effect, Exit, Runtime } from "effect"
 import * as Assets from "./Assets.js"
 import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
@@ -132,6 +132,15 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     try {
       return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
     } catch (error) {
+      if (!(error instanceof Errors.PixgateError)) {
+        // The path without an invite's token; never a body (it may hold passwords or secrets).
+        const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
+        void Runtime.runPromise(runtime)(
+          Effect.logError("Panel request failed").pipe(
+            Effect.annotateLogs({ method: request.method, path, error: String(error) })
+          )
+        )
+      }
       return failure(error)
     }
   }
