@@ -63,6 +63,10 @@ interface Signed extends Ctx {
   readonly view: View
 }
 
+/** A path under the panel to return to: no scheme-relative or backslash tricks. */
+const safePath = (path: string | null, fallback: string): string =>
+  path !== null && /^\/(?![/\\])[^\s\\]*$/.test(path) ? path : fallback
+
 const cookie = (ctx: Ctx, name: string, value: string, maxAgeS?: number) =>
   `${name}=${encodeURIComponent(value)}; Path=${ctx.cfg.base || "/"}; HttpOnly; SameSite=Lax${
     ctx.secure ? "; Secure" : ""
@@ -143,8 +147,7 @@ export const handle = async (
   // Display preferences: plain links, no server state changes.
   if (method === "GET" && (path === "/mode" || path === "/lang")) {
     const to = url.searchParams.get("to")
-    const back = url.searchParams.get("back") ?? "/"
-    const safeBack = back.startsWith("/") && !back.startsWith("//") ? back : "/"
+    const safeBack = safePath(url.searchParams.get("back"), "/")
     if (path === "/mode" && (to === "test" || to === "live"))
       setCookies.push(cookie(ctx, cookieNames.mode, to, 31_536_000))
     if (path === "/lang" && (to === "en" || to === "pt-BR"))
@@ -762,8 +765,7 @@ const redeliver = async (s: Signed, id: string, f: URLSearchParams) => {
   const event = await store(s, (st) => st.getEvent(id as Domain.EventId))
   if (Option.isNone(event) || event.value.merchantId !== s.merchant.id) throw Errors.notFound("Event")
   await engine(s, (e) => e.admin.redeliver(event.value.id))
-  const back = f.get("back") ?? "/webhooks"
-  return redirect(s, back.startsWith("/") && !back.startsWith("//") ? back : "/webhooks", "redelivered")
+  return redirect(s, safePath(f.get("back"), "/webhooks"), "redelivered")
 }
 
 // ---- Charges ----

@@ -44,6 +44,8 @@ export class Throttle {
 
   /** Counts a failed attempt. */
   fail(account: string, address: string, now: number): void {
+    // Many distinct accounts or addresses: drop the ones whose window has passed.
+    if (this.failures.size > 10_000) for (const key of [...this.failures.keys()]) this.recent(key, now)
     for (const key of [`a:${account}`, `i:${address}`])
       this.failures.set(key, [...this.recent(key, now), now])
   }

@@ -28,7 +28,7 @@ if (!available) {
   )
 }
 
-const password = "correct horse battery"
+let password = "correct horse battery"
 const phone = { width: 390, height: 844 }
 const desktop = { width: 1280, height: 860 }
 
@@ -307,6 +307,17 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await expect.poll(() => page.getByTestId("total").textContent()).toBe("0")
     await page.goto(panel("/password"))
     await check("password-en-live")
+    await page.getByLabel("Current password").fill("not it")
+    await page.getByLabel(/^New password/).fill("a brand new password")
+    await page.getByRole("button", { name: "Change password" }).click()
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong e-mail or password.")
+    await page.getByLabel("Current password").fill(password)
+    await page.getByLabel(/^New password/).fill("a brand new password")
+    await page.getByRole("button", { name: "Change password" }).click()
+    await expect
+      .poll(() => page.getByRole("status").textContent())
+      .toBe("Password changed. Your other sessions were signed out.")
+    password = "a brand new password"
     await page.getByRole("link", { name: "Test" }).click()
     await page.getByRole("link", { name: "Português" }).click()
   })
