@@ -27,6 +27,7 @@ h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
 .card{border:1px solid var(--line);border-radius:8px;padding:12px 16px}
 .card .value{font-size:1.6rem;font-weight:700}
 .banner{border:1px solid var(--bad);background:#ffebe9;color:var(--bad);padding:10px 14px;border-radius:8px;margin:0 0 12px}
+.banner a,.error a{color:var(--bad);font-weight:700}
 .notice{border:1px solid var(--ok);background:#dafbe1;color:var(--ok);padding:10px 14px;border-radius:8px;margin:0 0 12px}
 .error{border:1px solid var(--bad);background:#ffebe9;color:var(--bad);padding:10px 14px;border-radius:8px;margin:0 0 12px}
 .table-wrap{overflow-x:auto}

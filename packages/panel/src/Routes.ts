@@ -112,6 +112,10 @@ const errorBox = (error: unknown): Html =>
       : "Error"
   }</div>`
 
+/** The page's status: the engine's error's, 200 without one. */
+const statusOf = (error: unknown): number =>
+  error === undefined ? 200 : error instanceof Errors.PixgateError ? error.status : 500
+
 const status = (ctx: Ctx, s: string) => html`<span class="status-${s}">${label(ctx.lang, s)}</span>`
 const when = (ctx: Ctx, ms: number | null) =>
   ms === null
@@ -782,7 +786,7 @@ const chargeForm = (s: Signed, f?: URLSearchParams) =>
 const chargesPage = async (s: Signed, f?: URLSearchParams, error?: unknown) => {
   const recent = await engine(s, (e) => e.transactions.list(s.caller, { type: "deposit", limit: 10 }))
   const body = html`${error ? errorBox(error) : ""}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
-  return respond(s, page(s.view, s.t.charges, body, notice(s)), error ? 422 : 200)
+  return respond(s, page(s.view, s.t.charges, body, notice(s)), statusOf(error))
 }
 
 const textField = (f: URLSearchParams, name: string) => {
@@ -801,7 +805,7 @@ const createCharge = async (s: Signed, f: URLSearchParams) => {
     const charge = await engine(s, (e) => e.charges.create(s.caller, body))
     return redirect(s, `/transactions/${charge.transactionId}`, "chargeCreated")
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status < 500) return chargesPage(s, f, error)
+    if (error instanceof Errors.PixgateError) return chargesPage(s, f, error)
     throw error
   }
 }
@@ -826,7 +830,7 @@ const payoutsPage = async (s: Signed, f?: URLSearchParams, error?: unknown) => {
 <div><button type="submit">${s.t.review}</button></div>
 </form>
 <h2>${s.t.payouts}</h2>${txTable(s, recent.data)}`
-  return respond(s, page(s.view, s.t.payouts, body, notice(s)), error ? 422 : 200)
+  return respond(s, page(s.view, s.t.payouts, body, notice(s)), statusOf(error))
 }
 
 const reviewPayout = async (s: Signed, f: URLSearchParams) => {
@@ -853,7 +857,7 @@ const createPayout = async (s: Signed, f: URLSearchParams) => {
     const payout = await engine(s, (e) => e.payouts.create(s.caller, payoutFields(f)))
     return redirect(s, `/transactions/${payout.transactionId}`, "payoutCreated")
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status < 500) return payoutsPage(s, f, error)
+    if (error instanceof Errors.PixgateError) return payoutsPage(s, f, error)
     throw error
   }
 }
@@ -939,7 +943,7 @@ ${
 }
 <h2>${s.t.deliveryLog}</h2>
 ${deliveryTable(s, log)}`
-  return respond(s, page(s.view, s.t.webhooks, body, notice(s)), error ? 422 : 200)
+  return respond(s, page(s.view, s.t.webhooks, body, notice(s)), statusOf(error))
 }
 
 const setWebhook = async (s: Signed, f: URLSearchParams) => {
