@@ -272,6 +272,20 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await check("overview-webhook-failing")
   })
 
+  it("pages the list and refuses bad filters with the API's own messages", async () => {
+    await page.goto(panel("/transactions?limit=1"))
+    expect(await page.locator("tbody tr").count()).toBe(1)
+    const first = await page.locator("tbody tr").getAttribute("data-id")
+    await page.getByRole("link", { name: "Próxima" }).click()
+    await expect.poll(() => page.locator("tbody tr").getAttribute("data-id")).not.toBe(first)
+    expect(new URL(page.url()).searchParams.get("page")).toBe("2")
+    const bad = await page.goto(panel("/transactions?startDate=2026-13-01"))
+    expect(bad?.status()).toBe(422)
+    expect(await page.getByRole("alert").textContent()).toContain(
+      "startDate must be a valid date in YYYY-MM-DD format"
+    )
+  })
+
   it("exports the filtered transactions as CSV", async () => {
     await page.goto(panel("/transactions?type=deposit"))
     const [download] = await Promise.all([
