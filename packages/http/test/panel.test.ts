@@ -108,6 +108,28 @@ describe("the panel on the standalone server", () => {
     expect((await invite("mer_missing", "c@loja.example")).status).toBe(404)
   })
 
+  it("refuses form bodies past 64 KiB, declared or chunked, with 413", async () => {
+    const big = `_csrf=x&email=${"a".repeat(70_000)}`
+    const declared = await fetch(`${server.url}/panel/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: big
+    })
+    expect(declared.status).toBe(413)
+    const chunked = await fetch(`${server.url}/panel/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode("a".repeat(10_000)))
+          controller.close()
+        }
+      }),
+      duplex: "half"
+    } as RequestInit)
+    expect(chunked.status).toBe(413)
+  })
+
   it("sends /panel to the panel and everything else to the API", async () => {
     const root = await fetch(`${server.url}/panel`, { redirect: "manual" })
     expect(root.status).toBe(303)

@@ -8,7 +8,7 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Readable } from "node:stream"
+import { Readable, Transform } from "node:stream"
 import { type Engine, Errors, type Store } from "@pixgate/core"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import * as Assets from "./Assets.js"
@@ -166,7 +166,7 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
       method: req.method ?? "GET",
       headers,
       signal: controller.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {})
+      ...(hasBody ? { body: Readable.toWeb(limited(req, maxBody)) as ReadableStream, duplex: "half" } : {})
     } as RequestInit)
     void webHandler(request, { address: req.socket.remoteAddress ?? "unknown" }).then(
       async (response) => {
@@ -190,6 +190,19 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
   }
 
   return { webHandler, nodeHandler, matches }
+}
+
+/** The request's body, failing once it passes `max` bytes (chunked bodies declare no length). */
+const limited = (req: IncomingMessage, max: number): Readable => {
+  let seen = 0
+  const out = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length
+      done(seen > max ? new RangeError("Request body too large") : null, chunk)
+    }
+  })
+  req.on("error", (error) => out.destroy(error))
+  return req.pipe(out)
 }
 
 const asset = (body: string, type: string) =>

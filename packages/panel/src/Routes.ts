@@ -88,7 +88,9 @@ const redirect = (ctx: Ctx, path: string, done?: keyof Dictionary) => {
 }
 
 const form = async (ctx: Ctx): Promise<URLSearchParams> => {
-  const text = await ctx.request.text()
+  const text = await ctx.request.text().catch(() => {
+    throw new Errors.PixgateError({ status: 413, code: "too_large", message: "Request body too large" })
+  })
   if (text.length > ctx.cfg.maxBody)
     throw new Errors.PixgateError({ status: 413, code: "too_large", message: "Request body too large" })
   return new URLSearchParams(text)
