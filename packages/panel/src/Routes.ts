@@ -917,7 +917,8 @@ const revokeKey = async (s: Signed, id: string) => {
 
 // ---- Webhooks ----
 
-const newSecret = () => `whsec_${randomBytes(24).toString("base64url")}`
+// Standard Webhooks form: `whsec_` + base64 of 24 random bytes (their libraries sign with the decoded key).
+const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`
 
 const webhooksPage = async (s: Signed, error?: unknown, url?: string) => {
   const { endpoint, log } = await s.cfg.run(

@@ -255,6 +255,12 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(received.length).toBeGreaterThan(0)
     expect(received[0]!.headers["webhook-signature"]).toBeDefined()
     await check("webhooks")
+    const secret = () => page.locator("#w-secret-value").textContent()
+    const before = await secret()
+    expect(before).toMatch(/^whsec_/)
+    await page.getByRole("button", { name: "Gerar novo segredo" }).click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
+    expect(await secret()).not.toBe(before)
 
     // An endpoint that fails: the overview says so.
     await page.getByLabel(/^URL/).fill(`${receiverUrl}-fail`)
