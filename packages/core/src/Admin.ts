@@ -25,7 +25,7 @@ import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
-import { type LedgerCheck, Store } from "./Store.js"
+import { type LedgerCheck, Store, StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -109,7 +109,7 @@ export const make = (deps: {
             return yield* Effect.fail(badRequest("invalid_name", "name", "name must be 1 to 140 characters"))
           }
           const plan = input.feePlan ?? config.defaultFeePlan
-          const planError = Fees.validatePlan(plan)
+          const planError = Fees.validatePlan(plan, config.maxAmount)
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
           const at = yield* now
           const m: Merchant = {
@@ -184,7 +184,7 @@ export const make = (deps: {
       /** Replaces a merchant's fee plan (applies to new transactions). */
       setFeePlan: (merchantId: string, plan: Fees.FeePlan) =>
         Effect.gen(function* () {
-          const planError = Fees.validatePlan(plan)
+          const planError = Fees.validatePlan(plan, config.maxAmount)
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
           const ok = yield* store.setFeePlan(merchantId as MerchantId, plan)
           if (!ok) return yield* Effect.fail(Errors.notFound("Merchant"))
@@ -265,7 +265,7 @@ export const make = (deps: {
         })),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
-        Effect.catchTag(store.checkLedger(mode), "StoreError", () => Effect.fail(Errors.unavailable())),
+        Effect.catchTag(store.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       /** Sandbox: the payer pays a test charge now. */
       sandboxPayCharge: (transactionId: string) =>
         Effect.gen(function* () {
@@ -356,7 +356,9 @@ const mapStoreErrors = <T extends Record<string, AnyFn>>(ops: T): Mapped<T> =>
     Object.entries(ops).map(([name, fn]) => [
       name,
       (...args: never[]) =>
-        Effect.mapError(fn(...args), (e) => (e instanceof Errors.PixgateError ? e : Errors.unavailable()))
+        Effect.mapError(fn(...args), (e) =>
+          e instanceof Errors.PixgateError ? e : Errors.unavailable(e instanceof StoreError ? e : undefined)
+        )
     ])
   ) as unknown as Mapped<T>
 

@@ -42,6 +42,6 @@ export const make = Effect.gen(function* () {
         yield* Effect.ignore(store.touchApiKey(key.id, now, lastUsedPrecisionMs))
       }
       return { merchant, mode, keyId: key.id } satisfies Caller
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(unavailable())))
+    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(unavailable(e))))
   return { authenticate } satisfies AuthShape
 })

@@ -67,8 +67,8 @@ export const make = Effect.gen(function* () {
         expiresAt: now + lifetime,
         createdAt: now
       })
-      const { location } = yield* Effect.mapError(gateway.createCharge(draft), () =>
-        Errors.gateway(Errors.chargeGatewayMessage)
+      const { location } = yield* Effect.mapError(gateway.createCharge(draft), (cause) =>
+        Errors.gateway(Errors.chargeGatewayMessage, "gateway_error", cause)
       )
       const qrCode = yield* Effect.mapError(
         BrCode.encode({
@@ -78,7 +78,7 @@ export const make = Effect.gen(function* () {
           merchantName: caller.merchant.name,
           merchantCity: caller.merchant.city || config.defaultCity
         }),
-        () => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location")
+        (cause) => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location", cause)
       )
       const charge: Transaction = { ...draft, qrCode }
       const expiry: Job = {
@@ -110,7 +110,7 @@ export const make = Effect.gen(function* () {
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
       return result
     }).pipe(
-      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
       Effect.uninterruptible
     )

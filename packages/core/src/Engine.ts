@@ -119,6 +119,8 @@ export interface EngineOptions {
   readonly liveGateway?: BankGatewayShape
   /** Run the job worker in this process (default true). */
   readonly worker?: boolean
+  /** The worker's options, e.g. how long stopping waits for running jobs (`shutdownGrace`). */
+  readonly workerOptions?: Worker.WorkerOptions
   /** Resolves webhook hosts for the live-mode address check (default: IP literals only). */
   readonly hostResolver?: Layer.Layer<HostResolver.HostResolver>
 }
@@ -146,6 +148,8 @@ export const layer = (
   )
   const engine = Layer.effect(Engine, make).pipe(Layer.provideMerge(support))
   const worker =
-    options.worker === false ? Layer.empty : Worker.layer.pipe(Layer.provide(runner), Layer.provide(engine))
+    options.worker === false
+      ? Layer.empty
+      : Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner), Layer.provide(engine))
   return Layer.merge(engine, worker)
 }

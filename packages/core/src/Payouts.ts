@@ -17,7 +17,7 @@ import * as Input from "./Input.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
-import { Store, type StoreError } from "./Store.js"
+import { Store, StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
 /** Payout operations. */
@@ -120,12 +120,24 @@ export const make = Effect.gen(function* () {
       const sent = yield* Effect.either(gateway.sendPix(payout))
       if (sent._tag === "Left") {
         // The money returns at once; the 502 releases the idempotency key for a fresh attempt.
-        yield* fail(payout.id, "gateway_error")
-        return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage))
+        // Should the return fail, the payout and its stored 201 stand: not a definite failure,
+        // so the 503 keeps the key (a release would let a retry debit a second payout).
+        const returned = yield* Effect.mapError(
+          fail(payout.id, "gateway_error"),
+          (e) => new StoreError({ message: e.message, cause: e, outcome: "unknown" })
+        )
+        if (!returned) {
+          return yield* new StoreError({
+            message: `Payout ${payout.id} was no longer pending when its gateway call failed`,
+            cause: sent.left,
+            outcome: "unknown"
+          })
+        }
+        return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage, "gateway_error", sent.left))
       }
       return result
     }).pipe(
-      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       // Once the debit is made, the gateway call and its outcome must follow: not interruptible.
       Effect.uninterruptible
     )
