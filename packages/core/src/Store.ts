@@ -245,8 +245,9 @@ export interface PanelStoreShape {
   /** A panel user by id. */
   readonly getPanelUser: (id: string) => Effect.Effect<Option.Option<PanelUser>, StoreError>
   /**
-   * Uses an invite once: when it exists, is unused and not expired at `at`, marks it used and
-   * sets its user's password, in one unit. None otherwise.
+   * Uses an invite once: when it exists, is unused and not expired at `at`, marks it used, sets
+   * its user's password and revokes the user's sessions (a new invite resets a password), in one
+   * unit. None otherwise.
    */
   readonly usePanelInvite: (
     tokenHash: string,

@@ -45,6 +45,10 @@ export const panelOps = (apiKeys: Map<string, ApiKey>): PanelStoreShape => {
         invites.set(tokenHash, Object.freeze({ ...invite, usedAt: at }))
         const updated = Object.freeze({ ...user, passwordHash, updatedAt: at })
         users.set(user.id, updated)
+        for (const [hash, s] of sessions) {
+          if (s.userId === user.id && s.revokedAt === null)
+            sessions.set(hash, Object.freeze({ ...s, revokedAt: at }))
+        }
         return Option.some(updated)
       }),
     setPanelPassword: (userId, passwordHash, at, keep) =>

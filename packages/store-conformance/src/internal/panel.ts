@@ -53,7 +53,7 @@ export const panel = (it: Suite) =>
       })
     )
 
-    it.effect("uses an invite once and only before it expires", () =>
+    it.effect("uses an invite once and only before it expires, revoking the user's sessions", () =>
       Effect.gen(function* () {
         const s = yield* store
         const m = yield* freshMerchant()
@@ -62,11 +62,15 @@ export const panel = (it: Suite) =>
         const expired = invite(baseTime + 10)
         yield* s.invitePanelUser(u, live)
         yield* s.invitePanelUser(u, expired)
+        const signedIn = session(u)
+        yield* s.createPanelSession(signedIn)
         expect(yield* s.usePanelInvite(expired.tokenHash, "h1", baseTime + 10)).toEqual(Option.none())
         const used = yield* s.usePanelInvite(live.tokenHash, "h2", baseTime + 20)
         expect(Option.map(used, (x) => [x.passwordHash, x.updatedAt])).toEqual(
           Option.some(["h2", baseTime + 20])
         )
+        // Setting a password through an invite signs the user out everywhere.
+        expect(yield* s.touchPanelSession(signedIn.idHash, baseTime + 21, 100, 10)).toEqual(Option.none())
         expect(yield* s.usePanelInvite(live.tokenHash, "h3", baseTime + 30)).toEqual(Option.none())
         expect(yield* s.usePanelInvite("0".repeat(64), "h4", baseTime)).toEqual(Option.none())
         expect(Option.map(yield* s.getPanelUser(u.id), (x) => x.passwordHash)).toEqual(Option.some("h2"))

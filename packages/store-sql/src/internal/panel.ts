@@ -67,6 +67,8 @@ export const panel = (sql: Sql): Store.PanelStoreShape => {
             WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${at} RETURNING user_id`
           const userId = used[0]?.user_id
           if (userId === undefined) return Option.none()
+          yield* sql`UPDATE panel_sessions SET revoked_at = ${at}
+            WHERE user_id = ${String(userId)} AND revoked_at IS NULL`
           const rows = yield* query(
             sql<Row>`UPDATE panel_users SET password_hash = ${passwordHash}, updated_at = ${at}
               WHERE id = ${String(userId)} RETURNING *`,
