@@ -42,8 +42,13 @@ export const validation = (code: string, path: string, message: string): Pixgate
   new PixgateError({ status: 422, code, message, details: [{ path, message }] })
 
 /** 400 `Invalid JSON body`. */
-export const invalidJson = (): PixgateError =>
-  new PixgateError({ status: 400, code: "invalid_json", message: "Invalid JSON body" })
+export const invalidJson = (details?: ReadonlyArray<ErrorDetail>): PixgateError =>
+  new PixgateError({
+    status: 400,
+    code: "invalid_json",
+    message: "Invalid JSON body",
+    ...(details === undefined ? {} : { details })
+  })
 
 /** 401 `Unauthorized`. */
 export const unauthorized = (): PixgateError =>

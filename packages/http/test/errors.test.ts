@@ -73,7 +73,17 @@ describe("400 Invalid JSON body", () => {
         body: new Blob([new TextEncoder().encode('{"amount":10}')])
       })
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: "Invalid JSON body", code: "invalid_json" })
+      // The message stays DECISIONS.md's; `details` says the content type is what is wrong.
+      expect(await response.json()).toEqual({
+        error: "Invalid JSON body",
+        code: "invalid_json",
+        details: [
+          {
+            path: "headers.content-type",
+            message: "Content-Type must be application/json (the request has none)"
+          }
+        ]
+      })
     })
     it(`${path}: invalid UTF-8`, async () => {
       const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])

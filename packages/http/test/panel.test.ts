@@ -57,7 +57,7 @@ describe("the panel on the standalone server", () => {
       merchantId,
       "--email",
       "Ana@Loja.example",
-      "--url",
+      "--panel",
       `${server.url}/panel`
     )
     expect(invite.code).toBe(0)
