@@ -99,14 +99,15 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 const isRoot = (url: string) => url === "/" || url.startsWith("/?")
 
 /** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
-const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) => {
+const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, panel: boolean) => {
   const links = {
     name: "Pixgate",
     docs: "/api/docs",
     openapi: "/api/openapi.json",
     health: "/api/health",
     api: "/api/v1",
-    ...(admin ? { admin: adminPath } : {})
+    ...(admin ? { admin: adminPath } : {}),
+    ...(panel ? { panel: panelPath } : {})
   }
   const browser = /\btext\/html\b/.test(req.headers.accept ?? "")
   const body = browser
@@ -116,6 +117,7 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) 
       `<li><a href="/api/openapi.json">OpenAPI document</a> (/api/openapi.json)</li>` +
       `<li><a href="/api/health">Health</a> (/api/health)</li>` +
       `<li>The API: /api/v1 (every call takes an <code>x-api-key</code> header)</li>` +
+      (panel ? `<li><a href="${panelPath}/">Merchant panel</a> (${panelPath})</li>` : "") +
       `</ul></body></html>`
     : JSON.stringify(links)
   res.writeHead(200, {
@@ -227,7 +229,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     connections.track(req, res)
     const url = req.url ?? "/"
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
-      return answerIndex(req, res, admin !== undefined)
+      return answerIndex(req, res, admin !== undefined, panel !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
     else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
