@@ -32,6 +32,8 @@ export interface ServerOptions {
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
   readonly log?: Log.LogOptions
+  /** Serve the merchant panel under `/panel` when `@pixgate/panel` is installed (default true). */
+  readonly panel?: boolean
   /**
    * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
    * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
@@ -55,6 +57,9 @@ export interface RunningServer {
 
 /** Where the admin router is mounted. */
 export const adminPath = "/admin"
+
+/** Where the merchant panel is mounted. */
+export const panelPath = "/panel"
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -94,14 +99,15 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 const isRoot = (url: string) => url === "/" || url.startsWith("/?")
 
 /** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
-const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) => {
+const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, panel: boolean) => {
   const links = {
     name: "Pixgate",
     docs: "/api/docs",
     openapi: "/api/openapi.json",
     health: "/api/health",
     api: "/api/v1",
-    ...(admin ? { admin: adminPath } : {})
+    ...(admin ? { admin: adminPath } : {}),
+    ...(panel ? { panel: panelPath } : {})
   }
   const browser = /\btext\/html\b/.test(req.headers.accept ?? "")
   const body = browser
@@ -111,6 +117,7 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) 
       `<li><a href="/api/openapi.json">OpenAPI document</a> (/api/openapi.json)</li>` +
       `<li><a href="/api/health">Health</a> (/api/health)</li>` +
       `<li>The API: /api/v1 (every call takes an <code>x-api-key</code> header)</li>` +
+      (panel ? `<li><a href="${panelPath}/">Merchant panel</a> (${panelPath})</li>` : "") +
       `</ul></body></html>`
     : JSON.stringify(links)
   res.writeHead(200, {
@@ -200,7 +207,9 @@ const tracker = (server: Server) => {
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
+  const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
+    ...(withPanel ? { panel: { basePath: panelPath } } : {}),
     store: Database.layer(target),
     engine: {
       hostResolver: NodeHostResolver.layer,
@@ -215,13 +224,15 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.log === undefined ? {} : { log: options.log })
   })
   const admin = pixgate.admin
+  const panel = pixgate.panel
   const server = createServer((req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
-      return answerIndex(req, res, admin !== undefined)
+      return answerIndex(req, res, admin !== undefined, panel !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
+    else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   const connections = tracker(server)
@@ -237,7 +248,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
   const log = (message: string, fields: Record<string, unknown>) =>
     pixgate.runtime.runPromise(Effect.logInfo(message).pipe(Effect.annotateLogs(fields)))
-  await log("Pixgate listening", { url, database: Database.describe(target), admin: admin !== undefined })
+  await log("Pixgate listening", {
+    url,
+    database: Database.describe(target),
+    admin: admin !== undefined,
+    panel: panel === undefined ? null : `${url}${panelPath}`
+  })
 
   let closing: Promise<void> | undefined
   const close = () => {

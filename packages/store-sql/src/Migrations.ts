@@ -6,6 +6,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { SigningKeys } from "@pixgate/core"
 import { Effect } from "effect"
+import { panelUsers } from "./internal/panelSchema.js"
 import { ascendingListIndexes, countsAndDueAt, fairness, initial, signingKeys } from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
@@ -42,7 +43,8 @@ export const pg: Record<string, Migration> = {
   "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
   "0004_signing_keys": signingKeysMigration,
-  "0005_fair_webhooks": statements(fairness("pg"))
+  "0005_fair_webhooks": statements(fairness("pg")),
+  "0007_panel_users": statements(panelUsers("pg"))
 }
 
 /** SQLite migrations. */
@@ -51,5 +53,6 @@ export const sqlite: Record<string, Migration> = {
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
   "0004_signing_keys": signingKeysMigration,
-  "0005_fair_webhooks": statements(fairness("sqlite"))
+  "0005_fair_webhooks": statements(fairness("sqlite")),
+  "0007_panel_users": statements(panelUsers("sqlite"))
 }
