@@ -5,6 +5,7 @@
  * whoever sees a delivery learns the secret, never the key, so cannot forge signed ones.
  */
 import type { WebhookEndpoint } from "./Domain.js"
+import * as Ids from "./Ids.js"
 import { base64 } from "./internal/base64.js"
 
 /** Random bytes in a signing key (Standard Webhooks asks for 24 to 64). */
@@ -17,14 +18,10 @@ export const defaultOverlapSeconds = 24 * 60 * 60
 export const maxOverlapSeconds = 7 * 24 * 60 * 60
 
 /**
- * A new signing key: `whsec_` + base64 of 32 bytes straight from the platform's CSPRNG (Web
- * Crypto's `getRandomValues`, `node:crypto`'s on Node), never from a pooled buffer.
+ * A new signing key: `whsec_` + base64 of 32 bytes straight from the platform's CSPRNG
+ * (`Ids.secretBytes`: Web Crypto's `getRandomValues`), never from the id pool.
  */
-export const newSigningKey = (): string => {
-  const bytes = new Uint8Array(keyBytes)
-  globalThis.crypto.getRandomValues(bytes)
-  return `whsec_${base64(bytes)}`
-}
+export const newSigningKey = (): string => `whsec_${base64(Ids.secretBytes(keyBytes))}`
 
 /**
  * The keys that sign an attempt at `now`: the endpoint's key, then the key a rotation replaced
