@@ -67,11 +67,13 @@ export const make = Effect.gen(function* () {
         expiresAt: now + lifetime,
         createdAt: now
       })
-      const { location } = yield* Effect.mapError(gateway.createCharge(draft), () =>
+      const registered = yield* Effect.mapError(gateway.createCharge(draft), () =>
         Errors.gateway(Errors.chargeGatewayMessage)
       )
+      const { location } = registered
+      // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
       const qrCode = yield* Effect.mapError(
-        BrCode.encode({
+        registered.brCode !== undefined ? Effect.succeed(registered.brCode) : BrCode.encode({
           kind: "dynamic",
           location,
           amountCents: input.amount,

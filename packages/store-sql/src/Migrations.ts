@@ -5,7 +5,14 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import { ascendingListIndexes, countsAndDueAt, initial } from "./internal/schema.js"
+import {
+  ascendingListIndexes,
+  countsAndDueAt,
+  initial,
+  jobKindCheckPattern,
+  openJobKindsPg,
+  receivedAmountSqlite
+} from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
 export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
@@ -18,16 +25,37 @@ const statements = (list: ReadonlyArray<string>): Migration =>
     Effect.forEach(list, (text) => sql.unsafe(text), { discard: true })
   )
 
+/**
+ * SQLite cannot drop a CHECK: the jobs table is rebuilt from its own stored definition without
+ * the kind's CHECK, keeping every column and index (whatever earlier migrations added).
+ */
+const rebuildJobsWithoutKindCheck: Migration = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly type: string; readonly name: string; readonly sql: string | null }>`
+    SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'jobs' AND sql IS NOT NULL`
+  const table = rows.find((r) => r.type === "table")
+  if (table?.sql == null || !jobKindCheckPattern.test(table.sql)) return
+  const indexes = rows.filter((r) => r.type === "index")
+  const next = table.sql.replace(jobKindCheckPattern, "").replace(/^CREATE TABLE\s+"?jobs"?/, "CREATE TABLE jobs_next")
+  yield* sql.unsafe(next)
+  yield* sql.unsafe("INSERT INTO jobs_next SELECT * FROM jobs")
+  yield* sql.unsafe("DROP TABLE jobs")
+  yield* sql.unsafe("ALTER TABLE jobs_next RENAME TO jobs")
+  for (const index of indexes) yield* sql.unsafe(index.sql!)
+})
+
 /** Postgres migrations. */
 export const pg: Record<string, Migration> = {
   "0001_initial": statements(initial("pg")),
   "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
-  "0003_ascending_list_indexes": statements(ascendingListIndexes)
+  "0003_ascending_list_indexes": statements(ascendingListIndexes),
+  "0006_open_job_kinds": statements(openJobKindsPg)
 }
 
 /** SQLite migrations. */
 export const sqlite: Record<string, Migration> = {
   "0001_initial": statements(initial("sqlite")),
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
-  "0003_ascending_list_indexes": statements(ascendingListIndexes)
+  "0003_ascending_list_indexes": statements(ascendingListIndexes),
+  "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck)
 }
