@@ -10,7 +10,7 @@ import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
 import * as Client from "./Client.js"
 import * as Gateway from "./Gateway.js"
-import type { ApiPixSettings } from "./Settings.js"
+import { type ApiPixSettings, apiPixPath } from "./Settings.js"
 
 /** The gateway over the HttpClient in context. */
 export const layer = (
@@ -49,7 +49,7 @@ export const registerWebhook = (
   Effect.gen(function* () {
     const psp = yield* Client.make(settings)
     const res = yield* Effect.mapError(
-      psp.call({ method: "PUT", path: `/webhook/${encodeURIComponent(settings.pixKey)}`, body: { webhookUrl } }),
+      psp.call({ method: "PUT", path: `${apiPixPath(settings)}/webhook/${encodeURIComponent(settings.pixKey)}`, body: { webhookUrl } }),
       (e) => new BankGateway.GatewayFailure({ message: e.message, cause: e })
     )
     if (res.status >= 300)

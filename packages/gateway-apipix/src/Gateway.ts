@@ -25,7 +25,7 @@ import {
 } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { PspClient, PspError, PspResponse } from "./Client.js"
-import { type ApiPixSettings, defaults } from "./Settings.js"
+import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
 
 /** Job kinds this gateway registers. */
 export const jobKinds = {
@@ -108,7 +108,10 @@ const sendStatus = (body: unknown): BankGateway.SendStatus => {
     case "REALIZADO":
       return { _tag: "Settled", ...withE2e }
     case "NAO_REALIZADO":
-      return { _tag: "Rejected", reason: str(record(b.erro).motivo) ?? "NAO_REALIZADO" }
+      return {
+        _tag: "Rejected",
+        reason: str(record(record(b.gnExtras).erro).motivo) ?? str(record(b.erro).motivo) ?? "NAO_REALIZADO"
+      }
     case "EM_PROCESSAMENTO":
       return { _tag: "Processing", ...withE2e }
     default:
@@ -129,6 +132,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   const pollDelay = settings.pollDelayMs ?? defaults.pollDelayMs
   const interval = settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs
   const window = settings.reconcileWindowMs ?? defaults.reconcileWindowMs
+  const pix = apiPixPath(settings)
   const unknown = (e: PspError): BankGateway.SendStatus => ({ _tag: "Unknown", reason: `${e.reason}: ${e.message}` })
 
   const createCharge = (charge: Domain.Transaction) =>
@@ -147,7 +151,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
       }
       if (charge.description !== null) body.solicitacaoPagador = charge.description
       const res = yield* Effect.mapError(
-        psp.call({ method: "PUT", path: `/cob/${charge.txid}`, body }),
+        psp.call({ method: "PUT", path: `${pix}/cob/${charge.txid}`, body }),
         failure("Creating the charge")
       )
       const b = record(res.body)
@@ -198,7 +202,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
 
   /** Confirms a PIX with the PSP (`GET /pix/{e2eid}`): None when the PSP does not know it. */
   const confirmPix = (endToEndId: string) =>
-    Effect.flatMap(psp.call({ method: "GET", path: `/pix/${encodeURIComponent(endToEndId)}` }), (res) =>
+    Effect.flatMap(psp.call({ method: "GET", path: `${pix}/pix/${encodeURIComponent(endToEndId)}` }), (res) =>
       res.status === 404
         ? Effect.succeed(Option.none<ReceivedPix>())
         : res.status === 200
@@ -256,7 +260,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.store.finishJob(j.id)
       }
       const charge = found.value
-      const res = yield* Effect.either(psp.call({ method: "GET", path: `/cob/${charge.txid}` }))
+      const res = yield* Effect.either(psp.call({ method: "GET", path: `${pix}/cob/${charge.txid}` }))
       if (res._tag === "Right" && res.right.status === 200) {
         const pix = record(res.right.body).pix
         for (const item of Array.isArray(pix) ? pix : []) {
@@ -286,7 +290,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         const res = yield* Effect.either(
           psp.call({
             method: "GET",
-            path: "/pix",
+            path: `${pix}/pix`,
             query: { inicio, fim, "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "100" }
           })
         )
@@ -334,7 +338,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.store.finishJob(j.id)
       }
       const charge = found.value
-      const path = `/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
+      const path = `${pix}/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
       const asked = yield* Effect.either(psp.call({ method: "GET", path }))
       let res = asked
       if (asked._tag === "Right" && asked.right.status === 404) {

@@ -26,6 +26,8 @@ export interface ApiPixSettings {
   readonly certificate: ClientCertificate
   /** CAs that sign the PSP's server certificate (PEM); Node's default roots when absent. */
   readonly ca?: string | Buffer
+  /** Where the API Pix routes live under the base URL (default `/v2`, as most PSPs serve them). */
+  readonly apiPixPath?: string
   /** The settlement account's PIX key: `chave` of every charge, payer of every send. */
   readonly pixKey: string
   /** Time-out of one call (ms). Default 10 s. */
@@ -50,6 +52,10 @@ export const defaults = {
   scopes: ["cob.write", "cob.read", "pix.write", "pix.read", "webhook.write", "webhook.read", "gn.pix.send.read", "pix.send"]
 } as const
 
+/** The API Pix path prefix of the settings, without a trailing slash. */
+export const apiPixPath = (settings: ApiPixSettings): string =>
+  (settings.apiPixPath ?? "/v2").replace(/\/+$/, "")
+
 /** PEM certificate and key. */
 export const pem = (cert: string | Buffer, key: string | Buffer): ClientCertificate => ({
   _tag: "Pem",
@@ -63,3 +69,80 @@ export const pkcs12 = (pfx: Buffer, passphrase: string): ClientCertificate => ({
   pfx,
   passphrase: Redacted.make(passphrase)
 })
+
+/** The environment variables `fromEnv` reads. */
+export const envNames = {
+  baseUrl: "PIXGATE_LIVE_BASE_URL",
+  clientId: "PIXGATE_LIVE_CLIENT_ID",
+  clientSecret: "PIXGATE_LIVE_CLIENT_SECRET",
+  certFile: "PIXGATE_LIVE_CERT_FILE",
+  keyFile: "PIXGATE_LIVE_KEY_FILE",
+  pfxFile: "PIXGATE_LIVE_PFX_FILE",
+  pfxPassphrase: "PIXGATE_LIVE_PFX_PASSPHRASE",
+  caFile: "PIXGATE_LIVE_CA_FILE",
+  pixKey: "PIXGATE_LIVE_PIX_KEY",
+  callbackSecret: "PIXGATE_LIVE_CALLBACK_SECRET",
+  apiPixPath: "PIXGATE_LIVE_API_PIX_PATH",
+  reconcileIntervalMs: "PIXGATE_LIVE_RECONCILE_INTERVAL_MS",
+  pollDelayMs: "PIXGATE_LIVE_POLL_MS"
+} as const
+
+/** Live settings read from the environment, with the callback route's secret. */
+export interface EnvSettings {
+  readonly settings: ApiPixSettings
+  readonly callbackSecret: string
+}
+
+/**
+ * Reads the live gateway from the environment (`envNames`): undefined when
+ * `PIXGATE_LIVE_BASE_URL` is unset (live keys then answer 502); an Error naming what is
+ * missing or wrong when it is set but incomplete. `readFile` reads the certificate files.
+ */
+export const fromEnv = (
+  env: Readonly<Record<string, string | undefined>>,
+  readFile: (path: string) => Buffer
+): EnvSettings | undefined => {
+  const get = (name: string) => {
+    const value = env[name]
+    return value === undefined || value === "" ? undefined : value
+  }
+  const baseUrl = get(envNames.baseUrl)
+  if (baseUrl === undefined) return undefined
+  const need = (name: string) => {
+    const value = get(name)
+    if (value === undefined) throw new Error(`${name} is required when ${envNames.baseUrl} is set`)
+    return value
+  }
+  const millis = (name: string) => {
+    const value = get(name)
+    if (value === undefined) return undefined
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a positive integer (ms)`)
+    return Number(value)
+  }
+  const callbackSecret = need(envNames.callbackSecret)
+  if (callbackSecret.length < 32) throw new Error(`${envNames.callbackSecret} must be at least 32 characters`)
+  const pfx = get(envNames.pfxFile)
+  const certificate =
+    pfx === undefined
+      ? pem(readFile(need(envNames.certFile)), readFile(need(envNames.keyFile)))
+      : pkcs12(readFile(pfx), get(envNames.pfxPassphrase) ?? "")
+  const caFile = get(envNames.caFile)
+  const apiPath = get(envNames.apiPixPath)
+  const reconcileIntervalMs = millis(envNames.reconcileIntervalMs)
+  const pollDelayMs = millis(envNames.pollDelayMs)
+  return {
+    callbackSecret,
+    settings: {
+      baseUrl,
+      clientId: need(envNames.clientId),
+      clientSecret: Redacted.make(need(envNames.clientSecret)),
+      scopes: defaults.scopes,
+      certificate,
+      pixKey: need(envNames.pixKey),
+      ...(caFile === undefined ? {} : { ca: readFile(caFile) }),
+      ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
+      ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
+      ...(pollDelayMs === undefined ? {} : { pollDelayMs })
+    }
+  }
+}

@@ -4,11 +4,15 @@
  * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
  * start the job worker.
  */
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
 import { parseArgs } from "node:util"
+import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
+import * as BankCallbacks from "./BankCallbacks.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
@@ -94,6 +98,12 @@ const serve = async (io: Io) => {
   const level = Log.parseLevel(env.PIXGATE_LOG_LEVEL)
   if (env.PIXGATE_LOG_LEVEL && level === undefined)
     throw new UsageError("PIXGATE_LOG_LEVEL must be debug, info, warning, error or none")
+  let live: ReturnType<typeof Settings.fromEnv>
+  try {
+    live = Settings.fromEnv(env, (path) => readFileSync(resolve(io.cwd, path)))
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
   const server = await Server.start({
     port: integerEnv(env, "PORT", 3000, 0, 65535),
     host: env.HOST || "127.0.0.1",
@@ -107,11 +117,38 @@ const serve = async (io: Io) => {
         : { requestsPerSecond: rps, burst: integerEnv(env, "PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000) },
     // Lines go out in batches (a write each would cost a system call per request); closing
     // the server flushes them.
-    log: { level: level ?? "info", out: io.stdout }
+    log: { level: level ?? "info", out: io.stdout },
+    ...(live === undefined ? {} : { live })
   })
   await (io.stopSignal ?? signal())
   await server.close()
   return 0
+}
+
+/**
+ * `pixgate gateway webhook register --url https://pixgate.example.com`: registers
+ * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
+ */
+const registerWebhook = async (io: Io, url: string | undefined) => {
+  if (url === undefined) throw new UsageError("gateway webhook register needs --url (the server's public base URL)")
+  let live: ReturnType<typeof Settings.fromEnv>
+  try {
+    live = Settings.fromEnv(io.env, (path) => readFileSync(resolve(io.cwd, path)))
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+  if (live === undefined) throw new UsageError(`${Settings.envNames.baseUrl} and the other PIXGATE_LIVE_* must be set`)
+  const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
+  const program = ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
+    Effect.provide(ApiPix.httpClientNode(live.settings))
+  )
+  const exit = await Effect.runPromiseExit(program)
+  if (Exit.isSuccess(exit)) {
+    io.stdout(`${JSON.stringify({ registered: true, chave: live.settings.pixKey })}\n`)
+    return 0
+  }
+  io.stderr(`pixgate: ${describeFailure(exit.cause)}\n`)
+  return 1
 }
 
 const signal = () =>
@@ -129,6 +166,7 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
       return 0
     }
     if (positionals.length === 1 && positionals[0] === "serve") return await serve(io)
+    if (positionals.join(" ") === "gateway webhook register") return await registerWebhook(io, (values as Record<string, unknown>).url as string | undefined)
     const { name, command, args } = find(positionals)
     const flags = Object.fromEntries(
       flagNames.map((n) => [n, (values as Record<string, unknown>)[n] as string | undefined])

@@ -147,7 +147,8 @@ export const usage = (): string =>
   [
     "Usage: pixgate <command> [flags] [--json]",
     "",
-    "  serve                     HTTP server (PORT, HOST, PIXGATE_DATABASE, PIXGATE_ADMIN_TOKEN)",
+    "  serve                     HTTP server (PORT, HOST, PIXGATE_DATABASE, PIXGATE_ADMIN_TOKEN, PIXGATE_LIVE_*)",
+    "  gateway webhook register --url URL   Registers URL/bank/callbacks/<secret> with the live PSP (PIXGATE_LIVE_*)",
     ...Object.values(commands).map((c) => `  ${c.usage}`),
     "",
     "Every command uses PIXGATE_DATABASE (default sqlite:./data/pixgate.db) and prints JSON."

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
+import { ApiPix, type Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { Effect } from "effect"
 import * as Database from "./Database.js"
 import type * as Log from "./Log.js"
@@ -29,6 +30,11 @@ export interface ServerOptions {
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
   readonly log?: Log.LogOptions
+  /**
+   * The live bank (`@pixgate/gateway-apipix` settings, e.g. from `Settings.fromEnv`) and the
+   * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
+   */
+  readonly live?: { readonly settings: ApiPixSettings.ApiPixSettings; readonly callbackSecret: string }
   /** Longest wait for requests in flight at shutdown before their connections are cut (10 s). */
   readonly shutdownTimeoutMs?: number
 }
@@ -100,7 +106,13 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
-    ...(options.log === undefined ? {} : { log: options.log })
+    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.live === undefined
+      ? {}
+      : {
+          liveGateway: ApiPix.layerNode(options.live.settings),
+          bankCallbacks: { secret: options.live.callbackSecret }
+        })
   })
   const admin = pixgate.admin
   const server = createServer((req, res) => {
@@ -121,7 +133,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
   const log = (message: string, fields: Record<string, unknown>) =>
     pixgate.runtime.runPromise(Effect.logInfo(message).pipe(Effect.annotateLogs(fields)))
-  await log("Pixgate listening", { url, database: Database.describe(target), admin: admin !== undefined })
+  await log("Pixgate listening", {
+    url,
+    database: Database.describe(target),
+    admin: admin !== undefined,
+    live: options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl
+  })
 
   let closing: Promise<void> | undefined
   const close = () => {
