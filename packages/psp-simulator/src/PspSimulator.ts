@@ -1,0 +1,240 @@
+import * as http from "node:http"
+import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+import { apiPixRoutes } from "./ApiPix.js"
+import { Bank, type DecideOptions, type PayOptions, type SendOutcome } from "./Bank.js"
+import { type CallbackDelivery, type CallbackMode, Callbacks, type HeldCallback } from "./Callbacks.js"
+import { generatePki, type TestPki } from "./Certificates.js"
+import { makeControlHandler } from "./Control.js"
+import { type Fault, Faults } from "./Faults.js"
+import type { Cob, ReceivedPix, Send, State } from "./Model.js"
+import { type OAuthClient, tokenRoute } from "./OAuth.js"
+import { sendRoutes } from "./SendApi.js"
+import { makeHandler, type RequestRecord } from "./Server.js"
+
+/** Options of `start`; every one has a default. */
+export interface PspSimulatorOptions {
+  /** Interface to listen on (default `127.0.0.1`). */
+  readonly host?: string
+  /** Port of the HTTPS API (default 0: any free port). */
+  readonly port?: number
+  /** Port of the plain-HTTP control API on `host`; no control server when absent (0: any free port). */
+  readonly controlPort?: number
+  /** OAuth2 clients (default one: `pixgate` / `pixgate-secret`, every scope). */
+  readonly clients?: ReadonlyArray<OAuthClient>
+  /** Lifetime of access tokens in seconds (default 3600). */
+  readonly tokenTtlSeconds?: number
+  /** The account's Pix keys, checked on cobs, webhooks and sends; any key when absent. */
+  readonly pixKeys?: ReadonlyArray<string>
+  /** What happens to an accepted send without a control call (default `"manual"`: it waits). */
+  readonly sendOutcome?: SendOutcome
+  /** Default delivery of callbacks (default `"now"`). */
+  readonly callbackMode?: CallbackMode
+  /** Retries of a failed callback (default 0) and the wait between them (default 1000 ms). */
+  readonly callbackRetries?: number
+  readonly callbackRetryDelayMs?: number
+  /** Time-out of one callback attempt (default 10 000 ms). */
+  readonly callbackTimeoutMs?: number
+  /** CAs trusted for HTTPS webhooks (default: Node's roots) and whether to verify them (default true). */
+  readonly callbackCa?: string | ReadonlyArray<string>
+  readonly callbackRejectUnauthorized?: boolean
+  /** Extra DNS names for the server certificate. */
+  readonly hostnames?: ReadonlyArray<string>
+  /** Passphrase of the client's PKCS#12 file (default: random). */
+  readonly pkcs12Passphrase?: string
+  /** Certificates to reuse instead of generating new ones. */
+  readonly pki?: TestPki
+  /** The PSP's ISPB in end-to-end ids (default `99999999`). */
+  readonly ispb?: string
+  /** The clock (default: the system clock). */
+  readonly now?: () => Date
+}
+
+/** A running simulated PSP. */
+export interface PspSimulator {
+  /** Base URL of the HTTPS API, e.g. `https://127.0.0.1:8443` (API Pix under `/v2`). */
+  readonly url: string
+  readonly port: number
+  /** Base URL of the control API, when one was asked for. */
+  readonly controlUrl: string | undefined
+  /** The test CA and the client certificate (PEM and PKCS#12) to reach the API. */
+  readonly tls: TestPki
+  /** The first OAuth2 client's credentials. */
+  readonly client: { readonly clientId: string; readonly clientSecret: string }
+  /** The PSP's books (read them; change them through the methods below). */
+  readonly state: State
+  /** Every API request received, oldest first. */
+  readonly requests: ReadonlyArray<RequestRecord>
+  /** Every callback attempt, oldest first. */
+  readonly deliveries: ReadonlyArray<CallbackDelivery>
+  /** Callbacks held by mode `"hold"`. */
+  readonly held: ReadonlyArray<HeldCallback>
+  /** Pays a cob with any amount (even expired or, with `force`, already paid); posts the callback. */
+  payCob(txid: string, options?: PayOptions): Promise<ReceivedPix>
+  /** Removes a cob (`REMOVIDA_PELO_PSP`). */
+  removeCob(txid: string): Cob
+  /** Settles an accepted send (`REALIZADO`) and posts its callback. */
+  settleSend(idEnvio: string, options?: DecideOptions): Promise<Send>
+  /** Rejects an accepted send (`NAO_REALIZADO`) and posts its callback. */
+  rejectSend(idEnvio: string, options?: DecideOptions): Promise<Send>
+  /** Delivers the held callbacks, in order or reversed (out of order). */
+  releaseCallbacks(order?: "held" | "reverse"): Promise<void>
+  /** Changes the default delivery of callbacks. */
+  setCallbackMode(mode: CallbackMode): void
+  /** Changes the lifetime of tokens issued from now on. */
+  setTokenTtl(seconds: number): void
+  /** Expires every token issued so far (the next call with one answers 401). */
+  expireTokens(): void
+  /** Adds a fault. */
+  addFault(fault: Fault): void
+  /** Removes every fault. */
+  clearFaults(): void
+  /** The faults in force. */
+  faults(): ReadonlyArray<Fault>
+  /** Stops both servers, drops open connections and pending callbacks. */
+  close(): Promise<void>
+}
+
+const listen = (server: http.Server, port: number, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      resolve((server.address() as AddressInfo).port)
+    })
+  })
+
+const shut = (server: http.Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
+
+const hostForUrl = (host: string) => (host.includes(":") ? `[${host}]` : host)
+
+/** Starts a simulated PSP: the HTTPS API (mTLS), and the control API when `controlPort` is set. */
+export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimulator> => {
+  const host = options.host ?? "127.0.0.1"
+  const now = options.now ?? (() => new Date())
+  const pki =
+    options.pki ??
+    generatePki({
+      ...(options.hostnames ? { hostnames: options.hostnames } : {}),
+      ...(options.pkcs12Passphrase === undefined ? {} : { pkcs12Passphrase: options.pkcs12Passphrase })
+    })
+  const clients = options.clients ?? [{ clientId: "pixgate", clientSecret: "pixgate-secret" }]
+  let tokenTtl = options.tokenTtlSeconds ?? 3600
+  let callbackMode: CallbackMode = options.callbackMode ?? "now"
+  let apiPort = 0
+  const faults = new Faults()
+  const requests: Array<RequestRecord> = []
+  const timers = new Set<NodeJS.Timeout>()
+  let bank: Bank
+  const callbacks = new Callbacks(
+    {
+      webhookFor: (chave) => bank.state.webhooks.get(chave)?.webhookUrl,
+      tls: {
+        cert: pki.callbackCertPem,
+        key: pki.callbackKeyPem,
+        ...(options.callbackCa === undefined ? {} : { ca: options.callbackCa }),
+        ...(options.callbackRejectUnauthorized === undefined
+          ? {}
+          : { rejectUnauthorized: options.callbackRejectUnauthorized })
+      },
+      retries: options.callbackRetries ?? 0,
+      retryDelayMs: options.callbackRetryDelayMs ?? 1000,
+      timeoutMs: options.callbackTimeoutMs ?? 10_000
+    },
+    now
+  )
+  bank = new Bank(
+    {
+      ispb: options.ispb ?? "99999999",
+      merchantName: "PIXGATE SIMULADO",
+      merchantCity: "SAO PAULO",
+      locationHost: () => `${hostForUrl(host)}:${apiPort}`,
+      ...(options.pixKeys ? { pixKeys: options.pixKeys } : {}),
+      sendOutcome: options.sendOutcome ?? "manual",
+      callbackMode: () => callbackMode,
+      now
+    },
+    callbacks
+  )
+  const handler = makeHandler({
+    routes: [
+      tokenRoute({ clients, tokenTtlSeconds: () => tokenTtl, tokens: bank.state.tokens, now }),
+      ...apiPixRoutes,
+      ...sendRoutes
+    ],
+    bank,
+    faults,
+    tokens: bank.state.tokens,
+    now,
+    requests,
+    track: (timer) => {
+      timers.add(timer)
+    }
+  })
+  const api = https.createServer(
+    {
+      key: pki.serverKeyPem,
+      cert: pki.serverCertPem,
+      ca: [pki.caPem],
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: "TLSv1.2"
+    },
+    (request, response) => void handler(request, response)
+  )
+  apiPort = await listen(api, options.port ?? 0, host)
+  const url = `https://${hostForUrl(host)}:${apiPort}`
+
+  const simulator: PspSimulator = {
+    url,
+    port: apiPort,
+    controlUrl: undefined,
+    tls: pki,
+    client: { clientId: clients[0]!.clientId, clientSecret: clients[0]!.clientSecret },
+    state: bank.state,
+    requests,
+    deliveries: callbacks.deliveries,
+    held: callbacks.held,
+    payCob: (txid, payOptions) => bank.payCob(txid, payOptions),
+    removeCob: (txid) => bank.removeCob(txid),
+    settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
+    rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),
+    releaseCallbacks: (order) => callbacks.releaseHeld(order),
+    setCallbackMode: (mode) => {
+      callbackMode = mode
+    },
+    setTokenTtl: (seconds) => {
+      tokenTtl = seconds
+    },
+    expireTokens: () => {
+      const at = now().getTime()
+      for (const token of bank.state.tokens.values()) token.expiresAt = Math.min(token.expiresAt, at)
+    },
+    addFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    faults: () => faults.list(),
+    close: async () => {
+      callbacks.close()
+      for (const timer of timers) clearTimeout(timer)
+      await Promise.all([shut(api), ...(control ? [shut(control)] : [])])
+    }
+  }
+
+  let control: http.Server | undefined
+  if (options.controlPort !== undefined) {
+    control = http.createServer(makeControlHandler(simulator, bank))
+    try {
+      const controlPort = await listen(control, options.controlPort, host)
+      return { ...simulator, controlUrl: `http://${hostForUrl(host)}:${controlPort}` }
+    } catch (error) {
+      control = undefined
+      await shut(api)
+      throw error
+    }
+  }
+  return simulator
+}

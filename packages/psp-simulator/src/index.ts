@@ -1,0 +1,10 @@
+/** The PSP simulator: a local bank speaking the API Pix standard and an Efí-style send API. */
+
+export type { DecideOptions, PayOptions, SendOutcome } from "./Bank.js"
+export type { CallbackDelivery, CallbackMode, HeldCallback } from "./Callbacks.js"
+export * as Certificates from "./Certificates.js"
+export type { Fault, FaultKind, RouteName } from "./Faults.js"
+export type { Cob, Devolucao, ReceivedPix, Send, SendStatus, State } from "./Model.js"
+export type { OAuthClient } from "./OAuth.js"
+export * as PspSimulator from "./PspSimulator.js"
+export type { RequestRecord } from "./Server.js"
