@@ -238,3 +238,41 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     await expectLedgerClean(live)
   })
 })
+
+describe("live mode: a PIX after the charge expired", () => {
+  let live: Live
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pixgate-live-late-"))
+    // The PSP's clock runs two hours ahead: every PIX it reports arrives after a 1 h charge expired.
+    live = await startLive(`sqlite:${join(dir, "late.db")}`, {}, { now: () => new Date(Date.now() + 2 * 3_600_000) })
+  }, 120_000)
+  afterAll(async () => {
+    await live?.close()
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  it("is recorded on the charge, never credited, and returned to the payer automatically", async () => {
+    const m = await live.merchant()
+    const created = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 15 } })
+    expect(created.status).toBe(201)
+    const before = await live.h.engine((e) => e.admin.balance(m.merchantId, "live"))
+    const pix = await live.psp.payCob(created.body.txid, { callback: "now" })
+    const statusOf = async () =>
+      ((await send(live.h.base, "GET", "/api/v1/transactions", { key: m.liveKey })).body.data as Array<{
+        id: string
+        status: string
+        endToEndId: string | null
+      }>).find((t) => t.id === created.body.transactionId)
+    await until("refunded", async () => (await statusOf())?.status === "refunded")
+    expect((await statusOf())?.endToEndId).toBe(pix.endToEndId)
+    expect(await live.h.engine((e) => e.admin.balance(m.merchantId, "live"))).toEqual(before)
+    expect(live.psp.state.pix.get(pix.endToEndId)?.devolucoes.map((d) => [d.valor, d.status])).toEqual([
+      ["15.00", "DEVOLVIDO"]
+    ])
+    await until("transaction.failed delivered", () =>
+      live.webhooks.some((w) => w.type === "transaction.failed" && w.data.reason === "paid_after_expiry")
+    )
+    await expectLedgerClean(live)
+  })
+})

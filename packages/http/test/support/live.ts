@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
-import { Effect, Redacted } from "effect"
+import { Duration, Effect, Redacted } from "effect"
 import { expect } from "vitest"
 import { type Harness, listen, start } from "./harness.js"
 
@@ -63,9 +63,10 @@ export const until = async (what: string, check: () => boolean | Promise<boolean
 /** Starts a simulator and an engine on `database`, registers the PSP's webhook. */
 export const startLive = async (
   database: string,
-  overrides: Partial<Settings.ApiPixSettings> = {}
+  overrides: Partial<Settings.ApiPixSettings> = {},
+  simulator: PspSimulator.PspSimulatorOptions = {}
 ): Promise<Live> => {
-  const psp = await PspSimulator.start({ pixKeys: [pixKey] })
+  const psp = await PspSimulator.start({ pixKeys: [pixKey], ...simulator })
   const webhooks: Array<Received> = []
   const receiver = createServer((req, res) => {
     let body = ""
@@ -85,7 +86,7 @@ export const startLive = async (
     database,
     liveGateway: ApiPix.layerNode(settings),
     bankCallbacks: { secret },
-    engine: { config: { allowPrivateWebhookUrls: true, jobLease: "5 seconds" } },
+    engine: { config: { allowPrivateWebhookUrls: true, jobLease: Duration.seconds(5) } },
     rateLimit: false
   })
   await Effect.runPromise(
