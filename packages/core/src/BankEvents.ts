@@ -92,7 +92,12 @@ export const make = Effect.gen(function* () {
       })
       if (Option.isSome(advanced)) {
         yield* Effect.logWarning("A PIX was received but not credited; it is returned to the payer").pipe(
-          Effect.annotateLogs({ transactionId: charge.id, endToEndId, reason, receivedAmount: recorded.receivedAmount })
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            endToEndId,
+            reason,
+            receivedAmount: recorded.receivedAmount
+          })
         )
       }
       return Option.isSome(advanced)
@@ -114,8 +119,7 @@ export const make = Effect.gen(function* () {
         }
         return "ignored" as const
       }
-      const late =
-        charge.status === "failed" || (charge.expiresAt !== null && paidAt >= charge.expiresAt)
+      const late = charge.status === "failed" || (charge.expiresAt !== null && paidAt >= charge.expiresAt)
       if (late) {
         // The sandbox's payer (no amount reported) does not pay an expired charge.
         if (event.amount === undefined) return "ignored" as const

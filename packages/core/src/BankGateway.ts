@@ -5,8 +5,8 @@
  * over the Central Bank's API Pix standard, and a platform plugs its own bank in the same way.
  */
 import { Context, Data, type Effect, type Option, type Scope } from "effect"
-import type { EngineShape } from "./Engine.js"
 import type { Job, Mode, Transaction } from "./Domain.js"
+import type { EngineShape } from "./Engine.js"
 import type { ClaimedJob, StoreError, StoreShape } from "./Store.js"
 
 /** The bank could not be reached or refused the request. */
@@ -89,11 +89,16 @@ export interface BankGatewayShape {
    * The gateway's own job kinds (polls, reconciliation, refunds), run by the engine's worker.
    * A runner finishes or reschedules its job (`store.finishJob` / `store.retryJob`).
    */
-  readonly jobs?: Readonly<Record<string, (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>>>
+  readonly jobs?: Readonly<
+    Record<string, (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>>
+  >
   /** Runs once the engine's worker starts (e.g. schedules the first reconciliation), for its scope. */
   readonly start?: (ctx: GatewayContext) => Effect.Effect<void, never, Scope.Scope>
   /** Handles a callback from the bank; fails when it could not be applied (the bank retries). */
-  readonly callback?: (callback: BankCallback, ctx: GatewayContext) => Effect.Effect<void, GatewayFailure | StoreError>
+  readonly callback?: (
+    callback: BankCallback,
+    ctx: GatewayContext
+  ) => Effect.Effect<void, GatewayFailure | StoreError>
 }
 
 /**

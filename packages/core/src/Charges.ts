@@ -73,13 +73,15 @@ export const make = Effect.gen(function* () {
       const { location } = registered
       // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
       const qrCode = yield* Effect.mapError(
-        registered.brCode !== undefined ? Effect.succeed(registered.brCode) : BrCode.encode({
-          kind: "dynamic",
-          location,
-          amountCents: input.amount,
-          merchantName: caller.merchant.name,
-          merchantCity: caller.merchant.city || config.defaultCity
-        }),
+        registered.brCode !== undefined
+          ? Effect.succeed(registered.brCode)
+          : BrCode.encode({
+              kind: "dynamic",
+              location,
+              amountCents: input.amount,
+              merchantName: caller.merchant.name,
+              merchantCity: caller.merchant.city || config.defaultCity
+            }),
         () => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location")
       )
       const charge: Transaction = { ...draft, qrCode }

@@ -158,8 +158,9 @@ const runner = Layer.effect(
           return yield* store.finishJob(job.id)
         }
         const payout = found.value
-        const sender = Option.flatMap(payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode), (g) =>
-          Option.fromNullable(g.sender)
+        const sender = Option.flatMap(
+          payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode),
+          (g) => Option.fromNullable(g.sender)
         )
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         if (Option.isNone(sender)) {

@@ -4,7 +4,7 @@
  * keep-alive agent for the layer's life. Either provides `BankGateway.LiveGateway`, which
  * `Engine.layer` picks up for live keys.
  */
-import { HttpClient } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
@@ -49,11 +49,18 @@ export const registerWebhook = (
   Effect.gen(function* () {
     const psp = yield* Client.make(settings)
     const res = yield* Effect.mapError(
-      psp.call({ method: "PUT", path: `${apiPixPath(settings)}/webhook/${encodeURIComponent(settings.pixKey)}`, body: { webhookUrl } }),
+      psp.call({
+        method: "PUT",
+        path: `${apiPixPath(settings)}/webhook/${encodeURIComponent(settings.pixKey)}`,
+        body: { webhookUrl }
+      }),
       (e) => new BankGateway.GatewayFailure({ message: e.message, cause: e })
     )
     if (res.status >= 300)
       return yield* Effect.fail(
-        new BankGateway.GatewayFailure({ message: `The PSP refused the webhook (HTTP ${res.status})`, cause: res.body })
+        new BankGateway.GatewayFailure({
+          message: `The PSP refused the webhook (HTTP ${res.status})`,
+          cause: res.body
+        })
       )
   })

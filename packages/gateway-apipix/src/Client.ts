@@ -68,11 +68,14 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         Effect.scoped,
         Effect.timeoutFail({
           duration: timeout,
-          onTimeout: () => new PspError({ reason: "timeout", message: `No answer within ${Duration.format(timeout)}` })
+          onTimeout: () =>
+            new PspError({ reason: "timeout", message: `No answer within ${Duration.format(timeout)}` })
         }),
         Effect.catchTags({
-          RequestError: (e) => Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
-          ResponseError: (e) => Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e }))
+          RequestError: (e) =>
+            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
+          ResponseError: (e) =>
+            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e }))
         })
       )
 
@@ -112,7 +115,9 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
     )
     // Drops the token a 401 refused, unless another caller already renewed it.
     const refused = (stale: Token) =>
-      SynchronizedRef.update(token, (held) => (Option.isSome(held) && held.value === stale ? Option.none() : held))
+      SynchronizedRef.update(token, (held) =>
+        Option.isSome(held) && held.value === stale ? Option.none() : held
+      )
 
     const request = (call: PspCall, bearer: Token) => {
       const url = new URL(`${base}${call.path}`)

@@ -133,7 +133,10 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   const interval = settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs
   const window = settings.reconcileWindowMs ?? defaults.reconcileWindowMs
   const pix = apiPixPath(settings)
-  const unknown = (e: PspError): BankGateway.SendStatus => ({ _tag: "Unknown", reason: `${e.reason}: ${e.message}` })
+  const unknown = (e: PspError): BankGateway.SendStatus => ({
+    _tag: "Unknown",
+    reason: `${e.reason}: ${e.message}`
+  })
 
   const createCharge = (charge: Domain.Transaction) =>
     Effect.gen(function* () {
@@ -147,7 +150,9 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
       if (charge.clientName !== null && charge.clientDocument !== null) {
         const digits = charge.clientDocument.replace(/\D/g, "")
         body.devedor =
-          digits.length === 14 ? { cnpj: digits, nome: charge.clientName } : { cpf: digits, nome: charge.clientName }
+          digits.length === 14
+            ? { cnpj: digits, nome: charge.clientName }
+            : { cpf: digits, nome: charge.clientName }
       }
       if (charge.description !== null) body.solicitacaoPagador = charge.description
       const res = yield* Effect.mapError(
@@ -202,12 +207,14 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
 
   /** Confirms a PIX with the PSP (`GET /pix/{e2eid}`): None when the PSP does not know it. */
   const confirmPix = (endToEndId: string) =>
-    Effect.flatMap(psp.call({ method: "GET", path: `${pix}/pix/${encodeURIComponent(endToEndId)}` }), (res) =>
-      res.status === 404
-        ? Effect.succeed(Option.none<ReceivedPix>())
-        : res.status === 200
-          ? Effect.succeed(receivedPix(res.body))
-          : Effect.fail(failure("Confirming a PIX")(res))
+    Effect.flatMap(
+      psp.call({ method: "GET", path: `${pix}/pix/${encodeURIComponent(endToEndId)}` }),
+      (res) =>
+        res.status === 404
+          ? Effect.succeed(Option.none<ReceivedPix>())
+          : res.status === 200
+            ? Effect.succeed(receivedPix(res.body))
+            : Effect.fail(failure("Confirming a PIX")(res))
     )
 
   const credit = (ctx: BankGateway.GatewayContext, pix: ReceivedPix) =>
@@ -233,7 +240,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           if (Option.isNone(payout) || payout.value.status !== "pending") continue
           const status = yield* sender.status(payout.value)
           if (status._tag === "Settled") yield* ctx.engine.payouts.settle(payout.value.id, status.endToEndId)
-          else if (status._tag === "Rejected") yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
+          else if (status._tag === "Rejected")
+            yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
           continue
         }
         const e2e = str(r.endToEndId)
@@ -295,7 +303,9 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           })
         )
         if (res._tag === "Left" || res.right.status !== 200) {
-          yield* Effect.logWarning("Reconciliation could not read received PIX; it tries again next run").pipe(
+          yield* Effect.logWarning(
+            "Reconciliation could not read received PIX; it tries again next run"
+          ).pipe(
             Effect.annotateLogs({
               reason: res._tag === "Left" ? res.left.message : describe(res.right)
             })
@@ -350,13 +360,18 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           })
         )
       }
-      const status = res._tag === "Right" && res.right.status < 300 ? record(res.right.body).status : undefined
+      const status =
+        res._tag === "Right" && res.right.status < 300 ? record(res.right.body).status : undefined
       if (status === "DEVOLVIDO") {
         yield* Effect.logInfo("A PIX not credited went back to its payer").pipe(
           Effect.annotateLogs({ transactionId: charge.id, endToEndId: charge.endToEndId })
         )
         // As the current job: the charge's change completes this job in its unit.
-        const applied = yield* Effect.provideService(ctx.engine.bankEvents.pixReturned(charge.id), Jobs.CurrentJob, j.id)
+        const applied = yield* Effect.provideService(
+          ctx.engine.bankEvents.pixReturned(charge.id),
+          Jobs.CurrentJob,
+          j.id
+        )
         return applied ? undefined : yield* ctx.store.finishJob(j.id)
       }
       if (status === "NAO_REALIZADO") {
@@ -374,7 +389,13 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
     timers: (moment, subject, ref, now) => {
       switch (moment) {
         case "charge.created":
-          return [job(jobKinds.cobCheck, ref, now + Math.min(interval, Math.max(1000, (subject.expiresAt ?? now) - now)))]
+          return [
+            job(
+              jobKinds.cobCheck,
+              ref,
+              now + Math.min(interval, Math.max(1000, (subject.expiresAt ?? now) - now))
+            )
+          ]
         case "payment.returned":
           return [job(jobKinds.pixReturn, ref, now)]
         default:
@@ -395,7 +416,10 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             transactions: [],
             entry: null,
             guard: null,
-            effects: { events: [], jobs: [{ id: reconcileJobId, kind: jobKinds.reconcile, ref: "apipix", runAt: now }] }
+            effects: {
+              events: [],
+              jobs: [{ id: reconcileJobId, kind: jobKinds.reconcile, ref: "apipix", runAt: now }]
+            }
           })
           .pipe(Effect.ignore)
       }),

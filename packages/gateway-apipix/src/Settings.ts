@@ -49,7 +49,16 @@ export const defaults = {
   pollDelayMs: 5_000,
   reconcileIntervalMs: 5 * 60_000,
   reconcileWindowMs: 2 * 60 * 60_000,
-  scopes: ["cob.write", "cob.read", "pix.write", "pix.read", "webhook.write", "webhook.read", "gn.pix.send.read", "pix.send"]
+  scopes: [
+    "cob.write",
+    "cob.read",
+    "pix.write",
+    "pix.read",
+    "webhook.write",
+    "webhook.read",
+    "gn.pix.send.read",
+    "pix.send"
+  ]
 } as const
 
 /** The API Pix path prefix of the settings, without a trailing slash. */

@@ -41,7 +41,9 @@ export const routes = (secret: Redacted.Redacted<string>): ReadonlyArray<Route.R
           if (!sameSecret(input.params.secret ?? "", secret)) return yield* Effect.fail(Respond.notFound())
           const engine = yield* Engine.Engine
           yield* engine.bankCallback({ path: rest, body: input.body }).pipe(
-            Effect.tapError((e) => Effect.logWarning("A bank callback could not be applied; the bank retries", e)),
+            Effect.tapError((e) =>
+              Effect.logWarning("A bank callback could not be applied; the bank retries", e)
+            ),
             // Not applied: the bank delivers it again (and reconciliation finds it anyway).
             Effect.mapError(() => Errors.unavailable())
           )

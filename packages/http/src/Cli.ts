@@ -7,12 +7,12 @@
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
-import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
+import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
 import * as BankCallbacks from "./BankCallbacks.js"
+import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
@@ -130,14 +130,16 @@ const serve = async (io: Io) => {
  * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
  */
 const registerWebhook = async (io: Io, url: string | undefined) => {
-  if (url === undefined) throw new UsageError("gateway webhook register needs --url (the server's public base URL)")
+  if (url === undefined)
+    throw new UsageError("gateway webhook register needs --url (the server's public base URL)")
   let live: ReturnType<typeof Settings.fromEnv>
   try {
     live = Settings.fromEnv(io.env, (path) => readFileSync(resolve(io.cwd, path)))
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
-  if (live === undefined) throw new UsageError(`${Settings.envNames.baseUrl} and the other PIXGATE_LIVE_* must be set`)
+  if (live === undefined)
+    throw new UsageError(`${Settings.envNames.baseUrl} and the other PIXGATE_LIVE_* must be set`)
   const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
   const program = ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
     Effect.provide(ApiPix.httpClientNode(live.settings))
@@ -166,7 +168,8 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
       return 0
     }
     if (positionals.length === 1 && positionals[0] === "serve") return await serve(io)
-    if (positionals.join(" ") === "gateway webhook register") return await registerWebhook(io, (values as Record<string, unknown>).url as string | undefined)
+    if (positionals.join(" ") === "gateway webhook register")
+      return await registerWebhook(io, (values as Record<string, unknown>).url as string | undefined)
     const { name, command, args } = find(positionals)
     const flags = Object.fromEntries(
       flagNames.map((n) => [n, (values as Record<string, unknown>)[n] as string | undefined])

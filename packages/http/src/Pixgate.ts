@@ -159,7 +159,9 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   const callbacks =
     callbackSecret === undefined
       ? []
-      : BankCallbacks.routes(Redacted.isRedacted(callbackSecret) ? callbackSecret : Redacted.make(callbackSecret))
+      : BankCallbacks.routes(
+          Redacted.isRedacted(callbackSecret) ? callbackSecret : Redacted.make(callbackSecret)
+        )
   check(
     callbackSecret === undefined ||
       (Redacted.isRedacted(callbackSecret) ? Redacted.value(callbackSecret) : callbackSecret).length >= 32,

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, dropDatabase, databaseUrl, postgresAvailable } from "../../store-pg/test/helpers.js"
+import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "../../store-pg/test/helpers.js"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, startLive, until } from "./support/live.js"
 
@@ -22,7 +22,10 @@ const stores: ReadonlyArray<{
     name: "SQLite",
     open: async () => {
       const dir = mkdtempSync(join(tmpdir(), "pixgate-live-"))
-      return { url: `sqlite:${join(dir, "live.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }
+      return {
+        url: `sqlite:${join(dir, "live.db")}`,
+        drop: async () => rmSync(dir, { recursive: true, force: true })
+      }
     }
   },
   ...(postgresAvailable
@@ -48,7 +51,12 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
   }, 120_000)
   afterAll(async () => {
     if (process.env.LIVE_DEBUG) {
-      console.log(live?.h.logs.filter((l) => !l.includes('"level":"INFO"')).slice(0, 40).join("\n"))
+      console.log(
+        live?.h.logs
+          .filter((l) => !l.includes('"level":"INFO"'))
+          .slice(0, 40)
+          .join("\n")
+      )
       console.log(JSON.stringify(live?.psp.deliveries.slice(0, 5)))
       console.log(JSON.stringify(live?.psp.requests.slice(0, 30)))
     }
@@ -73,7 +81,10 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const m = await live.merchant()
     const c = await charge(m.liveKey, amount)
     await live.psp.payCob(c.txid, { callback: "now" })
-    await until("the funding charge completes", async () => (await statusOf(m.liveKey, c.transactionId)) === "completed")
+    await until(
+      "the funding charge completes",
+      async () => (await statusOf(m.liveKey, c.transactionId)) === "completed"
+    )
     return m
   }
   const payout = async (key: string, amount: number) => {
@@ -87,7 +98,8 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
   }
   const sendOf = (payoutId: string) => live.psp.state.sends.get(Gateway.idEnvio(payoutId))
   const sendPuts = (payoutId: string) =>
-    live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(Gateway.idEnvio(payoutId))).length
+    live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(Gateway.idEnvio(payoutId)))
+      .length
 
   it("a charge paid at the bank completes with the bank's endToEndId and sends transaction.completed", async () => {
     const m = await live.merchant()
@@ -97,11 +109,18 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     expect(c.qrCode).toBe(cob?.pixCopiaECola)
     const pix = await live.psp.payCob(c.txid, { callback: "now" })
     await until("completed", async () => (await statusOf(m.liveKey, c.transactionId)) === "completed")
-    expect(await find(m.liveKey, c.transactionId)).toMatchObject({ endToEndId: pix.endToEndId, amount: 12.34 })
+    expect(await find(m.liveKey, c.transactionId)).toMatchObject({
+      endToEndId: pix.endToEndId,
+      amount: 12.34
+    })
     await until("transaction.completed delivered", () =>
-      live.webhooks.some((w) => w.type === "transaction.completed" && w.data.transactionId === c.transactionId)
+      live.webhooks.some(
+        (w) => w.type === "transaction.completed" && w.data.transactionId === c.transactionId
+      )
     )
-    const event = live.webhooks.find((w) => w.type === "transaction.completed" && w.data.transactionId === c.transactionId)
+    const event = live.webhooks.find(
+      (w) => w.type === "transaction.completed" && w.data.transactionId === c.transactionId
+    )
     expect(event?.data).toMatchObject({ endToEndId: pix.endToEndId, status: "completed" })
     await expectLedgerClean(live)
   })
@@ -125,7 +144,11 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     })
     // Late: the first PIX's callback again, long after; and once more with a changed amount.
     const late = await send(live.h.base, "POST", `/bank/callbacks/${live.secret}/pix`, {
-      body: { pix: [{ endToEndId: pix.endToEndId, txid: twice.txid, valor: "10.00", horario: new Date().toISOString() }] }
+      body: {
+        pix: [
+          { endToEndId: pix.endToEndId, txid: twice.txid, valor: "10.00", horario: new Date().toISOString() }
+        ]
+      }
     })
     expect(late.status).toBe(200)
     const forged = await send(live.h.base, "POST", `/bank/callbacks/${live.secret}/pix`, {
@@ -136,7 +159,9 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     expect(end.available).toBeCloseTo(afterOne.available * 3, 2)
     const completions = () =>
       live.webhooks.filter(
-        (w) => w.type === "transaction.completed" && [twice, a, b].some((c) => c.transactionId === w.data.transactionId)
+        (w) =>
+          w.type === "transaction.completed" &&
+          [twice, a, b].some((c) => c.transactionId === w.data.transactionId)
       ).length
     await until("three completions delivered", () => completions() >= 3)
     await new Promise((resolve) => setTimeout(resolve, 500))
@@ -145,7 +170,9 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
   })
 
   it("a wrong secret is a 404 and changes nothing", async () => {
-    const answer = await send(live.h.base, "POST", `/bank/callbacks/${"x".repeat(48)}/pix`, { body: { pix: [] } })
+    const answer = await send(live.h.base, "POST", `/bank/callbacks/${"x".repeat(48)}/pix`, {
+      body: { pix: [] }
+    })
     expect(answer.status).toBe(404)
   })
 
@@ -153,7 +180,11 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const m = await live.merchant()
     const c = await charge(m.liveKey, 7.5)
     await live.psp.payCob(c.txid, { callback: "never" })
-    await until("reconciled", async () => (await statusOf(m.liveKey, c.transactionId)) === "completed", 30_000)
+    await until(
+      "reconciled",
+      async () => (await statusOf(m.liveKey, c.transactionId)) === "completed",
+      30_000
+    )
     await expectLedgerClean(live)
   })
 
@@ -186,7 +217,10 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const before = await balance(m.merchantId)
     live.psp.addFault({ route: "*", kind: "status", status: 503 })
     try {
-      const refused = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 5 } })
+      const refused = await send(live.h.base, "POST", "/api/v1/charges", {
+        key: m.liveKey,
+        body: { amount: 5 }
+      })
       expect(refused.status).toBe(502)
       expect(refused.body).toEqual({ error: "Failed to create charge", code: "gateway_error" })
       const p = await payout(m.liveKey, 10)
@@ -226,15 +260,20 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const p = await payout(m.liveKey, 10)
     await until("the send reaches the bank", () => sendOf(p.transactionId) !== undefined)
     // Several polls go by with the send still in processing: never a second send.
-    await until("asked about", () =>
-      live.psp.requests.filter((r) => r.route === "send.get" && r.path.endsWith(Gateway.idEnvio(p.transactionId)))
-        .length >= 3
+    await until(
+      "asked about",
+      () =>
+        live.psp.requests.filter(
+          (r) => r.route === "send.get" && r.path.endsWith(Gateway.idEnvio(p.transactionId))
+        ).length >= 3
     )
     expect(await statusOf(m.liveKey, p.transactionId)).toBe("pending")
     await live.psp.settleSend(Gateway.idEnvio(p.transactionId), { callback: "never" })
     await until("settled", async () => (await statusOf(m.liveKey, p.transactionId)) === "completed")
     expect(sendPuts(p.transactionId)).toBe(1)
-    expect([...live.psp.state.sends.values()].filter((s) => s.idEnvio === Gateway.idEnvio(p.transactionId))).toHaveLength(1)
+    expect(
+      [...live.psp.state.sends.values()].filter((s) => s.idEnvio === Gateway.idEnvio(p.transactionId))
+    ).toHaveLength(1)
     await expectLedgerClean(live)
   })
 })
@@ -245,7 +284,11 @@ describe("live mode: a PIX after the charge expired", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pixgate-live-late-"))
     // The PSP's clock runs two hours ahead: every PIX it reports arrives after a 1 h charge expired.
-    live = await startLive(`sqlite:${join(dir, "late.db")}`, {}, { now: () => new Date(Date.now() + 2 * 3_600_000) })
+    live = await startLive(
+      `sqlite:${join(dir, "late.db")}`,
+      {},
+      { now: () => new Date(Date.now() + 2 * 3_600_000) }
+    )
   }, 120_000)
   afterAll(async () => {
     await live?.close()
@@ -254,16 +297,21 @@ describe("live mode: a PIX after the charge expired", () => {
 
   it("is recorded on the charge, never credited, and returned to the payer automatically", async () => {
     const m = await live.merchant()
-    const created = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 15 } })
+    const created = await send(live.h.base, "POST", "/api/v1/charges", {
+      key: m.liveKey,
+      body: { amount: 15 }
+    })
     expect(created.status).toBe(201)
     const before = await live.h.engine((e) => e.admin.balance(m.merchantId, "live"))
     const pix = await live.psp.payCob(created.body.txid, { callback: "now" })
     const statusOf = async () =>
-      ((await send(live.h.base, "GET", "/api/v1/transactions", { key: m.liveKey })).body.data as Array<{
-        id: string
-        status: string
-        endToEndId: string | null
-      }>).find((t) => t.id === created.body.transactionId)
+      (
+        (await send(live.h.base, "GET", "/api/v1/transactions", { key: m.liveKey })).body.data as Array<{
+          id: string
+          status: string
+          endToEndId: string | null
+        }>
+      ).find((t) => t.id === created.body.transactionId)
     await until("refunded", async () => (await statusOf())?.status === "refunded")
     expect((await statusOf())?.endToEndId).toBe(pix.endToEndId)
     expect(await live.h.engine((e) => e.admin.balance(m.merchantId, "live"))).toEqual(before)

@@ -36,7 +36,9 @@ const rebuildJobsWithoutKindCheck: Migration = Effect.gen(function* () {
   const table = rows.find((r) => r.type === "table")
   if (table?.sql == null || !jobKindCheckPattern.test(table.sql)) return
   const indexes = rows.filter((r) => r.type === "index")
-  const next = table.sql.replace(jobKindCheckPattern, "").replace(/^CREATE TABLE\s+"?jobs"?/, "CREATE TABLE jobs_next")
+  const next = table.sql
+    .replace(jobKindCheckPattern, "")
+    .replace(/^CREATE TABLE\s+"?jobs"?/, "CREATE TABLE jobs_next")
   yield* sql.unsafe(next)
   yield* sql.unsafe("INSERT INTO jobs_next SELECT * FROM jobs")
   yield* sql.unsafe("DROP TABLE jobs")

@@ -104,7 +104,12 @@ export const startLive = async (
     merchant: async () => {
       const m = await h.merchant()
       await h.engine((e) =>
-        e.admin.setWebhook({ merchantId: m.merchantId, mode: "live", url: webhookUrl, secret: "whsec-live-test" })
+        e.admin.setWebhook({
+          merchantId: m.merchantId,
+          mode: "live",
+          url: webhookUrl,
+          secret: "whsec-live-test"
+        })
       )
       return m
     },

@@ -147,7 +147,8 @@ export const toTransaction = (r: Row): Domain.Transaction => ({
   expiresAt: intOrNull(r.expires_at),
   paidAt: intOrNull(r.paid_at),
   failureReason: textOrNull(r.failure_reason),
-  receivedAmount: r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
+  receivedAmount:
+    r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
   counterpartyId: textOrNull(r.counterparty_id) as Domain.MerchantId | null,
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)
