@@ -108,7 +108,7 @@ export const make = (deps: {
             return yield* Effect.fail(badRequest("invalid_name", "name", "name must be 1 to 140 characters"))
           }
           const plan = input.feePlan ?? config.defaultFeePlan
-          const planError = Fees.validatePlan(plan)
+          const planError = Fees.validatePlan(plan, config.maxAmount)
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
           const at = yield* now
           const m: Merchant = {
@@ -183,7 +183,7 @@ export const make = (deps: {
       /** Replaces a merchant's fee plan (applies to new transactions). */
       setFeePlan: (merchantId: string, plan: Fees.FeePlan) =>
         Effect.gen(function* () {
-          const planError = Fees.validatePlan(plan)
+          const planError = Fees.validatePlan(plan, config.maxAmount)
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
           const ok = yield* store.setFeePlan(merchantId as MerchantId, plan)
           if (!ok) return yield* Effect.fail(Errors.notFound("Merchant"))

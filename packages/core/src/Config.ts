@@ -28,6 +28,11 @@ export interface EngineConfigShape {
   readonly webhookTimeout: Duration.Duration
   /** Allows webhook URLs on loopback/private/link-local addresses in live mode. */
   readonly allowPrivateWebhookUrls: boolean
+  /**
+   * Allows plain `http:` webhook URLs in live mode (refused by default: every delivery carries the
+   * endpoint's secret). Test mode always allows them.
+   */
+  readonly allowInsecureLiveWebhooks: boolean
   /** Webhook attempts in flight at once per engine instance (the worker's webhook lane). */
   readonly webhookConcurrency: number
   /** Timers (settlements, expiries, chargebacks) run at once per engine instance (the timer lane). */
@@ -71,6 +76,7 @@ export const defaults: EngineConfigShape = {
   webhookRetryDelays: [Duration.seconds(1), Duration.seconds(5), Duration.seconds(30)],
   webhookTimeout: Duration.seconds(10),
   allowPrivateWebhookUrls: false,
+  allowInsecureLiveWebhooks: false,
   webhookConcurrency: 64,
   timerConcurrency: 256,
   idempotencyTtl: Duration.hours(24),

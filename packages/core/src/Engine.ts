@@ -201,6 +201,8 @@ export interface EngineOptions {
   readonly liveGateway?: BankGatewayShape
   /** Run the job worker in this process (default true). */
   readonly worker?: boolean
+  /** The worker's options, e.g. how long stopping waits for running jobs (`shutdownGrace`). */
+  readonly workerOptions?: Worker.WorkerOptions
   /** Resolves webhook hosts for the live-mode address check (default: IP literals only). */
   readonly hostResolver?: Layer.Layer<HostResolver.HostResolver>
 }
@@ -241,6 +243,8 @@ export const layer = (
   const worker =
     options.worker === false
       ? Layer.empty
-      : Layer.merge(Worker.layer.pipe(Layer.provide(runner)), started).pipe(Layer.provide(engine))
+      : Layer.merge(Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner)), started).pipe(
+          Layer.provide(engine)
+        )
   return Layer.merge(engine, worker)
 }

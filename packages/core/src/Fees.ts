@@ -66,8 +66,14 @@ export const forCharge = (plan: FeePlan, amount: Cents): Fees => apply(plan.char
 /** Fees of a payout: the recipient gets `amount`, the balance pays `amount + feeAmount`. */
 export const forPayout = (plan: FeePlan, amount: Cents): Fees => apply(plan.payout, amount)
 
-/** Checks a plan is usable: non-negative integer rates and fixed parts, total rate below 100%. */
-export const validatePlan = (plan: FeePlan): string | undefined => {
+/**
+ * Checks a plan is usable: non-negative integer rates and fixed parts, total rate below 100%,
+ * and each rule's fixed parts together at most `maxAmount` (the largest amount of one charge or
+ * payout). The bound keeps every later computation in safe integers: a payout's debit is at most
+ * `amount + amount x rate + fixed < 3 x maxAmount`, so no stored plan can make a request fail
+ * with a 500 (a plan with a fixed part near 2^53 once did).
+ */
+export const validatePlan = (plan: FeePlan, maxAmount: Cents = Money.defaultMaximum): string | undefined => {
   for (const [name, rule] of [
     ["charge", plan.charge],
     ["payout", plan.payout]
@@ -76,6 +82,9 @@ export const validatePlan = (plan: FeePlan): string | undefined => {
       if (!Number.isSafeInteger(value) || value < 0) return `${name}.${field} must be a non-negative integer`
     }
     if (rule.gatewayRate + rule.marginRate >= 1_000_000) return `${name} rates must total less than 100%`
+    if (rule.gatewayFixed + rule.marginFixed > maxAmount) {
+      return `${name} fixed parts must total at most ${maxAmount} centavos (the maximum amount, ${Money.formatReais(maxAmount)})`
+    }
   }
   return undefined
 }

@@ -2,6 +2,10 @@
  * Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. Randomness
  * comes from Web Crypto's `getRandomValues` (sync on every runtime) and SHA-256 from `Sha256`, so
  * this runs on Node, Deno, Bun and edge without an async hop.
+ *
+ * Public ids draw from a pooled buffer (one `getRandomValues` serves hundreds). Secrets (API keys,
+ * webhook secrets, signing keys) never do: `secretBytes`/`secretBase62` draw fresh bytes from the
+ * CSPRNG for each secret and leave none of them behind in a module-level buffer.
  */
 import * as Sha256 from "./Sha256.js"
 
@@ -45,6 +49,30 @@ export const randomBase62 = (n: number): string => {
   let out = ""
   while (out.length < n) out += base62Chunk(Math.min(n - out.length, 256))
   return out
+}
+
+/** `n` bytes straight from the CSPRNG, in a fresh array no other caller ever sees. */
+export const secretBytes = (n: number): Uint8Array<ArrayBuffer> => {
+  if (!Number.isSafeInteger(n) || n < 1 || n > 65_536) throw new RangeError(`secretBytes: bad length ${n}`)
+  return globalThis.crypto.getRandomValues(new Uint8Array(n))
+}
+
+/**
+ * `n` random base62 characters for a secret, from fresh CSPRNG bytes (not the id pool); bytes
+ * >= 248 are redrawn, so every character is equally likely (log2(62) = 5.95 bits each).
+ */
+export const secretBase62 = (n: number): string => {
+  if (!Number.isSafeInteger(n) || n < 1 || n > 4096) throw new RangeError(`secretBase62: bad length ${n}`)
+  const out: Array<number> = []
+  while (out.length < n) {
+    // 248/256 of the bytes are kept: n + n/16 + 8 bytes almost always suffice in one draw.
+    const bytes = secretBytes(n - out.length + ((n - out.length) >>> 4) + 8)
+    for (let i = 0; i < bytes.length && out.length < n; i++) {
+      if (bytes[i]! < BASE62_LIMIT) out.push(BASE62[bytes[i]! % 62]!)
+    }
+    bytes.fill(0)
+  }
+  return String.fromCharCode(...out)
 }
 
 /** The 80-bit tail of the last id, big-endian. */
@@ -169,8 +197,11 @@ export const isEndToEndId = (s: string): boolean => {
   )
 }
 
-/** A new secret API key: `sk_test_`/`sk_live_` + 40 base62 chars (about 238 random bits). */
-export const newApiKey = (mode: "test" | "live"): string => `sk_${mode}_${randomBase62(40)}`
+/**
+ * A new secret API key: `sk_test_`/`sk_live_` + 40 base62 chars (about 238 random bits), from
+ * fresh CSPRNG bytes (`secretBase62`), never the pooled buffer of public ids.
+ */
+export const newApiKey = (mode: "test" | "live"): string => `sk_${mode}_${secretBase62(40)}`
 
 /** The mode of a well-formed API key (prefix + 32 to 128 base62 chars); undefined otherwise. */
 export const apiKeyMode = (raw: string): "test" | "live" | undefined => {

@@ -1,10 +1,14 @@
 /**
- * Webhook URL rules. Any mode: an absolute http(s) URL. Live mode also refuses hosts that are,
- * or resolve to, addresses of the engine's own networks (loopback, private, link-local,
- * unspecified, CGNAT, multicast/reserved), so a merchant cannot make the engine probe them,
- * unless `EngineConfig.allowPrivateWebhookUrls` is set. Test mode allows them (local receivers).
+ * Webhook URL rules. Any mode: an absolute http(s) URL. Live mode also wants `https:` (every
+ * delivery carries the endpoint's secret) unless `EngineConfig.allowInsecureLiveWebhooks` is set,
+ * and refuses hosts that are, or resolve to, anything but a global unicast address (loopback,
+ * private, link-local, CGNAT, documentation, benchmarking, NAT64 local-use, ...: the
+ * special-purpose ranges of IANA's registries, as `ipaddr.js` names them), so a merchant cannot
+ * make the engine probe its own networks, unless `EngineConfig.allowPrivateWebhookUrls` is set.
+ * Test mode allows both (local receivers).
  */
 import { Effect } from "effect"
+import ipaddr from "ipaddr.js"
 import { EngineConfig } from "./Config.js"
 import type { Mode } from "./Domain.js"
 import { type PixgateError, validation } from "./Errors.js"
@@ -15,76 +19,82 @@ export const maxLength = 2048
 
 const invalid = (message: string): PixgateError => validation("invalid_webhook_url", "url", message)
 
-const parseIPv4 = (s: string): ReadonlyArray<number> | null => {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s)
-  if (m === null) return null
-  const bytes = m.slice(1).map(Number)
-  return bytes.every((b) => b <= 255) ? bytes : null
+/** IPv6 global unicast (IANA's IPv6 address space: everything else is reserved or special). */
+const globalUnicast = ipaddr.IPv6.parseCIDR("2000::/3")
+/** RFC 8215's local-use NAT64 prefix, which ipaddr.js files under `rfc6052` with 64:ff9b::/96. */
+const nat64LocalUse = ipaddr.IPv6.parseCIDR("64:ff9b:1::/48")
+
+/** ipaddr.js's range names, as the error message says them (after "is a"/"is an"). */
+const labels: Readonly<Record<string, string>> = {
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local",
+  loopback: "loopback",
+  carrierGradeNat: "shared (CGNAT)",
+  private: "private",
+  reserved: "reserved",
+  benchmarking: "benchmarking",
+  amt: "AMT relay",
+  as112: "AS112",
+  as112v6: "AS112",
+  uniqueLocal: "unique-local",
+  deprecatedSiteLocal: "site-local",
+  discard: "discard-only",
+  rfc6145: "IPv4-translated",
+  teredo: "Teredo tunnel",
+  deprecatedOrchid: "ORCHID",
+  orchid2: "ORCHID",
+  droneRemoteIdProtocolEntityTags: "drone remote ID",
+  segmentRouting: "segment-routing (SRv6)"
+}
+const label = (range: string): string => labels[range] ?? range
+
+/** The IPv4 address in the low 32 bits of `v6` (NAT64, SIIT). */
+const low32 = (v6: ipaddr.IPv6): ipaddr.IPv4 => {
+  const [, , , , , , hi = 0, lo = 0] = v6.parts
+  return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
 }
 
-const parseIPv6 = (s: string): ReadonlyArray<number> | null => {
-  const text = s.replace(/^\[|\]$/g, "").replace(/%.*$/, "")
-  if (!text.includes(":")) return null
-  const halves = text.split("::")
-  if (halves.length > 2) return null
-  const words = (part: string): Array<number> | null => {
-    if (part === "") return []
-    const out: Array<number> = []
-    const groups = part.split(":")
-    for (const [i, group] of groups.entries()) {
-      const v4 = i === groups.length - 1 ? parseIPv4(group) : null
-      if (v4 !== null) out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!)
-      else if (/^[0-9a-f]{1,4}$/i.test(group)) out.push(Number.parseInt(group, 16))
-      else return null
+const ipv4Kind = (v4: ipaddr.IPv4): string | null => {
+  const range: string = v4.range()
+  return range === "unicast" ? null : label(range)
+}
+
+/**
+ * Only global unicast passes: `unicast` of ipaddr.js inside 2000::/3, or a public IPv4 address
+ * embedded the ways that reach it (IPv4-mapped, NAT64's well-known prefix, 6to4). Every other
+ * range of IANA's special-purpose registry is refused, the ones that could embed a private
+ * IPv4 address included (IPv4-translated ::ffff:0:a.b.c.d, local-use NAT64, Teredo).
+ */
+const ipv6Kind = (v6: ipaddr.IPv6): string | null => {
+  const range: string = v6.range()
+  switch (range) {
+    case "ipv4Mapped":
+      return ipv4Kind(v6.toIPv4Address())
+    case "rfc6052":
+      return v6.match(nat64LocalUse) ? "NAT64 local-use" : ipv4Kind(low32(v6))
+    case "6to4": {
+      const [, hi = 0, lo = 0] = v6.parts
+      return ipv4Kind(new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]))
     }
-    return out
+    case "unicast":
+      return v6.match(globalUnicast) ? null : "reserved"
+    default:
+      return label(range)
   }
-  const head = words(halves[0]!)
-  const tail = halves.length === 2 ? words(halves[1]!) : []
-  if (head === null || tail === null) return null
-  const missing = 8 - head.length - tail.length
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return null
-  return [...head, ...Array<number>(missing).fill(0), ...tail].flatMap((w) => [w >> 8, w & 0xff])
-}
-
-const ipv4Kind = ([a, b]: ReadonlyArray<number>): string | null => {
-  if (a === undefined || b === undefined) return null
-  if (a === 0) return "unspecified"
-  if (a === 127) return "loopback"
-  if (a === 10 || (a === 172 && (b & 0xf0) === 16) || (a === 192 && b === 168)) return "private"
-  if (a === 169 && b === 254) return "link-local"
-  if (a === 100 && (b & 0xc0) === 64) return "shared (CGNAT)"
-  if (a >= 224) return "multicast or reserved"
-  return null
-}
-
-const ipv6Kind = (x: ReadonlyArray<number>): string | null => {
-  const zeroUpTo = (n: number) => x.slice(0, n).every((b) => b === 0)
-  if (zeroUpTo(15)) return x[15] === 0 ? "unspecified" : x[15] === 1 ? "loopback" : ipv4Kind(x.slice(12))
-  // IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16)
-  if (zeroUpTo(10) && x[10] === 0xff && x[11] === 0xff) return ipv4Kind(x.slice(12))
-  if (zeroUpTo(12)) return ipv4Kind(x.slice(12))
-  if (x[0] === 0 && x[1] === 0x64 && x[2] === 0xff && x[3] === 0x9b && x.slice(4, 12).every((b) => b === 0)) {
-    return ipv4Kind(x.slice(12))
-  }
-  if (x[0] === 0x20 && x[1] === 0x02) return ipv4Kind(x.slice(2, 6))
-  const [b0 = 0, b1 = 0] = x
-  if ((b0 & 0xfe) === 0xfc) return "private"
-  if (b0 === 0xfe && (b1 & 0xc0) === 0x80) return "link-local"
-  if (b0 === 0xfe && (b1 & 0xc0) === 0xc0) return "private"
-  if (b0 === 0xff) return "multicast or reserved"
-  return null
 }
 
 /**
  * What kind of non-public address an IP literal is (`"loopback"`, `"private"`, ...); null for a
- * public address; undefined when `address` is not an IP literal.
+ * public address; undefined when `address` is not an IP literal. IPv4 must be dotted decimal (as
+ * the URL parser and DNS give it); IPv6 may be in brackets and carry a zone.
  */
 export const addressKind = (address: string): string | null | undefined => {
-  const v4 = parseIPv4(address)
-  if (v4 !== null) return ipv4Kind(v4)
-  const v6 = parseIPv6(address)
-  return v6 === null ? undefined : ipv6Kind(v6)
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return ipv4Kind(ipaddr.IPv4.parse(address))
+  const text = address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "")
+  if (!text.includes(":") || !ipaddr.IPv6.isValid(text)) return undefined
+  return ipv6Kind(ipaddr.IPv6.parse(text))
 }
 
 /** The first of `addresses` that is not public, with what kind of address it is; null when none. */
@@ -96,10 +106,17 @@ export const firstNonPublic = (addresses: ReadonlyArray<string>): readonly [stri
   return null
 }
 
+/** "a" or "an" before a kind's label. */
+const article = (kind: string): string => (/^(?:[aeio]|un[^i]|AMT|AS|IPv|ORCHID)/.test(kind) ? "an" : "a")
+
 /** Why `host`, at the non-public `address` of `kind`, may not receive live-mode webhooks. */
 export const notPublic = (host: string, address: string, kind: string): string =>
-  `${host}${address === host ? "" : ` resolves to ${address}, which`} is a ${kind} address; ` +
+  `${host}${address === host ? "" : ` resolves to ${address}, which`} is ${article(kind)} ${kind} address; ` +
   "live-mode webhooks must use a public address"
+
+/** The refusal of a plain-http live-mode URL. */
+export const insecureMessage =
+  "Live-mode webhook URLs must use https (each delivery carries the endpoint's secret)"
 
 /** Checks a webhook URL for `mode`; fails with 422 `invalid_webhook_url`. */
 export const check = (
@@ -116,6 +133,9 @@ export const check = (
     const hostname = parsed.hostname.replace(/\.$/, "").toLowerCase()
     if (hostname === "") return yield* invalid("Webhook URL must name a host")
     const config = yield* EngineConfig
+    if (mode === "live" && parsed.protocol === "http:" && !config.allowInsecureLiveWebhooks) {
+      return yield* invalid(insecureMessage)
+    }
     if (mode === "test" || config.allowPrivateWebhookUrls) return
     const refuse = (address: string, kind: string) =>
       invalid(`Webhook URL host ${notPublic(hostname, address, kind)}`)

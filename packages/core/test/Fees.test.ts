@@ -64,5 +64,41 @@ describe("Fees", () => {
         payout: { ...Fees.defaultPlan.payout, gatewayRate: 1_000_000 }
       })
     ).toMatch(/payout/)
+    const max = Money.defaultMaximum
+    const fixed = (gatewayFixed: number, marginFixed: number) => ({
+      ...Fees.defaultPlan,
+      payout: { ...Fees.defaultPlan.payout, gatewayFixed, marginFixed } as Fees.FeeRule
+    })
+    expect(Fees.validatePlan(fixed(max - 1, 1), max)).toBeUndefined()
+    expect(Fees.validatePlan(fixed(max, 1), max)).toBe(
+      "payout fixed parts must total at most 100000000 centavos (the maximum amount, 1000000.00)"
+    )
+    expect(Fees.validatePlan(fixed(Number.MAX_SAFE_INTEGER, 0))).toMatch(/fixed parts must total at most/)
+    expect(Fees.validatePlan(fixed(2 ** 53, 0))).toBe("payout.gatewayFixed must be a non-negative integer")
   })
+
+  it.prop(
+    "any plan validatePlan accepts prices any amount up to the maximum in safe integers",
+    {
+      max: fc.integer({ min: 1, max: 999_999_999_999 }),
+      rates: fc.tuple(fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: 0, max: 999_999 })),
+      fixed: fc.tuple(fc.nat(), fc.nat()),
+      at: fc.double({ min: 0, max: 1, noNaN: true })
+    },
+    ({ max, rates: [gatewayRate, marginRate], fixed: [a, b], at }) => {
+      const rule = {
+        gatewayRate,
+        marginRate: Math.min(marginRate, 999_999 - gatewayRate),
+        gatewayFixed: Money.Cents(Math.min(a, max)),
+        marginFixed: Money.Cents(Math.min(b, max - Math.min(a, max)))
+      }
+      const plan = { charge: rule, payout: rule }
+      expect(Fees.validatePlan(plan, Money.Cents(max))).toBeUndefined()
+      const amount = Money.Cents(Math.max(1, Math.round(at * max)))
+      for (const fees of [Fees.forPayout(plan, amount), Fees.forCharge(plan, amount)]) {
+        expect(Number.isSafeInteger(amount + fees.feeAmount)).toBe(true)
+        expect(fees.gatewayFeeAmount + fees.adminMargin).toBe(fees.feeAmount)
+      }
+    }
+  )
 })

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Ids from "../src/Ids.js"
 
+const originalGetRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto)
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 const ULID_TIME_MAX = 2 ** 48 - 1
 const decodeTime = (id: string) =>
@@ -259,6 +260,56 @@ describe("Ids", () => {
       // 61 degrees of freedom: mean 61; above 140 has odds below 1e-7. Without the redraw of
       // bytes >= 248 the first 8 characters come 25% more often, and this is in the thousands.
       expect(chiSquare).toBeLessThan(140)
+    })
+  })
+
+  describe("secrets", () => {
+    it("API keys come from fresh CSPRNG bytes for each key, never the pooled buffer of ids", () => {
+      const crypto = globalThis.crypto
+      const lengths: Array<number> = []
+      const spy = vi.spyOn(crypto, "getRandomValues").mockImplementation((array) => {
+        lengths.push(array === null ? 0 : array.byteLength)
+        return originalGetRandomValues(array)
+      })
+      try {
+        Ids.randomBase62(8) // the id pool may refill here: not a secret
+        lengths.length = 0
+        for (let i = 0; i < 5; i++) Ids.newApiKey("live")
+      } finally {
+        spy.mockRestore()
+      }
+      // One draw per key at least, each a fresh array of about the key's size (the pool is 4 KiB).
+      expect(lengths.length).toBeGreaterThanOrEqual(5)
+      for (const n of lengths) expect(n).toBeLessThan(100)
+    })
+
+    it.prop(
+      "secretBase62 gives exactly n base62 characters",
+      { n: fc.integer({ min: 1, max: 600 }) },
+      ({ n }) => {
+        expect(Ids.secretBase62(n)).toMatch(new RegExp(`^[0-9A-Za-z]{${n}}$`))
+      }
+    )
+
+    it("secretBase62 draws characters uniformly (chi-square over 620,000 draws)", () => {
+      const counts = new Map<string, number>()
+      for (let i = 0; i < 20_000; i++) {
+        for (const c of Ids.secretBase62(31)) counts.set(c, (counts.get(c) ?? 0) + 1)
+      }
+      expect(counts.size).toBe(62)
+      const chiSquare = [...counts.values()].reduce((sum, n) => sum + (n - 10_000) ** 2 / 10_000, 0)
+      expect(chiSquare).toBeLessThan(140)
+    })
+
+    it("secretBytes gives a fresh array each call and refuses silly lengths", () => {
+      const a = Ids.secretBytes(24)
+      const b = Ids.secretBytes(24)
+      expect(a.length).toBe(24)
+      expect(a).not.toBe(b)
+      expect(a.buffer).not.toBe(b.buffer)
+      expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false)
+      for (const n of [0, -1, 1.5, 65_537, Number.NaN]) expect(() => Ids.secretBytes(n)).toThrow(RangeError)
+      expect(() => Ids.secretBase62(0)).toThrow(RangeError)
     })
   })
 

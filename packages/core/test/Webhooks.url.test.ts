@@ -14,7 +14,8 @@ const dns: Record<string, ReadonlyArray<string>> = {
   "public.example": ["93.184.216.34", "2606:2800:220:1::1"],
   "internal.example": ["10.0.0.5"],
   "mixed.example": ["93.184.216.34", "::1"],
-  "metadata.example": ["169.254.169.254"]
+  "metadata.example": ["169.254.169.254"],
+  "nat64.example": ["2606:4700::1111", "64:ff9b:1::a00:1"]
 }
 const fakeDns = Layer.succeed(HostResolver, {
   lookup: (hostname) =>
@@ -41,42 +42,81 @@ const check = (url: string, mode: "test" | "live", layer = webhooks(fakeDns)) =>
     Effect.provide(layer)
   )
 
-const privateInLive = [
-  "http://127.0.0.1/hook",
-  "http://127.8.9.10:8080/",
-  "http://localhost:3000/hook",
-  "http://LOCALHOST./hook",
-  "http://api.localhost/hook",
-  "http://0.0.0.0/",
-  "http://10.1.2.3/",
-  "http://172.16.0.1/",
-  "http://172.31.255.255/",
-  "http://192.168.1.1/",
-  "http://169.254.169.254/latest/meta-data",
-  "http://100.64.0.1/",
-  "http://100.127.255.255/",
-  "http://[::1]/",
-  "http://[::]/",
-  "http://[fc00::1]/",
-  "http://[fd12:3456::1]/",
-  "http://[fe80::1]/",
-  "http://[::ffff:127.0.0.1]/",
-  "http://[::ffff:10.0.0.1]/",
-  "http://0x7f000001/",
-  "http://2130706433/",
-  "http://0177.0.0.1/",
-  "https://internal.example/hook",
-  "https://mixed.example/hook",
-  "https://metadata.example/hook"
+/** Hosts refused in live mode, each with the kind of address the message names. */
+const privateInLive: ReadonlyArray<readonly [string, string]> = [
+  ["https://127.0.0.1/hook", "loopback"],
+  ["https://127.8.9.10:8080/", "loopback"],
+  ["https://localhost:3000/hook", "loopback"],
+  ["https://LOCALHOST./hook", "loopback"],
+  ["https://api.localhost/hook", "loopback"],
+  ["https://0.0.0.0/", "unspecified"],
+  ["https://10.1.2.3/", "private"],
+  ["https://172.16.0.1/", "private"],
+  ["https://172.31.255.255/", "private"],
+  ["https://192.168.1.1/", "private"],
+  ["https://169.254.169.254/latest/meta-data", "link-local"],
+  ["https://100.64.0.1/", "shared (CGNAT)"],
+  ["https://100.127.255.255/", "shared (CGNAT)"],
+  ["https://192.0.0.1/", "reserved"],
+  ["https://192.0.0.170/", "reserved"],
+  ["https://192.0.2.10/", "reserved"],
+  ["https://198.18.0.1/", "reserved"],
+  ["https://198.19.255.254/", "reserved"],
+  ["https://198.51.100.7/", "reserved"],
+  ["https://203.0.113.9/", "reserved"],
+  ["https://192.88.99.1/", "reserved"],
+  ["https://192.175.48.1/", "AS112"],
+  ["https://192.52.193.1/", "AMT relay"],
+  ["https://240.0.0.1/", "reserved"],
+  ["https://224.0.0.251/", "multicast"],
+  ["https://255.255.255.255/", "broadcast"],
+  ["https://[::1]/", "loopback"],
+  ["https://[::]/", "unspecified"],
+  ["https://[fc00::1]/", "unique-local"],
+  ["https://[fd12:3456::1]/", "unique-local"],
+  ["https://[fe80::1]/", "link-local"],
+  ["https://[fec0::1]/", "site-local"],
+  ["https://[ff02::1]/", "multicast"],
+  ["https://[::ffff:127.0.0.1]/", "loopback"],
+  ["https://[::ffff:10.0.0.1]/", "private"],
+  ["https://[::ffff:192.0.0.1]/", "reserved"],
+  ["https://[::ffff:0:8.8.8.8]/", "IPv4-translated"],
+  ["https://[::ffff:0:10.0.0.1]/", "IPv4-translated"],
+  ["https://[::127.0.0.1]/", "reserved"],
+  ["https://[64:ff9b::10.0.0.1]/", "private"],
+  ["https://[64:ff9b::127.0.0.1]/", "loopback"],
+  ["https://[64:ff9b:1::8.8.8.8]/", "NAT64 local-use"],
+  ["https://[2002:c0a8:0101::1]/", "private"],
+  ["https://[2002:7f00:1::1]/", "loopback"],
+  ["https://[2001::1]/", "Teredo tunnel"],
+  ["https://[2001:2::1]/", "benchmarking"],
+  ["https://[2001:db8::1]/", "reserved"],
+  ["https://[3fff::1]/", "reserved"],
+  ["https://[100::1]/", "discard-only"],
+  ["https://[2001:20::1]/", "ORCHID"],
+  ["https://[5f00::1]/", "segment-routing (SRv6)"],
+  ["https://[1:2:3:4:5:6:7:8]/", "reserved"],
+  ["https://0x7f000001/", "loopback"],
+  ["https://2130706433/", "loopback"],
+  ["https://0177.0.0.1/", "loopback"],
+  ["https://internal.example/hook", "private"],
+  ["https://mixed.example/hook", "loopback"],
+  ["https://metadata.example/hook", "link-local"],
+  ["https://nat64.example/hook", "NAT64 local-use"]
 ]
 const publicInLive = [
   "https://public.example/hook",
-  "http://8.8.8.8/hook",
-  "http://172.32.0.1/",
-  "http://100.128.0.1/",
-  "http://192.169.0.1/",
-  "http://[2001:4860:4860::8888]/",
-  "http://[::ffff:8.8.8.8]/"
+  "https://8.8.8.8/hook",
+  "https://172.32.0.1/",
+  "https://100.128.0.1/",
+  "https://192.169.0.1/",
+  "https://192.0.3.1/",
+  "https://198.20.0.1/",
+  "https://[2001:4860:4860::8888]/",
+  "https://[2606:4700::1111]/",
+  "https://[::ffff:8.8.8.8]/",
+  "https://[64:ff9b::8.8.8.8]/",
+  "https://[2002:0808:0808::1]/"
 ]
 
 describe("Webhooks.checkUrl", () => {
@@ -97,7 +137,7 @@ describe("Webhooks.checkUrl", () => {
 
   it.effect("the error is a 422 invalid_webhook_url on the url field", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flatMap(Webhooks, (w) => w.checkUrl("http://10.0.0.1/", "live")).pipe(
+      const error = yield* Effect.flatMap(Webhooks, (w) => w.checkUrl("https://10.0.0.1/", "live")).pipe(
         Effect.flip,
         Effect.provide(webhooks(fakeDns))
       )
@@ -110,13 +150,40 @@ describe("Webhooks.checkUrl", () => {
     })
   )
 
-  it.effect("refuses loopback, private, link-local, unspecified and CGNAT hosts in live mode only", () =>
+  it.effect("refuses every special-purpose address in live mode only, naming its kind", () =>
     Effect.gen(function* () {
-      for (const url of privateInLive) {
-        expect([url, yield* check(url, "live")]).toEqual([url, expect.stringMatching(/live-mode webhooks/)])
+      for (const [url, kind] of privateInLive) {
+        expect([url, yield* check(url, "live")]).toEqual([
+          url,
+          expect.stringMatching(/ is an? .* address; live-mode webhooks must use a public address$/)
+        ])
+        expect([url, yield* check(url, "live")]).toEqual([url, expect.stringContaining(` ${kind} address; `)])
         expect([url, yield* check(url, "test")]).toEqual([url, "ok"])
       }
       for (const url of publicInLive) expect([url, yield* check(url, "live")]).toEqual([url, "ok"])
+    })
+  )
+
+  it.effect("live mode wants https unless allowInsecureLiveWebhooks; test mode takes http", () =>
+    Effect.gen(function* () {
+      const insecure = "Live-mode webhook URLs must use https (each delivery carries the endpoint's secret)"
+      for (const url of ["http://public.example/hook", "http://8.8.8.8/", "HTTP://[2001:4860:4860::8888]/"]) {
+        expect([url, yield* check(url, "live")]).toEqual([url, insecure])
+        expect([url, yield* check(url, "test")]).toEqual([url, "ok"])
+        const allowed = webhooks(fakeDns, { allowInsecureLiveWebhooks: true })
+        expect([url, yield* check(url, "live", allowed)]).toEqual([url, "ok"])
+      }
+      const error = yield* Effect.flatMap(Webhooks, (w) => w.checkUrl("http://public.example/", "live")).pipe(
+        Effect.flip,
+        Effect.provide(webhooks(fakeDns))
+      )
+      expect(error.status).toBe(422)
+      expect(error.code).toBe("invalid_webhook_url")
+      // Allowing http does not allow private hosts, nor the other way round.
+      const httpOnly = webhooks(fakeDns, { allowInsecureLiveWebhooks: true })
+      expect(yield* check("http://10.0.0.1/", "live", httpOnly)).toMatch(/is a private address/)
+      const privateOnly = webhooks(fakeDns, { allowPrivateWebhookUrls: true })
+      expect(yield* check("http://10.0.0.1/", "live", privateOnly)).toBe(insecure)
     })
   )
 
@@ -135,15 +202,15 @@ describe("Webhooks.checkUrl", () => {
   it.effect("allowPrivateWebhookUrls lets live mode use private hosts", () =>
     Effect.gen(function* () {
       const layer = webhooks(fakeDns, { allowPrivateWebhookUrls: true })
-      for (const url of privateInLive) expect([url, yield* check(url, "live", layer)]).toEqual([url, "ok"])
+      for (const [url] of privateInLive) expect([url, yield* check(url, "live", layer)]).toEqual([url, "ok"])
     })
   )
 
   it.effect("the default resolver judges IP literals and localhost, and lets other names through", () =>
     Effect.gen(function* () {
       const layer = webhooks(Layer.succeed(HostResolver, { lookup: () => Effect.succeed([]) }))
-      expect(yield* check("http://localhost/", "live", layer)).toMatch(/loopback/)
-      expect(yield* check("http://192.168.0.10/", "live", layer)).toMatch(/private/)
+      expect(yield* check("https://localhost/", "live", layer)).toMatch(/loopback/)
+      expect(yield* check("https://192.168.0.10/", "live", layer)).toMatch(/private/)
       expect(yield* check("https://internal.example/", "live", layer)).toBe("ok")
     })
   )
@@ -161,27 +228,41 @@ describe("Webhooks.checkUrl", () => {
 })
 
 describe("addressKind", () => {
-  it("classifies IPv4 and IPv6 text forms", () => {
+  it("classifies IPv4 and IPv6 text forms by IANA's special-purpose ranges (via ipaddr.js)", () => {
     const cases: ReadonlyArray<[string, string | null | undefined]> = [
       ["8.8.8.8", null],
       ["127.0.0.1", "loopback"],
       ["0.0.0.0", "unspecified"],
-      ["255.255.255.255", "multicast or reserved"],
-      ["224.0.0.1", "multicast or reserved"],
+      ["0.1.2.3", "unspecified"],
+      ["255.255.255.255", "broadcast"],
+      ["224.0.0.1", "multicast"],
+      ["192.0.0.8", "reserved"],
+      ["198.18.5.5", "reserved"],
       ["256.1.1.1", undefined],
+      ["0x7f.0.0.1", undefined],
       ["::1", "loopback"],
+      ["[::1]", "loopback"],
       ["::", "unspecified"],
       ["::ffff:127.0.0.1", "loopback"],
       ["::ffff:7f00:1", "loopback"],
       ["::ffff:8.8.8.8", null],
+      ["::ffff:0:7f00:1", "IPv4-translated"],
       ["64:ff9b::10.0.0.1", "private"],
+      ["64:ff9b::8.8.8.8", null],
+      ["64:ff9b:1::1", "NAT64 local-use"],
       ["2002:c0a8:0101::1", "private"],
+      ["2002:0808:0808::1", null],
+      ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo tunnel"],
       ["fe80::1%eth0", "link-local"],
       ["febf::1", "link-local"],
-      ["fec0::1", "private"],
-      ["ff02::1", "multicast or reserved"],
-      ["2001:db8::1", null],
-      ["1:2:3:4:5:6:7:8", null],
+      ["fec0::1", "site-local"],
+      ["fc00::1", "unique-local"],
+      ["ff02::1", "multicast"],
+      ["2001:db8::1", "reserved"],
+      ["2620:4f:8000::1", "AS112"],
+      ["2001:4860:4860::8888", null],
+      ["1:2:3:4:5:6:7:8", "reserved"],
+      ["4000::1", "reserved"],
       ["1:2:3:4:5:6:7:8:9", undefined],
       ["1::2::3", undefined],
       ["example.com", undefined]

@@ -24,7 +24,10 @@ describe("Settings.fromEnv", () => {
   })
 
   it("reads PEM or PKCS#12, the CA and the intervals", () => {
-    const pem = Settings.fromEnv({ ...complete, PIXGATE_LIVE_CA_FILE: "ca.pem", PIXGATE_LIVE_POLL_MS: "700" }, read)!
+    const pem = Settings.fromEnv(
+      { ...complete, PIXGATE_LIVE_CA_FILE: "ca.pem", PIXGATE_LIVE_POLL_MS: "700" },
+      read
+    )!
     expect(pem.settings.certificate._tag).toBe("Pem")
     expect(String(pem.settings.ca)).toBe("CA")
     expect(pem.settings.pollDelayMs).toBe(700)
@@ -41,7 +44,9 @@ describe("Settings.fromEnv", () => {
     expect(() => Settings.fromEnv({ ...complete, PIXGATE_LIVE_CALLBACK_SECRET: "short" }, read)).toThrow(
       "at least 32 characters"
     )
-    expect(() => Settings.fromEnv({ ...complete, PIXGATE_LIVE_POLL_MS: "soon" }, read)).toThrow("positive integer")
+    expect(() => Settings.fromEnv({ ...complete, PIXGATE_LIVE_POLL_MS: "soon" }, read)).toThrow(
+      "positive integer"
+    )
   })
 })
 

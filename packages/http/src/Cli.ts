@@ -92,6 +92,13 @@ const integerEnv = (env: Io["env"], name: string, fallback: number, min: number,
   return n
 }
 
+const flagEnv = (env: Io["env"], name: string) => {
+  const text = env[name]
+  if (text === undefined || text === "" || text === "0") return false
+  if (text === "1") return true
+  throw new UsageError(`${name} must be 1 or 0`)
+}
+
 const serve = async (io: Io) => {
   const env = io.env
   const rps = integerEnv(env, "PIXGATE_RATE_LIMIT_RPS", 50, 0, 1_000_000)
@@ -118,6 +125,14 @@ const serve = async (io: Io) => {
     // Lines go out in batches (a write each would cost a system call per request); closing
     // the server flushes them.
     log: { level: level ?? "info", out: io.stdout },
+    allowInsecureLiveWebhooks: flagEnv(env, "PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS"),
+    shutdownTimeoutMs: integerEnv(
+      env,
+      "PIXGATE_SHUTDOWN_TIMEOUT_MS",
+      Server.defaultShutdownTimeoutMs,
+      0,
+      3_600_000
+    ),
     ...(live === undefined ? {} : { live })
   })
   await (io.stopSignal ?? signal())

@@ -1,11 +1,13 @@
 /**
  * The standalone server: node:http serving the public API (and the admin router under `/admin`
  * when a token is configured) on a store chosen by database URL. Migrations run at start; one
- * JSON line reports the URL. `close()` stops accepting, lets requests in flight finish, then
- * stops the job worker and closes the store.
+ * JSON line reports the URL. `close()` drains: it stops accepting connections, answers requests
+ * in flight (and any that still arrive on open connections) with `Connection: close`, closes
+ * keep-alive connections once idle, cuts what is left after `shutdownTimeoutMs`, then stops the
+ * job worker (which lets its running jobs finish, see `Worker.runWith`) and closes the store.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import { ApiPix, type Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
@@ -35,8 +37,17 @@ export interface ServerOptions {
    * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
    */
   readonly live?: { readonly settings: ApiPixSettings.ApiPixSettings; readonly callbackSecret: string }
-  /** Longest wait for requests in flight at shutdown before their connections are cut (10 s). */
+  /**
+   * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
+   * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
+   * jobs before they are interrupted (each runs again after its lease).
+   */
   readonly shutdownTimeoutMs?: number
+  /**
+   * Accept plain `http:` webhook URLs in live mode (the engine's `allowInsecureLiveWebhooks`;
+   * the CLI reads `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`). Off: live mode wants https.
+   */
+  readonly allowInsecureLiveWebhooks?: boolean
 }
 
 /** A running server. */
@@ -85,24 +96,94 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   )
 }
 
-const stop = (server: Server, timeoutMs: number) =>
-  new Promise<void>((resolve) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 50)
-    const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
-    server.close(() => {
-      clearInterval(idle)
-      clearTimeout(force)
-      resolve()
-    })
-    server.closeIdleConnections()
+/** Default of `ServerOptions.shutdownTimeoutMs`. */
+export const defaultShutdownTimeoutMs = 10_000
+
+/**
+ * How long a keep-alive connection must have been idle, counted from the start of a drain,
+ * before the drain closes it. A client under load sends its next request on it sooner and gets
+ * an answer with `Connection: close`; closing the connection at once would instead race that
+ * request (the client sees ECONNRESET on a POST and cannot know whether it ran).
+ */
+const idleGraceMs = 500
+
+/** One open connection: requests on it not yet answered, and since when it has none. */
+interface Connection {
+  active: number
+  idleSince: number
+}
+
+/**
+ * The server's connections and requests, for a drain that resets none of them: once `drain`
+ * starts, no new connection is accepted, every response not yet started (and every request
+ * still arriving on an open connection) is answered with `Connection: close` (Node then ends
+ * its connection after it), connections idle for `idleGraceMs` are closed, and whatever is
+ * still open after `timeoutMs` is cut.
+ */
+const tracker = (server: Server) => {
+  const connections = new Map<Socket, Connection>()
+  const pending = new Set<ServerResponse>()
+  let drainingSince: number | undefined
+  server.on("connection", (socket: Socket) => {
+    connections.set(socket, { active: 0, idleSince: Date.now() })
+    socket.once("close", () => connections.delete(socket))
   })
+  /** Call first for every request. */
+  const track = (req: IncomingMessage, res: ServerResponse) => {
+    if (drainingSince !== undefined) res.shouldKeepAlive = false
+    else {
+      pending.add(res)
+      res.once("close", () => pending.delete(res))
+    }
+    const connection = connections.get(req.socket as Socket)
+    if (connection === undefined) return
+    connection.active++
+    res.once("close", () => {
+      connection.active--
+      connection.idleSince = Date.now()
+    })
+  }
+  const closeIdle = () => {
+    const now = Date.now()
+    for (const [socket, c] of connections) {
+      if (c.active === 0 && now - Math.max(c.idleSince, drainingSince ?? now) >= idleGraceMs) socket.destroy()
+    }
+  }
+  const drain = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      drainingSince = Date.now()
+      for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
+      const idle = setInterval(closeIdle, 25)
+      const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
+      // `http.Server#close` stops accepting and would also close idle connections at once: the
+      // race above. Skip that part for this one call; `closeIdle` does it after the grace.
+      const closeIdleNow = server.closeIdleConnections
+      server.closeIdleConnections = () => {}
+      try {
+        server.close(() => {
+          clearInterval(idle)
+          clearTimeout(force)
+          resolve()
+        })
+      } finally {
+        server.closeIdleConnections = closeIdleNow
+      }
+    })
+  return { track, drain, inFlight: () => pending.size }
+}
 
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const pixgate = await Pixgate.make({
     store: Database.layer(target),
-    engine: { hostResolver: NodeHostResolver.layer },
+    engine: {
+      hostResolver: NodeHostResolver.layer,
+      // After the HTTP drain, running jobs get the same bound to finish (then they are
+      // interrupted and run again after their lease).
+      workerOptions: { shutdownGrace: options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs },
+      ...(options.allowInsecureLiveWebhooks ? { config: { allowInsecureLiveWebhooks: true } } : {})
+    },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
@@ -116,11 +197,13 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   })
   const admin = pixgate.admin
   const server = createServer((req, res) => {
+    connections.track(req, res)
     const url = req.url ?? "/"
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
+  const connections = tracker(server)
   server.on("clientError", answerClientError)
   const host = options.host ?? "127.0.0.1"
   let address: AddressInfo
@@ -143,8 +226,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
-      await log("Pixgate stopping", { url })
-      await stop(server, options.shutdownTimeoutMs ?? 10_000)
+      const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
+      await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
+      await drained
       await pixgate.dispose()
     })()
     return closing

@@ -118,10 +118,17 @@ describe("merchant panel operations", () => {
     expect(hook.text).not.toContain("whsec-long-enough")
     expectError(
       await admin("PUT", `/merchants/${merchantId}/webhooks/live`, {
-        body: { url: "http://127.0.0.1/hook", secret: "whsec-long-enough" }
+        body: { url: "https://127.0.0.1/hook", secret: "whsec-long-enough" }
       }),
       422,
       "Webhook URL host 127.0.0.1 is a loopback address; live-mode webhooks must use a public address"
+    )
+    expectError(
+      await admin("PUT", `/merchants/${merchantId}/webhooks/live`, {
+        body: { url: "http://8.8.8.8/hook", secret: "whsec-long-enough" }
+      }),
+      422,
+      "Live-mode webhook URLs must use https (each delivery carries the endpoint's secret)"
     )
 
     expect(

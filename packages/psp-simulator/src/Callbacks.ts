@@ -54,7 +54,7 @@ export interface CallbackSettings {
 }
 
 /** The URL a PSP posts to for a registered webhook: the URL with `/pix` appended to its path. */
-export const callbackUrl = (webhookUrl: string) => {
+const callbackUrl = (webhookUrl: string) => {
   const url = new URL(webhookUrl)
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/pix`
   return url

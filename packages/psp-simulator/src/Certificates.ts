@@ -129,3 +129,14 @@ export const generatePki = (options: PkiOptions = {}): TestPki => {
     callbackKeyPem: callback.keyPem
   }
 }
+
+let sharedPki: TestPki | undefined
+
+/**
+ * One PKI per process, generated on first use: RSA key generation costs seconds on a loaded
+ * machine, and simulators started in one test process gain nothing from distinct certificates.
+ */
+export const shared = (): TestPki => {
+  sharedPki ??= generatePki()
+  return sharedPki
+}

@@ -118,10 +118,6 @@ export const toCents = (valor: string) => {
   return Number(units) * 100 + Number(cents)
 }
 
-/** The valor string of an integer amount of centavos. */
-export const fromCents = (cents: number) =>
-  `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, "0")}`
-
 const alphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 /** Random letters and digits. */

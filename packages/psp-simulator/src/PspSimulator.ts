@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net"
 import { apiPixRoutes } from "./ApiPix.js"
 import { Bank, type DecideOptions, type PayOptions, type SendOutcome } from "./Bank.js"
 import { type CallbackDelivery, type CallbackMode, Callbacks, type HeldCallback } from "./Callbacks.js"
-import { generatePki, type TestPki } from "./Certificates.js"
+import { generatePki, shared, type TestPki } from "./Certificates.js"
 import { makeControlHandler } from "./Control.js"
 import { type Fault, Faults } from "./Faults.js"
 import type { Cob, ReceivedPix, Send, State } from "./Model.js"
@@ -42,7 +42,10 @@ export interface PspSimulatorOptions {
   readonly hostnames?: ReadonlyArray<string>
   /** Passphrase of the client's PKCS#12 file (default: random). */
   readonly pkcs12Passphrase?: string
-  /** Certificates to reuse instead of generating new ones. */
+  /**
+   * Certificates to use. By default one set is generated per process and shared by every
+   * simulator started without `pki`, `hostnames` or `pkcs12Passphrase`.
+   */
   readonly pki?: TestPki
   /** The PSP's ISPB in end-to-end ids (default `99999999`). */
   readonly ispb?: string
@@ -118,10 +121,12 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   const now = options.now ?? (() => new Date())
   const pki =
     options.pki ??
-    generatePki({
-      ...(options.hostnames ? { hostnames: options.hostnames } : {}),
-      ...(options.pkcs12Passphrase === undefined ? {} : { pkcs12Passphrase: options.pkcs12Passphrase })
-    })
+    (options.hostnames === undefined && options.pkcs12Passphrase === undefined
+      ? shared()
+      : generatePki({
+          ...(options.hostnames ? { hostnames: options.hostnames } : {}),
+          ...(options.pkcs12Passphrase === undefined ? {} : { pkcs12Passphrase: options.pkcs12Passphrase })
+        }))
   const clients = options.clients ?? [{ clientId: "pixgate", clientSecret: "pixgate-secret" }]
   let tokenTtl = options.tokenTtlSeconds ?? 3600
   let callbackMode: CallbackMode = options.callbackMode ?? "now"
@@ -171,9 +176,14 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     tokens: bank.state.tokens,
     now,
     requests,
-    track: (timer) => {
-      timers.add(timer)
-    }
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer)
+          resolve()
+        }, ms)
+        timers.add(timer)
+      })
   })
   const api = https.createServer(
     {

@@ -83,14 +83,11 @@ export const makeHandler = (settings: {
   readonly tokens: Map<string, Token>
   readonly now: () => Date
   readonly requests: Array<RequestRecord>
-  /** Called for every timer the handler starts, so closing can cancel it. */
-  readonly track: (timer: NodeJS.Timeout) => void
+  /** Waits `ms` (latency faults); the simulator cancels pending waits when it closes. */
+  readonly sleep: (ms: number) => Promise<void>
 }) => {
   const compiled = settings.routes.map(compile)
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      settings.track(setTimeout(resolve, ms))
-    })
+  const sleep = settings.sleep
 
   /** Applies struck faults; true when one of them took over the answer. */
   const strike = async (

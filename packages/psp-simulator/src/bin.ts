@@ -21,36 +21,52 @@ Runs a local PSP (API Pix + Efí-style sends) over mTLS, with a control API over
   --help                this text
 `
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "8443" },
-    "control-port": { type: "string", default: "8444" },
-    host: { type: "string", default: "127.0.0.1" },
-    out: { type: "string" },
-    "client-id": { type: "string", default: "pixgate" },
-    "client-secret": { type: "string", default: "pixgate-secret" },
-    "pix-key": { type: "string", multiple: true },
-    "token-ttl": { type: "string", default: "3600" },
-    sends: { type: "string", default: "settle" },
-    help: { type: "boolean", default: false }
+const fail = (message: string) => {
+  process.stderr.write(`${message}\n\n${usage}`)
+  process.exit(2)
+}
+
+const parse = () => {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: "string", default: "8443" },
+        "control-port": { type: "string", default: "8444" },
+        host: { type: "string", default: "127.0.0.1" },
+        out: { type: "string" },
+        "client-id": { type: "string", default: "pixgate" },
+        "client-secret": { type: "string", default: "pixgate-secret" },
+        "pix-key": { type: "string", multiple: true },
+        "token-ttl": { type: "string", default: "3600" },
+        sends: { type: "string", default: "settle" },
+        help: { type: "boolean", default: false }
+      }
+    })
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error))
   }
-})
+}
+
+const { values } = parse()
+const wholeNumber = (name: "port" | "control-port" | "token-ttl", min: number) => {
+  const value = Number(values[name])
+  return Number.isInteger(value) && value >= min
+    ? value
+    : fail(`--${name} must be a whole number from ${min}`)
+}
 
 if (values.help) {
   process.stdout.write(usage)
   process.exit(0)
 }
-if (!["manual", "settle", "reject"].includes(values.sends)) {
-  process.stderr.write(`--sends must be manual, settle or reject\n${usage}`)
-  process.exit(2)
-}
+if (!["manual", "settle", "reject"].includes(values.sends)) fail("--sends must be manual, settle or reject")
 
 const simulator = await start({
   host: values.host,
-  port: Number(values.port),
-  controlPort: Number(values["control-port"]),
+  port: wholeNumber("port", 0),
+  controlPort: wholeNumber("control-port", 0),
   clients: [{ clientId: values["client-id"], clientSecret: values["client-secret"] }],
-  tokenTtlSeconds: Number(values["token-ttl"]),
+  tokenTtlSeconds: wholeNumber("token-ttl", 1),
   sendOutcome: values.sends as SendOutcome,
   ...(values["pix-key"] ? { pixKeys: values["pix-key"] } : {})
 })

@@ -86,7 +86,13 @@ export const startLive = async (
     database,
     liveGateway: ApiPix.layerNode(settings),
     bankCallbacks: { secret },
-    engine: { config: { allowPrivateWebhookUrls: true, jobLease: Duration.seconds(5) } },
+    engine: {
+      config: {
+        allowPrivateWebhookUrls: true,
+        allowInsecureLiveWebhooks: true,
+        jobLease: Duration.seconds(5)
+      }
+    },
     rateLimit: false
   })
   await Effect.runPromise(

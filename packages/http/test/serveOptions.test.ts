@@ -1,0 +1,89 @@
+/**
+ * `pixgate serve` settings from the environment that the operator uses to loosen or bound the
+ * server: `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS` (plain-http live webhook URLs) and
+ * `PIXGATE_SHUTDOWN_TIMEOUT_MS`, each checked and refused with a usage error when malformed.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Cli from "../src/Cli.js"
+import { send } from "./support/harness.js"
+
+const dir = mkdtempSync(join(tmpdir(), "pixgate-serve-options-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const token = "serve-options-admin-token"
+
+/** Runs `pixgate serve` in-process until `stop` resolves; resolves with its URL once it listens. */
+const serve = (env: Record<string, string>) => {
+  let stop!: () => void
+  const stopSignal = new Promise<void>((resolve) => {
+    stop = resolve
+  })
+  let out = ""
+  let err = ""
+  let announce!: (url: string) => void
+  const listening = new Promise<string>((resolve) => {
+    announce = resolve
+  })
+  const exit = Cli.run(["serve"], {
+    env: { PORT: "0", PIXGATE_DATABASE: `sqlite:${join(dir, `${Math.random()}.db`)}`, ...env },
+    cwd: dir,
+    stdout: (text) => {
+      out += text
+      const match = /"url":"(http:[^"]+)"/.exec(out)
+      if (match) announce(match[1]!)
+    },
+    stderr: (text) => {
+      err += text
+    },
+    stopSignal
+  })
+  return { listening, exit, stop, stderr: () => err }
+}
+
+const setLiveWebhook = async (url: string, hook: string) => {
+  const auth = { authorization: `Bearer ${token}` }
+  const created = await send(url, "POST", "/admin/merchants", { body: { name: "Ops" }, headers: auth })
+  return send(url, "PUT", `/admin/merchants/${created.body.merchantId}/webhooks/live`, {
+    body: { url: hook, secret: "whsec-long-enough" },
+    headers: auth
+  })
+}
+
+describe("pixgate serve options", () => {
+  it("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1 lets live mode take http URLs; unset, they get 422", async () => {
+    for (const [flag, status] of [
+      [undefined, 422],
+      ["0", 422],
+      ["1", 200]
+    ] as const) {
+      const server = serve({
+        PIXGATE_ADMIN_TOKEN: token,
+        ...(flag === undefined ? {} : { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: flag })
+      })
+      const url = await server.listening
+      const answer = await setLiveWebhook(url, "http://8.8.8.8/hook")
+      expect([flag, answer.status, answer.text]).toEqual([flag, status, expect.any(String)])
+      if (status === 422) expect(answer.body.error).toMatch(/^Live-mode webhook URLs must use https/)
+      // https to a public address is fine either way.
+      expect((await setLiveWebhook(url, "https://8.8.8.8/hook")).status).toBe(200)
+      server.stop()
+      expect(await server.exit).toBe(0)
+    }
+  }, 60_000)
+
+  it("refuses malformed values with a usage error (exit 2)", async () => {
+    const malformed: ReadonlyArray<Record<string, string>> = [
+      { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
+      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "-1" },
+      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" }
+    ]
+    for (const env of malformed) {
+      const server = serve(env)
+      expect(await server.exit).toBe(2)
+      expect(server.stderr()).toMatch(new RegExp(`^pixgate: ${Object.keys(env)[0]} must be`))
+    }
+  }, 60_000)
+})
