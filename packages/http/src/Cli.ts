@@ -9,7 +9,7 @@ import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
-import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import type { Settings } from "@pixgate/gateway-apipix"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as BankCallbacks from "./BankCallbacks.js"
 import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
@@ -105,12 +105,7 @@ const serve = async (io: Io) => {
   const level = Log.parseLevel(env.PIXGATE_LOG_LEVEL)
   if (env.PIXGATE_LOG_LEVEL && level === undefined)
     throw new UsageError("PIXGATE_LOG_LEVEL must be debug, info, warning, error or none")
-  let live: ReturnType<typeof Settings.fromEnv>
-  try {
-    live = Settings.fromEnv(env, (path) => readFileSync(resolve(io.cwd, path)))
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error))
-  }
+  const live = await liveFromEnv(io)
   const server = await Server.start({
     port: integerEnv(env, "PORT", 3000, 0, 65535),
     host: env.HOST || "127.0.0.1",
@@ -141,20 +136,30 @@ const serve = async (io: Io) => {
 }
 
 /**
+ * The live gateway's settings from PIXGATE_LIVE_* (a usage error when incomplete); the gateway
+ * package is loaded only when they are there.
+ */
+const liveFromEnv = async (io: Io): Promise<Settings.EnvSettings | undefined> => {
+  if (!io.env.PIXGATE_LIVE_BASE_URL) return undefined
+  const { Settings } = await import("@pixgate/gateway-apipix")
+  try {
+    return Settings.fromEnv(io.env, (path) => readFileSync(resolve(io.cwd, path)))
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/**
  * `pixgate gateway webhook register --url https://pixgate.example.com`: registers
  * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
  */
 const registerWebhook = async (io: Io, url: string | undefined) => {
   if (url === undefined)
     throw new UsageError("gateway webhook register needs --url (the server's public base URL)")
-  let live: ReturnType<typeof Settings.fromEnv>
-  try {
-    live = Settings.fromEnv(io.env, (path) => readFileSync(resolve(io.cwd, path)))
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error))
-  }
+  const live = await liveFromEnv(io)
   if (live === undefined)
-    throw new UsageError(`${Settings.envNames.baseUrl} and the other PIXGATE_LIVE_* must be set`)
+    throw new UsageError("PIXGATE_LIVE_BASE_URL and the other PIXGATE_LIVE_* must be set")
+  const { ApiPix } = await import("@pixgate/gateway-apipix")
   const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
   const program = ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
     Effect.provide(ApiPix.httpClientNode(live.settings))

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
-import { ApiPix, type Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
+import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { Effect } from "effect"
 import * as Database from "./Database.js"
 import type * as Log from "./Log.js"
@@ -175,6 +175,14 @@ const tracker = (server: Server) => {
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
+  // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
+  const live =
+    options.live === undefined
+      ? {}
+      : {
+          liveGateway: (await import("@pixgate/gateway-apipix")).ApiPix.layerNode(options.live.settings),
+          bankCallbacks: { secret: options.live.callbackSecret }
+        }
   const pixgate = await Pixgate.make({
     store: Database.layer(target),
     engine: {
@@ -188,12 +196,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
-    ...(options.live === undefined
-      ? {}
-      : {
-          liveGateway: ApiPix.layerNode(options.live.settings),
-          bankCallbacks: { secret: options.live.callbackSecret }
-        })
+    ...live
   })
   const admin = pixgate.admin
   const server = createServer((req, res) => {
