@@ -3,6 +3,7 @@
  * waits for the sandbox to pay it (2-3 s), and lists the transactions.
  * Run: pnpm --filter @pixgate/examples exec tsx --conditions=@pixgate/source embed-memory.ts
  */
+import { pathToFileURL } from "node:url"
 import { Engine, MemoryStore, WebhookTransport } from "@pixgate/core"
 import { Effect, Layer, Schedule } from "effect"
 
@@ -27,6 +28,6 @@ export const program = Effect.gen(function* () {
   return page
 }).pipe(Effect.provide(PixgateInMemory))
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   Effect.runPromise(program).then((page) => console.log(JSON.stringify(page, null, 2)))
 }

@@ -1,7 +1,10 @@
 /** Pixgate under /payments in Express 5 (Express strips the prefix). Mount it before express.json(), though a
- * body a parser already read is reused. PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/express.ts */
+ * body a parser already read is reused; pixgate.errorHandler answers a parser's malformed-body error with
+ * Pixgate's JSON error when express.json() comes first. PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/express.ts */
+
 import { once } from "node:events"
 import type { AddressInfo } from "node:net"
+import { pathToFileURL } from "node:url"
 import { Pixgate } from "@pixgate/http"
 import express from "express"
 
@@ -11,7 +14,7 @@ export const start = async (
 ) => {
   const pixgate = await Pixgate.make({ database })
   const app = express()
-  app.use("/payments", pixgate.nodeHandler)
+  app.use("/payments", pixgate.nodeHandler, pixgate.errorHandler)
   app.use(express.json())
   app.get("/", (_req, res) => void res.json({ shop: "open", payments: "/payments/api/docs" }))
   const server = app.listen(port, "127.0.0.1")
@@ -21,7 +24,7 @@ export const start = async (
   return { pixgate, url, close }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { url, close } = await start()
   console.log(`Shop on ${url}, Pixgate under ${url}/payments/api/v1`)
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, close)

@@ -1,6 +1,7 @@
 /** Pixgate under /payments in Fastify 5: every method goes to Pixgate's Node handler on the raw request,
  * Fastify's body parsing off in that scope; Fastify keeps the prefix in the raw URL, so it is Pixgate's
  * basePath. From the repository root: PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/fastify.ts */
+import { pathToFileURL } from "node:url"
 import { Pixgate } from "@pixgate/http"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import Fastify, { type FastifyInstance } from "fastify"
@@ -21,7 +22,8 @@ export const start = async (port = Number(process.env.PORT ?? 3000), filename = 
   return { pixgate, url, close: () => app.close().then(() => pixgate.dispose()) }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { close } = await start()
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const { url, close } = await start()
+  console.log(`Shop on ${url}, Pixgate under ${url}/payments/api/v1 (docs: ${url}/payments/api/docs)`)
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, close)
 }

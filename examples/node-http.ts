@@ -3,9 +3,11 @@
  *   PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/node-http.ts
  * and create a merchant in the same ./data/pixgate.db: pnpm pixgate merchant create --name Shop
  */
+
 import { once } from "node:events"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { pathToFileURL } from "node:url"
 import { Pixgate } from "@pixgate/http"
 
 export const start = async (
@@ -20,7 +22,7 @@ export const start = async (
   return { pixgate, url, close }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { url, close } = await start()
   console.log(`Pixgate API on ${url}/api/v1 (docs: ${url}/api/docs)`)
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, close)

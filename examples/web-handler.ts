@@ -1,7 +1,9 @@
 /** Pixgate's `(Request) => Promise<Response>` handler, as Deno.serve, Bun.serve({ fetch }) or Hono take it;
  * here node:http adapted to it. PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/web-handler.ts */
+
 import { createServer, type IncomingMessage } from "node:http"
 import { Readable } from "node:stream"
+import { pathToFileURL } from "node:url"
 import { Pixgate } from "@pixgate/http"
 import { SqliteStore } from "@pixgate/store-sqlite"
 
@@ -23,7 +25,8 @@ export const start = async (port = Number(process.env.PORT ?? 3000), filename = 
   return { pixgate, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { close } = await start()
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const { url, close } = await start()
+  console.log(`Pixgate API on ${url}/api/v1 (docs: ${url}/api/docs)`)
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, close)
 }

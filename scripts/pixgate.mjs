@@ -1,42 +1,94 @@
 // Runs the `pixgate` command (`pnpm start` is `pixgate serve`) the way it is deployed: the
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
-// run by plain node. A bundle starts in a fraction of a second and rests at a third of the
-// memory of running the sources through tsx. It is rebuilt on every run (well under a second),
-// into a temporary file renamed into place, so commands started together cannot clash.
-import { randomBytes } from "node:crypto"
-import { mkdirSync, renameSync } from "node:fs"
+// run by plain node. The bundle is built once per version of the sources, into
+// node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
+// and manifest: a call after a change rebuilds (about a second), every other call only imports.
+// The esbuild service is stopped once the build is done: no esbuild process outlives it.
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { build } from "esbuild"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
-/** Where the bundle lives: inside node_modules, so its external imports resolve from the root. */
-const bundlePath = join(root, "node_modules", ".cache", "pixgate", "pixgate.mjs")
+/** Where bundles live: inside node_modules, so their external imports resolve from the root. */
+const cacheDir = join(root, "node_modules", ".cache", "pixgate")
 
-/** Bundles packages/http/src/bin.ts into `bundlePath`. */
+const walk = (dir, out) => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) walk(path, out)
+    else if (entry.isFile()) out.push(path)
+  }
+  return out
+}
+
+/** A hash of what the bundle is made of: every package's src/ and package.json, the lockfile, this file. */
+export const sourceHash = () => {
+  const hash = createHash("sha256")
+  const packages = join(root, "packages")
+  const files = [fileURLToPath(import.meta.url), join(root, "pnpm-lock.yaml")]
+  for (const name of readdirSync(packages).sort()) {
+    const dir = join(packages, name)
+    if (!statSync(dir).isDirectory()) continue
+    files.push(join(dir, "package.json"))
+    if (existsSync(join(dir, "src"))) files.push(...walk(join(dir, "src"), []).sort())
+  }
+  for (const file of files) {
+    if (!existsSync(file)) continue
+    hash.update(file.slice(root.length)).update("\0").update(readFileSync(file)).update("\0")
+  }
+  return hash.digest("hex").slice(0, 16)
+}
+
+/**
+ * Bundles packages/http/src/bin.ts (with its chunks: help loads no engine) into a directory named
+ * by the sources' hash, unless it exists; answers the entry file's path.
+ */
 export const bundle = async () => {
-  mkdirSync(dirname(bundlePath), { recursive: true })
-  const temporary = `${bundlePath}.${process.pid}.${randomBytes(4).toString("hex")}`
-  await build({
-    entryPoints: [join(root, "packages/http/src/bin.ts")],
-    outfile: temporary,
+  const hash = sourceHash()
+  const dir = join(cacheDir, hash)
+  const entry = join(dir, "bin.mjs")
+  if (existsSync(entry)) return entry
+  mkdirSync(cacheDir, { recursive: true })
+  // Loaded only to build: a cached run never pays for esbuild. Its service process is stopped
+  // right after the build (buildSync too would keep one alive until the process exits).
+  const esbuild = createRequire(import.meta.url)("esbuild")
+  const temporary = join(cacheDir, `.${hash}.${process.pid}.${randomBytes(4).toString("hex")}`)
+  await esbuild.build({
+    entryPoints: { bin: join(root, "packages/http/src/bin.ts") },
+    outdir: temporary,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunk-[hash]",
+    splitting: true,
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
     conditions: ["@pixgate/source"],
     external: ["better-sqlite3", "pg-native"],
-    // Bundled CommonJS packages call require(); give the module one.
+    // Bundled CommonJS packages call require(); give each module one.
     banner: {
       js: "import { createRequire as __pixgateRequire } from 'node:module'; const require = __pixgateRequire(import.meta.url);"
     },
     logLevel: "warning"
   })
-  renameSync(temporary, bundlePath)
-  return bundlePath
+  await esbuild.stop()
+  // Commands started together may both build: one rename wins, the other's copy is dropped.
+  try {
+    renameSync(temporary, dir)
+  } catch (error) {
+    if (!existsSync(entry)) throw error
+    rmSync(temporary, { recursive: true, force: true })
+  }
+  // Only the current sources' bundle is kept.
+  for (const name of readdirSync(cacheDir)) {
+    if (name !== hash && !name.startsWith(".")) rmSync(join(cacheDir, name), { recursive: true, force: true })
+  }
+  return entry
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await import(pathToFileURL(await bundle()).href)
 }

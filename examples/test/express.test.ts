@@ -24,7 +24,7 @@ describe("examples/express.ts", () => {
     const pixgate = await Pixgate.make({ store: MemoryStore.layer, log: { level: "none" } })
     const app = express()
     app.use(express.json({ limit: "1mb" }))
-    app.use("/pix", pixgate.nodeHandler)
+    app.use("/pix", pixgate.nodeHandler, pixgate.errorHandler)
     const server = app.listen(0, "127.0.0.1")
     await once(server, "listening")
     const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pix/api`
@@ -34,13 +34,34 @@ describe("examples/express.ts", () => {
     expect(charge.body.amount).toBe(9.99)
     const invalid = await send(`${api}/v1/charges`, "POST", { key, body: JSON.stringify({ amount: "9.99" }) })
     expect(invalid.body.error).toBe("amount must be a positive number")
+    // express.json() refuses these before Pixgate sees them; pixgate.errorHandler answers in
+    // Pixgate's error body instead of Express's HTML page.
+    const malformed = await send(`${api}/v1/charges`, "POST", { key, body: '{"amount": 1,' })
+    expect(malformed).toMatchObject({
+      status: 400,
+      body: { error: "Invalid JSON body", code: "invalid_json" }
+    })
+    const huge = await send(`${api}/v1/charges`, "POST", {
+      key,
+      body: JSON.stringify({ pad: "x".repeat(1_100_000) })
+    })
+    expect(huge).toMatchObject({ status: 413, body: { code: "payload_too_large" } })
     const big = await send(`${api}/v1/charges`, "POST", {
       key,
       body: JSON.stringify({ amount: 1, pad: "x".repeat(70_000) })
     })
     expect(big.status).toBe(413)
     const text = await send(`${api}/v1/charges`, "POST", { key, body: '{"amount":1}', type: "text/plain" })
-    expect(text.body).toEqual({ error: "Invalid JSON body", code: "invalid_json" })
+    expect(text.body).toEqual({
+      error: "Invalid JSON body",
+      code: "invalid_json",
+      details: [
+        {
+          path: "headers.content-type",
+          message: 'Content-Type must be application/json (the request has "text/plain")'
+        }
+      ]
+    })
     server.close()
     await pixgate.dispose()
   })

@@ -24,7 +24,7 @@ import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import type * as Payouts from "./Payouts.js"
-import { type LedgerCheck, Store } from "./Store.js"
+import { type LedgerCheck, Store, StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -251,7 +251,7 @@ export const make = (deps: {
         }),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
-        Effect.catchTag(store.checkLedger(mode), "StoreError", () => Effect.fail(Errors.unavailable())),
+        Effect.catchTag(store.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       /** Sandbox: the payer pays a test charge now. */
       sandboxPayCharge: (transactionId: string) =>
         Effect.gen(function* () {
@@ -342,7 +342,9 @@ const mapStoreErrors = <T extends Record<string, AnyFn>>(ops: T): Mapped<T> =>
     Object.entries(ops).map(([name, fn]) => [
       name,
       (...args: never[]) =>
-        Effect.mapError(fn(...args), (e) => (e instanceof Errors.PixgateError ? e : Errors.unavailable()))
+        Effect.mapError(fn(...args), (e) =>
+          e instanceof Errors.PixgateError ? e : Errors.unavailable(e instanceof StoreError ? e : undefined)
+        )
     ])
   ) as unknown as Mapped<T>
 

@@ -34,6 +34,6 @@ export const make = Effect.gen(function* () {
       const { key, merchant } = found.value
       if (key.revokedAt !== null || key.mode !== mode) return yield* Effect.fail(unauthorized())
       return { merchant, mode, keyId: key.id } satisfies Caller
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(unavailable())))
+    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(unavailable(e))))
   return { authenticate } satisfies AuthShape
 })

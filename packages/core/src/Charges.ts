@@ -67,8 +67,8 @@ export const make = Effect.gen(function* () {
         expiresAt: now + lifetime,
         createdAt: now
       })
-      const registered = yield* Effect.mapError(gateway.createCharge(draft), () =>
-        Errors.gateway(Errors.chargeGatewayMessage)
+      const registered = yield* Effect.mapError(gateway.createCharge(draft), (cause) =>
+        Errors.gateway(Errors.chargeGatewayMessage, "gateway_error", cause)
       )
       const { location } = registered
       // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
@@ -82,7 +82,7 @@ export const make = Effect.gen(function* () {
               merchantName: caller.merchant.name,
               merchantCity: caller.merchant.city || config.defaultCity
             }),
-        () => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location")
+        (cause) => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location", cause)
       )
       const charge: Transaction = { ...draft, qrCode }
       const expiry: Job = {
@@ -114,7 +114,7 @@ export const make = Effect.gen(function* () {
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
       return result
     }).pipe(
-      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
       Effect.uninterruptible
     )

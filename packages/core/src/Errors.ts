@@ -19,6 +19,15 @@ export class PixgateError extends Data.TaggedError("PixgateError")<{
   readonly details?: ReadonlyArray<ErrorDetail> | undefined
   /** Set when the error is an idempotent replay of an earlier request's answer. */
   readonly replayed?: boolean
+  /**
+   * `"unknown"` on a 5xx when the change may have been kept (the database connection was lost at
+   * COMMIT): not a failure, so its Idempotency-Key is not released (see `Idempotency.run`).
+   */
+  readonly outcome?: "unknown" | undefined
+  /** Seconds the client should wait before retrying (`Retry-After` of a 503). */
+  readonly retryAfter?: number | undefined
+  /** What went wrong underneath, for the log only: never part of the answer. */
+  readonly cause?: unknown
 }> {
   /** The error body of DECISIONS.md: `{ error, code, details? }`. */
   toJson(): { error: string; code: string; details?: ReadonlyArray<ErrorDetail> } {
@@ -33,8 +42,13 @@ export const validation = (code: string, path: string, message: string): Pixgate
   new PixgateError({ status: 422, code, message, details: [{ path, message }] })
 
 /** 400 `Invalid JSON body`. */
-export const invalidJson = (): PixgateError =>
-  new PixgateError({ status: 400, code: "invalid_json", message: "Invalid JSON body" })
+export const invalidJson = (details?: ReadonlyArray<ErrorDetail>): PixgateError =>
+  new PixgateError({
+    status: 400,
+    code: "invalid_json",
+    message: "Invalid JSON body",
+    ...(details === undefined ? {} : { details })
+  })
 
 /** 401 `Unauthorized`. */
 export const unauthorized = (): PixgateError =>
@@ -49,12 +63,20 @@ export const insufficientBalance = (): PixgateError =>
   new PixgateError({ status: 422, code: "insufficient_balance", message: "Insufficient balance" })
 
 /** 502 with the spec's message for the operation. */
-export const gateway = (message: string, code = "gateway_error"): PixgateError =>
-  new PixgateError({ status: 502, code, message })
+export const gateway = (message: string, code = "gateway_error", cause?: unknown): PixgateError =>
+  new PixgateError({ status: 502, code, message, ...(cause === undefined ? {} : { cause }) })
 
-/** 503 when storage is unavailable: a server-side failure, never blamed on the input. */
-export const unavailable = (): PixgateError =>
-  new PixgateError({ status: 503, code: "service_unavailable", message: "Service temporarily unavailable" })
+/**
+ * 503 when storage is unavailable: a server-side failure, never blamed on the input. With the
+ * store's error as `cause`, keeps its outcome (`"unknown"` when the change may have been kept).
+ */
+export const unavailable = (cause?: { readonly outcome?: "unknown" | undefined }): PixgateError =>
+  new PixgateError({
+    status: 503,
+    code: "service_unavailable",
+    message: "Service temporarily unavailable",
+    ...(cause === undefined ? {} : { cause, outcome: cause.outcome })
+  })
 
 /** The spec's 502 message for payouts. */
 export const payoutGatewayMessage = "Failed to process payout"

@@ -3,7 +3,7 @@
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */
-import { Context, Duration, Effect, Exit } from "effect"
+import { Cause, Context, Duration, Effect, Exit } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
 import { invalidJson, PixgateError, unavailable, validation } from "./Errors.js"
@@ -38,6 +38,22 @@ export const inFlight = (): PixgateError =>
     code: "idempotency_in_flight",
     message: "A request with this Idempotency-Key is still being processed"
   })
+
+/**
+ * A 503 whose key stays locked: `Retry-After` covers the lock, so the retry comes when the key
+ * can be taken over (or its stored answer replayed), not into a 409.
+ */
+const lockedFor = (error: PixgateError, lockMs: number): PixgateError =>
+  error.status === 503
+    ? new PixgateError({
+        status: error.status,
+        code: error.code,
+        message: error.message,
+        outcome: error.outcome,
+        cause: error.cause,
+        retryAfter: Math.max(1, Math.ceil(lockMs / 1000))
+      })
+    : error
 
 /** Longest accepted key. */
 export const maxKeyLength = 255
@@ -126,12 +142,19 @@ export const make = Effect.gen(function* () {
       if (failure !== undefined && failure.status < 500) {
         const { status, code, message, details } = failure
         yield* store.finishIdempotent(scope, status, JSON.stringify({ status, code, message, details }))
-      } else {
+      } else if (failure !== undefined && failure.outcome !== "unknown") {
+        // A definite failure (the gateway refused, the transaction rolled back): nothing was
+        // kept, so the key is free for a fresh attempt at once.
         yield* store.releaseIdempotent(scope)
+      } else {
+        // The outcome is unknown (the connection died at COMMIT, or a defect): the change and
+        // its stored answer may have been kept. The key stays started until its lock lapses;
+        // the retry then replays the stored answer, or runs the request if nothing was kept.
+        return yield* Effect.failCause(Cause.map(exit.cause, (e) => lockedFor(e, lock)))
       }
       return yield* Effect.failCause(exit.cause)
     }).pipe(
-      Effect.catchTag("StoreError", () => Effect.fail(unavailable())),
+      Effect.catchTag("StoreError", (e) => Effect.fail(lockedFor(unavailable(e), lock))),
       // A client that hangs up must not cut a money movement (or its key record) in half.
       Effect.uninterruptible
     )

@@ -227,7 +227,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       atomic(() => {
         const key = idempotencyKey(scope)
         const row = t.idempotency.get(key)
-        if (row !== undefined) t.idempotency.set(key, { ...row, result: { status, body } })
+        if (row !== undefined && row.result === null)
+          t.idempotency.set(key, { ...row, result: { status, body } })
       }),
     releaseIdempotent: (scope) =>
       atomic(() => {

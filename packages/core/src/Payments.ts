@@ -90,7 +90,7 @@ export const make = Effect.gen(function* () {
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
       return Views.transaction(sent)
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
 
   return { create } satisfies PaymentsShape
 })

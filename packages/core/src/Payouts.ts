@@ -133,7 +133,7 @@ export const make = Effect.gen(function* () {
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
       return result
     }).pipe(
-      Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())),
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       Effect.uninterruptible
     )
 

@@ -41,7 +41,16 @@ import type { Cents } from "./Money.js"
 export class StoreError extends Data.TaggedError("StoreError")<{
   readonly message: string
   readonly cause?: unknown
+  /**
+   * `"unknown"` when the change may have been kept: the connection was lost at or after COMMIT,
+   * so the database may have committed it. Never treat such an error as a failure (no refund,
+   * no released Idempotency-Key): find out first. Absent, nothing of the operation was kept.
+   */
+  readonly outcome?: "unknown" | undefined
 }> {}
+
+/** Whether the operation that failed with `error` may have been kept (its outcome is unknown). */
+export const isUnknownOutcome = (error: StoreError): boolean => error.outcome === "unknown"
 
 /**
  * What a change causes besides itself, written in the same unit: events (each also becomes a
@@ -307,13 +316,16 @@ export interface StoreShape {
     expiresAt: number,
     lockedUntil: number
   ) => Effect.Effect<IdempotencyBegin, StoreError>
-  /** Stores the result a replay returns. */
+  /** Stores the result a replay returns; a key that already has one keeps it. */
   readonly finishIdempotent: (
     scope: IdempotencyScope,
     status: number,
     body: string
   ) => Effect.Effect<void, StoreError>
-  /** Forgets a started key whose request ended without a result worth replaying. */
+  /**
+   * Forgets a started key whose request definitely failed (nothing kept), so a retry runs it
+   * again. Never called on an unknown outcome: that key stays until its lock lapses.
+   */
   readonly releaseIdempotent: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
 
   // Durable jobs and webhook deliveries

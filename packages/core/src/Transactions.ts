@@ -41,6 +41,6 @@ export const make = Effect.gen(function* () {
         limit: input.limit,
         pages: Math.ceil(total / input.limit)
       } satisfies Views.TransactionPageJson
-    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
   return { list } satisfies TransactionsShape
 })

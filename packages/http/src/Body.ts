@@ -92,10 +92,19 @@ export const parseObject = (raw: RawBody): Effect.Effect<Record<string, unknown>
       : Effect.fail(Errors.validation("invalid_text", nul, `${nul} must not contain NUL characters`))
   })
 
+/** What is wrong when the body is refused for its content type (the body itself is not read). */
+const contentTypeDetail = (header: string | undefined): Errors.ErrorDetail => ({
+  path: "headers.content-type",
+  message:
+    header === undefined || header.trim() === ""
+      ? "Content-Type must be application/json (the request has none)"
+      : `Content-Type must be application/json (the request has ${JSON.stringify(header.slice(0, 100))})`
+})
+
 /** The request's JSON object body (content type first, then size, then syntax). */
 export const readJsonObject = (
   request: Incoming
 ): Effect.Effect<Record<string, unknown>, Errors.PixgateError> =>
   isJsonContentType(request.header("content-type"))
     ? Effect.flatMap(request.body(), parseObject)
-    : Effect.fail(Errors.invalidJson())
+    : Effect.fail(Errors.invalidJson([contentTypeDetail(request.header("content-type"))]))

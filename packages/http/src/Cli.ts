@@ -12,7 +12,7 @@ import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import type { Settings } from "@pixgate/gateway-apipix"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as BankCallbacks from "./BankCallbacks.js"
-import { type Command, check, type Flags, find, flagNames, UsageError, usage } from "./Commands.js"
+import { type Command, check, type Flags, find, helpRequest, UsageError } from "./Commands.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
@@ -27,21 +27,46 @@ export interface Io {
   readonly stopSignal?: Promise<unknown>
 }
 
+/**
+ * Reads a command line: words, `--flag value` / `--flag=value` and `--json` (help was answered
+ * before, by `helpRequest`). Any `--name` is read as a flag taking a value, so a command judges
+ * its own flags (with a clear message) instead of the parser's.
+ */
 const parse = (argv: ReadonlyArray<string>) => {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...Object.fromEntries(flagNames.map((n) => [n, { type: "string" as const }])),
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" }
+  const { tokens } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+    options: { json: { type: "boolean" } }
+  })
+  const positionals: Array<string> = []
+  const values: Record<string, string> = {}
+  let json = false
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!
+    if (token.kind === "positional") positionals.push(token.value)
+    else if (token.kind === "option") {
+      if (token.name === "json") {
+        if (token.inlineValue === true) throw new UsageError("--json takes no value")
+        json = true
+        continue
       }
-    })
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error))
+      if (token.rawName.startsWith("--") === false)
+        throw new UsageError(`Unknown flag ${token.rawName}. Run pixgate --help`)
+      let value = token.value
+      if (value === undefined) {
+        // The next word is the value, even one starting with "-" (e.g. --amount -5).
+        const at = token.index + 1
+        if (at >= argv.length || argv[at] === "--") throw new UsageError(`${token.rawName} needs a value`)
+        value = argv[at]!
+        while (tokens[i + 1]?.index === at) i++
+      }
+      if (values[token.name] !== undefined) throw new UsageError(`${token.rawName} is given twice`)
+      values[token.name] = value
+    }
   }
+  return { positionals, values, json }
 }
 
 // A PixgateError with its code; a store that cannot open (a StoreError) with its message.
@@ -182,26 +207,34 @@ const signal = () =>
 /** Runs one command line; resolves to the exit code. */
 export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
   try {
-    const { values, positionals } = parse(argv)
-    if (values.help || positionals[0] === "help") {
-      io.stdout(`${usage()}\n`)
-      return 0
+    const helped = helpRequest(argv)
+    if (helped !== undefined) {
+      if (helped.stdout !== undefined) io.stdout(helped.stdout)
+      if (helped.stderr !== undefined) io.stderr(helped.stderr)
+      return helped.code
     }
-    if (positionals.length === 1 && positionals[0] === "serve") return await serve(io)
-    if (positionals.join(" ") === "gateway webhook register")
-      return await registerWebhook(io, (values as Record<string, unknown>).url as string | undefined)
+    const { values, positionals, json } = parse(argv)
+    if (positionals[0] === "serve") {
+      if (positionals.length > 1 || Object.keys(values).length > 0)
+        throw new UsageError(
+          "pixgate serve takes no arguments; it reads the environment (pixgate serve --help)"
+        )
+      return await serve(io)
+    }
+    if (positionals.join(" ") === "gateway webhook register") return await registerWebhook(io, values.url)
     const { name, command, args } = find(positionals)
-    const flags = Object.fromEntries(
-      flagNames.map((n) => [n, (values as Record<string, unknown>)[n] as string | undefined])
-    )
-    check(name, command, flags, args)
-    return await runPanel(command, flags, args, io, values.json === true)
+    check(name, command, values, args)
+    return await runPanel(command, values, args, io, json)
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`pixgate: ${error.message}\n`)
       return 2
     }
-    io.stderr(`pixgate: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr(`pixgate: ${oneLine(error)}\n`)
     return 1
   }
 }
+
+/** The first line of an error's message: never a stack. */
+const oneLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0]!.trim()

@@ -1,6 +1,8 @@
 /**
- * The `pixgate` panel commands: each one's words, flags and positional arguments, checked
- * before it runs, and the engine admin operation it runs.
+ * The `pixgate` commands as data: each one's words, summary, flags, positional arguments and
+ * examples (its `--help` is made from them), checked before it runs, and the engine admin
+ * operation it runs. Adding a command is adding one entry to `commands` (and, for a new flag,
+ * one entry to `flags`).
  */
 import type { Engine, Errors } from "@pixgate/core"
 import { Effect } from "effect"
@@ -15,11 +17,16 @@ type Admin = Engine.EngineShape["admin"]
 
 /** One command. */
 export interface Command {
+  /** The synopsis after `pixgate`, e.g. `key create --merchant ID --mode test|live`. */
   readonly usage: string
+  /** One sentence: what it does. */
+  readonly summary?: string
   readonly required: ReadonlyArray<string>
   readonly optional?: ReadonlyArray<string>
   /** Names of positional arguments. */
   readonly args?: ReadonlyArray<string>
+  /** Whole command lines, shown under "Examples". */
+  readonly examples?: ReadonlyArray<string>
   readonly run: (
     admin: Admin,
     flags: Flags,
@@ -27,29 +34,54 @@ export interface Command {
   ) => Effect.Effect<unknown, Errors.PixgateError>
 }
 
+/** One flag: what it means, and the check of its value (before anything runs). */
+export interface Flag {
+  readonly description: string
+  readonly test?: (value: string) => boolean
+  readonly message?: string
+}
+
 type Mode = "test" | "live"
 type DeliveryStatus = "pending" | "delivered" | "failed"
 
-// Each flag's format, checked before anything runs.
-const formats: Readonly<Record<string, { readonly test: (v: string) => boolean; readonly message: string }>> =
-  {
-    mode: { test: (v) => v === "test" || v === "live", message: "--mode must be test or live" },
-    status: {
-      test: (v) => ["pending", "delivered", "failed"].includes(v),
-      message: "--status must be pending, delivered or failed"
+/** Every flag a command may take (besides `--json` and `--help`). */
+export const flags: Readonly<Record<string, Flag>> = {
+  name: { description: "the merchant's name (shown in its BR Codes)" },
+  city: { description: "the merchant's city for its BR Codes (default SAO PAULO)" },
+  merchant: { description: "the merchant's id (mer_...)" },
+  mode: {
+    description: "test (sandbox) or live",
+    test: (v) => v === "test" || v === "live",
+    message: "--mode must be test or live"
+  },
+  url: { description: "where the webhook deliveries go (http or https)" },
+  secret: {
+    description: "the webhook secret (whsec_<base64> for a Standard Webhooks signing key)"
+  },
+  status: {
+    description: "only deliveries in this status: pending, delivered or failed",
+    test: (v) => ["pending", "delivered", "failed"].includes(v),
+    message: "--status must be pending, delivered or failed"
+  },
+  limit: {
+    description: "at most this many entries",
+    test: (v) => /^\d{1,9}$/.test(v),
+    message: "--limit must be a non-negative integer"
+  },
+  plan: {
+    description: "the fee plan as JSON: charge and payout parts (see docs/decisions.md, Fees)",
+    test: (v) => {
+      try {
+        const value = JSON.parse(v)
+        return typeof value === "object" && value !== null
+      } catch {
+        return false
+      }
     },
-    limit: { test: (v) => /^\d{1,9}$/.test(v), message: "--limit must be a non-negative integer" },
-    plan: {
-      test: (v) => {
-        try {
-          return typeof JSON.parse(v) === "object"
-        } catch {
-          return false
-        }
-      },
-      message: "--plan must be a JSON object"
-    }
-  }
+    message: "--plan must be a JSON object"
+  },
+  amount: { description: "an amount in reais, e.g. 100 or 25.90" }
+}
 
 /** A number when the text is one (the engine then judges it), else the text itself. */
 const amount = (text: string | undefined): unknown =>
@@ -58,6 +90,11 @@ const amount = (text: string | undefined): unknown =>
 /** Every panel command by its words. */
 export const commands: Readonly<Record<string, Command>> = {
   "merchant create": {
+    summary: "Creates a merchant; prints its id and its test and live API keys (shown only once).",
+    examples: [
+      'pixgate merchant create --name "Padaria Pao Quente" --json > merchant.json',
+      'pixgate merchant create --name "Loja" --city "RIO DE JANEIRO"'
+    ],
     usage: "merchant create --name NAME [--city CITY]",
     required: ["name"],
     optional: ["city"],
@@ -65,28 +102,40 @@ export const commands: Readonly<Record<string, Command>> = {
       admin.createMerchant({ name: f.name!, ...(f.city === undefined ? {} : { city: f.city }) })
   },
   "key create": {
+    summary: "Creates another API key for a merchant; prints the key (shown only once).",
+    examples: ["pixgate key create --merchant mer_... --mode live"],
     usage: "key create --merchant ID --mode test|live",
     required: ["merchant", "mode"],
     run: (admin, f) => admin.createKey(f.merchant!, f.mode as Mode)
   },
   "key revoke": {
+    summary: "Revokes an API key by its id (key_...); requests with it get 401 at once.",
+    examples: ["pixgate key revoke key_..."],
     usage: "key revoke KEY_ID",
     required: [],
     args: ["KEY_ID"],
     run: (admin, _, [id]) => admin.revokeKey(id!)
   },
   "key list": {
+    summary: "Lists a merchant's API keys: id, mode, hint and state (never the key itself).",
+    examples: ["pixgate key list --merchant mer_..."],
     usage: "key list --merchant ID",
     required: ["merchant"],
     run: (admin, f) => admin.listKeys(f.merchant!)
   },
   "webhook set": {
+    summary: "Sets the URL and secret of a merchant's webhook endpoint for one mode.",
+    examples: [
+      "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret my-webhook-secret"
+    ],
     usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET",
     required: ["merchant", "mode", "url", "secret"],
     run: (admin, f) =>
       admin.setWebhook({ merchantId: f.merchant!, mode: f.mode as Mode, url: f.url!, secret: f.secret! })
   },
   "webhook log": {
+    summary: "Shows a merchant's webhook deliveries, newest first, with each attempt.",
+    examples: ["pixgate webhook log --merchant mer_... --status failed --limit 20"],
     usage: "webhook log --merchant ID [--mode test|live] [--status pending|delivered|failed] [--limit N]",
     required: ["merchant"],
     optional: ["mode", "status", "limit"],
@@ -99,17 +148,25 @@ export const commands: Readonly<Record<string, Command>> = {
       })
   },
   "webhook redeliver": {
+    summary: "Sends an event again (a new delivery of the same event id to the current endpoint).",
+    examples: ["pixgate webhook redeliver evt_..."],
     usage: "webhook redeliver EVENT_ID",
     required: [],
     args: ["EVENT_ID"],
     run: (admin, _, [id]) => admin.redeliver(id!)
   },
   balance: {
+    summary: "Shows a merchant's available and held balance in one mode.",
+    examples: ["pixgate balance --merchant mer_... --mode test"],
     usage: "balance --merchant ID --mode test|live",
     required: ["merchant", "mode"],
     run: (admin, f) => admin.balance(f.merchant!, f.mode as Mode)
   },
   "fee-plan set": {
+    summary: "Sets a merchant's fee plan (rates in parts per million, fixed fees in centavos).",
+    examples: [
+      'pixgate fee-plan set --merchant mer_... --plan \'{"charge":{"gatewayRate":2500,"marginRate":7400,"gatewayFixed":0,"marginFixed":0},"payout":{"gatewayRate":0,"marginRate":0,"gatewayFixed":10,"marginFixed":30}}\''
+    ],
     usage: 'fee-plan set --merchant ID --plan \'{"charge":{...},"payout":{...}}\'',
     required: ["merchant", "plan"],
     run: (admin, f) =>
@@ -118,23 +175,31 @@ export const commands: Readonly<Record<string, Command>> = {
       )
   },
   "sandbox topup": {
+    summary: "Adds sandbox (test-mode) money to a merchant's balance.",
+    examples: ["pixgate sandbox topup --merchant mer_... --amount 100"],
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
     run: (admin, f) => admin.topUp(f.merchant!, amount(f.amount))
   },
   "sandbox pay": {
+    summary: "Pays a pending test-mode charge now instead of after 2-3 s.",
+    examples: ["pixgate sandbox pay tx_..."],
     usage: "sandbox pay TX_ID",
     required: [],
     args: ["TX_ID"],
     run: (a, _, [id]) => a.sandboxPayCharge(id!)
   },
   "sandbox settle": {
+    summary: "Completes a pending test-mode payout now.",
+    examples: ["pixgate sandbox settle tx_..."],
     usage: "sandbox settle TX_ID",
     required: [],
     args: ["TX_ID"],
     run: (a, _, [id]) => a.sandboxSettlePayout(id!)
   },
   "sandbox fail": {
+    summary: "Fails a pending test-mode payout now (the amount and fee return to the balance).",
+    examples: ["pixgate sandbox fail tx_..."],
     usage: "sandbox fail TX_ID",
     required: [],
     args: ["TX_ID"],
@@ -142,31 +207,109 @@ export const commands: Readonly<Record<string, Command>> = {
   }
 }
 
-/** The help text. */
+/** `serve`: not a panel command, but helped the same way. */
+export const serve = {
+  usage: "serve",
+  summary: "Starts the HTTP server: the API under /api/v1, its docs at /api/docs, the job worker.",
+  environment: [
+    ["PORT", "port to listen on (default 3000; 0 picks a free one)"],
+    ["HOST", "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)"],
+    ["PIXGATE_DATABASE", "sqlite:<path> or postgres://... (default sqlite:./data/pixgate.db)"],
+    ["PIXGATE_ADMIN_TOKEN", "enables the admin API under /admin with this bearer token"],
+    ["PIXGATE_LOG_LEVEL", "debug, info (default), warning, error or none"],
+    ["PIXGATE_RATE_LIMIT_RPS", "requests per second per API key (default 50; 0 turns it off)"],
+    ["PIXGATE_RATE_LIMIT_BURST", "burst per API key (default 100)"],
+    ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"],
+    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"]
+  ],
+  examples: [
+    "pixgate serve",
+    "PORT=8080 HOST=0.0.0.0 PIXGATE_DATABASE=postgres://user:pass@db:5432/pixgate pixgate serve"
+  ]
+} as const
+
+const databaseLine = "PIXGATE_DATABASE  sqlite:<path> or postgres://... (default sqlite:./data/pixgate.db)"
+
+const pad = (rows: ReadonlyArray<readonly [string, string]>) => {
+  const width = Math.max(...rows.map(([left]) => left.length))
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`)
+}
+
+/** The words commands start with (`merchant`, `key`, ...), for group help. */
+const groupOf = (name: string) => name.split(" ")[0]!
+
+/** The whole help text: every command with its summary. */
 export const usage = (): string =>
   [
     "Usage: pixgate <command> [flags] [--json]",
     "",
-    "  serve                     HTTP server (PORT, HOST, PIXGATE_DATABASE, PIXGATE_ADMIN_TOKEN, PIXGATE_LIVE_*)",
-    "  gateway webhook register --url URL   Registers URL/bank/callbacks/<secret> with the live PSP (PIXGATE_LIVE_*)",
-    ...Object.values(commands).map((c) => `  ${c.usage}`),
+    "Commands:",
+    ...pad([
+      [serve.usage, serve.summary],
+      ...Object.entries(commands).map(([name, c]) => [name, c.summary ?? c.usage] as const),
+      [
+        "gateway webhook register --url URL",
+        "Registers URL/bank/callbacks/<secret> as the live PSP's webhook (PIXGATE_LIVE_*)"
+      ]
+    ]),
     "",
-    "Every command uses PIXGATE_DATABASE (default sqlite:./data/pixgate.db) and prints JSON."
+    "Panel commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db)",
+    "and print JSON (compact, on one line, with --json). Errors are one line on stderr; the exit",
+    "code is 2 for a usage error, 1 for a failed operation.",
+    "",
+    "Run pixgate <command> --help for a command's flags and examples."
   ].join("\n")
 
-/** Every flag any command takes (besides `--json` and `--help`). */
-export const flagNames = [
-  "name",
-  "city",
-  "merchant",
-  "mode",
-  "url",
-  "secret",
-  "status",
-  "limit",
-  "plan",
-  "amount"
-]
+/** One command's help: synopsis, summary, flags, arguments, examples. */
+export const help = (name: string): string => {
+  if (name === "serve") {
+    return [
+      `Usage: pixgate ${serve.usage}`,
+      "",
+      serve.summary,
+      "",
+      "Environment:",
+      ...pad(serve.environment),
+      "",
+      "Examples:",
+      ...serve.examples.map((e) => `  ${e}`)
+    ].join("\n")
+  }
+  const command = commands[name]
+  if (command === undefined) {
+    const group = Object.keys(commands).filter((n) => groupOf(n) === name)
+    return [
+      `Usage: pixgate ${name} <${group.map((n) => n.slice(name.length + 1)).join("|")}> [flags]`,
+      "",
+      ...pad(group.map((n) => [n, commands[n]!.summary ?? commands[n]!.usage] as const)),
+      "",
+      `Run pixgate ${name} <command> --help for its flags and examples.`
+    ].join("\n")
+  }
+  const flagRows = [
+    ...command.required.map((f) => [`--${f}`, `${flags[f]?.description ?? ""} (required)`] as const),
+    ...(command.optional ?? []).map((f) => [`--${f}`, flags[f]?.description ?? ""] as const),
+    ["--json", "compact JSON on one line"] as const,
+    ["-h, --help", "this help"] as const
+  ]
+  return [
+    `Usage: pixgate ${command.usage} [--json]`,
+    ...(command.summary === undefined ? [] : ["", command.summary]),
+    "",
+    "Flags:",
+    ...pad(flagRows),
+    ...(command.examples === undefined || command.examples.length === 0
+      ? []
+      : ["", "Examples:", ...command.examples.map((e) => `  ${e}`)]),
+    "",
+    "Environment:",
+    `  ${databaseLine}`
+  ].join("\n")
+}
+
+/** Whether `name` names a command, `serve` or a group of commands (for `--help`). */
+export const isHelpTopic = (name: string): boolean =>
+  name === "serve" || commands[name] !== undefined || Object.keys(commands).some((n) => groupOf(n) === name)
 
 /** The command the positional words name, and its remaining arguments. */
 export const find = (positionals: ReadonlyArray<string>) => {
@@ -175,25 +318,55 @@ export const find = (positionals: ReadonlyArray<string>) => {
     const command = commands[name]
     if (command !== undefined) return { name, command, args: positionals.slice(words) }
   }
-  throw new UsageError(`Unknown command: ${positionals.join(" ") || "(none)"}. Run pixgate --help`)
+  const first = positionals[0] ?? ""
+  const group = Object.keys(commands).filter((n) => groupOf(n) === first)
+  if (group.length > 0 && positionals.length === 1)
+    throw new UsageError(
+      `pixgate ${first} needs a command: ${group.map((n) => n.slice(first.length + 1)).join(", ")}. Run pixgate ${first} --help`
+    )
+  throw new UsageError(`Unknown command: ${positionals.join(" ")}. Run pixgate --help`)
 }
 
 /** Checks flags and arguments before anything runs. */
-export const check = (name: string, command: Command, flags: Flags, args: ReadonlyArray<string>) => {
+export const check = (name: string, command: Command, given: Flags, args: ReadonlyArray<string>) => {
+  const allowed = new Set([...command.required, ...(command.optional ?? [])])
+  for (const [flag, value] of Object.entries(given)) {
+    if (value !== undefined && !allowed.has(flag))
+      throw new UsageError(
+        flags[flag] === undefined
+          ? `Unknown flag --${flag}. Run pixgate ${name} --help`
+          : `pixgate ${name} does not take --${flag}. Run pixgate ${name} --help`
+      )
+  }
   for (const flag of command.required) {
-    if (flags[flag] === undefined)
+    if (given[flag] === undefined)
       throw new UsageError(`Missing required flag --${flag} (pixgate ${command.usage})`)
   }
-  const allowed = new Set([...command.required, ...(command.optional ?? [])])
-  for (const [flag, value] of Object.entries(flags)) {
-    if (value !== undefined && !allowed.has(flag))
-      throw new UsageError(`pixgate ${name} does not take --${flag}`)
-  }
-  for (const [flag, value] of Object.entries(flags)) {
-    const format = formats[flag]
-    if (value !== undefined && format !== undefined && !format.test(value))
-      throw new UsageError(format.message)
+  for (const [flag, value] of Object.entries(given)) {
+    const format = flags[flag]
+    if (value !== undefined && format?.test !== undefined && !format.test(value))
+      throw new UsageError(format.message ?? `--${flag} is not valid`)
   }
   const expected = command.args?.length ?? 0
   if (args.length !== expected) throw new UsageError(`Usage: pixgate ${command.usage}`)
+}
+
+/**
+ * The answer to a request for help: `--help`/`-h` anywhere (help on the command named before
+ * it), `help [command]`, or no arguments at all (the usage, exit 2). Undefined when `argv` asks
+ * for something else. It needs nothing but this module, so `pixgate --help` loads no engine.
+ */
+export const helpRequest = (
+  argv: ReadonlyArray<string>
+): { readonly code: number; readonly stdout?: string; readonly stderr?: string } | undefined => {
+  if (argv.length === 0) return { code: 2, stderr: `${usage()}\n` }
+  const asksHelp = argv[0] === "help" || argv.some((a) => a === "--help" || a === "-h")
+  if (!asksHelp) return undefined
+  const words = (argv[0] === "help" ? argv.slice(1) : argv).filter((a) => !a.startsWith("-"))
+  if (words.length === 0) return { code: 0, stdout: `${usage()}\n` }
+  for (let n = Math.min(words.length, 2); n > 0; n--) {
+    const topic = words.slice(0, n).join(" ")
+    if (isHelpTopic(topic)) return { code: 0, stdout: `${help(topic)}\n` }
+  }
+  return { code: 2, stderr: `pixgate: Unknown command: ${words.join(" ")}. Run pixgate --help\n` }
 }

@@ -1,12 +1,12 @@
 /**
  * `PIXGATE_DATABASE` to a store: `sqlite:<path>` (relative to the current directory;
  * `sqlite::memory:` for a throwaway database) or `postgres://...` / `postgresql://...`.
+ * Each store package is an optional peer of @pixgate/http, loaded only when its kind of
+ * database is chosen: a Postgres-only host need not install (nor compile) SQLite.
  */
 import { resolve } from "node:path"
-import type { Store } from "@pixgate/core"
-import { PgStore } from "@pixgate/store-pg"
-import { SqliteStore } from "@pixgate/store-sqlite"
-import type { Layer } from "effect"
+import { Store } from "@pixgate/core"
+import { Effect, Layer } from "effect"
 
 /** The default database: a SQLite file under the current directory. */
 export const defaultUrl = "sqlite:./data/pixgate.db"
@@ -31,9 +31,37 @@ export const parse = (url: string, cwd: string = process.cwd()): Target => {
 
 /** The store of a target (migrated when the layer is built). */
 export const layer = (target: Target): Layer.Layer<Store.Store, Store.StoreError> =>
-  target.kind === "sqlite"
-    ? SqliteStore.layer({ filename: target.filename })
-    : PgStore.layer({ url: target.url })
+  Layer.unwrapEffect(
+    target.kind === "sqlite"
+      ? Effect.map(
+          load("@pixgate/store-sqlite", "better-sqlite3", () => import("@pixgate/store-sqlite")),
+          (m) => m.SqliteStore.layer({ filename: target.filename })
+        )
+      : Effect.map(
+          load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg")),
+          (m) => m.PgStore.layer({ url: target.url })
+        )
+  )
+
+/** Imports a store package, or fails saying which packages to install. */
+const load = <A>(name: string, driver: string, importer: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: importer,
+    catch: (cause) =>
+      new Store.StoreError({
+        message: isMissing(cause, name)
+          ? `${name} is not installed: install it to use this database (npm install ${name}; it brings ${driver})`
+          : `Cannot load ${name}: ${cause instanceof Error ? cause.message : String(cause)}`,
+        cause
+      })
+  })
+
+const isMissing = (cause: unknown, name: string) =>
+  typeof cause === "object" &&
+  cause !== null &&
+  ((cause as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" ||
+    (cause as { code?: unknown }).code === "MODULE_NOT_FOUND") &&
+  String((cause as { message?: unknown }).message).includes(name)
 
 /** A target for logs: the SQLite path, or the Postgres URL without its password. */
 export const describe = (target: Target): string => {

@@ -1,8 +1,9 @@
 /**
  * The transport-neutral core both handlers share. It matches a request against a Router,
  * answers the table's refusals (404, 405, 410) and plain routes (the health check) at once,
- * runs any other route as one fiber on the runtime, turns failures into their error bodies and
- * defects into a logged 500 (never a crash), and writes one access line per request. A
+ * runs any other route as one fiber on the runtime, turns failures into their error bodies (a
+ * 5xx logged once at warn with its cause) and defects into a logged 500 (never a crash), and
+ * writes one access line per request. A
  * transport (Node, web) supplies the exchange: the request, and how to send its answer.
  */
 import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
@@ -39,6 +40,7 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
   const fork = Runtime.runFork(runtime)
   const logRequests = Log.enabled(log, "info")
   const logErrors = Log.enabled(log, "error")
+  const logWarnings = Log.enabled(log, "warning")
 
   const defect = (id: string, cause: Cause.Cause<unknown>) => {
     if (logErrors) log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
@@ -63,7 +65,14 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
   ) => {
     if (exit._tag === "Success") return answer(exchange, id, start, exit.value)
     const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) return answer(exchange, id, start, Respond.failure(failure.value))
+    if (Option.isSome(failure)) {
+      const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
+      if (error.status >= 500 && !error.replayed && logWarnings) {
+        const cause = error.cause === undefined ? error.message : Log.causeChain(error.cause)
+        log.write(Log.failureLine(Date.now(), error.status, error.code, cause, id, error.outcome))
+      }
+      return answer(exchange, id, start, Respond.failure(failure.value))
+    }
     if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned)
     defect(id, exit.cause)
     answer(exchange, id, start, internal)

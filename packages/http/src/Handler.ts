@@ -5,10 +5,12 @@
  * globals.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Errors } from "@pixgate/core"
 import type { Runtime } from "effect"
 import * as Dispatch from "./Dispatch.js"
 import type * as Log from "./Log.js"
 import * as NodeTransport from "./NodeTransport.js"
+import * as Respond from "./Respond.js"
 import type * as Router from "./Router.js"
 import * as WebTransport from "./WebTransport.js"
 
@@ -66,4 +68,35 @@ export const web = <R>(
       const cancel = dispatch(WebTransport.exchange(request, limit, resolve))
       if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
     })
+}
+
+/** An Express/Connect error middleware: `(error, req, res, next)`. */
+export type NodeErrorHandler = (
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void
+) => void
+
+/**
+ * Answers the errors of a body parser mounted before Pixgate (Express's `express.json()`, i.e.
+ * body-parser, which marks them with `type` and `status`) with Pixgate's error body instead of
+ * the host's HTML error page: a malformed body is 400 `Invalid JSON body`, a body above the
+ * parser's limit is 413. Any other error goes on to the host's next error handler.
+ */
+export const bodyParserErrors: NodeErrorHandler = (error, _req, res, next) => {
+  const type = typeof error === "object" && error !== null ? (error as { type?: unknown }).type : undefined
+  const answer =
+    type === "entity.parse.failed" || type === "encoding.unsupported" || type === "charset.unsupported"
+      ? Errors.invalidJson()
+      : type === "entity.too.large"
+        ? Respond.payloadTooLarge()
+        : undefined
+  if (answer === undefined || res.headersSent) return next(error)
+  const body = JSON.stringify(answer.toJson())
+  res.writeHead(answer.status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body)
+  })
+  res.end(body)
 }

@@ -106,3 +106,43 @@ export const defectLine = (time: number, detail: string, requestId: string): str
     detail,
     requestId
   })
+
+/** The messages of an error and of its causes, outermost first, each once. */
+export const causeChain = (error: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = error
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    const text =
+      current instanceof Error
+        ? current.message || ("code" in current ? String(current.code) : current.name)
+        : typeof current === "object" && "message" in current
+          ? String(current.message)
+          : String(current)
+    if (text !== "" && !parts.some((p) => p.includes(text))) parts.push(text)
+    current = typeof current === "object" && "cause" in current ? current.cause : undefined
+  }
+  return parts.join(" <- ")
+}
+
+/**
+ * The line of a request answered with a 5xx error (a 502 from the bank, a 503 from the
+ * database): warn level, with the underlying cause, written once per request.
+ */
+export const failureLine = (
+  time: number,
+  status: number,
+  code: string,
+  cause: string,
+  requestId: string,
+  outcome: "unknown" | undefined
+): string =>
+  JSON.stringify({
+    time: new Date(time).toISOString(),
+    level: "warn",
+    msg: outcome === "unknown" ? "Request failed; its outcome is unknown" : "Request failed",
+    status,
+    code,
+    cause,
+    ...(outcome === undefined ? {} : { outcome }),
+    requestId
+  })

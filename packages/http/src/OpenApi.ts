@@ -58,7 +58,7 @@ const operation = (route: Documented) => ({
   responses: {
     ...Object.fromEntries(Object.entries(route.responses).map(([s, doc]) => [s, response(Number(s), doc)])),
     default: {
-      description: "Any other error (404, 405, 500, 503)",
+      description: "Any other error (404, 405, 500, 503 with `Retry-After`)",
       content: { "application/json": { schema: errorRef } }
     }
   }

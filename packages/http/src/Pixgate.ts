@@ -83,6 +83,12 @@ export type Services = Engine.Engine | RateLimit.RateLimiter
 
 /** A running embedded Pixgate. */
 export interface Pixgate extends Handlers {
+  /**
+   * Express error middleware for a body parser mounted before Pixgate: a malformed JSON body
+   * gets Pixgate's 400 `Invalid JSON body` instead of the host's HTML error page. Mount it after
+   * Pixgate, on the same path: `app.use("/payments", pixgate.nodeHandler, pixgate.errorHandler)`.
+   */
+  readonly errorHandler: Handler.NodeErrorHandler
   /** The admin router's handlers, when `admin` was configured. */
   readonly admin: Handlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
@@ -90,6 +96,9 @@ export interface Pixgate extends Handlers {
   /** Stops the job worker (letting running jobs finish) and closes the store. */
   readonly dispose: () => Promise<void>
 }
+
+const isMessage = (value: unknown): value is { readonly message: string } =>
+  typeof value === "object" && value !== null && typeof (value as { message?: unknown }).message === "string"
 
 const check = (ok: boolean, message: string) => {
   if (!ok) throw new TypeError(`Pixgate: ${message}`)
@@ -138,7 +147,12 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   if (Exit.isFailure(exit)) {
     await runtime.dispose()
     writer.flush()
-    throw new Error(`Pixgate could not start: ${Cause.pretty(exit.cause)}`)
+    // One line (a store's "Cannot open ...", a listen error); the whole cause stays on `cause`.
+    const error = Cause.squash(exit.cause)
+    const message = (error instanceof Error || isMessage(error) ? error.message : String(error)).split(
+      "\n"
+    )[0]
+    throw new Error(`Pixgate could not start: ${message}`, { cause: exit.cause })
   }
   const rt = exit.value
 
@@ -179,6 +193,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   let disposed: Promise<void> | undefined
   return {
     ...publicHandlers,
+    errorHandler: Handler.bodyParserErrors,
     admin,
     runtime,
     dispose: () => {

@@ -1,6 +1,7 @@
 /**
  * Every HTTP answer Pixgate gives: JSON bodies, the DECISIONS.md error body `{ error, code,
- * details? }`, and the transport's own errors (404, 405, 410, 413, 429, 500) with their headers.
+ * details? }`, and the transport's own errors (404, 405, 410, 413, 429, 500) with their headers;
+ * every 503 carries `Retry-After`.
  */
 import { Errors } from "@pixgate/core"
 import { Data } from "effect"
@@ -57,10 +58,15 @@ export const html = (page: string): Answer => new Answer(200, { "content-type": 
 /** A route's reply as an answer. */
 export const reply = (r: Reply): Answer => json(r.status, r.body, r.headers)
 
-/** The error body of a failure, with `Idempotent-Replayed: true` on replayed errors. */
+/**
+ * The error body of a failure, with `Idempotent-Replayed: true` on replayed errors and
+ * `Retry-After` on 503 (the error's own wait, else 1 s).
+ */
 export const failure = (f: Failure): Answer => {
   const error = f._tag === "Refusal" ? f.error : f
-  const headers = f._tag === "Refusal" ? f.headers : {}
+  let headers = f._tag === "Refusal" ? f.headers : {}
+  if (error.status === 503 && !("retry-after" in headers))
+    headers = { ...headers, "retry-after": String(Math.max(1, Math.ceil(error.retryAfter ?? 1))) }
   return json(
     error.status,
     error.toJson(),

@@ -1,6 +1,7 @@
 /**
  * The standalone server: node:http serving the public API (and the admin router under `/admin`
- * when a token is configured) on a store chosen by database URL. Migrations run at start; one
+ * when a token is configured) on a store chosen by database URL, and at `/` a short index of
+ * where the docs are (JSON, or a page for a browser). Migrations run at start; one
  * JSON line reports the URL. `close()` drains: it stops accepting connections, answers requests
  * in flight (and any that still arrive on open connections) with `Connection: close`, closes
  * keep-alive connections once idle, cuts what is left after `shutdownTimeoutMs`, then stops the
@@ -94,6 +95,36 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   )
+}
+
+const isRoot = (url: string) => url === "/" || url.startsWith("/?")
+
+/** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
+const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) => {
+  const links = {
+    name: "Pixgate",
+    docs: "/api/docs",
+    openapi: "/api/openapi.json",
+    health: "/api/health",
+    api: "/api/v1",
+    ...(admin ? { admin: adminPath } : {})
+  }
+  const browser = /\btext\/html\b/.test(req.headers.accept ?? "")
+  const body = browser
+    ? `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pixgate</title></head><body>` +
+      `<h1>Pixgate</h1><ul>` +
+      `<li><a href="/api/docs">API reference</a> (/api/docs)</li>` +
+      `<li><a href="/api/openapi.json">OpenAPI document</a> (/api/openapi.json)</li>` +
+      `<li><a href="/api/health">Health</a> (/api/health)</li>` +
+      `<li>The API: /api/v1 (every call takes an <code>x-api-key</code> header)</li>` +
+      `</ul></body></html>`
+    : JSON.stringify(links)
+  res.writeHead(200, {
+    "content-type": browser ? "text/html; charset=utf-8" : "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    vary: "accept"
+  })
+  res.end(req.method === "HEAD" ? undefined : body)
 }
 
 /** Default of `ServerOptions.shutdownTimeoutMs`. */
@@ -202,6 +233,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const server = createServer((req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
+    if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
+      return answerIndex(req, res, admin !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)

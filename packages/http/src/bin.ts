@@ -1,14 +1,25 @@
-/** Entry point of the `pixgate` command. */
-import * as Cli from "./Cli.js"
+/**
+ * Entry point of the `pixgate` command. Help is answered from the command table alone; only
+ * other commands load the engine, the stores and the server (in the bundle, separate chunks).
+ */
+import { helpRequest } from "./Commands.js"
 
-// Run through a pnpm script (`pnpm pixgate ...`, `pnpm start`), this process starts in the
-// script's package; relative paths (the default sqlite:./data/pixgate.db) mean where pnpm was called.
-const event = process.env.npm_lifecycle_event
-const viaScript = (event === "pixgate" || event === "start") && process.env.INIT_CWD
-
-process.exitCode = await Cli.run(process.argv.slice(2), {
-  env: process.env,
-  cwd: viaScript ? (process.env.INIT_CWD as string) : process.cwd(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text)
-})
+const argv = process.argv.slice(2)
+const helped = helpRequest(argv)
+if (helped !== undefined) {
+  if (helped.stdout !== undefined) process.stdout.write(helped.stdout)
+  if (helped.stderr !== undefined) process.stderr.write(helped.stderr)
+  process.exitCode = helped.code
+} else {
+  const Cli = await import("./Cli.js")
+  // Run through a pnpm script (`pnpm pixgate ...`, `pnpm start`), this process starts in the
+  // script's package; relative paths (the default sqlite:./data/pixgate.db) mean where pnpm was called.
+  const event = process.env.npm_lifecycle_event
+  const viaScript = (event === "pixgate" || event === "start") && process.env.INIT_CWD
+  process.exitCode = await Cli.run(argv, {
+    env: process.env,
+    cwd: viaScript ? (process.env.INIT_CWD as string) : process.cwd(),
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text)
+  })
+}

@@ -153,14 +153,23 @@ describe("panel commands (in-process)", () => {
 
   it("usage errors exit 2 with a clear message on stderr", async () => {
     const cases: ReadonlyArray<[Array<string>, string]> = [
-      [[], "Unknown command: (none)"],
+      [[], "Usage: pixgate <command>"],
+      [["merchant"], "pixgate merchant needs a command: create"],
+      [["merchant", "create", "--name"], "--name needs a value"],
+      [["merchant", "create", "--name", "x", "--name", "y"], "--name is given twice"],
+      [["merchant", "create", "--name", "x", "-q"], "Unknown flag -q"],
+      [["serve", "--port", "1"], "pixgate serve takes no arguments"],
+      [["help", "frobnicate"], "Unknown command: frobnicate"],
       [["frobnicate"], "Unknown command: frobnicate"],
       [["merchant", "delete"], "Unknown command: merchant delete"],
       [["merchant", "create"], "Missing required flag --name"],
       [["balance", "--merchant", "m"], "Missing required flag --mode"],
       [["balance", "--merchant", "m", "--mode", "prod"], "--mode must be test or live"],
       [["key", "revoke"], "Usage: pixgate key revoke KEY_ID"],
-      [["merchant", "create", "--name", "x", "--bogus", "1"], "Unknown option '--bogus'"],
+      [
+        ["merchant", "create", "--name", "x", "--bogus", "1"],
+        "pixgate: Unknown flag --bogus. Run pixgate merchant create --help\n"
+      ],
       [["merchant", "create", "--name", "x", "--mode", "test"], "does not take --mode"],
       [["webhook", "log", "--merchant", "m", "--limit", "ten"], "--limit must be a non-negative integer"]
     ]
@@ -213,6 +222,50 @@ describe("panel commands (in-process)", () => {
     stderr = ""
     expect(await Cli.run(["serve"], io({ PORT: "http" }))).toBe(2)
     expect(stderr).toContain("PORT must be an integer from 0 to 65535")
+  })
+
+  it("each command's --help has its flags and examples; a group's help lists its commands", async () => {
+    const create = await cli("merchant", "create", "--help")
+    expect(create).toMatchObject({ code: 0, stderr: "" })
+    expect(create.stdout).toContain("Usage: pixgate merchant create --name NAME [--city CITY]")
+    expect(create.stdout).toContain("--name")
+    expect(create.stdout).toContain("(required)")
+    expect(create.stdout).toContain("Examples:")
+    expect((await cli("help", "merchant", "create")).stdout).toBe(create.stdout)
+    expect((await cli("-h", "merchant", "create")).stdout).toBe(create.stdout)
+    const serve = await cli("serve", "--help")
+    expect(serve.code).toBe(0)
+    for (const name of ["PORT", "HOST", "PIXGATE_DATABASE", "/api/docs"]) expect(serve.stdout).toContain(name)
+    const group = await cli("sandbox", "--help")
+    expect(group.code).toBe(0)
+    for (const name of ["sandbox topup", "sandbox pay", "sandbox settle", "sandbox fail"])
+      expect(group.stdout).toContain(name)
+    expect(group.stdout).not.toContain("merchant create")
+  })
+
+  it("every command has a summary and an example that names it", async () => {
+    const { commands } = await import("../src/Commands.js")
+    for (const [name, command] of Object.entries(commands)) {
+      expect(command.summary, name).toBeTruthy()
+      expect(
+        command.examples?.some((e) => e.startsWith(`pixgate ${name}`)),
+        name
+      ).toBe(true)
+      expect(command.usage.startsWith(name), name).toBe(true)
+    }
+  })
+
+  it("a SQLite path that cannot be created fails at once with a clear message", async () => {
+    const result = await Cli.run(["balance", "--merchant", "m", "--mode", "test"], {
+      env: { PIXGATE_DATABASE: "sqlite:/proc/nope/x.db" },
+      cwd: dir,
+      stdout: () => {},
+      stderr: (t) => {
+        expect(t.split("\n").filter((l) => l !== "")).toHaveLength(1)
+        expect(t).toContain("/proc/nope/x.db")
+      }
+    })
+    expect(result).toBe(1)
   })
 
   it("--help lists the commands", async () => {
@@ -276,7 +329,7 @@ describe("pixgate as a child process", () => {
       out += chunk
     })
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 20_000)
+      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 100_000)
       child.stdout!.on("data", () => {
         const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
         if (line !== undefined) {

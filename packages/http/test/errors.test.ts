@@ -3,8 +3,8 @@
  * status, verbatim message, stable code, `{ error, code, details? }` body, headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { BankGateway } from "@pixgate/core"
-import { Effect } from "effect"
+import { BankGateway, MemoryStore, Store } from "@pixgate/core"
+import { Effect, Layer } from "effect"
 import { type Harness, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
@@ -73,7 +73,17 @@ describe("400 Invalid JSON body", () => {
         body: new Blob([new TextEncoder().encode('{"amount":10}')])
       })
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: "Invalid JSON body", code: "invalid_json" })
+      // The message stays DECISIONS.md's; `details` says the content type is what is wrong.
+      expect(await response.json()).toEqual({
+        error: "Invalid JSON body",
+        code: "invalid_json",
+        details: [
+          {
+            path: "headers.content-type",
+            message: "Content-Type must be application/json (the request has none)"
+          }
+        ]
+      })
     })
     it(`${path}: invalid UTF-8`, async () => {
       const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])
@@ -439,6 +449,41 @@ describe("live mode gateways", () => {
     const answer = await down.request("POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 10 } })
     expectError(answer, 502, "Failed to create charge", "gateway_error")
     await down.close()
+  })
+
+  it("503 with Retry-After when storage fails, each 5xx logged once at warn with cause and request id", async () => {
+    const failing: BankGateway.BankGatewayShape = {
+      ...slow,
+      createCharge: () => Effect.fail(new BankGateway.GatewayFailure({ message: "bank timed out" }))
+    }
+    const broken = Layer.effect(
+      Store.Store,
+      Effect.map(MemoryStore.make, (store) => ({
+        ...store,
+        listTransactions: () => Effect.fail(new Store.StoreError({ message: "Connection terminated" }))
+      }))
+    )
+    const down = await start({ store: broken, engine: { liveGateway: failing } })
+    const m = await down.merchant()
+    const list = await down.request("GET", "/api/v1/transactions", {
+      key: m.testKey,
+      headers: { "x-request-id": "req-503" }
+    })
+    expectError(list, 503, "Service temporarily unavailable", "service_unavailable")
+    expect(list.headers.get("retry-after")).toBe("1")
+    const charge = await down.request("POST", "/api/v1/charges", {
+      key: m.liveKey,
+      body: { amount: 10 },
+      headers: { "x-request-id": "req-502" }
+    })
+    expect(charge.status).toBe(502)
+    await down.close()
+    const lines = down.logs.map((line) => JSON.parse(line))
+    const warnings = lines.filter((l) => l.level === "warn")
+    expect(warnings.map((l) => [l.requestId, l.status, l.code, l.cause])).toEqual([
+      ["req-503", 503, "service_unavailable", "Connection terminated"],
+      ["req-502", 502, "gateway_error", "bank timed out"]
+    ])
   })
 
   // Before live mode, a failing send answered 502 and returned the money at once, freeing the

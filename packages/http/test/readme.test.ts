@@ -1,12 +1,14 @@
 /**
  * Runs the README's walk-through, command by command, as a bash script against a real server
  * (the `pnpm start` entry point on SQLite) and a real webhook receiver: the newcomer's path
- * must stay true.
+ * must stay true. The script runs in a temporary directory whose package.json has the root's
+ * `pixgate` script, so `pnpm pixgate` works as written and its `merchant.json` lands there,
+ * never in the user's checkout.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -15,10 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")
 
-const walkthrough = (): string => {
-  const block = readme.split("<!-- walkthrough:start -->")[1]!.split("<!-- walkthrough:end -->")[0]!
-  return block.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
+/** The shell script between `<!-- name:start -->` and `<!-- name:end -->`. */
+const block = (name: string): string => {
+  const text = readme.split(`<!-- ${name}:start -->`)[1]!.split(`<!-- ${name}:end -->`)[0]!
+  return text.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
 }
+const walkthrough = () => block("walkthrough")
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -28,27 +32,59 @@ const freePort = () =>
     })
   })
 
+/** Resolves once something accepts connections on the port (a TCP connect, no request). */
+const listening = async (port: number) => {
+  for (let i = 0; ; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1")
+        .once("connect", () => {
+          socket.destroy()
+          resolve(true)
+        })
+        .once("error", () => resolve(false))
+    })
+    if (ok) return
+    if (i > 600) throw new Error(`nothing listens on ${port}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 describe("README walk-through", () => {
   const dir = mkdtempSync(join(tmpdir(), "pixgate-readme-"))
   const env = { ...process.env, PIXGATE_DATABASE: `sqlite:${join(dir, "pixgate.db")}` }
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+  // The walk-through's directory: a project whose `pixgate` script is the repository's.
+  const work = join(dir, "walkthrough")
+  // The user's own merchant.json, if any, must be exactly as it was after the run.
+  const userFile = join(root, "merchant.json")
+  const userFileBefore = existsSync(userFile) ? statSync(userFile).mtimeMs : undefined
+  let receiverOut = ""
   let server: ChildProcess
-  let receiver: Server
+  let receiver: ChildProcess
   let port = 0
   let receiverPort = 0
 
   beforeAll(async () => {
+    mkdirSync(work)
+    writeFileSync(
+      join(work, "package.json"),
+      JSON.stringify({
+        name: "walkthrough",
+        private: true,
+        scripts: { pixgate: `node ${JSON.stringify(join(root, "scripts", "pixgate.mjs"))}` }
+      })
+    )
     port = await freePort()
     receiverPort = await freePort()
-    receiver = createServer((req, res) => {
-      let body = ""
-      req
-        .on("data", (c) => (body += c))
-        .on("end", () => {
-          received.push({ headers: req.headers, body })
-          res.end()
-        })
-    }).listen(receiverPort, "127.0.0.1")
+    // The README's receiver, as written, on a free port.
+    receiver = spawn("bash", ["-c", block("receiver").replace("listen(4000)", `listen(${receiverPort})`)], {
+      cwd: work,
+      env,
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    receiver.stdout!.on("data", (chunk: Buffer) => {
+      receiverOut += chunk
+    })
+    await listening(receiverPort)
     server = spawn(
       process.execPath,
       ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"],
@@ -64,13 +100,12 @@ describe("README walk-through", () => {
       })
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
     })
-  }, 60_000)
+  }, 120_000)
 
   afterAll(() => {
     server?.kill("SIGTERM")
-    receiver?.close()
+    receiver?.kill("SIGTERM")
     rmSync(dir, { recursive: true, force: true })
-    rmSync(join(root, "merchant.json"), { force: true })
   })
 
   it("runs every command of the README and the merchant is paid, pays out and is notified", async () => {
@@ -81,7 +116,7 @@ describe("README walk-through", () => {
       execFile(
         "bash",
         ["-euo", "pipefail", "-c", script],
-        { cwd: root, env, timeout: 120_000 },
+        { cwd: work, env, timeout: 150_000 },
         (error, stdout, stderr) =>
           error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
       )
@@ -103,8 +138,12 @@ describe("README walk-through", () => {
     expect(list.total).toBe(2)
     expect(balance).toMatchObject({ available: 15.31 })
     expect(Array.isArray(log)).toBe(true)
-    const events = received.map((r) => JSON.parse(r.body).event)
+    // Every delivery the README's receiver got passed its signature check.
+    const lines = receiverOut.trim().split("\n")
+    expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
+    const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event)
     expect(events).toContain("transaction.completed")
-    expect(received.every((r) => r.headers["x-pixgate-signature"] === "my-webhook-secret")).toBe(true)
-  }, 180_000)
+    expect(existsSync(join(work, "merchant.json"))).toBe(true)
+    expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
+  }, 240_000)
 })

@@ -78,6 +78,26 @@ describe("Server.start", () => {
     expect((await send(server.url, "POST", "/admin/merchants", { body: { name: "x" } })).status).toBe(404)
     await server.close()
   })
+
+  it("answers / with where the docs are: JSON, or a page for a browser", async () => {
+    const server = await Server.start({ port: 0, database: "sqlite::memory:", log: { level: "none" } })
+    const index = await fetch(`${server.url}/`)
+    expect(index.status).toBe(200)
+    expect(await index.json()).toEqual({
+      name: "Pixgate",
+      docs: "/api/docs",
+      openapi: "/api/openapi.json",
+      health: "/api/health",
+      api: "/api/v1"
+    })
+    const page = await fetch(`${server.url}/?from=browser`, { headers: { accept: "text/html" } })
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+    expect(await page.text()).toContain('href="/api/docs"')
+    for (const linked of ["/api/docs", "/api/openapi.json", "/api/health"])
+      expect((await fetch(`${server.url}${linked}`)).status, linked).toBe(200)
+    expect((await fetch(`${server.url}/`, { method: "POST" })).status).toBe(404)
+    await server.close()
+  })
 })
 
 describe("Pixgate.make", () => {

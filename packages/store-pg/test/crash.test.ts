@@ -97,7 +97,7 @@ const crashAndRecover =
           if (acked.size === acknowledgedBeforeKill) first.kill("SIGKILL")
         }
       })
-      const timeout = setTimeout(() => first.kill("SIGKILL"), 40_000)
+      const timeout = setTimeout(() => first.kill("SIGKILL"), 90_000)
       const exit = await first.exited
       clearTimeout(timeout)
       expect(exit, first.stderr()).toEqual({ code: null, signal: "SIGKILL" })
@@ -118,8 +118,11 @@ const crashAndRecover =
       await second.waitFor((l) => l.type === "retried", inFlightPatienceMs + 20_000)
       const retries = second.lines.filter((l) => l.type === "retry")
       expect(retries.length).toBe(unacknowledged.length)
-      await waitUntil("every job to run, every payout to settle and every delivery to be delivered", () =>
-        run(engine, snapshot).then((s) => s.jobs === 0 && s.undelivered === 0 && s.pending === 0)
+      await waitUntil(
+        "every job to run, every payout to settle and every delivery to be delivered",
+        () => run(engine, snapshot).then((s) => s.jobs === 0 && s.undelivered === 0 && s.pending === 0),
+        // Room for a machine at load 8 on 2 cores.
+        120_000
       )
       await second.stop()
 
@@ -226,11 +229,11 @@ const title =
   "a fresh process retries its unacknowledged payouts and delivers its events: no double payout, exact ledger"
 
 describePostgres("An engine process killed mid-work", () => {
-  it(title, () => withFreshDatabase(crashAndRecover("Postgres")))
+  it(title, () => withFreshDatabase(crashAndRecover("Postgres")), 300_000)
 })
 
 // SQLite: both processes write one file (each with its log checkpointer running), and the first
 // is killed in the middle of its commits and checkpoints.
 describe("An engine process on SQLite killed mid-work", () => {
-  it(title, () => withFreshSqliteFile(crashAndRecover("SQLite")))
+  it(title, () => withFreshSqliteFile(crashAndRecover("SQLite")), 300_000)
 })

@@ -1,6 +1,8 @@
 /**
- * Postgres for tests: each test file gets its own fresh database (`pixgate_test_<random>`),
- * created before its first test and dropped after its last. When the server does not answer,
+ * Postgres for tests: each test file gets its own fresh database
+ * (`pixgate_test_<run>_<random>`), created before its first test and dropped after its last;
+ * `<run>` is the vitest run's id (vitest.global-setup.ts), whose teardown drops any of its own
+ * run's databases a timed-out test left behind. When the server does not answer,
  * the tests are skipped with a loud warning, except in CI (`process.env.CI`), where that fails.
  * Other packages' tests import this file by relative path.
  */
@@ -56,9 +58,14 @@ export const postgresAvailable: boolean = await probe()
 /** `describe` when Postgres answered, `describe.skip` otherwise. */
 export const describePostgres = postgresAvailable ? describe : describe.skip
 
+/** This test run's id (set by vitest.global-setup.ts; "adhoc" outside a vitest run). */
+const runId = /^[a-z0-9]{1,16}$/.test(process.env.PIXGATE_TEST_RUN ?? "")
+  ? process.env.PIXGATE_TEST_RUN
+  : "adhoc"
+
 /** A new, empty database on the test server. */
 export const createDatabase = async (): Promise<string> => {
-  const name = `pixgate_test_${randomBytes(6).toString("hex")}`
+  const name = `pixgate_test_${runId}_${randomBytes(6).toString("hex")}`
   await onServer(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
   return name
 }

@@ -28,11 +28,28 @@ export interface SqliteStoreOptions {
 
 const isFile = (filename: string): boolean => filename !== "" && filename !== ":memory:"
 
+// The file's directory, made one level at a time from the nearest one that exists: Node's
+// recursive mkdir never returns under /proc (`sqlite:/proc/nope/x.db` would hang), a plain one
+// fails at once with the reason.
 const ensureDirectory = (filename: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    yield* fs.makeDirectory(path.dirname(path.resolve(filename)), { recursive: true })
+    const missing: Array<string> = []
+    for (let dir = path.dirname(path.resolve(filename)); !(yield* fs.exists(dir)); ) {
+      missing.unshift(dir)
+      const parent = path.dirname(dir)
+      if (parent === dir) break
+      dir = parent
+    }
+    for (const dir of missing) {
+      yield* fs.makeDirectory(dir).pipe(
+        Effect.catchIf(
+          (e) => e._tag === "SystemError" && e.reason === "AlreadyExists",
+          () => Effect.void
+        )
+      )
+    }
   })
 
 // WAL is the client's default; NORMAL sync is durable in WAL mode except for the last commits

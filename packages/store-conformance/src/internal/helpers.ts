@@ -46,7 +46,11 @@ export const inJobWindow = <A, E, R>(test: (base: number) => Effect.Effect<A, E,
     const clear = Effect.forEach(Domain.jobLanes, (lane) =>
       s.claimDueJobs(base + jobSpan - 1, 100_000, base + jobSpan - 1, lane)
     ).pipe(
-      Effect.flatMap((jobs) => Effect.forEach(jobs.flat(), (job) => s.finishJob(job.id))),
+      // All at once, as the worker finishes jobs: the store batches concurrent writes into
+      // few transactions (one by one, 12,000 jobs took 10 s on SQLite and 100 s on Postgres).
+      Effect.flatMap((jobs) =>
+        Effect.forEach(jobs.flat(), (job) => s.finishJob(job.id), { concurrency: "unbounded", discard: true })
+      ),
       Effect.ignore
     )
     return yield* test(base).pipe(Effect.ensuring(clear))

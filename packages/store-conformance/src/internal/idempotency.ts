@@ -54,6 +54,17 @@ export const idempotency = (it: Suite) =>
       })
     )
 
+    it.effect("finish never replaces a stored answer", () =>
+      Effect.gen(function* () {
+        const k = yield* keyed
+        yield* k.begin("fp-a")
+        const body = JSON.stringify({ id: "tx_1" })
+        yield* k.finish(201, body)
+        yield* k.finish(422, JSON.stringify({ code: "late" }))
+        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", status: 201, body })
+      })
+    )
+
     it.effect("release forgets a started key", () =>
       Effect.gen(function* () {
         const k = yield* keyed

@@ -61,10 +61,12 @@ export const idempotency = (sql: Sql) => {
   return {
     beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(sql)(begin(scope, fingerprint, now, expiresAt, lockedUntil)),
+    // Never replaces a stored answer: the one committed with a change stays what a retry sees.
     finishIdempotent: (scope, status, body) =>
       single(
         Effect.asVoid(
-          sql`UPDATE idempotency_keys SET status = ${status}, body = ${body} WHERE ${scoped(scope)}`
+          sql`UPDATE idempotency_keys SET status = ${status}, body = ${body}
+            WHERE ${scoped(scope)} AND status IS NULL`
         )
       ),
     releaseIdempotent: (scope) =>

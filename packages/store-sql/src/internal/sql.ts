@@ -40,6 +40,60 @@ export const toStoreError = (error: Failure): Store.StoreError => {
   return new Store.StoreError({ message: `${error.message}${cause}`, cause: error })
 }
 
+const isSqlError = (defect: unknown): defect is SqlError.SqlError =>
+  typeof defect === "object" && defect !== null && "_tag" in defect && defect._tag === "SqlError"
+
+/** The server answered COMMIT that it rolled the transaction back (serialization, deferred constraint). */
+const rolledBackAtCommit = (error: SqlError.SqlError): boolean => {
+  const code = causeCode(error.cause) ?? ""
+  return /^(40|23)[0-9A-Z]{3}$/.test(code)
+}
+
+/**
+ * `sql.withTransaction` with its outcome told apart. `withTransaction` turns a failed COMMIT or
+ * ROLLBACK into a defect; here they become `StoreError`s:
+ * - COMMIT failed (the connection died at or after sending it, or the server went away): the
+ *   database may have committed, so the error carries `outcome: "unknown"`;
+ * - ROLLBACK failed after the body failed: nothing was committed (a transaction whose COMMIT was
+ *   never sent is rolled back by the server when its connection ends), a plain `StoreError`.
+ * A COMMIT the server answered with a rollback (serialization failure) stays the `SqlError` it
+ * is, so the caller's retry can run the transaction again.
+ */
+export const transaction =
+  (sql: Sql) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError | Store.StoreError, R> =>
+    Effect.suspend(() => {
+      let committing = false
+      return sql
+        .withTransaction(
+          Effect.tap(effect, () => {
+            committing = true
+          })
+        )
+        .pipe(
+          Effect.catchSomeDefect(
+            (defect): Option.Option<Effect.Effect<never, SqlError.SqlError | Store.StoreError>> => {
+              if (!isSqlError(defect)) return Option.none()
+              const reason = toStoreError(defect).message
+              if (!committing)
+                return Option.some(
+                  Effect.fail(new Store.StoreError({ message: `Rolled back: ${reason}`, cause: defect }))
+                )
+              if (rolledBackAtCommit(defect)) return Option.some(Effect.fail(defect))
+              return Option.some(
+                Effect.fail(
+                  new Store.StoreError({
+                    message: `Commit outcome unknown: ${reason}`,
+                    cause: defect,
+                    outcome: "unknown"
+                  })
+                )
+              )
+            }
+          )
+        )
+    })
+
 /** One statement: atomic by itself, so no explicit transaction (it would only add round trips). */
 export const single = <A>(effect: Effect.Effect<A, Failure>): Effect.Effect<A, Store.StoreError> =>
   Effect.mapError(effect, toStoreError)
@@ -48,9 +102,10 @@ export const single = <A>(effect: Effect.Effect<A, Failure>): Effect.Effect<A, S
 export const atomic =
   (sql: Sql) =>
   <A>(effect: Effect.Effect<A, Failure>): Effect.Effect<A, Store.StoreError> =>
-    sql
-      .withTransaction(effect)
-      .pipe(Effect.retry({ times: 3, while: isTransient }), Effect.mapError(toStoreError))
+    transaction(sql)(effect).pipe(
+      Effect.retry({ times: 3, while: isTransient }),
+      Effect.mapError(toStoreError)
+    )
 
 /** Reads rows into records; a row the mapper cannot read is a `StoreError`, not a defect. */
 export const decode = <R, A>(

@@ -24,7 +24,7 @@ import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
-import { isTransient, query, type Sql, toStoreError } from "./sql.js"
+import { transaction as inTransaction, isTransient, query, type Sql, toStoreError } from "./sql.js"
 import { balanceKey, isMerchantAccount, type Scheduled, Writes, type writer } from "./writes.js"
 
 /** A write the store batches. */
@@ -279,16 +279,14 @@ export const units = (
     })
 
   const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>
-    sql
-      .withTransaction(
-        Effect.gen(function* () {
-          const results = new Map<number, WriteResult>()
-          const scheduled: Array<Scheduled> = []
-          for (const batch of rounds(units)) scheduled.push(...(yield* round(batch, excluded, results)))
-          return { results, scheduled }
-        })
-      )
-      .pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
+    inTransaction(sql)(
+      Effect.gen(function* () {
+        const results = new Map<number, WriteResult>()
+        const scheduled: Array<Scheduled> = []
+        for (const batch of rounds(units)) scheduled.push(...(yield* round(batch, excluded, results)))
+        return { results, scheduled }
+      })
+    ).pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
 
   const run = (
     ops: ReadonlyArray<WriteOp>
@@ -307,6 +305,10 @@ export const units = (
           for (const i of error.units) excluded.add(i)
           continue
         }
+        // The batch may have committed (the connection died at COMMIT): running a unit again
+        // could apply it twice, so every unit of the batch reports the unknown outcome.
+        if (error._tag === "StoreError" && Store.isUnknownOutcome(error))
+          return ops.map(() => Exit.fail(error))
         if (ops.length === 1) return [Exit.fail(toStoreError(error))]
         // One unit broke the batch (a constraint, a bad row): find it by running each alone.
         return (yield* Effect.forEach(ops, (op, i) =>
@@ -317,7 +319,14 @@ export const units = (
       Effect.catchAllDefect((defect) =>
         Effect.succeed(
           ops.map(() =>
-            Exit.fail(new Store.StoreError({ message: `Write failed: ${String(defect)}`, cause: defect }))
+            Exit.fail(
+              // A defect may have struck anywhere, COMMIT included: what was kept is not known.
+              new Store.StoreError({
+                message: `Write failed: ${String(defect)}`,
+                cause: defect,
+                outcome: "unknown"
+              })
+            )
           )
         )
       )
