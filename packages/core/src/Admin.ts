@@ -23,6 +23,7 @@ import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
+import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
 import { type LedgerCheck, Store, StoreError } from "./Store.js"
 import * as Views from "./Views.js"
@@ -249,6 +250,19 @@ export const make = (deps: {
           if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Event or webhook endpoint"))
           return { deliveryId: delivery.value.id, eventId, status: delivery.value.status }
         }),
+      /**
+       * Invites a person to the merchant panel of a merchant: the one-time token of the link
+       * `<panel>/invite/<token>` (shown only now), valid for 7 days.
+       */
+      inviteUser: (merchantId: string, email: unknown) =>
+        Effect.map(Effect.provideService(PanelAccess.invite(merchantId, email), Store, store), (invite) => ({
+          userId: invite.userId,
+          merchantId: invite.merchantId,
+          email: invite.email,
+          token: invite.token,
+          path: PanelAccess.invitePath(invite.token),
+          expiresAt: Views.iso(invite.expiresAt)
+        })),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
         Effect.catchTag(store.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),

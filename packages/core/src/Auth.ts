@@ -22,6 +22,9 @@ export interface AuthShape {
   readonly authenticate: (rawKey: string | undefined) => Effect.Effect<Caller, PixgateError>
 }
 
+/** How stale an API key's recorded last use may be. */
+export const lastUsedPrecisionMs = 60_000
+
 /** Builds the service over the store. */
 export const make = Effect.gen(function* () {
   const store = yield* Store
@@ -33,6 +36,11 @@ export const make = Effect.gen(function* () {
       if (Option.isNone(found)) return yield* Effect.fail(unauthorized())
       const { key, merchant } = found.value
       if (key.revokedAt !== null || key.mode !== mode) return yield* Effect.fail(unauthorized())
+      // "Last used" for the panel, to the minute: one write per key per minute at most.
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      if ((key.lastUsedAt ?? Number.NEGATIVE_INFINITY) <= now - lastUsedPrecisionMs) {
+        yield* Effect.ignore(store.touchApiKey(key.id, now, lastUsedPrecisionMs))
+      }
       return { merchant, mode, keyId: key.id } satisfies Caller
     }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(unavailable(e))))
   return { authenticate } satisfies AuthShape

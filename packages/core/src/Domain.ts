@@ -59,6 +59,32 @@ export interface ApiKey {
   readonly hint: string
   readonly createdAt: number
   readonly revokedAt: number | null
+  /** When a request last authenticated with the key (to the minute), if ever. */
+  readonly lastUsedAt?: number | null
+}
+
+/** A person who signs in to the merchant panel for one merchant (migration 0007). */
+export interface PanelUser {
+  readonly id: string
+  readonly merchantId: MerchantId
+  /** Lower-cased; unique across merchants. */
+  readonly email: string
+  /** `scrypt$N$r$p$salt$hash` (base64url), or null until the invite is used. */
+  readonly passwordHash: string | null
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/** A panel sign-in: only the SHA-256 of its cookie value is stored. */
+export interface PanelSession {
+  readonly idHash: string
+  readonly userId: string
+  readonly merchantId: MerchantId
+  readonly createdAt: number
+  readonly lastSeenAt: number
+  /** Absolute expiry, whatever the activity. */
+  readonly expiresAt: number
+  readonly revokedAt: number | null
 }
 
 /** A charge, payout or internal payment, as one row of the merchant's transaction list. */

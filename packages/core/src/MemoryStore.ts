@@ -7,6 +7,7 @@
 import { Effect, Layer, Option } from "effect"
 import type { Chargeback, JobId, Transaction } from "./Domain.js"
 import { availableAccount, heldAccount, laneOf } from "./Domain.js"
+import { panelOps } from "./internal/memoryPanel.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
 import { advanceEffects, JobWatchers, Store, StoreError } from "./Store.js"
@@ -34,6 +35,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   }
 
   return {
+    ...panelOps(t.apiKeys),
     createMerchant: (merchant) =>
       atomic(() => {
         t.assertNew("merchant", t.merchants, [merchant.id])

@@ -26,6 +26,8 @@ import type {
   Merchant,
   MerchantId,
   Mode,
+  PanelSession,
+  PanelUser,
   Transaction,
   TransactionId,
   TransactionStatus,
@@ -224,8 +226,68 @@ export interface DeliveryLogEntry {
   readonly attempts: ReadonlyArray<DeliveryAttempt>
 }
 
+/** A one-time link to set a panel user's password: only its token's SHA-256 is stored. */
+export interface PanelInvite {
+  readonly tokenHash: string
+  readonly expiresAt: number
+  readonly createdAt: number
+}
+
+/** The panel's users, invites and sessions (migration 0007), and API keys' last use. */
+export interface PanelStoreShape {
+  /**
+   * Stores an invite for `user.email`: creates the user (without a password) when the e-mail is
+   * new, or reuses the user when it belongs to the same merchant. "taken" when the e-mail belongs
+   * to another merchant's user.
+   */
+  readonly invitePanelUser: (
+    user: PanelUser,
+    invite: PanelInvite
+  ) => Effect.Effect<
+    { readonly _tag: "Invited"; readonly user: PanelUser } | { readonly _tag: "Taken" },
+    StoreError
+  >
+  /** A panel user by (lower-cased) e-mail. */
+  readonly findPanelUser: (email: string) => Effect.Effect<Option.Option<PanelUser>, StoreError>
+  /** A panel user by id. */
+  readonly getPanelUser: (id: string) => Effect.Effect<Option.Option<PanelUser>, StoreError>
+  /**
+   * Uses an invite once: when it exists, is unused and not expired at `at`, marks it used, sets
+   * its user's password and revokes the user's sessions (a new invite resets a password), in one
+   * unit. None otherwise.
+   */
+  readonly usePanelInvite: (
+    tokenHash: string,
+    passwordHash: string,
+    at: number
+  ) => Effect.Effect<Option.Option<PanelUser>, StoreError>
+  /** Replaces a user's password and revokes every session of the user but `keep`, in one unit. */
+  readonly setPanelPassword: (
+    userId: string,
+    passwordHash: string,
+    at: number,
+    keep: string | null
+  ) => Effect.Effect<void, StoreError>
+  /** Stores a new session. */
+  readonly createPanelSession: (session: PanelSession) => Effect.Effect<void, StoreError>
+  /**
+   * The live session with this hash at `now` (not revoked, not past its absolute expiry, seen
+   * within `idleMs`), its `lastSeenAt` moved to `now` when it is older than `touchAfterMs`.
+   */
+  readonly touchPanelSession: (
+    idHash: string,
+    now: number,
+    idleMs: number,
+    touchAfterMs: number
+  ) => Effect.Effect<Option.Option<PanelSession>, StoreError>
+  /** Revokes a session (sign-out); false when it was not live. */
+  readonly revokePanelSession: (idHash: string, at: number) => Effect.Effect<boolean, StoreError>
+  /** Records that a key authenticated a request at `at`, when its last use is older than `at - withinMs`. */
+  readonly touchApiKey: (id: ApiKeyId, at: number, withinMs: number) => Effect.Effect<void, StoreError>
+}
+
 /** The storage port: implemented by MemoryStore, @pixgate/store-sqlite and @pixgate/store-pg. */
-export interface StoreShape {
+export interface StoreShape extends PanelStoreShape {
   // Merchant panel
   /** Inserts a merchant. */
   readonly createMerchant: (merchant: Merchant) => Effect.Effect<void, StoreError>

@@ -160,6 +160,15 @@ const ops: ReadonlyArray<Op> = [
   },
   {
     method: "POST",
+    path: "/merchants/:merchantId/panel-invites",
+    id: "invitePanelUser",
+    summary: "Invite a person to the merchant panel: the one-time link's path and token (shown only now)",
+    status: 201,
+    body: object({ email: str }, ["email"]),
+    handle: (input, admin) => admin.inviteUser(param(input, "merchantId"), input.body.email)
+  },
+  {
+    method: "POST",
     path: "/events/:eventId/redeliver",
     id: "redeliverEvent",
     summary: "Send an event again (same event id)",

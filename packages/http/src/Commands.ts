@@ -80,7 +80,9 @@ export const flags: Readonly<Record<string, Flag>> = {
     },
     message: "--plan must be a JSON object"
   },
-  amount: { description: "an amount in reais, e.g. 100 or 25.90" }
+  amount: { description: "an amount in reais, e.g. 100 or 25.90" },
+  email: { description: "the e-mail address the person signs in to the panel with" },
+  panel: { description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)" }
 }
 
 /** A number when the text is one (the engine then judges it), else the text itself. */
@@ -173,6 +175,20 @@ export const commands: Readonly<Record<string, Command>> = {
       Effect.flatMap(AdminInput.feePlan(JSON.parse(f.plan!), "plan"), (plan) =>
         admin.setFeePlan(f.merchant!, plan)
       )
+  },
+  "user invite": {
+    summary: "Invites a person to a merchant's panel: prints a one-time link (7 days) to set the password.",
+    examples: [
+      "pixgate user invite --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel"
+    ],
+    usage: "user invite --merchant ID --email EMAIL [--panel URL]",
+    required: ["merchant", "email"],
+    optional: ["panel"],
+    run: (admin, f) =>
+      Effect.map(admin.inviteUser(f.merchant!, f.email), ({ token: _, path, ...invite }) => ({
+        ...invite,
+        link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
+      }))
   },
   "sandbox topup": {
     summary: "Adds sandbox (test-mode) money to a merchant's balance.",

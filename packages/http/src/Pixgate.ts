@@ -8,6 +8,7 @@
 import type { HttpClient } from "@effect/platform"
 import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
 import { NodeWebhookTransport } from "@pixgate/core/node"
+import type { Panel } from "@pixgate/panel"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
@@ -70,6 +71,12 @@ export interface PixgateOptions {
    * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
    */
   readonly tracing?: boolean
+  /**
+   * The merchant panel's handlers (`pixgate.panel`), from the optional `@pixgate/panel` package:
+   * `{ basePath: "/panel" }` for its own e-mail/password sign-in, or with `authenticate` to use
+   * the platform's. Leave it out for no panel.
+   */
+  readonly panel?: Panel.PanelOptions
 }
 
 /** A pair of handlers for one router. */
@@ -79,7 +86,7 @@ export interface Handlers {
 }
 
 /** Services the handlers run on; use `runtime` to call the engine directly. */
-export type Services = Engine.Engine | RateLimit.RateLimiter
+export type Services = Engine.Engine | Store.Store | RateLimit.RateLimiter
 
 /** A running embedded Pixgate. */
 export interface Pixgate extends Handlers {
@@ -91,6 +98,8 @@ export interface Pixgate extends Handlers {
   readonly errorHandler: Handler.NodeErrorHandler
   /** The admin router's handlers, when `admin` was configured. */
   readonly admin: Handlers | undefined
+  /** The merchant panel's handlers, when `panel` was configured. */
+  readonly panel: Panel.PanelHandlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
   /** Stops the job worker (letting running jobs finish) and closes the store. */
@@ -123,7 +132,7 @@ export const layer = (
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
       Layer.provide(options.liveGateway ?? Layer.empty),
-      Layer.provide(storeOf(options)),
+      Layer.provideMerge(storeOf(options)),
       Layer.provide(
         options.httpClient === undefined
           ? NodeWebhookTransport.layer
@@ -132,6 +141,22 @@ export const layer = (
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
   ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
+
+/** The optional `@pixgate/panel` package, or undefined when it is not installed. */
+export const panelModule = async (): Promise<typeof Panel | undefined> => {
+  try {
+    return (await import("@pixgate/panel")).Panel
+  } catch {
+    return undefined
+  }
+}
+
+const loadPanel = async (): Promise<typeof Panel> => {
+  const module = await panelModule()
+  if (module === undefined)
+    throw new TypeError("Pixgate: the panel option needs the @pixgate/panel package installed")
+  return module
+}
 
 /** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
@@ -190,11 +215,14 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     )
   }
 
+  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(rt, options.panel)
+
   let disposed: Promise<void> | undefined
   return {
     ...publicHandlers,
     errorHandler: Handler.bodyParserErrors,
     admin,
+    panel,
     runtime,
     dispose: () => {
       disposed ??= runtime.dispose().finally(writer.flush)

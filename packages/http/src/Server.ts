@@ -33,6 +33,8 @@ export interface ServerOptions {
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
   readonly log?: Log.LogOptions
+  /** Serve the merchant panel under `/panel` when `@pixgate/panel` is installed (default true). */
+  readonly panel?: boolean
   /**
    * The live bank (`@pixgate/gateway-apipix` settings, e.g. from `Settings.fromEnv`) and the
    * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
@@ -61,6 +63,9 @@ export interface RunningServer {
 
 /** Where the admin router is mounted. */
 export const adminPath = "/admin"
+
+/** Where the merchant panel is mounted. */
+export const panelPath = "/panel"
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -100,14 +105,15 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 const isRoot = (url: string) => url === "/" || url.startsWith("/?")
 
 /** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
-const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) => {
+const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, panel: boolean) => {
   const links = {
     name: "Pixgate",
     docs: "/api/docs",
     openapi: "/api/openapi.json",
     health: "/api/health",
     api: "/api/v1",
-    ...(admin ? { admin: adminPath } : {})
+    ...(admin ? { admin: adminPath } : {}),
+    ...(panel ? { panel: panelPath } : {})
   }
   const browser = /\btext\/html\b/.test(req.headers.accept ?? "")
   const body = browser
@@ -117,6 +123,7 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean) 
       `<li><a href="/api/openapi.json">OpenAPI document</a> (/api/openapi.json)</li>` +
       `<li><a href="/api/health">Health</a> (/api/health)</li>` +
       `<li>The API: /api/v1 (every call takes an <code>x-api-key</code> header)</li>` +
+      (panel ? `<li><a href="${panelPath}/">Merchant panel</a> (${panelPath})</li>` : "") +
       `</ul></body></html>`
     : JSON.stringify(links)
   res.writeHead(200, {
@@ -214,7 +221,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
           liveGateway: (await import("@pixgate/gateway-apipix")).ApiPix.layerNode(options.live.settings),
           bankCallbacks: { secret: options.live.callbackSecret }
         }
+  const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
+    ...(withPanel ? { panel: { basePath: panelPath } } : {}),
     store: Database.layer(target),
     engine: {
       hostResolver: NodeHostResolver.layer,
@@ -230,13 +239,15 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...live
   })
   const admin = pixgate.admin
+  const panel = pixgate.panel
   const server = createServer((req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
-      return answerIndex(req, res, admin !== undefined)
+      return answerIndex(req, res, admin !== undefined, panel !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
     if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
+    else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   const connections = tracker(server)
@@ -256,7 +267,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     url,
     database: Database.describe(target),
     admin: admin !== undefined,
-    live: options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl
+    live:
+      options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
+    panel: panel === undefined ? null : `${url}${panelPath}`
   })
 
   let closing: Promise<void> | undefined

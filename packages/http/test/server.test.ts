@@ -88,12 +88,13 @@ describe("Server.start", () => {
       docs: "/api/docs",
       openapi: "/api/openapi.json",
       health: "/api/health",
-      api: "/api/v1"
+      api: "/api/v1",
+      panel: "/panel"
     })
     const page = await fetch(`${server.url}/?from=browser`, { headers: { accept: "text/html" } })
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
     expect(await page.text()).toContain('href="/api/docs"')
-    for (const linked of ["/api/docs", "/api/openapi.json", "/api/health"])
+    for (const linked of ["/api/docs", "/api/openapi.json", "/api/health", "/panel/signin"])
       expect((await fetch(`${server.url}${linked}`)).status, linked).toBe(200)
     expect((await fetch(`${server.url}/`, { method: "POST" })).status).toBe(404)
     await server.close()

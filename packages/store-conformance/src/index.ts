@@ -16,6 +16,7 @@ import { ledger, ledgerClean } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
+import { panel } from "./internal/panel.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
@@ -38,6 +39,7 @@ export const runStoreConformance = (
 ): void =>
   layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
     merchants(it)
+    panel(it)
     money(it)
     chargebacks(it)
     listing(it)

@@ -5,6 +5,7 @@
  */
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
+import { panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
   countsAndDueAt,
@@ -51,7 +52,8 @@ export const pg: Record<string, Migration> = {
   "0001_initial": statements(initial("pg")),
   "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
-  "0006_open_job_kinds": statements(openJobKindsPg)
+  "0006_open_job_kinds": statements(openJobKindsPg),
+  "0007_panel_users": statements(panelUsers("pg"))
 }
 
 /** SQLite migrations. */
@@ -59,5 +61,6 @@ export const sqlite: Record<string, Migration> = {
   "0001_initial": statements(initial("sqlite")),
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
-  "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck)
+  "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck),
+  "0007_panel_users": statements(panelUsers("sqlite"))
 }

@@ -13,6 +13,7 @@ import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
+import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
@@ -46,6 +47,7 @@ export const makeWith = (
       options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })
     return {
       ...merchants(sql),
+      ...panel(sql),
       ...transactions(sql, writes),
       ...journal.ops,
       ...chargebacks(sql, write, watchers),

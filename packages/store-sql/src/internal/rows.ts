@@ -43,15 +43,20 @@ export const apiKeyRow = (k: Domain.ApiKey) => ({
 })
 
 /** A row as an API key. */
-export const toApiKey = (r: Row): Domain.ApiKey => ({
-  id: text(r.id) as Domain.ApiKeyId,
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
-  mode: text(r.mode) as Domain.Mode,
-  hash: text(r.hash),
-  hint: text(r.hint),
-  createdAt: int(r.created_at),
-  revokedAt: intOrNull(r.revoked_at)
-})
+export const toApiKey = (r: Row): Domain.ApiKey => {
+  const lastUsedAt = intOrNull(r.last_used_at)
+  return {
+    id: text(r.id) as Domain.ApiKeyId,
+    merchantId: text(r.merchant_id) as Domain.MerchantId,
+    mode: text(r.mode) as Domain.Mode,
+    hash: text(r.hash),
+    hint: text(r.hint),
+    createdAt: int(r.created_at),
+    revokedAt: intOrNull(r.revoked_at),
+    // Absent until first used, as the key was inserted.
+    ...(lastUsedAt === null ? {} : { lastUsedAt })
+  }
+}
 
 /** A row as a webhook endpoint. */
 export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({

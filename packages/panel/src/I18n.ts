@@ -1,0 +1,305 @@
+/**
+ * The panel's words in Brazilian Portuguese (default) and English, and how it writes money
+ * (`R$ 1.234,56`) and times (America/Sao_Paulo, with the UTC instant on hover).
+ */
+
+/** Languages of the panel. */
+export type Lang = "pt-BR" | "en"
+
+/** Every language, the default first. */
+export const langs: ReadonlyArray<Lang> = ["pt-BR", "en"]
+
+const pt = {
+  title: "Painel Pixgate",
+  skip: "Pular para o conteúdo",
+  overview: "Visão geral",
+  transactions: "Transações",
+  charges: "Cobranças",
+  payouts: "Saques",
+  keys: "Chaves de API",
+  webhooks: "Webhooks",
+  password: "Senha",
+  signIn: "Entrar",
+  signOut: "Sair",
+  email: "E-mail",
+  passwordLabel: "Senha",
+  wrongPassword: "E-mail ou senha incorretos.",
+  tooMany: "Muitas tentativas. Tente de novo em alguns minutos.",
+  mode: "Modo",
+  test: "Teste",
+  live: "Produção",
+  language: "Idioma",
+  available: "Disponível",
+  pending: "A receber (cobranças pendentes)",
+  held: "Retido por contestações",
+  last30: "Últimos 30 dias",
+  received: "Cobranças recebidas",
+  sent: "Saques enviados",
+  fees: "Tarifas",
+  webhookFailing: "Seu endpoint de webhook está falhando: a última entrega não foi aceita.",
+  seeLog: "Ver o registro de entregas",
+  type: "Tipo",
+  status: "Status",
+  from: "De",
+  to: "Até",
+  filter: "Filtrar",
+  exportCsv: "Exportar CSV",
+  any: "Todos",
+  amount: "Valor",
+  fee: "Tarifa",
+  net: "Líquido",
+  created: "Criada em",
+  updated: "Atualizada em",
+  id: "ID",
+  none: "Nada por aqui ainda.",
+  previous: "Anterior",
+  next: "Próxima",
+  page: "Página",
+  of: "de",
+  details: "Detalhes",
+  timeline: "Linha do tempo",
+  events: "Eventos",
+  deliveries: "Entregas de webhook",
+  attempts: "Tentativas",
+  redeliver: "Reenviar",
+  payNow: "Pagar agora (sandbox)",
+  newCharge: "Nova cobrança",
+  description: "Descrição",
+  payerName: "Nome do pagador",
+  payerDoc: "CPF ou CNPJ do pagador",
+  optional: "opcional",
+  create: "Criar",
+  qrAlt: "QR Code PIX da cobrança",
+  copyPaste: "PIX copia e cola",
+  copy: "Copiar",
+  copied: "Copiado",
+  newPayout: "Novo saque",
+  pixKey: "Chave PIX de destino",
+  review: "Revisar",
+  confirmPayout: "Confirmar saque",
+  cancel: "Cancelar",
+  debited: "Debitado do saldo",
+  prefix: "Prefixo",
+  lastUsed: "Último uso",
+  never: "Nunca",
+  revoked: "Revogada",
+  active: "Ativa",
+  createKey: "Criar chave",
+  revoke: "Revogar",
+  revokeConfirm: "Revogar esta chave? As requisições com ela passam a receber 401.",
+  keyOnce: "Copie a chave agora: ela não será mostrada de novo.",
+  url: "URL",
+  secret: "Segredo",
+  save: "Salvar",
+  rotate: "Gerar novo segredo",
+  sendTest: "Enviar evento de teste",
+  sendTestHint: "Reenvia o evento mais recente deste modo para o endpoint.",
+  noEvent: "Ainda não há evento neste modo para enviar: crie uma cobrança de teste primeiro.",
+  deliveryLog: "Registro de entregas",
+  statusCode: "Código",
+  duration: "Duração",
+  time: "Horário",
+  event: "Evento",
+  changePassword: "Trocar senha",
+  currentPassword: "Senha atual",
+  newPassword: "Nova senha",
+  passwordChanged: "Senha alterada. As outras sessões foram encerradas.",
+  setPassword: "Definir senha",
+  inviteInvalid: "Este convite é inválido, já foi usado ou expirou.",
+  passwordRule: "A senha precisa ter de 10 a 200 caracteres.",
+  notFound: "Não encontrado",
+  forbidden: "Requisição recusada (token CSRF ausente ou inválido).",
+  saved: "Salvo.",
+  testSent: "Evento de teste enviado.",
+  error: "Erro",
+  chargeCreated: "Cobrança criada.",
+  payoutCreated: "Saque enviado.",
+  paid: "Pagamento registrado.",
+  redelivered: "Reenvio agendado.",
+  keyRevoked: "Chave revogada.",
+  liveOnlyNote: "Ações de sandbox existem apenas no modo de teste.",
+  amountHint: "Em reais, por exemplo 12,34",
+  chart: "Gráfico dos últimos 30 dias: cobranças recebidas, saques enviados e tarifas por dia",
+  expires: "Expira em",
+  signedInAs: "Conectado como"
+}
+
+type Words = { readonly [K in keyof typeof pt]: string }
+
+const en: Words = {
+  title: "Pixgate panel",
+  skip: "Skip to content",
+  overview: "Overview",
+  transactions: "Transactions",
+  charges: "Charges",
+  payouts: "Payouts",
+  keys: "API keys",
+  webhooks: "Webhooks",
+  password: "Password",
+  signIn: "Sign in",
+  signOut: "Sign out",
+  email: "E-mail",
+  passwordLabel: "Password",
+  wrongPassword: "Wrong e-mail or password.",
+  tooMany: "Too many attempts. Try again in a few minutes.",
+  mode: "Mode",
+  test: "Test",
+  live: "Live",
+  language: "Language",
+  available: "Available",
+  pending: "Incoming (pending charges)",
+  held: "Held by chargebacks",
+  last30: "Last 30 days",
+  received: "Charges received",
+  sent: "Payouts sent",
+  fees: "Fees",
+  webhookFailing: "Your webhook endpoint is failing: the latest delivery was not accepted.",
+  seeLog: "See the delivery log",
+  type: "Type",
+  status: "Status",
+  from: "From",
+  to: "To",
+  filter: "Filter",
+  exportCsv: "Export CSV",
+  any: "Any",
+  amount: "Amount",
+  fee: "Fee",
+  net: "Net",
+  created: "Created",
+  updated: "Updated",
+  id: "ID",
+  none: "Nothing here yet.",
+  previous: "Previous",
+  next: "Next",
+  page: "Page",
+  of: "of",
+  details: "Details",
+  timeline: "Timeline",
+  events: "Events",
+  deliveries: "Webhook deliveries",
+  attempts: "Attempts",
+  redeliver: "Redeliver",
+  payNow: "Pay now (sandbox)",
+  newCharge: "New charge",
+  description: "Description",
+  payerName: "Payer name",
+  payerDoc: "Payer CPF or CNPJ",
+  optional: "optional",
+  create: "Create",
+  qrAlt: "PIX QR code of the charge",
+  copyPaste: "PIX copy and paste",
+  copy: "Copy",
+  copied: "Copied",
+  newPayout: "New payout",
+  pixKey: "Destination PIX key",
+  review: "Review",
+  confirmPayout: "Confirm payout",
+  cancel: "Cancel",
+  debited: "Debited from the balance",
+  prefix: "Prefix",
+  lastUsed: "Last used",
+  never: "Never",
+  revoked: "Revoked",
+  active: "Active",
+  createKey: "Create key",
+  revoke: "Revoke",
+  revokeConfirm: "Revoke this key? Requests with it get 401 from then on.",
+  keyOnce: "Copy the key now: it will not be shown again.",
+  url: "URL",
+  secret: "Secret",
+  save: "Save",
+  rotate: "Rotate secret",
+  sendTest: "Send a test event",
+  sendTestHint: "Sends this mode's latest event to the endpoint again.",
+  noEvent: "There is no event in this mode to send yet: create a test charge first.",
+  deliveryLog: "Delivery log",
+  statusCode: "Code",
+  duration: "Duration",
+  time: "Time",
+  event: "Event",
+  changePassword: "Change password",
+  currentPassword: "Current password",
+  newPassword: "New password",
+  passwordChanged: "Password changed. Your other sessions were signed out.",
+  setPassword: "Set password",
+  inviteInvalid: "This invite is invalid, used or expired.",
+  passwordRule: "The password must be 10 to 200 characters.",
+  notFound: "Not found",
+  forbidden: "Request refused (missing or invalid CSRF token).",
+  saved: "Saved.",
+  testSent: "Test event sent.",
+  error: "Error",
+  chargeCreated: "Charge created.",
+  payoutCreated: "Payout sent.",
+  paid: "Payment recorded.",
+  redelivered: "Redelivery scheduled.",
+  keyRevoked: "Key revoked.",
+  liveOnlyNote: "Sandbox actions exist in test mode only.",
+  amountHint: "In reais, e.g. 12.34",
+  chart: "Chart of the last 30 days: charges received, payouts sent and fees per day",
+  expires: "Expires",
+  signedInAs: "Signed in as"
+}
+
+/** The words of a language. */
+export type Dictionary = Words
+
+/** The dictionary of `lang`. */
+export const words = (lang: Lang): Dictionary => (lang === "en" ? en : pt)
+
+const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
+  "pt-BR": {
+    pending: "Pendente",
+    completed: "Concluída",
+    failed: "Falhou",
+    refunded: "Estornada",
+    deposit: "Cobrança",
+    withdrawal: "Saque",
+    payment: "Pagamento",
+    delivered: "Entregue"
+  },
+  en: {
+    pending: "Pending",
+    completed: "Completed",
+    failed: "Failed",
+    refunded: "Refunded",
+    deposit: "Charge",
+    withdrawal: "Payout",
+    payment: "Payment",
+    delivered: "Delivered"
+  }
+}
+
+/** A status or type as the panel names it. */
+export const label = (lang: Lang, value: string): string => statusWords[lang][value] ?? value
+
+/** The panel's time zone. */
+export const timeZone = "America/Sao_Paulo"
+
+const moneyFormats = {
+  "pt-BR": new Intl.NumberFormat("pt-BR", { style: "currency", currency: "BRL" }),
+  en: new Intl.NumberFormat("en-US", { style: "currency", currency: "BRL" })
+}
+
+/** Centavos as `R$ 1.234,56` (pt-BR) or `R$1,234.56` (en), with plain spaces. */
+export const money = (lang: Lang, cents: number): string =>
+  moneyFormats[lang].format(cents / 100).replace(/\u00a0/g, " ")
+
+const timeFormats = {
+  "pt-BR": new Intl.DateTimeFormat("pt-BR", { timeZone, dateStyle: "short", timeStyle: "medium" }),
+  en: new Intl.DateTimeFormat("en-GB", { timeZone, dateStyle: "short", timeStyle: "medium" })
+}
+
+/** An instant in São Paulo time. */
+export const time = (lang: Lang, ms: number): string => timeFormats[lang].format(ms)
+
+/** The São Paulo calendar day of an instant, `YYYY-MM-DD`. */
+export const day = (ms: number): string => new Intl.DateTimeFormat("en-CA", { timeZone }).format(ms)
+
+/** A form's amount in reais as the engine takes it (a number), accepting `1.234,56` and `1234.56`. */
+export const parseAmount = (text: string): unknown => {
+  const t = text.trim().replace(/^R\$\s*/, "")
+  if (t === "") return undefined
+  const normalized = t.includes(",") ? t.replace(/\./g, "").replace(",", ".") : t
+  return /^\d+(\.\d+)?$/.test(normalized) ? Number(normalized) : t
+}

@@ -1,0 +1,118 @@
+/** The page frame: header with navigation, the test/live switch and language, and the security headers. */
+
+import { type Html, html, type Part } from "./Html.js"
+import { type Dictionary, type Lang, words } from "./I18n.js"
+
+/** What every page knows about the request. */
+export interface View {
+  readonly base: string
+  /** The path under `base` (for the current-page marker and the switches' return). */
+  readonly path: string
+  readonly lang: Lang
+  readonly t: Dictionary
+  readonly mode: "test" | "live"
+  readonly csrf: string
+  /** Who is signed in, when the panel signs people in itself (null when embedded). */
+  readonly email: string | null
+  readonly merchantName: string
+}
+
+/** The Content-Security-Policy of every response: no inline script or style, no framing. */
+export const csp =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+/** Security headers of every response. */
+export const securityHeaders: Readonly<Record<string, string>> = {
+  "content-security-policy": csp,
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+  "cache-control": "no-store"
+}
+
+/** The hidden CSRF field of every form. */
+export const csrfField = (v: { readonly csrf: string }): Html =>
+  html`<input type="hidden" name="_csrf" value="${v.csrf}">`
+
+const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
+  ["/", "overview"],
+  ["/transactions", "transactions"],
+  ["/charges", "charges"],
+  ["/payouts", "payouts"],
+  ["/keys", "keys"],
+  ["/webhooks", "webhooks"]
+]
+
+const back = (v: View) => encodeURIComponent(v.path)
+
+/** A full page with the panel's frame. */
+export const page = (v: View, title: string, body: Part, notice?: Part): Html => {
+  const current = (href: string) =>
+    href === "/" ? v.path === "/" : v.path === href || v.path.startsWith(`${href}/`)
+  return html`<!doctype html>
+<html lang="${v.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${v.t.title}</title>
+<link rel="stylesheet" href="${v.base}/assets/panel.css">
+<script src="${v.base}/assets/panel.js" defer></script>
+</head>
+<body class="${v.mode === "live" ? "mode-live" : "mode-test"}">
+<a class="skip" href="#content">${v.t.skip}</a>
+<header class="top">
+<a class="brand" href="${v.base}/">${v.t.title} · ${v.merchantName}</a>
+<nav class="main" aria-label="${v.t.title}"><ul>${nav.map(
+    ([href, key]) =>
+      html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
+  )}</ul></nav>
+<div class="switches">
+<span id="mode-label">${v.t.mode}:</span>
+<span role="group" aria-labelledby="mode-label">${(["test", "live"] as const).map(
+    (m) =>
+      html`<a class="pill" data-mode="${m}" href="${v.base}/mode?to=${m}&amp;back=${back(v)}" aria-current="${m === v.mode ? "true" : "false"}">${v.t[m]}</a> `
+  )}</span>
+<span id="lang-label">${v.t.language}:</span>
+<span role="group" aria-labelledby="lang-label">${(["pt-BR", "en"] as const).map(
+    (l) =>
+      html`<a class="pill" href="${v.base}/lang?to=${l}&amp;back=${back(v)}" lang="${l}" aria-current="${l === v.lang ? "true" : "false"}">${l === "en" ? "English" : "Português"}</a> `
+  )}</span>
+${
+  v.email === null
+    ? ""
+    : html`<a class="pill" href="${v.base}/password">${v.t.password}</a>
+<form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
+}
+</div>
+</header>
+<main id="content">
+<h1>${title}</h1>
+${notice ?? ""}
+${body}
+</main>
+</body>
+</html>`
+}
+
+/** A page without the frame (sign-in, invites, errors before sign-in). */
+export const bare = (
+  v: { readonly base: string; readonly lang: Lang },
+  title: string,
+  body: Part
+): Html => html`<!doctype html>
+<html lang="${v.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${words(v.lang).title}</title>
+<link rel="stylesheet" href="${v.base}/assets/panel.css">
+</head>
+<body>
+<main id="content" class="signin">
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`

@@ -1,0 +1,228 @@
+/**
+ * The merchant panel as a web-standard handler (`Request -> Response`) plus a Node adapter, on
+ * the engine's runtime: every page calls the engine's services (charges, payouts, transactions,
+ * admin operations) and the store port, never a second set of rules.
+ *
+ * Sign-in is either the panel's own (e-mail and scrypt password, sessions through the store
+ * port) or the embedding platform's `authenticate(request)` hook.
+ */
+import { timingSafeEqual } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { Readable, Transform } from "node:stream"
+import { type Engine, Errors, type Store } from "@pixgate/core"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import * as Assets from "./Assets.js"
+import { Html } from "./Html.js"
+import { type Lang, words } from "./I18n.js"
+import { securityHeaders } from "./Layout.js"
+import * as Routes from "./Routes.js"
+import { Throttle, type ThrottleOptions } from "./Throttle.js"
+
+/** Services the panel runs on. */
+export type PanelServices = Engine.Engine | Store.Store
+
+/** How an embedding platform or the standalone server mounts the panel. */
+export interface PanelOptions {
+  /**
+   * The path prefix of the panel in the URLs it receives and the links it writes, e.g. `/panel`
+   * (default). Under Express's `app.use("/panel", handler)` the prefix is read from `originalUrl`.
+   */
+  readonly basePath?: string
+  /**
+   * The platform's own sign-in: the merchant id the request acts for, or null when nobody is
+   * signed in (401). With it, the panel's e-mail/password sign-in is off.
+   */
+  readonly authenticate?: (request: Request) => Promise<string | null | undefined> | string | null | undefined
+  /**
+   * Mark cookies `Secure`. Default: the environment's `PIXGATE_SECURE_COOKIES=true`, or the request
+   * arrived over HTTPS (its URL, or `X-Forwarded-Proto: https` from a proxy).
+   */
+  readonly secureCookies?: boolean
+  /** Session lifetime without activity (default 30 minutes). */
+  readonly sessionIdleMs?: number
+  /** Session lifetime whatever the activity (default 12 hours). */
+  readonly sessionMaxMs?: number
+  /** Sign-in throttling (default 5 failures per account, 20 per address, in 15 minutes). */
+  readonly throttle?: ThrottleOptions
+  /** Largest form body in bytes (default 64 KiB). */
+  readonly maxBodySize?: number
+}
+
+/** Handlers of the panel. */
+export interface PanelHandlers {
+  /** Web-standard hosts; `address` is the client's address for sign-in throttling. */
+  readonly webHandler: (request: Request, info?: { readonly address?: string }) => Promise<Response>
+  /** node:http, Express, Connect. */
+  readonly nodeHandler: (req: IncomingMessage, res: ServerResponse) => void
+  /** Whether a request path belongs to the panel (`basePath` or below). */
+  readonly matches: (path: string) => boolean
+}
+
+/** Runs engine effects for the routes. */
+export type Run = <A>(
+  effect: Effect.Effect<A, Errors.PixgateError | Store.StoreError, PanelServices>
+) => Promise<A>
+
+/** Normalizes a base path: "" or "/x/y" (no trailing slash). */
+export const normalizeBasePath = (path: string | undefined): string => {
+  const trimmed = (path ?? "/panel").trim().replace(/\/+$/, "")
+  if (trimmed === "") return ""
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed) || trimmed.includes("//"))
+    throw new TypeError(`Pixgate panel: invalid basePath ${path}`)
+  return trimmed
+}
+
+/** Parsed cookies of a request. */
+export const cookies = (request: Request): ReadonlyMap<string, string> => {
+  const out = new Map<string, string>()
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const at = part.indexOf("=")
+    if (at < 0) continue
+    const name = part.slice(0, at).trim()
+    try {
+      if (!out.has(name)) out.set(name, decodeURIComponent(part.slice(at + 1).trim()))
+    } catch {
+      // An unreadable cookie is no cookie.
+    }
+  }
+  return out
+}
+
+/** Constant-time equality of two strings. */
+export const same = (a: string, b: string): boolean => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** Builds the panel's handlers on a runtime that has the engine and the store. */
+export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOptions = {}): PanelHandlers => {
+  const base = normalizeBasePath(options.basePath)
+  const maxBody = options.maxBodySize ?? 64 * 1024
+  const runExit = Runtime.runPromiseExit(runtime)
+  const run: Run = async (effect) => {
+    const exit = await runExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "Some") {
+      throw failure.value._tag === "StoreError" ? Errors.unavailable() : failure.value
+    }
+    throw Cause.squash(exit.cause)
+  }
+  const config = {
+    base,
+    maxBody,
+    run,
+    authenticate: options.authenticate,
+    secureEnv:
+      options.secureCookies ??
+      (globalThis.process?.env?.PIXGATE_SECURE_COOKIES === "true" ? true : undefined),
+    idleMs: options.sessionIdleMs ?? 30 * 60_000,
+    maxMs: options.sessionMaxMs ?? 12 * 3_600_000,
+    throttle: new Throttle(options.throttle)
+  } satisfies Routes.Config
+
+  const matches = (path: string) => base === "" || path === base || path.startsWith(`${base}/`)
+
+  const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
+    const url = new URL(request.url)
+    const sub = url.pathname.slice(base.length) || "/"
+    if (request.method === "GET" && sub === "/assets/panel.css") return asset(Assets.css, "text/css")
+    if (request.method === "GET" && sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
+    try {
+      return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
+    } catch (error) {
+      if (!(error instanceof Errors.PixgateError)) {
+        // The path without an invite's token; never a body (it may hold passwords or secrets).
+        const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
+        void Runtime.runPromise(runtime)(
+          Effect.logError("Panel request failed").pipe(
+            Effect.annotateLogs({ method: request.method, path, error: String(error) })
+          )
+        )
+      }
+      return failure(error)
+    }
+  }
+
+  const nodeHandler = (req: IncomingMessage, res: ServerResponse) => {
+    const host = req.headers.host ?? "localhost"
+    const path = (req as { originalUrl?: string }).originalUrl ?? req.url ?? "/"
+    const declared = Number(req.headers["content-length"] ?? 0)
+    if (declared > maxBody) {
+      res.writeHead(413, { "content-type": "text/plain; charset=utf-8" }).end("Request body too large")
+      req.resume()
+      return
+    }
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+    }
+    const hasBody = req.method !== "GET" && req.method !== "HEAD"
+    const controller = new AbortController()
+    res.on("close", () => controller.abort())
+    const request = new Request(`http://${host}${path}`, {
+      method: req.method ?? "GET",
+      headers,
+      signal: controller.signal,
+      ...(hasBody ? { body: Readable.toWeb(limited(req, maxBody)) as ReadableStream, duplex: "half" } : {})
+    } as RequestInit)
+    void webHandler(request, { address: req.socket.remoteAddress ?? "unknown" }).then(
+      async (response) => {
+        const out: Record<string, string | Array<string>> = {}
+        response.headers.forEach((value, name) => {
+          if (name !== "set-cookie") out[name] = value
+        })
+        const setCookies = response.headers.getSetCookie()
+        if (setCookies.length > 0) out["set-cookie"] = setCookies
+        res.writeHead(response.status, out)
+        if (response.body === null) return void res.end()
+        Readable.fromWeb(response.body as import("node:stream/web").ReadableStream)
+          .on("error", () => res.destroy())
+          .pipe(res)
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(500).end()
+        else res.destroy()
+      }
+    )
+  }
+
+  return { webHandler, nodeHandler, matches }
+}
+
+/** The request's body, failing once it passes `max` bytes (chunked bodies declare no length). */
+const limited = (req: IncomingMessage, max: number): Readable => {
+  let seen = 0
+  const out = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length
+      done(seen > max ? new RangeError("Request body too large") : null, chunk)
+    }
+  })
+  req.on("error", (error) => out.destroy(error))
+  return req.pipe(out)
+}
+
+const asset = (body: string, type: string) =>
+  new Response(body, {
+    headers: {
+      ...securityHeaders,
+      "content-type": `${type}; charset=utf-8`,
+      "cache-control": "public, max-age=300"
+    }
+  })
+
+const failure = (error: unknown): Response => {
+  const lang: Lang = "pt-BR"
+  const status = error instanceof Errors.PixgateError ? error.status : 500
+  const message = error instanceof Errors.PixgateError ? error.message : words(lang).error
+  const body = new Html(
+    `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status}</h1><p>${message.replace(/[<>&"]/g, "")}</p></main></body></html>`
+  )
+  return new Response(body.text, {
+    status,
+    headers: { ...securityHeaders, "content-type": "text/html; charset=utf-8" }
+  })
+}
