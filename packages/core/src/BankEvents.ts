@@ -1,16 +1,25 @@
 /**
  * What the bank tells the engine: a charge was paid, a payout settled or failed, an infraction
  * (MED) was opened or resolved. The sandbox's timers and a live gateway's webhook both arrive
- * here, so test and live money follow the same rules. Every handler is idempotent.
+ * here, so test and live money follow the same rules. Every handler is idempotent: a PIX is
+ * recorded on its charge once (`Advance.unpaid`, in the unit with its events), so callbacks
+ * that arrive twice, late or out of order change nothing.
+ *
+ * A PIX the engine cannot credit is recorded on its charge and returned to the payer: one of a
+ * different amount than the charge's (`amount_mismatch`, never silently accepted) and one that
+ * arrives after the charge expired (`paid_after_expiry`). The charge is `failed` with that
+ * reason, `receivedAmount` and the PIX's endToEndId; the gateway's `payment.returned` timers
+ * (a devolução) send the money back and mark the charge `refunded`. Neither touches a balance.
  */
 import { Effect, Option } from "effect"
-import { Gateways } from "./BankGateway.js"
+import { type GatewayMoment, Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
 import type { Transaction, TransactionId } from "./Domain.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
+import type { Cents } from "./Money.js"
 import { Store, type StoreError } from "./Store.js"
 
 /** A payer's PIX arrived for a charge. */
@@ -19,12 +28,21 @@ export interface ChargePaid {
   /** The payer's PSP's end-to-end id; generated when absent (sandbox). */
   readonly endToEndId?: string
   readonly paidAt?: number
+  /** What the bank received (centavos); the charge's amount when absent (sandbox). */
+  readonly amount?: Cents
 }
+
+/** What became of a reported PIX. */
+export type ChargePaidOutcome = "completed" | "returned" | "ignored"
 
 /** Bank event operations. */
 export interface BankEventsShape {
   /** Completes a pending charge, once: balance += netAmount, `transaction.completed`. */
   readonly chargePaid: (event: ChargePaid) => Effect.Effect<boolean, StoreError>
+  /** `chargePaid` telling what happened: credited, recorded to be returned, or nothing (known already). */
+  readonly pixReceived: (event: ChargePaid) => Effect.Effect<ChargePaidOutcome, StoreError>
+  /** A returned PIX's devolução was accepted by the bank: the failed charge becomes `refunded`. */
+  readonly pixReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }
 
 /** Builds the service. */
@@ -33,26 +51,92 @@ export const make = Effect.gen(function* () {
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
-  const chargePaid = (event: ChargePaid) =>
+  const timersOf = (moment: GatewayMoment, tx: Transaction, now: number) =>
+    Option.match(gateways.forMode(tx.mode), {
+      onNone: () => [],
+      onSome: (g) => g.timers(moment, tx, tx.id, now)
+    })
+
+  /** Records a PIX that is not credited on its charge, failed with `reason`, to be returned. */
+  const returned = (charge: Transaction, event: ChargePaid, reason: string, now: number, paidAt: number) =>
+    Effect.gen(function* () {
+      const completes = yield* completing
+      const endToEndId = event.endToEndId ?? Ids.newEndToEndId(config.ispb, now)
+      const recorded: Transaction = {
+        ...charge,
+        status: "failed",
+        endToEndId,
+        paidAt,
+        failureReason: reason,
+        receivedAmount: event.amount ?? charge.amount,
+        updatedAt: now
+      }
+      const advanced = yield* store.advance({
+        id: charge.id,
+        type: "deposit",
+        from: charge.status,
+        to: "failed",
+        at: now,
+        endToEndId,
+        paidAt,
+        failureReason: reason,
+        receivedAmount: recorded.receivedAmount!,
+        unpaid: true,
+        entry: null,
+        effects: {
+          // A charge still pending fails now; one already failed (expired) said so already.
+          events: charge.status === "pending" ? [Events.transactionFailed(recorded, reason, now)] : [],
+          jobs: timersOf("payment.returned", recorded, now),
+          ...completes
+        }
+      })
+      if (Option.isSome(advanced)) {
+        yield* Effect.logWarning("A PIX was received but not credited; it is returned to the payer").pipe(
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            endToEndId,
+            reason,
+            receivedAmount: recorded.receivedAmount
+          })
+        )
+      }
+      return Option.isSome(advanced)
+    })
+
+  const pixReceived = (event: ChargePaid) =>
     Effect.gen(function* () {
       const found = yield* store.findByTxid(event.txid)
-      if (Option.isNone(found) || found.value.status !== "pending" || found.value.type !== "deposit") {
-        return false
-      }
+      if (Option.isNone(found) || found.value.type !== "deposit") return "ignored" as const
+      const charge = found.value
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const paidAt = event.paidAt ?? now
-      if (found.value.expiresAt !== null && paidAt >= found.value.expiresAt) return false
+      // Known already: the same PIX again, or another one after the charge was settled.
+      if (charge.paidAt !== null || charge.status === "completed" || charge.status === "refunded") {
+        if (event.endToEndId !== undefined && event.endToEndId !== charge.endToEndId) {
+          yield* Effect.logWarning("A second PIX for a charge already paid; left to the merchant").pipe(
+            Effect.annotateLogs({ transactionId: charge.id, endToEndId: event.endToEndId })
+          )
+        }
+        return "ignored" as const
+      }
+      const late = charge.status === "failed" || (charge.expiresAt !== null && paidAt >= charge.expiresAt)
+      if (late) {
+        // The sandbox's payer (no amount reported) does not pay an expired charge.
+        if (event.amount === undefined) return "ignored" as const
+        return (yield* returned(charge, event, "paid_after_expiry", now, paidAt)) ? "returned" : "ignored"
+      }
+      if (event.amount !== undefined && event.amount !== charge.amount) {
+        return (yield* returned(charge, event, "amount_mismatch", now, paidAt)) ? "returned" : "ignored"
+      }
       const paid: Transaction = {
-        ...found.value,
+        ...charge,
         status: "completed",
+        receivedAmount: charge.amount,
         endToEndId: event.endToEndId ?? Ids.newEndToEndId(config.ispb, now),
         paidAt,
         updatedAt: now
       }
-      const timers = Option.match(gateways.forMode(paid.mode), {
-        onNone: () => [],
-        onSome: (g) => g.timers("charge.completed", paid, paid.id, now)
-      })
+      const timers = timersOf("charge.completed", paid, now)
       const advanced = yield* store.advance({
         id: paid.id as TransactionId,
         from: "pending",
@@ -60,11 +144,30 @@ export const make = Effect.gen(function* () {
         at: now,
         endToEndId: paid.endToEndId!,
         paidAt,
+        receivedAmount: paid.amount,
+        unpaid: true,
         entry: Ledger.chargeCompleted(paid, now),
         effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }
+      })
+      return Option.isSome(advanced) ? ("completed" as const) : ("ignored" as const)
+    })
+
+  const chargePaid = (event: ChargePaid) => Effect.map(pixReceived(event), (o) => o === "completed")
+
+  const pixReturned = (id: TransactionId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const advanced = yield* store.advance({
+        id,
+        type: "deposit",
+        from: "failed",
+        to: "refunded",
+        at: now,
+        entry: null,
+        effects: { events: [], jobs: [], ...(yield* completing) }
       })
       return Option.isSome(advanced)
     })
 
-  return { chargePaid } satisfies BankEventsShape
+  return { chargePaid, pixReceived, pixReturned } satisfies BankEventsShape
 })

@@ -1,10 +1,13 @@
 /**
  * The bank-gateway port: what the engine asks of the bank that holds the settlement account.
  * The bank's answers (charge paid, payout settled or failed, infractions) come back through
- * `BankEvents`. The sandbox implements it in-process; a live API Pix adapter plugs in the same way.
+ * `BankEvents`. The sandbox implements it in-process; `@pixgate/gateway-apipix` implements it
+ * over the Central Bank's API Pix standard, and a platform plugs its own bank in the same way.
  */
-import { Context, Data, type Effect, type Option } from "effect"
+import { Context, Data, type Effect, type Option, type Scope } from "effect"
 import type { Job, Mode, Transaction } from "./Domain.js"
+import type { EngineShape } from "./Engine.js"
+import type { ClaimedJob, StoreError, StoreShape } from "./Store.js"
 
 /** The bank could not be reached or refused the request. */
 export class GatewayFailure extends Data.TaggedError("GatewayFailure")<{
@@ -13,22 +16,96 @@ export class GatewayFailure extends Data.TaggedError("GatewayFailure")<{
 }> {}
 
 /** Moments after which a gateway may want durable timers written in the same unit. */
-export type GatewayMoment = "charge.created" | "charge.completed" | "payout.created" | "chargeback.opened"
+export type GatewayMoment =
+  | "charge.created"
+  | "charge.completed"
+  | "payout.created"
+  | "chargeback.opened"
+  /** A PIX was received but not credited (after expiry, wrong amount): the gateway returns it. */
+  | "payment.returned"
+
+/**
+ * What the bank says about one send (a payout's PIX). Three outcomes, not two: `Rejected` is
+ * definite (the payout fails and its money comes back); `Unknown` (a time-out, a reset, a 5xx)
+ * is not a failure: the payout stays pending and its status is asked again, never re-sent blindly.
+ */
+export type SendStatus =
+  /** The bank has no send with this payout's id: it was never received. */
+  | { readonly _tag: "NotFound" }
+  /** Accepted, not final yet. */
+  | { readonly _tag: "Processing"; readonly endToEndId?: string }
+  /** The money left: final. */
+  | { readonly _tag: "Settled"; readonly endToEndId?: string }
+  /** Refused or returned by the bank: final, the payout fails. */
+  | { readonly _tag: "Rejected"; readonly reason: string }
+  /** No answer worth acting on: ask again later. */
+  | { readonly _tag: "Unknown"; readonly reason: string }
+
+/**
+ * Sending PIX (not standardised across banks). The engine runs each send as a durable
+ * `payout.send` job written in the payout's own unit (the outbox): it asks `status` first, so
+ * a send cut by a crash or a time-out is never made twice, and calls `send` only on `NotFound`.
+ * Both must be idempotent on the payout's id.
+ */
+export interface PixSender {
+  readonly send: (payout: Transaction) => Effect.Effect<SendStatus>
+  readonly status: (payout: Transaction) => Effect.Effect<SendStatus>
+  /** How long to wait before asking again about a send not final yet (ms). */
+  readonly pollDelay: number
+}
+
+/** What a gateway's own jobs and tasks may use: the engine and its store. */
+export interface GatewayContext {
+  readonly engine: EngineShape
+  readonly store: StoreShape
+}
+
+/** A bank callback as the HTTP transport received it, past its secret path segment. */
+export interface BankCallback {
+  /** The rest of the path after the secret (e.g. `/pix`), "" when none. */
+  readonly path: string
+  readonly body: unknown
+}
 
 /** One bank gateway. */
 export interface BankGatewayShape {
-  /** Registers a charge; returns its location URL without scheme (BR Code field 26-25). */
-  readonly createCharge: (charge: Transaction) => Effect.Effect<{ readonly location: string }, GatewayFailure>
-  /** Sends a PIX for a payout; idempotent on the payout's id and endToEndId. */
-  readonly sendPix: (payout: Transaction) => Effect.Effect<void, GatewayFailure>
-  /** Timers to write with a change (the sandbox's settlement); a live gateway returns none. */
+  /**
+   * Registers a charge; returns its location URL without scheme (BR Code field 26-25), and
+   * the bank's own BR Code ("copia e cola") when the bank issues one, used as is.
+   */
+  readonly createCharge: (
+    charge: Transaction
+  ) => Effect.Effect<{ readonly location: string; readonly brCode?: string }, GatewayFailure>
+  /** Sends payouts' PIX through durable jobs; without one, payouts wait for `timers` only (sandbox). */
+  readonly sender?: PixSender
+  /** Timers to write with a change (the sandbox's settlement, a gateway's refund of a PIX). */
   readonly timers: (
     moment: GatewayMoment,
     subject: Transaction,
     ref: string,
     now: number
   ) => ReadonlyArray<Job>
+  /**
+   * The gateway's own job kinds (polls, reconciliation, refunds), run by the engine's worker.
+   * A runner finishes or reschedules its job (`store.finishJob` / `store.retryJob`).
+   */
+  readonly jobs?: Readonly<
+    Record<string, (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>>
+  >
+  /** Runs once the engine's worker starts (e.g. schedules the first reconciliation), for its scope. */
+  readonly start?: (ctx: GatewayContext) => Effect.Effect<void, never, Scope.Scope>
+  /** Handles a callback from the bank; fails when it could not be applied (the bank retries). */
+  readonly callback?: (
+    callback: BankCallback,
+    ctx: GatewayContext
+  ) => Effect.Effect<void, GatewayFailure | StoreError>
 }
+
+/**
+ * The live bank gateway, when provided as a service (e.g. `@pixgate/gateway-apipix`'s layer):
+ * `Engine.layer` uses it for live keys unless `EngineOptions.liveGateway` names one.
+ */
+export class LiveGateway extends Context.Tag("@pixgate/core/LiveGateway")<LiveGateway, BankGatewayShape>() {}
 
 /** The gateway of each mode: the sandbox for test keys, the configured bank for live keys. */
 export class Gateways extends Context.Tag("@pixgate/core/Gateways")<

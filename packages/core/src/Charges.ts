@@ -67,17 +67,21 @@ export const make = Effect.gen(function* () {
         expiresAt: now + lifetime,
         createdAt: now
       })
-      const { location } = yield* Effect.mapError(gateway.createCharge(draft), (cause) =>
+      const registered = yield* Effect.mapError(gateway.createCharge(draft), (cause) =>
         Errors.gateway(Errors.chargeGatewayMessage, "gateway_error", cause)
       )
+      const { location } = registered
+      // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
       const qrCode = yield* Effect.mapError(
-        BrCode.encode({
-          kind: "dynamic",
-          location,
-          amountCents: input.amount,
-          merchantName: caller.merchant.name,
-          merchantCity: caller.merchant.city || config.defaultCity
-        }),
+        registered.brCode !== undefined
+          ? Effect.succeed(registered.brCode)
+          : BrCode.encode({
+              kind: "dynamic",
+              location,
+              amountCents: input.amount,
+              merchantName: caller.merchant.name,
+              merchantCity: caller.merchant.city || config.defaultCity
+            }),
         (cause) => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location", cause)
       )
       const charge: Transaction = { ...draft, qrCode }

@@ -109,8 +109,13 @@ export interface Transaction {
   readonly qrCode: string | null
   readonly expiresAt: number | null
   readonly paidAt: number | null
-  /** Why a transaction failed (`expired`, `bank_rejected`, `gateway_error`, ...). */
+  /** Why a transaction failed (`expired`, `bank_rejected`, `amount_mismatch`, `paid_after_expiry`, ...). */
   readonly failureReason: string | null
+  /**
+   * What the bank reported as received for a charge (centavos), when a PIX arrived for it. It
+   * differs from `amount` only on a charge failed as `amount_mismatch`.
+   */
+  readonly receivedAmount: Cents | null
   /** The other merchant of an internal payment. */
   readonly counterpartyId: MerchantId | null
   readonly createdAt: number
@@ -140,6 +145,7 @@ export const newTransaction = (fields: NewTransaction): Transaction => ({
   expiresAt: null,
   paidAt: null,
   failureReason: null,
+  receivedAmount: null,
   counterpartyId: null,
   updatedAt: fields.createdAt,
   ...fields
@@ -286,15 +292,22 @@ export interface DeliveryAttempt {
   readonly durationMs: number
 }
 
-/** Kinds of durable timers: every time-based behaviour of the engine is one of these. */
-export type JobKind =
+/** The engine's own kinds of durable timers. */
+export type CoreJobKind =
   | "webhook.attempt"
   | "charge.expire"
+  | "payout.send"
   | "sandbox.charge.pay"
   | "sandbox.payout.settle"
   | "sandbox.payout.fail"
   | "sandbox.chargeback.open"
   | "sandbox.chargeback.resolve"
+
+/**
+ * Kinds of durable timers: the engine's, or any kind a bank gateway registers for itself
+ * (`BankGatewayShape.jobs`, e.g. `apipix.reconcile`). The kind is free text in storage.
+ */
+export type JobKind = CoreJobKind | (string & {})
 
 /**
  * The worker's lanes, each with its own concurrency, so one cannot starve the other: webhook

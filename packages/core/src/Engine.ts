@@ -7,7 +7,14 @@ import { Context, Effect, Layer, Option } from "effect"
 import * as Admin from "./Admin.js"
 import * as Auth from "./Auth.js"
 import * as BankEvents from "./BankEvents.js"
-import { type BankGatewayShape, Gateways } from "./BankGateway.js"
+import {
+  type BankCallback,
+  type BankGatewayShape,
+  type GatewayContext,
+  GatewayFailure,
+  Gateways,
+  LiveGateway
+} from "./BankGateway.js"
 import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
@@ -36,6 +43,12 @@ export interface EngineShape {
   readonly bankEvents: BankEvents.BankEventsShape
   readonly chargebacks: Chargebacks.ChargebacksShape
   readonly admin: Admin.AdminShape
+  /**
+   * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
+   * after checking the secret): handed to the live gateway, which confirms it with the bank
+   * before acting. Fails when there is no live gateway or it could not be applied.
+   */
+  readonly bankCallback: (callback: BankCallback) => Effect.Effect<void, GatewayFailure | StoreError>
 }
 
 /** The engine's tag. */
@@ -43,10 +56,12 @@ export class Engine extends Context.Tag("@pixgate/core/Engine")<Engine, EngineSh
 
 const make = Effect.gen(function* () {
   const config = yield* Config.EngineConfig
+  const store = yield* Store
+  const gateways = yield* Gateways
   const payouts = yield* Payouts.make
   const bankEvents = yield* BankEvents.make
   const chargebacks = yield* Chargebacks.make
-  return {
+  const self: EngineShape = {
     config,
     auth: yield* Auth.make,
     idempotency: yield* Idempotency.make,
@@ -56,8 +71,18 @@ const make = Effect.gen(function* () {
     transactions: yield* Transactions.make,
     bankEvents,
     chargebacks,
-    admin: yield* Admin.make({ payouts, bankEvents, chargebacks })
-  } satisfies EngineShape
+    admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),
+    bankCallback: (callback) =>
+      Option.match(
+        Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),
+        {
+          onNone: () => Effect.fail(new GatewayFailure({ message: "No live gateway takes callbacks" })),
+          onSome: (handle) => handle(callback, { engine, store })
+        }
+      )
+  }
+  const engine: EngineShape = self
+  return self
 })
 
 /**
@@ -71,6 +96,8 @@ const runner = Layer.effect(
     const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
     const store = yield* Store
+    const gateways = yield* Gateways
+    const ctx: GatewayContext = { engine, store }
     // A timer's change runs as the current job; when it changes nothing, the job is finished here.
     const timer = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
       Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
@@ -105,8 +132,63 @@ const runner = Layer.effect(
             job,
             Effect.map(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"), (r) => r.ok)
           )
+        case "payout.send":
+          return send(job)
+        default: {
+          // A gateway's own kind (polls, reconciliation, refunds); unknown kinds wait for their lease.
+          const own = Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.jobs?.[job.kind]))
+          return Option.isSome(own)
+            ? own.value(job, ctx)
+            : Effect.logWarning("No runner for this job kind; it runs again when its lease ends").pipe(
+                Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
+              )
+        }
       }
     }
+
+    /**
+     * A payout's send: the bank is asked about the payout first, so a send cut by a crash or a
+     * time-out is never made twice; only a send the bank does not know is made. A final answer
+     * settles or fails the payout (completing the job in that unit); anything else asks again.
+     */
+    const send = (job: ClaimedJob): Effect.Effect<void, StoreError> =>
+      Effect.gen(function* () {
+        const found = yield* store.getTransaction(job.ref as TransactionId)
+        if (Option.isNone(found) || found.value.type !== "withdrawal" || found.value.status !== "pending") {
+          return yield* store.finishJob(job.id)
+        }
+        const payout = found.value
+        const sender = Option.flatMap(
+          payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode),
+          (g) => Option.fromNullable(g.sender)
+        )
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        if (Option.isNone(sender)) {
+          yield* Effect.logWarning("No bank gateway sends this payout; asking again in a minute").pipe(
+            Effect.annotateLogs({ transactionId: payout.id })
+          )
+          return yield* store.retryJob(job.id, now + 60_000)
+        }
+        const bank = sender.value
+        let status = yield* bank.status(payout)
+        if (status._tag === "NotFound") status = yield* bank.send(payout)
+        switch (status._tag) {
+          case "Settled":
+            return yield* timer(job, engine.payouts.settle(payout.id, status.endToEndId))
+          case "Rejected":
+            yield* Effect.logInfo("The bank rejected a payout; its money returns").pipe(
+              Effect.annotateLogs({ transactionId: payout.id, reason: status.reason })
+            )
+            return yield* timer(job, engine.payouts.fail(payout.id, "bank_rejected"))
+          case "Unknown":
+            yield* Effect.logWarning("A payout's send has no known outcome yet; asking the bank again").pipe(
+              Effect.annotateLogs({ transactionId: payout.id, reason: status.reason })
+            )
+            return yield* store.retryJob(job.id, now + bank.pollDelay)
+          default:
+            return yield* store.retryJob(job.id, now + bank.pollDelay)
+        }
+      })
     return { run }
   })
 )
@@ -136,10 +218,12 @@ export const layer = (
   const config = Config.layer(options.config)
   const gateways = Layer.effect(
     Gateways,
-    Effect.map(Config.EngineConfig, (cfg) => {
+    Effect.gen(function* () {
+      const cfg = yield* Config.EngineConfig
       const sandbox = Sandbox.make(cfg.pixLocationHost)
-      const live = Option.fromNullable(options.liveGateway)
-      return { forMode: (mode) => (mode === "test" ? Option.some(sandbox) : live) }
+      const provided = yield* Effect.serviceOption(LiveGateway)
+      const live = Option.orElse(Option.fromNullable(options.liveGateway), () => provided)
+      return { forMode: (mode) => (mode === "test" ? Option.some(sandbox) : live) } satisfies Gateways["Type"]
     })
   )
   const support = Layer.mergeAll(gateways, Webhooks.layer).pipe(
@@ -147,9 +231,20 @@ export const layer = (
     Layer.provideMerge(config)
   )
   const engine = Layer.effect(Engine, make).pipe(Layer.provideMerge(support))
+  // The live gateway's own start (its first reconciliation), with the worker that runs its jobs.
+  const started = Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const engine = yield* Engine
+      const store = yield* Store
+      const live = (yield* Gateways).forMode("live")
+      if (Option.isSome(live) && live.value.start !== undefined) yield* live.value.start({ engine, store })
+    })
+  )
   const worker =
     options.worker === false
       ? Layer.empty
-      : Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner), Layer.provide(engine))
+      : Layer.merge(Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner)), started).pipe(
+          Layer.provide(engine)
+        )
   return Layer.merge(engine, worker)
 }

@@ -146,13 +146,15 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         const current = t.transactions.get(input.id)
         if (current === undefined || current.status !== input.from) return Option.none()
         if (input.type !== undefined && current.type !== input.type) return Option.none()
+        if (input.unpaid === true && current.paidAt !== null) return Option.none()
         const updated: Transaction = own({
           ...current,
           status: input.to,
           updatedAt: input.at,
           ...(input.endToEndId === undefined ? {} : { endToEndId: input.endToEndId }),
           ...(input.paidAt === undefined ? {} : { paidAt: input.paidAt }),
-          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason })
+          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
+          ...(input.receivedAmount === undefined ? {} : { receivedAmount: input.receivedAmount })
         })
         const effects = advanceEffects(input, updated)
         t.assertWritable(input.entry, effects)

@@ -1,13 +1,15 @@
 /**
  * Payouts: the merchant sends a PIX from its available balance. The debit of `amount + fee` is
- * guarded and written with the payout, its journal entry, its events and its settlement timers
- * in one unit, so no interleaving of payouts can overdraw a balance.
+ * guarded and written with the payout, its journal entry, its events and its send (a durable
+ * `payout.send` job, the outbox) in one unit, so no interleaving of payouts can overdraw a
+ * balance and no crash can leave a debited payout that is never sent. The bank is never called
+ * inline: the answer is 201 `pending` whatever the bank does next.
  */
 import { Effect, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
-import { availableAccount, newTransaction, type TransactionId } from "./Domain.js"
+import { availableAccount, type Job, type JobId, newTransaction, type TransactionId } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
@@ -17,18 +19,26 @@ import * as Input from "./Input.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
-import { Store, StoreError } from "./Store.js"
+import { Store, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
 /** Payout operations. */
 export interface PayoutsShape {
   /** Creates a payout from a request body (the spec's POST /api/v1/payouts). */
   readonly create: (caller: Caller, body: unknown) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
-  /** The bank confirmed the payout: `withdrawal.completed`. */
-  readonly settle: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+  /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
+  readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
   /** The bank rejected the payout: `failed`, `amount + fee` returned, no webhook (spec). */
   readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
 }
+
+/** The durable send of a payout, due at once: the worker runs it (`Engine`'s `payout.send`). */
+export const sendJob = (payoutId: TransactionId, now: number): Job => ({
+  id: Ids.newId("job", now) as JobId,
+  kind: "payout.send",
+  ref: payoutId,
+  runAt: now
+})
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
@@ -55,7 +65,7 @@ export const make = Effect.gen(function* () {
     })
 
   // No read first: the event is made from the payout as the transition leaves it.
-  const settle = (id: TransactionId) =>
+  const settle = (id: TransactionId, endToEndId?: string) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const completes = yield* completing
@@ -65,6 +75,7 @@ export const make = Effect.gen(function* () {
         from: "pending",
         to: "completed",
         at: now,
+        ...(endToEndId === undefined ? {} : { endToEndId }),
         entry: null,
         effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
       })
@@ -111,34 +122,18 @@ export const make = Effect.gen(function* () {
         guard: { account: availableAccount(caller.merchant.id), covers: Ledger.payoutDebit(payout) },
         effects: {
           events: [Events.transactionCreated(payout, now), Events.withdrawalCreated(payout, now)],
-          jobs: gateway.timers("payout.created", payout, payout.id, now)
+          jobs: [
+            ...(gateway.sender === undefined ? [] : [sendJob(payout.id, now)]),
+            ...gateway.timers("payout.created", payout, payout.id, now)
+          ]
         },
         ...(idempotency === undefined ? {} : { idempotency })
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
-      const sent = yield* Effect.either(gateway.sendPix(payout))
-      if (sent._tag === "Left") {
-        // The money returns at once; the 502 releases the idempotency key for a fresh attempt.
-        // Should the return fail, the payout and its stored 201 stand: not a definite failure,
-        // so the 503 keeps the key (a release would let a retry debit a second payout).
-        const returned = yield* Effect.mapError(
-          fail(payout.id, "gateway_error"),
-          (e) => new StoreError({ message: e.message, cause: e, outcome: "unknown" })
-        )
-        if (!returned) {
-          return yield* new StoreError({
-            message: `Payout ${payout.id} was no longer pending when its gateway call failed`,
-            cause: sent.left,
-            outcome: "unknown"
-          })
-        }
-        return yield* Effect.fail(Errors.gateway(Errors.payoutGatewayMessage, "gateway_error", sent.left))
-      }
       return result
     }).pipe(
       Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
-      // Once the debit is made, the gateway call and its outcome must follow: not interruptible.
       Effect.uninterruptible
     )
 

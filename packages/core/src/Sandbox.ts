@@ -37,7 +37,6 @@ const job = (kind: JobKind, ref: string, runAt: number): Job => ({
 export const make = (locationHost: string): BankGatewayShape => ({
   createCharge: () =>
     Effect.sync(() => ({ location: `${locationHost}/v2/cob/${Ids.randomBase62(25).toLowerCase()}` })),
-  sendPix: () => Effect.void,
   timers: (moment, tx: Transaction, ref, now) => {
     switch (moment) {
       case "charge.created":
@@ -48,6 +47,8 @@ export const make = (locationHost: string): BankGatewayShape => ({
         return tx.amount === chargebackAmount ? [job("sandbox.chargeback.open", ref, now + 1000)] : []
       case "chargeback.opened":
         return tx.amount === chargebackAmount ? [job("sandbox.chargeback.resolve", ref, now + 2000)] : []
+      case "payment.returned":
+        return []
       case "payout.created":
         return [
           job(

@@ -115,6 +115,13 @@ export interface Advance {
   readonly endToEndId?: string
   readonly paidAt?: number
   readonly failureReason?: string
+  /** What the bank reported as received (a charge's PIX). */
+  readonly receivedAmount?: Cents
+  /**
+   * Only if the transaction has no `paidAt` yet: a PIX is recorded once, so a callback that
+   * arrives twice (or late, after another one recorded it) changes nothing.
+   */
+  readonly unpaid?: boolean
   readonly entry: JournalEntry | null
   /** What the transition causes; as a function, of the transaction as it is after it. */
   readonly effects: Effects | ((updated: Transaction) => Effects)

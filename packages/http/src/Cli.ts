@@ -4,10 +4,14 @@
  * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
  * start the job worker.
  */
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
+import type { Settings } from "@pixgate/gateway-apipix"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
+import * as BankCallbacks from "./BankCallbacks.js"
 import { type Command, check, type Flags, find, helpRequest, UsageError } from "./Commands.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
@@ -126,6 +130,7 @@ const serve = async (io: Io) => {
   const level = Log.parseLevel(env.PIXGATE_LOG_LEVEL)
   if (env.PIXGATE_LOG_LEVEL && level === undefined)
     throw new UsageError("PIXGATE_LOG_LEVEL must be debug, info, warning, error or none")
+  const live = await liveFromEnv(io)
   const server = await Server.start({
     port: integerEnv(env, "PORT", 3000, 0, 65535),
     host: env.HOST || "127.0.0.1",
@@ -147,11 +152,50 @@ const serve = async (io: Io) => {
       Server.defaultShutdownTimeoutMs,
       0,
       3_600_000
-    )
+    ),
+    ...(live === undefined ? {} : { live })
   })
   await (io.stopSignal ?? signal())
   await server.close()
   return 0
+}
+
+/**
+ * The live gateway's settings from PIXGATE_LIVE_* (a usage error when incomplete); the gateway
+ * package is loaded only when they are there.
+ */
+const liveFromEnv = async (io: Io): Promise<Settings.EnvSettings | undefined> => {
+  if (!io.env.PIXGATE_LIVE_BASE_URL) return undefined
+  const { Settings } = await import("@pixgate/gateway-apipix")
+  try {
+    return Settings.fromEnv(io.env, (path) => readFileSync(resolve(io.cwd, path)))
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/**
+ * `pixgate gateway webhook register --url https://pixgate.example.com`: registers
+ * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
+ */
+const registerWebhook = async (io: Io, url: string | undefined) => {
+  if (url === undefined)
+    throw new UsageError("gateway webhook register needs --url (the server's public base URL)")
+  const live = await liveFromEnv(io)
+  if (live === undefined)
+    throw new UsageError("PIXGATE_LIVE_BASE_URL and the other PIXGATE_LIVE_* must be set")
+  const { ApiPix } = await import("@pixgate/gateway-apipix")
+  const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
+  const program = ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
+    Effect.provide(ApiPix.httpClientNode(live.settings))
+  )
+  const exit = await Effect.runPromiseExit(program)
+  if (Exit.isSuccess(exit)) {
+    io.stdout(`${JSON.stringify({ registered: true, chave: live.settings.pixKey })}\n`)
+    return 0
+  }
+  io.stderr(`pixgate: ${describeFailure(exit.cause)}\n`)
+  return 1
 }
 
 const signal = () =>
@@ -177,6 +221,7 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
         )
       return await serve(io)
     }
+    if (positionals.join(" ") === "gateway webhook register") return await registerWebhook(io, values.url)
     const { name, command, args } = find(positionals)
     check(name, command, values, args)
     return await runPanel(command, values, args, io, json)

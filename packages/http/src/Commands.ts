@@ -264,7 +264,8 @@ export const serve = {
     ["PIXGATE_LOG_LEVEL", "debug, info (default), warning, error or none"],
     ["PIXGATE_RATE_LIMIT_RPS", "requests per second per API key (default 50; 0 turns it off)"],
     ["PIXGATE_RATE_LIMIT_BURST", "burst per API key (default 100)"],
-    ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"]
+    ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"],
+    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"]
   ],
   examples: [
     "pixgate serve",
@@ -290,7 +291,11 @@ export const usage = (): string =>
     "Commands:",
     ...pad([
       [serve.usage, serve.summary],
-      ...Object.entries(commands).map(([name, c]) => [name, c.summary ?? c.usage] as const)
+      ...Object.entries(commands).map(([name, c]) => [name, c.summary ?? c.usage] as const),
+      [
+        "gateway webhook register --url URL",
+        "Registers URL/bank/callbacks/<secret> as the live PSP's webhook (PIXGATE_LIVE_*)"
+      ]
     ]),
     "",
     "Panel commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db)",

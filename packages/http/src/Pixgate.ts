@@ -6,12 +6,13 @@
  * and closes the store. Tracing is off unless asked for: spans nobody exports are pure cost.
  */
 import type { HttpClient } from "@effect/platform"
-import { Engine, type Store, WebhookTransport } from "@pixgate/core"
+import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
 import { NodeWebhookTransport } from "@pixgate/core/node"
 import type { Panel } from "@pixgate/panel"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
+import * as BankCallbacks from "./BankCallbacks.js"
 import * as Body from "./Body.js"
 import * as Database from "./Database.js"
 import * as Handler from "./Handler.js"
@@ -31,6 +32,16 @@ export interface PixgateOptions {
   readonly database?: string
   /** Engine options: configuration overrides, live bank gateway, `worker: false`, host resolver. */
   readonly engine?: Engine.EngineOptions
+  /**
+   * The live bank gateway as a layer (e.g. `ApiPix.layerNode(settings)` of
+   * `@pixgate/gateway-apipix`); without one (nor `engine.liveGateway`), live keys answer 502.
+   */
+  readonly liveGateway?: Layer.Layer<BankGateway.LiveGateway, unknown>
+  /**
+   * Serves the live bank's callbacks at `/bank/callbacks/<secret>[/pix]` (under `basePath`).
+   * The secret is the route's authentication: long and random (at least 32 characters).
+   */
+  readonly bankCallbacks?: { readonly secret: string | Redacted.Redacted<string> }
   /**
    * An Effect HttpClient to deliver webhooks through instead of Pixgate's node:http transport
    * (keep-alive agents, the cheapest per attempt), e.g. one with a proxy or custom TLS.
@@ -120,6 +131,7 @@ export const layer = (
 ): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
+      Layer.provide(options.liveGateway ?? Layer.empty),
       Layer.provideMerge(storeOf(options)),
       Layer.provide(
         options.httpClient === undefined
@@ -182,7 +194,19 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     }
   }
   const basePath = Router.normalizeBasePath(options.basePath)
-  const publicHandlers = serve(Api.routes(basePath), basePath, Api.removed)
+  const callbackSecret = options.bankCallbacks?.secret
+  const callbacks =
+    callbackSecret === undefined
+      ? []
+      : BankCallbacks.routes(
+          Redacted.isRedacted(callbackSecret) ? callbackSecret : Redacted.make(callbackSecret)
+        )
+  check(
+    callbackSecret === undefined ||
+      (Redacted.isRedacted(callbackSecret) ? Redacted.value(callbackSecret) : callbackSecret).length >= 32,
+    "bankCallbacks.secret must be at least 32 characters"
+  )
+  const publicHandlers = serve([...Api.routes(basePath), ...callbacks], basePath, Api.removed)
   const adminBase = Router.normalizeBasePath(options.admin?.basePath)
   const admin = secret === undefined ? undefined : serve(Admin.routes(secret, adminBase), adminBase)
   if (secret !== undefined && Redacted.value(secret).length < 16) {

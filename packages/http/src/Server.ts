@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
+import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { Effect } from "effect"
 import * as Database from "./Database.js"
 import type * as Log from "./Log.js"
@@ -34,6 +35,11 @@ export interface ServerOptions {
   readonly log?: Log.LogOptions
   /** Serve the merchant panel under `/panel` when `@pixgate/panel` is installed (default true). */
   readonly panel?: boolean
+  /**
+   * The live bank (`@pixgate/gateway-apipix` settings, e.g. from `Settings.fromEnv`) and the
+   * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
+   */
+  readonly live?: { readonly settings: ApiPixSettings.ApiPixSettings; readonly callbackSecret: string }
   /**
    * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
    * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
@@ -207,6 +213,14 @@ const tracker = (server: Server) => {
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
+  // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
+  const live =
+    options.live === undefined
+      ? {}
+      : {
+          liveGateway: (await import("@pixgate/gateway-apipix")).ApiPix.layerNode(options.live.settings),
+          bankCallbacks: { secret: options.live.callbackSecret }
+        }
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -221,7 +235,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
-    ...(options.log === undefined ? {} : { log: options.log })
+    ...(options.log === undefined ? {} : { log: options.log }),
+    ...live
   })
   const admin = pixgate.admin
   const panel = pixgate.panel
@@ -252,6 +267,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     url,
     database: Database.describe(target),
     admin: admin !== undefined,
+    live:
+      options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`
   })
 

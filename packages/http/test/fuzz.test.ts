@@ -146,7 +146,6 @@ const suite = (storage: () => Partial<Pixgate.PixgateOptions>) => {
     // A working live bank, so live keys reach the engine too (without one live mode is a 502).
     const liveGateway: BankGateway.BankGatewayShape = {
       createCharge: () => Effect.succeed({ location: "bank.example/v2/cob/0123456789abcdefghij" }),
-      sendPix: () => Effect.void,
       timers: () => []
     }
     h = await start({

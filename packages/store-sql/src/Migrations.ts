@@ -7,7 +7,16 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { SigningKeys } from "@pixgate/core"
 import { Effect } from "effect"
 import { panelUsers } from "./internal/panelSchema.js"
-import { ascendingListIndexes, countsAndDueAt, fairness, initial, signingKeys } from "./internal/schema.js"
+import {
+  ascendingListIndexes,
+  countsAndDueAt,
+  fairness,
+  initial,
+  jobKindCheckPattern,
+  openJobKindsPg,
+  receivedAmountSqlite,
+  signingKeys
+} from "./internal/schema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
 export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
@@ -37,6 +46,27 @@ const signingKeysMigration: Migration = Effect.gen(function* () {
   )
 })
 
+/**
+ * SQLite cannot drop a CHECK: the jobs table is rebuilt from its own stored definition without
+ * the kind's CHECK, keeping every column and index (whatever earlier migrations added).
+ */
+const rebuildJobsWithoutKindCheck: Migration = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly type: string; readonly name: string; readonly sql: string | null }>`
+    SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'jobs' AND sql IS NOT NULL`
+  const table = rows.find((r) => r.type === "table")
+  if (table?.sql == null || !jobKindCheckPattern.test(table.sql)) return
+  const indexes = rows.filter((r) => r.type === "index")
+  const next = table.sql
+    .replace(jobKindCheckPattern, "")
+    .replace(/^CREATE TABLE\s+"?jobs"?/, "CREATE TABLE jobs_next")
+  yield* sql.unsafe(next)
+  yield* sql.unsafe("INSERT INTO jobs_next SELECT * FROM jobs")
+  yield* sql.unsafe("DROP TABLE jobs")
+  yield* sql.unsafe("ALTER TABLE jobs_next RENAME TO jobs")
+  for (const index of indexes) yield* sql.unsafe(index.sql!)
+})
+
 /** Postgres migrations. */
 export const pg: Record<string, Migration> = {
   "0001_initial": statements(initial("pg")),
@@ -44,6 +74,7 @@ export const pg: Record<string, Migration> = {
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("pg")),
+  "0006_open_job_kinds": statements(openJobKindsPg),
   "0007_panel_users": statements(panelUsers("pg"))
 }
 
@@ -54,5 +85,6 @@ export const sqlite: Record<string, Migration> = {
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("sqlite")),
+  "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck),
   "0007_panel_users": statements(panelUsers("sqlite"))
 }

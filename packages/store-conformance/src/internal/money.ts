@@ -1,7 +1,7 @@
 /** insertTransactions (the balance guard) and advance (once-only status transitions). */
 import { describe, expect } from "@effect/vitest"
 import type { Domain } from "@pixgate/core"
-import { Money } from "@pixgate/core"
+import { Ids, Money } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   baseTime,
@@ -12,6 +12,7 @@ import {
   makeCharge,
   makeEndpoint,
   makeEvent,
+  makeJob,
   makePayout,
   payoutDebit,
   payoutInsert
@@ -201,6 +202,65 @@ export const money = (it: Suite) => {
         const ghost = makeCharge(merchant.id)
         expect(yield* s.advance(completeCharge(ghost))).toEqual(Option.none())
         expect(yield* s.balance(merchant.id, "test")).toEqual({ available: 0, held: 0 })
+      })
+    )
+
+    it.effect("unpaid: a PIX is recorded once (receivedAmount kept), a second one changes nothing", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const charge = makeCharge(merchant.id)
+        yield* s.insertTransactions(chargeInsert(charge))
+        const expiredAt = baseTime + 3_600_000
+        const expired = yield* s.advance({
+          id: charge.id,
+          from: "pending",
+          to: "failed",
+          at: expiredAt,
+          failureReason: "expired",
+          entry: null,
+          effects: effects()
+        })
+        expect(Option.isSome(expired)).toBe(true)
+        const late = (e2e: string, at: number) =>
+          s.advance({
+            id: charge.id,
+            from: "failed",
+            to: "failed",
+            at,
+            endToEndId: e2e,
+            paidAt: at,
+            failureReason: "paid_after_expiry",
+            receivedAmount: charge.amount,
+            unpaid: true,
+            entry: null,
+            effects: effects()
+          })
+        const first = Ids.newEndToEndId("12345678", expiredAt + 1)
+        const recorded = yield* late(first, expiredAt + 1)
+        expect(
+          Option.map(recorded, (t) => [t.endToEndId, t.receivedAmount, t.failureReason, t.paidAt])
+        ).toEqual(Option.some([first, charge.amount, "paid_after_expiry", expiredAt + 1]))
+        expect(yield* late(Ids.newEndToEndId("12345678", expiredAt + 2), expiredAt + 2)).toEqual(
+          Option.none()
+        )
+        expect(Option.map(yield* s.getTransaction(charge.id), (t) => t.endToEndId)).toEqual(
+          Option.some(first)
+        )
+      })
+    )
+
+    it.effect("a job of any kind (a gateway's own) is stored and claimed", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const charge = makeCharge(merchant.id)
+        // Due long before any other test's jobs, so the claim takes only this one.
+        const job = makeJob("mybank.poll", charge.id, 1)
+        yield* s.insertTransactions(chargeInsert(charge, effects([], [job])))
+        const claimed = yield* s.claimDueJobs(1, 10, 2, "timers")
+        expect(claimed.map((j) => [j.id, j.kind])).toEqual([[job.id, "mybank.poll"]])
+        yield* s.finishJob(job.id)
       })
     )
 

@@ -98,6 +98,7 @@ export const transactionRow = (t: Domain.Transaction): Record<string, string | n
   expires_at: t.expiresAt,
   paid_at: t.paidAt,
   failure_reason: t.failureReason,
+  received_amount: t.receivedAmount,
   counterparty_id: t.counterpartyId,
   created_at: t.createdAt,
   updated_at: t.updatedAt
@@ -125,6 +126,7 @@ export const transactionColumns = [
   "expires_at",
   "paid_at",
   "failure_reason",
+  "received_amount",
   "counterparty_id",
   "created_at",
   "updated_at"
@@ -159,6 +161,8 @@ export const toTransaction = (r: Row): Domain.Transaction => ({
   expiresAt: intOrNull(r.expires_at),
   paidAt: intOrNull(r.paid_at),
   failureReason: textOrNull(r.failure_reason),
+  receivedAmount:
+    r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
   counterpartyId: textOrNull(r.counterparty_id) as Domain.MerchantId | null,
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)

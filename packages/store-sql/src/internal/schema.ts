@@ -292,3 +292,20 @@ export const fairness = (dialect: Dialect): ReadonlyArray<string> => {
   )`
   ]
 }
+
+/**
+ * Migration 0006, Postgres: job kinds become open (a bank gateway schedules its own kinds, e.g.
+ * `apipix.reconcile`), and a charge records the amount the bank reported as received.
+ */
+export const openJobKindsPg: ReadonlyArray<string> = [
+  "ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_kind_check",
+  "ALTER TABLE transactions ADD COLUMN received_amount BIGINT CHECK (received_amount > 0)"
+]
+
+/** Migration 0006, SQLite: the column; the jobs table is rebuilt without its CHECK (Migrations.ts). */
+export const receivedAmountSqlite: ReadonlyArray<string> = [
+  "ALTER TABLE transactions ADD COLUMN received_amount BIGINT CHECK (received_amount > 0)"
+]
+
+/** The kind's CHECK in a stored `CREATE TABLE jobs` text. */
+export const jobKindCheckPattern = /\s*CHECK \(kind IN \([^)]*\)\)/

@@ -1,0 +1,428 @@
+/**
+ * The live bank gateway over the Central Bank's API Pix standard (receiving) and an Efí-style
+ * "Envio de Pix" API (sending). Every rule of the engine holds: an outcome the gateway cannot
+ * know (time-out, reset, 5xx, refused token) is never taken for a failure of a send; charges
+ * are simply not created (502) when the PSP does not answer.
+ *
+ * - Charges: `PUT /cob/{txid}` with the engine's txid (a retry cannot create two); the BR Code is
+ *   the PSP's `pixCopiaECola`.
+ * - Sends: `PUT /v3/gn/pix/{idEnvio}`, `idEnvio` derived from the payout id; status by
+ *   `GET /v2/gn/pix/enviados/id-envio/{idEnvio}` (asked before any send, see `PixSender`).
+ * - Callbacks (`{ "pix": [...] }`) carry no signature: each PIX is confirmed with
+ *   `GET /pix/{e2eid}` (each send with its status) before anything is done.
+ * - Jobs: `apipix.cob.check` per live charge (`GET /cob/{txid}` while it is pending),
+ *   `apipix.reconcile` (pages `GET /pix?inicio&fim` over a sliding window, reschedules itself),
+ *   `apipix.pix.return` (a PIX the engine did not credit goes back: `PUT /pix/{e2eid}/devolucao/{id}`).
+ */
+import {
+  BankGateway,
+  type Domain,
+  Ids,
+  Jobs,
+  type Money,
+  Money as MoneyModule,
+  type Store
+} from "@pixgate/core"
+import { Clock, Effect, Option } from "effect"
+import type { PspClient, PspError, PspResponse } from "./Client.js"
+import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
+
+/** Job kinds this gateway registers. */
+export const jobKinds = {
+  cobCheck: "apipix.cob.check",
+  reconcile: "apipix.reconcile",
+  pixReturn: "apipix.pix.return"
+} as const
+
+/** The one reconciliation job's id: every instance seeds the same row, so there is one. */
+export const reconcileJobId = "job_apipix_reconcile" as Domain.JobId
+
+/** The `idEnvio` of a payout: its id's 26 characters after `tx_` (Efí: `^[a-zA-Z0-9]{1,35}$`). */
+export const idEnvio = (payoutId: string): string => payoutId.replace(/^tx_/, "").replace(/[^a-zA-Z0-9]/g, "")
+
+/** The payout id of an `idEnvio` (`idEnvio` inverted). */
+export const payoutIdOf = (id: string): Domain.TransactionId => `tx_${id}` as Domain.TransactionId
+
+/** The devolução id of a returned PIX: derived from its charge, so a retry asks for the same one. */
+export const devolucaoId = (chargeId: string): string => `D${idEnvio(chargeId)}`
+
+/** `"12.34"` as centavos; None unless a positive amount with two decimals. */
+export const cents = (valor: unknown): Option.Option<Money.Cents> => {
+  if (typeof valor !== "string" || !/^\d{1,10}\.\d{2}$/.test(valor)) return Option.none()
+  const n = Number(valor.replace(".", ""))
+  return n > 0 ? Option.some(n as Money.Cents) : Option.none()
+}
+
+const record = (body: unknown): Record<string, unknown> =>
+  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
+
+/** A PIX as `GET /pix` and the callbacks list it. */
+interface ReceivedPix {
+  readonly endToEndId: string
+  readonly txid?: string
+  readonly amount: Money.Cents
+  readonly paidAt?: number
+}
+
+const receivedPix = (item: unknown): Option.Option<ReceivedPix> => {
+  const r = record(item)
+  const endToEndId = str(r.endToEndId)
+  const amount = cents(r.valor)
+  if (endToEndId === undefined || Option.isNone(amount)) return Option.none()
+  const at = str(r.horario) === undefined ? Number.NaN : Date.parse(r.horario as string)
+  const txid = str(r.txid)
+  return Option.some({
+    endToEndId,
+    amount: amount.value,
+    ...(txid === undefined ? {} : { txid }),
+    ...(Number.isFinite(at) ? { paidAt: at } : {})
+  })
+}
+
+const job = (kind: string, ref: string, runAt: number): Domain.Job => ({
+  id: Ids.newId("job", runAt) as Domain.JobId,
+  kind,
+  ref,
+  runAt
+})
+
+const failure = (what: string) => (e: PspError | PspResponse) =>
+  new BankGateway.GatewayFailure({
+    message: "status" in e ? `${what}: HTTP ${e.status}` : `${what}: ${e.message}`,
+    cause: e
+  })
+
+const describe = (res: PspResponse): string => {
+  const b = record(res.body)
+  return str(b.detail) ?? str(b.title) ?? str(b.mensagem) ?? str(b.nome) ?? `HTTP ${res.status}`
+}
+
+/** Maps an Efí send or its status to the engine's outcome. */
+const sendStatus = (body: unknown): BankGateway.SendStatus => {
+  const b = record(body)
+  const e2e = str(b.e2eId) ?? str(b.endToEndId)
+  const withE2e = e2e === undefined ? {} : { endToEndId: e2e }
+  switch (b.status) {
+    case "REALIZADO":
+      return { _tag: "Settled", ...withE2e }
+    case "NAO_REALIZADO":
+      return {
+        _tag: "Rejected",
+        reason: str(record(record(b.gnExtras).erro).motivo) ?? str(record(b.erro).motivo) ?? "NAO_REALIZADO"
+      }
+    case "EM_PROCESSAMENTO":
+      return { _tag: "Processing", ...withE2e }
+    default:
+      return { _tag: "Unknown", reason: `unexpected send status ${String(b.status)}` }
+  }
+}
+
+/** Findings of one reconciliation run. */
+export type Findings = {
+  readonly pixSeen: number
+  readonly credited: number
+  readonly returned: number
+  readonly pages: number
+}
+
+/** The gateway over one PSP client. */
+export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.BankGatewayShape => {
+  const pollDelay = settings.pollDelayMs ?? defaults.pollDelayMs
+  const interval = settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs
+  const window = settings.reconcileWindowMs ?? defaults.reconcileWindowMs
+  const pix = apiPixPath(settings)
+  const unknown = (e: PspError): BankGateway.SendStatus => ({
+    _tag: "Unknown",
+    reason: `${e.reason}: ${e.message}`
+  })
+
+  const createCharge = (charge: Domain.Transaction) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const expiresAt = charge.expiresAt ?? now + 3_600_000
+      const body: Record<string, unknown> = {
+        calendario: { expiracao: Math.max(1, Math.ceil((expiresAt - charge.createdAt) / 1000)) },
+        valor: { original: MoneyModule.formatReais(charge.amount) },
+        chave: settings.pixKey
+      }
+      if (charge.clientName !== null && charge.clientDocument !== null) {
+        const digits = charge.clientDocument.replace(/\D/g, "")
+        body.devedor =
+          digits.length === 14
+            ? { cnpj: digits, nome: charge.clientName }
+            : { cpf: digits, nome: charge.clientName }
+      }
+      if (charge.description !== null) body.solicitacaoPagador = charge.description
+      const res = yield* Effect.mapError(
+        psp.call({ method: "PUT", path: `${pix}/cob/${charge.txid}`, body }),
+        failure("Creating the charge")
+      )
+      const b = record(res.body)
+      const location = str(record(b.loc).location) ?? str(b.location)
+      const brCode = str(b.pixCopiaECola)
+      if ((res.status !== 200 && res.status !== 201) || location === undefined) {
+        return yield* Effect.fail(failure("Creating the charge")(res))
+      }
+      return brCode === undefined ? { location } : { location, brCode }
+    })
+
+  const sender: BankGateway.PixSender = {
+    pollDelay,
+    status: (payout) =>
+      psp.call({ method: "GET", path: `/v2/gn/pix/enviados/id-envio/${idEnvio(payout.id)}` }).pipe(
+        Effect.map((res) =>
+          res.status === 404
+            ? ({ _tag: "NotFound" } as const)
+            : res.status === 200
+              ? sendStatus(res.body)
+              : ({ _tag: "Unknown", reason: describe(res) } as const)
+        ),
+        Effect.catchAll((e) => Effect.succeed(unknown(e)))
+      ),
+    send: (payout) =>
+      psp
+        .call({
+          method: "PUT",
+          path: `/v3/gn/pix/${idEnvio(payout.id)}`,
+          body: {
+            valor: MoneyModule.formatReais(payout.amount),
+            pagador: { chave: settings.pixKey, infoPagador: payout.description ?? undefined },
+            favorecido: { chave: payout.pixKey }
+          }
+        })
+        .pipe(
+          Effect.map((res): BankGateway.SendStatus => {
+            if (res.status === 200 || res.status === 201) return sendStatus(res.body)
+            // A definite refusal of the request itself (bad key, no funds, bad amount). A 409
+            // (idEnvio already used) means an earlier send got through: ask its status.
+            if (res.status === 400 || res.status === 403 || res.status === 422)
+              return { _tag: "Rejected", reason: describe(res) }
+            return { _tag: "Unknown", reason: describe(res) }
+          }),
+          Effect.catchAll((e) => Effect.succeed(unknown(e)))
+        )
+  }
+
+  /** Confirms a PIX with the PSP (`GET /pix/{e2eid}`): None when the PSP does not know it. */
+  const confirmPix = (endToEndId: string) =>
+    Effect.flatMap(
+      psp.call({ method: "GET", path: `${pix}/pix/${encodeURIComponent(endToEndId)}` }),
+      (res) =>
+        res.status === 404
+          ? Effect.succeed(Option.none<ReceivedPix>())
+          : res.status === 200
+            ? Effect.succeed(receivedPix(res.body))
+            : Effect.fail(failure("Confirming a PIX")(res))
+    )
+
+  const credit = (ctx: BankGateway.GatewayContext, pix: ReceivedPix) =>
+    pix.txid === undefined
+      ? Effect.succeed("ignored" as const)
+      : ctx.engine.bankEvents.pixReceived({
+          txid: pix.txid,
+          endToEndId: pix.endToEndId,
+          amount: pix.amount,
+          ...(pix.paidAt === undefined ? {} : { paidAt: pix.paidAt })
+        })
+
+  const callback = (cb: BankGateway.BankCallback, ctx: BankGateway.GatewayContext) =>
+    Effect.gen(function* () {
+      const items = record(cb.body).pix
+      if (!Array.isArray(items)) return
+      for (const item of items) {
+        const r = record(item)
+        const envio = str(record(r.gnExtras).idEnvio) ?? str(r.idEnvio)
+        if (envio !== undefined) {
+          // A send's callback: its status, asked of the PSP, decides.
+          const payout = yield* ctx.store.getTransaction(payoutIdOf(envio))
+          if (Option.isNone(payout) || payout.value.status !== "pending") continue
+          const status = yield* sender.status(payout.value)
+          if (status._tag === "Settled") yield* ctx.engine.payouts.settle(payout.value.id, status.endToEndId)
+          else if (status._tag === "Rejected")
+            yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
+          continue
+        }
+        const e2e = str(r.endToEndId)
+        if (e2e === undefined) continue
+        const confirmed = yield* Effect.mapError(confirmPix(e2e), (e) =>
+          e._tag === "PspError" ? failure("Confirming a PIX")(e) : e
+        )
+        if (Option.isNone(confirmed)) {
+          yield* Effect.logWarning("A callback named a PIX the PSP does not know; ignored").pipe(
+            Effect.annotateLogs({ endToEndId: e2e })
+          )
+          continue
+        }
+        yield* credit(ctx, confirmed.value)
+      }
+    })
+
+  /** One charge still pending: asks `GET /cob/{txid}` and credits what it lists. */
+  const cobCheck = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
+    Effect.gen(function* () {
+      const found = yield* ctx.store.getTransaction(j.ref as Domain.TransactionId)
+      const now = yield* Clock.currentTimeMillis
+      if (Option.isNone(found) || found.value.status !== "pending" || found.value.txid === null) {
+        return yield* ctx.store.finishJob(j.id)
+      }
+      const charge = found.value
+      const res = yield* Effect.either(psp.call({ method: "GET", path: `${pix}/cob/${charge.txid}` }))
+      if (res._tag === "Right" && res.right.status === 200) {
+        const pix = record(res.right.body).pix
+        for (const item of Array.isArray(pix) ? pix : []) {
+          const p = receivedPix(item)
+          if (Option.isSome(p)) yield* credit(ctx, { txid: charge.txid!, ...p.value })
+        }
+      }
+      // Ask again while the charge can still be paid (and once after its expiry).
+      const expiresAt = charge.expiresAt ?? now
+      return yield* now > expiresAt + interval
+        ? ctx.store.finishJob(j.id)
+        : ctx.store.retryJob(j.id, Math.min(now + interval, Math.max(now + 1000, expiresAt + 1000)))
+    })
+
+  /** Reads every PIX received in the window and hands each to the engine (which knows them once). */
+  const reconcile = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const inicio = new Date(now - window).toISOString()
+      const fim = new Date(now).toISOString()
+      let page = 0
+      let pages = 1
+      let pixSeen = 0
+      let credited = 0
+      let returned = 0
+      while (page < pages) {
+        const res = yield* Effect.either(
+          psp.call({
+            method: "GET",
+            path: `${pix}/pix`,
+            query: { inicio, fim, "paginacao.paginaAtual": String(page), "paginacao.itensPorPagina": "100" }
+          })
+        )
+        if (res._tag === "Left" || res.right.status !== 200) {
+          yield* Effect.logWarning(
+            "Reconciliation could not read received PIX; it tries again next run"
+          ).pipe(
+            Effect.annotateLogs({
+              reason: res._tag === "Left" ? res.left.message : describe(res.right)
+            })
+          )
+          break
+        }
+        const body = record(res.right.body)
+        const total = record(record(body.parametros).paginacao).quantidadeDePaginas
+        pages = typeof total === "number" ? Math.min(total, 1000) : 1
+        for (const item of Array.isArray(body.pix) ? body.pix : []) {
+          const p = receivedPix(item)
+          if (Option.isNone(p)) continue
+          pixSeen++
+          const outcome = yield* credit(ctx, p.value)
+          if (outcome === "completed") credited++
+          else if (outcome === "returned") returned++
+        }
+        page++
+      }
+      const findings: Findings = { pixSeen, credited, returned, pages: page }
+      if (credited > 0 || returned > 0)
+        yield* Effect.logWarning("Reconciliation found PIX no callback had reported").pipe(
+          Effect.annotateLogs(findings)
+        )
+      else yield* Effect.logInfo("Reconciliation run").pipe(Effect.annotateLogs(findings))
+      yield* ctx.store.retryJob(j.id, now + interval)
+    })
+
+  /** Returns a PIX the engine recorded but did not credit (devolução), asking first if it was asked. */
+  const pixReturn = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
+    Effect.gen(function* () {
+      const found = yield* ctx.store.getTransaction(j.ref as Domain.TransactionId)
+      const now = yield* Clock.currentTimeMillis
+      if (
+        Option.isNone(found) ||
+        found.value.status !== "failed" ||
+        found.value.endToEndId === null ||
+        found.value.receivedAmount === null
+      ) {
+        return yield* ctx.store.finishJob(j.id)
+      }
+      const charge = found.value
+      const path = `${pix}/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
+      const asked = yield* Effect.either(psp.call({ method: "GET", path }))
+      let res = asked
+      if (asked._tag === "Right" && asked.right.status === 404) {
+        res = yield* Effect.either(
+          psp.call({
+            method: "PUT",
+            path,
+            body: { valor: MoneyModule.formatReais(charge.receivedAmount!) }
+          })
+        )
+      }
+      const status =
+        res._tag === "Right" && res.right.status < 300 ? record(res.right.body).status : undefined
+      if (status === "DEVOLVIDO") {
+        yield* Effect.logInfo("A PIX not credited went back to its payer").pipe(
+          Effect.annotateLogs({ transactionId: charge.id, endToEndId: charge.endToEndId })
+        )
+        // As the current job: the charge's change completes this job in its unit.
+        const applied = yield* Effect.provideService(
+          ctx.engine.bankEvents.pixReturned(charge.id),
+          Jobs.CurrentJob,
+          j.id
+        )
+        return applied ? undefined : yield* ctx.store.finishJob(j.id)
+      }
+      if (status === "NAO_REALIZADO") {
+        yield* Effect.logError("The PSP refused to return a PIX; the merchant must act").pipe(
+          Effect.annotateLogs({ transactionId: charge.id, endToEndId: charge.endToEndId })
+        )
+        return yield* ctx.store.finishJob(j.id)
+      }
+      return yield* ctx.store.retryJob(j.id, now + pollDelay)
+    })
+
+  return {
+    createCharge,
+    sender,
+    timers: (moment, subject, ref, now) => {
+      switch (moment) {
+        case "charge.created":
+          return [
+            job(
+              jobKinds.cobCheck,
+              ref,
+              now + Math.min(interval, Math.max(1000, (subject.expiresAt ?? now) - now))
+            )
+          ]
+        case "payment.returned":
+          return [job(jobKinds.pixReturn, ref, now)]
+        default:
+          return []
+      }
+    },
+    jobs: {
+      [jobKinds.cobCheck]: cobCheck,
+      [jobKinds.reconcile]: reconcile,
+      [jobKinds.pixReturn]: pixReturn
+    },
+    start: (ctx) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        // One row for every instance: a second insert of the same id fails, and is ignored.
+        yield* ctx.store
+          .insertTransactions({
+            transactions: [],
+            entry: null,
+            guard: null,
+            effects: {
+              events: [],
+              jobs: [{ id: reconcileJobId, kind: jobKinds.reconcile, ref: "apipix", runAt: now }]
+            }
+          })
+          .pipe(Effect.ignore)
+      }),
+    callback
+  }
+}

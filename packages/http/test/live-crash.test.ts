@@ -1,0 +1,197 @@
+/**
+ * SIGKILL between a live payout's commit and its send: the engine process dies while the send
+ * job is still asking the bank about the payout (the PSP holds that answer), before any send.
+ * A fresh process on the same database sends it once, after the job's lease; the bank then
+ * settles it and the payout completes. On SQLite (a file) and Postgres; ledger checked after.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Engine } from "@pixgate/core"
+import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
+import { PspSimulator } from "@pixgate/psp-simulator"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "../../store-pg/test/helpers.js"
+import * as Cli from "../src/Cli.js"
+import { Pixgate } from "../src/index.js"
+import { send } from "./support/harness.js"
+import { pixKey, settingsFor, until } from "./support/live.js"
+
+const script = fileURLToPath(new URL("./support/live-process.ts", import.meta.url))
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+const children = new Set<ChildProcessWithoutNullStreams>()
+afterEach(() => {
+  for (const child of children) child.kill("SIGKILL")
+  children.clear()
+})
+
+const spawnEngine = (options: Record<string, string>) =>
+  new Promise<{ url: string; child: ChildProcessWithoutNullStreams; stderr: () => string }>(
+    (resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "--conditions=@pixgate/source", script, JSON.stringify(options)],
+        { cwd: packageDir, env: { ...process.env, NODE_OPTIONS: "" }, stdio: ["pipe", "pipe", "pipe"] }
+      )
+      children.add(child)
+      let out = ""
+      let err = ""
+      child.stderr.on("data", (chunk) => {
+        err = (err + chunk).slice(-20_000)
+      })
+      child.stdout.on("data", (chunk) => {
+        out += chunk
+        const line = out.split("\n").find((l) => l.includes('"listening"'))
+        if (line !== undefined) resolve({ url: JSON.parse(line).url, child, stderr: () => err })
+      })
+      child.once("exit", (code) => reject(new Error(`engine exited (${code}): ${err}`)))
+    }
+  )
+
+const killed = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<void>((resolve) => {
+    child.once("exit", () => resolve())
+    child.kill("SIGKILL")
+  })
+
+const stores = [
+  {
+    name: "SQLite",
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "pixgate-live-crash-"))
+      return {
+        url: `sqlite:${join(dir, "crash.db")}`,
+        drop: async () => rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  },
+  ...(postgresAvailable
+    ? [
+        {
+          name: "Postgres",
+          open: async () => {
+            const name = await createDatabase()
+            return { url: databaseUrl(name), drop: () => dropDatabase(name) }
+          }
+        }
+      ]
+    : [])
+]
+
+describe.each(stores)("SIGKILL between a live payout's commit and its send, on $name", (store) => {
+  it("the send happens once, after a restart", { timeout: 180_000 }, async () => {
+    const db = await store.open()
+    const psp = await PspSimulator.start({ pixKeys: [pixKey] })
+    try {
+      let out = ""
+      const code = await Cli.run(["merchant", "create", "--name", "Loja Crash"], {
+        env: { PIXGATE_DATABASE: db.url },
+        cwd: process.cwd(),
+        stdout: (t) => {
+          out += t
+        },
+        stderr: (t) => {
+          out += t
+        }
+      })
+      expect(code, out).toBe(0)
+      const merchant = JSON.parse(out) as { merchantId: string; liveKey: string }
+      const secret = randomBytes(24).toString("hex")
+      const options = {
+        database: db.url,
+        baseUrl: psp.url,
+        clientId: psp.client.clientId,
+        clientSecret: psp.client.clientSecret,
+        certPem: psp.tls.clientCertPem,
+        keyPem: psp.tls.clientKeyPem,
+        caPem: psp.tls.caPem,
+        pixKey,
+        secret
+      }
+      const settings = settingsFor(psp)
+      const register = (url: string) =>
+        Effect.runPromise(
+          ApiPix.registerWebhook(settings, `${url}/bank/callbacks/${secret}`).pipe(
+            Effect.provide(ApiPix.httpClientNode(settings))
+          )
+        )
+      const first = await spawnEngine(options)
+      await register(first.url)
+      const statusOf = async (base: string, id: string) =>
+        (
+          (await send(base, "GET", "/api/v1/transactions", { key: merchant.liveKey })).body.data as Array<{
+            id: string
+            status: string
+          }>
+        ).find((t) => t.id === id)?.status
+
+      const charge = await send(first.url, "POST", "/api/v1/charges", {
+        key: merchant.liveKey,
+        body: { amount: 40 }
+      })
+      expect(charge.status, charge.text).toBe(201)
+      await psp.payCob(charge.body.txid, { callback: "now" })
+      await until(
+        "funded",
+        async () => (await statusOf(first.url, charge.body.transactionId)) === "completed",
+        60_000
+      )
+
+      // The bank holds its answer to "do you know this send?": the job waits on it, before any send.
+      psp.addFault({ route: "send.get", kind: "timeout" })
+      const payout = await send(first.url, "POST", "/api/v1/payouts", {
+        key: merchant.liveKey,
+        body: { amount: 10, pixKey: "destino@banco.example" }
+      })
+      expect(payout.status, payout.text).toBe(201)
+      const id = Gateway.idEnvio(payout.body.transactionId)
+      await until(
+        "the send job asks the bank",
+        () => psp.requests.some((r) => r.route === "send.get" && r.path.endsWith(id)),
+        60_000
+      )
+      await killed(first.child)
+      expect(psp.state.sends.get(id)).toBeUndefined()
+      psp.clearFaults()
+
+      const second = await spawnEngine(options)
+      await register(second.url)
+      await until(
+        "the send reaches the bank after the lease",
+        () => psp.state.sends.get(id) !== undefined,
+        60_000
+      )
+      await psp.settleSend(id, { callback: "now" })
+      await until(
+        "completed",
+        async () => (await statusOf(second.url, payout.body.transactionId)) === "completed",
+        60_000
+      )
+      expect(psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(id))).toHaveLength(1)
+      expect([...psp.state.sends.keys()].filter((k) => k === id)).toHaveLength(1)
+      second.child.kill("SIGTERM")
+      await new Promise((resolve) => second.child.once("exit", resolve))
+
+      const reader = await Pixgate.make({
+        database: db.url,
+        engine: { worker: false },
+        log: { level: "none" }
+      })
+      try {
+        const ledger = await reader.runtime.runPromise(
+          Effect.flatMap(Engine.Engine, (e) => e.admin.checkLedger("live"))
+        )
+        expect(ledger).toMatchObject({ unbalancedEntries: [], balanceMismatches: [], total: 0 })
+      } finally {
+        await reader.dispose()
+      }
+    } finally {
+      await psp.close()
+      await db.drop()
+    }
+  })
+})

@@ -1,0 +1,135 @@
+/**
+ * Live mode against the PSP simulator: a simulator with a test PKI, gateway settings that reach
+ * it over mTLS, an engine serving the bank's callback route, the PSP's webhook registered to
+ * it, and a receiver of the merchant's webhooks. Everything stops in `close`.
+ */
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import { PspSimulator } from "@pixgate/psp-simulator"
+import { Duration, Effect, Redacted } from "effect"
+import { expect } from "vitest"
+import { type Harness, listen, start } from "./harness.js"
+
+/** The settlement account's key at the simulated PSP. */
+export const pixKey = "recebimentos@pixgate.example"
+
+/** Settings reaching `psp` over mTLS, with quick polls for tests. */
+export const settingsFor = (
+  psp: PspSimulator.PspSimulator,
+  overrides: Partial<Settings.ApiPixSettings> = {}
+): Settings.ApiPixSettings => ({
+  baseUrl: psp.url,
+  clientId: psp.client.clientId,
+  clientSecret: Redacted.make(psp.client.clientSecret),
+  scopes: Settings.defaults.scopes,
+  certificate: Settings.pem(psp.tls.clientCertPem, psp.tls.clientKeyPem),
+  ca: psp.tls.caPem,
+  pixKey,
+  timeoutMs: 1500,
+  pollDelayMs: 250,
+  reconcileIntervalMs: 1000,
+  ...overrides
+})
+
+/** A received merchant webhook. */
+export interface Received {
+  readonly type: string
+  readonly data: Record<string, unknown>
+}
+
+/** A live engine wired to a simulator. */
+export interface Live {
+  readonly psp: PspSimulator.PspSimulator
+  readonly h: Harness
+  readonly settings: Settings.ApiPixSettings
+  readonly secret: string
+  readonly webhooks: Array<Received>
+  readonly webhookUrl: string
+  /** A merchant with a live webhook endpoint on the receiver. */
+  readonly merchant: () => Promise<{ merchantId: string; liveKey: string }>
+  readonly close: () => Promise<void>
+}
+
+/** Waits until `check` holds (polling), or fails with `what`. */
+export const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Starts a simulator and an engine on `database`, registers the PSP's webhook. */
+export const startLive = async (
+  database: string,
+  overrides: Partial<Settings.ApiPixSettings> = {},
+  simulator: PspSimulator.PspSimulatorOptions = {}
+): Promise<Live> => {
+  const psp = await PspSimulator.start({ pixKeys: [pixKey], ...simulator })
+  const webhooks: Array<Received> = []
+  const receiver = createServer((req, res) => {
+    let body = ""
+    req.on("data", (chunk) => {
+      body += chunk
+    })
+    req.on("end", () => {
+      const event = JSON.parse(body) as { event: string; data: Record<string, unknown> }
+      webhooks.push({ type: event.event, data: event.data })
+      res.end("ok")
+    })
+  })
+  const webhookUrl = await listen(receiver)
+  const settings = settingsFor(psp, overrides)
+  const secret = randomBytes(24).toString("hex")
+  const h = await start({
+    database,
+    liveGateway: ApiPix.layerNode(settings),
+    bankCallbacks: { secret },
+    engine: {
+      config: {
+        allowPrivateWebhookUrls: true,
+        allowInsecureLiveWebhooks: true,
+        jobLease: Duration.seconds(5)
+      }
+    },
+    rateLimit: false
+  })
+  await Effect.runPromise(
+    ApiPix.registerWebhook(settings, `${h.base}/bank/callbacks/${secret}`).pipe(
+      Effect.provide(ApiPix.httpClientNode(settings))
+    )
+  )
+  return {
+    psp,
+    h,
+    settings,
+    secret,
+    webhooks,
+    webhookUrl,
+    merchant: async () => {
+      const m = await h.merchant()
+      await h.engine((e) =>
+        e.admin.setWebhook({
+          merchantId: m.merchantId,
+          mode: "live",
+          url: webhookUrl,
+          secret: "whsec-live-test"
+        })
+      )
+      return m
+    },
+    close: async () => {
+      await h.close()
+      await psp.close()
+      receiver.closeAllConnections()
+      await new Promise((resolve) => receiver.close(resolve))
+    }
+  }
+}
+
+/** The live ledger's invariants hold. */
+export const expectLedgerClean = async (live: Live) => {
+  const check = await live.h.engine((e) => e.admin.checkLedger("live"))
+  expect(check).toMatchObject({ unbalancedEntries: [], balanceMismatches: [], total: 0 })
+}
