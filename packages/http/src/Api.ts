@@ -17,19 +17,28 @@ import * as Timestamp from "./Timestamp.js"
 /** The spec's version. */
 export const version = "2.0.0"
 
-/** The paths of the spec's "Removed" table, with and without `/api`: 410 for every method. */
-export const removed: ReadonlyArray<`/${string}`> = (
+/** The spec's "Removed" table (and `/v1/webhooks/:id`), with their former methods. */
+export const removedEndpoints: ReadonlyArray<OpenApi.RemovedEndpoint> = (
   [
-    "/v1/balance",
-    "/v1/charges/:txid",
-    "/v1/transactions/:id",
-    "/v1/payments/:referenceCode",
-    "/v1/refunds",
-    "/v1/refunds/:referenceCode",
-    "/v1/webhooks",
-    "/v1/webhooks/:id"
+    ["GET", "/v1/balance", "Available balance (now only in the merchant panel)"],
+    ["GET", "/v1/charges/:txid", "Charge status"],
+    ["GET", "/v1/transactions/:id", "Single transaction"],
+    ["GET", "/v1/payments/:referenceCode", "Payment status"],
+    ["POST", "/v1/refunds", "Refunds"],
+    ["GET", "/v1/refunds/:referenceCode", "Refund status"],
+    ["POST", "/v1/webhooks", "Webhook management (now done in the merchant panel)"],
+    ["GET", "/v1/webhooks", "Webhook management (now done in the merchant panel)"],
+    ["DELETE", "/v1/webhooks", "Webhook management (now done in the merchant panel)"],
+    ["GET", "/v1/webhooks/:id", "Webhook management (now done in the merchant panel)"],
+    ["DELETE", "/v1/webhooks/:id", "Webhook management (now done in the merchant panel)"]
   ] as const
-).flatMap((path) => [path, `/api${path}` as const])
+).flatMap(([method, path, summary]) => [
+  { method, path, summary: `Removed: ${summary}` },
+  { method, path: `/api${path}` as const, summary: `Removed: ${summary}` }
+])
+
+/** The paths of the spec's "Removed" table, with and without `/api`: 410 for every method. */
+export const removed: ReadonlyArray<`/${string}`> = [...new Set(removedEndpoints.map((e) => e.path))]
 
 const idempotencyKey: Route.Parameter = {
   name: "Idempotency-Key",
@@ -188,8 +197,62 @@ const describe = (serverUrl: string, routes: ReadonlyArray<OpenApi.Documented>) 
       "keys use the sandbox). Errors are `{ error, code, details? }`. Removed in 2.0.0 (410): " +
       removed.filter((p) => !p.startsWith("/api")).join(", "),
     serverUrl,
-    components: Schemas.components
+    components: Schemas.components,
+    license: { name: "MIT", identifier: "MIT" },
+    removed: removedEndpoints,
+    webhooks
   })
+
+const webhookHeaders: ReadonlyArray<Route.Parameter> = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "Standard Webhooks: the event's id",
+    schema: { type: "string" }
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Standard Webhooks: Unix seconds of this attempt",
+    schema: { type: "string", pattern: "^[0-9]+$" }
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's signing key " +
+      "(`whsec_...`); two space-separated signatures while a rotated key overlaps. Verify this one.",
+    schema: { type: "string" }
+  },
+  {
+    name: "X-Pixgate-Signature",
+    in: "header",
+    required: true,
+    description:
+      "The webhook secret itself (the spec's scheme; named after the configured service name). It proves " +
+      "nothing to whoever saw one delivery: verify `webhook-signature` instead.",
+    schema: { type: "string" }
+  }
+]
+
+/** The events POSTed to the merchant's webhook URL (OpenAPI 3.1 `webhooks`). */
+const webhooks: Readonly<Record<string, OpenApi.WebhookDoc>> = Object.fromEntries(
+  Schemas.events.map((e) => [
+    e.name,
+    {
+      summary: e.summary,
+      description:
+        "Sent to the merchant's webhook URL for the key's mode. Attempts: at once, then 1 s, 5 s and 30 s after a " +
+        "failed one; each times out after 10 s. `data` has the transaction's id, type, status, amount and the " +
+        "ids that exist (`txid`, `endToEndId`, `pixKey`).",
+      schema: Schemas.ref(e.schema),
+      headers: webhookHeaders
+    }
+  ])
+)
 
 /** Where the host serves this table: Express's mount path plus the base path. */
 const serverUrl = (basePath: string, request: Incoming) => `${request.mountPath}${basePath}` || "/"

@@ -21,8 +21,26 @@ export type NodeHandler = (
   next?: (error?: unknown) => void
 ) => void
 
+/**
+ * What a web host may tell the handler about one request, as its second argument (Hono's
+ * `app.mount(path, handler, { optionHandler })` passes what `optionHandler` returns).
+ */
+export interface WebContext {
+  /**
+   * The body a host middleware already read, whose stream is therefore used up (Hono's
+   * `c.req.json()`): the parsed JSON value, its text or bytes, or a promise of one (a rejected
+   * promise is 400 `Invalid JSON body`). The Content-Type check and the size limit still apply.
+   */
+  readonly body?: unknown
+  /**
+   * The prefix the host strips before calling the handler (Hono's `app.mount("/payments", ...)`):
+   * the OpenAPI document's `servers` URL and the docs page include it.
+   */
+  readonly mountPath?: string
+}
+
 /** A web-standard handler (Deno, Bun, Cloudflare-style hosts, Hono, Next.js route handlers). */
-export type WebHandler = (request: Request) => Promise<Response>
+export type WebHandler = (request: Request, context?: WebContext) => Promise<Response>
 
 /** How a handler serves its router. */
 export interface HandlerOptions {
@@ -35,6 +53,8 @@ export interface HandlerOptions {
    * know go to `next()` instead of a 404.
    */
   readonly fallthrough?: boolean
+  /** The web handler's default `WebContext.mountPath`, for hosts that strip a prefix. */
+  readonly mountPath?: string
 }
 
 /** The Node handler of `router` on `runtime`. */
@@ -59,13 +79,14 @@ export const node = <R>(
 export const web = <R>(
   runtime: Runtime.Runtime<R>,
   router: Router.Router<R>,
-  options: Pick<HandlerOptions, "maxBodySize" | "log">
+  options: Pick<HandlerOptions, "maxBodySize" | "log" | "mountPath">
 ): WebHandler => {
   const dispatch = Dispatch.make(runtime, router, options.log)
   const limit = options.maxBodySize
-  return (request) =>
+  const mountPath = options.mountPath ?? ""
+  return (request, context) =>
     new Promise((resolve) => {
-      const cancel = dispatch(WebTransport.exchange(request, limit, resolve))
+      const cancel = dispatch(WebTransport.exchange(request, limit, resolve, WebTransport.context(context, mountPath)))
       if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
     })
 }

@@ -52,6 +52,13 @@ export interface PixgateOptions {
    * Leave it out under Express's `app.use("/payments", handler)`, which strips it itself.
    */
   readonly basePath?: string
+  /**
+   * A path prefix a web host strips before calling `webHandler` (Hono's
+   * `app.mount("/payments", pixgate.webHandler)`), e.g. `/payments`: the OpenAPI document's
+   * `servers` URL and the docs page include it. A request's own `context.mountPath` overrides it.
+   * (Express's `app.use("/payments", ...)` is seen from `req.baseUrl`, without this option.)
+   */
+  readonly mountPath?: string
   /** Largest request body in bytes (default 64 KiB); larger bodies get 413. */
   readonly maxBodySize?: number
   /** Per-API-key token bucket (default 50 requests/s, burst 100), or `false` for none. */
@@ -181,6 +188,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   }
   const rt = exit.value
 
+  const mountPath = Router.normalizeBasePath(options.mountPath)
   const serve = <R extends Services>(
     routes: ReadonlyArray<Route.Route<R>>,
     basePath: string,
@@ -190,7 +198,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     const fallthrough = options.fallthrough === true
     return {
       nodeHandler: Handler.node(rt, router, { maxBodySize, log: writer, fallthrough }),
-      webHandler: Handler.web(rt, router, { maxBodySize, log: writer })
+      webHandler: Handler.web(rt, router, { maxBodySize, log: writer, mountPath })
     }
   }
   const basePath = Router.normalizeBasePath(options.basePath)

@@ -1,7 +1,9 @@
 /**
  * The web transport (Deno, Bun, workers, Hono, Next.js route handlers): a `Request` as the
  * dispatcher's exchange, answered with a `Response`. A body is read with a running byte count
- * and the stream is cancelled once the limit is passed (413).
+ * and the stream is cancelled once the limit is passed (413). A body the host already read
+ * (handed over as the handler's `context.body`) is used instead of the spent stream, as the
+ * Node transport uses `req.body`; `context.mountPath` is the prefix the host stripped.
  */
 import { Errors } from "@pixgate/core"
 import { Effect } from "effect"
@@ -9,6 +11,61 @@ import * as Body from "./Body.js"
 import type * as Dispatch from "./Dispatch.js"
 import type { RawBody } from "./Incoming.js"
 import * as Respond from "./Respond.js"
+import * as Router from "./Router.js"
+
+/** What the host told about a request: a body it already read (settled), its mount prefix. */
+export interface Context {
+  readonly body: Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false }> | undefined
+  readonly mountPath: string
+}
+
+const hasKey = (value: unknown, key: string): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && key in value
+
+/**
+ * The handler's second argument read defensively: hosts may pass something else there (Hono's
+ * `mount` passes its `env` by default), so only `body` and a string `mountPath` count. A promised
+ * body is settled at once, so a rejection is never left unhandled on routes that read no body.
+ */
+export const context = (given: unknown, defaultMountPath: string): Context => {
+  const body = hasKey(given, "body") && given.body !== undefined ? given.body : undefined
+  const mountPath = hasKey(given, "mountPath") && typeof given.mountPath === "string" ? given.mountPath : undefined
+  return {
+    body:
+      body === undefined
+        ? undefined
+        : Promise.resolve(body).then(
+            (value) => ({ ok: true as const, value }),
+            () => ({ ok: false as const })
+          ),
+    mountPath: Router.normalizeBasePath(mountPath ?? defaultMountPath)
+  }
+}
+
+const encoder = new TextEncoder()
+
+/** A body the host already read, as bytes or text (other values re-serialized as JSON). */
+const preparsed = (value: unknown, limit: number): Effect.Effect<RawBody, Errors.PixgateError> => {
+  let raw: RawBody
+  if (value instanceof Uint8Array || typeof value === "string") raw = value
+  else {
+    try {
+      raw = JSON.stringify(value) ?? ""
+    } catch {
+      return Effect.fail(Errors.invalidJson())
+    }
+  }
+  const size = typeof raw === "string" ? encoder.encode(raw).length : raw.length
+  return size > limit ? Effect.fail(Respond.payloadTooLarge()) : Effect.succeed(raw)
+}
+
+const given = (
+  body: NonNullable<Context["body"]>,
+  limit: number
+): Effect.Effect<RawBody, Errors.PixgateError> =>
+  Effect.flatMap(Effect.promise(() => body), (settled) =>
+    settled.ok ? preparsed(settled.value, limit) : Effect.fail(Errors.invalidJson())
+  )
 
 /** The stream's bytes, or undefined as soon as more than `limit` arrived. */
 const collect = async (stream: ReadableStream<Uint8Array>, limit: number, signal: AbortSignal) => {
@@ -58,21 +115,21 @@ const pathAndQuery = (url: string): string => {
   return at === -1 ? "/" : url.slice(at)
 }
 
-const encoder = new TextEncoder()
-
 /** A web request, answered through `resolve`, its body limited to `limit` bytes. */
 class WebExchange implements Dispatch.Exchange {
   readonly method: string
   readonly url: string
-  readonly mountPath = ""
+  readonly mountPath: string
 
   constructor(
     private readonly request: Request,
     private readonly limit: number,
-    private readonly resolve: (response: Response) => void
+    private readonly resolve: (response: Response) => void,
+    private readonly host: Context
   ) {
     this.method = request.method.toUpperCase()
     this.url = pathAndQuery(request.url)
+    this.mountPath = host.mountPath
   }
 
   header(name: string): string | undefined {
@@ -80,7 +137,8 @@ class WebExchange implements Dispatch.Exchange {
   }
 
   body(): Effect.Effect<RawBody, Errors.PixgateError> {
-    return read(this.request, this.limit)
+    const body = this.host.body
+    return body === undefined ? read(this.request, this.limit) : given(body, this.limit)
   }
 
   send(answer: Respond.Answer, requestId: string): void {
@@ -95,5 +153,6 @@ class WebExchange implements Dispatch.Exchange {
 export const exchange = (
   request: Request,
   limit: number,
-  resolve: (response: Response) => void
-): Dispatch.Exchange => new WebExchange(request, limit, resolve)
+  resolve: (response: Response) => void,
+  host: Context = { body: undefined, mountPath: "" }
+): Dispatch.Exchange => new WebExchange(request, limit, resolve, host)
