@@ -86,7 +86,9 @@ export const web = <R>(
   const mountPath = options.mountPath ?? ""
   return (request, context) =>
     new Promise((resolve) => {
-      const cancel = dispatch(WebTransport.exchange(request, limit, resolve, WebTransport.context(context, mountPath)))
+      const cancel = dispatch(
+        WebTransport.exchange(request, limit, resolve, WebTransport.context(context, mountPath))
+      )
       if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
     })
 }

@@ -105,7 +105,10 @@ const operation = (route: Documented) => ({
     : { requestBody: { required: true, content: { "application/json": { schema: route.requestBody } } } }),
   responses: {
     ...Object.fromEntries(
-      Object.entries({ ...common(route), ...route.responses }).map(([s, doc]) => [s, response(Number(s), doc)])
+      Object.entries({ ...common(route), ...route.responses }).map(([s, doc]) => [
+        s,
+        response(Number(s), doc)
+      ])
     ),
     default: {
       description: "Any other error the HTTP server itself gives (400 malformed request, 408, 431)",
@@ -129,7 +132,10 @@ const removedOperation = (endpoint: RemovedEndpoint) => ({
   security: [],
   parameters: pathParameters({ path: endpoint.path }),
   responses: {
-    410: { description: "This endpoint was removed in version 2.0.0 (`endpoint_removed`)", content: { "application/json": { schema: errorRef } } }
+    410: {
+      description: "This endpoint was removed in version 2.0.0 (`endpoint_removed`)",
+      content: { "application/json": { schema: errorRef } }
+    }
   }
 })
 
@@ -145,7 +151,9 @@ const webhook = (name: string, doc: WebhookDoc) => ({
     parameters: doc.headers,
     requestBody: { required: true, content: { "application/json": { schema: doc.schema } } },
     responses: {
-      200: { description: "Received: only a 200 counts as delivered; anything else is retried (1 s, 5 s, 30 s)" }
+      200: {
+        description: "Received: only a 200 counts as delivered; anything else is retried (1 s, 5 s, 30 s)"
+      }
     }
   }
 })

@@ -134,7 +134,12 @@ export const events: ReadonlyArray<{
   readonly summary: string
   readonly extra: Record<string, JsonSchema>
 }> = [
-  { name: "transaction.created", schema: "TransactionCreatedEvent", summary: "A transaction was created", extra: {} },
+  {
+    name: "transaction.created",
+    schema: "TransactionCreatedEvent",
+    summary: "A transaction was created",
+    extra: {}
+  },
   {
     name: "transaction.completed",
     schema: "TransactionCompletedEvent",
@@ -147,7 +152,12 @@ export const events: ReadonlyArray<{
     summary: "A charge failed (e.g. `reason: expired`)",
     extra: { reason: { type: "string", description: "e.g. `expired`" } }
   },
-  { name: "withdrawal.created", schema: "WithdrawalCreatedEvent", summary: "A payout was created", extra: {} },
+  {
+    name: "withdrawal.created",
+    schema: "WithdrawalCreatedEvent",
+    summary: "A payout was created",
+    extra: {}
+  },
   {
     name: "withdrawal.completed",
     schema: "WithdrawalCompletedEvent",

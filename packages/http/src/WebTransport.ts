@@ -29,7 +29,8 @@ const hasKey = (value: unknown, key: string): value is Record<string, unknown> =
  */
 export const context = (given: unknown, defaultMountPath: string): Context => {
   const body = hasKey(given, "body") && given.body !== undefined ? given.body : undefined
-  const mountPath = hasKey(given, "mountPath") && typeof given.mountPath === "string" ? given.mountPath : undefined
+  const mountPath =
+    hasKey(given, "mountPath") && typeof given.mountPath === "string" ? given.mountPath : undefined
   return {
     body:
       body === undefined
@@ -63,8 +64,9 @@ const given = (
   body: NonNullable<Context["body"]>,
   limit: number
 ): Effect.Effect<RawBody, Errors.PixgateError> =>
-  Effect.flatMap(Effect.promise(() => body), (settled) =>
-    settled.ok ? preparsed(settled.value, limit) : Effect.fail(Errors.invalidJson())
+  Effect.flatMap(
+    Effect.promise(() => body),
+    (settled) => (settled.ok ? preparsed(settled.value, limit) : Effect.fail(Errors.invalidJson()))
   )
 
 /** The stream's bytes, or undefined as soon as more than `limit` arrived. */
