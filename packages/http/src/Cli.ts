@@ -12,7 +12,7 @@ import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import type { Settings } from "@pixgate/gateway-apipix"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as BankCallbacks from "./BankCallbacks.js"
-import { type Command, check, type Flags, find, helpRequest, UsageError } from "./Commands.js"
+import { type Command, check, type Flags, find, flags, helpRequest, UsageError } from "./Commands.js"
 import * as Database from "./Database.js"
 import * as Log from "./Log.js"
 import * as Server from "./Server.js"
@@ -25,6 +25,58 @@ export interface Io {
   readonly stderr: (text: string) => void
   /** Resolves when `serve` should stop (default: SIGTERM or SIGINT). */
   readonly stopSignal?: Promise<unknown>
+  /** Standard input, for secrets (`--secret -`); without it, secrets come from flags or the environment. */
+  readonly stdin?: Stdin
+}
+
+/** Standard input as the CLI reads secrets from it. */
+export interface Stdin {
+  /** A terminal (nothing is read from it unless asked with `-`). */
+  readonly isTTY: boolean
+  /** Everything until end of input. */
+  readonly read: () => Promise<string>
+}
+
+/** The secret from stdin: all of it, without one trailing line break. */
+const readSecret = async (stdin: Stdin | undefined, flag: string): Promise<string> => {
+  if (stdin === undefined) throw new UsageError(`--${flag} -: there is no stdin to read it from`)
+  const text = (await stdin.read()).replace(/\r?\n$/, "")
+  if (text === "") throw new UsageError(`--${flag}: stdin was empty`)
+  return text
+}
+
+/** For the check before anything runs: the secret flags that will be filled in, as given. */
+const secretPlaceholders = (command: Command, given: Flags, io: Io): Flags => {
+  const filled: Record<string, string> = {}
+  for (const flag of [...command.required, ...(command.optional ?? [])]) {
+    const env = flags[flag]?.secretEnv
+    if (env === undefined || given[flag] !== undefined) continue
+    if (io.env[env] || (io.stdin !== undefined && !io.stdin.isTTY)) filled[flag] = "-"
+  }
+  return filled
+}
+
+/**
+ * The command's secret flags filled in: `-` reads stdin; an argument is used with a warning (it is
+ * visible in `ps` and the shell's history); left out, the flag's environment variable, else stdin
+ * when it is not a terminal.
+ */
+const withSecrets = async (command: Command, given: Flags, io: Io): Promise<Flags> => {
+  const filled: Record<string, string | undefined> = { ...given }
+  for (const flag of [...command.required, ...(command.optional ?? [])]) {
+    const env = flags[flag]?.secretEnv
+    if (env === undefined) continue
+    const value = given[flag]
+    if (value === "-") filled[flag] = await readSecret(io.stdin, flag)
+    else if (value !== undefined)
+      io.stderr(
+        `pixgate: warning: --${flag} on the command line shows in ps and the shell's history; ` +
+          `pipe it with --${flag} - or set ${env}\n`
+      )
+    else if (io.env[env]) filled[flag] = io.env[env]
+    else if (io.stdin !== undefined && !io.stdin.isTTY) filled[flag] = await readSecret(io.stdin, flag)
+  }
+  return filled
 }
 
 /**
@@ -223,8 +275,8 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
     }
     if (positionals.join(" ") === "gateway webhook register") return await registerWebhook(io, values.url)
     const { name, command, args } = find(positionals)
-    check(name, command, values, args)
-    return await runPanel(command, values, args, io, json)
+    check(name, command, { ...values, ...secretPlaceholders(command, values, io) }, args)
+    return await runPanel(command, await withSecrets(command, values, io), args, io, json)
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`pixgate: ${error.message}\n`)

@@ -39,6 +39,11 @@ export interface Flag {
   readonly description: string
   readonly test?: (value: string) => boolean
   readonly message?: string
+  /**
+   * A secret: also read from this environment variable, or from stdin (`--flag -`, or when the
+   * flag is left out and stdin is not a terminal); given as an argument it works, with a warning.
+   */
+  readonly secretEnv?: string
 }
 
 type Mode = "test" | "live"
@@ -57,7 +62,9 @@ export const flags: Readonly<Record<string, Flag>> = {
   url: { description: "where the webhook deliveries go (http or https)" },
   secret: {
     description:
-      "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space"
+      "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space; " +
+      "`-` reads it from stdin (also read from stdin when left out and stdin is not a terminal, or from PIXGATE_WEBHOOK_SECRET)",
+    secretEnv: "PIXGATE_WEBHOOK_SECRET"
   },
   status: {
     description: "only deliveries in this status: pending, delivered or failed",
@@ -135,9 +142,10 @@ export const commands: Readonly<Record<string, Command>> = {
     summary:
       "Sets the URL and secret of a merchant's webhook endpoint for one mode; the first time, prints its signing key (shown only once).",
     examples: [
-      "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret my-webhook-secret"
+      "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret - < webhook-secret.txt",
+      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks"
     ],
-    usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET",
+    usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET|-",
     required: ["merchant", "mode", "url", "secret"],
     run: (admin, f) =>
       admin.setWebhook({ merchantId: f.merchant!, mode: f.mode as Mode, url: f.url!, secret: f.secret! })
@@ -348,7 +356,11 @@ export const help = (name: string): string => {
       : ["", "Examples:", ...command.examples.map((e) => `  ${e}`)]),
     "",
     "Environment:",
-    `  ${databaseLine}`
+    `  ${databaseLine}`,
+    ...[...command.required, ...(command.optional ?? [])].flatMap((f) => {
+      const env = flags[f]?.secretEnv
+      return env === undefined ? [] : [`  ${env}  --${f} when the flag is left out (safer than an argument)`]
+    })
   ].join("\n")
 }
 
@@ -384,8 +396,11 @@ export const check = (name: string, command: Command, given: Flags, args: Readon
       )
   }
   for (const flag of command.required) {
-    if (given[flag] === undefined)
-      throw new UsageError(`Missing required flag --${flag} (pixgate ${command.usage})`)
+    if (given[flag] === undefined) {
+      const env = flags[flag]?.secretEnv
+      const alternatives = env === undefined ? "" : ` (or ${env}, or piped on stdin)`
+      throw new UsageError(`Missing required flag --${flag}${alternatives} (pixgate ${command.usage})`)
+    }
   }
   for (const [flag, value] of Object.entries(given)) {
     const format = flags[flag]

@@ -20,6 +20,14 @@ if (helped !== undefined) {
     env: process.env,
     cwd: viaScript ? (process.env.INIT_CWD as string) : process.cwd(),
     stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text)
+    stderr: (text) => process.stderr.write(text),
+    stdin: {
+      isTTY: process.stdin.isTTY === true,
+      read: async () => {
+        const chunks: Array<Buffer> = []
+        for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+        return Buffer.concat(chunks).toString("utf8")
+      }
+    }
   })
 }

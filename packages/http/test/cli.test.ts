@@ -20,12 +20,22 @@ const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-"))
 const database = `sqlite:${join(dir, "panel.db")}`
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const cli = async (...argv: Array<string>) => {
+const cli = (...argv: Array<string>) => cliWith({}, ...argv)
+
+/** A run with more environment variables and, optionally, a piped stdin holding `stdin`. */
+const cliWith = async (
+  extra: { readonly env?: Record<string, string>; readonly stdin?: string; readonly tty?: boolean },
+  ...argv: Array<string>
+) => {
   let stdout = ""
   let stderr = ""
+  const piped = extra.stdin
   const code = await Cli.run(argv, {
-    env: { PIXGATE_DATABASE: database },
+    env: { PIXGATE_DATABASE: database, ...extra.env },
     cwd: dir,
+    ...(piped === undefined && extra.tty === undefined
+      ? {}
+      : { stdin: { isTTY: extra.tty === true, read: async () => piped ?? "" } }),
     stdout: (t) => {
       stdout += t
     },
@@ -77,6 +87,35 @@ describe("panel commands (in-process)", () => {
     expect(again.stderr).toBe("pixgate: Active API key not found (not_found)\n")
   })
 
+  it("webhook set reads the secret from stdin or the environment, never needing an argument", async () => {
+    const own = (await cli("merchant", "create", "--name", "Loja Segredo")).json.merchantId
+    const set = ["webhook", "set", "--merchant", own, "--mode", "test", "--url", "http://127.0.0.1:9/secret"]
+    const status = async () => (await cli("webhook", "status", "--merchant", own)).json.endpoints[0]
+    const dash = await cliWith({ stdin: "from-stdin-dash\n" }, ...set, "--secret", "-")
+    expect([dash.code, dash.stderr]).toEqual([0, ""])
+    expect(dash.json.signingKey).toMatch(/^whsec_/)
+    const piped = await cliWith({ stdin: "from-stdin-piped\r\n" }, ...set)
+    expect([piped.code, piped.stderr]).toEqual([0, ""])
+    const fromEnv = await cliWith({ env: { PIXGATE_WEBHOOK_SECRET: "from-the-env" }, tty: true }, ...set)
+    expect([fromEnv.code, fromEnv.stderr]).toEqual([0, ""])
+    expect(await status()).toMatchObject({ mode: "test", url: "http://127.0.0.1:9/secret" })
+    for (const out of [dash, piped, fromEnv]) expect(out.stdout).not.toMatch(/from-(stdin|the-env)/)
+    // A terminal is never read unless asked with `-`; nothing at all is a usage error.
+    const none = await cliWith({ tty: true }, ...set)
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      "pixgate: Missing required flag --secret (or PIXGATE_WEBHOOK_SECRET, or piped on stdin) " +
+        "(pixgate webhook set --merchant ID --mode test|live --url URL --secret SECRET|-)\n"
+    ])
+    const empty = await cliWith({ stdin: "" }, ...set, "--secret", "-")
+    expect([empty.code, empty.stderr]).toEqual([2, "pixgate: --secret: stdin was empty\n"])
+    const noStdin = await cli(...set, "--secret", "-")
+    expect([noStdin.code, noStdin.stderr]).toEqual([
+      2,
+      "pixgate: --secret -: there is no stdin to read it from\n"
+    ])
+  })
+
   it("webhook set, balance, sandbox topup", async () => {
     const hook = await cli(
       "webhook",
@@ -92,6 +131,10 @@ describe("panel commands (in-process)", () => {
     )
     expect(hook.code).toBe(0)
     expect(hook.stdout).not.toContain("s3cret-value")
+    expect(hook.stderr).toBe(
+      "pixgate: warning: --secret on the command line shows in ps and the shell's history; " +
+        "pipe it with --secret - or set PIXGATE_WEBHOOK_SECRET\n"
+    )
     expect(hook.json.signingKey).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     const rotated = await cli(
       "webhook",
@@ -127,7 +170,9 @@ describe("panel commands (in-process)", () => {
     )
     expect(badOverlap.code).toBe(2)
     expect(badOverlap.stderr).toContain("--overlap must be a whole number of seconds")
-    const badSecret = await cli(
+    // Read from stdin as piped (only the trailing line break dropped), so the space stays.
+    const badSecret = await cliWith(
+      { stdin: " padded-secret\n" },
       "webhook",
       "set",
       "--merchant",
@@ -137,7 +182,7 @@ describe("panel commands (in-process)", () => {
       "--url",
       "http://127.0.0.1:9/h",
       "--secret",
-      " padded-secret"
+      "-"
     )
     expect(badSecret.code).toBe(1)
     expect(badSecret.stderr).toBe("pixgate: secret must not start or end with a space (invalid_secret)\n")
