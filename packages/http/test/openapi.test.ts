@@ -1,0 +1,375 @@
+/**
+ * The OpenAPI document against the real server: it validates (swagger-parser), every status a
+ * real request to every route receives is documented for that operation (for a method the path
+ * lacks, for the path's operations) and every JSON body validates against the documented schema
+ * (ajv); the `webhooks` section matches what the engine really sends (a real receiver, and each
+ * event type's payload as core builds it); the web handler under a prefix-stripping host that
+ * read the body first (as Hono's `app.mount` with a middleware calling `c.req.json()`).
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import SwaggerParser from "@apidevtools/swagger-parser"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Domain, Events, MemoryStore, type Money, WebhookSignature } from "@pixgate/core"
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
+import { Effect } from "effect"
+import { Pixgate } from "../src/index.js"
+import * as Schemas from "../src/Schemas.js"
+import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
+type Doc = any
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void
+
+/** Validators of the document's schemas, `#/components/...` references resolved in it. */
+const validators = (doc: Doc) => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  const cache = new Map<unknown, ValidateFunction>()
+  return (schema: object, value: unknown): Array<string> => {
+    let check = cache.get(schema)
+    if (check === undefined) {
+      check = ajv.compile({ ...schema, components: doc.components })
+      cache.set(schema, check)
+    }
+    return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
+  }
+}
+
+/** The document's path template matching a concrete path. */
+const templateOf = (doc: Doc, path: string): string | undefined =>
+  Object.keys(doc.paths).find((template) =>
+    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path.split("?")[0]!)
+  )
+
+let h: Harness
+let doc: Doc
+let validate: ReturnType<typeof validators>
+
+beforeAll(async () => {
+  h = await start()
+  doc = (await h.request("GET", "/api/openapi.json")).body
+  validate = validators(doc)
+}, 60_000)
+afterAll(() => h?.close())
+
+describe("the OpenAPI document", () => {
+  it("validates with swagger-parser", async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined()
+  })
+
+  it("has a licence, the enum of error codes, and says unknown request fields are ignored", () => {
+    expect(doc.info.license).toEqual({ name: "MIT", identifier: "MIT" })
+    expect(doc.components.schemas.Error.properties.code.enum).toEqual([...Schemas.errorCodes])
+    expect(doc.components.schemas.ChargeRequest.additionalProperties).toBe(true)
+    expect(doc.components.schemas.PayoutRequest.additionalProperties).toBe(true)
+  })
+
+  it("documents every status the server answers, with bodies that validate", async () => {
+    const m = await h.merchant()
+    await h.engine((e) => e.admin.topUp(m.merchantId, 50))
+    const charge = { amount: 10, description: "x" }
+    const big = { amount: 10, description: "x".repeat(70 * 1024) }
+    const payout = { amount: 5, pixKey: "a@b.com" }
+    type Req = readonly [method: string, path: string, call?: Parameters<typeof send>[3]]
+    const requests: Array<Req> = [
+      ["GET", "/api/health"],
+      ["HEAD", "/api/health"],
+      ["POST", "/api/health"],
+      ["GET", "/api/openapi.json"],
+      ["DELETE", "/api/openapi.json"],
+      ["GET", "/api/docs"],
+      ["PUT", "/api/docs"],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
+      [
+        "POST",
+        "/api/v1/charges",
+        { key: m.testKey, body: { amount: 11 }, headers: { "idempotency-key": "k1" } }
+      ],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 0 } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 10, clientDocument: "123" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: "{not json" }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: "{}", headers: { "content-type": "text/plain" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: big }],
+      ["POST", "/api/v1/charges", { key: m.liveKey, body: charge }],
+      ["POST", "/api/v1/charges", { body: charge }],
+      ["POST", "/api/v1/charges", { key: "sk_test_nope", body: charge }],
+      ["GET", "/api/v1/charges", { key: m.testKey }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: payout }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5000, pixKey: "a@b.com" } }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5 } }],
+      ["POST", "/api/v1/payouts", { key: m.liveKey, body: payout }],
+      ["POST", "/api/v1/payouts", { body: payout }],
+      ["PATCH", "/api/v1/payouts", { key: m.testKey }],
+      ["GET", "/api/v1/transactions", { key: m.testKey }],
+      ["GET", "/api/v1/transactions?type=refund", { key: m.testKey }],
+      ["GET", "/api/v1/transactions?page=0", { key: m.testKey }],
+      ["GET", "/api/v1/transactions"],
+      ["HEAD", "/api/v1/transactions", { key: m.testKey }],
+      ["POST", "/api/v1/transactions", { key: m.testKey, body: {} }],
+      // Every removed path, with its former methods and others: 410 for all.
+      ...Object.entries(doc.paths)
+        .filter(([, ops]) => Object.values(ops as object).some((op) => op.deprecated))
+        .flatMap(([template]) =>
+          ["GET", "POST", "PUT", "DELETE"].map(
+            (method) => [method, template.replace(/\{[^}]+\}/g, "abc"), { key: m.testKey }] as Req
+          )
+        )
+    ]
+    const seen = new Set<string>()
+    for (const [method, path, call] of requests) {
+      const answer: Answer = await h.request(method, path, call)
+      const where = `${method} ${path} -> ${answer.status}`
+      const template = templateOf(doc, path)
+      expect(template, where).toBeDefined()
+      const ops = doc.paths[template!]
+      const own = ops[method === "HEAD" ? "get" : method.toLowerCase()]
+      // A method the path lacks (405, or 410 on a removed path) is documented on its operations.
+      for (const op of own === undefined ? Object.values(ops) : [own]) {
+        const documented = (op as Doc).responses[String(answer.status)]
+        expect(documented, where).toBeDefined()
+        const schema = documented.content?.["application/json"]?.schema
+        if (method !== "HEAD" && schema !== undefined)
+          expect(validate(schema, answer.body), where).toEqual([])
+      }
+      seen.add(String(answer.status))
+    }
+    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "405", "410", "413", "422", "502"].sort())
+    // Paths the document does not know: the 404 body is the documented Error.
+    const missing = await h.request("GET", "/api/v1/nothing")
+    expect(missing.status).toBe(404)
+    expect(validate(doc.components.schemas.Error, missing.body)).toEqual([])
+  }, 60_000)
+
+  it("unknown request fields are ignored, not refused (docs/decisions.md)", async () => {
+    const m = await h.merchant()
+    const answer = await h.request("POST", "/api/v1/charges", {
+      key: m.testKey,
+      body: { amount: 10, clientDocument: "52998224725", extra: { nested: true } }
+    })
+    expect(answer.status).toBe(201)
+    const page = (await h.request("GET", "/api/v1/transactions", { key: m.testKey })).body
+    expect(page.data[0]).toMatchObject({ id: answer.body.transactionId, clientDocument: null })
+  })
+})
+
+describe("webhooks", () => {
+  const schemaOf = (event: string) => doc.webhooks[event].post.requestBody.content["application/json"].schema
+
+  it("lists every event type the engine sends", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...Domain.eventTypes].sort())
+  })
+
+  it("each event's payload, as the engine builds it, validates against its schema", () => {
+    const now = Date.UTC(2026, 0, 2, 3, 4, 5)
+    const base = Domain.newTransaction({
+      id: "tx_1" as Domain.Transaction["id"],
+      merchantId: "mer_1" as Domain.Transaction["merchantId"],
+      mode: "test",
+      type: "deposit",
+      status: "pending",
+      amount: 1234 as Money.Cents,
+      createdAt: now,
+      txid: "a".repeat(30)
+    })
+    const payout = { ...base, type: "withdrawal" as const, txid: null, pixKey: "a@b.com", endToEndId: "E1" }
+    const chargeback: Domain.Chargeback = {
+      id: "cb_1" as Domain.Chargeback["id"],
+      transactionId: base.id,
+      merchantId: base.merchantId,
+      mode: "test",
+      amount: 1000 as Money.Cents,
+      reason: "payer_dispute",
+      status: "open",
+      createdAt: now,
+      updatedAt: now
+    }
+    const completed = { ...base, status: "completed" as const, paidAt: now, endToEndId: "E2" }
+    const events = [
+      Events.transactionCreated(base, now),
+      Events.transactionCompleted(completed, now),
+      Events.transactionFailed({ ...base, status: "failed" }, "expired", now),
+      Events.withdrawalCreated(payout, now),
+      Events.withdrawalCompleted({ ...payout, status: "completed" }, now),
+      Events.chargebackCreated(completed, chargeback, now),
+      Events.chargebackUpdated(completed, { ...chargeback, status: "accepted" }, now)
+    ]
+    expect(events.map((e) => e.type).sort()).toEqual([...Domain.eventTypes].sort())
+    for (const event of events) {
+      const body = JSON.parse(new TextDecoder().decode(WebhookSignature.body(event)))
+      expect(validate(schemaOf(event.type), body), event.type).toEqual([])
+      // The schemas are exact about the data's fields: a stray one would be reported.
+      expect(validate(schemaOf(event.type), { ...body, event: "other" }), event.type).not.toEqual([])
+    }
+  })
+
+  it("the deliveries a real receiver gets validate, with the documented headers", async () => {
+    const received: Array<{ headers: IncomingMessage["headers"]; body: Doc }> = []
+    const receiver = createServer((req, res) => {
+      let text = ""
+      req.on("data", (c) => {
+        text += c
+      })
+      req.on("end", () => {
+        received.push({ headers: req.headers, body: JSON.parse(text) })
+        res.writeHead(200).end()
+      })
+    })
+    const url = await listen(receiver)
+    try {
+      const m = await h.merchant()
+      await h.engine((e) =>
+        Effect.flatMap(e.admin.topUp(m.merchantId, 50), () =>
+          e.admin.setWebhook({
+            merchantId: m.merchantId,
+            mode: "test",
+            url: `${url}/h`,
+            secret: "s3cret-value"
+          })
+        )
+      )
+      expect(
+        (await h.request("POST", "/api/v1/charges", { key: m.testKey, body: { amount: 3 } })).status
+      ).toBe(201)
+      const payout = { amount: 1, pixKey: "a@b.com" }
+      expect((await h.request("POST", "/api/v1/payouts", { key: m.testKey, body: payout })).status).toBe(201)
+      const wanted = ["transaction.completed", "withdrawal.completed"]
+      const deadline = Date.now() + 30_000
+      while (!wanted.every((w) => received.some((r) => r.body.event === w)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      const names = new Set(received.map((r) => r.body.event))
+      for (const w of ["transaction.created", "withdrawal.created", ...wanted]) expect(names).toContain(w)
+      for (const { headers, body } of received) {
+        expect(validate(schemaOf(body.event), body), body.event).toEqual([])
+        for (const p of doc.webhooks[body.event].post.parameters)
+          expect(headers[p.name.toLowerCase()], p.name).toBeDefined()
+      }
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise((resolve) => receiver.close(resolve))
+    }
+  }, 60_000)
+})
+
+/**
+ * A Hono-like host on a real socket: strips the mount prefix from the URL (as `app.mount`), has
+ * a middleware read `request.json()` first, then calls the web handler with what it read.
+ */
+const honoLike = (
+  pixgate: Pixgate.Pixgate,
+  prefix: string,
+  context: (request: Request) => Promise<object | undefined>
+): Server =>
+  createServer(async (req, res) => {
+    const chunks: Array<Buffer> = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const url = `http://${req.headers.host}${(req.url ?? "/").slice(prefix.length) || "/"}`
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === "string") headers.set(name, value)
+    const hasBody = req.method !== "GET" && req.method !== "HEAD"
+    const request = new Request(url, {
+      method: req.method ?? "GET",
+      headers,
+      ...(hasBody ? { body: Buffer.concat(chunks) } : {})
+    })
+    const response = await pixgate.webHandler(request, await context(request))
+    const out: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      out[name] = value
+    })
+    res.writeHead(response.status, out)
+    res.end(Buffer.from(await response.arrayBuffer()))
+  })
+
+describe("web handler under a prefix-stripping host that read the body", () => {
+  let pixgate: Pixgate.Pixgate
+  let servers: Array<Server> = []
+  beforeAll(async () => {
+    pixgate = await Pixgate.make({ store: MemoryStore.layer, log: { level: "none" } })
+  })
+  afterAll(async () => {
+    for (const s of servers) {
+      s.closeAllConnections()
+      await new Promise((resolve) => s.close(resolve))
+    }
+    servers = []
+    await pixgate?.dispose()
+  })
+  const host = async (context: (request: Request) => Promise<object | undefined>) => {
+    const server = honoLike(pixgate, "/payments", context)
+    servers.push(server)
+    return `${await listen(server)}/payments`
+  }
+  it("reuses the body the host read and says the prefix in servers", async () => {
+    const { Engine } = await import("@pixgate/core")
+    const m = await pixgate.runtime.runPromise(
+      Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Hono" }))
+    )
+    const base = await host(async (request) => {
+      const body = request.method === "POST" ? await request.json() : undefined
+      return { body, mountPath: "/payments" }
+    })
+    const created = await send(base, "POST", "/api/v1/charges", { key: m.testKey, body: { amount: 9.99 } })
+    expect(created.status).toBe(201)
+    expect(created.body.amount).toBe(9.99)
+    const spec = await send(base, "GET", "/api/openapi.json")
+    expect(spec.body.servers).toEqual([{ url: "/payments" }])
+    const page = await fetch(`${base}/api/docs`).then((r) => r.text())
+    expect(page).toContain("/payments/api/openapi.json")
+    // The content type is still checked; a body above the limit is still 413.
+    const text = await send(base, "POST", "/api/v1/charges", {
+      key: m.testKey,
+      body: "{}",
+      headers: { "content-type": "text/plain" }
+    })
+    expect([text.status, text.body.error]).toEqual([400, "Invalid JSON body"])
+    const big = await send(base, "POST", "/api/v1/charges", {
+      key: m.testKey,
+      body: { amount: 1, description: "x".repeat(70 * 1024) }
+    })
+    expect(big.status).toBe(413)
+  })
+
+  it("takes a promised body (a rejection is 400) and, without one, answers a spent stream with 400", async () => {
+    const { Engine } = await import("@pixgate/core")
+    const m = await pixgate.runtime.runPromise(
+      Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Hono 2" }))
+    )
+    const promised = await host(async (request) => ({ body: request.clone().json() }))
+    expect(
+      (await send(promised, "POST", "/api/v1/charges", { key: m.testKey, body: { amount: 2 } })).status
+    ).toBe(201)
+    const bad = await send(promised, "POST", "/api/v1/charges", { key: m.testKey, body: "{oops" })
+    expect([bad.status, bad.body.error]).toEqual([400, "Invalid JSON body"])
+    // A GET reads no body: the rejected promise is never left unhandled.
+    expect((await send(promised, "GET", "/api/v1/transactions", { key: m.testKey })).status).toBe(200)
+    const spent = await host(async (request) => {
+      await request.text()
+      return undefined
+    })
+    const lost = await send(spent, "POST", "/api/v1/charges", { key: m.testKey, body: { amount: 2 } })
+    expect([lost.status, lost.body.error]).toEqual([400, "Invalid JSON body"])
+    // Without a context, servers says "/" (the host did not tell its prefix).
+    expect((await send(spent, "GET", "/api/openapi.json")).body.servers).toEqual([{ url: "/" }])
+  })
+
+  it("the mountPath option tells the prefix for every request", async () => {
+    const mounted = await Pixgate.make({
+      store: MemoryStore.layer,
+      log: { level: "none" },
+      mountPath: "payments/"
+    })
+    try {
+      const server = honoLike(mounted, "/payments", async () => undefined)
+      servers.push(server)
+      const base = `${await listen(server)}/payments`
+      expect((await send(base, "GET", "/api/openapi.json")).body.servers).toEqual([{ url: "/payments" }])
+    } finally {
+      await mounted.dispose()
+    }
+  })
+})
