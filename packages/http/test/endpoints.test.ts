@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore } from "@pixgate/core"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
-import { Api, Handler, Log, Pixgate, Router } from "../src/index.js"
+import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/index.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { validate } from "./support/jsonSchema.js"
 import {
@@ -357,7 +357,19 @@ describe("OpenAPI document and docs page", () => {
     const doc = answer.body
     expect(doc.openapi).toBe("3.1.0")
     expect(doc.info.version).toBe("2.0.0")
-    expect(Object.keys(doc.paths).sort()).toEqual(
+    // The removed 2.0.0 paths are there too, as deprecated operations answering 410 only.
+    const deprecated = (path: string) =>
+      Object.values(doc.paths[path] as Record<string, { deprecated?: boolean }>).every((op) => op.deprecated)
+    const removedPaths = Object.keys(doc.paths).filter(deprecated)
+    expect(removedPaths.sort()).toEqual(Api.removed.map(OpenApi.openApiPath).sort())
+    for (const path of removedPaths)
+      for (const op of Object.values(doc.paths[path]) as Array<{ responses: object }>)
+        expect(Object.keys(op.responses)).toEqual(["410"])
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => !deprecated(p))
+        .sort()
+    ).toEqual(
       [
         "/api/docs",
         "/api/health",
