@@ -144,6 +144,51 @@ describe("the OpenAPI document", () => {
     expect(validate(doc.components.schemas.Error, missing.body)).toEqual([])
   }, 60_000)
 
+  it("documents the 429 of the rate limit, with a body that validates", async () => {
+    const limited = await start({ rateLimit: { requestsPerSecond: 0.001, burst: 1 } })
+    try {
+      const m = await limited.merchant()
+      expect((await limited.request("GET", "/api/v1/transactions", { key: m.testKey })).status).toBe(200)
+      const answer = await limited.request("GET", "/api/v1/transactions", { key: m.testKey })
+      expect(answer.status).toBe(429)
+      const documented = doc.paths["/api/v1/transactions"].get.responses["429"]
+      expect(validate(documented.content["application/json"].schema, answer.body)).toEqual([])
+      expect(answer.headers.get("retry-after")).toMatch(/^\d+$/)
+    } finally {
+      await limited.close()
+    }
+  })
+
+  it("the admin API's document validates too, its Error enum holding the admin codes", async () => {
+    const token = "admin-token-0123456789abcdef"
+    const withAdmin = await Pixgate.make({
+      store: MemoryStore.layer,
+      log: { level: "none" },
+      admin: { token }
+    })
+    const server = createServer((req, res) => withAdmin.admin!.nodeHandler(req, res))
+    try {
+      const base = await listen(server)
+      const adminDoc = (
+        await send(base, "GET", "/openapi.json", { headers: { authorization: `Bearer ${token}` } })
+      ).body
+      await expect(SwaggerParser.validate(structuredClone(adminDoc))).resolves.toBeDefined()
+      expect(adminDoc.components.schemas.Error.properties.code.enum).toEqual(
+        expect.arrayContaining([...Schemas.errorCodes, ...Schemas.adminErrorCodes])
+      )
+      const answer = await send(base, "PUT", "/merchants/mer_x/webhooks/test", {
+        headers: { authorization: `Bearer ${token}` },
+        body: { url: 1 }
+      })
+      expect(answer.status).toBe(422)
+      expect(validators(adminDoc)(adminDoc.components.schemas.Error, answer.body)).toEqual([])
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      await withAdmin.dispose()
+    }
+  })
+
   it("unknown request fields are ignored, not refused (docs/decisions.md)", async () => {
     const m = await h.merchant()
     const answer = await h.request("POST", "/api/v1/charges", {
