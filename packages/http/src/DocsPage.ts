@@ -1,6 +1,6 @@
 /**
  * A readable HTML page of an OpenAPI document: every operation with its parameters, body and
- * responses, and every schema as a field table. Static and self-contained (no scripts, no CDN).
+ * responses, the webhooks Pixgate sends, and every schema as a field table. Static and self-contained (no scripts, no CDN).
  */
 import type { Document } from "./OpenApi.js"
 
@@ -85,6 +85,9 @@ export const render = (doc: Document, specUrl: string): string => {
   const ops = Object.entries(paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => operation(method, path, op))
   )
+  const webhooks = Object.entries((doc.webhooks ?? {}) as Record<string, Record<string, Json>>).flatMap(
+    ([name, methods]) => Object.entries(methods).map(([method, op]) => operation(method, name, op))
+  )
   const components = Object.entries(schemas).map(
     ([name, schema]) =>
       `<section id="schema-${html(name)}"><h3>${html(name)}</h3>${fieldTable(schema)}</section>`
@@ -93,5 +96,9 @@ export const render = (doc: Document, specUrl: string): string => {
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${style}</style></head><body>
 <h1>${html(String(info.title))} <small>${html(String(info.version))}</small></h1>
 <p>${html(String(info.description ?? ""))}</p><p>OpenAPI 3.1 document: <a href="${html(specUrl)}">${html(specUrl)}</a></p>
-<h2>Operations</h2>${ops.join("\n")}<h2>Schemas</h2>${components.join("\n")}</body></html>`
+<h2>Operations</h2>${ops.join("\n")}${
+    webhooks.length === 0
+      ? ""
+      : `<h2>Webhooks</h2><p>Requests Pixgate sends to the merchant's webhook URL, by event.</p>${webhooks.join("\n")}`
+  }<h2>Schemas</h2>${components.join("\n")}</body></html>`
 }

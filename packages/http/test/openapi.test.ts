@@ -365,6 +365,8 @@ describe("web handler under a prefix-stripping host that read the body", () => {
     expect(spec.body.servers).toEqual([{ url: "/payments" }])
     const page = await fetch(`${base}/api/docs`).then((r) => r.text())
     expect(page).toContain("/payments/api/openapi.json")
+    expect(page).toContain("<h2>Webhooks</h2>")
+    expect(page).toContain("transaction.completed")
     // The content type is still checked; a body above the limit is still 413.
     const text = await send(base, "POST", "/api/v1/charges", {
       key: m.testKey,
