@@ -6,20 +6,16 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Engine } from "@pixgate/core"
 import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
 import { send } from "./support/harness.js"
-import { pixKey, settingsFor, until } from "./support/live.js"
+import { liveStores, pixKey, settingsFor, until } from "./support/live.js"
 
 const script = fileURLToPath(new URL("./support/live-process.ts", import.meta.url))
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
@@ -58,29 +54,7 @@ const killed = (child: ChildProcessWithoutNullStreams) =>
     child.kill("SIGKILL")
   })
 
-const stores = [
-  {
-    name: "SQLite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "pixgate-live-crash-"))
-      return {
-        url: `sqlite:${join(dir, "crash.db")}`,
-        drop: async () => rmSync(dir, { recursive: true, force: true })
-      }
-    }
-  },
-  ...(postgresAvailable
-    ? [
-        {
-          name: "Postgres",
-          open: async () => {
-            const name = await createDatabase()
-            return { url: databaseUrl(name), drop: () => dropDatabase(name) }
-          }
-        }
-      ]
-    : [])
-]
+const stores = liveStores("pixgate-live-crash")
 
 describe.each(stores)("SIGKILL between a live payout's commit and its send, on $name", (store) => {
   it("the send happens once, after a restart", { timeout: 180_000 }, async () => {

@@ -10,36 +10,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "../../store-pg/test/helpers.js"
 import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, startLive, until } from "./support/live.js"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
-const stores: ReadonlyArray<{
-  readonly name: string
-  readonly open: () => Promise<{ readonly url: string; readonly drop: () => Promise<void> }>
-}> = [
-  {
-    name: "SQLite",
-    open: async () => {
-      const dir = mkdtempSync(join(tmpdir(), "pixgate-live-"))
-      return {
-        url: `sqlite:${join(dir, "live.db")}`,
-        drop: async () => rmSync(dir, { recursive: true, force: true })
-      }
-    }
-  },
-  ...(postgresAvailable
-    ? [
-        {
-          name: "Postgres",
-          open: async () => {
-            const name = await createDatabase()
-            return { url: databaseUrl(name), drop: () => dropDatabase(name) }
-          }
-        }
-      ]
-    : [])
-]
+const stores = liveStores("pixgate-live")
 
 describe.each(stores)("live mode against the PSP simulator on $name", (store) => {
   let live: Live

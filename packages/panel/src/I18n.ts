@@ -36,7 +36,7 @@ const pt = {
   received: "Cobranças recebidas",
   sent: "Saques enviados",
   fees: "Tarifas",
-  webhookFailing: "Seu endpoint de webhook está falhando: a última entrega não foi aceita.",
+  webhookFailing: "Seu endpoint de webhook está falhando:",
   seeLog: "Ver o registro de entregas",
   type: "Tipo",
   status: "Status",
@@ -92,6 +92,27 @@ const pt = {
   secret: "Segredo",
   save: "Salvar",
   rotate: "Gerar novo segredo",
+  signingKey: "Chave de assinatura",
+  signingKeyOnce:
+    "Copie a chave de assinatura agora: ela não será mostrada de novo. Seu receptor verifica o cabeçalho webhook-signature com ela.",
+  rotateSigningKey: "Gerar nova chave de assinatura",
+  overlap: "A chave anterior continua assinando por",
+  overlapNone: "Nada (troca imediata)",
+  overlapHour: "1 hora",
+  overlapDay: "24 horas",
+  overlapWeek: "7 dias",
+  previousKeyUntil: "A chave anterior também assina as entregas até",
+  signingExplain:
+    "é assinado (Standard Webhooks, HMAC-SHA256) com a chave de assinatura deste endpoint, que o Pixgate gera e mostra uma única vez: verifique-o com qualquer biblioteca Standard Webhooks.",
+  secretExplain:
+    "leva o segredo como está, em toda entrega: serve para reconhecer a origem, mas quem vê uma entrega o conhece, então ele não assina nada.",
+  signingKeyLost:
+    'Perdeu a chave de assinatura, ou o endpoint é anterior a ela? Gere uma nova (com "Nada" ela vale na hora).',
+  health: "Saúde do endpoint",
+  consecutiveFailures: "Falhas seguidas",
+  failingSince: "Falhando desde",
+  pendingDeliveries: "Entregas pendentes",
+  webhookFailingCount: "tentativas seguidas falharam.",
   sendTest: "Enviar evento de teste",
   sendTestHint: "Reenvia o evento mais recente deste modo para o endpoint.",
   noEvent: "Ainda não há evento neste modo para enviar: crie uma cobrança de teste primeiro.",
@@ -153,7 +174,7 @@ const en: Words = {
   received: "Charges received",
   sent: "Payouts sent",
   fees: "Fees",
-  webhookFailing: "Your webhook endpoint is failing: the latest delivery was not accepted.",
+  webhookFailing: "Your webhook endpoint is failing:",
   seeLog: "See the delivery log",
   type: "Type",
   status: "Status",
@@ -209,6 +230,27 @@ const en: Words = {
   secret: "Secret",
   save: "Save",
   rotate: "Rotate secret",
+  signingKey: "Signing key",
+  signingKeyOnce:
+    "Copy the signing key now: it will not be shown again. Your receiver verifies the webhook-signature header with it.",
+  rotateSigningKey: "Rotate signing key",
+  overlap: "The previous key keeps signing for",
+  overlapNone: "None (switch at once)",
+  overlapHour: "1 hour",
+  overlapDay: "24 hours",
+  overlapWeek: "7 days",
+  previousKeyUntil: "The previous key also signs deliveries until",
+  signingExplain:
+    "is signed (Standard Webhooks, HMAC-SHA256) with this endpoint's signing key, which Pixgate makes and shows once: verify it with any Standard Webhooks library.",
+  secretExplain:
+    "carries the secret as is, on every delivery: it identifies the sender, but whoever sees one delivery knows it, so it signs nothing.",
+  signingKeyLost:
+    'Lost the signing key, or the endpoint predates it? Rotate it (with "None" the new key applies at once).',
+  health: "Endpoint health",
+  consecutiveFailures: "Failures in a row",
+  failingSince: "Failing since",
+  pendingDeliveries: "Deliveries pending",
+  webhookFailingCount: "attempts in a row failed.",
   sendTest: "Send a test event",
   sendTestHint: "Sends this mode's latest event to the endpoint again.",
   noEvent: "There is no event in this mode to send yet: create a test charge first.",
@@ -256,7 +298,9 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
     deposit: "Cobrança",
     withdrawal: "Saque",
     payment: "Pagamento",
-    delivered: "Entregue"
+    delivered: "Entregue",
+    healthy: "Saudável",
+    failing: "Falhando"
   },
   en: {
     pending: "Pending",
@@ -266,7 +310,9 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
     deposit: "Charge",
     withdrawal: "Payout",
     payment: "Payment",
-    delivered: "Delivered"
+    delivered: "Delivered",
+    healthy: "Healthy",
+    failing: "Failing"
   }
 }
 

@@ -10,8 +10,10 @@ import {
   Money,
   PanelAccess,
   QrImage,
+  SigningKeys,
   Store,
-  Views
+  Views,
+  WebhookSignature
 } from "@pixgate/core"
 import { Effect, Either, Option } from "effect"
 import * as Chart from "./Chart.js"
@@ -218,6 +220,7 @@ export const handle = async (
       if (a === "keys" && b !== undefined && c === "revoke") return await revokeKey(s, b)
       if (a === "webhooks" && b === undefined) return await setWebhook(s, f)
       if (a === "webhooks" && b === "rotate") return await rotateSecret(s)
+      if (a === "webhooks" && b === "signing-key") return await rotateSigningKey(s, f)
       if (a === "webhooks" && b === "test") return await testEvent(s)
       if (a === "password" && s.user !== null) return await changePassword(s, f)
     }
@@ -449,7 +452,7 @@ const overview = async (s: Signed) => {
   const now = Date.now()
   const start = now - 29 * 86_400_000
   const firstDay = Input.parseDay(day(start)) ?? start
-  const { balance, pending, recent, latest } = await s.cfg.run(
+  const { balance, pending, recent } = await s.cfg.run(
     Effect.gen(function* () {
       const st = yield* Store.Store
       const balance = yield* st.balance(s.merchant.id, s.mode)
@@ -465,13 +468,7 @@ const overview = async (s: Signed) => {
         mode: s.mode,
         from: firstDay - 86_400_000
       })
-      const latest = yield* st.listDeliveries({
-        merchantId: s.merchant.id,
-        mode: s.mode,
-        limit: 1,
-        offset: 0
-      })
-      return { balance, pending, recent, latest }
+      return { balance, pending, recent }
     })
   )
   const days = new Map<string, { received: number; sent: number; fees: number }>()
@@ -484,18 +481,10 @@ const overview = async (s: Signed) => {
     bucket.fees += tx.feeAmount
   }
   const series: ReadonlyArray<Chart.Day> = [...days].map(([d, v]) => ({ day: d, ...v }))
-  const newest = latest[0]
-  const failing =
-    newest !== undefined &&
-    (newest.delivery.status === "failed" ||
-      (newest.delivery.status === "pending" && newest.attempts.length > 0))
+  const health = await endpointStatus(s)
   const pendingSum = pending.reduce((sum, tx) => sum + tx.amount, 0)
   const total = (k: "received" | "sent" | "fees") => series.reduce((sum, d) => sum + d[k], 0)
-  const body = html`${
-    failing
-      ? html`<div class="banner" role="alert" data-testid="webhook-failing">${s.t.webhookFailing} <a href="${s.cfg.base}/webhooks">${s.t.seeLog}</a></div>`
-      : ""
-  }
+  const body = html`${failingBanner(s, health, true)}
 <section class="cards" aria-label="${s.t.available}">
 <div class="card"><div>${s.t.available}</div><div class="value" data-testid="available">${brl(s, balance.available)}</div></div>
 <div class="card"><div>${s.t.pending}</div><div class="value" data-testid="pending">${brl(s, pendingSum)}</div></div>
@@ -917,36 +906,112 @@ const revokeKey = async (s: Signed, id: string) => {
 
 // ---- Webhooks ----
 
-// Standard Webhooks form: `whsec_` + base64 of 24 random bytes (their libraries sign with the decoded key).
-const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`
+/**
+ * A generated secret: base64url of 32 random bytes (43 characters, within the engine's rule).
+ * Not in the `whsec_` form: that form is the signing key's, and the secret keys nothing.
+ */
+export const newSecret = () => randomBytes(32).toString("base64url")
 
-const webhooksPage = async (s: Signed, error?: unknown, url?: string) => {
-  const { endpoint, log } = await s.cfg.run(
+/** Overlap choices of a signing key rotation, in seconds (the engine's default first). */
+const overlaps: ReadonlyArray<readonly [number, keyof Dictionary]> = [
+  [SigningKeys.defaultOverlapSeconds, "overlapDay"],
+  [3600, "overlapHour"],
+  [SigningKeys.maxOverlapSeconds, "overlapWeek"],
+  [0, "overlapNone"]
+]
+
+type EndpointStatus = Effect.Effect.Success<
+  ReturnType<Engine.EngineShape["admin"]["webhookStatus"]>
+>["endpoints"][number]
+
+/** The engine's health of the mode's endpoint (failing after `webhookFailingAfter` failures in a row). */
+const endpointStatus = async (s: Signed): Promise<EndpointStatus | undefined> => {
+  const status = await engine(s, (e) => e.admin.webhookStatus(s.merchant.id))
+  return status.endpoints.find((e) => e.mode === s.mode)
+}
+
+/** The banner shown while the engine marks the mode's endpoint failing. */
+const failingBanner = (s: Signed, health: EndpointStatus | undefined, link: boolean) =>
+  health?.status === "failing"
+    ? html`<div class="banner" role="alert" data-testid="webhook-failing">${s.t.webhookFailing} ${health.consecutiveFailures} ${s.t.webhookFailingCount}${
+        link ? html` <a href="${s.cfg.base}/webhooks">${s.t.seeLog}</a>` : ""
+      }</div>`
+    : ""
+
+/** A signing key just made, shown on this one page and never again. */
+interface ShownKey {
+  readonly signingKey: string
+  readonly previousKeyExpiresAt?: string | null
+}
+
+const webhooksPage = async (
+  s: Signed,
+  opts: { readonly error?: unknown; readonly url?: string; readonly shown?: ShownKey } = {}
+) => {
+  const { error, url, shown } = opts
+  const { endpoint, log, header } = await s.cfg.run(
     Effect.gen(function* () {
       const st = yield* Store.Store
+      const e = yield* Engine.Engine
       const endpoint = yield* st.getWebhookEndpoint(s.merchant.id, s.mode)
       const log = yield* st.listDeliveries({ merchantId: s.merchant.id, mode: s.mode, limit: 50, offset: 0 })
-      return { endpoint, log }
+      return { endpoint, log, header: `X-${WebhookSignature.token(e.config.serviceName)}-Signature` }
     })
   )
   const e = Option.getOrUndefined(endpoint)
-  const body = html`${error ? errorBox(error) : ""}
+  const health = e === undefined ? undefined : await endpointStatus(s)
+  const body = html`${error ? errorBox(error) : ""}${failingBanner(s, health, false)}${
+    shown
+      ? html`<div class="notice" role="status"><p>${s.t.signingKeyOnce}</p><code class="secret" id="new-signing-key" data-testid="signing-key">${shown.signingKey}</code>
+<p><button type="button" class="secondary" data-copy="new-signing-key" data-copied="${s.t.copied}">${s.t.copy}</button></p>${
+          shown.previousKeyExpiresAt
+            ? html`<p>${s.t.previousKeyUntil} ${when(s, Date.parse(shown.previousKeyExpiresAt))}.</p>`
+            : ""
+        }</div>`
+      : ""
+  }
 <form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}
 <div><label for="w-url">${s.t.url} (${s.t[s.mode]})</label><input id="w-url" name="url" type="url" required value="${url ?? e?.url ?? ""}"></div>
-<div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="8" maxlength="256"></div>
+<div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="${SigningKeys.secretLength.min}" maxlength="${SigningKeys.secretLength.max}"></div>
 <div><button type="submit">${s.t.save}</button></div>
 </form>
+<ul class="hint" data-testid="signature-help">
+<li><code>webhook-signature</code> ${s.t.signingExplain}</li>
+<li><code>${header}</code> ${s.t.secretExplain}</li>
+</ul>
 ${
   e === undefined
     ? ""
-    : html`<h2>${s.t.secret}</h2><details><summary>${s.t.secret}</summary><code class="secret" id="w-secret-value">${e.secret}</code></details>
+    : html`<h2>${s.t.health}</h2>
+<dl class="fields" data-testid="webhook-health">
+<dt>${s.t.status}</dt><dd>${health === undefined ? "—" : status(s, health.status)}</dd>
+<dt>${s.t.consecutiveFailures}</dt><dd>${health?.consecutiveFailures ?? 0}</dd>${
+        health?.failingSince
+          ? html`<dt>${s.t.failingSince}</dt><dd>${when(s, Date.parse(health.failingSince))}</dd>`
+          : ""
+      }
+<dt>${s.t.pendingDeliveries}</dt><dd>${health?.pending ?? 0}</dd>${
+        health?.previousKeyExpiresAt
+          ? html`<dt>${s.t.previousKeyUntil}</dt><dd>${when(s, Date.parse(health.previousKeyExpiresAt))}</dd>`
+          : ""
+      }
+</dl>
+<h2>${s.t.signingKey}</h2>
+<form class="stack" method="post" action="${s.cfg.base}/webhooks/signing-key">${csrfField(s)}
+<div><label for="w-overlap">${s.t.overlap}</label><select id="w-overlap" name="overlapSeconds">${overlaps.map(
+        ([seconds, word]) => html`<option value="${String(seconds)}">${s.t[word]}</option>`
+      )}</select></div>
+<div><button type="submit" class="secondary">${s.t.rotateSigningKey}</button></div>
+</form>
+<p class="hint">${s.t.signingKeyLost}</p>
+<h2>${s.t.secret}</h2><details><summary>${s.t.secret}</summary><code class="secret" id="w-secret-value">${e.secret}</code></details>
 <p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
 <form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
 <p class="hint">${s.t.sendTestHint}</p>`
 }
 <h2>${s.t.deliveryLog}</h2>
 ${deliveryTable(s, log)}`
-  return respond(s, page(s.view, s.t.webhooks, body, notice(s)), statusOf(error))
+  return respond(s, page(s.view, s.t.webhooks, body, shown ? "" : notice(s)), statusOf(error))
 }
 
 const setWebhook = async (s: Signed, f: URLSearchParams) => {
@@ -955,10 +1020,14 @@ const setWebhook = async (s: Signed, f: URLSearchParams) => {
   try {
     const existing = await store(s, (st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
     const secret = given !== "" ? given : Option.isSome(existing) ? existing.value.secret : newSecret()
-    await engine(s, (e) => e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret }))
+    const set = await engine(s, (e) =>
+      e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret })
+    )
+    // The first set answers the endpoint's signing key: shown on this answer only, like a new API key.
+    if (set.signingKey !== undefined) return webhooksPage(s, { shown: { signingKey: set.signingKey } })
     return redirect(s, "/webhooks", "saved")
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status < 500) return webhooksPage(s, error, url)
+    if (error instanceof Errors.PixgateError && error.status < 500) return webhooksPage(s, { error, url })
     throw error
   }
 }
@@ -973,11 +1042,34 @@ const rotateSecret = async (s: Signed) => {
   return redirect(s, "/webhooks", "saved")
 }
 
+const rotateSigningKey = async (s: Signed, f: URLSearchParams) => {
+  const raw = (f.get("overlapSeconds") ?? "").trim()
+  // The engine checks the range; text that is no number goes to it as NaN and is refused there.
+  const overlapSeconds = raw === "" ? undefined : /^\d+$/.test(raw) ? Number(raw) : Number.NaN
+  try {
+    const rotated = await engine(s, (e) =>
+      e.admin.rotateSigningKey({
+        merchantId: s.merchant.id,
+        mode: s.mode,
+        ...(overlapSeconds === undefined ? {} : { overlapSeconds })
+      })
+    )
+    return webhooksPage(s, {
+      shown: { signingKey: rotated.signingKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt }
+    })
+  } catch (error) {
+    if (error instanceof Errors.PixgateError && error.status === 422) return webhooksPage(s, { error })
+    throw error
+  }
+}
+
 const testEvent = async (s: Signed) => {
   const events = await store(s, (st) => st.listEvents(s.merchant.id, s.mode))
   const latest = events[events.length - 1]
   if (latest === undefined) {
-    return webhooksPage(s, new Errors.PixgateError({ status: 409, code: "no_event", message: s.t.noEvent }))
+    return webhooksPage(s, {
+      error: new Errors.PixgateError({ status: 409, code: "no_event", message: s.t.noEvent })
+    })
   }
   await engine(s, (e) => e.admin.redeliver(latest.id))
   return redirect(s, "/webhooks", "testSent")

@@ -11,11 +11,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Auth, type Domain, Engine } from "@pixgate/core"
+import { type Auth, type Domain, Engine, SigningKeys } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/http"
 import axe from "axe-core"
 import { Effect } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const executable = process.env.PIXGATE_CHROMIUM ?? "/usr/bin/chromium"
@@ -33,6 +34,7 @@ const phone = { width: 390, height: 844 }
 const desktop = { width: 1280, height: 860 }
 
 interface Received {
+  readonly url: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
 }
@@ -91,7 +93,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
         body += c
       })
       req.on("end", () => {
-        received.push({ headers: req.headers, body })
+        received.push({ url: req.url ?? "", headers: req.headers, body })
         res.writeHead(req.url?.endsWith("-fail") ? 500 : 200).end("ok")
       })
     })
@@ -236,13 +238,56 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(after.status).toBe(401)
   })
 
-  it("sets a webhook, sends a test event and shows its delivery", async () => {
+  /** Verifies a received request the way a receiver does, with the `standardwebhooks` library. */
+  const verifies = (key: string, seen: Received) => {
+    try {
+      new Webhook(key).verify(seen.body, {
+        "webhook-id": String(seen.headers["webhook-id"]),
+        "webhook-timestamp": String(seen.headers["webhook-timestamp"]),
+        "webhook-signature": String(seen.headers["webhook-signature"])
+      })
+      return true
+    } catch (e) {
+      if (e instanceof WebhookVerificationError) return false
+      throw e
+    }
+  }
+
+  /** Sends a test event from the webhooks page and waits until the receiver has one more request. */
+  const sendTest = async () => {
+    const before = received.length
+    await page.getByTestId("send-test").click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Evento de teste enviado.")
+    await expect.poll(() => received.length, { timeout: 30_000 }).toBeGreaterThan(before)
+    return received[received.length - 1]!
+  }
+
+  it("sets a webhook, shows its signing key once, sends a test event signed with it and shows its delivery", async () => {
     await page.goto(panel("/webhooks"))
     await page.getByLabel(/^URL/).fill(receiverUrl)
     await page.getByRole("button", { name: "Salvar" }).click()
+    // The first set answers the signing key, on this page only: not in the URL, never again.
+    const key = (await page.getByTestId("signing-key").textContent())!.trim()
+    expect(key).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(page.url()).not.toContain(key.slice(6, 20))
+    expect(await page.getByTestId("signature-help").textContent()).toContain("X-Pixgate-Signature")
+    await check("webhooks-signing-key")
+    await page.goto(panel("/webhooks"))
+    expect(await page.content()).not.toContain(key)
+    expect(await page.getByTestId("signing-key").count()).toBe(0)
+    // A second save of the same endpoint keeps the key and does not show it.
+    await page.getByRole("button", { name: "Salvar" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
-    await page.getByTestId("send-test").click()
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("Evento de teste enviado.")
+    expect(await page.content()).not.toContain(key)
+
+    const delivered = await sendTest()
+    expect(verifies(key, delivered)).toBe(true)
+    const secret = () => page.locator("#w-secret-value").textContent()
+    const before = (await secret())!
+    // The generated secret passes the engine's rule and is what X-Pixgate-Signature carries.
+    expect(SigningKeys.secretProblem(before)).toBeNull()
+    expect(before).not.toMatch(/^whsec_/)
+    expect(delivered.headers["x-pixgate-signature"]).toBe(before)
     await expect
       .poll(
         async () => {
@@ -252,20 +297,60 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
         { timeout: 30_000 }
       )
       .toContain("Entregue")
-    expect(received.length).toBeGreaterThan(0)
-    expect(received[0]!.headers["webhook-signature"]).toBeDefined()
+    expect(await page.getByTestId("webhook-health").textContent()).toContain("Saudável")
     await check("webhooks")
-    const secret = () => page.locator("#w-secret-value").textContent()
-    const before = await secret()
-    expect(before).toMatch(/^whsec_/)
     await page.getByRole("button", { name: "Gerar novo segredo" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
-    expect(await secret()).not.toBe(before)
+    const rotatedSecret = (await secret())!
+    expect(rotatedSecret).not.toBe(before)
+    expect(SigningKeys.secretProblem(rotatedSecret)).toBeNull()
 
-    // An endpoint that fails: the overview says so.
+    // A secret the engine refuses: its 422 message on the form, nothing stored.
+    await page.getByLabel(/^Segredo/).fill(" padded secret")
+    await page.getByRole("button", { name: "Salvar" }).click()
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("secret must not start or end with a space")
+    await page.goto(panel("/webhooks"))
+    expect(await secret()).toBe(rotatedSecret)
+
+    // Rotating the signing key shows the new key once; during the overlap both keys sign.
+    expect(await page.getByLabel("A chave anterior continua assinando por").inputValue()).toBe("86400")
+    await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
+    const next = (await page.getByTestId("signing-key").textContent())!.trim()
+    expect(next).toMatch(/^whsec_/)
+    expect(next).not.toBe(key)
+    await check("webhooks-rotated-key")
+    await page.goto(panel("/webhooks"))
+    expect(await page.content()).not.toContain(next)
+    const signedTwice = await sendTest()
+    expect(verifies(next, signedTwice)).toBe(true)
+    expect(verifies(key, signedTwice)).toBe(true)
+    expect(signedTwice.headers["x-pixgate-signature"]).toBe(rotatedSecret)
+    // Without overlap only the new key signs.
+    await page.getByLabel("A chave anterior continua assinando por").selectOption("0")
+    await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
+    const third = (await page.getByTestId("signing-key").textContent())!.trim()
+    await page.goto(panel("/webhooks"))
+    const signedOnce = await sendTest()
+    expect(verifies(third, signedOnce)).toBe(true)
+    expect(verifies(next, signedOnce)).toBe(false)
+  })
+
+  it("shows the failing banner once the engine marks the endpoint failing (5 failures in a row)", async () => {
+    await page.goto(panel("/webhooks"))
     await page.getByLabel(/^URL/).fill(`${receiverUrl}-fail`)
     await page.getByRole("button", { name: "Salvar" }).click()
-    await page.getByTestId("send-test").click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
+    const failures = () => received.filter((r) => r.url.endsWith("-fail")).length
+    // One delivery fails at most 4 times (its attempt and 3 retries): not failing yet.
+    await sendTest()
+    expect(failures()).toBeGreaterThanOrEqual(1)
+    await page.goto(panel("/"))
+    expect(await page.getByTestId("webhook-failing").count()).toBe(0)
+    await page.goto(panel("/webhooks"))
+    await sendTest()
+    await expect.poll(failures, { timeout: 30_000 }).toBeGreaterThanOrEqual(5)
     await expect
       .poll(
         async () => {
@@ -275,7 +360,16 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
         { timeout: 30_000 }
       )
       .toBe(1)
+    expect(await page.getByTestId("webhook-failing").textContent()).toMatch(
+      /\d+ tentativas seguidas falharam/
+    )
     await check("overview-webhook-failing")
+    await page.goto(panel("/webhooks"))
+    expect(await page.getByTestId("webhook-failing").count()).toBe(1)
+    expect(await page.getByTestId("webhook-health").textContent()).toContain("Falhando")
+    const status = await engine((e) => e.admin.webhookStatus(merchantA))
+    expect(status.endpoints.find((e) => e.mode === "test")?.status).toBe("failing")
+    await check("webhooks-failing")
   })
 
   it("pages the list and refuses bad filters with the API's own messages", async () => {

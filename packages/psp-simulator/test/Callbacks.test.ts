@@ -2,7 +2,7 @@ import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Certificates, PspSimulator } from "../src/index.js"
-import { call, cobBody, eventually, receiver, token, txid } from "./helpers.js"
+import { call, cobBody, eventually, receiver, registerWebhook, token, txid } from "./helpers.js"
 
 let psp: PspSimulator.PspSimulator
 let hook: Awaited<ReturnType<typeof receiver>>
@@ -25,12 +25,7 @@ beforeAll(async () => {
   psp = await PspSimulator.start()
   hook = await receiver()
   bearer = await token(psp)
-  await call(psp, {
-    method: "PUT",
-    path: "/v2/webhook/merchant%40example.com",
-    token: bearer,
-    body: { webhookUrl: hook.url }
-  })
+  await registerWebhook(psp, bearer, hook.url)
 })
 
 beforeEach(() => {

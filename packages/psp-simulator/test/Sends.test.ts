@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PspSimulator } from "../src/index.js"
-import { call, receiver, token } from "./helpers.js"
+import { call, receiver, registerWebhook, token } from "./helpers.js"
 
 let psp: PspSimulator.PspSimulator
 let hook: Awaited<ReturnType<typeof receiver>>
@@ -16,12 +16,7 @@ beforeAll(async () => {
   psp = await PspSimulator.start({ pixKeys: ["merchant@example.com"] })
   hook = await receiver()
   bearer = await token(psp)
-  await call(psp, {
-    method: "PUT",
-    path: "/v2/webhook/merchant%40example.com",
-    token: bearer,
-    body: { webhookUrl: hook.url }
-  })
+  await registerWebhook(psp, bearer, hook.url)
 })
 
 afterAll(async () => {

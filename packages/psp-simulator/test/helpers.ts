@@ -134,3 +134,12 @@ export const cobBody = (valor = "10.00", chave = "merchant@example.com") => ({
   chave,
   solicitacaoPagador: "Pedido 42"
 })
+
+/** Registers `url` as the webhook of the simulated PSP's key `merchant@example.com`. */
+export const registerWebhook = (psp: PspSimulator, bearer: string, url: string) =>
+  call(psp, {
+    method: "PUT",
+    path: "/v2/webhook/merchant%40example.com",
+    token: bearer,
+    body: { webhookUrl: url }
+  })

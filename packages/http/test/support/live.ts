@@ -4,12 +4,52 @@
  * it, and a receiver of the merchant's webhooks. Everything stops in `close`.
  */
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Duration, Effect, Redacted } from "effect"
 import { expect } from "vitest"
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  postgresAvailable
+} from "../../../store-pg/test/helpers.js"
 import { type Harness, listen, start } from "./harness.js"
+
+/** A database per live test file: a SQLite file in a temporary directory, and Postgres when up. */
+export interface LiveStore {
+  readonly name: string
+  readonly open: () => Promise<{ readonly url: string; readonly drop: () => Promise<void> }>
+}
+
+/** SQLite always; Postgres when 127.0.0.1:5432 answers. `prefix` names the temporary directory. */
+export const liveStores = (prefix: string): ReadonlyArray<LiveStore> => [
+  {
+    name: "SQLite",
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), `${prefix}-`))
+      return {
+        url: `sqlite:${join(dir, "live.db")}`,
+        drop: async () => rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  },
+  ...(postgresAvailable
+    ? [
+        {
+          name: "Postgres",
+          open: async () => {
+            const name = await createDatabase()
+            return { url: databaseUrl(name), drop: () => dropDatabase(name) }
+          }
+        }
+      ]
+    : [])
+]
 
 /** The settlement account's key at the simulated PSP. */
 export const pixKey = "recebimentos@pixgate.example"
@@ -26,7 +66,8 @@ export const settingsFor = (
   certificate: Settings.pem(psp.tls.clientCertPem, psp.tls.clientKeyPem),
   ca: psp.tls.caPem,
   pixKey,
-  timeoutMs: 1500,
+  // Room for an mTLS handshake on a loaded 2-core machine (1.5 s timed out under two CPU hogs).
+  timeoutMs: 5000,
   pollDelayMs: 250,
   reconcileIntervalMs: 1000,
   ...overrides
