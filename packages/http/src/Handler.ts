@@ -84,11 +84,12 @@ export const web = <R>(
   const dispatch = Dispatch.make(runtime, router, options.log)
   const limit = options.maxBodySize
   const mountPath = options.mountPath ?? ""
+  // Most hosts pass no context: that case is built once.
+  const none = WebTransport.context(undefined, mountPath)
   return (request, context) =>
     new Promise((resolve) => {
-      const cancel = dispatch(
-        WebTransport.exchange(request, limit, resolve, WebTransport.context(context, mountPath))
-      )
+      const host = context === undefined ? none : WebTransport.context(context, mountPath)
+      const cancel = dispatch(WebTransport.exchange(request, limit, resolve, host))
       if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
     })
 }
