@@ -1,5 +1,5 @@
 /**
- * Engine configuration. Every field has the DECISIONS.md default, so `EngineConfig.make({})`
+ * Engine configuration. Every field has the docs/decisions.md default, so `EngineConfig.make({})`
  * is a working engine; a platform overrides what it needs.
  */
 import { Context, Duration, Layer } from "effect"
@@ -73,7 +73,7 @@ export class EngineConfig extends Context.Tag("@pixgate/core/EngineConfig")<
   EngineConfigShape
 >() {}
 
-/** DECISIONS.md defaults. */
+/** docs/decisions.md defaults. */
 export const defaults: EngineConfigShape = {
   serviceName: "Pixgate",
   defaultFeePlan: Fees.defaultPlan,

@@ -195,7 +195,7 @@ const runner = Layer.effect(
 
 /** How to build an engine. */
 export interface EngineOptions {
-  /** Overrides of the DECISIONS.md defaults. */
+  /** Overrides of the docs/decisions.md defaults. */
   readonly config?: Partial<Config.EngineConfigShape>
   /** The live bank gateway; without one, live charges and payouts answer 502. */
   readonly liveGateway?: BankGatewayShape

@@ -29,7 +29,7 @@ export class PixgateError extends Data.TaggedError("PixgateError")<{
   /** What went wrong underneath, for the log only: never part of the answer. */
   readonly cause?: unknown
 }> {
-  /** The error body of DECISIONS.md: `{ error, code, details? }`. */
+  /** The error body of docs/decisions.md: `{ error, code, details? }`. */
   toJson(): { error: string; code: string; details?: ReadonlyArray<ErrorDetail> } {
     return this.details === undefined
       ? { error: this.message, code: this.code }

@@ -1,6 +1,6 @@
 /**
  * Event records and their payloads. `transaction.completed` has the spec's shape; the others
- * follow it (DECISIONS.md): transactionId, type, status, amount, the ids that exist, `reason`
+ * follow it (docs/decisions.md): transactionId, type, status, amount, the ids that exist, `reason`
  * on failures and a `chargeback` object on chargeback events.
  */
 import type { Chargeback, Event, EventType, Transaction } from "./Domain.js"

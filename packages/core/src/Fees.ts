@@ -28,7 +28,7 @@ export interface Fees {
   readonly netAmount: Cents
 }
 
-/** DECISIONS.md default: charges 0.99% (0.25% gateway + 0.74% margin), payouts 0.33 (0.10 + 0.23). */
+/** docs/decisions.md default: charges 0.99% (0.25% gateway + 0.74% margin), payouts 0.33 (0.10 + 0.23). */
 export const defaultPlan: FeePlan = {
   charge: {
     gatewayRate: 2_500,

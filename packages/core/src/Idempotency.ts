@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (DECISIONS.md): a retried POST with the same key and body returns the first
+ * Idempotency keys (docs/decisions.md): a retried POST with the same key and body returns the first
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */

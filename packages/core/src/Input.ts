@@ -1,5 +1,5 @@
 /**
- * Validation of request bodies and list queries, with DECISIONS.md's messages. Each check
+ * Validation of request bodies and list queries, with docs/decisions.md's messages. Each check
  * yields a detail; an operation fails with the first detail's message and all details.
  */
 import { Either } from "effect"
@@ -225,7 +225,7 @@ const oneOf = <A extends string>(
   return undefined
 }
 
-/** Validates list parameters (DECISIONS.md "Listing transactions"). */
+/** Validates list parameters (docs/decisions.md "Listing transactions"). */
 export const list = (params: ListParams): Either.Either<ListInput, PixgateError> => {
   const checks = new Checks()
   const page = positiveInteger(checks, params.page, "page", 1)

@@ -54,7 +54,7 @@ const decimalToCents = (value: number): Either.Either<number, AmountError> => {
 
 /**
  * Parses an API `amount` (JSON number in reais): finite, >= 0.01, at most 2 decimals, at most
- * `maximum`. Anything else gets the DECISIONS.md message.
+ * `maximum`. Anything else gets the docs/decisions.md message.
  */
 export const fromReais = (
   value: unknown,

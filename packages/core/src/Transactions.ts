@@ -1,6 +1,6 @@
 /**
  * The merchant's transaction list: its own transactions of the key's mode only, newest first,
- * filtered and paginated exactly as DECISIONS.md says.
+ * filtered and paginated exactly as docs/decisions.md says.
  */
 import { Effect } from "effect"
 import type { Caller } from "./Auth.js"

@@ -218,7 +218,7 @@ describe("Engine (in memory, TestClock)", () => {
     }).pipe(Effect.provide(testEngine()))
   )
 
-  it.scoped("bad inputs return the DECISIONS.md error and change nothing", () =>
+  it.scoped("bad inputs return the docs/decisions.md error and change nothing", () =>
     Effect.gen(function* () {
       const engine = yield* Engine
       const m = yield* merchant()

@@ -1,5 +1,5 @@
 /**
- * Per-API-key rate limit: a token bucket per key (DECISIONS.md default: 50 requests/s, burst
+ * Per-API-key rate limit: a token bucket per key (docs/decisions.md default: 50 requests/s, burst
  * 100), kept in this process's memory and timed by the Effect Clock. Keys are identified by
  * their public key id, never by the secret key.
  */
@@ -13,7 +13,7 @@ export interface RateLimitOptions {
   readonly burst: number
 }
 
-/** DECISIONS.md default. */
+/** docs/decisions.md default. */
 export const defaults: RateLimitOptions = { requestsPerSecond: 50, burst: 100 }
 
 /** Takes a token for a key: 0 when allowed, else the seconds to wait before retrying (>= 1). */

@@ -1,5 +1,5 @@
 /**
- * Every HTTP answer Pixgate gives: JSON bodies, the DECISIONS.md error body `{ error, code,
+ * Every HTTP answer Pixgate gives: JSON bodies, the error body of docs/decisions.md `{ error, code,
  * details? }`, and the transport's own errors (404, 405, 410, 413, 429, 500) with their headers;
  * every 503 carries `Retry-After`.
  */
@@ -34,7 +34,7 @@ export class Refusal extends Data.TaggedError("Refusal")<{
 /** What a route may fail with. */
 export type Failure = Errors.PixgateError | Refusal
 
-/** Header set on idempotent replays (DECISIONS.md). */
+/** Header set on idempotent replays (docs/decisions.md). */
 export const replayedHeader = "Idempotent-Replayed"
 
 const jsonType = "application/json; charset=utf-8"

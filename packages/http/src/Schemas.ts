@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the public API's bodies, exactly as the engine produces and accepts them
- * (the spec's tables plus DECISIONS.md): the OpenAPI document's `components.schemas`.
+ * (the API contract and docs/decisions.md): the OpenAPI document's `components.schemas`.
  */
 import type { JsonSchema } from "./Route.js"
 
@@ -37,7 +37,7 @@ const clientDoc: JsonSchema = {
 /**
  * Every `code` the public API answers with: the router's and transport's own (404, 405, 410,
  * 413, 429, 500, and the HTTP server's 400/408/431), authentication, idempotency, validation
- * (DECISIONS.md), the engine's business refusals and the bank gateway's 502s, and 503.
+ * (docs/decisions.md), the engine's business refusals and the bank gateway's 502s, and 503.
  */
 export const errorCodes = [
   "invalid_json",

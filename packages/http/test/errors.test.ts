@@ -1,5 +1,5 @@
 /**
- * Every row of the spec's Errors table and every error DECISIONS.md adds, over a real socket:
+ * Every row of the spec's Errors table and every error docs/decisions.md adds, over a real socket:
  * status, verbatim message, stable code, `{ error, code, details? }` body, headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -73,7 +73,7 @@ describe("400 Invalid JSON body", () => {
         body: new Blob([new TextEncoder().encode('{"amount":10}')])
       })
       expect(response.status).toBe(400)
-      // The message stays DECISIONS.md's; `details` says the content type is what is wrong.
+      // The message stays docs/decisions.md's; `details` says the content type is what is wrong.
       expect(await response.json()).toEqual({
         error: "Invalid JSON body",
         code: "invalid_json",

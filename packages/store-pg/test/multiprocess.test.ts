@@ -1,6 +1,6 @@
 /**
  * Several engine instances on one Postgres, each in its own OS process (`engine-process.ts`):
- * the guarantees DECISIONS.md gives "on one instance or many" hold across real processes with
+ * the guarantees docs/decisions.md gives "on one instance or many" hold across real processes with
  * their own pools, not only across two pools inside one process. Each test has a fresh database
  * of its own, dropped afterwards; every child is killed when its test ends.
  */

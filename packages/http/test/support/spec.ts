@@ -111,7 +111,7 @@ export const expectHealth = (body: unknown) => {
   expect((body as { status: string }).status).toBe("ok")
 }
 
-/** An error answer: status, the DECISIONS.md body, the message (and code) given. */
+/** An error answer: status, the docs/decisions.md body, the message (and code) given. */
 export const expectError = (answer: Answer, status: number, message: string, code?: string) => {
   expect(answer.status, answer.text).toBe(status)
   expect(answer.headers.get("content-type")).toMatch(/^application\/json/)
