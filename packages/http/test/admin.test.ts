@@ -6,7 +6,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { Pixgate } from "../src/index.js"
-import { type Answer, type Call, type Harness, listen, send, start } from "./support/harness.js"
+import { adminSender, type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"
@@ -14,11 +14,7 @@ let h: Harness
 let adminBase: string
 const server = createServer()
 
-const admin = (method: string, path: string, call: Call = {}): Promise<Answer> =>
-  send(adminBase, method, `/admin${path}`, {
-    ...call,
-    headers: { authorization: `Bearer ${token}`, ...call.headers }
-  })
+const admin = adminSender(() => adminBase, token)
 
 beforeAll(async () => {
   h = await start({ admin: { token, basePath: "/admin" }, engine: { worker: false } })

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Fees, Money } from "@pixgate/core"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
-import { type Answer, type Call, type Harness, listen, send, start } from "./support/harness.js"
+import { adminSender, type Harness, listen, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-bounds-token-0123456789"
@@ -30,11 +30,7 @@ const suite = (options: () => { readonly database?: string }) => {
   let h: Harness
   let adminBase: string
   const server = createServer()
-  const admin = (method: string, path: string, call: Call = {}): Promise<Answer> =>
-    send(adminBase, method, `/admin${path}`, {
-      ...call,
-      headers: { authorization: `Bearer ${token}`, ...call.headers }
-    })
+  const admin = adminSender(() => adminBase, token)
 
   beforeAll(async () => {
     h = await start({

@@ -88,3 +88,12 @@ export const start = async (options: Partial<Pixgate.PixgateOptions> = {}): Prom
     }
   }
 }
+
+/** A request to the admin API under `/admin` of `base()`, with `token` as its bearer. */
+export const adminSender =
+  (base: () => string, token: string) =>
+  (method: string, path: string, call: Call = {}): Promise<Answer> =>
+    send(base(), method, `/admin${path}`, {
+      ...call,
+      headers: { authorization: `Bearer ${token}`, ...call.headers }
+    })
