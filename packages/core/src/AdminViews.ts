@@ -23,11 +23,14 @@ export const FeeRule = Schema.Struct({
   marginRate: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "The platform's rate, ppm" }),
   gatewayFixed: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Centavos" }),
   marginFixed: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Centavos" })
-}).annotations({ identifier: "FeeRule", description: "Rates in ppm (10000 = 1%), fixed parts in centavos" })
+}).annotations({
+  identifier: "FeeRuleView",
+  description: "Rates in ppm (10000 = 1%), fixed parts in centavos"
+})
 
 /** A merchant's fee plan. */
 export const FeePlan = Schema.Struct({ charge: FeeRule, payout: FeeRule }).annotations({
-  identifier: "FeePlan",
+  identifier: "FeePlanView",
   description: "How charges and payouts are priced",
   examples: [
     {
