@@ -17,7 +17,7 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
-import { checkAmount, type CreateCharge } from "./Requests.js"
+import { type CreateCharge, checkAmount } from "./Requests.js"
 import { Store, type StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 

@@ -18,7 +18,7 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
-import { checkAmount, type CreatePayout } from "./Requests.js"
+import { type CreatePayout, checkAmount } from "./Requests.js"
 import { Store, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, TestClock } from "effect"
-import { Engine, layer as engineLayer } from "../src/Engine.js"
+import { type Engine, layer as engineLayer } from "../src/Engine.js"
 import type { PixgateError } from "../src/Errors.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store, StoreError } from "../src/Store.js"
