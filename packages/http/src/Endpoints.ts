@@ -16,9 +16,9 @@ import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"
 
 /** A handler as the compiled route calls it: its input is what the definition's schemas decoded. */
-type AnyHandler = (
+type AnyHandler<R> = (
   input: Handlers.Input<unknown, unknown, unknown, unknown>
-) => Effect.Effect<unknown, Errors.PixgateError, Engine.Engine | PixgateApi.CurrentCaller>
+) => Effect.Effect<unknown, Errors.PixgateError, R>
 
 /** A handler answered at once, outside the runtime (the health check, the documents). */
 export type PlainHandler = (input: Route.Input<undefined>) => Route.Output
@@ -87,8 +87,6 @@ const orDie = <A>(either: Either.Either<A, ParseResult.ParseIssue>): Effect.Effe
     onRight: Effect.succeed
   })
 
-const noCaller = Effect.dieMessage("This route authenticates no merchant")
-
 /** A value answered for the first time. */
 const once = <A>(value: A) => ({ value, replayed: false })
 
@@ -138,11 +136,14 @@ export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGr
       }
       const handler = handlers.get(group.identifier)?.get(endpoint.name)
       if (!isFunction(handler)) throw new TypeError(`No handler for ${group.identifier}.${endpoint.name}`)
-      // The definition's schemas decode the handler's input, so its own parameter types hold.
-      const handle = handler as AnyHandler
+      // The definition's schemas decode the handler's input, so its own parameter types hold;
+      // it needs the caller only when its group's middleware provides one (`Handlers.Handler`).
+      const withCaller = [...middleware].some((tag) => tag.provides?.key === PixgateApi.CurrentCaller.key)
+      const handle = handler as AnyHandler<Engine.Engine | PixgateApi.CurrentCaller>
+      const handleOpen = handler as AnyHandler<Engine.Engine>
       const successStatus = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
       const encode = ParseResult.encodeUnknownEither(
-        endpoint.successSchema as Schema.Schema<unknown, unknown, never>
+        Schema.make<unknown, unknown, never>(endpoint.successSchema.ast)
       )
       const decodePath = decoderOf(endpoint.pathSchema)
       const decodeQuery = decoderOf(endpoint.urlParamsSchema)
@@ -163,26 +164,28 @@ export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGr
               decodeBody === undefined
                 ? Effect.succeed({})
                 : Effect.provideService(decodeBody(input.body), Requests.MaxAmount, engine.config.maxAmount)
-            const handled = Effect.flatMap(payload, (decoded) =>
-              handle({ path: pathParams, urlParams, payload: decoded, headers })
-            )
+            const request = (decoded: unknown) => ({ path: pathParams, urlParams, payload: decoded, headers })
             const caller = input.principal
-            const ready = Effect.provideService(handled, Engine.Engine, engine)
+            if (!withCaller || caller === undefined) {
+              const value = yield* Effect.flatMap(payload, (decoded) => handleOpen(request(decoded))).pipe(
+                Effect.provideService(Engine.Engine, engine)
+              )
+              return { status: successStatus, body: yield* orDie(encode(value)) }
+            }
+            const handled = Effect.flatMap(payload, (decoded) => handle(request(decoded))).pipe(
+              Effect.provideService(Engine.Engine, engine),
+              Effect.provideService(PixgateApi.CurrentCaller, caller)
+            )
             const { value, replayed } =
-              caller === undefined
-                ? yield* Effect.map(
-                    Effect.provideServiceEffect(ready, PixgateApi.CurrentCaller, noCaller),
-                    once
+              operation === undefined
+                ? yield* Effect.map(handled, once)
+                : yield* engine.idempotency.run(
+                    caller,
+                    input.request.header("idempotency-key"),
+                    operation,
+                    input.body,
+                    handled
                   )
-                : operation === undefined
-                  ? yield* Effect.map(Effect.provideService(ready, PixgateApi.CurrentCaller, caller), once)
-                  : yield* engine.idempotency.run(
-                      caller,
-                      input.request.header("idempotency-key"),
-                      operation,
-                      input.body,
-                      Effect.provideService(ready, PixgateApi.CurrentCaller, caller)
-                    )
             const body = yield* orDie(encode(value))
             return {
               status: successStatus,
