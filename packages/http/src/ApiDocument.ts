@@ -9,7 +9,7 @@
  */
 import { OpenApiJsonSchema } from "@effect/platform"
 import { Events } from "@pixgate/core"
-import { Option, type Schema, SchemaAST } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 
 /** A JSON object of the document, read and written dynamically. */
 type Json = { [key: string]: unknown }
@@ -44,13 +44,18 @@ const withoutDecodeError = (response: Json): boolean => {
 
 const invalidBody = "Invalid JSON body: malformed, not a JSON object, or not `application/json`"
 
+const text = OpenApiJsonSchema.make(Schema.String)
+
 const retryAfter = {
-  "Retry-After": { description: "Seconds to wait (at least 1)", schema: { type: "integer", minimum: 1 } }
+  "Retry-After": {
+    description: "Seconds to wait (at least 1)",
+    schema: OpenApiJsonSchema.make(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)))
+  }
 }
 
 /** Headers of responses by status, besides those of one kind of operation. */
 const headersByStatus: Readonly<Record<string, Json>> = {
-  "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: { type: "string" } } },
+  "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: text } },
   "429": retryAfter,
   "503": retryAfter
 }
@@ -58,12 +63,12 @@ const headersByStatus: Readonly<Record<string, Json>> = {
 const replayed = {
   "Idempotent-Replayed": {
     description: "`true` when this is a replay of an earlier request",
-    schema: { type: "string" }
+    schema: text
   }
 }
 
 const wwwAuthenticate = {
-  "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: { type: "string" } }
+  "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: text }
 }
 
 const serverDefault = (errorRef: string): Json => ({
@@ -144,14 +149,14 @@ const webhookHeaders = [
     in: "header",
     required: true,
     description: "Standard Webhooks: the event's id",
-    schema: { type: "string" }
+    schema: text
   },
   {
     name: "webhook-timestamp",
     in: "header",
     required: true,
     description: "Standard Webhooks: Unix seconds of this attempt",
-    schema: { type: "string", pattern: "^[0-9]+$" }
+    schema: OpenApiJsonSchema.make(Schema.String.pipe(Schema.pattern(/^[0-9]+$/)))
   },
   {
     name: "webhook-signature",
@@ -160,7 +165,7 @@ const webhookHeaders = [
     description:
       "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's signing key " +
       "(`whsec_...`); two space-separated signatures while a rotated key overlaps. Verify this one.",
-    schema: { type: "string" }
+    schema: text
   },
   {
     name: "X-Pixgate-Signature",
@@ -169,7 +174,7 @@ const webhookHeaders = [
     description:
       "The webhook secret itself (the spec's scheme; named after the configured service name). It proves " +
       "nothing to whoever saw one delivery: verify `webhook-signature` instead.",
-    schema: { type: "string" }
+    schema: text
   }
 ]
 
