@@ -71,9 +71,19 @@ const wwwAuthenticate = {
   "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: text }
 }
 
+/** The header every answer carries. */
+const requestId = {
+  "X-Request-Id": {
+    description:
+      "The request's id, as in the server's log: the client's `x-request-id` when sane, else a new one",
+    schema: text
+  }
+}
+
 const serverDefault = (errorRef: string): Json => ({
   description: "Any other error the HTTP server itself gives (400 malformed request, 408, 431)",
-  content: { "application/json": { schema: { $ref: `${refPrefix}${errorRef}` } } }
+  content: { "application/json": { schema: { $ref: `${refPrefix}${errorRef}` } } },
+  headers: requestId
 })
 
 /** The operations of a document. */
@@ -111,6 +121,16 @@ const headerNames = (spec: Json) => {
   }
 }
 
+/** Operations that take an Idempotency-Key. */
+const hasIdempotencyKey = (op: Json) =>
+  Array.isArray(op.parameters) &&
+  op.parameters.some(
+    (p) => isJson(p) && p.in === "header" && String(p.name).toLowerCase() === "idempotency-key"
+  )
+
+/** The answers a repeat with the same Idempotency-Key replays (with `Idempotent-Replayed: true`). */
+const replayable = new Set(["201", "422", "502"])
+
 /** Fixes up the answers of every operation. */
 const responses = (spec: Json, errorRef: string) => {
   for (const op of operations(spec)) {
@@ -118,24 +138,22 @@ const responses = (spec: Json, errorRef: string) => {
     if (op.deprecated === true) {
       // A removed endpoint answers 410 to every method, and nothing else.
       for (const status of Object.keys(answers)) if (status !== "410") delete answers[status]
+      for (const answer of Object.values(answers)) if (isJson(answer)) answer.headers = requestId
       continue
     }
+    const idempotent = hasIdempotencyKey(op)
     for (const [status, answer] of Object.entries(answers)) {
       if (!isJson(answer)) continue
       if (!withoutDecodeError(answer)) {
         delete answers[status]
         continue
       }
-      const headers = {
+      answer.headers = {
+        ...requestId,
         ...headersByStatus[status],
-        ...(status === "201" &&
-        op.parameters !== undefined &&
-        JSON.stringify(op.parameters).includes("idempotency-key")
-          ? replayed
-          : {}),
+        ...(idempotent && replayable.has(status) ? replayed : {}),
         ...(status === "401" && usesSecurity(op, "adminToken") ? wwwAuthenticate : {})
       }
-      if (Object.keys(headers).length > 0) answer.headers = headers
     }
     answers.default = serverDefault(errorRef)
   }
@@ -200,6 +218,8 @@ const webhooks = (spec: Json) => {
           "failed one; each times out after 10 s. `data` has the transaction's id, type, status, amount and the " +
           "ids that exist (`txid`, `endToEndId`, `pixKey`).",
         tags: ["Webhooks"],
+        // The receiver authenticates a delivery by its signature headers, not by a security scheme.
+        security: [],
         parameters: webhookHeaders,
         requestBody: { required: true, content: { "application/json": { schema: body } } },
         responses: {

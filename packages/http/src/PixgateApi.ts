@@ -272,6 +272,26 @@ export const DocumentationGroup = HttpApiGroup.make("documentation")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description: "HTML page" }))
       .annotateContext(describe("getDocs", "This documentation as an HTML page"))
   )
+  .add(
+    HttpApiEndpoint.get("renderer", "/api/docs/scalar.js")
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
+          description: "JavaScript; `ETag` names the bundle's version, clients revalidate (`no-cache`)"
+        })
+      )
+      .addSuccess(
+        HttpApiSchema.Empty(304).annotations({
+          description: "Not modified: the `If-None-Match` of the request is this version"
+        })
+      )
+      .annotateContext(
+        describe(
+          "getDocsRenderer",
+          "The docs page's renderer",
+          "Scalar's standalone API reference bundle, served by this server (no CDN)."
+        )
+      )
+  )
   .annotateContext(OpenApi.annotations({ title: "Documentation" }))
 
 const MerchantPath = Schema.Struct({ merchantId: Schema.String })
