@@ -238,7 +238,10 @@ const referenced = (spec: Json): ReadonlySet<string> => {
   const schemas = child(child(spec, "components"), "schemas")
   const found = new Set<string>()
   const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit)
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item)
+      return
+    }
     if (!isJson(value)) return
     const ref = value.$ref
     if (typeof ref === "string" && ref.startsWith(refPrefix)) {
