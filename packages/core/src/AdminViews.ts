@@ -28,16 +28,16 @@ export const FeeRule = Schema.Struct({
   description: "Rates in ppm (10000 = 1%), fixed parts in centavos"
 })
 
+const examplePlan = {
+  charge: { gatewayRate: 2500, marginRate: 7400, gatewayFixed: 0, marginFixed: 0 },
+  payout: { gatewayRate: 0, marginRate: 0, gatewayFixed: 10, marginFixed: 23 }
+}
+
 /** A merchant's fee plan. */
 export const FeePlan = Schema.Struct({ charge: FeeRule, payout: FeeRule }).annotations({
   identifier: "FeePlanView",
   description: "How charges and payouts are priced",
-  examples: [
-    {
-      charge: { gatewayRate: 2500, marginRate: 7400, gatewayFixed: 0, marginFixed: 0 },
-      payout: { gatewayRate: 0, marginRate: 0, gatewayFixed: 10, marginFixed: 23 }
-    }
-  ]
+  examples: [examplePlan]
 })
 
 /** A new merchant and its first keys (the only time the keys are shown). */
@@ -105,7 +105,20 @@ export const ApiKey = Schema.Struct({
 /** A merchant's keys. */
 export const ApiKeyList = Schema.Struct({ data: Schema.Array(ApiKey) }).annotations({
   identifier: "ApiKeyList",
-  description: "A merchant's API keys"
+  description: "A merchant's API keys",
+  examples: [
+    {
+      data: [
+        {
+          keyId: "key_01JD8Z3Q7W5K2M9N4P6R8T0V2B",
+          mode: "test",
+          hint: "sk_test_...cdef",
+          createdAt: exampleTime,
+          revokedAt: null
+        }
+      ]
+    }
+  ]
 })
 
 /** A new API key (the only time it is shown). */
@@ -228,7 +241,8 @@ export type Balance = typeof Balance.Type
 /** A fee plan as set. */
 export const FeePlanSet = Schema.Struct({ merchantId: MerchantId, feePlan: FeePlan }).annotations({
   identifier: "FeePlanSet",
-  description: "The merchant's new fee plan (applies to new transactions)"
+  description: "The merchant's new fee plan (applies to new transactions)",
+  examples: [{ merchantId, feePlan: examplePlan }]
 })
 
 /** One attempt of a delivery. */

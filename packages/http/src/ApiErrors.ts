@@ -404,11 +404,13 @@ export const Refused = wire(
 /** The public API's error body with every code it may carry (`components.schemas.Error`). */
 export const ErrorBody = bodyOf(errorCodes).annotations({
   identifier: "Error",
-  description: "Every error answer: `{ error, code, details? }`"
+  description: "Every error answer: `{ error, code, details? }`",
+  examples: [{ error: "Not found", code: "not_found" }]
 })
 
 /** The admin API's error body with every code it may carry. */
 export const AdminErrorBody = bodyOf([...errorCodes, ...adminErrorCodes]).annotations({
   identifier: "Error",
-  description: "Every error answer: `{ error, code, details? }`"
+  description: "Every error answer: `{ error, code, details? }`",
+  examples: [{ error: "Merchant not found", code: "not_found" }]
 })

@@ -205,6 +205,12 @@ export const TransactionsGroup = HttpApiGroup.make("transactions")
     })
   )
 
+/** An OpenAPI 3.1 document, as the documentation endpoints answer it. */
+const OpenApiDocument = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  description: "The OpenAPI 3.1 document",
+  examples: [{ openapi: "3.1.0", info: { title: "Pixgate API", version }, paths: {} }]
+})
+
 /** The spec's "Removed" table (and `/v1/webhooks/:id`): every method on these paths answers 410. */
 const removedTable = [
   ["GET", "/v1/balance", "Available balance (now only in the merchant panel)"],
@@ -279,11 +285,7 @@ export const RemovedGroup = otherRemoved
 export const DocumentationGroup = HttpApiGroup.make("documentation")
   .add(
     HttpApiEndpoint.get("openapi", "/api/openapi.json")
-      .addSuccess(
-        Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-          description: "The OpenAPI 3.1 document"
-        })
-      )
+      .addSuccess(OpenApiDocument)
       .annotateContext(describe("getOpenApi", "This OpenAPI 3.1 document"))
   )
   .add(
@@ -401,7 +403,16 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.put("setFeePlan", "/merchants/:merchantId/fee-plan")
       .setPath(MerchantPath)
-      .setPayload(Requests.FeePlanInput)
+      .setPayload(
+        Requests.FeePlanInput.annotations({
+          examples: [
+            {
+              charge: { gatewayRate: 2500, marginRate: 7400, gatewayFixed: 0, marginFixed: 0 },
+              payout: { gatewayRate: 0, marginRate: 0, gatewayFixed: 10, marginFixed: 23 }
+            }
+          ]
+        })
+      )
       .addSuccess(AdminViews.FeePlanSet)
       .annotateContext(
         describe("setFeePlan", "Replace a merchant's fee plan (rates in ppm, fixed parts in centavos)")
@@ -501,11 +512,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
 export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json")
-      .addSuccess(
-        Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-          description: "The OpenAPI 3.1 document"
-        })
-      )
+      .addSuccess(OpenApiDocument)
       .annotateContext(describe("getAdminOpenApi", "The admin API's OpenAPI 3.1 document"))
   )
   .middleware(AdminToken)
