@@ -408,3 +408,20 @@ describe("Requests: decoding never throws", () => {
     }
   )
 })
+
+describe("Requests: embedding callers", () => {
+  it("an undefined field is an absent one", () => {
+    expect(
+      decode(Requests.CreateCharge, {
+        amount: 1,
+        clientName: undefined,
+        clientDoc: undefined,
+        description: undefined,
+        expiresIn: undefined
+      })
+    ).toEqual(Either.right({ amount: 100 }))
+    expect(decode(Requests.CreatePayout, { amount: 1, pixKey: "a@b.co", description: undefined })).toEqual(
+      Either.right({ amount: 100, pixKey: { type: "email", value: "a@b.co" } })
+    )
+  })
+})

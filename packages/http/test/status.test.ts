@@ -83,7 +83,9 @@ describe("error statuses and bodies", () => {
       "10"
     )
     expect(
-      Respond.failure(Errors.replayed(Errors.insufficientBalance())).headers[Respond.replayedHeader.toLowerCase()]
+      Respond.failure(Errors.replayed(Errors.insufficientBalance())).headers[
+        Respond.replayedHeader.toLowerCase()
+      ]
     ).toBe("true")
   })
 
