@@ -624,12 +624,16 @@ export const ResolveChargeback = Schema.Struct({
 /** A dispute's outcome. */
 export interface ResolveChargeback extends Schema.Schema.Type<typeof ResolveChargeback> {}
 
-/** POST /merchants/:merchantId/panel-invites (the engine checks the address). */
+/** POST /merchants/:merchantId/panel-invites (the engine checks the address itself). */
 export const InvitePanelUser = Schema.Struct({
-  email: Schema.Unknown.annotations({
-    description: "The person's e-mail address",
-    jsonSchema: { type: "string", format: "email" }
-  })
+  email: required(
+    Schema.String.annotations({
+      ...problem("invalid_email", "email must be a valid e-mail address"),
+      description: "The person's e-mail address",
+      jsonSchema: { type: "string", format: "email" }
+    }),
+    problem("invalid_email", "email must be a valid e-mail address")
+  )
 }).annotations({
   identifier: "InvitePanelUserRequest",
   [FirstProblemOnlyId]: true,
