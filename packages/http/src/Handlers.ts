@@ -4,6 +4,9 @@
  * group can serve the same functions (`Handlers.charges.create(...)`), so there is one copy of
  * what the API does whichever server runs it. Handlers read the authenticated merchant from
  * `CurrentCaller` (the API-key middleware provides it) and the engine from `Engine.Engine`.
+ * Idempotency is the server's part, not the handler's: an endpoint annotated
+ * `IdempotentOperation` is decoded and handled inside `engine.idempotency.run(caller, key,
+ * operation, body, ...)`, with `Idempotent-Replayed: true` on a replay (see Endpoints).
  */
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { type Auth, type Domain, Engine, type Errors, Views } from "@pixgate/core"
