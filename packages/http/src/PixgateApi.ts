@@ -15,10 +15,13 @@ import {
   OpenApi,
   OpenApiJsonSchema
 } from "@effect/platform"
-import { AdminViews, type Auth, Domain, Requests, Views } from "@pixgate/core"
+import { AdminViews, type Auth, Domain, type Errors, Requests, Views } from "@pixgate/core"
 import { Context, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
+
+/** Every error of the contract, as a client decodes it (core's tagged errors). */
+export type ApiError = Errors.PixgateError
 
 /** The spec's version. */
 export const version = "2.0.0"
