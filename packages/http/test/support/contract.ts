@@ -146,12 +146,12 @@ export const check = async (url: string, method: string, answer: Received): Prom
 
 const problemsOf = (document: Document, path: string, method: string, answer: Received): Array<string> => {
   const template = document.template(path)
-  const schemas = pointer("components", "schemas", "Error")
+  const errorSchema = pointer("components", "schemas", "Error")
   if (template === undefined) {
     // A path the document does not know: the router's 404, whose body is the documented Error.
     if (answer.status !== 404) return [`${path} is not in the document`]
     if (method === "HEAD") return []
-    return document.validate(schemas, parse(answer.text)).map((p) => `body (Error): ${p}`)
+    return document.validate(errorSchema, parse(answer.text)).map((p) => `body (Error): ${p}`)
   }
   const operations = document.operations(template)
   const own = method === "HEAD" ? "get" : method.toLowerCase()
