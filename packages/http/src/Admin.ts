@@ -330,7 +330,8 @@ export const routes = (token: Redacted.Redacted<string>, basePath = "") => {
           version: "1.0.0",
           description: "Merchant panel operations. Authenticate with `Authorization: Bearer <admin token>`.",
           serverUrl: basePath || "/",
-          components: { Error: Schemas.adminError }
+          components: { Error: Schemas.adminError },
+          license: { name: "MIT", identifier: "MIT" }
         })
       }))
   )

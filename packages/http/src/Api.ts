@@ -58,6 +58,9 @@ const replayed = {
 
 const error = (description: string): Route.ResponseDoc => ({ description, schema: Schemas.ref("Error") })
 
+/** An error a repeat with the same Idempotency-Key replays (with `Idempotent-Replayed: true`). */
+const replayable = (description: string): Route.ResponseDoc => ({ ...error(description), headers: replayed })
+
 /** Runs a create operation under the request's Idempotency-Key and answers 201. */
 const create = <A>(
   input: Route.Input<Auth.Caller>,
@@ -101,8 +104,10 @@ const charges = Route.make(
     responses: {
       201: { description: "Charge created", schema: Schemas.ref("Charge"), headers: replayed },
       409: error("A request with this Idempotency-Key is still being processed"),
-      422: error("Validation failed (e.g. `amount must be a positive number`) or Idempotency-Key reused"),
-      502: error("Failed to create charge")
+      422: replayable(
+        "Validation failed (e.g. `amount must be a positive number`) or Idempotency-Key reused"
+      ),
+      502: replayable("Failed to create charge")
     }
   },
   Security.apiKey,
@@ -129,10 +134,10 @@ const payouts = Route.make(
     responses: {
       201: { description: "Payout created", schema: Schemas.ref("Payout"), headers: replayed },
       409: error("A request with this Idempotency-Key is still being processed"),
-      422: error(
+      422: replayable(
         "Validation failed (`pixKey is required`, ...), `Insufficient balance`, or Idempotency-Key reused"
       ),
-      502: error("Failed to process payout")
+      502: replayable("Failed to process payout")
     }
   },
   Security.apiKey,
@@ -268,7 +273,7 @@ const webhooks: Readonly<Record<string, OpenApi.WebhookDoc>> = Object.fromEntrie
 /** Where the host serves this table: Express's mount path plus the base path. */
 const serverUrl = (basePath: string, request: Incoming) => `${request.mountPath}${basePath}` || "/"
 
-/** The whole table for a mount point: endpoints, `/api/openapi.json` and `/api/docs`. */
+/** The whole table for a mount point: endpoints, `/api/openapi.json`, `/api/docs` and its renderer. */
 export const routes = (basePath: string) => {
   const docRoutes: Array<OpenApi.Documented> = []
   const document = (request: Incoming) => describe(serverUrl(basePath, request), [...endpoints, ...docRoutes])
@@ -295,10 +300,30 @@ export const routes = (basePath: string) => {
     (input) => {
       const doc = document(input.request)
       const servers = doc.servers as ReadonlyArray<{ readonly url: string }>
-      const specUrl = `${servers[0]!.url.replace(/\/$/, "")}/api/openapi.json`
-      return Respond.html(DocsPage.render(doc, specUrl))
+      const root = servers[0]!.url.replace(/\/$/, "")
+      return DocsPage.page(doc, `${root}/api/openapi.json`, `${root}${DocsPage.rendererPath}`)
     }
   )
-  docRoutes.push(openapi, docs)
-  return [...endpoints, openapi, docs]
+  const renderer = Route.make(
+    {
+      method: "GET",
+      path: DocsPage.rendererPath,
+      operationId: "getDocsRenderer",
+      summary: "The docs page's renderer",
+      description: "Scalar's standalone API reference bundle, served by this server (no CDN).",
+      tag: "Documentation",
+      responses: {
+        200: {
+          description: "JavaScript; `ETag` names the bundle's version, clients revalidate (`no-cache`)",
+          contentType: "text/javascript",
+          schema: { type: "string" }
+        },
+        304: { description: "Not modified: the `If-None-Match` of the request is this version" }
+      }
+    },
+    Route.open,
+    (input) => Effect.promise(() => DocsPage.renderer(input.request.header("if-none-match")))
+  )
+  docRoutes.push(openapi, docs, renderer)
+  return [...endpoints, openapi, docs, renderer]
 }

@@ -59,12 +59,21 @@ const pathParameters = (route: Pick<Documented, "path" | "parameters">): Array<R
     .filter((name) => !route.parameters?.some((p) => p.in === "path" && p.name === name))
     .map((name) => ({ name, in: "path", required: true, description: name, schema: { type: "string" } }))
 
+/** The header every answer carries (the incoming one when sane, else a new id). */
+const requestId = {
+  "X-Request-Id": {
+    description:
+      "The request's id, as in the server's log: the client's `x-request-id` when sane, else a new one",
+    schema: { type: "string" }
+  }
+}
+
 const response = (status: number, doc: Route.ResponseDoc) => {
   const schema = doc.schema ?? (status >= 400 ? errorRef : undefined)
   return {
     description: doc.description,
     ...(schema === undefined ? {} : { content: { [doc.contentType ?? "application/json"]: { schema } } }),
-    ...(doc.headers === undefined ? {} : { headers: doc.headers })
+    headers: { ...requestId, ...doc.headers }
   }
 }
 
@@ -112,7 +121,8 @@ const operation = (route: Documented) => ({
     ),
     default: {
       description: "Any other error the HTTP server itself gives (400 malformed request, 408, 431)",
-      content: { "application/json": { schema: errorRef } }
+      content: { "application/json": { schema: errorRef } },
+      headers: requestId
     }
   }
 })
@@ -134,7 +144,8 @@ const removedOperation = (endpoint: RemovedEndpoint) => ({
   responses: {
     410: {
       description: "This endpoint was removed in version 2.0.0 (`endpoint_removed`)",
-      content: { "application/json": { schema: errorRef } }
+      content: { "application/json": { schema: errorRef } },
+      headers: requestId
     }
   }
 })
@@ -148,6 +159,8 @@ const webhook = (name: string, doc: WebhookDoc) => ({
     summary: doc.summary,
     description: doc.description,
     tags: ["Webhooks"],
+    // The receiver authenticates a delivery by its signature headers, not by a security scheme.
+    security: [],
     parameters: doc.headers,
     requestBody: { required: true, content: { "application/json": { schema: doc.schema } } },
     responses: {

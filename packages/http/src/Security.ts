@@ -57,7 +57,13 @@ export const adminToken = (token: Redacted.Redacted<string>): Route.Security<und
   return {
     scheme: "adminToken",
     errors: {
-      401: { description: "Unauthorized: admin token missing or wrong", schema: Schemas.ref("Error") }
+      401: {
+        description: "Unauthorized: admin token missing or wrong",
+        schema: Schemas.ref("Error"),
+        headers: {
+          "WWW-Authenticate": { description: "The scheme to use: `Bearer`", schema: { type: "string" } }
+        }
+      }
     },
     check: (request) =>
       Effect.gen(function* () {
