@@ -46,18 +46,15 @@ const invalidBody = "Invalid JSON body: malformed, not a JSON object, or not `ap
 
 const text = OpenApiJsonSchema.make(Schema.String)
 
-const retryAfter = {
-  "Retry-After": {
-    description: "Seconds to wait (at least 1)",
-    schema: OpenApiJsonSchema.make(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)))
-  }
-}
+const retryAfter = (schema: Schema.Schema<number>) => ({
+  "Retry-After": { description: "Seconds to wait (at least 1)", schema: OpenApiJsonSchema.make(schema) }
+})
 
 /** Headers of responses by status, besides those of one kind of operation. */
 const headersByStatus: Readonly<Record<string, Json>> = {
   "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: text } },
-  "429": retryAfter,
-  "503": retryAfter
+  "429": retryAfter(Schema.Number.pipe(Schema.int())),
+  "503": retryAfter(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)))
 }
 
 const replayed = {
@@ -268,6 +265,23 @@ const dropUnused = (spec: Json) => {
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
 }
 
+/**
+ * A one-value `enum` (a literal) as `const`, as OpenAPI 3.1 (JSON Schema 2020-12) says it;
+ * an error's `code` stays an enum, the list of codes that answer may carry.
+ */
+const constants = (value: unknown, key?: string): void => {
+  if (Array.isArray(value)) {
+    for (const item of value) constants(item)
+    return
+  }
+  if (!isJson(value)) return
+  if (key !== "code" && Array.isArray(value.enum) && value.enum.length === 1) {
+    value.const = value.enum[0]
+    delete value.enum
+  }
+  for (const [name, child] of Object.entries(value)) constants(child, name)
+}
+
 const license = { name: "MIT", identifier: "MIT" }
 
 /** The public API document's transform. */
@@ -278,6 +292,7 @@ export const publicTransform = (spec: Json): Json => {
   responses(spec, "Error")
   webhooks(spec)
   dropUnused(spec)
+  constants(spec)
   return spec
 }
 
@@ -287,5 +302,6 @@ export const adminTransform = (spec: Json): Json => {
   openRequestBodies(spec)
   responses(spec, "Error")
   dropUnused(spec)
+  constants(spec)
   return spec
 }
