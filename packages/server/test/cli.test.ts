@@ -12,9 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { listen, send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
-import { listen, send } from "./support/harness.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-"))
 const database = `sqlite:${join(dir, "panel.db")}`

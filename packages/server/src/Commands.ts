@@ -5,8 +5,8 @@
  * one entry to `flags`).
  */
 import type { Engine, Errors } from "@pixgate/core"
+import { AdminInput } from "@pixgate/http"
 import { Effect } from "effect"
-import * as AdminInput from "./AdminInput.js"
 
 /** A usage error: exit code 2. */
 export class UsageError extends Error {}

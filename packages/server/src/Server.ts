@@ -12,11 +12,8 @@ import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
+import { Database, type Log, Pixgate, type RateLimit } from "@pixgate/http"
 import { Effect } from "effect"
-import * as Database from "./Database.js"
-import type * as Log from "./Log.js"
-import * as Pixgate from "./Pixgate.js"
-import type * as RateLimit from "./RateLimit.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
 export interface ServerOptions {
