@@ -1,4 +1,9 @@
-/** Embedding: `Pixgate.make(options)` -> node and web handlers on one engine runtime. */
+/**
+ * The web entry: `Pixgate.make({ store })` -> a `(Request) => Promise<Response>` handler on one
+ * engine runtime, and the transport's building blocks. It imports no node built-in and no store
+ * or driver package (a test bundles it and checks), so it runs on any web-standard host; Node
+ * hosts use `@pixgate/http/node`, which has all of this plus the node handlers.
+ */
 
 /** The transport's building blocks, for hosts that assemble their own handlers. */
 export * as Admin from "./Admin.js"
@@ -8,8 +13,6 @@ export * as Api from "./Api.js"
 /** The live bank's callback routes. */
 export * as BankCallbacks from "./BankCallbacks.js"
 export * as Body from "./Body.js"
-/** A store chosen by database URL (`sqlite:...`, `postgres://...`). */
-export * as Database from "./Database.js"
 export * as Handler from "./Handler.js"
 export * as Incoming from "./Incoming.js"
 export * as Log from "./Log.js"

@@ -13,7 +13,7 @@ import { Domain, Events, MemoryStore, type Money, WebhookSignature } from "@pixg
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
-import { Pixgate } from "../src/index.js"
+import { Pixgate } from "../src/node.js"
 import * as Schemas from "../src/Schemas.js"
 import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
 

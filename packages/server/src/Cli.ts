@@ -10,9 +10,10 @@ import { parseArgs } from "node:util"
 import { Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import type { Settings } from "@pixgate/gateway-apipix"
-import { BankCallbacks, Database, Log } from "@pixgate/http"
+import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { type Command, check, type Flags, find, flags, helpRequest, UsageError } from "./Commands.js"
+import * as Database from "./Database.js"
 import * as Server from "./Server.js"
 
 /** Where a CLI run reads and writes (the process's by default; tests pass their own). */

@@ -12,8 +12,10 @@ import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import { Database, type Log, Pixgate, type RateLimit } from "@pixgate/http"
+import type { Log, RateLimit } from "@pixgate/http"
+import { Pixgate } from "@pixgate/http/node"
 import { Effect } from "effect"
+import * as Database from "./Database.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
 export interface ServerOptions {
