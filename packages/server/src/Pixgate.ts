@@ -8,8 +8,8 @@ import * as Database from "./Database.js"
 export type Handlers = NodePixgate.Handlers
 export type Pixgate = NodePixgate.Pixgate
 export type Services = NodePixgate.Services
-export const layer = NodePixgate.layer
-export const panelModule = NodePixgate.panelModule
+export const layer: typeof NodePixgate.layer = NodePixgate.layer
+export const panelModule: typeof NodePixgate.panelModule = NodePixgate.panelModule
 
 /** How to build an embedded Pixgate: a `store` layer, or a `database` URL. */
 export interface PixgateOptions extends Omit<NodePixgate.PixgateOptions, "store"> {
