@@ -11,6 +11,7 @@ import type { HandlerOptions } from "./Handler.js"
 import * as NodeTransport from "./NodeTransport.js"
 import * as Respond from "./Respond.js"
 import type * as Router from "./Router.js"
+import { statusOf } from "./Status.js"
 
 export * from "./Handler.js"
 
@@ -62,8 +63,8 @@ export const bodyParserErrors: NodeErrorHandler = (error, _req, res, next) => {
         ? Respond.payloadTooLarge()
         : undefined
   if (answer === undefined || res.headersSent) return next(error)
-  const body = JSON.stringify(answer.toJson())
-  res.writeHead(answer.status, {
+  const body = JSON.stringify(Errors.body(answer))
+  res.writeHead(statusOf(answer), {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body)
   })

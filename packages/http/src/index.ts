@@ -7,8 +7,6 @@
 
 /** The transport's building blocks, for hosts that assemble their own handlers. */
 export * as Admin from "./Admin.js"
-/** Admin-API input checks (the `pixgate` command uses them too). */
-export * as AdminInput from "./AdminInput.js"
 export * as Api from "./Api.js"
 /** The live bank's callback routes. */
 export * as BankCallbacks from "./BankCallbacks.js"
@@ -22,3 +20,5 @@ export * as RateLimit from "./RateLimit.js"
 export * as Respond from "./Respond.js"
 export * as Route from "./Route.js"
 export * as Router from "./Router.js"
+/** The HTTP status of each engine error (core carries none). */
+export * as Status from "./Status.js"
