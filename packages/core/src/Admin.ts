@@ -133,7 +133,7 @@ export const make = (deps: {
         Effect.gen(function* () {
           const revoked = yield* store.revokeApiKey(keyId as ApiKeyId, yield* now)
           if (!revoked) return yield* Effect.fail(Errors.notFound("Active API key"))
-          return { keyId, revoked: true }
+          return { keyId, revoked: true as const }
         }),
       /** A merchant's keys (ids, modes, hints; never the keys). */
       listKeys: (merchantId: string) =>

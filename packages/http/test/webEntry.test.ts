@@ -98,6 +98,10 @@ describe("the web entry", () => {
     expect(await graph("index.ts")).toEqual({ builtinImports: [], reached: [] })
   }, 60_000)
 
+  it("so does the contract entry (`@pixgate/http/api`, PixgateApi alone)", async () => {
+    expect(await graph("contract.ts")).toEqual({ builtinImports: [], reached: [] })
+  }, 60_000)
+
   it("(the check sees them: the Node entry imports node built-ins)", async () => {
     const node = await graph("node.ts")
     expect(node.builtinImports.some((line) => line.startsWith("node:http"))).toBe(true)
