@@ -12,7 +12,14 @@ import { HttpApiLayer, Pixgate } from "../src/index.js"
 type Handler = (request: Request) => Promise<Response>
 
 /** The headers the contract defines (the rest, such as `date`, belong to the server). */
-const contractHeaders = ["content-type", "cache-control", "allow", "retry-after", "idempotent-replayed"]
+const contractHeaders = [
+  "content-type",
+  "cache-control",
+  "allow",
+  "retry-after",
+  "idempotent-replayed",
+  "www-authenticate"
+]
 
 const answer = async (handler: Handler, method: string, path: string, init: RequestInit = {}) => {
   const response = await handler(new Request(`http://pixgate.test${path}`, { method, ...init }))
@@ -168,6 +175,58 @@ describe("HttpApiLayer", () => {
       }
     } finally {
       await limited.close()
+    }
+  })
+})
+
+describe("HttpApiLayer admin API", () => {
+  const token = "an-admin-token-long-enough"
+  const bearer = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+
+  it("answers under /admin behind the token as the native admin router does", async () => {
+    const pixgate = await Pixgate.make({
+      store: MemoryStore.layer,
+      admin: { token, basePath: "/admin" },
+      log: { level: "none" }
+    })
+    const engine = HttpApiLayer.fromRuntime(pixgate.runtime)
+    const withAdmin = HttpApiBuilder.toWebHandler(
+      Layer.mergeAll(HttpApiLayer.layer({ admin: { token } }), HttpServer.layerContext).pipe(
+        Layer.provide(engine)
+      )
+    )
+    const without = HttpApiBuilder.toWebHandler(
+      Layer.mergeAll(HttpApiLayer.layer(), HttpServer.layerContext).pipe(Layer.provide(engine))
+    )
+    try {
+      const nativeAdmin = (request: Request) => pixgate.admin!.webHandler(request)
+      const created = await answer(withAdmin.handler, "POST", "/admin/merchants", {
+        headers: bearer,
+        body: JSON.stringify({ name: "Admin Shop" })
+      })
+      expect(created.status).toBe(201)
+      const merchantId: string = JSON.parse(created.body).merchantId
+      const requests: ReadonlyArray<readonly [string, string, RequestInit?]> = [
+        ["GET", `/admin/merchants/${merchantId}`, { headers: bearer }],
+        ["GET", `/admin/merchants/${merchantId}/keys`, { headers: bearer }],
+        ["GET", "/admin/merchants/nope", { headers: bearer }],
+        ["GET", `/admin/merchants/${merchantId}`],
+        ["GET", `/admin/merchants/${merchantId}`, { headers: { authorization: "Bearer wrong" } }],
+        ["PUT", `/admin/merchants/${merchantId}/webhooks/nope`, { headers: bearer, body: "{}" }],
+        ["POST", `/admin/merchants/${merchantId}/sandbox/topup`, { headers: bearer, body: "{}" }],
+        ["DELETE", "/admin/merchants"]
+      ]
+      for (const [method, path, init] of requests) {
+        const native = await answer(nativeAdmin, method, path, init)
+        const layered = await answer(withAdmin.handler, method, path, init)
+        expect({ path, ...layered, requestId: null }).toEqual({ path, ...native, requestId: null })
+      }
+      const off = await answer(without.handler, "GET", `/admin/merchants/${merchantId}`, { headers: bearer })
+      expect([off.status, off.body]).toEqual([404, JSON.stringify({ error: "Not found", code: "not_found" })])
+    } finally {
+      await withAdmin.dispose()
+      await without.dispose()
+      await pixgate.dispose()
     }
   })
 })
