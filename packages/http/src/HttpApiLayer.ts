@@ -87,7 +87,7 @@ const readBody = (
 }
 
 /** An Effect server request as the routes see a request (the native transports build the same). */
-export const incoming = (request: HttpServerRequest.HttpServerRequest, maxBodySize: number): Incoming => ({
+const incoming = (request: HttpServerRequest.HttpServerRequest, maxBodySize: number): Incoming => ({
   method: request.method,
   url: request.url,
   mountPath: "",
@@ -96,7 +96,7 @@ export const incoming = (request: HttpServerRequest.HttpServerRequest, maxBodySi
 })
 
 /** A native answer as an Effect response, byte for byte. */
-export const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerResponse => {
+const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = answer.headers
   return HttpServerResponse.text(answer.body, {
     status: answer.status,
