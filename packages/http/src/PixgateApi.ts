@@ -12,9 +12,10 @@ import {
   HttpApiMiddleware,
   HttpApiSchema,
   HttpApiSecurity,
-  OpenApi
+  OpenApi,
+  OpenApiJsonSchema
 } from "@effect/platform"
-import { AdminViews, type Auth, Requests, Views } from "@pixgate/core"
+import { AdminViews, type Auth, Domain, Requests, Views } from "@pixgate/core"
 import { Context, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -71,52 +72,35 @@ export class IdempotentOperation extends Context.Tag("@pixgate/http/IdempotentOp
   string
 >() {}
 
+/**
+ * An optional query parameter: a string as it arrives (core's `Requests` reads it, with the
+ * API's messages), documented as what it holds.
+ */
+const queryParameter = (description: string, holds: Schema.Schema.AnyNoContext) =>
+  Schema.optional(
+    Schema.String.annotations({ description, jsonSchema: { ...OpenApiJsonSchema.make(holds), description } })
+  )
+
 /** The query of `GET /api/v1/transactions` as it arrives, then read into a list request. */
 export const ListTransactionsUrlParams = Schema.compose(
   Schema.Struct({
-    page: Schema.optional(
-      Schema.String.annotations({
-        description: "Page number (default 1)",
-        jsonSchema: { description: "Page number (default 1)", type: "integer", minimum: 1 }
-      })
+    page: queryParameter(
+      "Page number (default 1)",
+      Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
-    limit: Schema.optional(
-      Schema.String.annotations({
-        description: "Items per page (default 20, maximum 100)",
-        jsonSchema: { description: "Items per page (default 20, maximum 100)", type: "integer", minimum: 1 }
-      })
+    limit: queryParameter(
+      "Items per page (default 20, maximum 100)",
+      Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
-    type: Schema.optional(
-      Schema.String.annotations({
-        description: "Filter by type",
-        jsonSchema: {
-          description: "Filter by type",
-          type: "string",
-          enum: ["deposit", "withdrawal", "payment"]
-        }
-      })
+    type: queryParameter("Filter by type", Schema.Literal(...Domain.transactionTypes)),
+    status: queryParameter("Filter by status", Schema.Literal(...Domain.transactionStatuses)),
+    startDate: queryParameter(
+      "First day, YYYY-MM-DD (UTC, inclusive)",
+      Schema.String.annotations({ jsonSchema: { format: "date" } })
     ),
-    status: Schema.optional(
-      Schema.String.annotations({
-        description: "Filter by status",
-        jsonSchema: {
-          description: "Filter by status",
-          type: "string",
-          enum: ["pending", "completed", "failed", "refunded"]
-        }
-      })
-    ),
-    startDate: Schema.optional(
-      Schema.String.annotations({
-        description: "First day, YYYY-MM-DD (UTC, inclusive)",
-        jsonSchema: { format: "date" }
-      })
-    ),
-    endDate: Schema.optional(
-      Schema.String.annotations({
-        description: "Last day, YYYY-MM-DD (UTC, inclusive)",
-        jsonSchema: { format: "date" }
-      })
+    endDate: queryParameter(
+      "Last day, YYYY-MM-DD (UTC, inclusive)",
+      Schema.String.annotations({ jsonSchema: { format: "date" } })
     )
   }),
   Requests.ListTransactionsRequest
@@ -133,7 +117,9 @@ export const HealthGroup = HttpApiGroup.make("health")
       .addSuccess(Views.Health)
       .annotateContext(describe("getHealth", "Health check", "Reports availability. Needs no API key."))
   )
-  .annotateContext(OpenApi.annotations({ title: "Health" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Health", description: "Whether the service is up (no API key needed)" })
+  )
 
 /** `POST /api/v1/charges`. */
 export const ChargesGroup = HttpApiGroup.make("charges")
@@ -159,7 +145,12 @@ export const ChargesGroup = HttpApiGroup.make("charges")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Charges" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Charges",
+      description: "PIX charges: a QR code and a copy-and-paste BR Code the payer pays"
+    })
+  )
 
 /** `POST /api/v1/payouts`. */
 export const PayoutsGroup = HttpApiGroup.make("payouts")
@@ -186,7 +177,9 @@ export const PayoutsGroup = HttpApiGroup.make("payouts")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Payouts" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Payouts", description: "PIX payouts from the available balance" })
+  )
 
 /** `GET /api/v1/transactions`. */
 export const TransactionsGroup = HttpApiGroup.make("transactions")
@@ -205,7 +198,12 @@ export const TransactionsGroup = HttpApiGroup.make("transactions")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Transactions" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Transactions",
+      description: "The merchant's charges, payouts and payments, newest first"
+    })
+  )
 
 /** The spec's "Removed" table (and `/v1/webhooks/:id`): every method on these paths answers 410. */
 const removedTable = [
@@ -270,7 +268,12 @@ const [firstRemoved, ...otherRemoved] = removedEndpoints.map(removedEndpoint)
 /** The endpoints removed in 2.0.0, documented as deprecated operations answering 410. */
 export const RemovedGroup = otherRemoved
   .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
-  .annotateContext(OpenApi.annotations({ title: "Removed" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Removed",
+      description: "Endpoints removed in version 2.0.0: every method answers 410"
+    })
+  )
 
 /** The OpenAPI document and its docs page. */
 export const DocumentationGroup = HttpApiGroup.make("documentation")
@@ -288,7 +291,29 @@ export const DocumentationGroup = HttpApiGroup.make("documentation")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description: "HTML page" }))
       .annotateContext(describe("getDocs", "This documentation as an HTML page"))
   )
-  .annotateContext(OpenApi.annotations({ title: "Documentation" }))
+  .add(
+    HttpApiEndpoint.get("renderer", "/api/docs/scalar.js")
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
+          description: "JavaScript; `ETag` names the bundle's version, clients revalidate (`no-cache`)"
+        })
+      )
+      .addSuccess(
+        HttpApiSchema.Empty(304).annotations({
+          description: "Not modified: the `If-None-Match` of the request is this version"
+        })
+      )
+      .annotateContext(
+        describe(
+          "getDocsRenderer",
+          "The docs page's renderer",
+          "Scalar's standalone API reference bundle, served by this server (no CDN)."
+        )
+      )
+  )
+  .annotateContext(
+    OpenApi.annotations({ title: "Documentation", description: "This OpenAPI document and its docs page" })
+  )
 
 const MerchantPath = Schema.Struct({ merchantId: Schema.String })
 const WebhookPath = Schema.Struct({ merchantId: Schema.String, mode: Requests.Mode }).annotations({
@@ -468,7 +493,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .addError(ApiErrors.AdminValidationError, { status: 422 })
   .addError(ApiErrors.StorageUnavailable, { status: 503 })
   .middleware(AdminToken)
-  .annotateContext(OpenApi.annotations({ title: "Admin" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
+  )
 
 /** The admin API's own document. */
 export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
@@ -482,7 +509,9 @@ export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
       .annotateContext(describe("getAdminOpenApi", "The admin API's OpenAPI 3.1 document"))
   )
   .middleware(AdminToken)
-  .annotateContext(OpenApi.annotations({ title: "Admin" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Admin documentation", description: "The admin API's OpenAPI document" })
+  )
 
 /** The public API: health, charges, payouts, transactions, the removed endpoints and the documents. */
 export const PublicApi = HttpApi.make("pixgate")
