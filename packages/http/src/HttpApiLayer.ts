@@ -249,7 +249,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
       })
     ),
     HttpApiBuilder.group(PixgateApi, "documentation", (h) =>
-      h.handleRaw("openapi", serve).handleRaw("docs", serve)
+      h.handleRaw("openapi", serve).handleRaw("docs", serve).handleRaw("renderer", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "admin", (h) =>
       h

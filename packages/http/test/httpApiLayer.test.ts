@@ -13,6 +13,8 @@ type Handler = (request: Request) => Promise<Response>
 
 /** The headers the contract defines (the rest, such as `date`, belong to the server). */
 const contractHeaders = [
+  "etag",
+  "content-security-policy",
   "content-type",
   "cache-control",
   "allow",
@@ -101,7 +103,10 @@ describe("HttpApiLayer", () => {
       ["DELETE", "/api/v1/webhooks"],
       ["GET", "/v1/balance"],
       ["GET", "/api/v1/nothing"],
-      ["HEAD", "/api/health"]
+      ["HEAD", "/api/health"],
+      ["GET", "/api/openapi.json"],
+      ["GET", "/api/docs"],
+      ["GET", "/api/docs/scalar.js"]
     ]
     // A charge first, so the listings hold something.
     await answer(server.handlers[0]![1], "POST", "/api/v1/charges", json(key, JSON.stringify({ amount: 3 })))
