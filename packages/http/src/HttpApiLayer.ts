@@ -295,12 +295,19 @@ const respond = (context: Context.Context<Requirements>, tables: Tables, options
         if (Option.isSome(failure)) {
           const error: unknown = failure.value
           if (isFailure(error)) return toResponse(yield* failed(error))
-          if (
-            error instanceof HttpServerError.RouteNotFound ||
-            error instanceof HttpApiError.HttpApiDecodeError
-          ) {
+          if (error instanceof HttpServerError.RouteNotFound) {
             const request = yield* HttpServerRequest.HttpServerRequest
             return toResponse(yield* Effect.provide(native(tables, request, options.maxBodySize), context))
+          }
+          // The definition refused a path, query or header after the security middleware took the
+          // key's token: the native route gives the exact refusal without taking another.
+          if (error instanceof HttpApiError.HttpApiDecodeError) {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const answer = native(tables, request, options.maxBodySize).pipe(
+              Effect.provideService(RateLimit.RateLimiter, RateLimit.unlimited),
+              Effect.provide(context)
+            )
+            return toResponse(yield* answer)
           }
         }
         const defect = Cause.dieOption(cause)
