@@ -44,5 +44,7 @@ export const layer = (port: number, filename: string) =>
   )
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  Layer.launch(layer(Number(process.env.PORT ?? 3000), "./data/pixgate.db")).pipe(NodeRuntime.runMain)
+  NodeRuntime.runMain(Layer.launch(layer(Number(process.env.PORT ?? 3000), "./data/pixgate.db")), {
+    disablePrettyLogger: true
+  })
 }
