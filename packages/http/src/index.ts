@@ -14,6 +14,8 @@ export * as BankCallbacks from "./BankCallbacks.js"
 export * as Body from "./Body.js"
 export * as Handler from "./Handler.js"
 export * as Handlers from "./Handlers.js"
+/** Pixgate's API as `HttpApiBuilder` layers, for Effect applications. */
+export * as HttpApiLayer from "./HttpApiLayer.js"
 export * as Incoming from "./Incoming.js"
 export * as Log from "./Log.js"
 export * as OpenApi from "./OpenApi.js"
