@@ -1,0 +1,56 @@
+/**
+ * The Effect client: `HttpApiClient` over Pixgate's own `HttpApi` definition, so requests,
+ * answers and errors are the server's schemas, not a copy. Every request carries `x-api-key`;
+ * error answers decode into core's tagged errors.
+ */
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Config, type ConfigError, Context, Effect, Layer, Redacted } from "effect"
+import { PixgateApi } from "./internal/provisional.js"
+
+/** Where the server is and which key to use. */
+export interface PixgateClientOptions {
+  /** Scheme and host (and a mount prefix, if any), e.g. `https://pay.example.com`. */
+  readonly baseUrl: string | URL
+  /** The merchant's API key: `sk_test_...` (sandbox) or `sk_live_...`. */
+  readonly apiKey: string | Redacted.Redacted<string>
+}
+
+/** The contract the client is made from. */
+export const Api = PixgateApi
+
+/** `HttpClient` with the API key on every request (never logged: a redacted header). */
+const withApiKey = (apiKey: string | Redacted.Redacted<string>) => {
+  const key = Redacted.isRedacted(apiKey) ? Redacted.value(apiKey) : apiKey
+  return HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", key))
+}
+
+/** Builds the client over the `HttpClient` in context (e.g. `FetchHttpClient.layer`). */
+export const make = (options: PixgateClientOptions) =>
+  HttpApiClient.make(PixgateApi, {
+    baseUrl: options.baseUrl,
+    transformClient: withApiKey(options.apiKey)
+  })
+
+/** The client's methods: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
+export type Client = Effect.Effect.Success<ReturnType<typeof make>>
+
+/** The client as a service, for Effect applications. */
+export class PixgateClient extends Context.Tag("@pixgate/client/PixgateClient")<PixgateClient, Client>() {}
+
+/** Provides `PixgateClient` over the `HttpClient` in context. */
+export const layer = (
+  options: PixgateClientOptions
+): Layer.Layer<PixgateClient, never, HttpClient.HttpClient> => Layer.effect(PixgateClient, make(options))
+
+/** Provides `PixgateClient` over `fetch`. */
+export const layerFetch = (options: PixgateClientOptions): Layer.Layer<PixgateClient> =>
+  Layer.provide(layer(options), FetchHttpClient.layer)
+
+/** Provides `PixgateClient` from `PIXGATE_BASE_URL` and `PIXGATE_API_KEY` (over the `HttpClient` in context). */
+export const layerConfig: Layer.Layer<PixgateClient, ConfigError.ConfigError, HttpClient.HttpClient> =
+  Layer.unwrapEffect(
+    Effect.map(
+      Config.all({ baseUrl: Config.string("PIXGATE_BASE_URL"), apiKey: Config.redacted("PIXGATE_API_KEY") }),
+      layer
+    )
+  )
