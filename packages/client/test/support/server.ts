@@ -28,9 +28,9 @@ const close = (server: Server) =>
     server.close(() => resolve())
   })
 
-/** Starts Pixgate on `sqlite::memory:`. */
-export const startServer = async (): Promise<TestServer> => {
-  const pixgate = await Pixgate.make({ database: "sqlite::memory:", log: { level: "none" } })
+/** Starts Pixgate on `sqlite::memory:` (`options` override). */
+export const startServer = async (options: Partial<Pixgate.PixgateOptions> = {}): Promise<TestServer> => {
+  const pixgate = await Pixgate.make({ database: "sqlite::memory:", log: { level: "none" }, ...options })
   const server = createServer((req, res) => pixgate.nodeHandler(req, res))
   const baseUrl = await listen(server)
   const engine = <A, E>(f: (engine: Engine.EngineShape) => Effect.Effect<A, E>) =>
