@@ -160,6 +160,20 @@ describe("promise client", () => {
     expect([badDates.status, badDates.message]).toEqual([422, "startDate must not be after endDate"])
   })
 
+  it("429 carries retryAfter from Retry-After", async () => {
+    const limited = await startServer({ rateLimit: { requestsPerSecond: 0.01, burst: 1 } })
+    try {
+      const { testKey } = await limited.merchant()
+      const client = new Pixgate({ apiKey: testKey, baseUrl: limited.baseUrl })
+      await client.transactions.list()
+      const error = (await rejection(client.transactions.list())) as PixgateApiError
+      expect([error.status, error.code, error.message]).toEqual([429, "rate_limited", "Too many requests"])
+      expect(error.retryAfter).toBeGreaterThanOrEqual(1)
+    } finally {
+      await limited.close()
+    }
+  })
+
   it("uses the given fetch", async () => {
     const urls: Array<string> = []
     const client = new Pixgate({
