@@ -2,6 +2,7 @@
 
 /** The engine, its configuration, errors and the public JSON views. */
 export * as Admin from "./Admin.js"
+export * as AdminViews from "./AdminViews.js"
 export * as Auth from "./Auth.js"
 /** Building blocks of the engine (usable alone). */
 export * as BankEvents from "./BankEvents.js"
@@ -20,7 +21,6 @@ export * as Fees from "./Fees.js"
 export * as HostResolver from "./HostResolver.js"
 export * as Idempotency from "./Idempotency.js"
 export * as Ids from "./Ids.js"
-export * as Input from "./Input.js"
 export * as Jobs from "./Jobs.js"
 export * as Ledger from "./Ledger.js"
 export * as MemoryStore from "./MemoryStore.js"
@@ -30,6 +30,7 @@ export * as Payments from "./Payments.js"
 export * as Payouts from "./Payouts.js"
 export * as PixKey from "./PixKey.js"
 export * as QrImage from "./QrImage.js"
+export * as Requests from "./Requests.js"
 export * as Sandbox from "./Sandbox.js"
 export * as Sha256 from "./Sha256.js"
 export * as SigningKeys from "./SigningKeys.js"

@@ -3,14 +3,17 @@
 /** The transport's building blocks, for hosts that assemble their own handlers. */
 export * as Admin from "./Admin.js"
 export * as Api from "./Api.js"
+export * as ApiErrors from "./ApiErrors.js"
 export * as Body from "./Body.js"
 /** The standalone server and its database setting (what `pixgate serve` runs). */
 export * as Database from "./Database.js"
 export * as Handler from "./Handler.js"
+export * as Handlers from "./Handlers.js"
 export * as Incoming from "./Incoming.js"
 export * as Log from "./Log.js"
 export * as OpenApi from "./OpenApi.js"
 export * as Pixgate from "./Pixgate.js"
+export * as PixgateApi from "./PixgateApi.js"
 export * as RateLimit from "./RateLimit.js"
 export * as Respond from "./Respond.js"
 export * as Route from "./Route.js"

@@ -1,0 +1,219 @@
+/**
+ * What `OpenApi.fromApi` cannot read from the definition, added as the API's OpenAPI `transform`
+ * (so every server of `PixgateApi`, native or `HttpApiBuilder`, documents the same): the
+ * licence with its SPDX identifier, the response headers (`Idempotent-Replayed`, `Allow`,
+ * `Retry-After`, `WWW-Authenticate`), the answer of the HTTP server itself (`default`), the
+ * 3.1 `webhooks` section from core's event schemas, that unknown request fields are ignored, and
+ * without the `HttpApiDecodeError` 400 `HttpApiBuilder` adds to every endpoint: Pixgate answers a
+ * body that does not decode with its own 400 or 422 bodies (listed per endpoint).
+ */
+import { OpenApiJsonSchema } from "@effect/platform"
+import { Events } from "@pixgate/core"
+import { Option, type Schema, SchemaAST } from "effect"
+
+/** A JSON object of the document, read and written dynamically. */
+type Json = { [key: string]: unknown }
+
+const isJson = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const child = (parent: Json, key: string): Json => {
+  const value = parent[key]
+  if (isJson(value)) return value
+  const made: Json = {}
+  parent[key] = made
+  return made
+}
+
+const refPrefix = "#/components/schemas/"
+const decodeErrorSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
+const isDecodeError = (schema: unknown) => isJson(schema) && schema.$ref === `${refPrefix}HttpApiDecodeError`
+
+/** Removes `HttpApiDecodeError` from a response; false when nothing is left of it. */
+const withoutDecodeError = (response: Json): boolean => {
+  const content = isJson(response.content) ? response.content["application/json"] : undefined
+  if (!isJson(content)) return true
+  if (isDecodeError(content.schema)) return false
+  const anyOf = isJson(content.schema) ? content.schema.anyOf : undefined
+  if (Array.isArray(anyOf)) {
+    const rest = anyOf.filter((s) => !isDecodeError(s))
+    content.schema = rest.length === 1 ? rest[0] : { anyOf: rest }
+    if (rest.length < anyOf.length) response.description = invalidBody
+  }
+  return true
+}
+
+const invalidBody = "Invalid JSON body: malformed, not a JSON object, or not `application/json`"
+
+const retryAfter = {
+  "Retry-After": { description: "Seconds to wait (at least 1)", schema: { type: "integer", minimum: 1 } }
+}
+
+/** Headers of responses by status, besides those of one kind of operation. */
+const headersByStatus: Readonly<Record<string, Json>> = {
+  "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: { type: "string" } } },
+  "429": retryAfter,
+  "503": retryAfter
+}
+
+const replayed = {
+  "Idempotent-Replayed": {
+    description: "`true` when this is a replay of an earlier request",
+    schema: { type: "string" }
+  }
+}
+
+const wwwAuthenticate = {
+  "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: { type: "string" } }
+}
+
+const serverDefault = (errorRef: string): Json => ({
+  description: "Any other error the HTTP server itself gives (400 malformed request, 408, 431)",
+  content: { "application/json": { schema: { $ref: `${refPrefix}${errorRef}` } } }
+})
+
+/** The operations of a document. */
+const operations = (spec: Json): Array<Json> =>
+  Object.values(child(spec, "paths")).flatMap((path) =>
+    isJson(path) ? Object.values(path).filter(isJson) : []
+  )
+
+const usesSecurity = (op: Json, scheme: string) =>
+  Array.isArray(op.security) && op.security.some((s) => isJson(s) && scheme in s)
+
+/** Request bodies: unknown fields are ignored (docs/decisions.md), which the schemas say. */
+const openRequestBodies = (spec: Json) => {
+  const schemas = child(child(spec, "components"), "schemas")
+  for (const op of operations(spec)) {
+    const content = isJson(op.requestBody) ? child(op.requestBody, "content") : undefined
+    const json = content === undefined ? undefined : content["application/json"]
+    if (!isJson(json) || !isJson(json.schema)) continue
+    const ref = json.schema.$ref
+    const schema = typeof ref === "string" ? schemas[ref.slice(refPrefix.length)] : json.schema
+    if (isJson(schema) && schema.type === "object") {
+      schema.additionalProperties = true
+      schema.description ??=
+        "Fields not listed here are ignored, not refused: check the spelling (e.g. `clientDoc`, not `clientDocument`)"
+    }
+  }
+}
+
+/** Fixes up the answers of every operation. */
+const responses = (spec: Json, errorRef: string) => {
+  for (const op of operations(spec)) {
+    const answers = child(op, "responses")
+    if (op.deprecated === true) {
+      // A removed endpoint answers 410 to every method, and nothing else.
+      for (const status of Object.keys(answers)) if (status !== "410") delete answers[status]
+      continue
+    }
+    for (const [status, answer] of Object.entries(answers)) {
+      if (!isJson(answer)) continue
+      if (!withoutDecodeError(answer)) {
+        delete answers[status]
+        continue
+      }
+      const headers = {
+        ...headersByStatus[status],
+        ...(status === "201" &&
+        op.parameters !== undefined &&
+        JSON.stringify(op.parameters).includes("idempotency-key")
+          ? replayed
+          : {}),
+        ...(status === "401" && usesSecurity(op, "adminToken") ? wwwAuthenticate : {})
+      }
+      if (Object.keys(headers).length > 0) answer.headers = headers
+    }
+    answers.default = serverDefault(errorRef)
+  }
+  const schemas = child(child(spec, "components"), "schemas")
+  for (const name of decodeErrorSchemas) delete schemas[name]
+}
+
+const webhookHeaders = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "Standard Webhooks: the event's id",
+    schema: { type: "string" }
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Standard Webhooks: Unix seconds of this attempt",
+    schema: { type: "string", pattern: "^[0-9]+$" }
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's signing key " +
+      "(`whsec_...`); two space-separated signatures while a rotated key overlaps. Verify this one.",
+    schema: { type: "string" }
+  },
+  {
+    name: "X-Pixgate-Signature",
+    in: "header",
+    required: true,
+    description:
+      "The webhook secret itself (the spec's scheme; named after the configured service name). It proves " +
+      "nothing to whoever saw one delivery: verify `webhook-signature` instead.",
+    schema: { type: "string" }
+  }
+]
+
+const operationIdOf = (event: string) =>
+  `webhook${event
+    .split(".")
+    .map((w) => `${w[0]!.toUpperCase()}${w.slice(1)}`)
+    .join("")}`
+
+/** OpenAPI 3.1 `webhooks`: the requests the engine sends to the merchant, one per event type. */
+const webhooks = (spec: Json) => {
+  const defs = child(child(spec, "components"), "schemas")
+  const section: Json = {}
+  const events: ReadonlyArray<readonly [string, Schema.Schema.AnyNoContext]> = Object.entries(Events.webhooks)
+  for (const [event, schema] of events) {
+    const body = OpenApiJsonSchema.makeWithDefs(schema, { defs, defsPath: refPrefix })
+    section[event] = {
+      post: {
+        operationId: operationIdOf(event),
+        summary: Option.getOrElse(SchemaAST.getDescriptionAnnotation(schema.ast), () => event),
+        description:
+          "Sent to the merchant's webhook URL for the key's mode. Attempts: at once, then 1 s, 5 s and 30 s after a " +
+          "failed one; each times out after 10 s. `data` has the transaction's id, type, status, amount and the " +
+          "ids that exist (`txid`, `endToEndId`, `pixKey`).",
+        tags: ["Webhooks"],
+        parameters: webhookHeaders,
+        requestBody: { required: true, content: { "application/json": { schema: body } } },
+        responses: {
+          "200": {
+            description: "Received: only a 200 counts as delivered; anything else is retried (1 s, 5 s, 30 s)"
+          }
+        }
+      }
+    }
+  }
+  spec.webhooks = section
+}
+
+const license = { name: "MIT", identifier: "MIT" }
+
+/** The public API document's transform. */
+export const publicTransform = (spec: Json): Json => {
+  child(spec, "info").license = license
+  openRequestBodies(spec)
+  responses(spec, "Error")
+  webhooks(spec)
+  return spec
+}
+
+/** The admin API document's transform. */
+export const adminTransform = (spec: Json): Json => {
+  child(spec, "info").license = license
+  openRequestBodies(spec)
+  responses(spec, "Error")
+  return spec
+}
