@@ -1,15 +1,30 @@
 /**
  * The promise client, for applications that do not use Effect:
- * `new Pixgate({ apiKey, baseUrl }).charges.create({ amount: 10.5 })`. It runs the Effect client
- * (`PixgateClient`, made from the server's HttpApi definition) over `fetch`: one contract, one
- * HTTP stack. Requests go out as given, so the server is the one judge of the input (its 422s
- * come back as `PixgateApiError`); answers are decoded with the view schemas.
+ * `new Pixgate({ apiKey, baseUrl }).charges.create({ amount: 10.5 })`. It runs `HttpApiClient`
+ * over the public endpoints of the server's HttpApi definition, as `PixgateClient` does, over
+ * `fetch`: one contract, one HTTP stack. Requests go out as given, so the server is the one
+ * judge of the input (its 422s come back as `PixgateApiError`); answers are decoded with the
+ * definition's view schemas.
  */
-import { FetchHttpClient, HttpClient, type HttpClientError } from "@effect/platform"
+import {
+  FetchHttpClient,
+  HttpApi,
+  HttpApiClient,
+  HttpApiGroup,
+  HttpClient,
+  HttpClientError,
+  HttpClientRequest
+} from "@effect/platform"
+import { Errors, Requests, type Views } from "@pixgate/core"
+import {
+  ChargesGroup,
+  HealthGroup,
+  ListTransactionsUrlParams,
+  PayoutsGroup,
+  TransactionsGroup
+} from "@pixgate/http/api"
 import { Cause, Duration, Effect, Either, Exit, Option, Schema } from "effect"
-import * as Contract from "./internal/provisional.js"
 import { PixgateApiError, PixgateConnectionError } from "./PixgateApiError.js"
-import * as PixgateClient from "./PixgateClient.js"
 
 /** How to reach Pixgate. */
 export interface PixgateOptions {
@@ -32,10 +47,10 @@ export interface RequestOptions {
   readonly idempotencyKey?: string
 }
 
-/** The body of `charges.create`, as the API documents it. */
-export type CreateChargeInput = typeof Contract.CreateCharge.Encoded
-/** The body of `payouts.create`, as the API documents it. */
-export type CreatePayoutInput = typeof Contract.CreatePayout.Encoded
+/** The body of `charges.create`: the JSON the API documents (`amount` in reais). */
+export type CreateChargeInput = typeof Requests.CreateCharge.Encoded
+/** The body of `payouts.create`: the JSON the API documents (`amount` in reais). */
+export type CreatePayoutInput = typeof Requests.CreatePayout.Encoded
 /** The filters and page of `transactions.list`. */
 export interface ListTransactionsQuery {
   readonly page?: number
@@ -49,18 +64,50 @@ export interface ListTransactionsQuery {
 }
 
 /** A created charge. */
-export type Charge = typeof Contract.Charge.Type
+export type Charge = Views.ChargeJson
 /** A created payout. */
-export type Payout = typeof Contract.Payout.Type
+export type Payout = Views.PayoutJson
 /** A page of transactions. */
-export type TransactionPage = typeof Contract.TransactionPage.Type
+export type TransactionPage = Views.TransactionPageJson
 /** The health check's answer. */
-export type Health = typeof Contract.Health.Type
+export type Health = Views.HealthJson
 
 /** The default time-out: 30 seconds. */
 export const defaultTimeoutMs = 30_000
 
-const decodeErrorBody = Schema.decodeUnknownEither(Contract.ErrorBody)
+/**
+ * The public endpoints of the HTTP definition with their request schemas' JSON side
+ * (`Schema.encodedSchema`: structure only): the caller's JSON goes out as written and the
+ * server, with its configured limits, judges it. Answers decode with the definition's schemas.
+ */
+const WireApi = HttpApi.make("pixgate")
+  .add(HealthGroup)
+  .add(
+    HttpApiGroup.make("charges").add(
+      ChargesGroup.endpoints.create.setPayload(Schema.encodedSchema(Requests.CreateCharge))
+    )
+  )
+  .add(
+    HttpApiGroup.make("payouts").add(
+      PayoutsGroup.endpoints.create.setPayload(Schema.encodedSchema(Requests.CreatePayout))
+    )
+  )
+  .add(
+    HttpApiGroup.make("transactions").add(
+      TransactionsGroup.endpoints.list.setUrlParams(Schema.encodedSchema(ListTransactionsUrlParams))
+    )
+  )
+
+/**
+ * An error body, read leniently: any `code` (a newer server may add codes), so that every
+ * answer outside 2xx becomes a `PixgateApiError` with what the server said.
+ */
+const ErrorBody = Schema.Struct({
+  error: Schema.String,
+  code: Schema.String,
+  details: Schema.optional(Schema.Array(Errors.ErrorDetail))
+})
+const decodeErrorBody = Schema.decodeUnknownEither(ErrorBody)
 
 /** The `PixgateApiError` of an answer outside 2xx, from its body and headers. */
 const apiError = (response: HttpClientError.ResponseError["response"]) =>
@@ -122,13 +169,15 @@ export class Pixgate {
     // Answers outside 2xx stop at `filterStatusOk`, before the client decodes them, so every one
     // becomes the same `PixgateApiError` (declared in the API or not: a proxy's 502 too).
     const client = Effect.runSync(
-      PixgateClient.make({ baseUrl: options.baseUrl, apiKey: options.apiKey }).pipe(
-        Effect.provideServiceEffect(
-          HttpClient.HttpClient,
-          Effect.map(HttpClient.HttpClient, HttpClient.filterStatusOk)
-        ),
-        Effect.provide(FetchHttpClient.layer)
-      )
+      Effect.flatMap(HttpClient.HttpClient, (httpClient) =>
+        HttpApiClient.makeWith(WireApi, {
+          baseUrl: options.baseUrl,
+          httpClient: httpClient.pipe(
+            HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", options.apiKey)),
+            HttpClient.filterStatusOk
+          )
+        })
+      ).pipe(Effect.provide(FetchHttpClient.layer))
     )
 
     const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
@@ -162,24 +211,28 @@ export class Pixgate {
         run(client.payouts.create({ payload: input, headers: idempotency(request) }))
     }
     this.transactions = {
-      list: (query = {}) => run(client.transactions.list({ urlParams: query }))
+      list: (query = {}) => run(client.transactions.list({ urlParams: queryParams(query) }))
     }
     this.health = () => run(client.health.check())
   }
 }
 
+/** The query as the URL carries it: numbers as decimal text. */
+const queryParams = (query: ListTransactionsQuery): typeof ListTransactionsUrlParams.Encoded => {
+  const { page, limit, ...filters } = query
+  return {
+    ...filters,
+    ...(page === undefined ? {} : { page: String(page) }),
+    ...(limit === undefined ? {} : { limit: String(limit) })
+  }
+}
+
 const isStatusError = (error: unknown): error is HttpClientError.ResponseError =>
-  typeof error === "object" &&
-  error !== null &&
-  (error as { _tag?: unknown })._tag === "ResponseError" &&
-  (error as { reason?: unknown }).reason === "StatusCode"
+  HttpClientError.isHttpClientError(error) && error._tag === "ResponseError" && error.reason === "StatusCode"
 
 const toRejection = (error: unknown): unknown => {
-  if (error instanceof PixgateApiError || error instanceof PixgateConnectionError) return error
-  if (typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RequestError") {
-    return new PixgateConnectionError(`Could not reach Pixgate: ${(error as Error).message}`, {
-      cause: (error as { cause?: unknown }).cause
-    })
+  if (HttpClientError.isHttpClientError(error) && error._tag === "RequestError") {
+    return new PixgateConnectionError(`Could not reach Pixgate: ${error.message}`, { cause: error.cause })
   }
   return error
 }

@@ -1,11 +1,12 @@
 /**
- * The Effect client: `HttpApiClient` over Pixgate's own `HttpApi` definition, so requests,
- * answers and errors are the server's schemas, not a copy. Every request carries `x-api-key`;
- * error answers decode into core's tagged errors.
+ * The Effect client: `HttpApiClient` over the groups of Pixgate's own `HttpApi` definition
+ * (`@pixgate/http/api`) that an API key can call, so requests, answers and errors are the
+ * server's schemas, not a copy. Every request carries `x-api-key`; error answers decode into
+ * core's tagged errors (`InsufficientBalance`, `ValidationError`, `Unauthorized`, ...).
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { PixgateApi } from "@pixgate/http/api"
 import { Config, type ConfigError, Context, Effect, Layer, Redacted } from "effect"
-import { PixgateApi } from "./internal/provisional.js"
 
 /** Where the server is and which key to use. */
 export interface PixgateClientOptions {
@@ -15,10 +16,10 @@ export interface PixgateClientOptions {
   readonly apiKey: string | Redacted.Redacted<string>
 }
 
-/** The contract the client is made from. */
+/** The contract the client is made from (all of it: `HttpApiClient.make(Api)` includes the admin API). */
 export const Api = PixgateApi
 
-/** `HttpClient` with the API key on every request (never logged: a redacted header). */
+/** The `HttpClient` in context with the API key on every request. */
 const withApiKey = (apiKey: string | Redacted.Redacted<string>) => {
   const key = Redacted.isRedacted(apiKey) ? Redacted.value(apiKey) : apiKey
   return HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", key))
@@ -26,12 +27,19 @@ const withApiKey = (apiKey: string | Redacted.Redacted<string>) => {
 
 /** Builds the client over the `HttpClient` in context (e.g. `FetchHttpClient.layer`). */
 export const make = (options: PixgateClientOptions) =>
-  HttpApiClient.make(PixgateApi, {
-    baseUrl: options.baseUrl,
-    transformClient: withApiKey(options.apiKey)
+  Effect.flatMap(HttpClient.HttpClient, (client) => {
+    const httpClient = withApiKey(options.apiKey)(client)
+    const group = <const Name extends "health" | "charges" | "payouts" | "transactions">(name: Name) =>
+      HttpApiClient.group(PixgateApi, { group: name, httpClient, baseUrl: options.baseUrl })
+    return Effect.all({
+      health: group("health"),
+      charges: group("charges"),
+      payouts: group("payouts"),
+      transactions: group("transactions")
+    })
   })
 
-/** The client's methods: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
+/** The client: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
 /** The client as a service, for Effect applications. */

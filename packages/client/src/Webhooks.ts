@@ -4,9 +4,8 @@
  * by the endpoint's signing key (`whsec_...`, shown once when the endpoint is set or rotated).
  * The check runs on any runtime (the HMAC is core's pure-TypeScript one), synchronously.
  */
-import { WebhookSignature } from "@pixgate/core"
+import { Events, WebhookSignature } from "@pixgate/core"
 import { Clock, Data, Effect, Either, ParseResult, Schema } from "effect"
-import * as Events from "./internal/provisional.js"
 
 /** Why a webhook was refused. */
 export type VerificationReason =

@@ -7,6 +7,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Money } from "@pixgate/core"
 import { Pixgate, PixgateApiError, PixgateConnectionError } from "../src/index.js"
 import { startServer, type TestServer } from "./support/server.js"
 
@@ -97,7 +98,7 @@ describe("promise client", () => {
   })
 
   it("an Idempotency-Key replays the first answer; another body under it is refused", async () => {
-    await server.engine((e) => e.admin.topUp(merchantId, 100))
+    await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.Cents(10_000) }))
     const input = { amount: 12.34, pixKey: "maria@example.com" }
     const first = await pixgate.payouts.create(input, { idempotencyKey: "payout-0001" })
     expect(first.status).toBe("pending")
@@ -124,7 +125,7 @@ describe("promise client", () => {
     const client = new Pixgate({ apiKey: own.testKey, baseUrl: server.baseUrl })
     const charges = []
     for (const amount of [1, 2, 3]) charges.push(await client.charges.create({ amount }))
-    await server.engine((e) => e.admin.topUp(own.merchantId, 50))
+    await server.engine((e) => e.admin.topUp(own.merchantId, { amount: Money.Cents(5_000) }))
     const payout = await client.payouts.create({ amount: 4, pixKey: "+5511999999999" })
 
     const all = await client.transactions.list()

@@ -3,12 +3,14 @@
  * 127.0.0.1 (run by hand: `pnpm tsx --conditions=@pixgate/source packages/client/test/support/measure.ts`).
  * Sequential calls, alternating rounds, median of the rounds' per-call times.
  */
+import { Money } from "@pixgate/core"
 import { Pixgate } from "../../src/index.js"
 import { startServer } from "./server.js"
 
 const server = await startServer({ rateLimit: false })
 const merchant = await server.merchant("Measure")
-for (let i = 0; i < 20; i++) await server.engine((e) => e.admin.topUp(merchant.merchantId, 1))
+for (let i = 0; i < 20; i++)
+  await server.engine((e) => e.admin.topUp(merchant.merchantId, { amount: Money.Cents(100) }))
 const client = new Pixgate({ apiKey: merchant.testKey, baseUrl: server.baseUrl })
 for (let i = 0; i < 20; i++) await client.charges.create({ amount: i + 1 })
 
