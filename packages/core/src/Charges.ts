@@ -53,7 +53,7 @@ export const make = Effect.gen(function* () {
       )
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const lifetime =
-        input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+        input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
       const draft = newTransaction({
         id: Ids.newId("tx", now) as TransactionId,
         merchantId: caller.merchant.id,
@@ -64,10 +64,10 @@ export const make = Effect.gen(function* () {
         feeAmount: fees.feeAmount,
         gatewayFeeAmount: fees.gatewayFeeAmount,
         netAmount: fees.netAmount,
-        clientName: input.clientName,
-        clientDocument: input.clientDocument,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
         txid: Ids.newTxid(now),
-        description: input.description,
+        description: input.description ?? null,
         expiresAt: now + lifetime,
         createdAt: now
       })

@@ -104,12 +104,12 @@ export const make = Effect.gen(function* () {
         feeAmount: fees.feeAmount,
         gatewayFeeAmount: fees.gatewayFeeAmount,
         netAmount: fees.netAmount,
-        clientName: input.clientName,
-        clientDocument: input.clientDocument,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
         pixKey: input.pixKey.value,
         pixKeyType: input.pixKey.type,
         endToEndId: Ids.newEndToEndId(config.ispb, now),
-        description: input.description,
+        description: input.description ?? null,
         createdAt: now
       })
       const result: Views.PayoutJson = {

@@ -86,7 +86,13 @@ export const amount = (aboveMaximumCode = "amount_above_maximum") => {
     description:
       "Reais, at most 2 decimal places, at least 0.01, at most the engine's maximum (default 1000000.00)",
     examples: [Money.Cents(15050)],
-    jsonSchema: { type: "number", minimum: 0.01, multipleOf: 0.01 }
+    jsonSchema: {
+      type: "number",
+      minimum: 0.01,
+      description:
+        "Reais, at most 2 decimal places, at least 0.01, at most the engine's maximum (default 1000000.00)",
+      examples: [150.5]
+    }
   })
 }
 
@@ -114,8 +120,21 @@ export const checkAmount = (
 export const maxText = 140
 
 /**
+ * An optional field whose JSON may also be null: absent, null (or what `keep` refuses, e.g. a
+ * blank text) decode to an absent key, so the typed input has no nulls.
+ */
+export const optionalField = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
+  keep: (value: A) => Option.Option<A> = Option.some
+) =>
+  Schema.optionalToOptional(Schema.NullOr(schema), Schema.typeSchema(schema), {
+    decode: (value) => Option.flatMap(value, (v) => (v === null ? Option.none() : keep(v))),
+    encode: (value) => value
+  })
+
+/**
  * Optional free text: a string of at most 140 characters without NUL, trimmed; absent, null or
- * blank is null.
+ * blank is absent.
  */
 export const text = (field: string, code: string, description: string) => {
   const wrong = problem(code, `${field} must be a string of at most ${maxText} characters`)
@@ -126,17 +145,10 @@ export const text = (field: string, code: string, description: string) => {
       problem("invalid_text", `${field} must not contain NUL characters`)
     )
   )
-  const trimmed = Schema.transform(checked, Schema.NullOr(Schema.String), {
-    strict: true,
-    decode: (s) => {
-      const t = s.trim()
-      return t === "" ? null : t
-    },
-    encode: (s) => s ?? ""
-  })
-  return Schema.optionalWith(Schema.NullOr(trimmed.annotations({ ...wrong, description })), {
-    default: () => null
-  })
+  return optionalField(checked.annotations({ title: field, description }), (s) => {
+    const trimmed = s.trim()
+    return trimmed === "" ? Option.none() : Option.some(trimmed)
+  }).annotations({ title: field, description: `${description}; at most ${maxText} characters` })
 }
 
 const clientDocProblem = problem("invalid_client_doc", "clientDoc must be a valid CPF or CNPJ")
@@ -230,11 +242,13 @@ const required = <S extends Schema.Schema.Any>(schema: S, p: ReturnType<typeof p
 export const CreateCharge = Schema.Struct({
   amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
   clientName: text("clientName", "invalid_client_name", "The payer's name"),
-  clientDocument: Schema.optionalWith(Schema.NullOr(ClientDocument), { default: () => null }).pipe(
-    Schema.fromKey("clientDoc")
-  ),
+  clientDocument: optionalField(ClientDocument)
+    .annotations({ description: ClientDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string })
+    .pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "Shown to the payer"),
-  expiresIn: Schema.optionalWith(Schema.NullOr(ExpiresIn), { default: () => null })
+  expiresIn: optionalField(ExpiresIn).annotations({
+    description: `Seconds until the charge expires (${expiresInRange.min} to ${expiresInRange.max}; default 3600)`
+  })
 }).annotations({
   identifier: "ChargeRequest",
   title: "Charge request",
@@ -258,9 +272,7 @@ export const CreatePayout = Schema.Struct({
   amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
   pixKey: required(PixKeyField, pixKeyRequired),
   clientName: text("clientName", "invalid_client_name", "The recipient's name"),
-  clientDocument: Schema.optionalWith(Schema.NullOr(ClientDocument), { default: () => null }).pipe(
-    Schema.fromKey("clientDoc")
-  ),
+  clientDocument: optionalField(ClientDocument).pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "A note kept with the payout")
 }).annotations({
   identifier: "PayoutRequest",
@@ -270,9 +282,7 @@ export const CreatePayout = Schema.Struct({
     {
       amount: Money.Cents(10000),
       pixKey: { type: "email", value: "maria@example.com" },
-      clientName: "Maria Silva",
-      clientDocument: null,
-      description: null
+      clientName: "Maria Silva"
     }
   ]
 })
@@ -739,3 +749,9 @@ export const decode =
       ? decoded
       : Effect.provideService(decoded, MaxAmount, options.maxAmount)
   }
+
+/** `decode` run at once, for callers outside Effect (the schemas here need no services). */
+export const decodeEither =
+  <A, I>(schema: Schema.Schema<A, I>, options?: DecodeOptions) =>
+  (input: unknown): Either.Either<A, ValidationError | InvalidJson> =>
+    Effect.runSync(Effect.either(decode(schema, options)(input)))

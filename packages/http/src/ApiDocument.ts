@@ -97,6 +97,15 @@ const openRequestBodies = (spec: Json) => {
   }
 }
 
+/** Header parameters by their usual spelling (HTTP header names are case-insensitive). */
+const headerNames = (spec: Json) => {
+  for (const op of operations(spec)) {
+    if (!Array.isArray(op.parameters)) continue
+    for (const p of op.parameters)
+      if (isJson(p) && p.in === "header" && p.name === "idempotency-key") p.name = "Idempotency-Key"
+  }
+}
+
 /** Fixes up the answers of every operation. */
 const responses = (spec: Json, errorRef: string) => {
   for (const op of operations(spec)) {
@@ -205,6 +214,7 @@ const license = { name: "MIT", identifier: "MIT" }
 export const publicTransform = (spec: Json): Json => {
   child(spec, "info").license = license
   openRequestBodies(spec)
+  headerNames(spec)
   responses(spec, "Error")
   webhooks(spec)
   return spec

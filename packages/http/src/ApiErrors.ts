@@ -6,7 +6,7 @@
  * into the tagged error.
  */
 import { Errors } from "@pixgate/core"
-import { ParseResult, Schema } from "effect"
+import { Option, ParseResult, Schema, SchemaAST } from "effect"
 
 /**
  * Every `code` the public API answers with: the router's and transport's own (404, 405, 410,
@@ -96,6 +96,13 @@ const details = Schema.Array(ErrorDetail).annotations({
   description: "Fields at fault (validation failures only)"
 })
 
+/** The annotation naming the tagged error a wire schema carries (its `_tag`). */
+export const ErrorTag: unique symbol = Symbol.for("@pixgate/http/ApiErrors/ErrorTag")
+
+/** The `_tag` of the tagged error a wire schema carries, if it is one. */
+export const errorTagOf = (ast: SchemaAST.AST): string | undefined =>
+  Option.getOrUndefined(SchemaAST.getAnnotation<string>(ast, ErrorTag))
+
 /** An error body with one of `codes`. */
 const bodyOf = <const Codes extends ReadonlyArray<string>>(codes: Codes) =>
   Schema.Struct({
@@ -124,6 +131,7 @@ const wire = <
   const Codes extends ReadonlyArray<string>
 >(
   self: C,
+  tag: InstanceType<C>["_tag"],
   codes: Codes,
   make: (body: Body<Codes>) => InstanceType<C>,
   annotations: { readonly identifier: string; readonly description: string; readonly example: Body<Codes> }
@@ -148,28 +156,41 @@ const wire = <
             )
       }
     }
-  )
+  ).annotations({ description: annotations.description, [ErrorTag]: tag })
 }
 
 /** 400: the body is not a JSON object. */
-export const InvalidJson = wire(Errors.InvalidJson, ["invalid_json"], (b) => Errors.invalidJson(b.details), {
-  identifier: "InvalidJson",
-  description: "Invalid JSON body: malformed, not a JSON object, or not `application/json`",
-  example: { error: "Invalid JSON body", code: "invalid_json" }
-})
+export const InvalidJson = wire(
+  Errors.InvalidJson,
+  "InvalidJson",
+  ["invalid_json"],
+  (b) => Errors.invalidJson(b.details),
+  {
+    identifier: "InvalidJson",
+    description: "Invalid JSON body: malformed, not a JSON object, or not `application/json`",
+    example: { error: "Invalid JSON body", code: "invalid_json" }
+  }
+)
 
 /** 401. */
-export const Unauthorized = wire(Errors.Unauthorized, ["unauthorized"], () => Errors.unauthorized(), {
-  identifier: "Unauthorized",
-  description: "API key (or admin token) missing, malformed, unknown or revoked",
-  example: { error: "Unauthorized", code: "unauthorized" }
-})
+export const Unauthorized = wire(
+  Errors.Unauthorized,
+  "Unauthorized",
+  ["unauthorized"],
+  () => Errors.unauthorized(),
+  {
+    identifier: "Unauthorized",
+    description: "API key (or admin token) missing, malformed, unknown or revoked",
+    example: { error: "Unauthorized", code: "unauthorized" }
+  }
+)
 
 const notFoundSuffix = " not found"
 
 /** 404: an unknown path, or an id that does not exist. */
 export const NotFound = wire(
   Errors.NotFound,
+  "NotFound",
   ["not_found"],
   (b) =>
     b.error.endsWith(notFoundSuffix) && b.error !== "Not found"
@@ -181,6 +202,7 @@ export const NotFound = wire(
 /** 405: the path has other methods (`Allow` lists them). */
 export const MethodNotAllowed = wire(
   Errors.MethodNotAllowed,
+  "MethodNotAllowed",
   ["method_not_allowed"],
   () => new Errors.MethodNotAllowed({ allowed: [] }),
   {
@@ -191,17 +213,23 @@ export const MethodNotAllowed = wire(
 )
 
 /** 409: the first request with this Idempotency-Key still runs. */
-export const Conflict = wire(Errors.Conflict, ["idempotency_in_flight"], () => new Errors.Conflict(), {
-  identifier: "IdempotencyInFlight",
-  description: "A request with this Idempotency-Key is still being processed",
-  example: {
-    error: "A request with this Idempotency-Key is still being processed",
-    code: "idempotency_in_flight"
+export const Conflict = wire(
+  Errors.Conflict,
+  "Conflict",
+  ["idempotency_in_flight"],
+  () => new Errors.Conflict(),
+  {
+    identifier: "IdempotencyInFlight",
+    description: "A request with this Idempotency-Key is still being processed",
+    example: {
+      error: "A request with this Idempotency-Key is still being processed",
+      code: "idempotency_in_flight"
+    }
   }
-})
+)
 
 /** 410: removed in 2.0.0. */
-export const Gone = wire(Errors.Gone, ["endpoint_removed"], () => new Errors.Gone(), {
+export const Gone = wire(Errors.Gone, "Gone", ["endpoint_removed"], () => new Errors.Gone(), {
   identifier: "EndpointRemoved",
   description: "This endpoint was removed in version 2.0.0",
   example: { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }
@@ -210,6 +238,7 @@ export const Gone = wire(Errors.Gone, ["endpoint_removed"], () => new Errors.Gon
 /** 413. */
 export const PayloadTooLarge = wire(
   Errors.PayloadTooLarge,
+  "PayloadTooLarge",
   ["payload_too_large"],
   () => new Errors.PayloadTooLarge(),
   {
@@ -222,6 +251,7 @@ export const PayloadTooLarge = wire(
 /** 422: a field, query parameter or header is invalid. */
 export const ValidationError = wire(
   Errors.ValidationError,
+  "ValidationError",
   validationCodes,
   (b) => new Errors.ValidationError({ code: b.code, message: b.error, details: b.details ?? [] }),
   {
@@ -239,6 +269,7 @@ export const ValidationError = wire(
 /** 422: the Idempotency-Key was used with another body. */
 export const IdempotencyMismatch = wire(
   Errors.IdempotencyMismatch,
+  "IdempotencyMismatch",
   ["idempotency_mismatch"],
   () => new Errors.IdempotencyMismatch(),
   {
@@ -254,6 +285,7 @@ export const IdempotencyMismatch = wire(
 /** 422: the balance does not cover the payout and its fee. */
 export const InsufficientBalance = wire(
   Errors.InsufficientBalance,
+  "InsufficientBalance",
   ["insufficient_balance"],
   () => Errors.insufficientBalance(),
   {
@@ -266,6 +298,7 @@ export const InsufficientBalance = wire(
 /** 429 (`Retry-After` says when to retry). */
 export const RateLimited = wire(
   Errors.RateLimited,
+  "RateLimited",
   ["rate_limited"],
   () => new Errors.RateLimited({ retryAfter: 1 }),
   {
@@ -276,7 +309,7 @@ export const RateLimited = wire(
 )
 
 /** 500. */
-export const Internal = wire(Errors.Internal, ["internal_error"], () => new Errors.Internal({}), {
+export const Internal = wire(Errors.Internal, "Internal", ["internal_error"], () => new Errors.Internal({}), {
   identifier: "InternalError",
   description: "Internal server error: a bug on our side, never the input's fault",
   example: { error: "Internal server error", code: "internal_error" }
@@ -287,6 +320,7 @@ const gatewayCodes = ["gateway_error", "gateway_not_configured", "invalid_locati
 /** 502: the bank gateway failed, with the spec's message for the operation. */
 export const GatewayUnavailable = wire(
   Errors.GatewayUnavailable,
+  "GatewayUnavailable",
   gatewayCodes,
   (b) =>
     new Errors.GatewayUnavailable({
@@ -303,6 +337,7 @@ export const GatewayUnavailable = wire(
 /** 503 (`Retry-After` says when to retry). */
 export const StorageUnavailable = wire(
   Errors.StorageUnavailable,
+  "StorageUnavailable",
   ["service_unavailable"],
   () => Errors.unavailable(),
   {
@@ -328,6 +363,7 @@ const adminValidationCodes = [
 /** 422 of the admin API: a field, path or query parameter is invalid. */
 export const AdminValidationError = wire(
   Errors.ValidationError,
+  "ValidationError",
   adminValidationCodes,
   (b) => new Errors.ValidationError({ code: b.code, message: b.error, details: b.details ?? [] }),
   {
@@ -355,6 +391,7 @@ const refusedCodes = [
 /** 409 of the admin API: not possible in the resource's current state. */
 export const Refused = wire(
   Errors.Refused,
+  "Refused",
   refusedCodes,
   (b) => new Errors.Refused({ code: b.code, message: b.error }),
   {

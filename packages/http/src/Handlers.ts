@@ -19,25 +19,27 @@ export interface Input<Path, UrlParams, Payload, Headers> {
   readonly headers: Headers
 }
 
-/** The handler of one endpoint. */
-export type Handler<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = (
+/**
+ * The handler of one endpoint: it may use the engine and what its group's middleware provides
+ * (`CurrentCaller` behind the API key).
+ */
+export type Handler<E extends HttpApiEndpoint.HttpApiEndpoint.Any, Provided = never> = (
   input: Input<
     HttpApiEndpoint.HttpApiEndpoint.PathParsed<E>,
     HttpApiEndpoint.HttpApiEndpoint.UrlParams<E>,
     HttpApiEndpoint.HttpApiEndpoint.Payload<E>,
     HttpApiEndpoint.HttpApiEndpoint.Headers<E>
   >
-) => Effect.Effect<
-  HttpApiEndpoint.HttpApiEndpoint.Success<E>,
-  Errors.PixgateError,
-  Engine.Engine | CurrentCaller
->
+) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<E>, Errors.PixgateError, Engine.Engine | Provided>
 
 type Groups = typeof PixgateApi extends HttpApi.HttpApi<infer _Id, infer G, infer _E, infer _R> ? G : never
 
 /** The handlers of one group, by endpoint name. */
-export type GroupHandlers<G> = {
-  readonly [E in HttpApiGroup.HttpApiGroup.Endpoints<G> as HttpApiEndpoint.HttpApiEndpoint.Name<E>]: Handler<E>
+export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any> = {
+  readonly [E in HttpApiGroup.HttpApiGroup.Endpoints<G> as HttpApiEndpoint.HttpApiEndpoint.Name<E>]: Handler<
+    E,
+    HttpApiGroup.HttpApiGroup.Provides<G>
+  >
 }
 
 /**
