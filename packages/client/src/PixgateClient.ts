@@ -4,7 +4,7 @@
  * server's schemas, not a copy. Every request carries `x-api-key`; error answers decode into
  * core's tagged errors (`InsufficientBalance`, `ValidationError`, `Unauthorized`, ...).
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PixgateApi } from "@pixgate/http/api"
 import { Config, type ConfigError, Context, Effect, Layer, Redacted } from "effect"
 
@@ -17,7 +17,22 @@ export interface PixgateClientOptions {
 }
 
 /** The contract the client is made from (all of it: `HttpApiClient.make(Api)` includes the admin API). */
-export const Api = PixgateApi
+export const Api: typeof PixgateApi = PixgateApi
+
+type Groups = typeof PixgateApi extends HttpApi.HttpApi<string, infer G, infer _E, infer _R> ? G : never
+type ApiError = typeof PixgateApi extends HttpApi.HttpApi<string, infer _G, infer E, infer _R> ? E : never
+
+/** The methods of one group, failing with its declared errors (core's tagged errors). */
+export type Group<Name extends "health" | "charges" | "payouts" | "transactions"> =
+  HttpApiClient.Client.Group<Groups, Name, ApiError, never>
+
+/** The client: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
+export interface Client {
+  readonly health: Group<"health">
+  readonly charges: Group<"charges">
+  readonly payouts: Group<"payouts">
+  readonly transactions: Group<"transactions">
+}
 
 /** The `HttpClient` in context with the API key on every request. */
 const withApiKey = (apiKey: string | Redacted.Redacted<string>) => {
@@ -26,7 +41,7 @@ const withApiKey = (apiKey: string | Redacted.Redacted<string>) => {
 }
 
 /** Builds the client over the `HttpClient` in context (e.g. `FetchHttpClient.layer`). */
-export const make = (options: PixgateClientOptions) =>
+export const make = (options: PixgateClientOptions): Effect.Effect<Client, never, HttpClient.HttpClient> =>
   Effect.flatMap(HttpClient.HttpClient, (client) => {
     const httpClient = withApiKey(options.apiKey)(client)
     const group = <const Name extends "health" | "charges" | "payouts" | "transactions">(name: Name) =>
@@ -38,9 +53,6 @@ export const make = (options: PixgateClientOptions) =>
       transactions: group("transactions")
     })
   })
-
-/** The client: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
-export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
 /** The client as a service, for Effect applications. */
 export class PixgateClient extends Context.Tag("@pixgate/client/PixgateClient")<PixgateClient, Client>() {}
