@@ -175,6 +175,30 @@ describe("promise client", () => {
     }
   })
 
+  it("an answer that is not a Pixgate error (a proxy's page) is still a PixgateApiError", async () => {
+    const proxy = createServer((_req, res) => {
+      res
+        .writeHead(502, { "content-type": "text/html", "x-request-id": "proxy-1" })
+        .end("<h1>Bad gateway</h1>")
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+    try {
+      const { port } = proxy.address() as AddressInfo
+      const client = new Pixgate({ apiKey: "sk_test_x", baseUrl: `http://127.0.0.1:${port}` })
+      const error = (await rejection(client.charges.create({ amount: 1 }))) as PixgateApiError
+      expect(error).toBeInstanceOf(PixgateApiError)
+      expect([error.status, error.code, error.message, error.requestId]).toEqual([
+        502,
+        "unexpected_response",
+        "Unexpected 502 answer",
+        "proxy-1"
+      ])
+    } finally {
+      proxy.closeAllConnections()
+      await new Promise((resolve) => proxy.close(resolve))
+    }
+  })
+
   it("uses the given fetch", async () => {
     const urls: Array<string> = []
     const client = new Pixgate({
