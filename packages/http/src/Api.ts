@@ -1,9 +1,10 @@
 /**
  * The public API's routes: `PublicApi` compiled with its handlers (the spec's endpoints, the
- * removed ones answering 410), the OpenAPI document and its docs page, which depend on the
- * mount point that serves them.
+ * removed ones answering 410), the OpenAPI document, its docs page and the page's renderer,
+ * which depend on the mount point that serves them.
  */
 import type { Engine } from "@pixgate/core"
+import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
 import * as Endpoints from "./Endpoints.js"
 import { Handlers, health } from "./Handlers.js"
@@ -11,7 +12,6 @@ import type { Incoming } from "./Incoming.js"
 import * as OpenApi from "./OpenApi.js"
 import { ApiKey, PublicApi } from "./PixgateApi.js"
 import type { RateLimiter } from "./RateLimit.js"
-import * as Respond from "./Respond.js"
 import type * as Route from "./Route.js"
 import * as Security from "./Security.js"
 
@@ -26,7 +26,8 @@ export const removed: ReadonlyArray<`/${string}`> = Endpoints.removedPaths(Publi
 /** The public routes for a mount point. */
 export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engine | RateLimiter>> => {
   const document = (request: Incoming) => OpenApi.document(serverUrl(basePath, request))
-  const specUrl = (request: Incoming) => `${serverUrl(basePath, request).replace(/\/$/, "")}/api/openapi.json`
+  const root = (request: Incoming) => serverUrl(basePath, request).replace(/\/$/, "")
+  const specUrl = (request: Incoming) => `${root(request)}/api/openapi.json`
   return Endpoints.compile(PublicApi, {
     handlers: Handlers,
     // Answered without the runtime: the cheapest possible probe of the process, and the documents.
@@ -34,7 +35,17 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
       health: { check: () => ({ status: 200, body: health() }) },
       documentation: {
         openapi: (input) => ({ status: 200, body: document(input.request) }),
-        docs: (input) => Respond.html(DocsPage.render(document(input.request), specUrl(input.request)))
+        docs: (input) =>
+          DocsPage.page(
+            document(input.request),
+            specUrl(input.request),
+            `${root(input.request)}${DocsPage.rendererPath}`
+          )
+      }
+    },
+    transport: {
+      documentation: {
+        renderer: (input) => Effect.promise(() => DocsPage.renderer(input.request.header("if-none-match")))
       }
     },
     security: [[ApiKey, Security.apiKey]]

@@ -9,7 +9,7 @@
  */
 import { OpenApiJsonSchema } from "@effect/platform"
 import { Events } from "@pixgate/core"
-import { Option, type Schema, SchemaAST } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 
 /** A JSON object of the document, read and written dynamically. */
 type Json = { [key: string]: unknown }
@@ -44,13 +44,18 @@ const withoutDecodeError = (response: Json): boolean => {
 
 const invalidBody = "Invalid JSON body: malformed, not a JSON object, or not `application/json`"
 
+const text = OpenApiJsonSchema.make(Schema.String)
+
 const retryAfter = {
-  "Retry-After": { description: "Seconds to wait (at least 1)", schema: { type: "integer", minimum: 1 } }
+  "Retry-After": {
+    description: "Seconds to wait (at least 1)",
+    schema: OpenApiJsonSchema.make(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)))
+  }
 }
 
 /** Headers of responses by status, besides those of one kind of operation. */
 const headersByStatus: Readonly<Record<string, Json>> = {
-  "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: { type: "string" } } },
+  "405": { Allow: { description: "The methods of this path, e.g. `POST`", schema: text } },
   "429": retryAfter,
   "503": retryAfter
 }
@@ -58,17 +63,27 @@ const headersByStatus: Readonly<Record<string, Json>> = {
 const replayed = {
   "Idempotent-Replayed": {
     description: "`true` when this is a replay of an earlier request",
-    schema: { type: "string" }
+    schema: text
   }
 }
 
 const wwwAuthenticate = {
-  "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: { type: "string" } }
+  "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: text }
+}
+
+/** The header every answer carries. */
+const requestId = {
+  "X-Request-Id": {
+    description:
+      "The request's id, as in the server's log: the client's `x-request-id` when sane, else a new one",
+    schema: text
+  }
 }
 
 const serverDefault = (errorRef: string): Json => ({
   description: "Any other error the HTTP server itself gives (400 malformed request, 408, 431)",
-  content: { "application/json": { schema: { $ref: `${refPrefix}${errorRef}` } } }
+  content: { "application/json": { schema: { $ref: `${refPrefix}${errorRef}` } } },
+  headers: requestId
 })
 
 /** The operations of a document. */
@@ -106,6 +121,16 @@ const headerNames = (spec: Json) => {
   }
 }
 
+/** Operations that take an Idempotency-Key. */
+const hasIdempotencyKey = (op: Json) =>
+  Array.isArray(op.parameters) &&
+  op.parameters.some(
+    (p) => isJson(p) && p.in === "header" && String(p.name).toLowerCase() === "idempotency-key"
+  )
+
+/** The answers a repeat with the same Idempotency-Key replays (with `Idempotent-Replayed: true`). */
+const replayable = new Set(["201", "422", "502"])
+
 /** Fixes up the answers of every operation. */
 const responses = (spec: Json, errorRef: string) => {
   for (const op of operations(spec)) {
@@ -113,24 +138,22 @@ const responses = (spec: Json, errorRef: string) => {
     if (op.deprecated === true) {
       // A removed endpoint answers 410 to every method, and nothing else.
       for (const status of Object.keys(answers)) if (status !== "410") delete answers[status]
+      for (const answer of Object.values(answers)) if (isJson(answer)) answer.headers = requestId
       continue
     }
+    const idempotent = hasIdempotencyKey(op)
     for (const [status, answer] of Object.entries(answers)) {
       if (!isJson(answer)) continue
       if (!withoutDecodeError(answer)) {
         delete answers[status]
         continue
       }
-      const headers = {
+      answer.headers = {
+        ...requestId,
         ...headersByStatus[status],
-        ...(status === "201" &&
-        op.parameters !== undefined &&
-        JSON.stringify(op.parameters).includes("idempotency-key")
-          ? replayed
-          : {}),
+        ...(idempotent && replayable.has(status) ? replayed : {}),
         ...(status === "401" && usesSecurity(op, "adminToken") ? wwwAuthenticate : {})
       }
-      if (Object.keys(headers).length > 0) answer.headers = headers
     }
     answers.default = serverDefault(errorRef)
   }
@@ -144,14 +167,14 @@ const webhookHeaders = [
     in: "header",
     required: true,
     description: "Standard Webhooks: the event's id",
-    schema: { type: "string" }
+    schema: text
   },
   {
     name: "webhook-timestamp",
     in: "header",
     required: true,
     description: "Standard Webhooks: Unix seconds of this attempt",
-    schema: { type: "string", pattern: "^[0-9]+$" }
+    schema: OpenApiJsonSchema.make(Schema.String.pipe(Schema.pattern(/^[0-9]+$/)))
   },
   {
     name: "webhook-signature",
@@ -160,7 +183,7 @@ const webhookHeaders = [
     description:
       "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's signing key " +
       "(`whsec_...`); two space-separated signatures while a rotated key overlaps. Verify this one.",
-    schema: { type: "string" }
+    schema: text
   },
   {
     name: "X-Pixgate-Signature",
@@ -169,7 +192,7 @@ const webhookHeaders = [
     description:
       "The webhook secret itself (the spec's scheme; named after the configured service name). It proves " +
       "nothing to whoever saw one delivery: verify `webhook-signature` instead.",
-    schema: { type: "string" }
+    schema: text
   }
 ]
 
@@ -195,6 +218,8 @@ const webhooks = (spec: Json) => {
           "failed one; each times out after 10 s. `data` has the transaction's id, type, status, amount and the " +
           "ids that exist (`txid`, `endToEndId`, `pixKey`).",
         tags: ["Webhooks"],
+        // The receiver authenticates a delivery by its signature headers, not by a security scheme.
+        security: [],
         parameters: webhookHeaders,
         requestBody: { required: true, content: { "application/json": { schema: body } } },
         responses: {

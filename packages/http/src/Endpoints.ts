@@ -80,6 +80,36 @@ const headersOf = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>) =>
     }
   })
 
+/**
+ * True when encoding with the schema gives back the value itself: no transformation anywhere
+ * (refinements only check). Every success schema of `PixgateApi` is such a JSON view, and the
+ * handlers' types are its Type side, so its encoder is the identity and costs nothing per
+ * request; any other schema is encoded.
+ */
+export const encodesToItself = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "Transformation":
+    case "Declaration":
+    case "Suspend":
+      return false
+    case "Refinement":
+      return encodesToItself(ast.from)
+    case "TypeLiteral":
+      return (
+        ast.propertySignatures.every((p) => encodesToItself(p.type)) &&
+        ast.indexSignatures.every((i) => encodesToItself(i.type))
+      )
+    case "Union":
+      return ast.types.every(encodesToItself)
+    case "TupleType":
+      return (
+        ast.elements.every((e) => encodesToItself(e.type)) && ast.rest.every((r) => encodesToItself(r.type))
+      )
+    default:
+      return true
+  }
+}
+
 /** Fails with the formatted issue: a value the definition cannot encode or decode is a bug. */
 const orDie = <A>(either: Either.Either<A, ParseResult.ParseIssue>): Effect.Effect<A> =>
   Either.match(either, {
@@ -142,9 +172,12 @@ export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGr
       const handle = handler as AnyHandler<Engine.Engine | PixgateApi.CurrentCaller>
       const handleOpen = handler as AnyHandler<Engine.Engine>
       const successStatus = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
-      const encode = ParseResult.encodeUnknownEither(
-        Schema.make<unknown, unknown, never>(endpoint.successSchema.ast)
+      const successAst = endpoint.successSchema.ast
+      const encode: (value: unknown) => Either.Either<unknown, ParseResult.ParseIssue> = encodesToItself(
+        successAst
       )
+        ? Either.right
+        : ParseResult.encodeUnknownEither(Schema.make<unknown, unknown, never>(successAst))
       const decodePath = decoderOf(endpoint.pathSchema)
       const decodeQuery = decoderOf(endpoint.urlParamsSchema)
       const decodeBody = decoderOf(endpoint.payloadSchema)

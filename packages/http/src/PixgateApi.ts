@@ -12,9 +12,10 @@ import {
   HttpApiMiddleware,
   HttpApiSchema,
   HttpApiSecurity,
-  OpenApi
+  OpenApi,
+  OpenApiJsonSchema
 } from "@effect/platform"
-import { AdminViews, type Auth, Requests, Views } from "@pixgate/core"
+import { AdminViews, type Auth, Domain, Requests, Views } from "@pixgate/core"
 import { Context, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -71,52 +72,35 @@ export class IdempotentOperation extends Context.Tag("@pixgate/http/IdempotentOp
   string
 >() {}
 
+/**
+ * An optional query parameter: a string as it arrives (core's `Requests` reads it, with the
+ * API's messages), documented as what it holds.
+ */
+const queryParameter = (description: string, holds: Schema.Schema.AnyNoContext) =>
+  Schema.optional(
+    Schema.String.annotations({ description, jsonSchema: { ...OpenApiJsonSchema.make(holds), description } })
+  )
+
 /** The query of `GET /api/v1/transactions` as it arrives, then read into a list request. */
 export const ListTransactionsUrlParams = Schema.compose(
   Schema.Struct({
-    page: Schema.optional(
-      Schema.String.annotations({
-        description: "Page number (default 1)",
-        jsonSchema: { description: "Page number (default 1)", type: "integer", minimum: 1 }
-      })
+    page: queryParameter(
+      "Page number (default 1)",
+      Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
-    limit: Schema.optional(
-      Schema.String.annotations({
-        description: "Items per page (default 20, maximum 100)",
-        jsonSchema: { description: "Items per page (default 20, maximum 100)", type: "integer", minimum: 1 }
-      })
+    limit: queryParameter(
+      "Items per page (default 20, maximum 100)",
+      Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
-    type: Schema.optional(
-      Schema.String.annotations({
-        description: "Filter by type",
-        jsonSchema: {
-          description: "Filter by type",
-          type: "string",
-          enum: ["deposit", "withdrawal", "payment"]
-        }
-      })
+    type: queryParameter("Filter by type", Schema.Literal(...Domain.transactionTypes)),
+    status: queryParameter("Filter by status", Schema.Literal(...Domain.transactionStatuses)),
+    startDate: queryParameter(
+      "First day, YYYY-MM-DD (UTC, inclusive)",
+      Schema.String.annotations({ jsonSchema: { format: "date" } })
     ),
-    status: Schema.optional(
-      Schema.String.annotations({
-        description: "Filter by status",
-        jsonSchema: {
-          description: "Filter by status",
-          type: "string",
-          enum: ["pending", "completed", "failed", "refunded"]
-        }
-      })
-    ),
-    startDate: Schema.optional(
-      Schema.String.annotations({
-        description: "First day, YYYY-MM-DD (UTC, inclusive)",
-        jsonSchema: { format: "date" }
-      })
-    ),
-    endDate: Schema.optional(
-      Schema.String.annotations({
-        description: "Last day, YYYY-MM-DD (UTC, inclusive)",
-        jsonSchema: { format: "date" }
-      })
+    endDate: queryParameter(
+      "Last day, YYYY-MM-DD (UTC, inclusive)",
+      Schema.String.annotations({ jsonSchema: { format: "date" } })
     )
   }),
   Requests.ListTransactionsRequest
@@ -287,6 +271,26 @@ export const DocumentationGroup = HttpApiGroup.make("documentation")
     HttpApiEndpoint.get("docs", "/api/docs")
       .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description: "HTML page" }))
       .annotateContext(describe("getDocs", "This documentation as an HTML page"))
+  )
+  .add(
+    HttpApiEndpoint.get("renderer", "/api/docs/scalar.js")
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
+          description: "JavaScript; `ETag` names the bundle's version, clients revalidate (`no-cache`)"
+        })
+      )
+      .addSuccess(
+        HttpApiSchema.Empty(304).annotations({
+          description: "Not modified: the `If-None-Match` of the request is this version"
+        })
+      )
+      .annotateContext(
+        describe(
+          "getDocsRenderer",
+          "The docs page's renderer",
+          "Scalar's standalone API reference bundle, served by this server (no CDN)."
+        )
+      )
   )
   .annotateContext(OpenApi.annotations({ title: "Documentation" }))
 

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net"
 import { Engine, MemoryStore } from "@pixgate/core"
 import { Effect } from "effect"
 import { Pixgate } from "../../src/index.js"
+import * as Contract from "./contract.js"
 
 /** A response as tests read it. */
 export interface Answer {
@@ -59,7 +60,9 @@ export const send = async (base: string, method: string, path: string, call: Cal
   } catch {
     parsed = undefined
   }
-  return { status: response.status, headers: response.headers, text, body: parsed }
+  const answer = { status: response.status, headers: response.headers, text, body: parsed }
+  await Contract.check(`${base}${path}`, method, answer)
+  return answer
 }
 
 /** Starts Pixgate on MemoryStore (options override) behind node:http. */
