@@ -233,6 +233,41 @@ const webhooks = (spec: Json) => {
   spec.webhooks = section
 }
 
+/** The component schemas a value refers to, transitively. */
+const referenced = (spec: Json): ReadonlySet<string> => {
+  const schemas = child(child(spec, "components"), "schemas")
+  const found = new Set<string>()
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item)
+      return
+    }
+    if (!isJson(value)) return
+    const ref = value.$ref
+    if (typeof ref === "string" && ref.startsWith(refPrefix)) {
+      const name = ref.slice(refPrefix.length)
+      if (!found.has(name)) {
+        found.add(name)
+        visit(schemas[name])
+      }
+    }
+    for (const child of Object.values(value)) visit(child)
+  }
+  visit(spec.paths)
+  visit(spec.webhooks)
+  return found
+}
+
+/**
+ * Drops the component schemas nothing refers to: query and path schemas with an identifier land
+ * in components, yet their parameters are written inline.
+ */
+const dropUnused = (spec: Json) => {
+  const schemas = child(child(spec, "components"), "schemas")
+  const used = referenced(spec)
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
+}
+
 const license = { name: "MIT", identifier: "MIT" }
 
 /** The public API document's transform. */
@@ -242,6 +277,7 @@ export const publicTransform = (spec: Json): Json => {
   headerNames(spec)
   responses(spec, "Error")
   webhooks(spec)
+  dropUnused(spec)
   return spec
 }
 
@@ -250,5 +286,6 @@ export const adminTransform = (spec: Json): Json => {
   child(spec, "info").license = license
   openRequestBodies(spec)
   responses(spec, "Error")
+  dropUnused(spec)
   return spec
 }

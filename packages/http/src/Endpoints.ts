@@ -61,7 +61,7 @@ const decoderOf = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>): Deco
 /** The first value of each query parameter present. */
 const paramsOf = (query: URLSearchParams): Record<string, string> => {
   const params: Record<string, string> = {}
-  for (const [name, value] of query) if (!(name in params)) params[name] = value
+  for (const [name, value] of query) if (!Object.hasOwn(params, name)) params[name] = value
   return params
 }
 

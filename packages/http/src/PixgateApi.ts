@@ -117,7 +117,9 @@ export const HealthGroup = HttpApiGroup.make("health")
       .addSuccess(Views.Health)
       .annotateContext(describe("getHealth", "Health check", "Reports availability. Needs no API key."))
   )
-  .annotateContext(OpenApi.annotations({ title: "Health" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Health", description: "Whether the service is up (no API key needed)" })
+  )
 
 /** `POST /api/v1/charges`. */
 export const ChargesGroup = HttpApiGroup.make("charges")
@@ -143,7 +145,12 @@ export const ChargesGroup = HttpApiGroup.make("charges")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Charges" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Charges",
+      description: "PIX charges: a QR code and a copy-and-paste BR Code the payer pays"
+    })
+  )
 
 /** `POST /api/v1/payouts`. */
 export const PayoutsGroup = HttpApiGroup.make("payouts")
@@ -170,7 +177,9 @@ export const PayoutsGroup = HttpApiGroup.make("payouts")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Payouts" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Payouts", description: "PIX payouts from the available balance" })
+  )
 
 /** `GET /api/v1/transactions`. */
 export const TransactionsGroup = HttpApiGroup.make("transactions")
@@ -189,7 +198,12 @@ export const TransactionsGroup = HttpApiGroup.make("transactions")
       )
   )
   .middleware(ApiKey)
-  .annotateContext(OpenApi.annotations({ title: "Transactions" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Transactions",
+      description: "The merchant's charges, payouts and payments, newest first"
+    })
+  )
 
 /** The spec's "Removed" table (and `/v1/webhooks/:id`): every method on these paths answers 410. */
 const removedTable = [
@@ -254,7 +268,12 @@ const [firstRemoved, ...otherRemoved] = removedEndpoints.map(removedEndpoint)
 /** The endpoints removed in 2.0.0, documented as deprecated operations answering 410. */
 export const RemovedGroup = otherRemoved
   .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
-  .annotateContext(OpenApi.annotations({ title: "Removed" }))
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Removed",
+      description: "Endpoints removed in version 2.0.0: every method answers 410"
+    })
+  )
 
 /** The OpenAPI document and its docs page. */
 export const DocumentationGroup = HttpApiGroup.make("documentation")
@@ -292,7 +311,9 @@ export const DocumentationGroup = HttpApiGroup.make("documentation")
         )
       )
   )
-  .annotateContext(OpenApi.annotations({ title: "Documentation" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Documentation", description: "This OpenAPI document and its docs page" })
+  )
 
 const MerchantPath = Schema.Struct({ merchantId: Schema.String })
 const WebhookPath = Schema.Struct({ merchantId: Schema.String, mode: Requests.Mode }).annotations({
@@ -472,7 +493,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .addError(ApiErrors.AdminValidationError, { status: 422 })
   .addError(ApiErrors.StorageUnavailable, { status: 503 })
   .middleware(AdminToken)
-  .annotateContext(OpenApi.annotations({ title: "Admin" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
+  )
 
 /** The admin API's own document. */
 export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
@@ -486,7 +509,9 @@ export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
       .annotateContext(describe("getAdminOpenApi", "The admin API's OpenAPI 3.1 document"))
   )
   .middleware(AdminToken)
-  .annotateContext(OpenApi.annotations({ title: "Admin" }))
+  .annotateContext(
+    OpenApi.annotations({ title: "Admin documentation", description: "The admin API's OpenAPI document" })
+  )
 
 /** The public API: health, charges, payouts, transactions, the removed endpoints and the documents. */
 export const PublicApi = HttpApi.make("pixgate")
