@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
 import { Pixgate, Webhooks } from "@pixgate/client"
 import { Engine, MemoryStore } from "@pixgate/core"
-import { Pixgate as PixgateServer } from "@pixgate/http"
+import { Pixgate as PixgateServer } from "@pixgate/http/node"
 import { Effect } from "effect"
 
 /** A webhook receiver: 200 for a verified event (handed to `onEvent`), 400 for anything else. */

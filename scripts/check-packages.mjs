@@ -71,9 +71,9 @@ try {
   const compile = (file) =>
     transformSync(readFileSync(join(root, "examples", file), "utf8"), { loader: "ts", format: "esm" }).code
 
-  const http = packages.find((p) => p.manifest.name === "@pixgate/http").manifest
+  const serverManifest = packages.find((p) => p.manifest.name === "@pixgate/server").manifest
   const thirdParty = Object.fromEntries(
-    Object.entries(http.peerDependencies).filter(([name]) => !name.startsWith("@pixgate/"))
+    Object.entries(serverManifest.peerDependencies).filter(([name]) => !name.startsWith("@pixgate/"))
   )
 
   for (const manager of managers) {
@@ -107,10 +107,15 @@ try {
     // Installed from the tarballs: no source condition, so dist/ is what runs.
     const resolved = run(
       process.execPath,
-      ["--input-type=module", "-e", "console.log(import.meta.resolve('@pixgate/http'))"],
+      [
+        "--input-type=module",
+        "-e",
+        "for (const m of ['@pixgate/http', '@pixgate/http/node', '@pixgate/server']) console.log(import.meta.resolve(m))"
+      ],
       project
     ).trim()
-    if (!resolved.includes("/dist/")) throw new Error(`@pixgate/http resolved to ${resolved}, not dist/`)
+    if (resolved.split("\n").some((line) => !line.includes("/dist/")))
+      throw new Error(`the packages resolved to ${resolved}, not dist/`)
 
     log(`${manager}: the in-memory engine example`)
     // Its log lines come first; the page it prints last starts on a line of its own.
@@ -180,12 +185,18 @@ console.log(JSON.stringify(await pixgate.charges.create({ amount: 5.67 })))`
     }
     log(`${manager}: ok`)
   }
-  // 4. A Postgres-only project: @pixgate/http without the SQLite store compiles nothing, and
+  // 4. A Postgres-only project: @pixgate/server without the SQLite store compiles nothing, and
   //    choosing SQLite there fails with a clear message.
   if (only === undefined || only === "postgres-only") {
     const project = join(work, "project-postgres-only")
     mkdirSync(project)
-    const names = ["@pixgate/core", "@pixgate/store-sql", "@pixgate/store-pg", "@pixgate/http"]
+    const names = [
+      "@pixgate/core",
+      "@pixgate/store-sql",
+      "@pixgate/store-pg",
+      "@pixgate/http",
+      "@pixgate/server"
+    ]
     const local = Object.fromEntries(names.map((name) => [name, `file:${tarballOf[name]}`]))
     writeFileSync(
       join(project, "package.json"),
@@ -209,7 +220,7 @@ console.log(JSON.stringify(await pixgate.charges.create({ amount: 5.67 })))`
       [
         "--input-type=module",
         "-e",
-        `import { Pixgate } from "@pixgate/http"
+        `import { Pixgate } from "@pixgate/server"
 try { await Pixgate.make({ database: "sqlite::memory:", log: { level: "none" } }); console.log("started") }
 catch (error) { console.log(error.message) }`
       ],

@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Engine } from "@pixgate/core"
-import { Pixgate } from "@pixgate/http"
+import { Pixgate } from "@pixgate/server"
 import { Effect } from "effect"
 
 /** A running server. */
