@@ -7,7 +7,9 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Money } from "@pixgate/core"
+import { Money, Requests } from "@pixgate/core"
+import { ChargesGroup, ListTransactionsUrlParams, PayoutsGroup, TransactionsGroup } from "@pixgate/http/api"
+import { Option } from "effect"
 import { Pixgate, PixgateApiError, PixgateConnectionError } from "../src/index.js"
 import { startServer, type TestServer } from "./support/server.js"
 
@@ -237,6 +239,21 @@ describe("promise client", () => {
     const error = await rejection(client.health())
     expect(error).toBeInstanceOf(PixgateConnectionError)
     expect((error as Error).message).toMatch(/^Could not reach Pixgate: /)
+  })
+
+  it("sends the JSON side of the definition's own request schemas", () => {
+    // The promise client's endpoints replace these payloads with their encoded side: if the
+    // definition moves to other schemas, this fails rather than the client drifting from it.
+    const payload = (schema: Option.Option<{ readonly ast: unknown }>) => Option.map(schema, (s) => s.ast)
+    expect(payload(ChargesGroup.endpoints.create.payloadSchema)).toEqual(
+      Option.some(Requests.CreateCharge.ast)
+    )
+    expect(payload(PayoutsGroup.endpoints.create.payloadSchema)).toEqual(
+      Option.some(Requests.CreatePayout.ast)
+    )
+    expect(payload(TransactionsGroup.endpoints.list.urlParamsSchema)).toEqual(
+      Option.some(ListTransactionsUrlParams.ast)
+    )
   })
 
   it("the constructor refuses a missing key or a relative base URL", () => {
