@@ -3,8 +3,9 @@
  * status documented for the method and path (a method the path lacks: on the path's other
  * operations, as the 405 and 410 are), its body valid against the documented schema of its
  * media type (ajv), and each of its headers documented with a value that fits. The shared
- * senders (`support/harness.ts`, `examples/test/support.ts`) call `check`; the setup file
- * `contract.setup.ts` fails the test file that received an undocumented answer, listing them.
+ * senders (`support/harness.ts`, `examples/test/support.ts`) call `check`; what it finds goes to
+ * `findings.ts`, and the setup file `contract.setup.ts` fails the test file that received an
+ * undocumented answer, listing them.
  *
  * The documents are the ones Pixgate serves (the public API's, and the admin API's for paths
  * under `/admin/`), built once per test process by an in-process Pixgate with no extra request
@@ -16,6 +17,7 @@ import { MemoryStore } from "@pixgate/core"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Pixgate } from "../../src/index.js"
+import * as Findings from "./findings.js"
 
 /** What `check` reads of an answer. */
 export interface Received {
@@ -111,16 +113,6 @@ const load = () => {
   return documents
 }
 
-const undocumented: Array<string> = []
-
-/** The answers found undocumented so far in this test file, one line each. */
-export const found = (): ReadonlyArray<string> => undocumented
-
-/** Empties the list (the setup file does, after reporting). */
-export const reset = () => {
-  undocumented.length = 0
-}
-
 /**
  * Where a URL's path is in the APIs: the admin API's part after `/admin`, or the public API's
  * from `/api` (or `/v1`, the removed paths), so that a mount prefix (`/payments`) drops out.
@@ -132,9 +124,13 @@ const locate = (pathname: string): { readonly api: "api" | "admin"; readonly pat
   return match === null ? undefined : { api: "api", path: pathname.slice(match.index) }
 }
 
-/** The documented response of `status` in `responses`: exact, its range (`4XX`), or `default`. */
+/**
+ * The documented response of `status` in `responses`: exact, or its range (`4XX`). Not `default`:
+ * generated clients type only the statuses a document names, so every answer a test sees must be
+ * named (the HTTP server's own 400, 408 and 431, which `default` covers, carry no request id).
+ */
 const responseKey = (responses: Readonly<Record<string, Json>>, status: number): string | undefined =>
-  [String(status), `${String(status)[0]}XX`, "default"].find((k) => responses[k] !== undefined)
+  [String(status), `${String(status)[0]}XX`].find((k) => responses[k] !== undefined)
 
 /** Holds one answer against the document; anything undocumented is kept for the report. */
 export const check = async (url: string, method: string, answer: Received): Promise<void> => {
@@ -145,18 +141,17 @@ export const check = async (url: string, method: string, answer: Received): Prom
   const docs = await load()
   const document = docs[where.api]
   const problems = problemsOf(document, where.path, method.toUpperCase(), answer)
-  for (const p of problems)
-    undocumented.push(`${method.toUpperCase()} ${where.path} -> ${answer.status}: ${p}`)
+  for (const p of problems) Findings.add(`${method.toUpperCase()} ${where.path} -> ${answer.status}: ${p}`)
 }
 
 const problemsOf = (document: Document, path: string, method: string, answer: Received): Array<string> => {
   const template = document.template(path)
-  const schemas = pointer("components", "schemas", "Error")
+  const errorSchema = pointer("components", "schemas", "Error")
   if (template === undefined) {
     // A path the document does not know: the router's 404, whose body is the documented Error.
     if (answer.status !== 404) return [`${path} is not in the document`]
     if (method === "HEAD") return []
-    return document.validate(schemas, parse(answer.text)).map((p) => `body (Error): ${p}`)
+    return document.validate(errorSchema, parse(answer.text)).map((p) => `body (Error): ${p}`)
   }
   const operations = document.operations(template)
   const own = method === "HEAD" ? "get" : method.toLowerCase()
