@@ -3,7 +3,8 @@
 // tarballs into a fresh temporary project with plain npm and again with pnpm (which builds
 // better-sqlite3 only when allowed: `onlyBuiltDependencies`), then, in each project, runs the
 // in-memory engine example and the node:http example compiled from examples/ against the
-// installed dist/, creates a merchant with the installed `pixgate` command and takes a charge.
+// installed dist/, creates a merchant with the installed `pixgate` command and takes a charge
+// (over fetch, and with the promise client of the installed @pixgate/client).
 // Usage: node scripts/check-packages.mjs [--only npm|pnpm|postgres-only]. Needs the npm registry for the
 // third-party dependencies. Everything is written under one temporary directory, removed at
 // the end.
@@ -161,6 +162,23 @@ try {
       const body = await charge.json()
       if (charge.status !== 201 || body.amount !== 12.34)
         throw new Error(`charge: ${charge.status} ${JSON.stringify(body)}`)
+      // The installed @pixgate/client (its dist/, with the HttpApi definition it is made from).
+      const viaClient = JSON.parse(
+        run(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `import { Pixgate } from "@pixgate/client"
+if (!import.meta.resolve("@pixgate/client").includes("/dist/")) throw new Error("@pixgate/client is not dist/")
+const pixgate = new Pixgate({ apiKey: ${JSON.stringify(merchant.testKey)}, baseUrl: ${JSON.stringify(url)} })
+console.log(JSON.stringify(await pixgate.charges.create({ amount: 5.67 })))`
+          ],
+          project
+        )
+      )
+      if (viaClient.amount !== 5.67 || typeof viaClient.qrCode !== "string")
+        throw new Error(`@pixgate/client charge: ${JSON.stringify(viaClient)}`)
     } finally {
       server.kill("SIGTERM")
       await once(server, "exit").catch(() => {})
