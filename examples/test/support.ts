@@ -30,7 +30,7 @@ export const send = async (
 }
 
 /** A merchant made through the embedded engine. */
-export const merchant = (pixgate: Pixgate.Pixgate) =>
+export const merchant = (pixgate: Pick<Pixgate.Pixgate, "runtime">) =>
   pixgate.runtime.runPromise(
     Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Example Shop" }))
   )

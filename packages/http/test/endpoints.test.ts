@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore, Money } from "@pixgate/core"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
-import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/index.js"
+import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/node.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { validate } from "./support/jsonSchema.js"
 import {

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
-import { Pixgate } from "../src/index.js"
+import { Pixgate } from "../src/node.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 
 const cli = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")

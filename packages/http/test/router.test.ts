@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Route, Router } from "../src/index.js"
+import { Route, Router } from "../src/node.js"
 
 const route = (method: Route.Method, path: `/${string}`) =>
   Route.make(method, path, { body: false }, Route.open, () => Effect.succeed({ status: 200, body: {} }))

@@ -6,7 +6,7 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime } from "effect"
-import { Handler, Log, Respond, Router } from "../src/index.js"
+import { Handler, Log, Respond, Router } from "../src/node.js"
 import * as Route from "../src/Route.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
