@@ -4,18 +4,19 @@
  * fee plans, the webhook log and redelivery, sandbox top-ups and sandbox actions. Used by the
  * CLI and the optional admin HTTP router; never exposed through the public API.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import type * as BankEvents from "./BankEvents.js"
 import type * as Chargebacks from "./Chargebacks.js"
 import { EngineConfig } from "./Config.js"
-import type {
+import {
   ApiKeyId,
   ChargebackId,
-  DeliveryStatus,
+  type DeliveryStatus,
   EventId,
-  Merchant,
+  findById,
+  type Merchant,
   MerchantId,
-  Mode,
+  type Mode,
   TransactionId
 } from "./Domain.js"
 import * as Errors from "./Errors.js"
@@ -26,7 +27,15 @@ import * as Money from "./Money.js"
 import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
 import * as SigningKeys from "./SigningKeys.js"
-import { type LedgerCheck, Store, StoreError } from "./Store.js"
+import {
+  DeliveryStore,
+  type LedgerCheck,
+  LedgerStore,
+  MerchantStore,
+  PanelStore,
+  ReadStore,
+  StoreError
+} from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -65,13 +74,17 @@ export const make = (deps: {
   readonly chargebacks: Chargebacks.ChargebacksShape
 }) =>
   Effect.gen(function* () {
-    const store = yield* Store
+    const store = yield* MerchantStore
+    const ledger = yield* LedgerStore
+    const reads = yield* ReadStore
+    const deliveries = yield* DeliveryStore
+    const panel = yield* Effect.context<MerchantStore | PanelStore>()
     const config = yield* EngineConfig
     const webhooks = yield* Webhooks
     const now = Effect.clockWith((c) => c.currentTimeMillis)
 
     const merchant = (id: string) =>
-      Effect.flatMap(store.getMerchant(id as MerchantId), (m) =>
+      Effect.flatMap(findById(MerchantId, id, store.getMerchant), (m) =>
         Option.isSome(m) ? Effect.succeed(m.value) : Effect.fail(Errors.notFound("Merchant"))
       )
 
@@ -79,7 +92,7 @@ export const make = (deps: {
       Effect.gen(function* () {
         const key = Ids.newApiKey(mode)
         const at = yield* now
-        const id = Ids.newId("key", at) as ApiKeyId
+        const id = Ids.apiKeyId(at)
         yield* store.insertApiKey({
           id,
           merchantId,
@@ -93,7 +106,7 @@ export const make = (deps: {
       })
 
     const transaction = (id: string) =>
-      Effect.flatMap(store.getTransaction(id as TransactionId), (t) =>
+      Effect.flatMap(findById(TransactionId, id, reads.getTransaction), (t) =>
         Option.isSome(t) ? Effect.succeed(t.value) : Effect.fail(Errors.notFound("Transaction"))
       )
 
@@ -114,7 +127,7 @@ export const make = (deps: {
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
           const at = yield* now
           const m: Merchant = {
-            id: Ids.newId("mer", at) as MerchantId,
+            id: Ids.merchantId(at),
             name,
             city: input.city?.trim() || config.defaultCity,
             feePlan: plan,
@@ -133,7 +146,10 @@ export const make = (deps: {
       /** Revokes a key by its id; its requests get 401 from then on. */
       revokeKey: (keyId: string) =>
         Effect.gen(function* () {
-          const revoked = yield* store.revokeApiKey(keyId as ApiKeyId, yield* now)
+          const revoked = yield* Option.match(Schema.decodeUnknownOption(ApiKeyId)(keyId), {
+            onNone: () => Effect.succeed(false),
+            onSome: (id) => Effect.flatMap(now, (at) => store.revokeApiKey(id, at))
+          })
           if (!revoked) return yield* Effect.fail(Errors.notFound("Active API key"))
           return { keyId, revoked: true }
         }),
@@ -227,7 +243,7 @@ export const make = (deps: {
             Effect.gen(function* () {
               const endpoint = yield* store.getWebhookEndpoint(m.id, mode)
               if (Option.isNone(endpoint)) return []
-              const backlog = yield* store.endpointBacklog(m.id, mode, at)
+              const backlog = yield* deliveries.endpointBacklog(m.id, mode, at)
               const failing = backlog.health.failingSince !== null
               return [
                 {
@@ -256,7 +272,7 @@ export const make = (deps: {
       balance: (merchantId: string, mode: Mode) =>
         Effect.gen(function* () {
           const m = yield* merchant(merchantId)
-          const b = yield* store.balance(m.id, mode)
+          const b = yield* ledger.balance(m.id, mode)
           return {
             merchantId: m.id,
             mode,
@@ -269,7 +285,10 @@ export const make = (deps: {
         Effect.gen(function* () {
           const planError = Fees.validatePlan(plan, config.maxAmount)
           if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
-          const ok = yield* store.setFeePlan(merchantId as MerchantId, plan)
+          const ok = yield* Option.match(Schema.decodeUnknownOption(MerchantId)(merchantId), {
+            onNone: () => Effect.succeed(false),
+            onSome: (id) => store.setFeePlan(id, plan)
+          })
           if (!ok) return yield* Effect.fail(Errors.notFound("Merchant"))
           return { merchantId, feePlan: plan }
         }),
@@ -280,8 +299,8 @@ export const make = (deps: {
           const cents = yield* Either.mapLeft(Money.fromReais(amount, config.maxAmount), (e) =>
             badRequest("invalid_amount", "amount", e.message)
           )
-          yield* store.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
-          const b = yield* store.balance(m.id, "test")
+          yield* ledger.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
+          const b = yield* ledger.balance(m.id, "test")
           return {
             merchantId: m.id,
             mode: "test",
@@ -300,11 +319,15 @@ export const make = (deps: {
       }) =>
         Effect.gen(function* () {
           const m = yield* merchant(query.merchantId)
-          const entries = yield* store.listDeliveries({
+          // An event id of another shape matches no delivery.
+          const eventId =
+            query.eventId === undefined ? undefined : Schema.decodeUnknownOption(EventId)(query.eventId)
+          if (eventId !== undefined && Option.isNone(eventId)) return []
+          const entries = yield* deliveries.listDeliveries({
             merchantId: m.id,
             ...(query.mode === undefined ? {} : { mode: query.mode }),
             ...(query.status === undefined ? {} : { status: query.status }),
-            ...(query.eventId === undefined ? {} : { eventId: query.eventId as EventId }),
+            ...(eventId === undefined ? {} : { eventId: eventId.value }),
             limit: Math.min(Math.max(query.limit ?? 50, 1), 500),
             offset: Math.max(query.offset ?? 0, 0)
           })
@@ -329,7 +352,9 @@ export const make = (deps: {
       /** Sends an event again (a new delivery with the same event id). */
       redeliver: (eventId: string) =>
         Effect.gen(function* () {
-          const delivery = yield* store.redeliver(eventId as EventId, yield* now)
+          const delivery = yield* findById(EventId, eventId, (id) =>
+            Effect.flatMap(now, (at) => deliveries.redeliver(id, at))
+          )
           if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Event or webhook endpoint"))
           return { deliveryId: delivery.value.id, eventId, status: delivery.value.status }
         }),
@@ -338,7 +363,7 @@ export const make = (deps: {
        * `<panel>/invite/<token>` (shown only now), valid for 7 days.
        */
       inviteUser: (merchantId: string, email: unknown) =>
-        Effect.map(Effect.provideService(PanelAccess.invite(merchantId, email), Store, store), (invite) => ({
+        Effect.map(Effect.provide(PanelAccess.invite(merchantId, email), panel), (invite) => ({
           userId: invite.userId,
           merchantId: invite.merchantId,
           email: invite.email,
@@ -348,14 +373,14 @@ export const make = (deps: {
         })),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
-        Effect.catchTag(store.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+        Effect.catchTag(ledger.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       /** Sandbox: the payer pays a test charge now. */
       sandboxPayCharge: (transactionId: string) =>
         Effect.gen(function* () {
           const tx = yield* sandboxOnly(yield* transaction(transactionId))
           const paid = tx.txid !== null && (yield* deps.bankEvents.chargePaid({ txid: tx.txid }))
           if (!paid) return yield* Effect.fail(refusalOf("charge_not_pending", "Charge is not pending"))
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: the bank confirms a test payout now. */
       sandboxSettlePayout: (transactionId: string) =>
@@ -364,7 +389,7 @@ export const make = (deps: {
           if (!(yield* deps.payouts.settle(tx.id))) {
             return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
           }
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: the bank rejects a test payout now (money returned, no webhook). */
       sandboxFailPayout: (transactionId: string) =>
@@ -373,7 +398,7 @@ export const make = (deps: {
           if (!(yield* deps.payouts.fail(tx.id, "bank_rejected"))) {
             return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
           }
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: a payer disputes a completed test deposit. */
       sandboxOpenChargeback: (transactionId: string, amount?: unknown) =>
@@ -392,7 +417,7 @@ export const make = (deps: {
       /** Sandbox: resolves a test dispute for the payer (`accepted`) or the merchant (`rejected`). */
       sandboxResolveChargeback: (chargebackId: string, outcome: "accepted" | "rejected") =>
         Effect.gen(function* () {
-          const found = yield* store.getChargeback(chargebackId as ChargebackId)
+          const found = yield* findById(ChargebackId, chargebackId, reads.getChargeback)
           if (Option.isNone(found)) return yield* Effect.fail(Errors.notFound("Chargeback"))
           if (found.value.mode !== "test") return yield* Effect.fail(sandboxError())
           const r = yield* deps.chargebacks.resolve(found.value.id, outcome)

@@ -18,7 +18,7 @@ import * as Input from "./Input.js"
 import { completing } from "./Jobs.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
-import { Store, type StoreError } from "./Store.js"
+import { LedgerStore, type StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** Charge operations. */
@@ -31,7 +31,7 @@ export interface ChargesShape {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
@@ -51,7 +51,7 @@ export const make = Effect.gen(function* () {
       const lifetime =
         input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
       const draft = newTransaction({
-        id: Ids.newId("tx", now) as TransactionId,
+        id: Ids.transactionId(now),
         merchantId: caller.merchant.id,
         mode: caller.mode,
         type: "deposit",
@@ -86,7 +86,7 @@ export const make = Effect.gen(function* () {
       )
       const charge: Transaction = { ...draft, qrCode }
       const expiry: Job = {
-        id: Ids.newId("job", now) as Job["id"],
+        id: Ids.jobId(now),
         kind: "charge.expire",
         ref: charge.id,
         runAt: charge.expiresAt!

@@ -10,7 +10,7 @@ import * as Money from "./Money.js"
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 const make = (tx: Transaction, type: EventType, data: Record<string, unknown>, now: number): Event => ({
-  id: Ids.newId("evt", now) as Event["id"],
+  id: Ids.eventId(now),
   merchantId: tx.merchantId,
   mode: tx.mode,
   type,

@@ -7,6 +7,16 @@
  * webhook secrets, signing keys) never do: `secretBytes`/`secretBase62` draw fresh bytes from the
  * CSPRNG for each secret and leave none of them behind in a module-level buffer.
  */
+import {
+  ApiKeyId,
+  ChargebackId,
+  DeliveryId,
+  EntryId,
+  EventId,
+  JobId,
+  MerchantId,
+  TransactionId
+} from "./Domain.js"
 import * as Sha256 from "./Sha256.js"
 
 /** The char codes of the base62 alphabet (digits, upper case, lower case). */
@@ -135,6 +145,26 @@ export const newId = (prefix: string, nowMs: number): string => {
   }
   return `${prefix}_${lastTime}${encodeTail()}`
 }
+
+/**
+ * Typed constructors of the engine's ids: a new id of each kind at `nowMs`, checked by its
+ * branded schema (`Domain.MerchantId`, ...), so no id is ever cast to its brand.
+ */
+export const merchantId = (nowMs: number): MerchantId => MerchantId.make(newId("mer", nowMs))
+/** A new transaction id (`tx_...`). */
+export const transactionId = (nowMs: number): TransactionId => TransactionId.make(newId("tx", nowMs))
+/** A new event id (`evt_...`). */
+export const eventId = (nowMs: number): EventId => EventId.make(newId("evt", nowMs))
+/** A new chargeback id (`cb_...`). */
+export const chargebackId = (nowMs: number): ChargebackId => ChargebackId.make(newId("cb", nowMs))
+/** A new webhook delivery id (`dlv_...`). */
+export const deliveryId = (nowMs: number): DeliveryId => DeliveryId.make(newId("dlv", nowMs))
+/** A new API key id (`key_...`). */
+export const apiKeyId = (nowMs: number): ApiKeyId => ApiKeyId.make(newId("key", nowMs))
+/** A new durable job id (`job_...`). */
+export const jobId = (nowMs: number): JobId => JobId.make(newId("job", nowMs))
+/** A new journal entry id (`je_...`). */
+export const entryId = (nowMs: number): EntryId => EntryId.make(newId("je", nowMs))
 
 /** `n` base62 digits of a non-negative integer, most significant first (they sort like the number). */
 const base62Digits = (value: number, n: number): string => {

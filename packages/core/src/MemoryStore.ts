@@ -10,7 +10,7 @@ import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./D
 import { panelOps } from "./internal/memoryPanel.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
-import { advanceEffects, JobWatchers, Store, StoreError } from "./Store.js"
+import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "./Store.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -403,5 +403,5 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   }
 })
 
-/** The in-memory store as the `Store` service; each build is a fresh, empty store. */
-export const layer: Layer.Layer<Store> = Layer.effect(Store, make)
+/** The in-memory store as every store tag (`Stores`); each build is a fresh, empty store. */
+export const layer: Layer.Layer<Stores> = layerEffect(make)

@@ -24,8 +24,8 @@ const toSession = (r: Row): Domain.PanelSession => ({
   revokedAt: intOrNull(r.revoked_at)
 })
 
-/** The panel operations over one client. */
-export const panel = (sql: Sql): Store.PanelStoreShape => {
+/** The panel operations, and the last use of API keys, over one client. */
+export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
   const tx = atomic(sql)
   const userByEmail = (email: string) =>
     Effect.map(query(sql<Row>`SELECT * FROM panel_users WHERE email = ${email}`, toUser), first)
