@@ -32,7 +32,7 @@ import {
   type LedgerCheck,
   LedgerStore,
   MerchantStore,
-  PanelStore,
+  type PanelStore,
   ReadStore,
   StoreError
 } from "./Store.js"

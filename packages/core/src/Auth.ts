@@ -9,11 +9,14 @@ import { type PixgateError, unauthorized, unavailable } from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { MerchantStore } from "./Store.js"
 
-/** Who is calling: the merchant, the key's mode, and the key's public id. */
+/**
+ * Who is calling: the merchant, the key's mode, and the key's public id (`panel:<user>` for a
+ * merchant panel session, which has no key): what the rate limiter counts by.
+ */
 export interface Caller {
   readonly merchant: Merchant
   readonly mode: Mode
-  readonly keyId: ApiKeyId
+  readonly keyId: ApiKeyId | `panel:${string}`
 }
 
 /** Auth operations. */

@@ -15,49 +15,51 @@ export const modes: ReadonlyArray<Mode> = ["test", "live"]
 /**
  * An id of the engine: `prefix` and `_`, then 1 to 100 of `[0-9A-Za-z_]` (the engine's own are a
  * 26-character ULID, `Ids.newId`; a few fixed ones, like a gateway's `job_apipix_reconcile`, are
- * words). Decoded wherever an id comes from outside (a path, a job's ref, a row), so an id of
- * another kind or shape is a plain "not found", never a cast.
+ * words). Each kind is a branded schema, decoded wherever an id comes from outside (a path, a
+ * job's ref), so an id of another kind or shape is a plain "not found", never a cast; and a
+ * guard with the same check at the cost of its regular expression, for rows and new ids.
  */
-const idOf = <const B extends string>(brand: B, prefix: string) =>
-  Schema.String.pipe(
-    Schema.pattern(new RegExp(`^${prefix}_[0-9A-Za-z_]{1,100}$`)),
+const idKind = <const B extends string>(brand: B, prefix: string) => {
+  const pattern = new RegExp(`^${prefix}_[0-9A-Za-z_]{1,100}$`)
+  const schema = Schema.String.pipe(
+    Schema.pattern(pattern),
     Schema.brand(brand),
-    Schema.annotations({
-      identifier: brand,
-      description: `An id: ${prefix}_ and then its letters and digits.`
-    })
+    Schema.annotations({ identifier: brand, description: `An id: ${prefix}_ and then letters, digits or _` })
   )
+  const is = (u: unknown): u is typeof schema.Type => typeof u === "string" && pattern.test(u)
+  return [schema, is] as const
+}
 
 /** Merchant id (`mer_...`). */
-export const MerchantId = idOf("MerchantId", "mer")
+export const [MerchantId, isMerchantId] = idKind("MerchantId", "mer")
 /** Merchant id (`mer_...`). */
 export type MerchantId = typeof MerchantId.Type
 /** Internal transaction id (`tx_...`). */
-export const TransactionId = idOf("TransactionId", "tx")
+export const [TransactionId, isTransactionId] = idKind("TransactionId", "tx")
 /** Internal transaction id (`tx_...`). */
 export type TransactionId = typeof TransactionId.Type
 /** Event id (`evt_...`), the same on every delivery attempt so receivers can deduplicate. */
-export const EventId = idOf("EventId", "evt")
+export const [EventId, isEventId] = idKind("EventId", "evt")
 /** Event id (`evt_...`), the same on every delivery attempt so receivers can deduplicate. */
 export type EventId = typeof EventId.Type
 /** Chargeback id (`cb_...`). */
-export const ChargebackId = idOf("ChargebackId", "cb")
+export const [ChargebackId, isChargebackId] = idKind("ChargebackId", "cb")
 /** Chargeback id (`cb_...`). */
 export type ChargebackId = typeof ChargebackId.Type
 /** Webhook delivery id (`dlv_...`). */
-export const DeliveryId = idOf("DeliveryId", "dlv")
+export const [DeliveryId, isDeliveryId] = idKind("DeliveryId", "dlv")
 /** Webhook delivery id (`dlv_...`). */
 export type DeliveryId = typeof DeliveryId.Type
 /** API key id (`key_...`): the public handle of a key, never the key. */
-export const ApiKeyId = idOf("ApiKeyId", "key")
+export const [ApiKeyId, isApiKeyId] = idKind("ApiKeyId", "key")
 /** API key id (`key_...`): the public handle of a key, never the key. */
 export type ApiKeyId = typeof ApiKeyId.Type
 /** Durable job id (`job_...`). */
-export const JobId = idOf("JobId", "job")
+export const [JobId, isJobId] = idKind("JobId", "job")
 /** Durable job id (`job_...`). */
 export type JobId = typeof JobId.Type
 /** Journal entry id (`je_...`). */
-export const EntryId = idOf("EntryId", "je")
+export const [EntryId, isEntryId] = idKind("EntryId", "je")
 /** Journal entry id (`je_...`). */
 export type EntryId = typeof EntryId.Type
 

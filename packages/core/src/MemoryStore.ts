@@ -4,7 +4,7 @@
  * other fiber can interleave, and every constraint is checked before the first write. Records
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import type { Chargeback, JobId, Transaction, WebhookEndpoint } from "./Domain.js"
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./Domain.js"
 import { panelOps } from "./internal/memoryPanel.js"
