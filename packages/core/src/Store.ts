@@ -3,6 +3,10 @@
  * only if the balance covers it", "advance only if still pending", "claim due jobs"), so the
  * in-memory, SQLite and Postgres stores can each honour it exactly. One conformance suite
  * (`@pixgate/store-conformance`) pins the contract for all of them.
+ *
+ * Read one concern at a time: `MerchantStore`, `LedgerStore` (the units that move money),
+ * `ReadStore`, `IdempotencyStore`, `JobStore`, `DeliveryStore`, `PanelStore`. An adapter
+ * implements them all as one `StoreShape` and provides every tag with `layer(impl)`.
  */
 import { Context, Data, Effect, Layer, type Option, type Scope } from "effect"
 import type {
@@ -311,7 +315,6 @@ export interface MerchantStoreShape {
     merchantId: MerchantId,
     mode: Mode
   ) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
-
   /** Records that a key authenticated a request at `at`, when its last use is older than `at - withinMs`. */
   readonly touchApiKey: (id: ApiKeyId, at: number, withinMs: number) => Effect.Effect<void, StoreError>
 }
