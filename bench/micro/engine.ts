@@ -7,7 +7,7 @@
  *
  *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--merchants=1] [--store=memory|sqlite|postgres] [--n=20000]
  */
-import { Engine, MemoryStore, type Store, WebhookTransport } from "@pixgate/core"
+import { Engine, MemoryStore, Money, Requests, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -54,18 +54,24 @@ const measure = async (kind: string) => {
       const { merchantId, testKey } = await runtime.runPromise(
         engine.admin.createMerchant({ name: `Micro ${i}` })
       )
-      await runtime.runPromise(engine.admin.topUp(merchantId, 1_000_000))
+      await runtime.runPromise(engine.admin.topUp(merchantId, { amount: Money.reais(1_000_000) }))
       keys.push(testKey)
     }
     const body = { amount: 0.01, pixKey: "cliente@example.com" }
     let turn = 0
     const nextKey = () => keys[turn++ % keys.length]!
     const payout = Effect.suspend(() =>
-      Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) => engine.payouts.create(caller, body))
+      Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) =>
+        Effect.flatMap(Requests.decode(Requests.CreatePayout, engine.config)(body), (input) =>
+          engine.payouts.create(caller, input)
+        )
+      )
     )
     const list = Effect.suspend(() =>
       Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) =>
-        engine.transactions.list(caller, { status: "pending" })
+        Effect.flatMap(Requests.decode(Requests.ListTransactionsRequest)({ status: "pending" }), (input) =>
+          engine.transactions.list(caller, input)
+        )
       )
     )
     const run = async (n: number, effect: Effect.Effect<unknown, unknown> = payout) => {

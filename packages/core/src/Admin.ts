@@ -4,14 +4,13 @@
  * fee plans, the webhook log and redelivery, sandbox top-ups and sandbox actions. Used by the
  * CLI and the optional admin HTTP router; never exposed through the public API.
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type * as BankEvents from "./BankEvents.js"
 import type * as Chargebacks from "./Chargebacks.js"
 import { EngineConfig } from "./Config.js"
 import {
   ApiKeyId,
   ChargebackId,
-  type DeliveryStatus,
   EventId,
   findById,
   type Merchant,
@@ -26,6 +25,7 @@ import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
+import * as Requests from "./Requests.js"
 import * as SigningKeys from "./SigningKeys.js"
 import {
   DeliveryStore,
@@ -58,14 +58,26 @@ const hasNul = (text: string) => text.includes("\u0000")
 
 const badRequest = (code: string, path: string, message: string) => Errors.validation(code, path, message)
 
-const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.PixgateError =>
+const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.NotFound | Errors.Refused =>
   reason === "not_found"
     ? Errors.notFound("Transaction or chargeback")
-    : new Errors.PixgateError({
-        status: 409,
+    : new Errors.Refused({
         code: `chargeback_${reason}`,
         message: `Chargeback refused: ${reason.replaceAll("_", " ")}`
       })
+
+/** A fee plan as sent, checked (`Fees.validatePlan`) and read into centavos. */
+const checkedPlan = (plan: Requests.FeePlanInput, maxAmount: Money.Cents) => {
+  const problem = Fees.validatePlan(plan, maxAmount)
+  if (problem !== undefined) return Effect.fail(badRequest("invalid_fee_plan", "feePlan", problem))
+  const rule = (r: Requests.FeePlanInput["charge"]): Fees.FeeRule => ({
+    gatewayRate: r.gatewayRate,
+    marginRate: r.marginRate,
+    gatewayFixed: Money.Cents(r.gatewayFixed),
+    marginFixed: Money.Cents(r.marginFixed)
+  })
+  return Effect.succeed<Fees.FeePlan>({ charge: rule(plan.charge), payout: rule(plan.payout) })
+}
 
 /** Builds the service from the money-flow services it drives. */
 export const make = (deps: {
@@ -112,19 +124,13 @@ export const make = (deps: {
 
     const ops = {
       /** Creates a merchant with one test and one live key. */
-      createMerchant: (input: {
-        readonly name: string
-        readonly city?: string
-        readonly feePlan?: Fees.FeePlan
-      }) =>
+      createMerchant: (input: Requests.CreateMerchant) =>
         Effect.gen(function* () {
           const name = input.name.trim()
           if (name === "" || name.length > 140 || hasNul(name) || hasNul(input.city ?? "")) {
             return yield* Effect.fail(badRequest("invalid_name", "name", "name must be 1 to 140 characters"))
           }
-          const plan = input.feePlan ?? config.defaultFeePlan
-          const planError = Fees.validatePlan(plan, config.maxAmount)
-          if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
+          const plan = yield* checkedPlan(input.feePlan ?? config.defaultFeePlan, config.maxAmount)
           const at = yield* now
           const m: Merchant = {
             id: Ids.merchantId(at),
@@ -281,10 +287,9 @@ export const make = (deps: {
           } satisfies BalanceJson
         }),
       /** Replaces a merchant's fee plan (applies to new transactions). */
-      setFeePlan: (merchantId: string, plan: Fees.FeePlan) =>
+      setFeePlan: (merchantId: string, input: Requests.FeePlanInput) =>
         Effect.gen(function* () {
-          const planError = Fees.validatePlan(plan, config.maxAmount)
-          if (planError) return yield* Effect.fail(badRequest("invalid_fee_plan", "feePlan", planError))
+          const plan = yield* checkedPlan(input, config.maxAmount)
           const ok = yield* Option.match(Schema.decodeUnknownOption(MerchantId)(merchantId), {
             onNone: () => Effect.succeed(false),
             onSome: (id) => store.setFeePlan(id, plan)
@@ -293,10 +298,11 @@ export const make = (deps: {
           return { merchantId, feePlan: plan }
         }),
       /** Adds sandbox money to a merchant's test balance. */
-      topUp: (merchantId: string, amount: unknown) =>
+      topUp: (merchantId: string, input: Requests.TopUp) =>
         Effect.gen(function* () {
           const m = yield* merchant(merchantId)
-          const cents = yield* Either.mapLeft(Money.fromReais(amount, config.maxAmount), (e) =>
+          const cents = input.amount
+          yield* Effect.mapError(Requests.checkAmount(cents, config.maxAmount), (e) =>
             badRequest("invalid_amount", "amount", e.message)
           )
           yield* ledger.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
@@ -309,14 +315,7 @@ export const make = (deps: {
           } satisfies BalanceJson
         }),
       /** The webhook log: deliveries with their attempts. */
-      webhookLog: (query: {
-        merchantId: string
-        mode?: Mode
-        status?: DeliveryStatus
-        eventId?: string
-        limit?: number
-        offset?: number
-      }) =>
+      webhookLog: (query: { readonly merchantId: string } & Requests.DeliveriesQuery) =>
         Effect.gen(function* () {
           const m = yield* merchant(query.merchantId)
           // An event id of another shape matches no delivery.
@@ -362,8 +361,8 @@ export const make = (deps: {
        * Invites a person to the merchant panel of a merchant: the one-time token of the link
        * `<panel>/invite/<token>` (shown only now), valid for 7 days.
        */
-      inviteUser: (merchantId: string, email: unknown) =>
-        Effect.map(Effect.provide(PanelAccess.invite(merchantId, email), panel), (invite) => ({
+      inviteUser: (merchantId: string, input: Requests.InvitePanelUser) =>
+        Effect.map(Effect.provide(PanelAccess.invite(merchantId, input.email), panel), (invite) => ({
           userId: invite.userId,
           merchantId: invite.merchantId,
           email: invite.email,
@@ -401,12 +400,12 @@ export const make = (deps: {
           return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: a payer disputes a completed test deposit. */
-      sandboxOpenChargeback: (transactionId: string, amount?: unknown) =>
+      sandboxOpenChargeback: (transactionId: string, input: Requests.OpenChargeback = {}) =>
         Effect.gen(function* () {
           const tx = yield* sandboxOnly(yield* transaction(transactionId))
-          let cents: Money.Cents | undefined
-          if (amount !== undefined) {
-            cents = yield* Either.mapLeft(Money.fromReais(amount, config.maxAmount), (e) =>
+          const cents = input.amount
+          if (cents !== undefined) {
+            yield* Effect.mapError(Requests.checkAmount(cents, config.maxAmount), (e) =>
               badRequest("invalid_amount", "amount", e.message)
             )
           }
@@ -425,20 +424,38 @@ export const make = (deps: {
           return chargebackJson(r.value)
         })
     }
-    return ops
-  }).pipe(Effect.map((ops) => mapStoreErrors(ops)))
+    // Every operation fails with PixgateError only: storage failures become 503.
+    return {
+      createMerchant: storeSafe(ops.createMerchant),
+      getMerchant: storeSafe(ops.getMerchant),
+      createKey: storeSafe(ops.createKey),
+      revokeKey: storeSafe(ops.revokeKey),
+      listKeys: storeSafe(ops.listKeys),
+      setWebhook: storeSafe(ops.setWebhook),
+      rotateSigningKey: storeSafe(ops.rotateSigningKey),
+      webhookStatus: storeSafe(ops.webhookStatus),
+      balance: storeSafe(ops.balance),
+      setFeePlan: storeSafe(ops.setFeePlan),
+      topUp: storeSafe(ops.topUp),
+      webhookLog: storeSafe(ops.webhookLog),
+      redeliver: storeSafe(ops.redeliver),
+      inviteUser: storeSafe(ops.inviteUser),
+      checkLedger: storeSafe(ops.checkLedger),
+      sandboxPayCharge: storeSafe(ops.sandboxPayCharge),
+      sandboxSettlePayout: storeSafe(ops.sandboxSettlePayout),
+      sandboxFailPayout: storeSafe(ops.sandboxFailPayout),
+      sandboxOpenChargeback: storeSafe(ops.sandboxOpenChargeback),
+      sandboxResolveChargeback: storeSafe(ops.sandboxResolveChargeback)
+    }
+  })
 
 const sandboxError = () =>
-  new Errors.PixgateError({
-    status: 409,
-    code: "sandbox_only",
-    message: "Sandbox actions apply to test mode only"
-  })
+  new Errors.Refused({ code: "sandbox_only", message: "Sandbox actions apply to test mode only" })
 
 const sandboxOnly = <T extends { readonly mode: Mode }>(t: T) =>
   t.mode === "test" ? Effect.succeed(t) : Effect.fail(sandboxError())
 
-const refusalOf = (code: string, message: string) => new Errors.PixgateError({ status: 409, code, message })
+const refusalOf = (code: string, message: string) => new Errors.Refused({ code, message })
 
 const chargebackJson = (cb: import("./Domain.js").Chargeback) => ({
   chargebackId: cb.id,
@@ -450,25 +467,15 @@ const chargebackJson = (cb: import("./Domain.js").Chargeback) => ({
   updatedAt: Views.iso(cb.updatedAt)
 })
 
-type AnyFn = (...args: never[]) => Effect.Effect<unknown, unknown>
-
-/** Every admin operation fails with PixgateError only: storage failures become 503. */
-type Mapped<T extends Record<string, AnyFn>> = {
-  readonly [K in keyof T]: (
-    ...args: Parameters<T[K]>
-  ) => Effect.Effect<Effect.Effect.Success<ReturnType<T[K]>>, Errors.PixgateError>
-}
-
-const mapStoreErrors = <T extends Record<string, AnyFn>>(ops: T): Mapped<T> =>
-  Object.fromEntries(
-    Object.entries(ops).map(([name, fn]) => [
-      name,
-      (...args: never[]) =>
-        Effect.mapError(fn(...args), (e) =>
-          e instanceof Errors.PixgateError ? e : Errors.unavailable(e instanceof StoreError ? e : undefined)
-        )
-    ])
-  ) as unknown as Mapped<T>
+/** An operation whose storage failures become 503 (`StorageUnavailable`). */
+const storeSafe =
+  <Args extends ReadonlyArray<unknown>, A, E>(operation: (...args: Args) => Effect.Effect<A, E>) =>
+  (...args: Args) =>
+    Effect.catchIf(
+      operation(...args),
+      (e): e is Extract<E, StoreError> => e instanceof StoreError,
+      (e) => Effect.fail(Errors.unavailable(e))
+    )
 
 /** The admin service's shape. */
 export type AdminShape = Effect.Effect.Success<ReturnType<typeof make>>

@@ -14,17 +14,20 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
-import * as Input from "./Input.js"
 import { completing } from "./Jobs.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
+import { type CreateCharge, checkAmount } from "./Requests.js"
 import { LedgerStore, type StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** Charge operations. */
 export interface ChargesShape {
-  /** Creates a charge from a request body (the spec's POST /api/v1/charges). */
-  readonly create: (caller: Caller, body: unknown) => Effect.Effect<Views.ChargeJson, Errors.PixgateError>
+  /** Creates a charge (the spec's POST /api/v1/charges; decode its body with `Requests.CreateCharge`). */
+  readonly create: (
+    caller: Caller,
+    input: CreateCharge
+  ) => Effect.Effect<Views.ChargeJson, Errors.PixgateError>
   /** Fails a charge still pending at its `expiresAt` (`transaction.failed`, reason `expired`). */
   readonly expire: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }
@@ -35,21 +38,22 @@ export const make = Effect.gen(function* () {
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
-  const create = (caller: Caller, body: unknown) =>
+  const create = (caller: Caller, input: CreateCharge) =>
     Effect.gen(function* () {
-      const input = yield* Input.charge(body, config.maxAmount)
+      yield* checkAmount(input.amount, config.maxAmount)
       const fees = Fees.forCharge(caller.merchant.feePlan, input.amount)
       if (fees.netAmount <= 0) {
         return yield* Effect.fail(
           Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
         )
       }
-      const gateway = yield* Effect.mapError(gateways.forMode(caller.mode), () =>
-        Errors.gateway(Errors.chargeGatewayMessage, "gateway_not_configured")
+      const gateway = yield* Effect.mapError(
+        gateways.forMode(caller.mode),
+        () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
       )
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const lifetime =
-        input.expiresIn === null ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+        input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
       const draft = newTransaction({
         id: Ids.transactionId(now),
         merchantId: caller.merchant.id,
@@ -60,15 +64,16 @@ export const make = Effect.gen(function* () {
         feeAmount: fees.feeAmount,
         gatewayFeeAmount: fees.gatewayFeeAmount,
         netAmount: fees.netAmount,
-        clientName: input.clientName,
-        clientDocument: input.clientDocument,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
         txid: Ids.newTxid(now),
-        description: input.description,
+        description: input.description ?? null,
         expiresAt: now + lifetime,
         createdAt: now
       })
-      const registered = yield* Effect.mapError(gateway.createCharge(draft), (cause) =>
-        Errors.gateway(Errors.chargeGatewayMessage, "gateway_error", cause)
+      const registered = yield* Effect.mapError(
+        gateway.createCharge(draft),
+        (cause) => new Errors.GatewayUnavailable({ operation: "charge", cause })
       )
       const { location } = registered
       // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
@@ -82,7 +87,7 @@ export const make = Effect.gen(function* () {
               merchantName: caller.merchant.name,
               merchantCity: caller.merchant.city || config.defaultCity
             }),
-        (cause) => Errors.gateway(Errors.chargeGatewayMessage, "invalid_location", cause)
+        (cause) => new Errors.GatewayUnavailable({ operation: "charge", code: "invalid_location", cause })
       )
       const charge: Transaction = { ...draft, qrCode }
       const expiry: Job = {

@@ -66,6 +66,12 @@ export const forCharge = (plan: FeePlan, amount: Cents): Fees => apply(plan.char
 /** Fees of a payout: the recipient gets `amount`, the balance pays `amount + feeAmount`. */
 export const forPayout = (plan: FeePlan, amount: Cents): Fees => apply(plan.payout, amount)
 
+/** A fee plan as numbers, before `validatePlan` checks them (e.g. as a request sends it). */
+export interface PlanNumbers {
+  readonly charge: { readonly [K in keyof FeeRule]: number }
+  readonly payout: { readonly [K in keyof FeeRule]: number }
+}
+
 /**
  * Checks a plan is usable: non-negative integer rates and fixed parts, total rate below 100%,
  * and each rule's fixed parts together at most `maxAmount` (the largest amount of one charge or
@@ -73,7 +79,10 @@ export const forPayout = (plan: FeePlan, amount: Cents): Fees => apply(plan.payo
  * `amount + amount x rate + fixed < 3 x maxAmount`, so no stored plan can make a request fail
  * with a 500 (a plan with a fixed part near 2^53 once did).
  */
-export const validatePlan = (plan: FeePlan, maxAmount: Cents = Money.defaultMaximum): string | undefined => {
+export const validatePlan = (
+  plan: PlanNumbers,
+  maxAmount: Cents = Money.defaultMaximum
+): string | undefined => {
   for (const [name, rule] of [
     ["charge", plan.charge],
     ["payout", plan.payout]

@@ -3,10 +3,26 @@
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */
-import { Cause, Context, Duration, Effect, Exit } from "effect"
+import { Cause, Context, Duration, Effect, Either, Exit, Schema } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
-import { invalidJson, PixgateError, unavailable, validation } from "./Errors.js"
+import {
+  Conflict,
+  IdempotencyMismatch,
+  InsufficientBalance,
+  InvalidJson,
+  invalidJson,
+  isServerSide,
+  NotFound,
+  PixgateError,
+  Refused,
+  replayed,
+  StorageUnavailable,
+  Unauthorized,
+  unavailable,
+  ValidationError,
+  validation
+} from "./Errors.js"
 import * as Sha256 from "./Sha256.js"
 import { type IdempotencyScope, IdempotencyStore, type IdempotentResult } from "./Store.js"
 
@@ -31,29 +47,67 @@ export const resultFor = (value: unknown): Effect.Effect<IdempotentResult | unde
     scope._tag === "Some" ? { scope: scope.value, status: 201, body: JSON.stringify(value) } : undefined
   )
 
-/** 409 while the first request with the key is still running. */
-export const inFlight = (): PixgateError =>
-  new PixgateError({
-    status: 409,
-    code: "idempotency_in_flight",
-    message: "A request with this Idempotency-Key is still being processed"
-  })
+/** While the first request with the key is still running. */
+export const inFlight = (): Conflict => new Conflict()
 
 /**
  * A 503 whose key stays locked: `Retry-After` covers the lock, so the retry comes when the key
  * can be taken over (or its stored answer replayed), not into a 409.
  */
 const lockedFor = (error: PixgateError, lockMs: number): PixgateError =>
-  error.status === 503
-    ? new PixgateError({
-        status: error.status,
-        code: error.code,
-        message: error.message,
-        outcome: error.outcome,
-        cause: error.cause,
+  error._tag === "StorageUnavailable"
+    ? new StorageUnavailable({
+        ...(error.outcome === undefined ? {} : { outcome: error.outcome }),
+        ...(error.cause === undefined ? {} : { cause: error.cause }),
         retryAfter: Math.max(1, Math.ceil(lockMs / 1000))
       })
     : error
+
+/**
+ * The `status` of a stored refusal. The record keeps 201 for an answer and this for a refusal,
+ * whose body is the encoded tagged error; the HTTP layer maps it to its status on replay.
+ */
+export const refusalStatus = 400
+
+const encodeRefusal = Schema.encodeSync(PixgateError)
+const decodeRefusal = Schema.decodeUnknownEither(PixgateError)
+
+// A refusal stored before errors were tagged: `{ status, code, message, details }`.
+const legacyRefusal = (stored: {
+  readonly status?: number
+  readonly code?: string
+  readonly message?: string
+  readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+}): PixgateError => {
+  const code = stored.code ?? "invalid_json"
+  const message = stored.message ?? ""
+  switch (code) {
+    case "invalid_json":
+      return new InvalidJson(stored.details === undefined ? {} : { details: stored.details })
+    case "unauthorized":
+      return new Unauthorized()
+    case "not_found":
+      return new NotFound({ resource: message.replace(/ not found$/, "") })
+    case "insufficient_balance":
+      return new InsufficientBalance()
+    case "idempotency_in_flight":
+      return new Conflict()
+    case "idempotency_mismatch":
+      return new IdempotencyMismatch()
+  }
+  return stored.status === 409
+    ? new Refused({ code, message })
+    : new ValidationError({ code, message, details: stored.details ?? [] })
+}
+
+/** The refusal a stored record holds (marked replayed). */
+const storedRefusal = (body: string): PixgateError => {
+  const json: unknown = JSON.parse(body)
+  const error = Either.getOrElse(decodeRefusal(json), () =>
+    legacyRefusal(typeof json === "object" && json !== null ? json : {})
+  )
+  return replayed(error)
+}
 
 /** Longest accepted key. */
 export const maxKeyLength = 255
@@ -120,17 +174,10 @@ export const make = Effect.gen(function* () {
         case "InFlight":
           return yield* Effect.fail(inFlight())
         case "Mismatch":
-          return yield* Effect.fail(
-            new PixgateError({
-              status: 422,
-              code: "idempotency_mismatch",
-              message: "Idempotency-Key was already used with a different request"
-            })
-          )
+          return yield* Effect.fail(new IdempotencyMismatch())
         case "Replay": {
-          const stored = JSON.parse(begun.body)
-          if (begun.status >= 400) return yield* Effect.fail(new PixgateError({ ...stored, replayed: true }))
-          return { value: stored as A, replayed: true }
+          if (begun.status >= 400) return yield* Effect.fail(storedRefusal(begun.body))
+          return { value: JSON.parse(begun.body) as A, replayed: true }
         }
         case "Started":
           break
@@ -139,10 +186,12 @@ export const make = Effect.gen(function* () {
       const exit = yield* Effect.exit(Effect.provideService(effect, StartedKey, scope))
       if (Exit.isSuccess(exit)) return { value: exit.value, replayed: false }
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (failure !== undefined && failure.status < 500) {
-        const { status, code, message, details } = failure
-        yield* store.finishIdempotent(scope, status, JSON.stringify({ status, code, message, details }))
-      } else if (failure !== undefined && failure.outcome !== "unknown") {
+      if (failure !== undefined && !isServerSide(failure)) {
+        yield* store.finishIdempotent(scope, refusalStatus, JSON.stringify(encodeRefusal(failure)))
+      } else if (
+        failure !== undefined &&
+        !(failure._tag === "StorageUnavailable" && failure.outcome === "unknown")
+      ) {
         // A definite failure (the gateway refused, the transaction rolled back): nothing was
         // kept, so the key is free for a fresh attempt at once.
         yield* store.releaseIdempotent(scope)

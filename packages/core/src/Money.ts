@@ -75,6 +75,13 @@ export const fromReais = (
   })
 }
 
+/**
+ * Reais as centavos, exactly as `fromReais` reads them (no maximum): for amounts written in code
+ * (`Money.reais(10.5)`); throws on an amount the API would refuse (programming errors only).
+ */
+export const reais = (value: number): Cents =>
+  Either.getOrThrowWith(fromReais(value, Cents(Number.MAX_SAFE_INTEGER)), (e) => new RangeError(e.message))
+
 /** Centavos as a JSON number of reais (exact: an integer divided by 100 prints as its decimal). */
 export const toReais = (cents: Cents): number => cents / 100
 

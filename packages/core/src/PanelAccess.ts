@@ -72,8 +72,7 @@ export const invite = (
     })
     if (result._tag === "Taken") {
       return yield* Effect.fail(
-        new Errors.PixgateError({
-          status: 409,
+        new Errors.Refused({
           code: "email_taken",
           message: "This e-mail already signs in to another merchant's panel"
         })

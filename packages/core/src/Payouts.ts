@@ -15,17 +15,20 @@ import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
-import * as Input from "./Input.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
+import { type CreatePayout, checkAmount } from "./Requests.js"
 import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
 /** Payout operations. */
 export interface PayoutsShape {
-  /** Creates a payout from a request body (the spec's POST /api/v1/payouts). */
-  readonly create: (caller: Caller, body: unknown) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
+  /** Creates a payout (the spec's POST /api/v1/payouts; decode its body with `Requests.CreatePayout`). */
+  readonly create: (
+    caller: Caller,
+    input: CreatePayout
+  ) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
   /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
   readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
   /** The bank rejected the payout: `failed`, `amount + fee` returned, no webhook (spec). */
@@ -83,11 +86,12 @@ export const make = Effect.gen(function* () {
       return Option.isSome(advanced)
     })
 
-  const create = (caller: Caller, body: unknown) =>
+  const create = (caller: Caller, input: CreatePayout) =>
     Effect.gen(function* () {
-      const input = yield* Input.payout(body, config.maxAmount)
-      const gateway = yield* Effect.mapError(gateways.forMode(caller.mode), () =>
-        Errors.gateway(Errors.payoutGatewayMessage, "gateway_not_configured")
+      yield* checkAmount(input.amount, config.maxAmount)
+      const gateway = yield* Effect.mapError(
+        gateways.forMode(caller.mode),
+        () => new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" })
       )
       const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -101,12 +105,12 @@ export const make = Effect.gen(function* () {
         feeAmount: fees.feeAmount,
         gatewayFeeAmount: fees.gatewayFeeAmount,
         netAmount: fees.netAmount,
-        clientName: input.clientName,
-        clientDocument: input.clientDocument,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
         pixKey: input.pixKey.value,
         pixKeyType: input.pixKey.type,
         endToEndId: Ids.newEndToEndId(config.ispb, now),
-        description: input.description,
+        description: input.description ?? null,
         createdAt: now
       })
       const result: Views.PayoutJson = {

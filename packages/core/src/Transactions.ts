@@ -5,25 +5,24 @@
 import { Effect } from "effect"
 import type { Caller } from "./Auth.js"
 import * as Errors from "./Errors.js"
-import * as Input from "./Input.js"
+import type { ListTransactions } from "./Requests.js"
 import { ReadStore } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** List operations. */
 export interface TransactionsShape {
-  /** A page of the caller's transactions (the spec's GET /api/v1/transactions). */
+  /** A page of the caller's transactions (the spec's GET /api/v1/transactions; decode its query with `Requests.ListTransactionsRequest`). */
   readonly list: (
     caller: Caller,
-    params: Input.ListParams
+    input: ListTransactions
   ) => Effect.Effect<Views.TransactionPageJson, Errors.PixgateError>
 }
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
   const store = yield* ReadStore
-  const list = (caller: Caller, params: Input.ListParams) =>
+  const list = (caller: Caller, input: ListTransactions) =>
     Effect.gen(function* () {
-      const input = yield* Input.list(params)
       const { rows, total } = yield* store.listTransactions({
         merchantId: caller.merchant.id,
         mode: caller.mode,

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Option, TestClock } from "effect"
-import { Engine } from "../src/Engine.js"
 import type { PixgateError } from "../src/Errors.js"
 import * as Sandbox from "../src/Sandbox.js"
 import { Store } from "../src/Store.js"
 import { merchant, observe, testEngine } from "./engineFixture.js"
+import { answer, RequestEngine } from "./support/requests.js"
 
 const errorOf = <A>(effect: Effect.Effect<A, PixgateError>) =>
   Effect.flatMap(Effect.exit(effect), (exit) =>
     Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
+      ? Effect.succeed(answer(exit.cause.error))
       : Effect.dieMessage(`expected a failure, got ${JSON.stringify(exit)}`)
   )
 
@@ -21,7 +21,7 @@ const statusOf = (id: string) =>
 describe("Engine (in memory, TestClock)", () => {
   it.scoped("a sandbox charge completes at 2-3 s and not before", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const charge = yield* engine.charges.create(m.test, { amount: 10 })
       const delay = Sandbox.settlementDelay(charge.transactionId)
@@ -51,7 +51,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("a 6.66 charge is never paid and expires at expiresAt", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const charge = yield* engine.charges.create(m.test, { amount: 6.66, expiresIn: 120 })
       expect(Date.parse(charge.expiresAt)).toBe(120_000)
@@ -70,7 +70,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("the default expiry is 3600 s", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const charge = yield* engine.charges.create(m.test, { amount: 6.66 })
       expect(Date.parse(charge.expiresAt)).toBe(3_600_000)
@@ -81,7 +81,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("a 7.77 charge is paid, disputed 1 s later and refunded 2 s after that", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const charge = yield* engine.charges.create(m.test, { amount: 7.77 })
       const paidAt = Sandbox.settlementDelay(charge.transactionId)
@@ -123,7 +123,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("a payout to fail@pixgate.test fails after 2-3 s and the balance returns exactly", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 100)
       const payout = yield* engine.payouts.create(m.test, { amount: 10, pixKey: "FAIL@pixgate.test" })
@@ -143,7 +143,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("a payout settles after 2-3 s with withdrawal.completed", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 50)
       const payout = yield* engine.payouts.create(m.test, { amount: 20, pixKey: "+55 11 98765-4321" })
@@ -159,7 +159,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("1,000 concurrent payouts against a balance covering 100: exactly 100 succeed", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 133)
       const results = yield* Effect.all(
@@ -180,7 +180,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("200 concurrent requests with one Idempotency-Key make one payout", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 1000)
       const body = { amount: 5, pixKey: "123e4567-e89b-42d3-a456-426614174000" }
@@ -193,7 +193,7 @@ describe("Engine (in memory, TestClock)", () => {
         { concurrency: "unbounded" }
       )
       const values = results.flatMap((r) => (r._tag === "Right" ? [r.right] : []))
-      const failures = results.flatMap((r) => (r._tag === "Left" ? [r.left.status] : []))
+      const failures = results.flatMap((r) => (r._tag === "Left" ? [answer(r.left).status] : []))
       expect(new Set(values.map((v) => v.value.transactionId)).size).toBe(1)
       expect(values.filter((v) => !v.replayed)).toHaveLength(1)
       expect(failures.every((s) => s === 409)).toBe(true)
@@ -220,7 +220,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("bad inputs return the docs/decisions.md error and change nothing", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       yield* engine.admin.topUp(m.merchantId, 10)
       const before = yield* observe(m.merchantId)
@@ -270,7 +270,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("live mode without a live gateway answers 502 and changes nothing", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const charge = yield* errorOf(engine.charges.create(m.live, { amount: 10 }))
       expect([charge.status, charge.message, charge.code]).toEqual([
@@ -290,7 +290,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("modes and merchants never share balances or transactions", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const a = yield* merchant("A")
       const b = yield* merchant("B")
       yield* engine.admin.topUp(a.merchantId, 10)
@@ -306,7 +306,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("internal payments move money between merchants at once", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const a = yield* merchant("A")
       const b = yield* merchant("B")
       yield* engine.admin.topUp(a.merchantId, 10)
@@ -323,7 +323,7 @@ describe("Engine (in memory, TestClock)", () => {
 
   it.scoped("revoked and malformed keys are unauthorized", () =>
     Effect.gen(function* () {
-      const engine = yield* Engine
+      const engine = yield* RequestEngine
       const m = yield* merchant()
       const keys = yield* engine.admin.listKeys(m.merchantId)
       expect(keys).toHaveLength(2)

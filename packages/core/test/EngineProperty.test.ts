@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { Engine } from "../src/Engine.js"
 import * as Fees from "../src/Fees.js"
 import * as Money from "../src/Money.js"
 import { Store } from "../src/Store.js"
 import { merchant, testEngine } from "./engineFixture.js"
+import { RequestEngine } from "./support/requests.js"
 
 const cents = fc.integer({ min: 1, max: 50_000 })
 const who = fc.integer({ min: 0, max: 1 })
@@ -34,7 +34,7 @@ describe("Engine money invariants (property)", () => {
     [fc.array(step, { minLength: 1, maxLength: 40 })],
     ([steps]) =>
       Effect.gen(function* () {
-        const engine = yield* Engine
+        const engine = yield* RequestEngine
         const store = yield* Store
         const ms = [yield* merchant("A"), yield* merchant("B")]
         const model = ms.map(() => ({ available: 0, held: 0, disputed: false }))

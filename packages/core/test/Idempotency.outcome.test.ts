@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, TestClock } from "effect"
-import { Engine, layer as engineLayer } from "../src/Engine.js"
+import { type Engine, layer as engineLayer } from "../src/Engine.js"
 import type { PixgateError } from "../src/Errors.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store, StoreError } from "../src/Store.js"
 import * as WebhookTransport from "../src/WebhookTransport.js"
 import { merchant } from "./engineFixture.js"
+import { answer, RequestEngine } from "./support/requests.js"
 
 type Fault = "none" | "keptThenLost" | "lostBeforeCommit" | "rolledBack"
 
@@ -59,7 +60,7 @@ const run = (
     worker: false
   }).pipe(Layer.provideMerge(store.layer), Layer.provide(WebhookTransport.fetch))
   return Effect.gen(function* () {
-    const engine = yield* Engine
+    const engine = yield* RequestEngine
     const m = yield* merchant()
     yield* engine.admin.topUp(m.merchantId, 100)
     const body = { amount: 10, pixKey: "a@b.com" }
@@ -77,8 +78,8 @@ const run = (
   }).pipe(Effect.provide(layer))
 }
 
-const failureOf = (exit: Exit.Exit<unknown, PixgateError>): PixgateError => {
-  if (Exit.isFailure(exit) && exit.cause._tag === "Fail") return exit.cause.error
+const failureOf = (exit: Exit.Exit<unknown, PixgateError>) => {
+  if (Exit.isFailure(exit) && exit.cause._tag === "Fail") return answer(exit.cause.error)
   throw new Error(`expected a failure, got ${JSON.stringify(exit)}`)
 }
 

@@ -1,7 +1,9 @@
 /** Webhook URL rules: scheme and shape in every mode; no private addresses in live mode. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { statusOf } from "../../http/src/Status.js"
 import * as Config from "../src/Config.js"
+import * as Errors from "../src/Errors.js"
 import { HostResolutionError, HostResolver } from "../src/HostResolver.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as NodeHostResolver from "../src/node/NodeHostResolver.js"
@@ -141,12 +143,12 @@ describe("Webhooks.checkUrl", () => {
         Effect.flip,
         Effect.provide(webhooks(fakeDns))
       )
-      expect(error.toJson()).toEqual({
+      expect(Errors.body(error)).toEqual({
         error: "Webhook URL host 10.0.0.1 is a private address; live-mode webhooks must use a public address",
         code: "invalid_webhook_url",
         details: [{ path: "url", message: error.message }]
       })
-      expect(error.status).toBe(422)
+      expect(statusOf(error)).toBe(422)
     })
   )
 
@@ -177,7 +179,7 @@ describe("Webhooks.checkUrl", () => {
         Effect.flip,
         Effect.provide(webhooks(fakeDns))
       )
-      expect(error.status).toBe(422)
+      expect(statusOf(error)).toBe(422)
       expect(error.code).toBe("invalid_webhook_url")
       // Allowing http does not allow private hosts, nor the other way round.
       const httpOnly = webhooks(fakeDns, { allowInsecureLiveWebhooks: true })

@@ -4,9 +4,8 @@
  * actions). Off unless an admin token is configured; every route needs
  * `Authorization: Bearer <token>`. Paths are relative to where it is mounted (e.g. `/admin`).
  */
-import { Engine, Errors } from "@pixgate/core"
-import { Effect, type Redacted } from "effect"
-import * as Input from "./AdminInput.js"
+import { Engine, type Errors, Requests } from "@pixgate/core"
+import { Effect, type Redacted, type Schema } from "effect"
 import * as OpenApi from "./OpenApi.js"
 import * as Route from "./Route.js"
 import * as Schemas from "./Schemas.js"
@@ -15,7 +14,7 @@ import * as Security from "./Security.js"
 type Handle = (
   input: Route.Input<undefined>,
   admin: Engine.EngineShape["admin"]
-) => Effect.Effect<unknown, Errors.PixgateError>
+) => Effect.Effect<unknown, Errors.PixgateError, Engine.Engine>
 
 interface Op {
   readonly method: Route.Method
@@ -37,6 +36,33 @@ const str = { type: "string" }
 const modeSchema = { type: "string", enum: ["test", "live"] }
 const param = (input: Route.Input<undefined>, name: string) => input.params[name] ?? ""
 
+/** Decodes with the engine's maximum amount. */
+const decode =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (input: unknown) =>
+    Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
+
+const pathMode = (input: Route.Input<undefined>) =>
+  decode(Requests.ModeParameter)({ mode: param(input, "mode") })
+
+const ruleFields = ["gatewayRate", "marginRate", "gatewayFixed", "marginFixed"] as const
+
+/** The JSON schema of a fee plan, for the admin document. */
+const feePlanSchema = {
+  type: "object",
+  properties: Object.fromEntries(
+    ["charge", "payout"].map((k) => [
+      k,
+      {
+        type: "object",
+        properties: Object.fromEntries(ruleFields.map((f) => [f, { type: "integer", minimum: 0 }])),
+        required: [...ruleFields]
+      }
+    ])
+  ),
+  required: ["charge", "payout"]
+}
+
 const ops: ReadonlyArray<Op> = [
   {
     method: "POST",
@@ -44,18 +70,8 @@ const ops: ReadonlyArray<Op> = [
     id: "createMerchant",
     summary: "Create a merchant with one test and one live key (shown only now)",
     status: 201,
-    body: object({ name: str, city: str, feePlan: Input.feePlanSchema }, ["name"]),
-    handle: ({ body }, admin) =>
-      Effect.gen(function* () {
-        const name = yield* Input.string(body, "name")
-        const city = yield* Input.optionalString(body, "city")
-        const feePlan = body.feePlan === undefined ? undefined : yield* Input.feePlan(body.feePlan)
-        return yield* admin.createMerchant({
-          name,
-          ...(city === undefined ? {} : { city }),
-          ...(feePlan === undefined ? {} : { feePlan })
-        })
-      })
+    body: object({ name: str, city: str, feePlan: feePlanSchema }, ["name"]),
+    handle: ({ body }, admin) => Effect.flatMap(decode(Requests.CreateMerchant)(body), admin.createMerchant)
   },
   {
     method: "GET",
@@ -86,7 +102,9 @@ const ops: ReadonlyArray<Op> = [
     status: 201,
     body: object({ mode: modeSchema }, ["mode"]),
     handle: (input, admin) =>
-      Effect.flatMap(Input.mode(input.body.mode), (mode) => admin.createKey(param(input, "merchantId"), mode))
+      Effect.flatMap(decode(Requests.CreateKey)(input.body), ({ mode }) =>
+        admin.createKey(param(input, "merchantId"), mode)
+      )
   },
   {
     method: "DELETE",
@@ -115,9 +133,8 @@ const ops: ReadonlyArray<Op> = [
     ),
     handle: (input, admin) =>
       Effect.gen(function* () {
-        const mode = yield* Input.mode(param(input, "mode"))
-        const url = yield* Input.string(input.body, "url")
-        const secret = yield* Input.string(input.body, "secret")
+        const { mode } = yield* pathMode(input)
+        const { url, secret } = yield* decode(Requests.SetWebhook)(input.body)
         return yield* admin.setWebhook({ merchantId: param(input, "merchantId"), mode, url, secret })
       })
   },
@@ -130,21 +147,12 @@ const ops: ReadonlyArray<Op> = [
     body: object({ overlapSeconds: { type: "integer", minimum: 0, maximum: 604800 } }, []),
     handle: (input, admin) =>
       Effect.gen(function* () {
-        const mode = yield* Input.mode(param(input, "mode"))
-        const overlap = input.body.overlapSeconds
-        if (overlap !== undefined && overlap !== null && typeof overlap !== "number") {
-          return yield* Effect.fail(
-            Errors.validation(
-              "invalid_overlap",
-              "overlapSeconds",
-              "overlapSeconds must be a number of seconds"
-            )
-          )
-        }
+        const { mode } = yield* pathMode(input)
+        const { overlapSeconds } = yield* decode(Requests.RotateSigningKey)(input.body)
         return yield* admin.rotateSigningKey({
           merchantId: param(input, "merchantId"),
           mode,
-          ...(typeof overlap === "number" ? { overlapSeconds: overlap } : {})
+          ...(overlapSeconds === undefined ? {} : { overlapSeconds })
         })
       })
   },
@@ -162,8 +170,9 @@ const ops: ReadonlyArray<Op> = [
     summary: "Available and held balance of a mode",
     query: ["mode"],
     handle: (input, admin) =>
-      Effect.flatMap(Input.mode(input.query.get("mode")), (mode) =>
-        admin.balance(param(input, "merchantId"), mode)
+      Effect.flatMap(
+        decode(Requests.ModeParameter)({ mode: input.query.get("mode") ?? undefined }),
+        ({ mode }) => admin.balance(param(input, "merchantId"), mode)
       )
   },
   {
@@ -171,9 +180,9 @@ const ops: ReadonlyArray<Op> = [
     path: "/merchants/:merchantId/fee-plan",
     id: "setFeePlan",
     summary: "Replace a merchant's fee plan (rates in ppm, fixed parts in centavos)",
-    body: Input.feePlanSchema,
+    body: feePlanSchema,
     handle: (input, admin) =>
-      Effect.flatMap(Input.feePlan(input.body, "body"), (plan) =>
+      Effect.flatMap(decode(Requests.FeePlanInput)(input.body), (plan) =>
         admin.setFeePlan(param(input, "merchantId"), plan)
       )
   },
@@ -185,22 +194,15 @@ const ops: ReadonlyArray<Op> = [
     query: ["mode", "status", "eventId", "limit", "offset"],
     handle: (input, admin) =>
       Effect.gen(function* () {
-        const q = input.query
-        const mode = q.get("mode") ? yield* Input.mode(q.get("mode")) : undefined
-        const status = q.get("status")
-          ? yield* Input.oneOf(q.get("status"), "status", ["pending", "delivered", "failed"] as const)
-          : undefined
-        const limit = yield* Input.optionalCount(q.get("limit"), "limit")
-        const offset = yield* Input.optionalCount(q.get("offset"), "offset")
-        const eventId = q.get("eventId") ?? undefined
-        const data = yield* admin.webhookLog({
-          merchantId: param(input, "merchantId"),
-          ...(mode === undefined ? {} : { mode }),
-          ...(status === undefined ? {} : { status }),
-          ...(eventId === undefined ? {} : { eventId }),
-          ...(limit === undefined ? {} : { limit }),
-          ...(offset === undefined ? {} : { offset })
-        })
+        const query = yield* decode(Requests.DeliveriesQuery)(
+          Object.fromEntries(
+            ["mode", "status", "eventId", "limit", "offset"].flatMap((name) => {
+              const value = input.query.get(name)
+              return value === null ? [] : [[name, value]]
+            })
+          )
+        )
+        const data = yield* admin.webhookLog({ merchantId: param(input, "merchantId"), ...query })
         return { data }
       })
   },
@@ -211,7 +213,10 @@ const ops: ReadonlyArray<Op> = [
     summary: "Invite a person to the merchant panel: the one-time link's path and token (shown only now)",
     status: 201,
     body: object({ email: str }, ["email"]),
-    handle: (input, admin) => admin.inviteUser(param(input, "merchantId"), input.body.email)
+    handle: (input, admin) =>
+      Effect.flatMap(decode(Requests.InvitePanelUser)(input.body), (invite) =>
+        admin.inviteUser(param(input, "merchantId"), invite)
+      )
   },
   {
     method: "POST",
@@ -227,7 +232,10 @@ const ops: ReadonlyArray<Op> = [
     id: "sandboxTopUp",
     summary: "Add sandbox money to the test balance",
     body: object({ amount: { type: "number", minimum: 0.01 } }, ["amount"]),
-    handle: (input, admin) => admin.topUp(param(input, "merchantId"), input.body.amount)
+    handle: (input, admin) =>
+      Effect.flatMap(decode(Requests.TopUp)(input.body), (topUp) =>
+        admin.topUp(param(input, "merchantId"), topUp)
+      )
   },
   {
     method: "POST",
@@ -257,7 +265,10 @@ const ops: ReadonlyArray<Op> = [
     summary: "Sandbox: a payer disputes a completed test deposit (optional partial amount)",
     status: 201,
     body: object({ amount: { type: "number", minimum: 0.01 } }, []),
-    handle: (input, admin) => admin.sandboxOpenChargeback(param(input, "transactionId"), input.body.amount)
+    handle: (input, admin) =>
+      Effect.flatMap(decode(Requests.OpenChargeback)(input.body), (chargeback) =>
+        admin.sandboxOpenChargeback(param(input, "transactionId"), chargeback)
+      )
   },
   {
     method: "POST",
@@ -266,9 +277,8 @@ const ops: ReadonlyArray<Op> = [
     summary: "Sandbox: resolve a dispute for the payer (accepted) or the merchant (rejected)",
     body: object({ outcome: { type: "string", enum: ["accepted", "rejected"] } }, ["outcome"]),
     handle: (input, admin) =>
-      Effect.flatMap(
-        Input.oneOf(input.body.outcome, "outcome", ["accepted", "rejected"] as const),
-        (outcome) => admin.sandboxResolveChargeback(param(input, "chargebackId"), outcome)
+      Effect.flatMap(decode(Requests.ResolveChargeback)(input.body), ({ outcome }) =>
+        admin.sandboxResolveChargeback(param(input, "chargebackId"), outcome)
       )
   }
 ]

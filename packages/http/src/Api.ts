@@ -3,7 +3,7 @@
  * Each route is described once; the router serves these objects and the document is generated
  * from them. Validation and every business error come from the engine.
  */
-import { type Auth, Engine, type Errors } from "@pixgate/core"
+import { type Auth, Engine, type Errors, Requests } from "@pixgate/core"
 import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
 import type { Incoming } from "./Incoming.js"
@@ -106,7 +106,12 @@ const charges = Route.make(
     }
   },
   Security.apiKey,
-  (input) => create(input, "charges.create", (engine) => engine.charges.create(input.principal, input.body))
+  (input) =>
+    create(input, "charges.create", (engine) =>
+      Effect.flatMap(Requests.decode(Requests.CreateCharge, engine.config)(input.body), (request) =>
+        engine.charges.create(input.principal, request)
+      )
+    )
 )
 
 const payouts = Route.make(
@@ -131,7 +136,12 @@ const payouts = Route.make(
     }
   },
   Security.apiKey,
-  (input) => create(input, "payouts.create", (engine) => engine.payouts.create(input.principal, input.body))
+  (input) =>
+    create(input, "payouts.create", (engine) =>
+      Effect.flatMap(Requests.decode(Requests.CreatePayout, engine.config)(input.body), (request) =>
+        engine.payouts.create(input.principal, request)
+      )
+    )
 )
 
 const query = (name: string, description: string, schema: Route.JsonSchema): Route.Parameter => ({
@@ -173,7 +183,7 @@ const transactions = Route.make(
       const engine = yield* Engine.Engine
       const q = input.query
       const param = (name: string) => q.get(name) ?? undefined
-      const page = yield* engine.transactions.list(input.principal, {
+      const request = yield* Requests.decode(Requests.ListTransactionsRequest)({
         page: param("page"),
         limit: param("limit"),
         type: param("type"),
@@ -181,6 +191,7 @@ const transactions = Route.make(
         startDate: param("startDate"),
         endDate: param("endDate")
       })
+      const page = yield* engine.transactions.list(input.principal, request)
       return { status: 200, body: page }
     })
 )

@@ -69,8 +69,10 @@ export const nulPath = (value: unknown): string | undefined => {
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 /** Bytes or text to a JSON object, or 400 `Invalid JSON body`. */
-export const parseObject = (raw: RawBody): Effect.Effect<Record<string, unknown>, Errors.PixgateError> =>
-  Effect.suspend(() => {
+export const parseObject = (
+  raw: RawBody
+): Effect.Effect<Record<string, unknown>, Errors.InvalidJson | Errors.ValidationError> =>
+  Effect.suspend((): Effect.Effect<Record<string, unknown>, Errors.InvalidJson | Errors.ValidationError> => {
     let text: string
     try {
       text = typeof raw === "string" ? raw : decoder.decode(raw)

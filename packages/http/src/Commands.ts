@@ -4,9 +4,8 @@
  * operation it runs. Adding a command is adding one entry to `commands` (and, for a new flag,
  * one entry to `flags`).
  */
-import type { Engine, Errors } from "@pixgate/core"
-import { Effect } from "effect"
-import * as AdminInput from "./AdminInput.js"
+import { Engine, type Errors, Requests } from "@pixgate/core"
+import { Effect, Schema } from "effect"
 
 /** A usage error: exit code 2. */
 export class UsageError extends Error {}
@@ -31,8 +30,14 @@ export interface Command {
     admin: Admin,
     flags: Flags,
     args: ReadonlyArray<string>
-  ) => Effect.Effect<unknown, Errors.PixgateError>
+  ) => Effect.Effect<unknown, Errors.PixgateError, Engine.Engine>
 }
+
+/** Decodes a command's input with the engine's maximum amount. */
+const decode =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (input: unknown) =>
+    Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
 
 /** One flag: what it means, and the check of its value (before anything runs). */
 export interface Flag {
@@ -101,6 +106,11 @@ export const flags: Readonly<Record<string, Flag>> = {
 /** A number when the text is one (the engine then judges it), else the text itself. */
 const amount = (text: string | undefined): unknown =>
   text !== undefined && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text
+
+// `--plan` holds the fee plan: its problems are named after the flag.
+const planSchema = Schema.Struct({ plan: Requests.feePlan("plan") }).annotations({
+  [Requests.FirstProblemOnlyId]: true
+})
 
 /** Every panel command by its words. */
 export const commands: Readonly<Record<string, Command>> = {
@@ -209,7 +219,7 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: 'fee-plan set --merchant ID --plan \'{"charge":{...},"payout":{...}}\'',
     required: ["merchant", "plan"],
     run: (admin, f) =>
-      Effect.flatMap(AdminInput.feePlan(JSON.parse(f.plan!), "plan"), (plan) =>
+      Effect.flatMap(decode(planSchema)({ plan: JSON.parse(f.plan!) }), ({ plan }) =>
         admin.setFeePlan(f.merchant!, plan)
       )
   },
@@ -222,17 +232,25 @@ export const commands: Readonly<Record<string, Command>> = {
     required: ["merchant", "email"],
     optional: ["panel"],
     run: (admin, f) =>
-      Effect.map(admin.inviteUser(f.merchant!, f.email), ({ token: _, path, ...invite }) => ({
-        ...invite,
-        link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
-      }))
+      Effect.map(
+        Effect.flatMap(decode(Requests.InvitePanelUser)({ email: f.email }), (invite) =>
+          admin.inviteUser(f.merchant!, invite)
+        ),
+        ({ token: _, path, ...invite }) => ({
+          ...invite,
+          link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
+        })
+      )
   },
   "sandbox topup": {
     summary: "Adds sandbox (test-mode) money to a merchant's balance.",
     examples: ["pixgate sandbox topup --merchant mer_... --amount 100"],
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
-    run: (admin, f) => admin.topUp(f.merchant!, amount(f.amount))
+    run: (admin, f) =>
+      Effect.flatMap(decode(Requests.TopUp)({ amount: amount(f.amount) }), (topUp) =>
+        admin.topUp(f.merchant!, topUp)
+      )
   },
   "sandbox pay": {
     summary: "Pays a pending test-mode charge now instead of after 2-3 s.",

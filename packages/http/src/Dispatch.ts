@@ -6,11 +6,13 @@
  * writes one access line per request. A
  * transport (Node, web) supplies the exchange: the request, and how to send its answer.
  */
+import { Errors } from "@pixgate/core"
 import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
 import type { Incoming } from "./Incoming.js"
 import * as Log from "./Log.js"
 import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
+import { statusOf } from "./Status.js"
 
 /** A request and the way back to its client. */
 export interface Exchange extends Incoming {
@@ -67,9 +69,12 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) {
       const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
-      if (error.status >= 500 && !error.replayed && logWarnings) {
-        const cause = error.cause === undefined ? error.message : Log.causeChain(error.cause)
-        log.write(Log.failureLine(Date.now(), error.status, error.code, cause, id, error.outcome))
+      const status = statusOf(error)
+      if (status >= 500 && !Errors.isReplayed(error) && logWarnings) {
+        const underneath = "cause" in error ? error.cause : undefined
+        const cause = underneath === undefined ? error.message : Log.causeChain(underneath)
+        const outcome = error._tag === "StorageUnavailable" ? error.outcome : undefined
+        log.write(Log.failureLine(Date.now(), status, error.code, cause, id, outcome))
       }
       return answer(exchange, id, start, Respond.failure(failure.value))
     }

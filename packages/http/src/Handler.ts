@@ -12,6 +12,7 @@ import type * as Log from "./Log.js"
 import * as NodeTransport from "./NodeTransport.js"
 import * as Respond from "./Respond.js"
 import type * as Router from "./Router.js"
+import { statusOf } from "./Status.js"
 import * as WebTransport from "./WebTransport.js"
 
 /** A Node/Express/Connect request handler. `next` is only called when `fallthrough` is on. */
@@ -117,8 +118,8 @@ export const bodyParserErrors: NodeErrorHandler = (error, _req, res, next) => {
         ? Respond.payloadTooLarge()
         : undefined
   if (answer === undefined || res.headersSent) return next(error)
-  const body = JSON.stringify(answer.toJson())
-  res.writeHead(answer.status, {
+  const body = JSON.stringify(Errors.body(answer))
+  res.writeHead(statusOf(answer), {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body)
   })

@@ -5,6 +5,7 @@
  */
 import { Errors } from "@pixgate/core"
 import { Data } from "effect"
+import { statusOf } from "./Status.js"
 
 /** A successful answer of a route: status, JSON body and extra headers. */
 export interface Reply {
@@ -65,42 +66,37 @@ export const reply = (r: Reply): Answer => json(r.status, r.body, r.headers)
 export const failure = (f: Failure): Answer => {
   const error = f._tag === "Refusal" ? f.error : f
   let headers = f._tag === "Refusal" ? f.headers : {}
-  if (error.status === 503 && !("retry-after" in headers))
+  if (error._tag === "StorageUnavailable" && !("retry-after" in headers))
     headers = { ...headers, "retry-after": String(Math.max(1, Math.ceil(error.retryAfter ?? 1))) }
   return json(
-    error.status,
-    error.toJson(),
-    error.replayed ? { ...headers, [replayedHeader]: "true" } : headers
+    statusOf(error),
+    Errors.body(error),
+    Errors.isReplayed(error) ? { ...headers, [replayedHeader]: "true" } : headers
   )
 }
 
-const error = (status: number, code: string, message: string) =>
-  new Errors.PixgateError({ status, code, message })
-
 /** 404 `Not found`. */
-export const notFound = (): Errors.PixgateError => error(404, "not_found", "Not found")
+export const notFound = (): Errors.NotFound => new Errors.NotFound()
 
 /** 405 with the methods the path allows. */
 export const methodNotAllowed = (allowed: ReadonlyArray<string>): Refusal =>
   new Refusal({
-    error: error(405, "method_not_allowed", "Method not allowed"),
+    error: new Errors.MethodNotAllowed({ allowed }),
     headers: { allow: allowed.join(", ") }
   })
 
 /** 410 for the paths removed in 2.0.0. */
-export const endpointRemoved = (): Errors.PixgateError =>
-  error(410, "endpoint_removed", "This endpoint was removed in version 2.0.0")
+export const endpointRemoved = (): Errors.Gone => new Errors.Gone()
 
 /** 413 for bodies above the configured limit. */
-export const payloadTooLarge = (): Errors.PixgateError =>
-  error(413, "payload_too_large", "Request body too large")
+export const payloadTooLarge = (): Errors.PayloadTooLarge => new Errors.PayloadTooLarge()
 
 /** 429 with `Retry-After` in whole seconds (at least 1). */
 export const rateLimited = (retryAfterSeconds: number): Refusal =>
   new Refusal({
-    error: error(429, "rate_limited", "Too many requests"),
+    error: new Errors.RateLimited({ retryAfter: retryAfterSeconds }),
     headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) }
   })
 
 /** 500: a bug on our side, never the input's fault. */
-export const internal = (): Errors.PixgateError => error(500, "internal_error", "Internal server error")
+export const internal = (): Errors.Internal => new Errors.Internal()

@@ -5,7 +5,7 @@
  */
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { BrCode, MemoryStore } from "@pixgate/core"
+import { BrCode, MemoryStore, Money } from "@pixgate/core"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
 import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/index.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
@@ -134,7 +134,7 @@ describe("POST /api/v1/charges", () => {
 describe("POST /api/v1/payouts", () => {
   it("201 pending; balance falls by amount + 0.33; the recipient gets the full amount", async () => {
     const m = await h.merchant()
-    await h.engine((e) => e.admin.topUp(m.merchantId, 100))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(100) }))
     const answer = await h.request("POST", "/api/v1/payouts", {
       key: m.testKey,
       body: { amount: 50, pixKey: "Fulano@Example.com", clientName: "Fulano", description: "Saque" }
@@ -175,7 +175,7 @@ describe("POST /api/v1/payouts", () => {
   ]) {
     it(`accepts the PIX key ${pixKey}`, async () => {
       const m = await h.merchant()
-      await h.engine((e) => e.admin.topUp(m.merchantId, 10))
+      await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(10) }))
       const answer = await h.request("POST", "/api/v1/payouts", {
         key: m.testKey,
         body: { amount: 1, pixKey }
@@ -190,7 +190,7 @@ describe("GET /api/v1/transactions", () => {
   beforeAll(async () => {
     const m = await h.merchant("Lista")
     key = m.testKey
-    await h.engine((e) => e.admin.topUp(m.merchantId, 1000))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(1000) }))
     for (let i = 1; i <= 105; i++) {
       await h.request("POST", "/api/v1/charges", { key, body: { amount: i } })
     }
@@ -340,7 +340,7 @@ describe("isolation", () => {
 
   it("test money never pays live payouts", async () => {
     const m = await h.merchant()
-    await h.engine((e) => e.admin.topUp(m.merchantId, 100))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(100) }))
     const live = await h.request("POST", "/api/v1/payouts", {
       key: m.liveKey,
       body: { amount: 1, pixKey: "a@b.com" }
@@ -406,7 +406,7 @@ describe("OpenAPI document and docs page", () => {
     const check = (value: unknown, schema: Record<string, unknown>) =>
       expect(validate(value, schema, schemas)).toEqual([])
     const m = await h.merchant()
-    await h.engine((e) => e.admin.topUp(m.merchantId, 100))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(100) }))
     check((await h.request("GET", "/api/health")).body, bodyOf("/api/health", "get", "200"))
     const chargeRequest = {
       amount: 12.34,

@@ -3,7 +3,7 @@
  * status, verbatim message, stable code, `{ error, code, details? }` body, headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { BankGateway, MemoryStore, Store } from "@pixgate/core"
+import { BankGateway, MemoryStore, Money, Store } from "@pixgate/core"
 import { Effect, Layer } from "effect"
 import { type Harness, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
@@ -292,7 +292,7 @@ describe("422 Insufficient balance", () => {
       body: { amount: 1, pixKey: "a@b.com" }
     })
     expectError(insufficient, 422, "Insufficient balance", "insufficient_balance")
-    await h.engine((e) => e.admin.topUp(m.merchantId, 10))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(10) }))
     const tooMuch = await h.request("POST", "/api/v1/payouts", {
       key: m.testKey,
       body: { amount: 9.68, pixKey: "a@b.com" }
@@ -308,7 +308,7 @@ describe("422 Insufficient balance", () => {
 
   it("concurrent payouts never overdraw", async () => {
     const m = await h.merchant("Race")
-    await h.engine((e) => e.admin.topUp(m.merchantId, 10))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(10) }))
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
         h.request("POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 2, pixKey: "a@b.com" } })
@@ -395,7 +395,7 @@ describe("Idempotency-Key", () => {
     const first = await h.request("POST", "/api/v1/payouts", { key: m.testKey, body, headers })
     expectError(first, 422, "Insufficient balance")
     expect(first.headers.get("idempotent-replayed")).toBeNull()
-    await h.engine((e) => e.admin.topUp(m.merchantId, 100))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(100) }))
     const again = await h.request("POST", "/api/v1/payouts", { key: m.testKey, body, headers })
     expectError(again, 422, "Insufficient balance")
     expect(again.headers.get("idempotent-replayed")).toBe("true")

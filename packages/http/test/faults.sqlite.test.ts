@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Money } from "@pixgate/core"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -29,7 +30,7 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     const merchant = await server.merchant("Loja Trancada")
     key = merchant.testKey
     merchantId = merchant.merchantId
-    await server.engine((e) => e.admin.topUp(merchantId, 100))
+    await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(100) }))
   }, 60_000)
 
   afterAll(async () => {

@@ -6,10 +6,13 @@
  * exactly one effect; no answer is a 500; the ledger check holds; every 503 carries
  * `Retry-After` and is logged once with its cause and request id.
  */
+
+import { Money } from "@pixgate/core"
 import { Duration, Effect, Either } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { describePostgres, serverUrl, useFreshDatabase } from "../../store-pg/test/helpers.js"
+import { statusOf } from "../src/Status.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PgProxy from "./support/pgProxy.js"
 
@@ -93,7 +96,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
     const merchant = await server.merchant("Loja Falhas")
     key = merchant.testKey
     merchantId = merchant.merchantId
-    await server.engine((e) => e.admin.topUp(merchantId, 5000))
+    await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(5000) }))
   }, 120_000)
 
   afterAll(async () => {
@@ -171,7 +174,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
       Effect.either(e.admin.sandboxOpenChargeback(charge.body.transactionId))
     )
     await fired
-    expect(Either.isLeft(outcome) && outcome.left.status).toBe(503)
+    expect(Either.isLeft(outcome) && statusOf(outcome.left)).toBe(503)
     const again = await server.engine((e) =>
       Effect.either(e.admin.sandboxOpenChargeback(charge.body.transactionId))
     )
@@ -185,12 +188,14 @@ describePostgres("fault injection between the engine and Postgres", () => {
 
   it("an admin top-up cut after COMMIT fails with 503, never a defect", async () => {
     const fired = proxy.arm({ kind: "afterCommit", match: /INSERT INTO "?postings"?[\s(]/i })
-    const outcome = await server.engine((e) => Effect.either(e.admin.topUp(merchantId, 10)))
+    const outcome = await server.engine((e) =>
+      Effect.either(e.admin.topUp(merchantId, { amount: Money.reais(10) }))
+    )
     await fired
     expect(Either.isLeft(outcome)).toBe(true)
     if (Either.isLeft(outcome)) {
-      expect(outcome.left.status).toBe(503)
-      expect(outcome.left.outcome).toBe("unknown")
+      expect(statusOf(outcome.left)).toBe(503)
+      expect(outcome.left._tag === "StorageUnavailable" ? outcome.left.outcome : undefined).toBe("unknown")
     }
     await ledgerHolds()
   }, 60_000)

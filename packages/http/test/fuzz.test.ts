@@ -5,7 +5,7 @@
  */
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type BankGateway, MemoryStore } from "@pixgate/core"
+import { type BankGateway, MemoryStore, Money } from "@pixgate/core"
 import { Effect } from "effect"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import type { Pixgate } from "../src/index.js"
@@ -156,7 +156,7 @@ const suite = (storage: () => Partial<Pixgate.PixgateOptions>) => {
     })
     const m = await h.merchant("Fuzz")
     merchantId = m.merchantId
-    await h.engine((e) => e.admin.topUp(merchantId, 1000))
+    await h.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(1000) }))
     keys = [
       m.testKey,
       m.testKey,

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Domain, Events, MemoryStore, type Money, WebhookSignature } from "@pixgate/core"
+import { Domain, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
@@ -68,7 +68,7 @@ describe("the OpenAPI document", () => {
 
   it("documents every status the server answers, with bodies that validate", async () => {
     const m = await h.merchant()
-    await h.engine((e) => e.admin.topUp(m.merchantId, 50))
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(50) }))
     const charge = { amount: 10, description: "x" }
     const big = { amount: 10, description: "x".repeat(70 * 1024) }
     const payout = { amount: 5, pixKey: "a@b.com" }
@@ -267,7 +267,7 @@ describe("webhooks", () => {
     try {
       const m = await h.merchant()
       await h.engine((e) =>
-        Effect.flatMap(e.admin.topUp(m.merchantId, 50), () =>
+        Effect.flatMap(e.admin.topUp(m.merchantId, { amount: Money.reais(50) }), () =>
           e.admin.setWebhook({
             merchantId: m.merchantId,
             mode: "test",

@@ -6,6 +6,7 @@
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Money } from "@pixgate/core"
 import { type Harness, listen, start } from "./support/harness.js"
 
 interface Delivery {
@@ -57,7 +58,7 @@ beforeAll(async () => {
   merchantId = m.merchantId
   const set = await h.engine((e) => e.admin.setWebhook({ merchantId, mode: "test", url, secret }))
   signingKey = set.signingKey ?? ""
-  await h.engine((e) => e.admin.topUp(merchantId, 100))
+  await h.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(100) }))
 })
 afterAll(async () => {
   await h.close()

@@ -16,6 +16,7 @@ import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { securityHeaders } from "./Layout.js"
 import * as Routes from "./Routes.js"
+import { statusOf } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
 
 /** Services the panel runs on. */
@@ -132,7 +133,7 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     try {
       return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
     } catch (error) {
-      if (!(error instanceof Errors.PixgateError)) {
+      if (!Errors.isPixgateError(error)) {
         // The path without an invite's token; never a body (it may hold passwords or secrets).
         const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
         void Runtime.runPromise(runtime)(
@@ -216,8 +217,8 @@ const asset = (body: string, type: string) =>
 
 const failure = (error: unknown): Response => {
   const lang: Lang = "pt-BR"
-  const status = error instanceof Errors.PixgateError ? error.status : 500
-  const message = error instanceof Errors.PixgateError ? error.message : words(lang).error
+  const status = statusOf(error)
+  const message = Errors.isPixgateError(error) ? error.message : words(lang).error
   const body = new Html(
     `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status}</h1><p>${message.replace(/[<>&"]/g, "")}</p></main></body></html>`
   )

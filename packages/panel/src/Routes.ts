@@ -6,10 +6,10 @@ import {
   Engine,
   Errors,
   Fees,
-  Input,
   Money,
   PanelAccess,
   QrImage,
+  Requests,
   SigningKeys,
   Store,
   Views,
@@ -22,6 +22,7 @@ import { type Dictionary, day, type Lang, label, money, parseAmount, time, words
 import { bare, csrfField, page, securityHeaders, type View } from "./Layout.js"
 import { cookies, type Run, same } from "./Panel.js"
 import * as Password from "./Password.js"
+import { statusOf as httpStatus } from "./Status.js"
 import type { Throttle } from "./Throttle.js"
 
 /** What the routes need from `Panel.make`. */
@@ -91,10 +92,9 @@ const redirect = (ctx: Ctx, path: string, done?: keyof Dictionary) => {
 
 const form = async (ctx: Ctx): Promise<URLSearchParams> => {
   const text = await ctx.request.text().catch(() => {
-    throw new Errors.PixgateError({ status: 413, code: "too_large", message: "Request body too large" })
+    throw new Errors.PayloadTooLarge({ code: "too_large" })
   })
-  if (text.length > ctx.cfg.maxBody)
-    throw new Errors.PixgateError({ status: 413, code: "too_large", message: "Request body too large" })
+  if (text.length > ctx.cfg.maxBody) throw new Errors.PayloadTooLarge({ code: "too_large" })
   return new URLSearchParams(text)
 }
 
@@ -107,9 +107,9 @@ const notice = (ctx: Ctx): Part => {
 
 const errorBox = (error: unknown): Html =>
   html`<div class="error" role="alert">${
-    error instanceof Errors.PixgateError
+    Errors.isPixgateError(error)
       ? html`<p>${error.message}</p>${
-          error.details && error.details.length > 1
+          "details" in error && error.details && error.details.length > 1
             ? html`<ul>${error.details.map((d) => html`<li>${d.path}: ${d.message}</li>`)}</ul>`
             : ""
         }`
@@ -117,8 +117,7 @@ const errorBox = (error: unknown): Html =>
   }</div>`
 
 /** The page's status: the engine's error's, 200 without one. */
-const statusOf = (error: unknown): number =>
-  error === undefined ? 200 : error instanceof Errors.PixgateError ? error.status : 500
+const statusOf = (error: unknown): number => (error === undefined ? 200 : httpStatus(error))
 
 const status = (ctx: Ctx, s: string) => html`<span class="status-${s}">${label(ctx.lang, s)}</span>`
 const when = (ctx: Ctx, ms: number | null) =>
@@ -226,7 +225,7 @@ export const handle = async (
     }
     return notFound(s)
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status === 404) return notFound(s)
+    if (httpStatus(error) === 404) return notFound(s)
     throw error
   }
 }
@@ -451,7 +450,7 @@ const ownTransaction = async (s: Signed, id: string) => {
 const overview = async (s: Signed) => {
   const now = Date.now()
   const start = now - 29 * 86_400_000
-  const firstDay = Input.parseDay(day(start)) ?? start
+  const firstDay = Requests.parseDay(day(start)) ?? start
   const { balance, pending, recent } = await s.cfg.run(
     Effect.gen(function* () {
       const st = yield* Store.Store
@@ -508,7 +507,7 @@ ${Chart.svg(series, s.t.chart, (c) => brl(s, c))}
 
 // ---- Transactions ----
 
-const listParams = (url: URL): Input.ListParams => {
+const listParams = (url: URL): typeof Requests.ListTransactionsQuery.Encoded => {
   const get = (k: string) => url.searchParams.get(k) ?? undefined
   return {
     page: get("page"),
@@ -554,9 +553,13 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
 </form>`
   let result: Views.TransactionPageJson
   try {
-    result = await engine(s, (e) => e.transactions.list(s.caller, params))
+    result = await engine(s, (e) =>
+      Effect.flatMap(Requests.decode(Requests.ListTransactionsRequest)(params), (input) =>
+        e.transactions.list(s.caller, input)
+      )
+    )
   } catch (error) {
-    if (!(error instanceof Errors.PixgateError) || error.status !== 422) throw error
+    if (httpStatus(error) !== 422) throw error
     return respond(s, page(s.view, s.t.transactions, html`${filters}${errorBox(error)}`), 422)
   }
   const link = (p: number) => {
@@ -605,9 +608,9 @@ const cell = (value: unknown): string => {
 }
 
 const csv = async (s: Signed) => {
-  const parsed = Input.list(listParams(s.url))
+  const parsed = Requests.decodeEither(Requests.ListTransactionsRequest)(listParams(s.url))
   if (Either.isLeft(parsed))
-    return respond(s, parsed.left.message, parsed.left.status, "text/plain; charset=utf-8")
+    return respond(s, parsed.left.message, httpStatus(parsed.left), "text/plain; charset=utf-8")
   const input = parsed.right
   // Rows created after the export starts are left out, so offsets stay stable while it streams.
   const to = Math.min(input.to ?? Number.POSITIVE_INFINITY, Date.now() + 1)
@@ -750,7 +753,7 @@ const payNow = async (s: Signed, id: string) => {
     await engine(s, (e) => e.admin.sandboxPayCharge(tx.id))
   } catch (error) {
     // Already paid (the sandbox pays most test charges by itself), expired, or live mode.
-    if (error instanceof Errors.PixgateError && error.status === 409) return detail(s, tx.id, error)
+    if (httpStatus(error) === 409) return detail(s, tx.id, error)
     throw error
   }
   return redirect(s, `/transactions/${tx.id}`, "paid")
@@ -775,7 +778,9 @@ const chargeForm = (s: Signed, f?: URLSearchParams) =>
 </form>`
 
 const chargesPage = async (s: Signed, f?: URLSearchParams, error?: unknown) => {
-  const recent = await engine(s, (e) => e.transactions.list(s.caller, { type: "deposit", limit: 10 }))
+  const recent = await engine(s, (e) =>
+    e.transactions.list(s.caller, { page: 1, limit: 10, type: "deposit" })
+  )
   const body = html`${error ? errorBox(error) : ""}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
   return respond(s, page(s.view, s.t.charges, body, notice(s)), statusOf(error))
 }
@@ -793,10 +798,14 @@ const createCharge = async (s: Signed, f: URLSearchParams) => {
     clientDoc: textField(f, "clientDoc")
   }
   try {
-    const charge = await engine(s, (e) => e.charges.create(s.caller, body))
+    const charge = await engine(s, (e) =>
+      Effect.flatMap(Requests.decode(Requests.CreateCharge, e.config)(body), (input) =>
+        e.charges.create(s.caller, input)
+      )
+    )
     return redirect(s, `/transactions/${charge.transactionId}`, "chargeCreated")
   } catch (error) {
-    if (error instanceof Errors.PixgateError) return chargesPage(s, f, error)
+    if (Errors.isPixgateError(error)) return chargesPage(s, f, error)
     throw error
   }
 }
@@ -811,7 +820,9 @@ const payoutFields = (f: URLSearchParams) => ({
 
 const payoutsPage = async (s: Signed, f?: URLSearchParams, error?: unknown) => {
   const balance = await store(s, (st) => st.balance(s.merchant.id, s.mode))
-  const recent = await engine(s, (e) => e.transactions.list(s.caller, { type: "withdrawal", limit: 10 }))
+  const recent = await engine(s, (e) =>
+    e.transactions.list(s.caller, { page: 1, limit: 10, type: "withdrawal" })
+  )
   const body = html`${error ? errorBox(error) : ""}<p>${s.t.available}: <strong data-testid="available">${brl(s, balance.available)}</strong></p>
 <h2>${s.t.newPayout}</h2>
 <form class="stack" method="post" action="${s.cfg.base}/payouts/review">${csrfField(s)}
@@ -826,7 +837,7 @@ const payoutsPage = async (s: Signed, f?: URLSearchParams, error?: unknown) => {
 
 const reviewPayout = async (s: Signed, f: URLSearchParams) => {
   const config = await s.cfg.run(Effect.map(Engine.Engine, (e) => e.config))
-  const input = Input.payout(payoutFields(f), config.maxAmount)
+  const input = Requests.decodeEither(Requests.CreatePayout, config)(payoutFields(f))
   if (Either.isLeft(input)) return payoutsPage(s, f, input.left)
   const fees = Fees.forPayout(s.merchant.feePlan, input.right.amount)
   const debit = Money.add(input.right.amount, fees.feeAmount)
@@ -845,10 +856,14 @@ const reviewPayout = async (s: Signed, f: URLSearchParams) => {
 
 const createPayout = async (s: Signed, f: URLSearchParams) => {
   try {
-    const payout = await engine(s, (e) => e.payouts.create(s.caller, payoutFields(f)))
+    const payout = await engine(s, (e) =>
+      Effect.flatMap(Requests.decode(Requests.CreatePayout, e.config)(payoutFields(f)), (input) =>
+        e.payouts.create(s.caller, input)
+      )
+    )
     return redirect(s, `/transactions/${payout.transactionId}`, "payoutCreated")
   } catch (error) {
-    if (error instanceof Errors.PixgateError) return payoutsPage(s, f, error)
+    if (Errors.isPixgateError(error)) return payoutsPage(s, f, error)
     throw error
   }
 }
@@ -1027,7 +1042,7 @@ const setWebhook = async (s: Signed, f: URLSearchParams) => {
     if (set.signingKey !== undefined) return webhooksPage(s, { shown: { signingKey: set.signingKey } })
     return redirect(s, "/webhooks", "saved")
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status < 500) return webhooksPage(s, { error, url })
+    if (httpStatus(error) < 500) return webhooksPage(s, { error, url })
     throw error
   }
 }
@@ -1058,7 +1073,7 @@ const rotateSigningKey = async (s: Signed, f: URLSearchParams) => {
       shown: { signingKey: rotated.signingKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt }
     })
   } catch (error) {
-    if (error instanceof Errors.PixgateError && error.status === 422) return webhooksPage(s, { error })
+    if (httpStatus(error) === 422) return webhooksPage(s, { error })
     throw error
   }
 }
@@ -1068,7 +1083,7 @@ const testEvent = async (s: Signed) => {
   const latest = events[events.length - 1]
   if (latest === undefined) {
     return webhooksPage(s, {
-      error: new Errors.PixgateError({ status: 409, code: "no_event", message: s.t.noEvent })
+      error: new Errors.Refused({ code: "no_event", message: s.t.noEvent })
     })
   }
   await engine(s, (e) => e.admin.redeliver(latest.id))

@@ -11,7 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Auth, type Domain, Engine, SigningKeys } from "@pixgate/core"
+import { type Auth, type Domain, Engine, Money, SigningKeys } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/http"
 import axe from "axe-core"
 import { Effect } from "effect"
@@ -107,8 +107,8 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     const a = await engine((e) => e.admin.createMerchant({ name: "Loja Aurora" }))
     const b = await engine((e) => e.admin.createMerchant({ name: "Other Shop" }))
     merchantA = a.merchantId
-    await engine((e) => e.admin.topUp(merchantA, 1234.56))
-    inviteA = (await engine((e) => e.admin.inviteUser(merchantA, "ana@aurora.example"))).path
+    await engine((e) => e.admin.topUp(merchantA, { amount: Money.reais(1234.56) }))
+    inviteA = (await engine((e) => e.admin.inviteUser(merchantA, { email: "ana@aurora.example" }))).path
     // Merchant B's own charge, made through the engine as its API would.
     const callerB = await server.pixgate.runtime.runPromise(
       Effect.flatMap(Engine.Engine, (e) => e.auth.authenticate(b.testKey)) as Effect.Effect<
@@ -117,7 +117,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
         Engine.Engine
       >
     )
-    otherTx = (await engine((e) => e.charges.create(callerB, { amount: 5 }))).transactionId
+    otherTx = (await engine((e) => e.charges.create(callerB, { amount: Money.reais(5) }))).transactionId
     browser = await chromium.launch({ executablePath: executable, args: ["--no-sandbox"] })
     context = await browser.newContext({ viewport: desktop, acceptDownloads: true, locale: "pt-BR" })
     page = await context.newPage()
@@ -422,7 +422,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     })
     expect(pay.status()).toBe(404)
     const list = await engine((e) =>
-      e.transactions.list({ merchant: { id: merchantA } as Domain.Merchant, mode: "test" } as Auth.Caller, {})
+      e.transactions.list({ merchant: { id: merchantA } as Domain.Merchant, mode: "test" } as Auth.Caller, {
+        page: 1,
+        limit: 20
+      })
     )
     expect(list.data.map((t) => t.id)).not.toContain(otherTx)
   })

@@ -5,7 +5,7 @@
  * delivered (the dead process's leased jobs are retried when their lease lapses).
  */
 import { SqlClient } from "@effect/sql"
-import { Engine, Store } from "@pixgate/core"
+import { Engine, Money, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { describePostgres } from "./helpers.js"
@@ -64,7 +64,7 @@ const crashAndRecover =
             url: receiver.url,
             secret: "whsec_crash"
           })
-          yield* admin.topUp(m.merchantId, funding)
+          yield* admin.topUp(m.merchantId, { amount: Money.reais(funding) })
           return m
         })
       )

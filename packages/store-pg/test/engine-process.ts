@@ -20,8 +20,9 @@
  *   one `retry` line per key, then `retried`; then keeps working.
  */
 import { createInterface } from "node:readline"
-import { type Auth, Engine, type Errors, WebhookTransport } from "@pixgate/core"
+import { type Auth, Engine, type Errors, Requests, WebhookTransport } from "@pixgate/core"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { statusOf } from "../../http/src/Status.js"
 import { storeLayer } from "./store-layer.js"
 
 /** Everything a command may be given (as the JSON of the second argument). */
@@ -69,7 +70,13 @@ const emit = (line: Record<string, unknown>) => {
   process.stdout.write(`${JSON.stringify(line)}\n`)
 }
 
-const failureOf = (e: Errors.PixgateError) => ({ status: e.status, code: e.code })
+const failureOf = (e: Errors.PixgateError) => ({ status: statusOf(e), code: e.code })
+
+// The engine as the HTTP API drives it: the body decoded, then the typed service.
+const createPayout = (engine: Engine.EngineShape, caller: Auth.Caller, body: unknown) =>
+  Effect.flatMap(Requests.decode(Requests.CreatePayout, engine.config)(body), (input) =>
+    engine.payouts.create(caller, input)
+  )
 
 type Command = (
   engine: Engine.EngineShape,
@@ -91,7 +98,7 @@ const commands: Record<string, { readonly worker: boolean; readonly run: Command
         const started = Date.now()
         const outcomes = yield* Effect.forEach(
           Array.from({ length: need(o.count, "count") }),
-          () => Effect.either(engine.payouts.create(need(caller, "key"), body)),
+          () => Effect.either(createPayout(engine, need(caller, "key"), body)),
           { concurrency: "unbounded" }
         )
         const created: Array<string> = []
@@ -138,7 +145,7 @@ const commands: Record<string, { readonly worker: boolean; readonly run: Command
                   key,
                   payoutOperation,
                   body,
-                  engine.payouts.create(need(caller, "key"), body)
+                  createPayout(engine, need(caller, "key"), body)
                 )
               )
               if (Either.isRight(outcome)) {
@@ -172,7 +179,7 @@ const commands: Record<string, { readonly worker: boolean; readonly run: Command
                   key,
                   payoutOperation,
                   body,
-                  engine.payouts.create(need(caller, "key"), body)
+                  createPayout(engine, need(caller, "key"), body)
                 )
               )
               // A client told 409 "still being processed" asks again a little later.

@@ -5,7 +5,7 @@
  * of its own, dropped afterwards; every child is killed when its test ends.
  */
 import { SqlClient } from "@effect/sql"
-import { Engine, Store } from "@pixgate/core"
+import { Engine, Money, Requests, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { describePostgres } from "./helpers.js"
@@ -40,7 +40,7 @@ describePostgres("Two engine processes on one Postgres", () => {
           const { admin } = yield* Engine.Engine
           const m = yield* admin.createMerchant({ name: "Two processes" })
           // 100 payouts of 1.00 + 0.33 fee
-          yield* admin.topUp(m.merchantId, 133)
+          yield* admin.topUp(m.merchantId, { amount: Money.reais(133) })
           return m
         })
       )
@@ -82,8 +82,8 @@ describePostgres("Two engine processes on one Postgres", () => {
           return {
             balance: yield* e.admin.balance(merchant.merchantId, "test"),
             ledger: yield* e.admin.checkLedger("test"),
-            listed: yield* e.transactions.list(caller, { type: "withdrawal", limit: 100 }),
-            next: yield* e.transactions.list(caller, { type: "withdrawal", limit: 100, page: 2 })
+            listed: yield* e.transactions.list(caller, { page: 1, limit: 100, type: "withdrawal" }),
+            next: yield* e.transactions.list(caller, { page: 2, limit: 100, type: "withdrawal" })
           }
         })
       )
@@ -117,11 +117,15 @@ describePostgres("Two engine processes on one Postgres", () => {
               url: receiver.url,
               secret: "whsec_two_processes"
             })
-            yield* e.admin.topUp(m.merchantId, 1000)
+            yield* e.admin.topUp(m.merchantId, { amount: Money.reais(1000) })
             const caller = yield* e.auth.authenticate(m.testKey)
             yield* Effect.forEach(
               Array.from({ length: 500 }),
-              () => e.payouts.create(caller, { amount: 1, pixKey: recipient }),
+              () =>
+                Effect.flatMap(
+                  Requests.decode(Requests.CreatePayout)({ amount: 1, pixKey: recipient }),
+                  (input) => e.payouts.create(caller, input)
+                ),
               { concurrency: 10, discard: true }
             )
             return m

@@ -1,0 +1,757 @@
+/**
+ * Every request body and query of the public API and the admin API as an `effect/Schema`: the
+ * Encoded side is the JSON (or query string) the client sends, the Type side the typed input the
+ * engine's services take. Each check carries the code and message of docs/decisions.md as a
+ * `Problem` annotation; `decode` turns a failure into the API's validation error.
+ *
+ * Unknown fields are accepted and ignored (a documented choice, docs/decisions.md "Request
+ * schemas and typed errors"): clients written against an older or newer version keep working.
+ */
+import { Context, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import * as Document from "./Document.js"
+import { transactionStatuses, transactionTypes } from "./Domain.js"
+import { type ErrorDetail, InvalidJson, ValidationError, validation } from "./Errors.js"
+import * as Money from "./Money.js"
+import * as PixKey from "./PixKey.js"
+
+// ---------------------------------------------------------------------------------------------
+// Problems: the code and message of one failed check, as a schema annotation
+// ---------------------------------------------------------------------------------------------
+
+/** The annotation carrying a check's code and message (and its detail path when not the field's). */
+export const ProblemId: unique symbol = Symbol.for("@pixgate/core/Requests/Problem")
+
+/** A failed check: its stable code, message and, when it differs from the field, detail path. */
+export interface Problem {
+  readonly code: string
+  readonly message: string
+  readonly path?: string
+}
+
+/** Annotations for a check: our problem, and the same message for Effect's own formatters. */
+export const problem = (code: string, message: string, path?: string) => ({
+  [ProblemId]: path === undefined ? { code, message } : { code, message, path },
+  message: () => message
+})
+
+/** The annotation telling `decode` to stop at the first problem (the admin API's behaviour). */
+export const FirstProblemOnlyId: unique symbol = Symbol.for("@pixgate/core/Requests/FirstProblemOnly")
+
+const problemOf = (ast: SchemaAST.Annotated | undefined): Problem | undefined => {
+  const value = ast?.annotations[ProblemId]
+  return value === undefined ? undefined : (value as Problem)
+}
+
+// An AST node that only names a problem, for failures raised inside a transformation.
+const problemAst = (p: Problem) => new SchemaAST.Literal("", { [ProblemId]: p })
+
+const fail = (code: string, message: string, actual: unknown) =>
+  ParseResult.fail(new ParseResult.Type(problemAst({ code, message }), actual, message))
+
+/** The largest amount of one charge or payout; `Engine.layer` provides the configured one. */
+export class MaxAmount extends Context.Reference<MaxAmount>()("@pixgate/core/Requests/MaxAmount", {
+  defaultValue: (): Money.Cents => Money.defaultMaximum
+}) {}
+
+// ---------------------------------------------------------------------------------------------
+// Fields
+// ---------------------------------------------------------------------------------------------
+
+/** An amount of centavos (the Type side of every amount). */
+export const Cents = Schema.Number.pipe(Schema.fromBrand(Money.Cents))
+
+/**
+ * An `amount` in reais (a JSON number) read into centavos exactly as `Money.fromReais` does: from
+ * the number's shortest decimal form, no float rounding; at least 0.01, at most 2 decimals, at
+ * most `MaxAmount`. The maximum is configuration, so it is read from the context (`MaxAmount`)
+ * while decoding: the schema stays static and the errors keep their order.
+ * `aboveMaximumCode` is the code of an amount above the maximum (admin top-ups say
+ * `invalid_amount`).
+ */
+export const amount = (aboveMaximumCode = "amount_above_maximum") => {
+  const notPositive = problem("invalid_amount", "amount must be a positive number")
+  return Schema.transformOrFail(Schema.Number.annotations(notPositive), Schema.typeSchema(Cents), {
+    strict: true,
+    decode: (value) =>
+      Effect.flatMap(MaxAmount, (maximum) =>
+        Either.match(Money.fromReais(value, maximum), {
+          onLeft: (e) =>
+            fail(e._tag === "AboveMaximum" ? aboveMaximumCode : "invalid_amount", e.message, value),
+          onRight: ParseResult.succeed
+        })
+      ),
+    encode: (cents) => ParseResult.succeed(Money.toReais(cents))
+  }).annotations({
+    ...notPositive,
+    description:
+      "Reais, at most 2 decimal places, at least 0.01, at most the engine's maximum (default 1000000.00)",
+    examples: [Money.Cents(15050)],
+    jsonSchema: {
+      type: "number",
+      minimum: 0.01,
+      description:
+        "Reais, at most 2 decimal places, at least 0.01, at most the engine's maximum (default 1000000.00)",
+      examples: [150.5]
+    }
+  })
+}
+
+/**
+ * The amount checks for a typed input built without decoding (an embedding caller): at least one
+ * centavo, at most `maximum`, with the decoder's codes and messages.
+ */
+export const checkAmount = (
+  cents: Money.Cents,
+  maximum: Money.Cents
+): Effect.Effect<void, ValidationError> =>
+  cents < 1
+    ? Effect.fail(validation("invalid_amount", "amount", "amount must be a positive number"))
+    : cents > maximum
+      ? Effect.fail(
+          validation(
+            "amount_above_maximum",
+            "amount",
+            `amount exceeds the maximum of ${Money.formatReais(maximum)}`
+          )
+        )
+      : Effect.void
+
+/** Longest free text (names, descriptions). */
+export const maxText = 140
+
+/**
+ * An optional field whose JSON may also be null: absent, null (or what `keep` refuses, e.g. a
+ * blank text) decode to an absent key, so the typed input has no nulls.
+ */
+export const optionalField = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
+  keep: (value: A) => Option.Option<A> = Option.some
+) =>
+  Schema.optionalToOptional(Schema.NullOr(schema), Schema.typeSchema(schema), {
+    decode: (value) => Option.flatMap(value, (v) => (v === null ? Option.none() : keep(v))),
+    encode: (value) => value
+  })
+
+/**
+ * Optional free text: a string of at most 140 characters without NUL, trimmed; absent, null or
+ * blank is absent.
+ */
+export const text = (field: string, code: string, description: string) => {
+  const wrong = problem(code, `${field} must be a string of at most ${maxText} characters`)
+  const checked = Schema.String.annotations(wrong).pipe(
+    Schema.maxLength(maxText, wrong),
+    Schema.filter(
+      (s) => !s.includes("\u0000"),
+      problem("invalid_text", `${field} must not contain NUL characters`)
+    )
+  )
+  return optionalField(checked.annotations({ title: field, description }), (s) => {
+    const trimmed = s.trim()
+    return trimmed === "" ? Option.none() : Option.some(trimmed)
+  }).annotations({ title: field, description: `${description}; at most ${maxText} characters` })
+}
+
+const clientDocProblem = problem("invalid_client_doc", "clientDoc must be a valid CPF or CNPJ")
+
+/** A CPF or CNPJ (formatted or not, check digits verified), read into its unformatted form. */
+export const ClientDocument = Schema.transformOrFail(
+  Schema.String.annotations(clientDocProblem),
+  Schema.String,
+  {
+    strict: true,
+    decode: (value) =>
+      Either.match(Document.parse(value), {
+        onLeft: () => fail(clientDocProblem[ProblemId].code, clientDocProblem[ProblemId].message, value),
+        onRight: (doc) => ParseResult.succeed(doc.value)
+      }),
+    encode: ParseResult.succeed
+  }
+).annotations({
+  ...clientDocProblem,
+  description:
+    "A valid CPF or CNPJ (check digits verified; formatted or digits only; alphanumeric CNPJ accepted)",
+  examples: ["52998224725"]
+})
+
+/** Smallest and largest `expiresIn` (seconds). */
+export const expiresInRange = { min: 60, max: 604_800 } as const
+
+const expiresInProblem = problem(
+  "invalid_expires_in",
+  `expiresIn must be an integer between ${expiresInRange.min} and ${expiresInRange.max}`
+)
+
+/** Seconds until a charge expires. */
+export const ExpiresIn = Schema.Number.annotations(expiresInProblem).pipe(
+  Schema.int(expiresInProblem),
+  Schema.between(expiresInRange.min, expiresInRange.max, expiresInProblem),
+  Schema.annotations({
+    description: `Seconds until the charge expires (${expiresInRange.min} to ${expiresInRange.max}; default 3600)`,
+    examples: [3600]
+  })
+)
+
+const pixKeyRequired = problem("pix_key_required", "pixKey is required")
+const pixKeyInvalid = problem("invalid_pix_key", "pixKey is not a valid PIX key")
+
+/** A checked PIX key (the Type side of `pixKey`). */
+export const PixKeyValue = Schema.Struct({
+  type: Schema.Literal("email", "cpf", "cnpj", "phone", "evp"),
+  value: Schema.String
+})
+
+/** A PIX key of any type (e-mail, CPF, CNPJ, +phone, random key), normalised to its DICT form. */
+export const PixKeyField = Schema.transformOrFail(
+  Schema.NullOr(Schema.String.annotations(pixKeyInvalid)).annotations({
+    jsonSchema: { type: "string" }
+  }),
+  PixKeyValue,
+  {
+    strict: true,
+    decode: (value) => {
+      if (value === null || value.trim() === "")
+        return fail(pixKeyRequired[ProblemId].code, pixKeyRequired[ProblemId].message, value)
+      return Either.match(PixKey.parse(value), {
+        onLeft: () => fail(pixKeyInvalid[ProblemId].code, pixKeyInvalid[ProblemId].message, value),
+        onRight: (key) => ParseResult.succeed(key)
+      })
+    },
+    encode: (key) => ParseResult.succeed(key.value)
+  }
+).annotations({
+  ...pixKeyInvalid,
+  description: "The recipient's PIX key: e-mail, CPF, CNPJ, +55 phone or random key (EVP)",
+  examples: [{ type: "email", value: "maria@example.com" }]
+})
+
+// A missing field's issue keeps only the `missingMessage` annotation of its property: the
+// problem is found from that function.
+const missingProblems = new WeakMap<object, Problem>()
+
+const required = <S extends Schema.Schema.Any>(schema: S, p: ReturnType<typeof problem>) => {
+  const missingMessage = () => p[ProblemId].message
+  missingProblems.set(missingMessage, p[ProblemId])
+  return Schema.propertySignature(schema).annotations({ missingMessage })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The public API
+// ---------------------------------------------------------------------------------------------
+
+/** The body of POST /api/v1/charges, read into a charge request. */
+export const CreateCharge = Schema.Struct({
+  amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
+  clientName: text("clientName", "invalid_client_name", "The payer's name"),
+  clientDocument: optionalField(ClientDocument)
+    .annotations({ description: ClientDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string })
+    .pipe(Schema.fromKey("clientDoc")),
+  description: text("description", "invalid_description", "Shown to the payer"),
+  expiresIn: optionalField(ExpiresIn).annotations({
+    description: `Seconds until the charge expires (${expiresInRange.min} to ${expiresInRange.max}; default 3600)`
+  })
+}).annotations({
+  identifier: "ChargeRequest",
+  title: "Charge request",
+  description: "A PIX charge: the amount and, optionally, who pays it and when it expires.",
+  examples: [
+    {
+      amount: Money.Cents(15050),
+      clientName: "Maria Silva",
+      clientDocument: "52998224725",
+      description: "Order 1234",
+      expiresIn: 3600
+    }
+  ]
+})
+
+/** A valid charge request. */
+export interface CreateCharge extends Schema.Schema.Type<typeof CreateCharge> {}
+
+/** The body of POST /api/v1/payouts, read into a payout request. */
+export const CreatePayout = Schema.Struct({
+  amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
+  pixKey: required(PixKeyField, pixKeyRequired),
+  clientName: text("clientName", "invalid_client_name", "The recipient's name"),
+  clientDocument: optionalField(ClientDocument).pipe(Schema.fromKey("clientDoc")),
+  description: text("description", "invalid_description", "A note kept with the payout")
+}).annotations({
+  identifier: "PayoutRequest",
+  title: "Payout request",
+  description: "A PIX payout from the available balance to a PIX key.",
+  examples: [
+    {
+      amount: Money.Cents(10000),
+      pixKey: { type: "email", value: "maria@example.com" },
+      clientName: "Maria Silva"
+    }
+  ]
+})
+
+/** A valid payout request. */
+export interface CreatePayout extends Schema.Schema.Type<typeof CreatePayout> {}
+
+/** Default and largest page size. */
+export const pageSize = { default: 20, max: 100 } as const
+
+const dayMs = 86_400_000
+
+/** Epoch ms of 00:00:00.000Z of a real calendar date in YYYY-MM-DD, or undefined. */
+export const parseDay = (value: string): number | undefined => {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  if (match === null) return undefined
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const ms = Date.UTC(y, m - 1, d)
+  const date = new Date(ms)
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+    ? ms
+    : undefined
+}
+
+const queryValue = Schema.Union(Schema.String, Schema.Number)
+
+/** The query of GET /api/v1/transactions as it arrives (strings; numbers from an embedding caller). */
+export const ListTransactionsQuery = Schema.Struct({
+  page: Schema.optional(queryValue).annotations({ description: "Page number, from 1 (default 1)" }),
+  limit: Schema.optional(queryValue).annotations({
+    description: `Page size (default ${pageSize.default}, at most ${pageSize.max})`
+  }),
+  type: Schema.optional(Schema.String).annotations({ description: `One of: ${transactionTypes.join(", ")}` }),
+  status: Schema.optional(Schema.String).annotations({
+    description: `One of: ${transactionStatuses.join(", ")}`
+  }),
+  startDate: Schema.optional(Schema.String).annotations({ description: "First day (UTC), YYYY-MM-DD" }),
+  endDate: Schema.optional(Schema.String).annotations({
+    description: "Last day (UTC, inclusive), YYYY-MM-DD"
+  })
+})
+
+/** A valid list request: page, limit (clamped to 100), filters and [from, to) in epoch ms. */
+export const ListTransactions = Schema.Struct({
+  page: Schema.Int,
+  limit: Schema.Int,
+  type: Schema.optional(Schema.Literal(...transactionTypes)),
+  status: Schema.optional(Schema.Literal(...transactionStatuses)),
+  from: Schema.optional(Schema.Number),
+  to: Schema.optional(Schema.Number)
+})
+
+/** A valid list request. */
+export interface ListTransactions extends Schema.Schema.Type<typeof ListTransactions> {}
+
+const listQuery = (query: typeof ListTransactionsQuery.Type) => {
+  const problems: Array<ParseResult.ParseIssue> = []
+  const add = (field: string, message: string, actual: unknown) =>
+    problems.push(
+      new ParseResult.Pointer(
+        field,
+        query,
+        new ParseResult.Type(problemAst({ code: "invalid_query", message }), actual, message)
+      )
+    )
+  const positive = (field: "page" | "limit", fallback: number) => {
+    const value = query[field]
+    if (value === undefined || value === "") return fallback
+    const digits = String(value).trim()
+    const n = /^\d+$/.test(digits) ? Number(digits) : Number.NaN
+    if (Number.isSafeInteger(n) && n >= 1) return n
+    add(field, `${field} must be a positive integer`, value)
+    return fallback
+  }
+  const oneOf = <A extends string>(field: "type" | "status", allowed: ReadonlyArray<A>): A | undefined => {
+    const value = query[field]
+    if (value === undefined || value === "") return undefined
+    const found = allowed.find((a) => a === value)
+    if (found === undefined) add(field, `${field} must be one of: ${allowed.join(", ")}`, value)
+    return found
+  }
+  const day = (field: "startDate" | "endDate") => {
+    const value = query[field]
+    if (value === undefined || value === "") return undefined
+    const ms = parseDay(value)
+    if (ms === undefined) add(field, `${field} must be a valid date in YYYY-MM-DD format`, value)
+    return ms
+  }
+  const page = positive("page", 1)
+  const limit = Math.min(positive("limit", pageSize.default), pageSize.max)
+  const type = oneOf("type", transactionTypes)
+  const status = oneOf("status", transactionStatuses)
+  const from = day("startDate")
+  const endDay = day("endDate")
+  // A check across two fields, reported with the others (a refinement of the decoded struct
+  // would only run when every field is valid).
+  if (from !== undefined && endDay !== undefined && from > endDay)
+    add("startDate", "startDate must not be after endDate", query.startDate)
+  if (problems.length > 0)
+    return ParseResult.fail(
+      new ParseResult.Composite(
+        ListTransactions.ast,
+        query,
+        problems as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]
+      )
+    )
+  return ParseResult.succeed({
+    page,
+    limit,
+    ...(type === undefined ? {} : { type }),
+    ...(status === undefined ? {} : { status }),
+    ...(from === undefined ? {} : { from }),
+    ...(endDay === undefined ? {} : { to: endDay + dayMs })
+  })
+}
+
+/**
+ * The query of GET /api/v1/transactions read into a list request (docs/decisions.md "Listing
+ * transactions"): one decoder for all fields because `startDate <= endDate` is reported together
+ * with the other fields' problems. An empty parameter counts as absent.
+ */
+export const ListTransactionsRequest = Schema.transformOrFail(ListTransactionsQuery, ListTransactions, {
+  strict: true,
+  decode: listQuery,
+  encode: (input) =>
+    ParseResult.succeed({
+      page: String(input.page),
+      limit: String(input.limit),
+      ...(input.type === undefined ? {} : { type: input.type }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(input.from === undefined ? {} : { startDate: new Date(input.from).toISOString().slice(0, 10) }),
+      ...(input.to === undefined ? {} : { endDate: new Date(input.to - dayMs).toISOString().slice(0, 10) })
+    })
+}).annotations({ identifier: "ListTransactionsQuery", title: "Transaction list query" })
+
+// ---------------------------------------------------------------------------------------------
+// The admin API (and the CLI): the first problem only, code `invalid_field` unless said
+// ---------------------------------------------------------------------------------------------
+
+const invalidField = (path: string, message: string) => problem("invalid_field", message, path)
+
+/** A required string field of the admin API. */
+const adminString = (field: string, description: string) => {
+  const p = invalidField(field, `${field} must be a string`)
+  return required(Schema.String.annotations({ ...p, description }), p)
+}
+
+/** One of `allowed` (a body field, path or query parameter). */
+export const oneOf = <const A extends readonly [string, ...Array<string>]>(field: string, allowed: A) => {
+  const p = invalidField(field, `${field} must be one of: ${allowed.join(", ")}`)
+  return Schema.Literal(...allowed).annotations(p)
+}
+
+/** `test` or `live`. */
+export const Mode = oneOf("mode", ["test", "live"]).annotations({ description: "The key's mode" })
+
+const requiredOneOf = <const A extends readonly [string, ...Array<string>]>(field: string, allowed: A) =>
+  required(oneOf(field, allowed), invalidField(field, `${field} must be one of: ${allowed.join(", ")}`))
+
+const ruleFields = ["gatewayRate", "marginRate", "gatewayFixed", "marginFixed"] as const
+
+/** One fee rule: rates in ppm, fixed parts in centavos (the engine checks the values). */
+const feeRule = (path: string) =>
+  Schema.Struct(
+    Object.fromEntries(
+      ruleFields.map((name) => {
+        const p = invalidField(
+          `${path}.${name}`,
+          `${path}.${name} must be a number (ppm for rates, centavos for fixed)`
+        )
+        return [
+          name,
+          required(Schema.Number.annotations({ ...p, jsonSchema: { type: "integer", minimum: 0 } }), p)
+        ]
+      })
+    ) as Record<(typeof ruleFields)[number], Schema.propertySignature<typeof Schema.Number>>
+  ).annotations(invalidField(path, `${path} must be an object`))
+
+/**
+ * A fee plan `{ charge, payout }` as sent, at `path` (`feePlan` inside a merchant, `body` when
+ * it is the whole body); the engine checks the values (`Fees.validatePlan`).
+ */
+export const feePlan = (path: string) => {
+  const p = invalidField(path, `${path} must be an object with charge and payout rules`)
+  const rule = (name: string) =>
+    required(feeRule(`${path}.${name}`), invalidField(`${path}.${name}`, `${path}.${name} must be an object`))
+  return Schema.Struct({ charge: rule("charge"), payout: rule("payout") }).annotations({
+    ...p,
+    [FirstProblemOnlyId]: true,
+    identifier: "FeePlan",
+    description: "Rates in ppm (9900 = 0.99%), fixed parts in centavos"
+  })
+}
+
+/** A fee plan as the admin API receives it (numbers the engine still checks). */
+export const FeePlanInput = feePlan("body")
+
+/** A fee plan as the admin API receives it. */
+export interface FeePlanInput extends Schema.Schema.Type<typeof FeePlanInput> {}
+
+/** POST /merchants. */
+export const CreateMerchant = Schema.Struct({
+  name: adminString("name", "The merchant's name (1 to 140 characters)"),
+  city: Schema.optionalWith(Schema.String.annotations(invalidField("city", "city must be a string")), {
+    nullable: true
+  }).annotations({ description: "City printed in BR Codes" }),
+  feePlan: Schema.optional(feePlan("feePlan"))
+}).annotations({
+  identifier: "CreateMerchantRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ name: "Loja da Maria", city: "SAO PAULO" }]
+})
+
+/** A merchant to create. */
+export interface CreateMerchant extends Schema.Schema.Type<typeof CreateMerchant> {}
+
+/** POST /merchants/:merchantId/keys. */
+export const CreateKey = Schema.Struct({ mode: requiredOneOf("mode", ["test", "live"]) }).annotations({
+  identifier: "CreateKeyRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ mode: "test" }]
+})
+
+/** The mode of a new key. */
+export interface CreateKey extends Schema.Schema.Type<typeof CreateKey> {}
+
+/** A `mode` path or query parameter. */
+export const ModeParameter = Schema.Struct({ mode: requiredOneOf("mode", ["test", "live"]) }).annotations({
+  [FirstProblemOnlyId]: true
+})
+
+/** PUT /merchants/:merchantId/webhooks/:mode (the engine checks the URL and the secret). */
+export const SetWebhook = Schema.Struct({
+  url: adminString("url", "Where events are POSTed (https in live mode)"),
+  secret: adminString("secret", "Sent with every delivery; 8 to 256 printable ASCII characters")
+}).annotations({
+  identifier: "SetWebhookRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ url: "https://shop.example.com/pix/webhook", secret: "a-long-shared-secret" }]
+})
+
+/** A webhook endpoint's URL and secret. */
+export interface SetWebhook extends Schema.Schema.Type<typeof SetWebhook> {}
+
+const overlapProblem = problem(
+  "invalid_overlap",
+  "overlapSeconds must be a number of seconds",
+  "overlapSeconds"
+)
+
+/** POST /merchants/:merchantId/webhooks/:mode/signing-key (the engine checks the range). */
+export const RotateSigningKey = Schema.Struct({
+  overlapSeconds: Schema.optionalWith(Schema.Number.annotations(overlapProblem), {
+    nullable: true
+  }).annotations({
+    description: "Seconds the old key keeps signing (0 to 604800, default 86400)"
+  })
+}).annotations({
+  identifier: "RotateSigningKeyRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ overlapSeconds: 3600 }]
+})
+
+/** How long the old signing key keeps signing. */
+export interface RotateSigningKey extends Schema.Schema.Type<typeof RotateSigningKey> {}
+
+/** An optional query parameter: empty counts as absent. */
+const optionalQuery = <A, I extends string, R>(schema: Schema.Schema<A, I, R>) =>
+  Schema.optional(
+    Schema.transformOrFail(Schema.String, Schema.UndefinedOr(Schema.typeSchema(schema)), {
+      strict: true,
+      decode: (value, options) =>
+        value === "" ? ParseResult.succeed(undefined) : ParseResult.decodeUnknown(schema)(value, options),
+      encode: (value, options) =>
+        value === undefined ? ParseResult.succeed("") : ParseResult.encodeUnknown(schema)(value, options)
+    })
+  )
+
+/** A non-negative integer query parameter (at most 9 digits). */
+const count = (field: string) => {
+  const p = invalidField(field, `${field} must be a non-negative integer`)
+  return Schema.transformOrFail(Schema.String.annotations(p), Schema.NonNegativeInt, {
+    strict: true,
+    decode: (value) =>
+      /^\d{1,9}$/.test(value)
+        ? ParseResult.succeed(Number(value))
+        : fail(p[ProblemId].code, p[ProblemId].message, value),
+    encode: (n) => ParseResult.succeed(String(n))
+  }).annotations(p)
+}
+
+/** GET /merchants/:merchantId/webhook-log. */
+export const DeliveriesQuery = Schema.Struct({
+  mode: optionalQuery(oneOf("mode", ["test", "live"])),
+  status: optionalQuery(oneOf("status", ["pending", "delivered", "failed"])),
+  eventId: Schema.optional(Schema.String),
+  limit: optionalQuery(count("limit")),
+  offset: optionalQuery(count("offset"))
+}).annotations({ identifier: "DeliveriesQuery", [FirstProblemOnlyId]: true })
+
+/** A webhook log query. */
+export interface DeliveriesQuery extends Schema.Schema.Type<typeof DeliveriesQuery> {}
+
+/** POST /merchants/:merchantId/sandbox/topup: every amount problem is `invalid_amount`. */
+export const TopUp = Schema.Struct({
+  amount: required(amount("invalid_amount"), problem("invalid_amount", "amount must be a positive number"))
+}).annotations({
+  identifier: "TopUpRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ amount: Money.Cents(100000) }]
+})
+
+/** A sandbox top-up. */
+export interface TopUp extends Schema.Schema.Type<typeof TopUp> {}
+
+/** POST /sandbox/transactions/:transactionId/chargebacks: the whole deposit unless `amount`. */
+export const OpenChargeback = Schema.Struct({
+  amount: Schema.optional(amount("invalid_amount"))
+}).annotations({
+  identifier: "OpenChargebackRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ amount: Money.Cents(5000) }]
+})
+
+/** A sandbox chargeback. */
+export interface OpenChargeback extends Schema.Schema.Type<typeof OpenChargeback> {}
+
+/** POST /sandbox/chargebacks/:chargebackId/resolve. */
+export const ResolveChargeback = Schema.Struct({
+  outcome: requiredOneOf("outcome", ["accepted", "rejected"])
+}).annotations({
+  identifier: "ResolveChargebackRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ outcome: "accepted" }]
+})
+
+/** A dispute's outcome. */
+export interface ResolveChargeback extends Schema.Schema.Type<typeof ResolveChargeback> {}
+
+/** POST /merchants/:merchantId/panel-invites (the engine checks the address). */
+export const InvitePanelUser = Schema.Struct({
+  email: Schema.Unknown.annotations({
+    description: "The person's e-mail address",
+    jsonSchema: { type: "string", format: "email" }
+  })
+}).annotations({
+  identifier: "InvitePanelUserRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ email: "maria@example.com" }]
+})
+
+/** A panel invitation. */
+export interface InvitePanelUser extends Schema.Schema.Type<typeof InvitePanelUser> {}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------------------------
+
+interface Found {
+  readonly problem: Problem
+  readonly message: string
+  readonly path: ReadonlyArray<PropertyKey>
+}
+
+// The deepest check that failed on the first failing branch of `issue` (a union lists its
+// members' failures in order: the annotated member names the problem).
+const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Found | undefined => {
+  switch (issue._tag) {
+    case "Pointer": {
+      const here = [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])]
+      return find(issue.issue, here)
+    }
+    case "Composite": {
+      const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues]
+      for (const inner of issues) {
+        const found = find(inner, path)
+        if (found !== undefined) return found
+      }
+      return own(issue, path)
+    }
+    case "Refinement":
+    case "Transformation": {
+      return find(issue.issue, path) ?? own(issue, path)
+    }
+    case "Missing":
+    case "Unexpected":
+    case "Type":
+    case "Forbidden":
+      return own(issue, path)
+  }
+}
+
+const missingProblem = (issue: ParseResult.Missing): Problem | undefined => {
+  const message = issue.ast.annotations[SchemaAST.MissingMessageAnnotationId]
+  return typeof message === "function" ? missingProblems.get(message) : undefined
+}
+
+const own = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Found | undefined => {
+  const p =
+    issue._tag === "Missing" ? missingProblem(issue) : problemOf("ast" in issue ? issue.ast : undefined)
+  if (p === undefined) return undefined
+  const message = issue._tag === "Type" && issue.message !== undefined ? issue.message : p.message
+  return { problem: p, message, path }
+}
+
+// Every field's problem, in the schema's field order.
+const problems = (issue: ParseResult.ParseIssue): ReadonlyArray<Found> => {
+  let root = issue
+  while (root._tag === "Transformation" || root._tag === "Refinement") root = root.issue
+  const fields =
+    root._tag === "Composite" ? (Array.isArray(root.issues) ? root.issues : [root.issues]) : [root]
+  const found: Array<Found> = []
+  for (const field of fields) {
+    const f = find(field, [])
+    if (f !== undefined) found.push(f)
+  }
+  if (found.length === 0) {
+    // A check without its problem annotation is a bug of this module: say what Effect says.
+    const message = ParseResult.TreeFormatter.formatIssueSync(issue)
+    found.push({ problem: { code: "invalid_field", message }, message, path: [] })
+  }
+  return found
+}
+
+/** The validation error of a failed decoding: the first problem's code and message, every problem as a detail. */
+export const toValidationError = (error: ParseResult.ParseError): ValidationError => {
+  const found = problems(error.issue)
+  const details: Array<ErrorDetail> = found.map((f) => ({
+    path: f.problem.path ?? f.path.map(String).join("."),
+    message: f.message
+  }))
+  return new ValidationError({ code: found[0]!.problem.code, message: found[0]!.message, details })
+}
+
+/** What a decoder needs from the engine's configuration. */
+export interface DecodeOptions {
+  /** The largest amount (`EngineConfig.maxAmount`); without it, `MaxAmount` from the context. */
+  readonly maxAmount?: Money.Cents
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * A request decoder: anything but a JSON object is `Invalid JSON body`; a failed check is the
+ * API's validation error (docs/decisions.md "Errors": the first problem in field order, every
+ * problem in `details`; the admin API's schemas stop at the first). Reads `MaxAmount` from the
+ * context.
+ */
+export const decode =
+  <A, I, R>(schema: Schema.Schema<A, I, R>, options?: DecodeOptions) =>
+  (input: unknown): Effect.Effect<A, ValidationError | InvalidJson, R> => {
+    if (!isObject(input)) return Effect.fail(new InvalidJson())
+    const first =
+      Option.getOrUndefined(SchemaAST.getAnnotation<boolean>(schema.ast, FirstProblemOnlyId)) === true
+    const decoded = Effect.mapError(
+      ParseResult.decodeUnknown(schema)(input, {
+        errors: first ? "first" : "all",
+        onExcessProperty: "ignore"
+      }),
+      (issue) => toValidationError(new ParseResult.ParseError({ issue }))
+    )
+    return options?.maxAmount === undefined
+      ? decoded
+      : Effect.provideService(decoded, MaxAmount, options.maxAmount)
+  }
+
+/** `decode` run at once, for callers outside Effect (the schemas here need no services). */
+export const decodeEither =
+  <A, I>(schema: Schema.Schema<A, I>, options?: DecodeOptions) =>
+  (input: unknown): Either.Either<A, ValidationError | InvalidJson> =>
+    Effect.runSync(Effect.either(decode(schema, options)(input)))
