@@ -120,15 +120,17 @@ export const checkAmount = (
 export const maxText = 140
 
 /**
- * An optional field whose JSON may also be null: absent, null (or what `keep` refuses, e.g. a
- * blank text) decode to an absent key, so the typed input has no nulls.
+ * An optional field whose JSON may also be null: absent, null, undefined (from an embedding
+ * caller) or what `keep` refuses (e.g. a blank text) decode to an absent key, so the typed input
+ * has no nulls.
  */
 export const optionalField = <A, I, R>(
   schema: Schema.Schema<A, I, R>,
   keep: (value: A) => Option.Option<A> = Option.some
 ) =>
-  Schema.optionalToOptional(Schema.NullOr(schema), Schema.typeSchema(schema), {
-    decode: (value) => Option.flatMap(value, (v) => (v === null ? Option.none() : keep(v))),
+  Schema.optionalToOptional(Schema.NullishOr(schema), Schema.typeSchema(schema), {
+    decode: (value) =>
+      Option.flatMap(value, (v) => (v === null || v === undefined ? Option.none() : keep(v))),
     encode: (value) => value
   })
 

@@ -1,0 +1,103 @@
+import { Errors } from "@pixgate/core"
+import { Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { statusOf as panelStatusOf } from "../../panel/src/Status.js"
+import * as Respond from "../src/Respond.js"
+import { statusOf } from "../src/Status.js"
+
+// One instance of every error, with the status and body the API answers for it.
+const cases: ReadonlyArray<readonly [Errors.PixgateError, number, Errors.ErrorBody]> = [
+  [
+    Errors.validation("invalid_amount", "amount", "amount must be a positive number"),
+    422,
+    {
+      error: "amount must be a positive number",
+      code: "invalid_amount",
+      details: [{ path: "amount", message: "amount must be a positive number" }]
+    }
+  ],
+  [Errors.invalidJson(), 400, { error: "Invalid JSON body", code: "invalid_json" }],
+  [Errors.unauthorized(), 401, { error: "Unauthorized", code: "unauthorized" }],
+  [Errors.notFound("Merchant"), 404, { error: "Merchant not found", code: "not_found" }],
+  [new Errors.NotFound(), 404, { error: "Not found", code: "not_found" }],
+  [Errors.insufficientBalance(), 422, { error: "Insufficient balance", code: "insufficient_balance" }],
+  [
+    new Errors.Conflict(),
+    409,
+    { error: "A request with this Idempotency-Key is still being processed", code: "idempotency_in_flight" }
+  ],
+  [
+    new Errors.IdempotencyMismatch(),
+    422,
+    { error: "Idempotency-Key was already used with a different request", code: "idempotency_mismatch" }
+  ],
+  [
+    new Errors.Refused({ code: "sandbox_only", message: "Sandbox actions apply to test mode only" }),
+    409,
+    { error: "Sandbox actions apply to test mode only", code: "sandbox_only" }
+  ],
+  [
+    new Errors.GatewayUnavailable({ operation: "charge" }),
+    502,
+    { error: "Failed to create charge", code: "gateway_error" }
+  ],
+  [
+    new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" }),
+    502,
+    { error: "Failed to process payout", code: "gateway_not_configured" }
+  ],
+  [Errors.unavailable(), 503, { error: "Service temporarily unavailable", code: "service_unavailable" }],
+  [new Errors.RateLimited({ retryAfter: 2 }), 429, { error: "Too many requests", code: "rate_limited" }],
+  [new Errors.Gone(), 410, { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }],
+  [
+    new Errors.MethodNotAllowed({ allowed: ["GET"] }),
+    405,
+    { error: "Method not allowed", code: "method_not_allowed" }
+  ],
+  [new Errors.PayloadTooLarge(), 413, { error: "Request body too large", code: "payload_too_large" }],
+  [new Errors.Internal(), 500, { error: "Internal server error", code: "internal_error" }]
+]
+
+describe("error statuses and bodies", () => {
+  it("every error class has a case here", () => {
+    expect(new Set(cases.map(([e]) => e._tag))).toEqual(
+      new Set(Errors.PixgateError.members.map((m) => m._tag))
+    )
+  })
+
+  it("each error answers its status and docs/decisions.md body, in the API and the panel", () => {
+    for (const [error, status, body] of cases) {
+      expect([error._tag, statusOf(error), Errors.body(error)]).toEqual([error._tag, status, body])
+      expect([error._tag, panelStatusOf(error)]).toEqual([error._tag, status])
+      expect(Errors.isPixgateError(error)).toBe(true)
+      const answer = Respond.failure(error)
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([status, body])
+    }
+    expect(panelStatusOf(new Error("x"))).toBe(500)
+    expect(Errors.isPixgateError(new Error("x"))).toBe(false)
+  })
+
+  it("a 503 says when to retry; a replayed error says it is one", () => {
+    expect(Respond.failure(Errors.unavailable()).headers["retry-after"]).toBe("1")
+    expect(Respond.failure(new Errors.StorageUnavailable({ retryAfter: 10 })).headers["retry-after"]).toBe(
+      "10"
+    )
+    expect(
+      Respond.failure(Errors.replayed(Errors.insufficientBalance())).headers[
+        Respond.replayedHeader.toLowerCase()
+      ]
+    ).toBe("true")
+  })
+
+  it("errors are Schemas: they encode and decode (how an idempotent refusal is stored)", () => {
+    for (const [error] of cases) {
+      const encoded = Schema.encodeSync(Errors.PixgateError)(error)
+      const decoded = Schema.decodeUnknownSync(Errors.PixgateError)(JSON.parse(JSON.stringify(encoded)))
+      expect([error._tag, Errors.body(decoded), statusOf(decoded)]).toEqual([
+        error._tag,
+        Errors.body(error),
+        statusOf(error)
+      ])
+    }
+  })
+})
