@@ -421,7 +421,9 @@ export interface IdempotencyStoreShape {
 /**
  * Durable timers: claimed with a lease (concurrent claimers never get the same job; a job whose
  * lease ended is claimable again, so a crashed worker's jobs run elsewhere), then finished or
- * rescheduled. A job is stored in the same unit as the change that schedules it.
+ * rescheduled. A job is stored in the same unit as the change that schedules it (`LedgerStore`),
+ * and deleted in the unit of the change that completes it. Each operation is atomic; on an
+ * unknown outcome the job is simply claimed again when its lease ends.
  */
 export interface JobStoreShape {
   /**
@@ -455,7 +457,8 @@ export interface JobStoreShape {
 
 /**
  * Webhook deliveries: what an attempt needs, its log, the endpoint's health, redelivery. An
- * attempt's record, its delivery's new state and its job's next run are written in one unit.
+ * attempt's record, its delivery's new state and its job's next run (or its deletion) are
+ * written in one atomic unit, so a crash never logs an attempt without moving its job on.
  */
 export interface DeliveryStoreShape {
   /** A delivery, its event and the merchant's current endpoint for the mode, with its health. */
@@ -497,7 +500,7 @@ export interface DeliveryStoreShape {
 /**
  * The panel's users, invites and sessions (migration 0007). Sessions and invites are stored by
  * the SHA-256 of their secret only; using an invite or changing a password revokes sessions in
- * the same unit.
+ * the same atomic unit, and an invite is used at most once.
  */
 export interface PanelStoreShape {
   /**
@@ -642,11 +645,11 @@ export const fromFull: Layer.Layer<FocusedStores, never, Store> = Layer.effectCo
   Effect.map(Store, focused)
 )
 
-/** Listeners of one store instance's new jobs (`StoreShape.watchJobs`), for store implementations. */
+/** Listeners of one store instance's new jobs (`JobStoreShape.watchJobs`), for store implementations. */
 export class JobWatchers {
   private readonly listeners = new Set<(lane: JobLane, at: number) => void>()
 
-  /** `StoreShape.watchJobs`. */
+  /** `JobStoreShape.watchJobs`. */
   readonly watch = (listener: (lane: JobLane, at: number) => void): Effect.Effect<void, never, Scope.Scope> =>
     Effect.acquireRelease(
       Effect.sync(() => this.listeners.add(listener)),
