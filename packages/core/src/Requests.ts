@@ -7,7 +7,7 @@
  * Unknown fields are accepted and ignored (a documented choice, docs/decisions.md "Request
  * schemas and typed errors"): clients written against an older or newer version keep working.
  */
-import { Context, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Array as Arr, Context, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import * as Document from "./Document.js"
 import { transactionStatuses, transactionTypes } from "./Domain.js"
 import { type ErrorDetail, InvalidJson, ValidationError, validation } from "./Errors.js"
@@ -37,9 +37,12 @@ export const problem = (code: string, message: string, path?: string) => ({
 /** The annotation telling `decode` to stop at the first problem (the admin API's behaviour). */
 export const FirstProblemOnlyId: unique symbol = Symbol.for("@pixgate/core/Requests/FirstProblemOnly")
 
+const isProblem = (u: unknown): u is Problem =>
+  typeof u === "object" && u !== null && "code" in u && "message" in u
+
 const problemOf = (ast: SchemaAST.Annotated | undefined): Problem | undefined => {
   const value = ast?.annotations[ProblemId]
-  return value === undefined ? undefined : (value as Problem)
+  return isProblem(value) ? value : undefined
 }
 
 // An AST node that only names a problem, for failures raised inside a transformation.
@@ -155,6 +158,9 @@ export const text = (field: string, code: string, description: string) => {
 
 const clientDocProblem = problem("invalid_client_doc", "clientDoc must be a valid CPF or CNPJ")
 
+const clientDocDescription =
+  "A valid CPF or CNPJ (check digits verified; formatted or digits only; alphanumeric CNPJ accepted)"
+
 /** A CPF or CNPJ (formatted or not, check digits verified), read into its unformatted form. */
 export const ClientDocument = Schema.transformOrFail(
   Schema.String.annotations(clientDocProblem),
@@ -245,7 +251,7 @@ export const CreateCharge = Schema.Struct({
   amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
   clientName: text("clientName", "invalid_client_name", "The payer's name"),
   clientDocument: optionalField(ClientDocument)
-    .annotations({ description: ClientDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string })
+    .annotations({ description: clientDocDescription })
     .pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "Shown to the payer"),
   expiresIn: optionalField(ExpiresIn).annotations({
@@ -383,14 +389,8 @@ const listQuery = (query: typeof ListTransactionsQuery.Type) => {
   // would only run when every field is valid).
   if (from !== undefined && endDay !== undefined && from > endDay)
     add("startDate", "startDate must not be after endDate", query.startDate)
-  if (problems.length > 0)
-    return ParseResult.fail(
-      new ParseResult.Composite(
-        ListTransactions.ast,
-        query,
-        problems as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>]
-      )
-    )
+  if (Arr.isNonEmptyArray(problems))
+    return ParseResult.fail(new ParseResult.Composite(ListTransactions.ast, query, problems))
   return ParseResult.succeed({
     page,
     limit,
@@ -444,24 +444,22 @@ export const Mode = oneOf("mode", ["test", "live"]).annotations({ description: "
 const requiredOneOf = <const A extends readonly [string, ...Array<string>]>(field: string, allowed: A) =>
   required(oneOf(field, allowed), invalidField(field, `${field} must be one of: ${allowed.join(", ")}`))
 
-const ruleFields = ["gatewayRate", "marginRate", "gatewayFixed", "marginFixed"] as const
-
 /** One fee rule: rates in ppm, fixed parts in centavos (the engine checks the values). */
-const feeRule = (path: string) =>
-  Schema.Struct(
-    Object.fromEntries(
-      ruleFields.map((name) => {
-        const p = invalidField(
-          `${path}.${name}`,
-          `${path}.${name} must be a number (ppm for rates, centavos for fixed)`
-        )
-        return [
-          name,
-          required(Schema.Number.annotations({ ...p, jsonSchema: { type: "integer", minimum: 0 } }), p)
-        ]
-      })
-    ) as Record<(typeof ruleFields)[number], Schema.propertySignature<typeof Schema.Number>>
-  ).annotations(invalidField(path, `${path} must be an object`))
+const feeRule = (path: string) => {
+  const field = (name: string) => {
+    const p = invalidField(
+      `${path}.${name}`,
+      `${path}.${name} must be a number (ppm for rates, centavos for fixed)`
+    )
+    return required(Schema.Number.annotations({ ...p, jsonSchema: { type: "integer", minimum: 0 } }), p)
+  }
+  return Schema.Struct({
+    gatewayRate: field("gatewayRate"),
+    marginRate: field("marginRate"),
+    gatewayFixed: field("gatewayFixed"),
+    marginFixed: field("marginFixed")
+  }).annotations(invalidField(path, `${path} must be an object`))
+}
 
 /**
  * A fee plan `{ charge, payout }` as sent, at `path` (`feePlan` inside a merchant, `body` when
@@ -624,12 +622,16 @@ export const ResolveChargeback = Schema.Struct({
 /** A dispute's outcome. */
 export interface ResolveChargeback extends Schema.Schema.Type<typeof ResolveChargeback> {}
 
-/** POST /merchants/:merchantId/panel-invites (the engine checks the address). */
+/** POST /merchants/:merchantId/panel-invites (the engine checks the address itself). */
 export const InvitePanelUser = Schema.Struct({
-  email: Schema.Unknown.annotations({
-    description: "The person's e-mail address",
-    jsonSchema: { type: "string", format: "email" }
-  })
+  email: required(
+    Schema.String.annotations({
+      ...problem("invalid_email", "email must be a valid e-mail address"),
+      description: "The person's e-mail address",
+      jsonSchema: { type: "string", format: "email" }
+    }),
+    problem("invalid_email", "email must be a valid e-mail address")
+  )
 }).annotations({
   identifier: "InvitePanelUserRequest",
   [FirstProblemOnlyId]: true,

@@ -425,3 +425,14 @@ describe("Requests: embedding callers", () => {
     )
   })
 })
+
+describe("Requests: panel invitations", () => {
+  it("the address must be a string (the engine checks its form)", () => {
+    for (const body of [{}, { email: 5 }, { email: null }]) {
+      expect(refusal(Requests.InvitePanelUser, body)).toEqual(
+        one("invalid_email", "email", "email must be a valid e-mail address")
+      )
+    }
+    expect(decode(Requests.InvitePanelUser, { email: "a@b.co" })).toEqual(Either.right({ email: "a@b.co" }))
+  })
+})

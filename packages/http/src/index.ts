@@ -16,3 +16,5 @@ export * as Respond from "./Respond.js"
 export * as Route from "./Route.js"
 export * as Router from "./Router.js"
 export * as Server from "./Server.js"
+/** The HTTP status of each engine error (core carries none). */
+export * as Status from "./Status.js"
