@@ -10,6 +10,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/test/**/*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
+    // Every answer the shared test senders receive is held against the OpenAPI document.
+    setupFiles: ["./packages/http/test/support/contract.setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

@@ -5,7 +5,7 @@
 import { once } from "node:events"
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
-import { Pixgate } from "@pixgate/http"
+import { Pixgate } from "@pixgate/server"
 import express from "express"
 
 export const start = async (

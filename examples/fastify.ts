@@ -2,7 +2,7 @@
  * Fastify's body parsing off in that scope; Fastify keeps the prefix in the raw URL, so it is Pixgate's
  * basePath. From the repository root: PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/fastify.ts */
 import { pathToFileURL } from "node:url"
-import { Pixgate } from "@pixgate/http"
+import { Pixgate } from "@pixgate/http/node"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import Fastify, { type FastifyInstance } from "fastify"
 

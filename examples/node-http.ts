@@ -8,7 +8,7 @@ import { once } from "node:events"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
-import { Pixgate } from "@pixgate/http"
+import { Pixgate } from "@pixgate/server"
 
 export const start = async (
   port = Number(process.env.PORT ?? 3000),

@@ -4,7 +4,7 @@
  * from the platform's own session cookie), and mounts the panel under its prefix.
  * PORT=3000 pnpm exec tsx --conditions=@pixgate/source examples/panel-embedded.ts
  */
-import { Pixgate } from "@pixgate/http"
+import { Pixgate } from "@pixgate/http/node"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import express from "express"
 

@@ -3,7 +3,8 @@
 // tarballs into a fresh temporary project with plain npm and again with pnpm (which builds
 // better-sqlite3 only when allowed: `onlyBuiltDependencies`), then, in each project, runs the
 // in-memory engine example and the node:http example compiled from examples/ against the
-// installed dist/, creates a merchant with the installed `pixgate` command and takes a charge.
+// installed dist/, creates a merchant with the installed `pixgate` command and takes a charge
+// (over fetch, and with the promise client of the installed @pixgate/client).
 // Usage: node scripts/check-packages.mjs [--only npm|pnpm|postgres-only]. Needs the npm registry for the
 // third-party dependencies. Everything is written under one temporary directory, removed at
 // the end.
@@ -70,9 +71,9 @@ try {
   const compile = (file) =>
     transformSync(readFileSync(join(root, "examples", file), "utf8"), { loader: "ts", format: "esm" }).code
 
-  const http = packages.find((p) => p.manifest.name === "@pixgate/http").manifest
+  const serverManifest = packages.find((p) => p.manifest.name === "@pixgate/server").manifest
   const thirdParty = Object.fromEntries(
-    Object.entries(http.peerDependencies).filter(([name]) => !name.startsWith("@pixgate/"))
+    Object.entries(serverManifest.peerDependencies).filter(([name]) => !name.startsWith("@pixgate/"))
   )
 
   for (const manager of managers) {
@@ -106,10 +107,15 @@ try {
     // Installed from the tarballs: no source condition, so dist/ is what runs.
     const resolved = run(
       process.execPath,
-      ["--input-type=module", "-e", "console.log(import.meta.resolve('@pixgate/http'))"],
+      [
+        "--input-type=module",
+        "-e",
+        "for (const m of ['@pixgate/http', '@pixgate/http/node', '@pixgate/server']) console.log(import.meta.resolve(m))"
+      ],
       project
     ).trim()
-    if (!resolved.includes("/dist/")) throw new Error(`@pixgate/http resolved to ${resolved}, not dist/`)
+    if (resolved.split("\n").some((line) => !line.includes("/dist/")))
+      throw new Error(`the packages resolved to ${resolved}, not dist/`)
 
     log(`${manager}: the in-memory engine example`)
     // Its log lines come first; the page it prints last starts on a line of its own.
@@ -156,18 +162,41 @@ try {
       const body = await charge.json()
       if (charge.status !== 201 || body.amount !== 12.34)
         throw new Error(`charge: ${charge.status} ${JSON.stringify(body)}`)
+      // The installed @pixgate/client (its dist/, with the HttpApi definition it is made from).
+      const viaClient = JSON.parse(
+        run(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `import { Pixgate } from "@pixgate/client"
+if (!import.meta.resolve("@pixgate/client").includes("/dist/")) throw new Error("@pixgate/client is not dist/")
+const pixgate = new Pixgate({ apiKey: ${JSON.stringify(merchant.testKey)}, baseUrl: ${JSON.stringify(url)} })
+console.log(JSON.stringify(await pixgate.charges.create({ amount: 5.67 })))`
+          ],
+          project
+        )
+      )
+      if (viaClient.amount !== 5.67 || typeof viaClient.qrCode !== "string")
+        throw new Error(`@pixgate/client charge: ${JSON.stringify(viaClient)}`)
     } finally {
       server.kill("SIGTERM")
       await once(server, "exit").catch(() => {})
     }
     log(`${manager}: ok`)
   }
-  // 4. A Postgres-only project: @pixgate/http without the SQLite store compiles nothing, and
+  // 4. A Postgres-only project: @pixgate/server without the SQLite store compiles nothing, and
   //    choosing SQLite there fails with a clear message.
   if (only === undefined || only === "postgres-only") {
     const project = join(work, "project-postgres-only")
     mkdirSync(project)
-    const names = ["@pixgate/core", "@pixgate/store-sql", "@pixgate/store-pg", "@pixgate/http"]
+    const names = [
+      "@pixgate/core",
+      "@pixgate/store-sql",
+      "@pixgate/store-pg",
+      "@pixgate/http",
+      "@pixgate/server"
+    ]
     const local = Object.fromEntries(names.map((name) => [name, `file:${tarballOf[name]}`]))
     writeFileSync(
       join(project, "package.json"),
@@ -191,7 +220,7 @@ try {
       [
         "--input-type=module",
         "-e",
-        `import { Pixgate } from "@pixgate/http"
+        `import { Pixgate } from "@pixgate/server"
 try { await Pixgate.make({ database: "sqlite::memory:", log: { level: "none" } }); console.log("started") }
 catch (error) { console.log(error.message) }`
       ],

@@ -1,4 +1,4 @@
 /** A hash of the sources the bundle is built from (the name of its cache directory). */
 export declare const sourceHash: () => string
-/** Bundles packages/http/src/bin.ts into node_modules/.cache/pixgate/<hash>/ unless it exists; answers the entry file's path. */
+/** Bundles packages/server/src/bin.ts into node_modules/.cache/pixgate/<hash>/ unless it exists; answers the entry file's path. */
 export declare const bundle: () => Promise<string>

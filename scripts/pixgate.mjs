@@ -43,7 +43,7 @@ export const sourceHash = () => {
 }
 
 /**
- * Bundles packages/http/src/bin.ts (with its chunks: help loads no engine) into a directory named
+ * Bundles packages/server/src/bin.ts (with its chunks: help loads no engine) into a directory named
  * by the sources' hash, unless it exists; answers the entry file's path.
  */
 export const bundle = async () => {
@@ -57,7 +57,7 @@ export const bundle = async () => {
   const esbuild = createRequire(import.meta.url)("esbuild")
   const temporary = join(cacheDir, `.${hash}.${process.pid}.${randomBytes(4).toString("hex")}`)
   await esbuild.build({
-    entryPoints: { bin: join(root, "packages/http/src/bin.ts") },
+    entryPoints: { bin: join(root, "packages/server/src/bin.ts") },
     outdir: temporary,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunk-[hash]",

@@ -66,7 +66,7 @@ export const startPixgate = async (
   const child = await spawnNode({
     name: `pixgate (${db.kind})`,
     args: (options.sources
-      ? tsEntry("packages/http/src/bin.ts", options.nodeArgs)
+      ? tsEntry("packages/server/src/bin.ts", options.nodeArgs)
       : [...(options.nodeArgs ?? []), await bundled()]
     ).concat("serve"),
     env: {

@@ -3,6 +3,7 @@ import { expect } from "@effect/vitest"
 import { Engine } from "@pixgate/core"
 import type { Pixgate } from "@pixgate/http"
 import { Effect } from "effect"
+import * as Contract from "../../packages/http/test/support/contract.js"
 
 /** One request, its status, headers and JSON body (undefined when not JSON). */
 export const send = async (
@@ -23,12 +24,13 @@ export const send = async (
   try {
     body = JSON.parse(text)
   } catch {}
+  await Contract.check(url, method, { status: response.status, headers: response.headers, text })
   // biome-ignore lint/suspicious/noExplicitAny: bodies are read dynamically
   return { status: response.status, headers: response.headers, text, body: body as any }
 }
 
 /** A merchant made through the embedded engine. */
-export const merchant = (pixgate: Pixgate.Pixgate) =>
+export const merchant = (pixgate: Pick<Pixgate.Pixgate, "runtime">) =>
   pixgate.runtime.runPromise(
     Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Example Shop" }))
   )

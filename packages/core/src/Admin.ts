@@ -157,7 +157,7 @@ export const make = (deps: {
             onSome: (id) => Effect.flatMap(now, (at) => store.revokeApiKey(id, at))
           })
           if (!revoked) return yield* Effect.fail(Errors.notFound("Active API key"))
-          return { keyId, revoked: true }
+          return { keyId, revoked: true as const }
         }),
       /** A merchant's keys (ids, modes, hints; never the keys). */
       listKeys: (merchantId: string) =>

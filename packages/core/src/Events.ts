@@ -1,15 +1,179 @@
 /**
  * Event records and their payloads. `transaction.completed` has the spec's shape; the others
  * follow it (docs/decisions.md): transactionId, type, status, amount, the ids that exist, `reason`
- * on failures and a `chargeback` object on chargeback events.
+ * on failures and a `chargeback` object on chargeback events. The webhook body of each event type
+ * is a schema here (`webhooks`), the source of the OpenAPI document's `webhooks` section and of
+ * the client's event decoder.
  */
+import { Schema } from "effect"
 import type { Chargeback, Event, EventType, Transaction } from "./Domain.js"
 import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
+import { DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
-const iso = (ms: number): string => new Date(ms).toISOString()
+const exampleTime = "2026-01-02T03:04:05.000Z"
 
-const make = (tx: Transaction, type: EventType, data: Record<string, unknown>, now: number): Event => ({
+/** The fields every event's `data` has: the transaction's, and the ids that exist. */
+const transactionFields = {
+  transactionId: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
+  type: TransactionType,
+  status: TransactionStatus,
+  amount: Reais,
+  txid: Schema.optional(Schema.String.annotations({ description: "Charges only" })),
+  endToEndId: Schema.optional(Schema.String.annotations({ description: "When the PIX has one" })),
+  pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" }))
+}
+
+/** The transaction part of an event's `data`. */
+export const TransactionSummary = Schema.Struct(transactionFields)
+
+/** The transaction part of an event's `data`. */
+export type TransactionSummary = typeof TransactionSummary.Type
+
+/** A dispute as events show it. */
+export const ChargebackData = Schema.Struct({
+  id: Schema.String.annotations({ description: "The chargeback's id (`cb_...`)" }),
+  amount: Reais,
+  status: Schema.Literal("open", "accepted", "rejected"),
+  reason: Schema.String,
+  createdAt: DateTime,
+  updatedAt: DateTime
+}).annotations({
+  identifier: "Chargeback",
+  description: "A payer's dispute (MED) over a deposit",
+  examples: [
+    {
+      id: "cb_01JD8Z3Q7W5K2M9N4P6R8T0V2Z",
+      amount: 10.5,
+      status: "open",
+      reason: "payer_dispute",
+      createdAt: exampleTime,
+      updatedAt: exampleTime
+    }
+  ]
+})
+
+/** A dispute as events show it. */
+export type ChargebackJson = typeof ChargebackData.Type
+
+const deposit = {
+  transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
+  type: "deposit",
+  status: "pending",
+  amount: 10.5,
+  txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V"
+} as const
+const paid = { ...deposit, status: "completed", endToEndId: "E1234567820260102030400000000002" } as const
+const withdrawal = {
+  transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2Y",
+  type: "withdrawal",
+  status: "pending",
+  amount: 5,
+  endToEndId: "E1234567820260102030400000000001",
+  pixKey: "maria@example.com"
+} as const
+const dispute = {
+  id: "cb_01JD8Z3Q7W5K2M9N4P6R8T0V2Z",
+  amount: 10.5,
+  status: "open",
+  reason: "payer_dispute",
+  createdAt: exampleTime,
+  updatedAt: exampleTime
+} as const
+
+/** The webhook body of one event type: `{ id, event, data, timestamp }`. */
+const webhookBody = <Name extends EventType, Extra extends Schema.Struct.Fields>(
+  name: Name,
+  identifier: string,
+  summary: string,
+  extra: Extra
+) =>
+  Schema.Struct({
+    id: Schema.String.annotations({
+      description: "The event's id, the same on every retry: deduplicate on it"
+    }),
+    event: Schema.Literal(name),
+    data: Schema.Struct({ ...transactionFields, ...extra }),
+    timestamp: DateTime
+  }).annotations({ identifier, title: summary, description: summary })
+
+/** An example body of an event with `data`. */
+const example = <Name extends EventType, Data>(event: Name, data: Data) => ({
+  id: "evt_01JD8Z3Q7W5K2M9N4P6R8T0V30",
+  event,
+  data,
+  timestamp: exampleTime
+})
+
+/**
+ * The body POSTed to the merchant's webhook URL for each event type, with its summary: the
+ * OpenAPI document's `webhooks`.
+ */
+export const webhooks = {
+  "transaction.created": webhookBody(
+    "transaction.created",
+    "TransactionCreatedEvent",
+    "A transaction was created",
+    {}
+  ).annotations({ examples: [example("transaction.created", deposit)] }),
+  "transaction.completed": webhookBody(
+    "transaction.completed",
+    "TransactionCompletedEvent",
+    "A charge was paid",
+    { paidAt: DateTime }
+  ).annotations({ examples: [example("transaction.completed", { ...paid, paidAt: exampleTime })] }),
+  "transaction.failed": webhookBody(
+    "transaction.failed",
+    "TransactionFailedEvent",
+    "A charge failed (e.g. `reason: expired`)",
+    { reason: Schema.String.annotations({ description: "e.g. `expired`" }) }
+  ).annotations({
+    examples: [example("transaction.failed", { ...deposit, status: "failed", reason: "expired" } as const)]
+  }),
+  "withdrawal.created": webhookBody(
+    "withdrawal.created",
+    "WithdrawalCreatedEvent",
+    "A payout was created",
+    {}
+  ).annotations({ examples: [example("withdrawal.created", withdrawal)] }),
+  "withdrawal.completed": webhookBody(
+    "withdrawal.completed",
+    "WithdrawalCompletedEvent",
+    "The bank confirmed a payout",
+    {}
+  ).annotations({
+    examples: [example("withdrawal.completed", { ...withdrawal, status: "completed" } as const)]
+  }),
+  "chargeback.created": webhookBody(
+    "chargeback.created",
+    "ChargebackCreatedEvent",
+    "A payer disputed a deposit",
+    { chargeback: ChargebackData }
+  ).annotations({ examples: [example("chargeback.created", { ...paid, chargeback: dispute })] }),
+  "chargeback.updated": webhookBody(
+    "chargeback.updated",
+    "ChargebackUpdatedEvent",
+    "A dispute changed state",
+    { chargeback: ChargebackData }
+  ).annotations({
+    examples: [
+      example("chargeback.updated", { ...paid, chargeback: { ...dispute, status: "accepted" } } as const)
+    ]
+  })
+} as const satisfies Record<EventType, Schema.Schema.Any>
+
+/** Any webhook body, told apart by `event`. */
+export const WebhookEvent = Schema.Union(...Object.values(webhooks))
+
+/** Any webhook body, told apart by `event`. */
+export type WebhookEvent = typeof WebhookEvent.Type
+
+const make = <D extends TransactionSummary>(
+  tx: Transaction,
+  type: EventType,
+  data: D,
+  now: number
+): Event => ({
   id: Ids.eventId(now),
   merchantId: tx.merchantId,
   mode: tx.mode,
@@ -18,8 +182,8 @@ const make = (tx: Transaction, type: EventType, data: Record<string, unknown>, n
   createdAt: now
 })
 
-const summary = (tx: Transaction): Record<string, unknown> => {
-  const data: Record<string, unknown> = {
+const summary = (tx: Transaction): TransactionSummary => {
+  const data: { -readonly [K in keyof TransactionSummary]: TransactionSummary[K] } = {
     transactionId: tx.id,
     type: tx.type,
     status: tx.status,
@@ -51,7 +215,7 @@ export const transactionFailed = (tx: Transaction, reason: string, now: number):
 export const withdrawalCompleted = (tx: Transaction, now: number): Event =>
   make(tx, "withdrawal.completed", summary(tx), now)
 
-const chargebackJson = (cb: Chargeback) => ({
+const chargebackJson = (cb: Chargeback): ChargebackJson => ({
   id: cb.id,
   amount: Money.toReais(cb.amount),
   status: cb.status,

@@ -1,35 +1,117 @@
 /**
- * The public JSON of the spec's resources: reais as JSON numbers, ISO 8601 UTC times,
- * lowercase status and type. The engine API returns these, so embedders and HTTP see the same.
+ * The public JSON of the spec's resources, as `effect/Schema` schemas: reais as JSON numbers,
+ * ISO 8601 UTC times, lowercase status and type. Each schema's Type and Encoded sides are the
+ * same JSON (no transformation), so the types below are what the engine API returns and what
+ * HTTP sends; the HTTP contract (`@pixgate/http/api`) and its OpenAPI document are built from
+ * these schemas, with their descriptions and examples.
  */
-import type { Transaction } from "./Domain.js"
-import type { Fees } from "./Fees.js"
+import { Schema } from "effect"
+import { type Transaction, transactionStatuses, transactionTypes } from "./Domain.js"
+import type { Fees as FeesValue } from "./Fees.js"
 import * as FeesModule from "./Fees.js"
 import * as Money from "./Money.js"
 
 /** ISO 8601 UTC of epoch milliseconds. */
 export const iso = (ms: number): string => new Date(ms).toISOString()
 
+const exampleTime = "2026-01-02T03:04:05.000Z"
+
+/** An amount in reais: a JSON number with at most 2 decimal places. */
+export const Reais = Schema.Number.annotations({
+  description: "Reais as a JSON number (at most 2 decimal places)",
+  examples: [10.5]
+})
+
+/** An ISO 8601 UTC time with milliseconds. */
+export const DateTime = Schema.String.annotations({
+  description: "ISO 8601 UTC time",
+  examples: [exampleTime],
+  jsonSchema: { format: "date-time" }
+})
+
+/** `deposit`, `withdrawal` or `payment`. */
+export const TransactionType = Schema.Literal(...transactionTypes).annotations({
+  description: "`deposit` (charge received), `withdrawal` (payout sent) or `payment` (internal payment)"
+})
+
+/** `pending`, `completed`, `failed` or `refunded`. */
+export const TransactionStatus = Schema.Literal(...transactionStatuses).annotations({
+  description: "The transaction's status"
+})
+
+const feesExample = { feeAmount: 0.2, gatewayFeeAmount: 0.1, adminMargin: 0.1, netAmount: 10.3 }
+
 /** The spec's Fees object. */
-export type FeesJson = ReturnType<typeof FeesModule.toJson>
+export const Fees = Schema.Struct({
+  feeAmount: Reais.annotations({ description: "Total fee (gateway fee plus margin)" }),
+  gatewayFeeAmount: Reais.annotations({ description: "The bank gateway's part of the fee" }),
+  adminMargin: Reais.annotations({ description: "The platform's margin" }),
+  netAmount: Reais.annotations({
+    description: "What the merchant keeps (charges) or the total debited (payouts)"
+  })
+}).annotations({
+  identifier: "Fees",
+  description: "Fees of a transaction, in reais",
+  examples: [feesExample]
+})
+
+/** The spec's Fees object. */
+export type FeesJson = typeof Fees.Type
+
+/** `GET /api/health`. */
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  timestamp: DateTime
+}).annotations({
+  identifier: "Health",
+  description: "The service is up",
+  examples: [{ status: "ok", timestamp: exampleTime }]
+})
+
+/** The health check's answer. */
+export type HealthJson = typeof Health.Type
+
+const transactionExample = {
+  id: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
+  type: "deposit" as const,
+  status: "pending" as const,
+  amount: 10.5,
+  clientName: "Maria Silva",
+  clientDocument: "52998224725",
+  pixKey: null,
+  txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V",
+  endToEndId: null,
+  feeAmount: 0.2,
+  gatewayFeeAmount: 0.1,
+  netAmount: 10.3,
+  createdAt: exampleTime,
+  updatedAt: exampleTime
+}
 
 /** Element of `data` in the transaction list. */
-export interface TransactionJson {
-  readonly id: string
-  readonly type: Transaction["type"]
-  readonly status: Transaction["status"]
-  readonly amount: number
-  readonly clientName: string | null
-  readonly clientDocument: string | null
-  readonly pixKey: string | null
-  readonly txid: string | null
-  readonly endToEndId: string | null
-  readonly feeAmount: number
-  readonly gatewayFeeAmount: number
-  readonly netAmount: number
-  readonly createdAt: string
-  readonly updatedAt: string
-}
+export const TransactionView = Schema.Struct({
+  id: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
+  type: TransactionType,
+  status: TransactionStatus,
+  amount: Reais,
+  clientName: Schema.NullOr(Schema.String),
+  clientDocument: Schema.NullOr(Schema.String),
+  pixKey: Schema.NullOr(Schema.String).annotations({ description: "Payouts only" }),
+  txid: Schema.NullOr(Schema.String).annotations({ description: "Charges only" }),
+  endToEndId: Schema.NullOr(Schema.String).annotations({ description: "When the PIX has one" }),
+  feeAmount: Reais,
+  gatewayFeeAmount: Reais,
+  netAmount: Reais,
+  createdAt: DateTime,
+  updatedAt: DateTime
+}).annotations({
+  identifier: "Transaction",
+  description: "A charge, payout or internal payment",
+  examples: [transactionExample]
+})
+
+/** Element of `data` in the transaction list. */
+export type TransactionJson = typeof TransactionView.Type
 
 /** A transaction as the list shows it. */
 export const transaction = (tx: Transaction): TransactionJson => ({
@@ -49,40 +131,88 @@ export const transaction = (tx: Transaction): TransactionJson => ({
   updatedAt: iso(tx.updatedAt)
 })
 
+/** `POST /api/v1/charges`: the created charge. */
+export const Charge = Schema.Struct({
+  transactionId: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
+  txid: Schema.String.pipe(Schema.pattern(/^[a-zA-Z0-9]{26,35}$/)).annotations({
+    description: "The charge's PIX txid"
+  }),
+  qrCode: Schema.String.annotations({ description: "EMV BR Code (copy and paste)" }),
+  qrCodeBase64: Schema.String.annotations({
+    description: "The QR code as a PNG image, Base64",
+    jsonSchema: { contentEncoding: "base64", contentMediaType: "image/png" }
+  }),
+  expiresAt: DateTime,
+  amount: Reais,
+  fees: Fees
+}).annotations({
+  identifier: "Charge",
+  description: "A new PIX charge: pending until the payer pays",
+  examples: [
+    {
+      transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
+      txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V",
+      qrCode: "00020101021226...6304ABCD",
+      qrCodeBase64: "iVBORw0KGgo=",
+      expiresAt: "2026-01-02T04:04:05.000Z",
+      amount: 10.5,
+      fees: feesExample
+    }
+  ]
+})
+
 /** Charge creation result. */
-export interface ChargeJson {
-  readonly transactionId: string
-  readonly txid: string
-  readonly qrCode: string
-  readonly qrCodeBase64: string
-  readonly expiresAt: string
-  readonly amount: number
-  readonly fees: FeesJson
-}
+export type ChargeJson = typeof Charge.Type
+
+/** `POST /api/v1/payouts`: the created payout. */
+export const Payout = Schema.Struct({
+  transactionId: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
+  endToEndId: Schema.String.pipe(Schema.pattern(/^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$/)).annotations({
+    description: "The PIX end-to-end id"
+  }),
+  status: Schema.Literal("pending"),
+  amount: Reais,
+  fees: Fees
+}).annotations({
+  identifier: "Payout",
+  description: "A new payout: pending until the bank confirms or fails it",
+  examples: [
+    {
+      transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2Y",
+      endToEndId: "E1234567820260102030400000000001",
+      status: "pending",
+      amount: 5,
+      fees: { feeAmount: 0.33, gatewayFeeAmount: 0.1, adminMargin: 0.23, netAmount: 5.33 }
+    }
+  ]
+})
 
 /** Payout creation result. */
-export interface PayoutJson {
-  readonly transactionId: string
-  readonly endToEndId: string
-  readonly status: "pending"
-  readonly amount: number
-  readonly fees: FeesJson
-}
+export type PayoutJson = typeof Payout.Type
+
+/** `GET /api/v1/transactions`: one page. */
+export const TransactionPage = Schema.Struct({
+  data: Schema.Array(TransactionView),
+  total: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Transactions matching the filter"
+  }),
+  page: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  limit: Schema.Int.pipe(Schema.between(1, 100)),
+  pages: Schema.Int.pipe(Schema.nonNegative())
+}).annotations({
+  identifier: "TransactionPage",
+  description: "A page of transactions, newest first",
+  examples: [{ data: [transactionExample], total: 1, page: 1, limit: 20, pages: 1 }]
+})
 
 /** The pagination envelope. */
-export interface TransactionPageJson {
-  readonly data: ReadonlyArray<TransactionJson>
-  readonly total: number
-  readonly page: number
-  readonly limit: number
-  readonly pages: number
-}
+export type TransactionPageJson = typeof TransactionPage.Type
 
 /** The Fees object of a transaction's stored amounts. */
 export const fees = (tx: Transaction): FeesJson => FeesModule.toJson(feesOf(tx))
 
 /** Recovers the Fees of a stored transaction. */
-export const feesOf = (tx: Transaction): Fees => ({
+export const feesOf = (tx: Transaction): FeesValue => ({
   feeAmount: tx.feeAmount,
   gatewayFeeAmount: tx.gatewayFeeAmount,
   adminMargin: Money.sub(tx.feeAmount, tx.gatewayFeeAmount),

@@ -2,6 +2,7 @@
 
 /** The engine, its configuration, errors and the public JSON views. */
 export * as Admin from "./Admin.js"
+export * as AdminViews from "./AdminViews.js"
 export * as Auth from "./Auth.js"
 /** Building blocks of the engine (usable alone). */
 export * as BankEvents from "./BankEvents.js"

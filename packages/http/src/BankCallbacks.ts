@@ -5,10 +5,9 @@
  * the unguessable secret path segment is the route's own check, compared in constant time, and
  * a wrong secret is an ordinary 404. The engine's live gateway confirms every callback with the
  * bank before acting, so even a leaked secret cannot credit a payment that did not happen.
- * Undocumented in the OpenAPI document: it is the bank's, not a merchant's.
+ * Not part of `PixgateApi` nor of its document: it is the bank's, not a merchant's.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
-import { Engine, Errors } from "@pixgate/core"
+import { Engine, Errors, Sha256 } from "@pixgate/core"
 import { Effect, Redacted } from "effect"
 import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"
@@ -16,38 +15,33 @@ import * as Route from "./Route.js"
 /** Where the callback route lives. */
 export const basePath = "/bank/callbacks"
 
-const digest = (text: string) => createHash("sha256").update(text).digest()
-
-/** Constant-time equality of a presented secret and the configured one. */
-export const sameSecret = (presented: string, secret: Redacted.Redacted<string>): boolean =>
-  timingSafeEqual(digest(presented), digest(Redacted.value(secret)))
+/**
+ * Constant-time equality of a presented secret and the configured one: their SHA-256 digests
+ * (equal lengths whatever was presented) compared byte by byte without an early exit.
+ */
+export const sameSecret = (presented: string, secret: Redacted.Redacted<string>): boolean => {
+  const a = Sha256.digest(presented)
+  const b = Sha256.digest(Redacted.value(secret))
+  let difference = a.length ^ b.length
+  for (let i = 0; i < a.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
+  return difference === 0
+}
 
 /** The callback routes for one secret. */
 export const routes = (secret: Redacted.Redacted<string>): ReadonlyArray<Route.Route<Engine.Engine>> =>
   (["", "/pix"] as const).map((rest) =>
-    Route.make(
-      {
-        method: "POST",
-        path: `${basePath}/:secret${rest}`,
-        operationId: `bankCallback${rest === "" ? "" : "Pix"}`,
-        summary: "A callback of the live bank",
-        tag: "Bank",
-        requestBody: { type: "object" },
-        responses: { 200: { description: "Applied" }, 404: { description: "Unknown path" } }
-      },
-      Route.open,
-      (input) =>
-        Effect.gen(function* () {
-          if (!sameSecret(input.params.secret ?? "", secret)) return yield* Effect.fail(Respond.notFound())
-          const engine = yield* Engine.Engine
-          yield* engine.bankCallback({ path: rest, body: input.body }).pipe(
-            Effect.tapError((e) =>
-              Effect.logWarning("A bank callback could not be applied; the bank retries", e)
-            ),
-            // Not applied: the bank delivers it again (and reconciliation finds it anyway).
-            Effect.mapError(() => Errors.unavailable())
-          )
-          return { status: 200, body: {} }
-        })
+    Route.make("POST", `${basePath}/:secret${rest}`, { body: true }, Route.open, (input) =>
+      Effect.gen(function* () {
+        if (!sameSecret(input.params.secret ?? "", secret)) return yield* Effect.fail(Respond.notFound())
+        const engine = yield* Engine.Engine
+        yield* engine.bankCallback({ path: rest, body: input.body }).pipe(
+          Effect.tapError((e) =>
+            Effect.logWarning("A bank callback could not be applied; the bank retries", e)
+          ),
+          // Not applied: the bank delivers it again (and reconciliation finds it anyway).
+          Effect.mapError(() => Errors.unavailable())
+        )
+        return { status: 200, body: {} }
+      })
     )
   )

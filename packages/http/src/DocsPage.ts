@@ -1,8 +1,17 @@
 /**
- * A readable HTML page of an OpenAPI document: every operation with its parameters, body and
- * responses, the webhooks Pixgate sends, and every schema as a field table. Static and self-contained (no scripts, no CDN).
+ * The docs page of an OpenAPI document: Scalar's API reference (operations, schemas, webhooks,
+ * examples and a "Test Request" client that calls the same server), rendered in the browser
+ * from the served document by Scalar's standalone bundle, which the package serves itself (no
+ * CDN, no font or telemetry request: it works offline). The page's content security policy
+ * allows exactly that. Without JavaScript, a static rendering of the same document shows
+ * instead: every operation with its parameters, body and responses, the webhooks, and every
+ * schema as a field table.
+ *
+ * The bundle (4.3 MB, generated into ScalarBundle.ts) is imported on the first request for it,
+ * never at start-up, and needs no file system: the same on Node and on web hosts.
  */
 import type { Document } from "./OpenApi.js"
+import * as Respond from "./Respond.js"
 
 type Json = { readonly [k: string]: unknown }
 
@@ -72,13 +81,14 @@ const operation = (method: string, path: string, op: Json): string => {
   ].join("\n")
 }
 
-const style = `body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
-code{background:#f3f3f3;padding:0 .2em}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
-.op{border-top:1px solid #ccc;margin-top:1.5em}.m{color:#fff;padding:.1em .4em;border-radius:3px;font-size:.8em}
-.get{background:#2f7d32}.post{background:#1565c0}.put{background:#8e24aa}.patch{background:#6d4c41}.delete{background:#c62828}`
+// Scoped to the static rendering, which shows only without JavaScript.
+const style = `.static{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
+.static code{background:#f3f3f3;padding:0 .2em}.static table{border-collapse:collapse;margin:.5em 0}.static td,.static th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
+.static .op{border-top:1px solid #ccc;margin-top:1.5em}.static .m{color:#fff;padding:.1em .4em;border-radius:3px;font-size:.8em}
+.static .get{background:#2f7d32}.static .post{background:#1565c0}.static .put{background:#8e24aa}.static .patch{background:#6d4c41}.static .delete{background:#c62828}`
 
-/** The HTML page of `doc`; `specUrl` links to the JSON document. */
-export const render = (doc: Document, specUrl: string): string => {
+/** The static rendering of `doc`, linking to the JSON document at `specUrl`. */
+const staticPage = (doc: Document, specUrl: string): string => {
   const info = doc.info as Json
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>
@@ -92,13 +102,80 @@ export const render = (doc: Document, specUrl: string): string => {
     ([name, schema]) =>
       `<section id="schema-${html(name)}"><h3>${html(name)}</h3>${fieldTable(schema)}</section>`
   )
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(String(info.title))}</title>
-<meta name="viewport" content="width=device-width,initial-scale=1"><style>${style}</style></head><body>
-<h1>${html(String(info.title))} <small>${html(String(info.version))}</small></h1>
+  return `<div class="static"><h1>${html(String(info.title))} <small>${html(String(info.version))}</small></h1>
 <p>${html(String(info.description ?? ""))}</p><p>OpenAPI 3.1 document: <a href="${html(specUrl)}">${html(specUrl)}</a></p>
 <h2>Operations</h2>${ops.join("\n")}${
     webhooks.length === 0
       ? ""
       : `<h2>Webhooks</h2><p>Requests Pixgate sends to the merchant's webhook URL, by event.</p>${webhooks.join("\n")}`
-  }<h2>Schemas</h2>${components.join("\n")}</body></html>`
+  }<h2>Schemas</h2>${components.join("\n")}</div>`
+}
+
+/** The renderer's path, under the docs page's own (`/api/docs`). */
+export const rendererPath = "/api/docs/scalar.js"
+
+/**
+ * The page's content security policy: scripts from the server only (the renderer), styles the
+ * renderer injects, its inline SVG icons (`data:`), and requests to the same origin only (the
+ * document and the "Test Request" client). No frame may embed the page.
+ */
+export const contentSecurityPolicy =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/** Scalar's configuration: no request beyond the server (fonts, telemetry, agent, MCP). */
+const configuration = (specUrl: string) => ({
+  url: specUrl,
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: "never",
+  defaultOpenAllTags: true,
+  documentDownloadType: "json"
+})
+
+// Read by the line the renderer's answer ends with; JSON in HTML: `<` escaped.
+const configurationElement = (specUrl: string) =>
+  `<script type="application/json" id="pixgate-docs">${JSON.stringify(configuration(specUrl)).replace(/</g, "\\u003c")}</script>`
+
+/** Starts Scalar on the page with its configuration (run after the bundle, in the same file). */
+const start =
+  '\n;(function(){var c=document.getElementById("pixgate-docs");' +
+  'if(c)Scalar.createApiReference("#pixgate-docs-app",JSON.parse(c.textContent))})();\n'
+
+/**
+ * The docs page of `doc`: the document read from `specUrl`, the renderer from `rendererUrl`
+ * (both under the mount path the document's `servers` names).
+ */
+export const render = (doc: Document, specUrl: string, rendererUrl: string): string => {
+  const info = doc.info as Json
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(String(info.title))}</title>
+<meta name="viewport" content="width=device-width,initial-scale=1"><style>${style}</style></head><body>
+<div id="pixgate-docs-app"></div>${configurationElement(specUrl)}<script src="${html(rendererUrl)}"></script>
+<noscript>${staticPage(doc, specUrl)}</noscript></body></html>`
+}
+
+/** The docs page as an answer, with its content security policy. */
+export const page = (doc: Document, specUrl: string, rendererUrl: string): Respond.Answer =>
+  new Respond.Answer(
+    200,
+    { "content-type": "text/html; charset=utf-8", "content-security-policy": contentSecurityPolicy },
+    render(doc, specUrl, rendererUrl)
+  )
+
+/**
+ * The renderer (Scalar's bundle, then the line that starts it), or 304 when the client has this
+ * version (`If-None-Match`). Clients revalidate each time (`no-cache`): an upgrade shows at once.
+ */
+export const renderer = async (ifNoneMatch: string | undefined): Promise<Respond.Answer> => {
+  const bundle = await import("./ScalarBundle.js")
+  const etag = `"scalar-${bundle.version}"`
+  const headers = { "cache-control": "no-cache", etag }
+  if (ifNoneMatch?.split(",").some((t) => t.trim() === etag)) return new Respond.Answer(304, headers, "")
+  return new Respond.Answer(
+    200,
+    { ...headers, "content-type": "text/javascript; charset=utf-8" },
+    `${bundle.source}${start}`
+  )
 }

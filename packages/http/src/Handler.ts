@@ -1,26 +1,13 @@
 /**
- * A Router as the two handler shapes hosts use: Node's `(req, res, next?)` (node:http,
- * Express, Connect, Fastify's raw request) and the web's `(Request) => Promise<Response>`.
- * Both are the one dispatcher core (Dispatch) fed by a transport; neither touches the host's
- * globals.
+ * A Router as the web's `(Request) => Promise<Response>` handler: the one dispatcher core
+ * (Dispatch) fed by the web transport, touching none of the host's globals. Node's
+ * `(req, res, next?)` shape is `NodeHandler.ts` (the `@pixgate/http/node` entry).
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { Errors } from "@pixgate/core"
 import type { Runtime } from "effect"
 import * as Dispatch from "./Dispatch.js"
 import type * as Log from "./Log.js"
-import * as NodeTransport from "./NodeTransport.js"
-import * as Respond from "./Respond.js"
 import type * as Router from "./Router.js"
-import { statusOf } from "./Status.js"
 import * as WebTransport from "./WebTransport.js"
-
-/** A Node/Express/Connect request handler. `next` is only called when `fallthrough` is on. */
-export type NodeHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next?: (error?: unknown) => void
-) => void
 
 /**
  * What a web host may tell the handler about one request, as its second argument (Hono's
@@ -58,24 +45,6 @@ export interface HandlerOptions {
   readonly mountPath?: string
 }
 
-/** The Node handler of `router` on `runtime`. */
-export const node = <R>(
-  runtime: Runtime.Runtime<R>,
-  router: Router.Router<R>,
-  options: HandlerOptions
-): NodeHandler => {
-  const dispatch = Dispatch.make(runtime, router, options.log)
-  const limit = options.maxBodySize
-  const fallthrough = options.fallthrough === true
-  return (req, res, next) => {
-    const cancel = dispatch(NodeTransport.exchange(req, res, limit), fallthrough ? next : undefined)
-    if (cancel === undefined) return
-    res.on("close", () => {
-      if (!res.writableEnded) cancel()
-    })
-  }
-}
-
 /** The web handler of `router` on `runtime`. */
 export const web = <R>(
   runtime: Runtime.Runtime<R>,
@@ -93,35 +62,4 @@ export const web = <R>(
       const cancel = dispatch(WebTransport.exchange(request, limit, resolve, host))
       if (cancel !== undefined) request.signal?.addEventListener("abort", cancel, { once: true })
     })
-}
-
-/** An Express/Connect error middleware: `(error, req, res, next)`. */
-export type NodeErrorHandler = (
-  error: unknown,
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: (error?: unknown) => void
-) => void
-
-/**
- * Answers the errors of a body parser mounted before Pixgate (Express's `express.json()`, i.e.
- * body-parser, which marks them with `type` and `status`) with Pixgate's error body instead of
- * the host's HTML error page: a malformed body is 400 `Invalid JSON body`, a body above the
- * parser's limit is 413. Any other error goes on to the host's next error handler.
- */
-export const bodyParserErrors: NodeErrorHandler = (error, _req, res, next) => {
-  const type = typeof error === "object" && error !== null ? (error as { type?: unknown }).type : undefined
-  const answer =
-    type === "entity.parse.failed" || type === "encoding.unsupported" || type === "charset.unsupported"
-      ? Errors.invalidJson()
-      : type === "entity.too.large"
-        ? Respond.payloadTooLarge()
-        : undefined
-  if (answer === undefined || res.headersSent) return next(error)
-  const body = JSON.stringify(Errors.body(answer))
-  res.writeHead(statusOf(answer), {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(body)
-  })
-  res.end(body)
 }

@@ -1,7 +1,8 @@
 /**
  * Log lines written in batches. One synchronous write per request line costs a system call
  * each, so lines are collected and written together at the next turn of the event loop, or as
- * soon as 64 KiB wait; `flush` writes them at once, and so does the process's exit.
+ * soon as 64 KiB wait; `flush` writes them at once, and so does the process's exit. Off Node
+ * (no `setImmediate`, no `process`), the next turn is a zero timeout and there is no exit hook.
  */
 
 /** Characters held before they are written without waiting for the next turn. */
@@ -22,12 +23,24 @@ const flushWaiting = () => {
   for (const flush of waiting) flush()
 }
 
+/** Runs `f` at the next turn of the event loop; answers its cancel. */
+const nextTurn: (f: () => void) => () => void =
+  typeof setImmediate === "function"
+    ? (f) => {
+        const turn = setImmediate(f)
+        return () => clearImmediate(turn)
+      }
+    : (f) => {
+        const turn = setTimeout(f, 0)
+        return () => clearTimeout(turn)
+      }
+
 /** A buffer writing its batches (newline-terminated lines) with `out`. */
 export const make = (out: (chunk: string) => void): LineBuffer => {
   let text = ""
-  let turn: ReturnType<typeof setImmediate> | undefined
+  let turn: (() => void) | undefined
   const flush = () => {
-    if (turn !== undefined) clearImmediate(turn)
+    turn?.()
     turn = undefined
     waiting.delete(flush)
     if (text === "") return
@@ -39,9 +52,9 @@ export const make = (out: (chunk: string) => void): LineBuffer => {
     text += `${line}\n`
     if (text.length >= highWaterMark) return flush()
     if (turn !== undefined) return
-    turn = setImmediate(flush)
+    turn = nextTurn(flush)
     waiting.add(flush)
-    if (!exitHooked) {
+    if (!exitHooked && typeof process !== "undefined" && typeof process.on === "function") {
       exitHooked = true
       process.on("exit", flushWaiting)
     }

@@ -51,11 +51,17 @@ export const parseLevel = (text: string | undefined): Level | undefined => {
 export const enabled = (writer: Writer, level: Exclude<Level, "none">): boolean =>
   LogLevel.greaterThanEqual(levels[level], levels[writer.level])
 
+/** Standard output; off Node (no `process`), the console. */
+const stdout = (chunk: string): void => {
+  if (typeof process !== "undefined" && process.stdout !== undefined) process.stdout.write(chunk)
+  else console.log(chunk.replace(/\n$/, ""))
+}
+
 /** The writer of `options`: the given `write`, or `out` (stdout) in batches. */
 export const writer = (options: LogOptions = {}): Writer => {
   const level = options.level ?? "info"
   if (options.write !== undefined) return { level, write: options.write, flush: () => {} }
-  const lines = LineBuffer.make(options.out ?? ((chunk) => process.stdout.write(chunk)))
+  const lines = LineBuffer.make(options.out ?? stdout)
   return { level, write: lines.write, flush: lines.flush }
 }
 

@@ -1,35 +1,30 @@
 /**
- * Embedding Pixgate in a host: `await Pixgate.make({ store })` builds the engine once, eagerly
- * (a store that cannot open fails here, not on the first request), and returns handlers for
- * node:http / Express / Fastify (`nodeHandler`) and web-standard hosts (`webHandler`), plus the
- * optional admin router's handlers, all on one ManagedRuntime. `dispose()` stops the job worker
- * and closes the store. Tracing is off unless asked for: spans nobody exports are pure cost.
+ * Embedding Pixgate in a web-standard host: `await Pixgate.make({ store })` builds the engine
+ * once, eagerly (a store that cannot open fails here, not on the first request), and returns
+ * the `(Request) => Promise<Response>` handler (`webHandler`) and the optional admin router's,
+ * on one ManagedRuntime. `dispose()` stops the job worker and closes the store. Tracing is off
+ * unless asked for: spans nobody exports are pure cost. Nothing here imports a node built-in;
+ * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
 import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
-import { NodeWebhookTransport } from "@pixgate/core/node"
-import type { Panel } from "@pixgate/panel"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted, type Runtime } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
 import * as BankCallbacks from "./BankCallbacks.js"
 import * as Body from "./Body.js"
-import * as Database from "./Database.js"
 import * as Handler from "./Handler.js"
 import * as Log from "./Log.js"
 import * as RateLimit from "./RateLimit.js"
-import type * as Route from "./Route.js"
 import * as Router from "./Router.js"
 
 /** How to build an embedded Pixgate. */
 export interface PixgateOptions {
-  /** Storage: `MemoryStore.layer`, `SqliteStore.layer({ filename })`, `PgStore.layer({ url })`. */
-  readonly store?: Layer.Layer<Store.Store, unknown>
   /**
-   * Storage by URL instead of `store`, as `PIXGATE_DATABASE` takes it: `sqlite:./data/pixgate.db`
-   * (relative to the process's directory), `sqlite::memory:`, `postgres://...`.
+   * Storage: `MemoryStore.layer`, `SqliteStore.layer({ filename })`, `PgStore.layer({ url })`
+   * (by URL instead: `database` of `@pixgate/server`'s `Pixgate.make`).
    */
-  readonly database?: string
+  readonly store: Layer.Layer<Store.Store, unknown>
   /** Engine options: configuration overrides, live bank gateway, `worker: false`, host resolver. */
   readonly engine?: Engine.EngineOptions
   /**
@@ -43,8 +38,8 @@ export interface PixgateOptions {
    */
   readonly bankCallbacks?: { readonly secret: string | Redacted.Redacted<string> }
   /**
-   * An Effect HttpClient to deliver webhooks through instead of Pixgate's node:http transport
-   * (keep-alive agents, the cheapest per attempt), e.g. one with a proxy or custom TLS.
+   * An Effect HttpClient to deliver webhooks through, e.g. one with a proxy or custom TLS
+   * (default: the host's `fetch`; `@pixgate/http/node`: node:http with keep-alive agents).
    */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
   /**
@@ -63,8 +58,6 @@ export interface PixgateOptions {
   readonly maxBodySize?: number
   /** Per-API-key token bucket (default 50 requests/s, burst 100), or `false` for none. */
   readonly rateLimit?: RateLimit.RateLimitOptions | false
-  /** With Express/Connect's `next`: pass requests for unknown paths on instead of answering 404. */
-  readonly fallthrough?: boolean
   /** Enables the admin router's handlers (merchant panel operations) behind this bearer token. */
   readonly admin?: {
     readonly token: string | Redacted.Redacted<string>
@@ -78,17 +71,10 @@ export interface PixgateOptions {
    * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
    */
   readonly tracing?: boolean
-  /**
-   * The merchant panel's handlers (`pixgate.panel`), from the optional `@pixgate/panel` package:
-   * `{ basePath: "/panel" }` for its own e-mail/password sign-in, or with `authenticate` to use
-   * the platform's. Leave it out for no panel.
-   */
-  readonly panel?: Panel.PanelOptions
 }
 
-/** A pair of handlers for one router. */
+/** The web handler of one router. */
 export interface Handlers {
-  readonly nodeHandler: Handler.NodeHandler
   readonly webHandler: Handler.WebHandler
 }
 
@@ -97,16 +83,8 @@ export type Services = Engine.Engine | Store.Store | RateLimit.RateLimiter
 
 /** A running embedded Pixgate. */
 export interface Pixgate extends Handlers {
-  /**
-   * Express error middleware for a body parser mounted before Pixgate: a malformed JSON body
-   * gets Pixgate's 400 `Invalid JSON body` instead of the host's HTML error page. Mount it after
-   * Pixgate, on the same path: `app.use("/payments", pixgate.nodeHandler, pixgate.errorHandler)`.
-   */
-  readonly errorHandler: Handler.NodeErrorHandler
-  /** The admin router's handlers, when `admin` was configured. */
+  /** The admin router's handler, when `admin` was configured. */
   readonly admin: Handlers | undefined
-  /** The merchant panel's handlers, when `panel` was configured. */
-  readonly panel: Panel.PanelHandlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
   /** Stops the job worker (letting running jobs finish) and closes the store. */
@@ -121,20 +99,24 @@ const check = (ok: boolean, message: string) => {
 }
 
 const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => {
-  if (options.store !== undefined && options.database !== undefined)
-    throw new TypeError("Pixgate: give store or database, not both")
-  if (options.store !== undefined) return options.store
-  if (options.database !== undefined) return Database.layer(Database.parse(options.database))
-  throw new TypeError("Pixgate: give a store (e.g. SqliteStore.layer({ filename })) or a database URL")
+  // Checked at run time too: JavaScript callers (and a `database` given to this entry) get a
+  // message instead of an engine without storage.
+  if (options.store === undefined)
+    throw new TypeError(
+      "Pixgate: give a store (e.g. SqliteStore.layer({ filename })), or a database URL to @pixgate/server"
+    )
+  return options.store
 }
 
 /**
- * The layer behind the handlers: engine over the store and webhook transport, limiter, the logger on
- * `writer`, tracing on or off.
+ * The layer behind the handlers: engine over the store and webhook transport (`httpClient`, else
+ * `defaultTransport`: the host's fetch here, node:http in `@pixgate/http/node`), limiter, the
+ * logger on `writer`, tracing on or off.
  */
 export const layer = (
   options: PixgateOptions,
-  writer: Log.Writer = Log.writer(options.log)
+  writer: Log.Writer = Log.writer(options.log),
+  defaultTransport: Layer.Layer<WebhookTransport.WebhookTransport> = WebhookTransport.fetch
 ): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
@@ -142,31 +124,35 @@ export const layer = (
       Layer.provideMerge(storeOf(options)),
       Layer.provide(
         options.httpClient === undefined
-          ? NodeWebhookTransport.layer
+          ? defaultTransport
           : WebhookTransport.fromHttpClient.pipe(Layer.provide(options.httpClient))
       )
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
   ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
 
-/** The optional `@pixgate/panel` package, or undefined when it is not installed. */
-export const panelModule = async (): Promise<typeof Panel | undefined> => {
-  try {
-    return (await import("@pixgate/panel")).Panel
-  } catch {
-    return undefined
-  }
+/** A built engine and its routers, before they become handlers (shared by both entries). */
+export interface Assembled {
+  readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
+  readonly rt: Runtime.Runtime<Services>
+  readonly writer: Log.Writer
+  readonly maxBodySize: number
+  readonly mountPath: string
+  /** The public API (and the bank's callbacks when configured). */
+  readonly api: Router.Router<Services>
+  /** The admin router, when `admin` was configured. */
+  readonly admin: Router.Router<Services> | undefined
+  readonly dispose: () => Promise<void>
 }
 
-const loadPanel = async (): Promise<typeof Panel> => {
-  const module = await panelModule()
-  if (module === undefined)
-    throw new TypeError("Pixgate: the panel option needs the @pixgate/panel package installed")
-  return module
-}
-
-/** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
-export const make = async (options: PixgateOptions): Promise<Pixgate> => {
+/**
+ * Checks the options, builds the engine (rejecting when it cannot start, e.g. the store) and
+ * its routers. `make` here and in `@pixgate/http/node` turn them into handlers.
+ */
+export const assemble = async (
+  options: PixgateOptions,
+  defaultTransport?: Layer.Layer<WebhookTransport.WebhookTransport>
+): Promise<Assembled> => {
   const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
   check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
   const token = options.admin === undefined ? undefined : options.admin.token
@@ -174,7 +160,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
 
   const writer = Log.writer(options.log)
-  const runtime = ManagedRuntime.make(layer(options, writer))
+  const runtime = ManagedRuntime.make(layer(options, writer, defaultTransport))
   const exit = await Effect.runPromiseExit(runtime.runtimeEffect)
   if (Exit.isFailure(exit)) {
     await runtime.dispose()
@@ -186,21 +172,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     )[0]
     throw new Error(`Pixgate could not start: ${message}`, { cause: exit.cause })
   }
-  const rt = exit.value
 
-  const mountPath = Router.normalizeBasePath(options.mountPath)
-  const serve = <R extends Services>(
-    routes: ReadonlyArray<Route.Route<R>>,
-    basePath: string,
-    removed: ReadonlyArray<`/${string}`> = []
-  ): Handlers => {
-    const router = Router.make(routes, { removed, basePath })
-    const fallthrough = options.fallthrough === true
-    return {
-      nodeHandler: Handler.node(rt, router, { maxBodySize, log: writer, fallthrough }),
-      webHandler: Handler.web(rt, router, { maxBodySize, log: writer, mountPath })
-    }
-  }
   const basePath = Router.normalizeBasePath(options.basePath)
   const callbackSecret = options.bankCallbacks?.secret
   const callbacks =
@@ -214,27 +186,53 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
       (Redacted.isRedacted(callbackSecret) ? Redacted.value(callbackSecret) : callbackSecret).length >= 32,
     "bankCallbacks.secret must be at least 32 characters"
   )
-  const publicHandlers = serve([...Api.routes(basePath), ...callbacks], basePath, Api.removed)
+  const api = Router.make<Services>([...Api.routes(basePath), ...callbacks], {
+    removed: Api.removed,
+    basePath
+  })
   const adminBase = Router.normalizeBasePath(options.admin?.basePath)
-  const admin = secret === undefined ? undefined : serve(Admin.routes(secret, adminBase), adminBase)
+  const admin =
+    secret === undefined
+      ? undefined
+      : Router.make<Services>(Admin.routes(secret, adminBase), { basePath: adminBase })
   if (secret !== undefined && Redacted.value(secret).length < 16) {
     await runtime.runPromise(
       Effect.logWarning("The admin token is shorter than 16 characters; use a long random one")
     )
   }
 
-  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(rt, options.panel)
-
   let disposed: Promise<void> | undefined
   return {
-    ...publicHandlers,
-    errorHandler: Handler.bodyParserErrors,
-    admin,
-    panel,
     runtime,
+    rt: exit.value,
+    writer,
+    maxBodySize,
+    mountPath: Router.normalizeBasePath(options.mountPath),
+    api,
+    admin,
     dispose: () => {
       disposed ??= runtime.dispose().finally(writer.flush)
       return disposed
     }
+  }
+}
+
+/** The web handler of one of `built`'s routers. */
+export const webHandlers = (built: Assembled, router: Router.Router<Services>): Handlers => ({
+  webHandler: Handler.web(built.rt, router, {
+    maxBodySize: built.maxBodySize,
+    log: built.writer,
+    mountPath: built.mountPath
+  })
+})
+
+/** Builds the engine and its web handlers; rejects when the engine cannot start (e.g. the store). */
+export const make = async (options: PixgateOptions): Promise<Pixgate> => {
+  const built = await assemble(options)
+  return {
+    ...webHandlers(built, built.api),
+    admin: built.admin === undefined ? undefined : webHandlers(built, built.admin),
+    runtime: built.runtime,
+    dispose: built.dispose
   }
 }

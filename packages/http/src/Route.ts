@@ -1,7 +1,7 @@
 /**
- * One route, described once: method, path, the documentation the OpenAPI document is generated
- * from, who may call it, and its handler. `make` composes the request pipeline in the contract's
- * order: authenticate (401), rate limit (429), then the body (400, 413), then the handler, which
+ * One route for the router: method, path, who may call it, and its handler (Endpoints compiles
+ * `PixgateApi` into these; the bank's callbacks are written as one). `make` composes the request
+ * pipeline in the contract's order: authenticate (401), rate limit (429), then the body (400, 413), then the handler, which
  * for anything but GET runs to its end even if the client goes away. `plain` is a public route
  * answered by a plain function, outside the Effect runtime (the health check, the documents).
  */
@@ -11,53 +11,11 @@ import * as Body from "./Body.js"
 import type { Incoming } from "./Incoming.js"
 import * as Respond from "./Respond.js"
 
-/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
-export type JsonSchema = { readonly [keyword: string]: unknown }
-
 /** HTTP methods routes use. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
-/** A query, header or path parameter. */
-export interface Parameter {
-  readonly name: string
-  readonly in: "query" | "header" | "path"
-  readonly required?: boolean
-  readonly description: string
-  readonly schema: JsonSchema
-}
-
-/** One documented response. */
-export interface ResponseDoc {
-  readonly description: string
-  readonly schema?: JsonSchema
-  /** Defaults to `application/json`. */
-  readonly contentType?: string
-  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema }>>
-}
-
-/** Documented responses by status. */
-export type Responses = Readonly<Record<number, ResponseDoc>>
-
-/** What a route documents about itself. */
-export interface RouteDoc {
-  readonly method: Method
-  /** Router syntax: `/api/v1/things/:id`. */
-  readonly path: `/${string}`
-  readonly operationId: string
-  readonly summary: string
-  readonly description?: string
-  readonly tag: string
-  readonly parameters?: ReadonlyArray<Parameter>
-  /** Schema of the JSON object body; routes without one never read the body. */
-  readonly requestBody?: JsonSchema
-  readonly responses: Responses
-}
-
-/** Who may call a route, how it is checked, and the errors the check adds. */
+/** How a route checks its caller; the check's answer is the handler's `principal`. */
 export interface Security<A, R> {
-  /** Name of the OpenAPI security scheme, or null for public routes. */
-  readonly scheme: string | null
-  readonly errors: Responses
   readonly check: (request: Incoming) => Effect.Effect<A, Respond.Failure, R>
 }
 
@@ -78,9 +36,11 @@ export interface Input<A> {
 /** A handler's answer: a JSON reply, or a ready answer (e.g. HTML). */
 export type Output = Respond.Reply | Respond.Answer
 
-/** A route ready for the router, with every response it documents. */
-export interface Route<R> extends RouteDoc {
-  readonly security: string | null
+/** A route ready for the router. */
+export interface Route<R> {
+  readonly method: Method
+  /** Router syntax: `/api/v1/things/:id`. */
+  readonly path: `/${string}`
   /**
    * Answers a request: at once (plain routes), or as an Effect the dispatcher runs on the
    * runtime. Anything thrown or died is a defect.
@@ -92,16 +52,7 @@ export interface Route<R> extends RouteDoc {
 }
 
 /** Anyone may call. */
-export const open: Security<undefined, never> = {
-  scheme: null,
-  errors: {},
-  check: () => Effect.succeed(undefined)
-}
-
-const bodyErrors: Responses = {
-  400: { description: "Invalid JSON body: malformed, not a JSON object, or not `application/json`" },
-  413: { description: "Request body too large" }
-}
+export const open: Security<undefined, never> = { check: () => Effect.succeed(undefined) }
 
 const queryOf = (url: string): URLSearchParams => {
   const at = url.indexOf("?")
@@ -130,11 +81,12 @@ const answerOf = (output: Output): Respond.Answer =>
 
 /** A public route without a body whose handler answers at once, never entering the runtime. */
 export const plain = (
-  doc: Omit<RouteDoc, "requestBody">,
+  method: Method,
+  path: `/${string}`,
   handle: (input: Input<undefined>) => Output
 ): Route<never> => ({
-  ...doc,
-  security: null,
+  method,
+  path,
   serve: (request, params) => {
     const query = queryOrRefusal(request, params)
     if (query instanceof Respond.Answer) return query
@@ -142,24 +94,31 @@ export const plain = (
   }
 })
 
-/** Builds a route from its documentation, its security and its handler. */
+/** What a route reads besides its path and query. */
+export interface Reads {
+  /** A JSON object body; routes without one never read the body. */
+  readonly body: boolean
+}
+
+/** Builds a route from its method and path, what it reads, its security and its handler. */
 export const make = <A, R1, R2>(
-  doc: RouteDoc,
+  method: Method,
+  path: `/${string}`,
+  reads: Reads,
   security: Security<A, R1>,
   handle: (input: Input<A>) => Effect.Effect<Output, Respond.Failure, R2>
 ): Route<R1 | R2> => ({
-  ...doc,
-  responses: { ...doc.responses, ...(doc.requestBody ? bodyErrors : {}), ...security.errors },
-  security: security.scheme,
+  method,
+  path,
   serve: (request, params) => {
     const query = queryOrRefusal(request, params)
     if (query instanceof Respond.Answer) return query
     return Effect.gen(function* () {
       const principal = yield* security.check(request)
-      const body = doc.requestBody ? yield* Body.readJsonObject(request) : {}
+      const body = reads.body ? yield* Body.readJsonObject(request) : {}
       const input = { request, params, query, principal, body }
       // A client hanging up must not cut a change (a charge, a payout's debit) in half.
-      const output = yield* doc.method === "GET" ? handle(input) : Effect.uninterruptible(handle(input))
+      const output = yield* method === "GET" ? handle(input) : Effect.uninterruptible(handle(input))
       return answerOf(output)
     })
   }

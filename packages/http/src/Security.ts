@@ -7,25 +7,12 @@ import { Effect, Redacted } from "effect"
 import { RateLimiter } from "./RateLimit.js"
 import * as Respond from "./Respond.js"
 import type * as Route from "./Route.js"
-import * as Schemas from "./Schemas.js"
 
 /** The public API's header. */
 export const apiKeyHeader = "x-api-key"
 
 /** A merchant's API key (401 when missing, malformed, unknown or revoked), then the rate limit. */
 export const apiKey: Route.Security<Auth.Caller, Engine.Engine | RateLimiter> = {
-  scheme: "apiKey",
-  errors: {
-    401: {
-      description: "Unauthorized: API key missing, malformed, unknown or revoked",
-      schema: Schemas.ref("Error")
-    },
-    429: {
-      description: "Too many requests for this API key",
-      schema: Schemas.ref("Error"),
-      headers: { "Retry-After": { description: "Seconds to wait (at least 1)", schema: { type: "integer" } } }
-    }
-  },
   check: (request) =>
     Effect.gen(function* () {
       const engine = yield* Engine.Engine
@@ -55,10 +42,6 @@ export const adminToken = (token: Redacted.Redacted<string>): Route.Security<und
   // shows in the time taken.
   const expected = Sha256.digest(Redacted.value(token))
   return {
-    scheme: "adminToken",
-    errors: {
-      401: { description: "Unauthorized: admin token missing or wrong", schema: Schemas.ref("Error") }
-    },
     check: (request) =>
       Effect.gen(function* () {
         const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.header("authorization") ?? "")

@@ -5,7 +5,7 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
-import { Pixgate } from "../src/index.js"
+import { Pixgate } from "../src/node.js"
 import { adminSender, type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 

@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { Effect, Layer, ManagedRuntime, Supervisor } from "effect"
-import { Api, Handler, Log, Pixgate, Route, Router } from "../src/index.js"
+import { Api, Handler, Log, Pixgate, Route, Router } from "../src/node.js"
 import { listen } from "./support/harness.js"
 
 /** Counts the fibers started on a runtime. */
@@ -69,15 +69,12 @@ describe("a client that goes away", () => {
   it("interrupts a GET (logged as 499) but never a POST", async () => {
     const events: Array<string> = []
     const slow = (method: Route.Method) =>
-      Route.make(
-        { method, path: "/slow", operationId: method, summary: "slow", tag: "Test", responses: {} },
-        Route.open,
-        () =>
-          Effect.sleep("300 millis").pipe(
-            Effect.tap(() => Effect.sync(() => events.push(`${method} finished`))),
-            Effect.onInterrupt(() => Effect.sync(() => events.push(`${method} interrupted`))),
-            Effect.as({ status: 200, body: {} })
-          )
+      Route.make(method, "/slow", { body: false }, Route.open, () =>
+        Effect.sleep("300 millis").pipe(
+          Effect.tap(() => Effect.sync(() => events.push(`${method} finished`))),
+          Effect.onInterrupt(() => Effect.sync(() => events.push(`${method} interrupted`))),
+          Effect.as({ status: 200, body: {} })
+        )
       )
     const lines: Array<string> = []
     const log = Log.writer({ write: (line) => lines.push(line) })

@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore, Money } from "@pixgate/core"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
-import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/index.js"
+import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/node.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { validate } from "./support/jsonSchema.js"
 import {
@@ -372,6 +372,7 @@ describe("OpenAPI document and docs page", () => {
     ).toEqual(
       [
         "/api/docs",
+        "/api/docs/scalar.js",
         "/api/health",
         "/api/openapi.json",
         "/api/v1/charges",
@@ -439,12 +440,22 @@ describe("OpenAPI document and docs page", () => {
     expect(validate({ error: "x" }, schemas.Error, schemas)).not.toEqual([])
   })
 
-  it("renders a static HTML page of the document", async () => {
+  it("renders the docs page with the renderer it serves, and a static page of the document without JavaScript", async () => {
     const response = await fetch(`${h.base}/api/docs`)
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(response.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; " +
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
     const html = await response.text()
-    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3)/i)
+    // Its only scripts: the renderer's configuration (data) and the renderer this server serves.
+    expect(html.match(/<script[^>]*>/gi)).toEqual([
+      '<script type="application/json" id="pixgate-docs">',
+      '<script src="/api/docs/scalar.js">'
+    ])
+    expect(html).not.toMatch(/https?:\/\/(?!www\.w3)/i)
+    const noscript = html.slice(html.indexOf("<noscript>"))
     for (const text of [
       "/api/v1/charges",
       "/api/v1/payouts",
@@ -453,8 +464,17 @@ describe("OpenAPI document and docs page", () => {
       "Idempotency-Key",
       "TransactionPage"
     ]) {
-      expect(html).toContain(text)
+      expect(noscript).toContain(text)
     }
+    const renderer = await h.request("GET", "/api/docs/scalar.js")
+    expect(renderer.status).toBe(200)
+    expect(renderer.headers.get("content-type")).toMatch(/^text\/javascript/)
+    expect(renderer.text).toContain("createApiReference")
+    expect(renderer.text).not.toMatch(/sourceMappingURL/)
+    const etag = renderer.headers.get("etag")
+    expect(etag).toMatch(/^"scalar-\d+\.\d+\.\d+"$/)
+    const again = await h.request("GET", "/api/docs/scalar.js", { headers: { "if-none-match": etag! } })
+    expect([again.status, again.text, again.headers.get("etag")]).toEqual([304, "", etag])
   })
 
   it("the documentation needs no key and shows in 405/404 answers like any route", async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type BankGateway, MemoryStore, Money } from "@pixgate/core"
 import { Effect } from "effect"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
-import type { Pixgate } from "../src/index.js"
+import type { Pixgate } from "../src/node.js"
 import { type Harness, send, start } from "./support/harness.js"
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed. */
@@ -137,7 +137,7 @@ const query = () =>
 const allowed = new Set([200, 201, 400, 401, 404, 405, 409, 410, 413, 422, 429, 431])
 
 /** The fuzz suite on one storage (read lazily: a fresh database's URL is known in beforeAll). */
-const suite = (storage: () => Partial<Pixgate.PixgateOptions>) => {
+const suite = (storage: () => Partial<Pixgate.PixgateOptions> & { readonly database?: string }) => {
   let h: Harness
   let keys: ReadonlyArray<string>
   let merchantId: string

@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { Effect, Logger } from "effect"
-import { Log, Pixgate } from "../src/index.js"
 import * as LineBuffer from "../src/LineBuffer.js"
+import { Log, Pixgate } from "../src/node.js"
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 

@@ -13,8 +13,8 @@ import { Domain, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/c
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
-import { Pixgate } from "../src/index.js"
-import * as Schemas from "../src/Schemas.js"
+import * as Schemas from "../src/ApiErrors.js"
+import { Pixgate } from "../src/node.js"
 import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically

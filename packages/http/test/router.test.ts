@@ -5,14 +5,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Route, Router } from "../src/index.js"
+import { Route, Router } from "../src/node.js"
 
 const route = (method: Route.Method, path: `/${string}`) =>
-  Route.make(
-    { method, path, operationId: `${method} ${path}`, summary: "test", tag: "Test", responses: {} },
-    Route.open,
-    () => Effect.succeed({ status: 200, body: {} })
-  )
+  Route.make(method, path, { body: false }, Route.open, () => Effect.succeed({ status: 200, body: {} }))
 
 const table = Router.make(
   [

@@ -6,7 +6,7 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime } from "effect"
-import { Handler, Log, Respond, Router } from "../src/index.js"
+import { Handler, Log, Respond, Router } from "../src/node.js"
 import * as Route from "../src/Route.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
@@ -284,15 +284,11 @@ describe("logs", () => {
 describe("defects", () => {
   it("become a logged 500 with the error body, never a crash", async () => {
     const logs: Array<string> = []
-    const boom = Route.make(
-      { method: "GET", path: "/boom", operationId: "boom", summary: "dies", tag: "Test", responses: {} },
-      Route.open,
-      () => Effect.die(new Error("kaboom"))
+    const boom = Route.make("GET", "/boom", { body: false }, Route.open, () =>
+      Effect.die(new Error("kaboom"))
     )
-    const fine = Route.make(
-      { method: "GET", path: "/fine", operationId: "fine", summary: "ok", tag: "Test", responses: {} },
-      Route.open,
-      () => Effect.succeed(new Respond.Answer(200, { "content-type": "text/plain" }, "fine"))
+    const fine = Route.make("GET", "/fine", { body: false }, Route.open, () =>
+      Effect.succeed(new Respond.Answer(200, { "content-type": "text/plain" }, "fine"))
     )
     const router = Router.make([boom, fine])
     const log = Log.writer({ write: (line) => logs.push(line) })

@@ -5,29 +5,21 @@
  * desktop and phone width into a temporary directory. Outside CI, the suite skips loudly when no
  * Chromium binary exists; in CI it fails instead.
  */
-import { existsSync } from "node:fs"
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Auth, type Domain, Engine, Money, SigningKeys } from "@pixgate/core"
-import { Server as PixgateServer } from "@pixgate/http"
+import { Server as PixgateServer } from "@pixgate/server"
 import axe from "axe-core"
 import { Effect } from "effect"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Chromium from "../../http/test/support/chromium.js"
 
-const executable = process.env.PIXGATE_CHROMIUM ?? "/usr/bin/chromium"
-const available = existsSync(executable)
-if (!available) {
-  if (process.env.CI)
-    throw new Error(`Chromium not found at ${executable}: the panel's browser tests cannot run`)
-  console.warn(
-    `\n*** SKIPPING the panel's browser tests: no Chromium at ${executable} (apt-get install chromium, or set PIXGATE_CHROMIUM) ***\n`
-  )
-}
+const available = Chromium.available("the panel's browser tests")
 
 let password = "correct horse battery"
 const phone = { width: 390, height: 844 }
@@ -118,7 +110,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
       >
     )
     otherTx = (await engine((e) => e.charges.create(callerB, { amount: Money.reais(5) }))).transactionId
-    browser = await chromium.launch({ executablePath: executable, args: ["--no-sandbox"] })
+    browser = await Chromium.launch()
     context = await browser.newContext({ viewport: desktop, acceptDownloads: true, locale: "pt-BR" })
     page = await context.newPage()
     page.on("console", (message) => {

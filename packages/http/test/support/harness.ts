@@ -6,7 +6,9 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Engine, MemoryStore } from "@pixgate/core"
 import { Effect } from "effect"
-import { Pixgate } from "../../src/index.js"
+import { Pixgate } from "../../src/node.js"
+import * as Contract from "./contract.js"
+import { storeOf } from "./database.js"
 
 /** A response as tests read it. */
 export interface Answer {
@@ -59,14 +61,19 @@ export const send = async (base: string, method: string, path: string, call: Cal
   } catch {
     parsed = undefined
   }
-  return { status: response.status, headers: response.headers, text, body: parsed }
+  const answer = { status: response.status, headers: response.headers, text, body: parsed }
+  await Contract.check(`${base}${path}`, method, answer)
+  return answer
 }
 
 /** Starts Pixgate on MemoryStore (options override) behind node:http. */
-export const start = async (options: Partial<Pixgate.PixgateOptions> = {}): Promise<Harness> => {
+export const start = async ({
+  database,
+  ...options
+}: Partial<Pixgate.PixgateOptions> & { readonly database?: string } = {}): Promise<Harness> => {
   const logs: Array<string> = []
   const pixgate = await Pixgate.make({
-    ...(options.database === undefined ? { store: MemoryStore.layer } : {}),
+    store: database === undefined ? MemoryStore.layer : storeOf(database),
     log: { level: "info", write: (line) => logs.push(line) },
     ...options
   })

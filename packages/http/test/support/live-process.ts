@@ -7,7 +7,8 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Duration, Redacted } from "effect"
-import { Pixgate } from "../../src/index.js"
+import { Pixgate } from "../../src/node.js"
+import { storeOf } from "./database.js"
 
 interface Options {
   readonly database: string
@@ -35,7 +36,7 @@ const settings: Settings.ApiPixSettings = {
   reconcileIntervalMs: 1000
 }
 const pixgate = await Pixgate.make({
-  database: options.database,
+  store: storeOf(options.database),
   liveGateway: ApiPix.layerNode(settings),
   bankCallbacks: { secret: options.secret },
   engine: { config: { jobLease: Duration.seconds(2) } },

@@ -12,9 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { listen, send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
-import { listen, send } from "./support/harness.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-"))
 const database = `sqlite:${join(dir, "panel.db")}`
@@ -247,24 +247,48 @@ describe("panel commands (in-process)", () => {
 
   it("usage errors exit 2 with a clear message on stderr", async () => {
     const cases: ReadonlyArray<[Array<string>, string]> = [
-      [[], "Usage: pixgate <command>"],
+      [[], "USAGE\n\n$ pixgate <command> [flags] [--json]\n"],
       [["merchant"], "pixgate merchant needs a command: create"],
-      [["merchant", "create", "--name"], "--name needs a value"],
+      [
+        ["merchant", "create", "--name"],
+        "pixgate: Expected a value following option: '--name' (run pixgate merchant create --help)\n"
+      ],
       [["merchant", "create", "--name", "x", "--name", "y"], "--name is given twice"],
-      [["merchant", "create", "--name", "x", "-q"], "Unknown flag -q"],
+      [
+        ["merchant", "create", "--name", "x", "-q"],
+        "pixgate: Received unknown argument: '-q' (run pixgate merchant create --help)\n"
+      ],
       [["serve", "--port", "1"], "pixgate serve takes no arguments"],
       [["help", "frobnicate"], "Unknown command: frobnicate"],
       [["frobnicate"], "Unknown command: frobnicate"],
       [["merchant", "delete"], "Unknown command: merchant delete"],
-      [["merchant", "create"], "Missing required flag --name"],
-      [["balance", "--merchant", "m"], "Missing required flag --mode"],
+      [
+        ["merchant", "create"],
+        "pixgate: Expected to find option: '--name' (run pixgate merchant create --help)\n"
+      ],
+      [
+        ["balance", "--merchant", "m"],
+        "pixgate: Expected to find option: '--mode' (run pixgate balance --help)\n"
+      ],
       [["balance", "--merchant", "m", "--mode", "prod"], "--mode must be test or live"],
-      [["key", "revoke"], "Usage: pixgate key revoke KEY_ID"],
+      [["key", "revoke"], "pixgate: Missing argument <KEY_ID> (run pixgate key revoke --help)\n"],
       [
         ["merchant", "create", "--name", "x", "--bogus", "1"],
-        "pixgate: Unknown flag --bogus. Run pixgate merchant create --help\n"
+        "pixgate: Received unknown argument: '--bogus' (run pixgate merchant create --help)\n"
       ],
-      [["merchant", "create", "--name", "x", "--mode", "test"], "does not take --mode"],
+      [
+        ["merchant", "create", "--name", "x", "--mode", "test"],
+        "pixgate: Received unknown argument: '--mode' (run pixgate merchant create --help)\n"
+      ],
+      [
+        ["merchant", "craete", "--name", "x"],
+        "pixgate: Unknown command: merchant craete. Did you mean merchant create?"
+      ],
+      [["webhok", "status"], "pixgate: Unknown command: webhok. Did you mean webhook? Run pixgate --help\n"],
+      [
+        ["merchant", "create", "--nmae", "x"],
+        "pixgate: The flag '--nmae' is not recognized. Did you mean '--name'? (run pixgate merchant create --help)\n"
+      ],
       [["webhook", "log", "--merchant", "m", "--limit", "ten"], "--limit must be a non-negative integer"]
     ]
     for (const [argv, message] of cases) {
@@ -321,10 +345,10 @@ describe("panel commands (in-process)", () => {
   it("each command's --help has its flags and examples; a group's help lists its commands", async () => {
     const create = await cli("merchant", "create", "--help")
     expect(create).toMatchObject({ code: 0, stderr: "" })
-    expect(create.stdout).toContain("Usage: pixgate merchant create --name NAME [--city CITY]")
+    expect(create.stdout).toContain("USAGE\n\n$ pixgate merchant create --name NAME [--city CITY] [--json]\n")
     expect(create.stdout).toContain("--name")
     expect(create.stdout).toContain("(required)")
-    expect(create.stdout).toContain("Examples:")
+    expect(create.stdout).toContain("EXAMPLES")
     expect((await cli("help", "merchant", "create")).stdout).toBe(create.stdout)
     expect((await cli("-h", "merchant", "create")).stdout).toBe(create.stdout)
     const serve = await cli("serve", "--help")
@@ -360,6 +384,35 @@ describe("panel commands (in-process)", () => {
       }
     })
     expect(result).toBe(1)
+  })
+
+  it("every command answers --help with its usage, options and examples, in plain text off a terminal", async () => {
+    const { commandNames } = await import("../src/Commands.js")
+    for (const name of commandNames()) {
+      const help = await cli(...name.split(" "), "--help")
+      expect([help.code, help.stderr], name).toEqual([0, ""])
+      expect(help.stdout, name).toContain(`$ pixgate ${name}`)
+      expect(help.stdout, name).toContain("EXAMPLES")
+      expect(help.stdout, name).not.toContain("\u001b[")
+    }
+  })
+
+  it("reads the live gateway's variables by the names @pixgate/gateway-apipix documents", async () => {
+    const { Settings } = await import("@pixgate/gateway-apipix")
+    const { liveNames } = await import("../src/Environment.js")
+    expect([...liveNames].sort()).toEqual(Object.values(Settings.envNames).sort())
+    const incomplete = await cliWith(
+      { env: { PIXGATE_LIVE_BASE_URL: "https://psp.example" } },
+      "gateway",
+      "webhook",
+      "register",
+      "--url",
+      "https://pixgate.example"
+    )
+    expect([incomplete.code, incomplete.stderr]).toEqual([
+      2,
+      "pixgate: PIXGATE_LIVE_CALLBACK_SECRET is required when PIXGATE_LIVE_BASE_URL is set\n"
+    ])
   })
 
   it("--help lists the commands", async () => {

@@ -1,7 +1,7 @@
 /**
  * `PIXGATE_DATABASE` to a store: `sqlite:<path>` (relative to the current directory;
  * `sqlite::memory:` for a throwaway database) or `postgres://...` / `postgresql://...`.
- * Each store package is an optional peer of @pixgate/http, loaded only when its kind of
+ * Each store package is an optional peer of @pixgate/server, loaded only when its kind of
  * database is chosen: a Postgres-only host need not install (nor compile) SQLite.
  */
 import { resolve } from "node:path"

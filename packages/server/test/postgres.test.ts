@@ -4,10 +4,10 @@
  * stricter about than SQLite (NUL characters, huge numbers) never becoming a 5xx.
  */
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
+import { send } from "../../http/test/support/harness.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
 import { Server } from "../src/index.js"
-import { send } from "./support/harness.js"
 
 describePostgres("on Postgres", () => {
   const database = useFreshDatabase()

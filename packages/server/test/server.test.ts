@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { FiberRef } from "effect"
+import { send } from "../../http/test/support/harness.js"
 import { Database, Pixgate, Server } from "../src/index.js"
-import { send } from "./support/harness.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-server-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

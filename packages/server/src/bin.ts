@@ -2,13 +2,16 @@
  * Entry point of the `pixgate` command. Help is answered from the command table alone; only
  * other commands load the engine, the stores and the server (in the bundle, separate chunks).
  */
-import { helpRequest } from "./Commands.js"
+import { helpRequest, renderHelp } from "./Commands.js"
 
 const argv = process.argv.slice(2)
 const helped = helpRequest(argv)
 if (helped !== undefined) {
-  if (helped.stdout !== undefined) process.stdout.write(helped.stdout)
-  if (helped.stderr !== undefined) process.stderr.write(helped.stderr)
+  if (helped.stdout !== undefined)
+    (helped.code === 0 ? process.stdout : process.stderr).write(
+      renderHelp(helped.stdout, (helped.code === 0 ? process.stdout : process.stderr).isTTY === true)
+    )
+  if (helped.stderr !== undefined) process.stderr.write(`pixgate: ${helped.stderr}\n`)
   process.exitCode = helped.code
 } else {
   const Cli = await import("./Cli.js")
@@ -21,6 +24,7 @@ if (helped !== undefined) {
     cwd: viaScript ? (process.env.INIT_CWD as string) : process.cwd(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    color: process.stdout.isTTY === true,
     stdin: {
       isTTY: process.stdin.isTTY === true,
       read: async () => {

@@ -87,7 +87,7 @@ describe("README walk-through", () => {
     await listening(receiverPort)
     server = spawn(
       process.execPath,
-      ["--import", "tsx", "--conditions=@pixgate/source", "packages/http/src/bin.ts", "serve"],
+      ["--import", "tsx", "--conditions=@pixgate/source", "packages/server/src/bin.ts", "serve"],
       {
         cwd: root,
         env: { ...env, PORT: String(port), HOST: "127.0.0.1" },

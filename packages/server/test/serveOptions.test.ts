@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
-import { send } from "./support/harness.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-serve-options-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -12,11 +12,10 @@ import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
+import type { Log, RateLimit } from "@pixgate/http"
+import { Pixgate } from "@pixgate/http/node"
 import { Effect } from "effect"
 import * as Database from "./Database.js"
-import type * as Log from "./Log.js"
-import * as Pixgate from "./Pixgate.js"
-import type * as RateLimit from "./RateLimit.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
 export interface ServerOptions {

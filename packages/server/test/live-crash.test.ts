@@ -12,12 +12,12 @@ import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { send } from "../../http/test/support/harness.js"
+import { liveStores, pixKey, settingsFor, until } from "../../http/test/support/live.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
-import { send } from "./support/harness.js"
-import { liveStores, pixKey, settingsFor, until } from "./support/live.js"
 
-const script = fileURLToPath(new URL("./support/live-process.ts", import.meta.url))
+const script = fileURLToPath(new URL("../../http/test/support/live-process.ts", import.meta.url))
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const children = new Set<ChildProcessWithoutNullStreams>()
 afterEach(() => {

@@ -1,14 +1,27 @@
 /**
  * The `pixgate` commands as data: each one's words, summary, flags, positional arguments and
- * examples (its `--help` is made from them), checked before it runs, and the engine admin
- * operation it runs. Adding a command is adding one entry to `commands` (and, for a new flag,
- * one entry to `flags`).
+ * examples, and the engine admin operation it runs. `tree` turns the table into @effect/cli
+ * commands (which parse, check and suggest); the help is @effect/cli's help of those commands
+ * with the table's examples and environment. Adding a command is adding one entry to `commands`
+ * (and, for a new flag, one entry to `flags`). Nothing here loads the engine: `pixgate --help`
+ * needs only this module.
  */
+import {
+  Args,
+  AutoCorrect,
+  Command as CliCommand,
+  CliConfig,
+  HelpDoc,
+  Options,
+  Usage,
+  ValidationError
+} from "@effect/cli"
+import * as Span from "@effect/cli/HelpDoc/Span"
 import { Engine, type Errors, Requests } from "@pixgate/core"
-import { Effect, Schema } from "effect"
+import { Array as Arr, Data, Effect, Option, Schema } from "effect"
 
 /** A usage error: exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 
 /** Flag values by name. */
 export type Flags = Readonly<Record<string, string | undefined>>
@@ -42,6 +55,8 @@ const decode =
 /** One flag: what it means, and the check of its value (before anything runs). */
 export interface Flag {
   readonly description: string
+  /** The value's name in usage lines, e.g. `ID` in `--merchant ID`. */
+  readonly value: string
   readonly test?: (value: string) => boolean
   readonly message?: string
   /**
@@ -56,32 +71,37 @@ type DeliveryStatus = "pending" | "delivered" | "failed"
 
 /** Every flag a command may take (besides `--json` and `--help`). */
 export const flags: Readonly<Record<string, Flag>> = {
-  name: { description: "the merchant's name (shown in its BR Codes)" },
-  city: { description: "the merchant's city for its BR Codes (default SAO PAULO)" },
-  merchant: { description: "the merchant's id (mer_...)" },
+  name: { value: "NAME", description: "the merchant's name (shown in its BR Codes)" },
+  city: { value: "CITY", description: "the merchant's city for its BR Codes (default SAO PAULO)" },
+  merchant: { value: "ID", description: "the merchant's id (mer_...)" },
   mode: {
+    value: "test|live",
     description: "test (sandbox) or live",
     test: (v) => v === "test" || v === "live",
     message: "--mode must be test or live"
   },
-  url: { description: "where the webhook deliveries go (http or https)" },
+  url: { value: "URL", description: "where the webhook deliveries go (http or https)" },
   secret: {
+    value: "SECRET|-",
     description:
       "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space; " +
       "`-` reads it from stdin (also read from stdin when left out and stdin is not a terminal, or from PIXGATE_WEBHOOK_SECRET)",
     secretEnv: "PIXGATE_WEBHOOK_SECRET"
   },
   status: {
+    value: "STATUS",
     description: "only deliveries in this status: pending, delivered or failed",
     test: (v) => ["pending", "delivered", "failed"].includes(v),
     message: "--status must be pending, delivered or failed"
   },
   limit: {
+    value: "N",
     description: "at most this many entries",
     test: (v) => /^\d{1,9}$/.test(v),
     message: "--limit must be a non-negative integer"
   },
   plan: {
+    value: "JSON",
     description: "the fee plan as JSON: charge and payout parts (see docs/decisions.md, Fees)",
     test: (v) => {
       try {
@@ -93,14 +113,18 @@ export const flags: Readonly<Record<string, Flag>> = {
     },
     message: "--plan must be a JSON object"
   },
-  amount: { description: "an amount in reais, e.g. 100 or 25.90" },
+  amount: { value: "N", description: "an amount in reais, e.g. 100 or 25.90" },
   overlap: {
+    value: "SECONDS",
     description: "seconds the replaced signing key keeps signing too (default 86400, at most 604800)",
     test: (v) => /^\d{1,9}$/.test(v),
     message: "--overlap must be a whole number of seconds"
   },
-  email: { description: "the e-mail address the person signs in to the panel with" },
-  panel: { description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)" }
+  email: { value: "EMAIL", description: "the e-mail address the person signs in to the panel with" },
+  panel: {
+    value: "URL",
+    description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
+  }
 }
 
 /** A number when the text is one (the engine then judges it), else the text itself. */
@@ -299,152 +323,280 @@ export const serve = {
   ]
 } as const
 
-const databaseLine = "PIXGATE_DATABASE  sqlite:<path> or postgres://... (default sqlite:./data/pixgate.db)"
+/** `gateway webhook register`: not a panel command either. */
+export const gateway = {
+  usage: "gateway webhook register --url URL",
+  summary: "Registers URL/bank/callbacks/<secret> as the live PSP's webhook (PIXGATE_LIVE_*).",
+  examples: ["PIXGATE_LIVE_BASE_URL=... pixgate gateway webhook register --url https://pixgate.example.com"]
+} as const
 
-const pad = (rows: ReadonlyArray<readonly [string, string]>) => {
-  const width = Math.max(...rows.map(([left]) => left.length))
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`)
+const databaseRow = [
+  "PIXGATE_DATABASE",
+  "sqlite:<path> or postgres://... (default sqlite:./data/pixgate.db)"
+] as const
+
+/** What the commands of `tree` do when they run (the CLI gives the real ones; help, none). */
+export interface Runner<E, R> {
+  readonly serve: Effect.Effect<void, E, R>
+  readonly panel: (
+    name: string,
+    command: Command,
+    flags: Flags,
+    args: ReadonlyArray<string>,
+    json: boolean
+  ) => Effect.Effect<void, E, R>
+  readonly register: (url: string, json: boolean) => Effect.Effect<void, E, R>
+  /** A group named without one of its commands (`pixgate merchant`). */
+  readonly group: (name: string) => Effect.Effect<void, E, R>
+}
+
+const json = Options.boolean("json").pipe(Options.withDescription("compact JSON on one line"))
+
+/** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
+const option = (name: string, required: boolean): Options.Options<string | undefined> => {
+  const flag = flags[name]!
+  const described = Options.text(name).pipe(
+    Options.withPseudoName(flag.value),
+    Options.withDescription(`${flag.description}${required ? " (required)" : ""}`)
+  )
+  const checked =
+    flag.test === undefined
+      ? described
+      : Options.mapEffect(described, (value) =>
+          flag.test?.(value) === false
+            ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(flag.message ?? `--${name} is not valid`)))
+            : Effect.succeed(value)
+        )
+  // A secret may also come from its environment variable or stdin: the CLI judges when it is missing.
+  return required && flag.secretEnv === undefined
+    ? checked
+    : checked.pipe(Options.optional, Options.map(Option.getOrUndefined))
+}
+
+/** One panel command as an @effect/cli command named by its last word. */
+const leaf = <E, R>(name: string, command: Command, runner: Runner<E, R>) => {
+  const names = [...command.required, ...(command.optional ?? [])]
+  const config = {
+    flags:
+      names.length === 0
+        ? Options.map(Options.none, (): Flags => ({}))
+        : Options.all(Object.fromEntries(names.map((f) => [f, option(f, command.required.includes(f))]))),
+    args: Args.all((command.args ?? []).map((arg) => Args.text({ name: arg }))),
+    json
+  }
+  return CliCommand.make(name.split(" ").at(-1)!, config, (given) =>
+    runner.panel(name, command, given.flags, given.args, given.json)
+  ).pipe(CliCommand.withDescription(command.summary ?? command.usage))
 }
 
 /** The words commands start with (`merchant`, `key`, ...), for group help. */
 const groupOf = (name: string) => name.split(" ")[0]!
 
-/** The whole help text: every command with its summary. */
-export const usage = (): string =>
-  [
-    "Usage: pixgate <command> [flags] [--json]",
-    "",
-    "Commands:",
-    ...pad([
-      [serve.usage, serve.summary],
-      ...Object.entries(commands).map(([name, c]) => [name, c.summary ?? c.usage] as const),
-      [
-        "gateway webhook register --url URL",
-        "Registers URL/bank/callbacks/<secret> as the live PSP's webhook (PIXGATE_LIVE_*)"
-      ]
-    ]),
-    "",
-    "Panel commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db)",
-    "and print JSON (compact, on one line, with --json). Errors are one line on stderr; the exit",
-    "code is 2 for a usage error, 1 for a failed operation.",
-    "",
-    "Run pixgate <command> --help for a command's flags and examples."
-  ].join("\n")
+/** The groups and the root's own commands, in the table's order. */
+const topLevel = () =>
+  Arr.dedupe(Object.keys(commands).map((name) => (name.includes(" ") ? groupOf(name) : name)))
 
-/** One command's help: synopsis, summary, flags, arguments, examples. */
-export const help = (name: string): string => {
-  if (name === "serve") {
-    return [
-      `Usage: pixgate ${serve.usage}`,
-      "",
-      serve.summary,
-      "",
-      "Environment:",
-      ...pad(serve.environment),
-      "",
-      "Examples:",
-      ...serve.examples.map((e) => `  ${e}`)
-    ].join("\n")
-  }
-  const command = commands[name]
-  if (command === undefined) {
-    const group = Object.keys(commands).filter((n) => groupOf(n) === name)
-    return [
-      `Usage: pixgate ${name} <${group.map((n) => n.slice(name.length + 1)).join("|")}> [flags]`,
-      "",
-      ...pad(group.map((n) => [n, commands[n]!.summary ?? commands[n]!.usage] as const)),
-      "",
-      `Run pixgate ${name} <command> --help for its flags and examples.`
-    ].join("\n")
-  }
-  const flagRows = [
-    ...command.required.map((f) => [`--${f}`, `${flags[f]?.description ?? ""} (required)`] as const),
-    ...(command.optional ?? []).map((f) => [`--${f}`, flags[f]?.description ?? ""] as const),
-    ["--json", "compact JSON on one line"] as const,
-    ["-h, --help", "this help"] as const
-  ]
-  return [
-    `Usage: pixgate ${command.usage} [--json]`,
-    ...(command.summary === undefined ? [] : ["", command.summary]),
-    "",
-    "Flags:",
-    ...pad(flagRows),
-    ...(command.examples === undefined || command.examples.length === 0
-      ? []
-      : ["", "Examples:", ...command.examples.map((e) => `  ${e}`)]),
-    "",
-    "Environment:",
-    `  ${databaseLine}`,
-    ...[...command.required, ...(command.optional ?? [])].flatMap((f) => {
-      const env = flags[f]?.secretEnv
-      return env === undefined ? [] : [`  ${env}  --${f} when the flag is left out (safer than an argument)`]
-    })
-  ].join("\n")
-}
+/** `gateway webhook register --url URL`. */
+const registerCommand = <E, R>(runner: Runner<E, R>) =>
+  CliCommand.make(
+    "register",
+    {
+      url: Options.text("url").pipe(
+        Options.withPseudoName("URL"),
+        Options.withDescription("the server's public base URL (required)")
+      ),
+      json
+    },
+    ({ url, json }) => runner.register(url, json)
+  ).pipe(CliCommand.withDescription(gateway.summary))
 
-/** Whether `name` names a command, `serve` or a group of commands (for `--help`). */
-export const isHelpTopic = (name: string): boolean =>
-  name === "serve" || commands[name] !== undefined || Object.keys(commands).some((n) => groupOf(n) === name)
-
-/** The command the positional words name, and its remaining arguments. */
-export const find = (positionals: ReadonlyArray<string>) => {
-  for (const words of [2, 1]) {
-    const name = positionals.slice(0, words).join(" ")
-    const command = commands[name]
-    if (command !== undefined) return { name, command, args: positionals.slice(words) }
-  }
-  const first = positionals[0] ?? ""
-  const group = Object.keys(commands).filter((n) => groupOf(n) === first)
-  if (group.length > 0 && positionals.length === 1)
-    throw new UsageError(
-      `pixgate ${first} needs a command: ${group.map((n) => n.slice(first.length + 1)).join(", ")}. Run pixgate ${first} --help`
-    )
-  throw new UsageError(`Unknown command: ${positionals.join(" ")}. Run pixgate --help`)
-}
-
-/** Checks flags and arguments before anything runs. */
-export const check = (name: string, command: Command, given: Flags, args: ReadonlyArray<string>) => {
-  const allowed = new Set([...command.required, ...(command.optional ?? [])])
-  for (const [flag, value] of Object.entries(given)) {
-    if (value !== undefined && !allowed.has(flag))
-      throw new UsageError(
-        flags[flag] === undefined
-          ? `Unknown flag --${flag}. Run pixgate ${name} --help`
-          : `pixgate ${name} does not take --${flag}. Run pixgate ${name} --help`
+/** The whole command line as @effect/cli commands, each running with `runner`. */
+export const tree = <E, R>(runner: Runner<E, R>) => {
+  const serveCommand = CliCommand.make("serve", {}, () => runner.serve).pipe(
+    CliCommand.withDescription(serve.summary)
+  )
+  const register = registerCommand(runner)
+  const gatewayCommand = CliCommand.make("gateway", {}, () => runner.group("gateway")).pipe(
+    CliCommand.withDescription("The live bank's side (PIXGATE_LIVE_*)."),
+    CliCommand.withSubcommands([
+      CliCommand.make("webhook", {}, () => runner.group("gateway webhook")).pipe(
+        CliCommand.withDescription("The live PSP's webhook."),
+        CliCommand.withSubcommands([register])
       )
+    ])
+  )
+  const panel = topLevel().map((top) => {
+    const command = commands[top]
+    if (command !== undefined) return leaf(top, command, runner)
+    const members = Object.entries(commands).filter(([name]) => groupOf(name) === top)
+    const [first, ...rest] = members.map(([name, c]) => leaf(name, c, runner))
+    return CliCommand.make(top, {}, () => runner.group(top)).pipe(
+      CliCommand.withDescription(
+        `${top} commands: ${members.map(([n]) => n.slice(top.length + 1)).join(", ")}.`
+      ),
+      CliCommand.withSubcommands([first!, ...rest])
+    )
+  })
+  return CliCommand.make("pixgate", {}, () => runner.group("")).pipe(
+    CliCommand.withSubcommands([serveCommand, ...panel, gatewayCommand])
+  )
+}
+
+/** Every command line's words: `serve`, the panel commands and `gateway webhook register`. */
+export const commandNames = (): ReadonlyArray<string> => [
+  "serve",
+  ...Object.keys(commands),
+  "gateway webhook register"
+]
+
+/** Whether `name` names a command or a group of commands (for `--help`). */
+export const isHelpTopic = (name: string): boolean =>
+  commandNames().some((command) => command === name || command.startsWith(`${name} `))
+
+const helpConfig = CliConfig.make({ showBuiltIns: false })
+
+const none: Runner<never, never> = {
+  serve: Effect.void,
+  panel: () => Effect.void,
+  register: () => Effect.void,
+  group: () => Effect.void
+}
+
+/** `pixgate <words> <options...>`: @effect/cli's usage of the command, with its parent words. */
+const usageLine = (name: string): string => {
+  if (name === "gateway webhook register") return `pixgate ${gateway.usage} [--json]`
+  const command = commands[name]
+  if (command === undefined) return `pixgate ${name}`
+  const [span] = Usage.enumerate(CliCommand.getUsage(leaf(name, command, none)), helpConfig)
+  const words = name.split(" ")
+  const text = span === undefined ? "" : plain(HelpDoc.toAnsiText(HelpDoc.p(span))).trim()
+  return `pixgate ${[...words.slice(0, -1), text].join(" ")}`
+}
+
+const ansiStyle = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
+
+/** Text without its ANSI styles. */
+export const plain = (text: string): string => text.replaceAll(ansiStyle, "")
+
+/** Help as text: ANSI-styled for a terminal, else plain; one line break at the end. */
+export const renderHelp = (doc: HelpDoc.HelpDoc, color: boolean): string => {
+  const text = HelpDoc.toAnsiText(doc)
+  return `${(color ? text : plain(text)).trimEnd()}\n`
+}
+
+const rows = (title: string, entries: ReadonlyArray<readonly [string, string]>): HelpDoc.HelpDoc => {
+  const [first, ...rest] = entries.map(([left, right]): [Span.Span, HelpDoc.HelpDoc] => [
+    Span.text(left),
+    HelpDoc.p(right)
+  ])
+  return first === undefined
+    ? HelpDoc.empty
+    : HelpDoc.sequence(HelpDoc.h1(title), HelpDoc.descriptionList([first, ...rest]))
+}
+
+const lines = (title: string, entries: ReadonlyArray<string>): HelpDoc.HelpDoc =>
+  entries.length === 0
+    ? HelpDoc.empty
+    : HelpDoc.sequence(HelpDoc.h1(title), HelpDoc.p(entries.map((line) => `  ${line}`).join("\n")))
+
+const summaryOf = (name: string): string =>
+  name === "serve"
+    ? serve.summary
+    : name === "gateway webhook register"
+      ? gateway.summary
+      : (commands[name]?.summary ?? name)
+
+/** The whole help: every command with its summary. */
+export const usage = (): HelpDoc.HelpDoc =>
+  HelpDoc.blocks([
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p("$ pixgate <command> [flags] [--json]"),
+    rows(
+      "COMMANDS",
+      commandNames().map((name) => [usageLine(name).slice("pixgate ".length), summaryOf(name)] as const)
+    ),
+    HelpDoc.p(
+      "Panel commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db) " +
+        "and print JSON (compact, on one line, with --json). Errors are one line on stderr; the exit " +
+        "code is 2 for a usage error, 1 for a failed operation."
+    ),
+    HelpDoc.p("Run pixgate <command> --help for a command's flags and examples.")
+  ])
+
+/** One command's help (@effect/cli's, with the examples and environment), or a group's. */
+export const help = (name: string): HelpDoc.HelpDoc => {
+  if (name === "serve")
+    return HelpDoc.blocks([
+      HelpDoc.h1("USAGE"),
+      HelpDoc.p("$ pixgate serve"),
+      HelpDoc.h1("DESCRIPTION"),
+      HelpDoc.p(serve.summary),
+      rows("ENVIRONMENT", serve.environment),
+      lines("EXAMPLES", serve.examples)
+    ])
+  const command = commands[name]
+  if (command === undefined && name !== "gateway webhook register") {
+    const members = commandNames().filter((n) => n.startsWith(`${name} `))
+    return HelpDoc.blocks([
+      HelpDoc.h1("USAGE"),
+      HelpDoc.p(`$ pixgate ${name} <command> [flags]`),
+      rows(
+        "COMMANDS",
+        members.map((n) => [usageLine(n).slice("pixgate ".length), summaryOf(n)] as const)
+      ),
+      HelpDoc.p(`Run pixgate ${name} <command> --help for its flags and examples.`)
+    ])
   }
-  for (const flag of command.required) {
-    if (given[flag] === undefined) {
-      const env = flags[flag]?.secretEnv
-      const alternatives = env === undefined ? "" : ` (or ${env}, or piped on stdin)`
-      throw new UsageError(`Missing required flag --${flag}${alternatives} (pixgate ${command.usage})`)
-    }
-  }
-  for (const [flag, value] of Object.entries(given)) {
-    const format = flags[flag]
-    if (value !== undefined && format?.test !== undefined && !format.test(value))
-      throw new UsageError(format.message ?? `--${flag} is not valid`)
-  }
-  const expected = command.args?.length ?? 0
-  if (args.length !== expected) throw new UsageError(`Usage: pixgate ${command.usage}`)
+  const secretRows = [...(command?.required ?? []), ...(command?.optional ?? [])].flatMap((f) => {
+    const env = flags[f]?.secretEnv
+    return env === undefined
+      ? []
+      : [[env, `--${f} when the flag is left out (safer than an argument)`] as const]
+  })
+  const described =
+    command === undefined
+      ? CliCommand.getHelp(registerCommand(none), helpConfig)
+      : CliCommand.getHelp(leaf(name, command, none), helpConfig)
+  return HelpDoc.blocks([
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p(`$ ${usageLine(name)}`),
+    described,
+    lines("EXAMPLES", command?.examples ?? gateway.examples),
+    rows("ENVIRONMENT", command === undefined ? [] : [databaseRow, ...secretRows])
+  ])
 }
 
 /**
  * The answer to a request for help: `--help`/`-h` anywhere (help on the command named before
  * it), `help [command]`, or no arguments at all (the usage, exit 2). Undefined when `argv` asks
- * for something else. It needs nothing but this module, so `pixgate --help` loads no engine.
+ * for something else.
  */
 export const helpRequest = (
   argv: ReadonlyArray<string>
-): { readonly code: number; readonly stdout?: string; readonly stderr?: string } | undefined => {
-  if (argv.length === 0) return { code: 2, stderr: `${usage()}\n` }
+): { readonly code: number; readonly stdout?: HelpDoc.HelpDoc; readonly stderr?: string } | undefined => {
+  if (argv.length === 0) return { code: 2, stdout: usage() }
   const asksHelp = argv[0] === "help" || argv.some((a) => a === "--help" || a === "-h")
   if (!asksHelp) return undefined
   const words = (argv[0] === "help" ? argv.slice(1) : argv).filter((a) => !a.startsWith("-"))
-  if (words.length === 0) return { code: 0, stdout: `${usage()}\n` }
-  for (let n = Math.min(words.length, 2); n > 0; n--) {
+  if (words.length === 0) return { code: 0, stdout: usage() }
+  for (let n = Math.min(words.length, 3); n > 0; n--) {
     const topic = words.slice(0, n).join(" ")
-    if (isHelpTopic(topic)) return { code: 0, stdout: `${help(topic)}\n` }
+    if (isHelpTopic(topic)) return { code: 0, stdout: help(topic) }
   }
-  return { code: 2, stderr: `pixgate: Unknown command: ${words.join(" ")}. Run pixgate --help\n` }
+  return { code: 2, stderr: unknownCommand(words) }
+}
+
+/** "Unknown command: ...", with the closest command when one is near (a typo). */
+export const unknownCommand = (words: ReadonlyArray<string>): string => {
+  const given = words.join(" ")
+  const candidates = commandNames().flatMap((name) => {
+    const prefix = name.split(" ").slice(0, words.length).join(" ")
+    return [name, prefix]
+  })
+  const scored = Arr.dedupe(candidates)
+    .map((name) => [name, AutoCorrect.levensteinDistance(given, name, helpConfig)] as const)
+    .filter(([, distance]) => distance <= Math.max(2, Math.floor(given.length / 4)))
+    .sort((a, b) => a[1] - b[1])
+  const suggestion = scored[0]?.[0]
+  return `Unknown command: ${given}.${suggestion === undefined ? "" : ` Did you mean ${suggestion}?`} Run pixgate --help`
 }

@@ -1,0 +1,352 @@
+/**
+ * The `pixgate` command on @effect/cli: `serve`, the merchant panel's operations on the database
+ * named by `PIXGATE_DATABASE`, and `gateway webhook register`. The command table
+ * (`Commands.ts`) becomes @effect/cli commands, which parse the line, check each flag, suggest
+ * the flag meant on a typo and print their help; the environment is read with `effect/Config`
+ * (`Environment.ts`). Results are JSON on stdout (pretty; compact with `--json`); errors are one
+ * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
+ * start the job worker.
+ */
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
+import { FileSystem, Path, Terminal } from "@effect/platform"
+import { Engine } from "@pixgate/core"
+import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
+import { BankCallbacks, Log } from "@pixgate/http"
+import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
+import {
+  type Command,
+  commandNames,
+  type Flags,
+  flags,
+  helpRequest,
+  isHelpTopic,
+  plain,
+  type Runner,
+  renderHelp,
+  tree,
+  UsageError,
+  unknownCommand
+} from "./Commands.js"
+import * as Database from "./Database.js"
+import * as Environment from "./Environment.js"
+import * as Server from "./Server.js"
+
+/** Where a CLI run reads and writes (the process's by default; tests pass their own). */
+export interface Io {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  /** Resolves when `serve` should stop (default: SIGTERM or SIGINT). */
+  readonly stopSignal?: Promise<unknown>
+  /** Standard input, for secrets (`--secret -`); without it, secrets come from flags or the environment. */
+  readonly stdin?: Stdin
+  /** Help in colour (ANSI styles), for a terminal; default plain text. */
+  readonly color?: boolean
+}
+
+/** Standard input as the CLI reads secrets from it. */
+export interface Stdin {
+  /** A terminal (nothing is read from it unless asked with `-`). */
+  readonly isTTY: boolean
+  /** Everything until end of input. */
+  readonly read: () => Promise<string>
+}
+
+// A PixgateError with its code; a store that cannot open (a StoreError) with its message.
+const describeFailure = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause) as Option.Option<{
+    readonly message?: string
+    readonly code?: string
+  }>
+  if (Option.isSome(failure)) {
+    const { message, code } = failure.value
+    return code === undefined ? String(message ?? failure.value) : `${message} (${code})`
+  }
+  const defect = Cause.squash(cause)
+  return defect instanceof Error ? defect.message : Cause.pretty(cause)
+}
+
+/** An operation that failed: exit code 1. */
+class Failed extends Data.TaggedError("Failed")<{ readonly message: string }> {}
+
+/** The first line of an error's message: never a stack. */
+const oneLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0]!.trim()
+
+/** The secret from stdin: all of it, without one trailing line break. */
+const readSecret = (stdin: Stdin | undefined, flag: string) =>
+  Effect.gen(function* () {
+    if (stdin === undefined)
+      return yield* new UsageError({ message: `--${flag} -: there is no stdin to read it from` })
+    const text = (yield* Effect.promise(() => stdin.read())).replace(/\r?\n$/, "")
+    if (text === "") return yield* new UsageError({ message: `--${flag}: stdin was empty` })
+    return text
+  })
+
+/**
+ * The command's secret flags filled in: `-` reads stdin; an argument is used with a warning (it is
+ * visible in `ps` and the shell's history); left out, the flag's environment variable, else stdin
+ * when it is not a terminal; else a usage error.
+ */
+const withSecrets = (command: Command, given: Flags, io: Io) =>
+  Effect.gen(function* () {
+    const filled: Record<string, string | undefined> = { ...given }
+    for (const flag of [...command.required, ...(command.optional ?? [])]) {
+      const env = flags[flag]?.secretEnv
+      if (env === undefined) continue
+      const value = given[flag]
+      if (value === "-") filled[flag] = yield* readSecret(io.stdin, flag)
+      else if (value !== undefined)
+        io.stderr(
+          `pixgate: warning: --${flag} on the command line shows in ps and the shell's history; ` +
+            `pipe it with --${flag} - or set ${env}\n`
+        )
+      else {
+        const fromEnv = yield* Environment.secretOf(env)
+        if (Option.isSome(fromEnv)) filled[flag] = Redacted.value(fromEnv.value)
+        else if (io.stdin !== undefined && !io.stdin.isTTY) filled[flag] = yield* readSecret(io.stdin, flag)
+        else if (command.required.includes(flag))
+          return yield* new UsageError({
+            message: `Missing required flag --${flag} (or ${env}, or piped on stdin) (pixgate ${command.usage})`
+          })
+      }
+    }
+    return filled
+  })
+
+const engineLayer = (database: string, io: Io) =>
+  Layer.unwrapEffect(
+    Effect.try({
+      try: () => Database.layer(Database.parse(database, io.cwd)),
+      catch: (error) => new Failed({ message: oneLine(error) })
+    }).pipe(
+      Effect.map((store) =>
+        Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer }).pipe(
+          Layer.provide(store),
+          Layer.provide(NodeWebhookTransport.layer),
+          Layer.provide(Log.layer(Log.writer({ level: "warning", write: (line) => io.stderr(`${line}\n`) })))
+        )
+      )
+    )
+  )
+
+/** A panel command: its secrets, then its admin operation on the engine; JSON on stdout. */
+const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, json: boolean, io: Io) =>
+  Effect.gen(function* () {
+    const filled = yield* withSecrets(command, given, io)
+    const database = yield* Environment.database
+    const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
+      command.run(engine.admin, filled, args)
+    ).pipe(
+      Effect.provide(engineLayer(database, io)),
+      Effect.catchAllCause((cause) =>
+        Cause.isFailType(cause) && cause.error instanceof Failed
+          ? Effect.fail(cause.error)
+          : Effect.fail(new Failed({ message: describeFailure(cause) }))
+      )
+    )
+    io.stdout(`${JSON.stringify(value, null, json ? undefined : 2)}\n`)
+  })
+
+/** The live gateway's settings from PIXGATE_LIVE_* (the gateway package loads only when they are there). */
+const liveSettings = (io: Io) =>
+  Effect.gen(function* () {
+    const given = yield* Environment.live
+    if (Option.isNone(given)) return undefined
+    const { Settings } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
+    return yield* Effect.try({
+      try: () => Settings.fromEnv(given.value, (path) => readFileSync(resolve(io.cwd, path))),
+      catch: (error) => new UsageError({ message: oneLine(error) })
+    })
+  })
+
+/** `serve` until the stop signal (SIGTERM or SIGINT), then a graceful close. */
+const runServe = (io: Io) =>
+  Effect.gen(function* () {
+    const env = yield* Environment.serve
+    const live = yield* liveSettings(io)
+    const server = yield* Effect.tryPromise({
+      try: () =>
+        Server.start({
+          port: env.port,
+          host: env.host,
+          database: env.database,
+          cwd: io.cwd,
+          ...(Option.isSome(env.adminToken) ? { adminToken: Redacted.value(env.adminToken.value) } : {}),
+          maxBodySize: env.maxBodySize,
+          rateLimit:
+            env.requestsPerSecond === 0
+              ? false
+              : { requestsPerSecond: env.requestsPerSecond, burst: env.burst },
+          // Lines go out in batches (a write each would cost a system call per request); closing
+          // the server flushes them.
+          log: { level: env.logLevel, out: io.stdout },
+          allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
+          shutdownTimeoutMs: env.shutdownTimeoutMs,
+          ...(live === undefined ? {} : { live })
+        }),
+      catch: (error) => new Failed({ message: oneLine(error) })
+    })
+    yield* Effect.promise(() => io.stopSignal ?? signal())
+    yield* Effect.promise(() => server.close())
+  })
+
+/**
+ * `pixgate gateway webhook register --url https://pixgate.example.com`: registers
+ * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
+ */
+const runRegister = (url: string, json: boolean, io: Io) =>
+  Effect.gen(function* () {
+    const live = yield* liveSettings(io)
+    if (live === undefined)
+      return yield* new UsageError({
+        message: "PIXGATE_LIVE_BASE_URL and the other PIXGATE_LIVE_* must be set"
+      })
+    const { ApiPix } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
+    const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
+    yield* ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
+      Effect.provide(ApiPix.httpClientNode(live.settings)),
+      Effect.catchAllCause((cause) => Effect.fail(new Failed({ message: describeFailure(cause) })))
+    )
+    io.stdout(
+      `${JSON.stringify({ registered: true, chave: live.settings.pixKey }, null, json ? undefined : 2)}\n`
+    )
+  })
+
+const signal = () =>
+  new Promise((resolve) => {
+    process.once("SIGTERM", resolve)
+    process.once("SIGINT", resolve)
+  })
+
+/** The commands, running against `io`. */
+const runner = (io: Io): Runner<UsageError | Failed | ConfigFailure, never> => ({
+  serve: runServe(io).pipe(Effect.catchTag("ConfigError", configFailure)),
+  panel: (_, command, given, args, json) =>
+    runPanel(command, given, args, json, io).pipe(Effect.catchTag("ConfigError", configFailure)),
+  register: (url, json) => runRegister(url, json, io).pipe(Effect.catchTag("ConfigError", configFailure)),
+  group: (name) =>
+    Effect.fail(
+      new UsageError({
+        message:
+          name === ""
+            ? "pixgate needs a command. Run pixgate --help"
+            : `pixgate ${name} needs a command: ${commandNames()
+                .filter((n) => n.startsWith(`${name} `))
+                .map((n) => n.slice(name.length + 1))
+                .join(", ")}. Run pixgate ${name} --help`
+      })
+    )
+})
+
+/** A malformed environment variable: a usage error. */
+type ConfigFailure = UsageError
+const configFailure = (error: ConfigError.ConfigError) =>
+  Effect.fail(new UsageError({ message: Environment.describe(error) }))
+
+/** What @effect/cli needs around a run: a terminal (the Io's), paths, no file system, its config. */
+const cliEnvironment = (io: Io) =>
+  Layer.mergeAll(
+    Layer.succeed(
+      Terminal.Terminal,
+      Terminal.Terminal.of({
+        columns: Effect.succeed(100),
+        rows: Effect.succeed(40),
+        isTTY: Effect.succeed(io.stdin?.isTTY === true),
+        readInput: Effect.dieMessage("pixgate asks nothing interactively"),
+        readLine: Effect.fail(new Terminal.QuitException()),
+        display: (text) => Effect.sync(() => io.stdout(text))
+      })
+    ),
+    Path.layer,
+    FileSystem.layerNoop({}),
+    CliConfig.layer({ showBuiltIns: false, finalCheckBuiltIn: true })
+  )
+
+/** The leading words of a command line (before its first flag). */
+const leadingWords = (argv: ReadonlyArray<string>) => {
+  const end = argv.findIndex((a) => a.startsWith("-"))
+  return end === -1 ? argv : argv.slice(0, end)
+}
+
+/** Checks @effect/cli leaves to us: the command words exist, no flag is given twice, serve takes nothing. */
+const precheck = (argv: ReadonlyArray<string>) => {
+  const words = leadingWords(argv)
+  if (words[0] === "serve" && argv.length > 1)
+    throw new UsageError({
+      message: "pixgate serve takes no arguments; it reads the environment (pixgate serve --help)"
+    })
+  for (let n = 1; n <= Math.min(words.length, 3); n++) {
+    const name = words.slice(0, n).join(" ")
+    if (commandNames().includes(name)) break
+    if (!isHelpTopic(name)) throw new UsageError({ message: unknownCommand(words.slice(0, n)) })
+  }
+  const seen = new Set<string>()
+  for (const a of argv) {
+    if (a === "--") break
+    if (!a.startsWith("--")) continue
+    const name = a.split("=")[0]!
+    if (seen.has(name)) throw new UsageError({ message: `${name} is given twice` })
+    seen.add(name)
+  }
+  return words
+}
+
+/** The command a line names, for "run pixgate ... --help". */
+const commandOf = (words: ReadonlyArray<string>) => {
+  for (let n = Math.min(words.length, 3); n > 0; n--) {
+    const name = words.slice(0, n).join(" ")
+    if (isHelpTopic(name)) return `pixgate ${name}`
+  }
+  return "pixgate"
+}
+
+/** Runs one command line; resolves to the exit code. */
+export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  const render = (doc: HelpDoc.HelpDoc) => renderHelp(doc, io.color === true)
+  const helped = helpRequest(argv)
+  if (helped !== undefined) {
+    if (helped.stdout !== undefined) (helped.code === 0 ? io.stdout : io.stderr)(render(helped.stdout))
+    if (helped.stderr !== undefined) io.stderr(`pixgate: ${helped.stderr}\n`)
+    return helped.code
+  }
+  let words: ReadonlyArray<string>
+  try {
+    words = precheck(argv)
+  } catch (error) {
+    io.stderr(`pixgate: ${oneLine(error)}\n`)
+    return 2
+  }
+  const program = CliCommand.run(tree(runner(io)), {
+    name: "pixgate",
+    version: "0.1.0",
+    executable: "pixgate"
+  })(["node", "pixgate", ...argv])
+  // @effect/cli prints its own parse errors; they are printed here, in the command's one-line form.
+  const exit = await Effect.runPromiseExit(
+    Console.consoleWith((console) =>
+      Effect.withConsole(program, {
+        ...console,
+        log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => io.stdout(`${plain(args.join(" "))}\n`)),
+        error: () => Effect.void
+      })
+    ).pipe(Effect.provide(cliEnvironment(io)), Effect.withConfigProvider(Environment.provider(io.env)))
+  )
+  if (Exit.isSuccess(exit)) return 0
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (ValidationError.isValidationError(error)) {
+      const text = plain(HelpDoc.toAnsiText(error.error)).trim().split("\n")[0]
+      io.stderr(`pixgate: ${text} (run ${commandOf(words)} --help)\n`)
+      return 2
+    }
+    io.stderr(`pixgate: ${error.message}\n`)
+    return error._tag === "UsageError" ? 2 : 1
+  }
+  io.stderr(`pixgate: ${oneLine(Cause.squash(exit.cause))}\n`)
+  return 1
+}
