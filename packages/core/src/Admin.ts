@@ -4,11 +4,20 @@
  * fee plans, the webhook log and redelivery, sandbox top-ups and sandbox actions. Used by the
  * CLI and the optional admin HTTP router; never exposed through the public API.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type * as BankEvents from "./BankEvents.js"
 import type * as Chargebacks from "./Chargebacks.js"
 import { EngineConfig } from "./Config.js"
-import type { ApiKeyId, ChargebackId, EventId, Merchant, MerchantId, Mode, TransactionId } from "./Domain.js"
+import {
+  ApiKeyId,
+  ChargebackId,
+  EventId,
+  findById,
+  type Merchant,
+  MerchantId,
+  type Mode,
+  TransactionId
+} from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
@@ -18,7 +27,15 @@ import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
 import * as Requests from "./Requests.js"
 import * as SigningKeys from "./SigningKeys.js"
-import { type LedgerCheck, Store, StoreError } from "./Store.js"
+import {
+  DeliveryStore,
+  type LedgerCheck,
+  LedgerStore,
+  MerchantStore,
+  type PanelStore,
+  ReadStore,
+  StoreError
+} from "./Store.js"
 import * as Views from "./Views.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -69,13 +86,17 @@ export const make = (deps: {
   readonly chargebacks: Chargebacks.ChargebacksShape
 }) =>
   Effect.gen(function* () {
-    const store = yield* Store
+    const store = yield* MerchantStore
+    const ledger = yield* LedgerStore
+    const reads = yield* ReadStore
+    const deliveries = yield* DeliveryStore
+    const panel = yield* Effect.context<MerchantStore | PanelStore>()
     const config = yield* EngineConfig
     const webhooks = yield* Webhooks
     const now = Effect.clockWith((c) => c.currentTimeMillis)
 
     const merchant = (id: string) =>
-      Effect.flatMap(store.getMerchant(id as MerchantId), (m) =>
+      Effect.flatMap(findById(MerchantId, id, store.getMerchant), (m) =>
         Option.isSome(m) ? Effect.succeed(m.value) : Effect.fail(Errors.notFound("Merchant"))
       )
 
@@ -83,7 +104,7 @@ export const make = (deps: {
       Effect.gen(function* () {
         const key = Ids.newApiKey(mode)
         const at = yield* now
-        const id = Ids.newId("key", at) as ApiKeyId
+        const id = Ids.apiKeyId(at)
         yield* store.insertApiKey({
           id,
           merchantId,
@@ -97,7 +118,7 @@ export const make = (deps: {
       })
 
     const transaction = (id: string) =>
-      Effect.flatMap(store.getTransaction(id as TransactionId), (t) =>
+      Effect.flatMap(findById(TransactionId, id, reads.getTransaction), (t) =>
         Option.isSome(t) ? Effect.succeed(t.value) : Effect.fail(Errors.notFound("Transaction"))
       )
 
@@ -112,7 +133,7 @@ export const make = (deps: {
           const plan = yield* checkedPlan(input.feePlan ?? config.defaultFeePlan, config.maxAmount)
           const at = yield* now
           const m: Merchant = {
-            id: Ids.newId("mer", at) as MerchantId,
+            id: Ids.merchantId(at),
             name,
             city: input.city?.trim() || config.defaultCity,
             feePlan: plan,
@@ -131,7 +152,10 @@ export const make = (deps: {
       /** Revokes a key by its id; its requests get 401 from then on. */
       revokeKey: (keyId: string) =>
         Effect.gen(function* () {
-          const revoked = yield* store.revokeApiKey(keyId as ApiKeyId, yield* now)
+          const revoked = yield* Option.match(Schema.decodeUnknownOption(ApiKeyId)(keyId), {
+            onNone: () => Effect.succeed(false),
+            onSome: (id) => Effect.flatMap(now, (at) => store.revokeApiKey(id, at))
+          })
           if (!revoked) return yield* Effect.fail(Errors.notFound("Active API key"))
           return { keyId, revoked: true as const }
         }),
@@ -225,7 +249,7 @@ export const make = (deps: {
             Effect.gen(function* () {
               const endpoint = yield* store.getWebhookEndpoint(m.id, mode)
               if (Option.isNone(endpoint)) return []
-              const backlog = yield* store.endpointBacklog(m.id, mode, at)
+              const backlog = yield* deliveries.endpointBacklog(m.id, mode, at)
               const failing = backlog.health.failingSince !== null
               return [
                 {
@@ -254,7 +278,7 @@ export const make = (deps: {
       balance: (merchantId: string, mode: Mode) =>
         Effect.gen(function* () {
           const m = yield* merchant(merchantId)
-          const b = yield* store.balance(m.id, mode)
+          const b = yield* ledger.balance(m.id, mode)
           return {
             merchantId: m.id,
             mode,
@@ -266,7 +290,10 @@ export const make = (deps: {
       setFeePlan: (merchantId: string, input: Requests.FeePlanInput) =>
         Effect.gen(function* () {
           const plan = yield* checkedPlan(input, config.maxAmount)
-          const ok = yield* store.setFeePlan(merchantId as MerchantId, plan)
+          const ok = yield* Option.match(Schema.decodeUnknownOption(MerchantId)(merchantId), {
+            onNone: () => Effect.succeed(false),
+            onSome: (id) => store.setFeePlan(id, plan)
+          })
           if (!ok) return yield* Effect.fail(Errors.notFound("Merchant"))
           return { merchantId, feePlan: plan }
         }),
@@ -278,8 +305,8 @@ export const make = (deps: {
           yield* Effect.mapError(Requests.checkAmount(cents, config.maxAmount), (e) =>
             badRequest("invalid_amount", "amount", e.message)
           )
-          yield* store.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
-          const b = yield* store.balance(m.id, "test")
+          yield* ledger.postEntry(Ledger.sandboxTopUp(m.id, cents, yield* now))
+          const b = yield* ledger.balance(m.id, "test")
           return {
             merchantId: m.id,
             mode: "test",
@@ -291,11 +318,15 @@ export const make = (deps: {
       webhookLog: (query: { readonly merchantId: string } & Requests.DeliveriesQuery) =>
         Effect.gen(function* () {
           const m = yield* merchant(query.merchantId)
-          const entries = yield* store.listDeliveries({
+          // An event id of another shape matches no delivery.
+          const eventId =
+            query.eventId === undefined ? undefined : Schema.decodeUnknownOption(EventId)(query.eventId)
+          if (eventId !== undefined && Option.isNone(eventId)) return []
+          const entries = yield* deliveries.listDeliveries({
             merchantId: m.id,
             ...(query.mode === undefined ? {} : { mode: query.mode }),
             ...(query.status === undefined ? {} : { status: query.status }),
-            ...(query.eventId === undefined ? {} : { eventId: query.eventId as EventId }),
+            ...(eventId === undefined ? {} : { eventId: eventId.value }),
             limit: Math.min(Math.max(query.limit ?? 50, 1), 500),
             offset: Math.max(query.offset ?? 0, 0)
           })
@@ -320,7 +351,9 @@ export const make = (deps: {
       /** Sends an event again (a new delivery with the same event id). */
       redeliver: (eventId: string) =>
         Effect.gen(function* () {
-          const delivery = yield* store.redeliver(eventId as EventId, yield* now)
+          const delivery = yield* findById(EventId, eventId, (id) =>
+            Effect.flatMap(now, (at) => deliveries.redeliver(id, at))
+          )
           if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Event or webhook endpoint"))
           return { deliveryId: delivery.value.id, eventId, status: delivery.value.status }
         }),
@@ -329,27 +362,24 @@ export const make = (deps: {
        * `<panel>/invite/<token>` (shown only now), valid for 7 days.
        */
       inviteUser: (merchantId: string, input: Requests.InvitePanelUser) =>
-        Effect.map(
-          Effect.provideService(PanelAccess.invite(merchantId, input.email), Store, store),
-          (invite) => ({
-            userId: invite.userId,
-            merchantId: invite.merchantId,
-            email: invite.email,
-            token: invite.token,
-            path: PanelAccess.invitePath(invite.token),
-            expiresAt: Views.iso(invite.expiresAt)
-          })
-        ),
+        Effect.map(Effect.provide(PanelAccess.invite(merchantId, input.email), panel), (invite) => ({
+          userId: invite.userId,
+          merchantId: invite.merchantId,
+          email: invite.email,
+          token: invite.token,
+          path: PanelAccess.invitePath(invite.token),
+          expiresAt: Views.iso(invite.expiresAt)
+        })),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
-        Effect.catchTag(store.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+        Effect.catchTag(ledger.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       /** Sandbox: the payer pays a test charge now. */
       sandboxPayCharge: (transactionId: string) =>
         Effect.gen(function* () {
           const tx = yield* sandboxOnly(yield* transaction(transactionId))
           const paid = tx.txid !== null && (yield* deps.bankEvents.chargePaid({ txid: tx.txid }))
           if (!paid) return yield* Effect.fail(refusalOf("charge_not_pending", "Charge is not pending"))
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: the bank confirms a test payout now. */
       sandboxSettlePayout: (transactionId: string) =>
@@ -358,7 +388,7 @@ export const make = (deps: {
           if (!(yield* deps.payouts.settle(tx.id))) {
             return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
           }
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: the bank rejects a test payout now (money returned, no webhook). */
       sandboxFailPayout: (transactionId: string) =>
@@ -367,7 +397,7 @@ export const make = (deps: {
           if (!(yield* deps.payouts.fail(tx.id, "bank_rejected"))) {
             return yield* Effect.fail(refusalOf("payout_not_pending", "Payout is not pending"))
           }
-          return Views.transaction(Option.getOrThrow(yield* store.getTransaction(tx.id)))
+          return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: a payer disputes a completed test deposit. */
       sandboxOpenChargeback: (transactionId: string, input: Requests.OpenChargeback = {}) =>
@@ -386,7 +416,7 @@ export const make = (deps: {
       /** Sandbox: resolves a test dispute for the payer (`accepted`) or the merchant (`rejected`). */
       sandboxResolveChargeback: (chargebackId: string, outcome: "accepted" | "rejected") =>
         Effect.gen(function* () {
-          const found = yield* store.getChargeback(chargebackId as ChargebackId)
+          const found = yield* findById(ChargebackId, chargebackId, reads.getChargeback)
           if (Option.isNone(found)) return yield* Effect.fail(Errors.notFound("Chargeback"))
           if (found.value.mode !== "test") return yield* Effect.fail(sandboxError())
           const r = yield* deps.chargebacks.resolve(found.value.id, outcome)

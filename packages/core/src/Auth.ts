@@ -7,13 +7,16 @@ import { Effect, Option } from "effect"
 import type { ApiKeyId, Merchant, Mode } from "./Domain.js"
 import { type PixgateError, unauthorized, unavailable } from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { Store } from "./Store.js"
+import { MerchantStore } from "./Store.js"
 
-/** Who is calling: the merchant, the key's mode, and the key's public id. */
+/**
+ * Who is calling: the merchant, the key's mode, and the key's public id (`panel:<user>` for a
+ * merchant panel session, which has no key): what the rate limiter counts by.
+ */
 export interface Caller {
   readonly merchant: Merchant
   readonly mode: Mode
-  readonly keyId: ApiKeyId
+  readonly keyId: ApiKeyId | `panel:${string}`
 }
 
 /** Auth operations. */
@@ -25,9 +28,9 @@ export interface AuthShape {
 /** How stale an API key's recorded last use may be. */
 export const lastUsedPrecisionMs = 60_000
 
-/** Builds the service over the store. */
+/** Builds the service over the merchants' store (keys and their owners). */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* MerchantStore
   const authenticate = (rawKey: string | undefined) =>
     Effect.gen(function* () {
       const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)

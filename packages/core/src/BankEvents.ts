@@ -20,7 +20,7 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import type { Cents } from "./Money.js"
-import { Store, type StoreError } from "./Store.js"
+import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
 /** A payer's PIX arrived for a charge. */
 export interface ChargePaid {
@@ -47,7 +47,8 @@ export interface BankEventsShape {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
@@ -105,7 +106,7 @@ export const make = Effect.gen(function* () {
 
   const pixReceived = (event: ChargePaid) =>
     Effect.gen(function* () {
-      const found = yield* store.findByTxid(event.txid)
+      const found = yield* reads.findByTxid(event.txid)
       if (Option.isNone(found) || found.value.type !== "deposit") return "ignored" as const
       const charge = found.value
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -138,7 +139,7 @@ export const make = Effect.gen(function* () {
       }
       const timers = timersOf("charge.completed", paid, now)
       const advanced = yield* store.advance({
-        id: paid.id as TransactionId,
+        id: paid.id,
         from: "pending",
         to: "completed",
         at: now,

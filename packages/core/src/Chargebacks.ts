@@ -12,7 +12,7 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import type { Cents } from "./Money.js"
-import { Store, type StoreError } from "./Store.js"
+import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
 /** Why an infraction could not be applied. */
 export type ChargebackRefusal = "not_found" | "not_completed" | "already_open" | "invalid_amount" | "not_open"
@@ -40,12 +40,13 @@ const refuse = (reason: ChargebackRefusal) => ({ ok: false, reason }) as const
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
   const gateways = yield* Gateways
 
   const open: ChargebacksShape["open"] = (transactionId, options = {}) =>
     Effect.gen(function* () {
-      const found = yield* store.getTransaction(transactionId)
+      const found = yield* reads.getTransaction(transactionId)
       if (Option.isNone(found) || found.value.type !== "deposit") return refuse("not_found")
       const deposit = found.value
       if (deposit.status !== "completed") return refuse("not_completed")
@@ -53,7 +54,7 @@ export const make = Effect.gen(function* () {
       if (amount <= 0 || amount > deposit.amount) return refuse("invalid_amount")
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const chargeback: Chargeback = {
-        id: Ids.newId("cb", now) as ChargebackId,
+        id: Ids.chargebackId(now),
         transactionId,
         merchantId: deposit.merchantId,
         mode: deposit.mode,
@@ -82,10 +83,10 @@ export const make = Effect.gen(function* () {
 
   const resolve: ChargebacksShape["resolve"] = (id, outcome) =>
     Effect.gen(function* () {
-      const found = yield* store.getChargeback(id)
+      const found = yield* reads.getChargeback(id)
       if (Option.isNone(found)) return refuse("not_found")
       if (found.value.status !== "open") return refuse("not_open")
-      const deposit = yield* store.getTransaction(found.value.transactionId)
+      const deposit = yield* reads.getTransaction(found.value.transactionId)
       if (Option.isNone(deposit)) return refuse("not_found")
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const resolved: Chargeback = { ...found.value, status: outcome, updatedAt: now }

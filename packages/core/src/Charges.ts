@@ -18,7 +18,7 @@ import { completing } from "./Jobs.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
 import { type CreateCharge, checkAmount } from "./Requests.js"
-import { Store, type StoreError } from "./Store.js"
+import { LedgerStore, type StoreError } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** Charge operations. */
@@ -34,7 +34,7 @@ export interface ChargesShape {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
@@ -55,7 +55,7 @@ export const make = Effect.gen(function* () {
       const lifetime =
         input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
       const draft = newTransaction({
-        id: Ids.newId("tx", now) as TransactionId,
+        id: Ids.transactionId(now),
         merchantId: caller.merchant.id,
         mode: caller.mode,
         type: "deposit",
@@ -91,7 +91,7 @@ export const make = Effect.gen(function* () {
       )
       const charge: Transaction = { ...draft, qrCode }
       const expiry: Job = {
-        id: Ids.newId("job", now) as Job["id"],
+        id: Ids.jobId(now),
         kind: "charge.expire",
         ref: charge.id,
         runAt: charge.expiresAt!

@@ -2,7 +2,7 @@
  * The records the engine keeps, named with the spec's words. Times are epoch milliseconds (UTC);
  * money is integer centavos. The HTTP layer turns these into the spec's JSON.
  */
-import type { Brand } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { FeePlan } from "./Fees.js"
 import type { Cents } from "./Money.js"
 import type { PixKeyType } from "./PixKey.js"
@@ -12,22 +12,67 @@ export type Mode = "test" | "live"
 /** Both modes, for iteration. */
 export const modes: ReadonlyArray<Mode> = ["test", "live"]
 
+/**
+ * An id of the engine: `prefix` and `_`, then 1 to 100 of `[0-9A-Za-z_]` (the engine's own are a
+ * 26-character ULID, `Ids.newId`; a few fixed ones, like a gateway's `job_apipix_reconcile`, are
+ * words). Each kind is a branded schema, decoded wherever an id comes from outside (a path, a
+ * job's ref), so an id of another kind or shape is a plain "not found", never a cast; and a
+ * guard with the same check at the cost of its regular expression, for rows and new ids.
+ */
+const idKind = <const B extends string>(brand: B, prefix: string) => {
+  const pattern = new RegExp(`^${prefix}_[0-9A-Za-z_]{1,100}$`)
+  const schema = Schema.String.pipe(
+    Schema.pattern(pattern),
+    Schema.brand(brand),
+    Schema.annotations({ identifier: brand, description: `An id: ${prefix}_ and then letters, digits or _` })
+  )
+  const is = (u: unknown): u is typeof schema.Type => typeof u === "string" && pattern.test(u)
+  return [schema, is] as const
+}
+
 /** Merchant id (`mer_...`). */
-export type MerchantId = string & Brand.Brand<"MerchantId">
+export const [MerchantId, isMerchantId] = idKind("MerchantId", "mer")
+/** Merchant id (`mer_...`). */
+export type MerchantId = typeof MerchantId.Type
 /** Internal transaction id (`tx_...`). */
-export type TransactionId = string & Brand.Brand<"TransactionId">
+export const [TransactionId, isTransactionId] = idKind("TransactionId", "tx")
+/** Internal transaction id (`tx_...`). */
+export type TransactionId = typeof TransactionId.Type
 /** Event id (`evt_...`), the same on every delivery attempt so receivers can deduplicate. */
-export type EventId = string & Brand.Brand<"EventId">
+export const [EventId, isEventId] = idKind("EventId", "evt")
+/** Event id (`evt_...`), the same on every delivery attempt so receivers can deduplicate. */
+export type EventId = typeof EventId.Type
 /** Chargeback id (`cb_...`). */
-export type ChargebackId = string & Brand.Brand<"ChargebackId">
+export const [ChargebackId, isChargebackId] = idKind("ChargebackId", "cb")
+/** Chargeback id (`cb_...`). */
+export type ChargebackId = typeof ChargebackId.Type
 /** Webhook delivery id (`dlv_...`). */
-export type DeliveryId = string & Brand.Brand<"DeliveryId">
+export const [DeliveryId, isDeliveryId] = idKind("DeliveryId", "dlv")
+/** Webhook delivery id (`dlv_...`). */
+export type DeliveryId = typeof DeliveryId.Type
 /** API key id (`key_...`): the public handle of a key, never the key. */
-export type ApiKeyId = string & Brand.Brand<"ApiKeyId">
+export const [ApiKeyId, isApiKeyId] = idKind("ApiKeyId", "key")
+/** API key id (`key_...`): the public handle of a key, never the key. */
+export type ApiKeyId = typeof ApiKeyId.Type
 /** Durable job id (`job_...`). */
-export type JobId = string & Brand.Brand<"JobId">
+export const [JobId, isJobId] = idKind("JobId", "job")
+/** Durable job id (`job_...`). */
+export type JobId = typeof JobId.Type
 /** Journal entry id (`je_...`). */
-export type EntryId = string & Brand.Brand<"EntryId">
+export const [EntryId, isEntryId] = idKind("EntryId", "je")
+/** Journal entry id (`je_...`). */
+export type EntryId = typeof EntryId.Type
+
+/**
+ * Reads a record by an id from outside (a path, a job's ref): None, without reading, when `raw`
+ * is not an id of the schema's kind and shape, exactly as for an id that does not exist.
+ */
+export const findById = <A, I, T, E, R>(
+  schema: Schema.Schema<A, I>,
+  raw: unknown,
+  read: (id: A) => Effect.Effect<Option.Option<T>, E, R>
+): Effect.Effect<Option.Option<T>, E, R> =>
+  Option.match(Schema.decodeUnknownOption(schema)(raw), { onNone: () => Effect.succeedNone, onSome: read })
 
 /** Transaction types of the spec. */
 export const transactionTypes = ["deposit", "withdrawal", "payment"] as const

@@ -3,7 +3,7 @@
  * that runs timers (webhook attempts, expiry, sandbox settlement). One layer gives a platform a
  * running engine: `Engine.layer({ config, liveGateway })` over a store and a WebhookTransport.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as Admin from "./Admin.js"
 import * as Auth from "./Auth.js"
 import * as BankEvents from "./BankEvents.js"
@@ -18,14 +18,14 @@ import {
 import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
-import type { ChargebackId, TransactionId } from "./Domain.js"
+import { ChargebackId, findById, TransactionId } from "./Domain.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
 import { CurrentJob, JobRunner } from "./Jobs.js"
 import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Sandbox from "./Sandbox.js"
-import { type ClaimedJob, Store, type StoreError } from "./Store.js"
+import { type ClaimedJob, fromFull, JobStore, ReadStore, Store, type StoreError } from "./Store.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
 import type { WebhookTransport } from "./WebhookTransport.js"
@@ -96,41 +96,62 @@ const runner = Layer.effect(
     const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
     const store = yield* Store
+    const reads = yield* ReadStore
+    const jobs = yield* JobStore
     const gateways = yield* Gateways
     const ctx: GatewayContext = { engine, store }
     // A timer's change runs as the current job; when it changes nothing, the job is finished here.
     const timer = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
       Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
-        applied ? Effect.void : store.finishJob(job.id)
+        applied ? Effect.void : jobs.finishJob(job.id)
       )
+    // A job's ref names what it acts on; a ref of another kind or shape finds nothing to change.
+    const on = <A, I>(
+      job: ClaimedJob,
+      id: Schema.Schema<A, I>,
+      change: (ref: A) => Effect.Effect<boolean, StoreError>
+    ) =>
+      Option.match(Schema.decodeUnknownOption(id)(job.ref), {
+        onNone: () => Effect.succeed(false),
+        onSome: change
+      })
     const run = (job: ClaimedJob): Effect.Effect<void, StoreError> => {
       switch (job.kind) {
         case "webhook.attempt":
           return webhooks.attempt(job)
         case "charge.expire":
-          return timer(job, engine.charges.expire(job.ref as TransactionId))
+          return timer(
+            job,
+            on(job, TransactionId, (id) => engine.charges.expire(id))
+          )
         case "sandbox.charge.pay":
           return timer(
             job,
-            Effect.flatMap(store.getTransaction(job.ref as TransactionId), (tx) =>
+            Effect.flatMap(findById(TransactionId, job.ref, reads.getTransaction), (tx) =>
               Option.isSome(tx) && tx.value.txid !== null
                 ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
                 : Effect.succeed(false)
             )
           )
         case "sandbox.payout.settle":
-          return timer(job, engine.payouts.settle(job.ref as TransactionId))
+          return timer(
+            job,
+            on(job, TransactionId, (id) => engine.payouts.settle(id))
+          )
         case "sandbox.payout.fail":
-          return timer(job, engine.payouts.fail(job.ref as TransactionId, "bank_rejected"))
+          return timer(
+            job,
+            on(job, TransactionId, (id) => engine.payouts.fail(id, "bank_rejected"))
+          )
         case "sandbox.chargeback.open":
           return timer(
             job,
-            Effect.map(engine.chargebacks.open(job.ref as TransactionId), (r) => r.ok)
+            on(job, TransactionId, (id) => Effect.map(engine.chargebacks.open(id), (r) => r.ok))
           )
         case "sandbox.chargeback.resolve":
           return timer(
             job,
-            Effect.map(engine.chargebacks.resolve(job.ref as ChargebackId, "accepted"), (r) => r.ok)
+            on(job, ChargebackId, (id) => Effect.map(engine.chargebacks.resolve(id, "accepted"), (r) => r.ok))
           )
         case "payout.send":
           return send(job)
@@ -153,9 +174,9 @@ const runner = Layer.effect(
      */
     const send = (job: ClaimedJob): Effect.Effect<void, StoreError> =>
       Effect.gen(function* () {
-        const found = yield* store.getTransaction(job.ref as TransactionId)
+        const found = yield* findById(TransactionId, job.ref, reads.getTransaction)
         if (Option.isNone(found) || found.value.type !== "withdrawal" || found.value.status !== "pending") {
-          return yield* store.finishJob(job.id)
+          return yield* jobs.finishJob(job.id)
         }
         const payout = found.value
         const sender = Option.flatMap(
@@ -167,7 +188,7 @@ const runner = Layer.effect(
           yield* Effect.logWarning("No bank gateway sends this payout; asking again in a minute").pipe(
             Effect.annotateLogs({ transactionId: payout.id })
           )
-          return yield* store.retryJob(job.id, now + 60_000)
+          return yield* jobs.retryJob(job.id, now + 60_000)
         }
         const bank = sender.value
         let status = yield* bank.status(payout)
@@ -184,9 +205,9 @@ const runner = Layer.effect(
             yield* Effect.logWarning("A payout's send has no known outcome yet; asking the bank again").pipe(
               Effect.annotateLogs({ transactionId: payout.id, reason: status.reason })
             )
-            return yield* store.retryJob(job.id, now + bank.pollDelay)
+            return yield* jobs.retryJob(job.id, now + bank.pollDelay)
           default:
-            return yield* store.retryJob(job.id, now + bank.pollDelay)
+            return yield* jobs.retryJob(job.id, now + bank.pollDelay)
         }
       })
     return { run }
@@ -246,5 +267,6 @@ export const layer = (
       : Layer.merge(Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner)), started).pipe(
           Layer.provide(engine)
         )
-  return Layer.merge(engine, worker)
+  // The services yield the focused store tags, each read from the whole store given.
+  return Layer.merge(engine, worker).pipe(Layer.provide(fromFull))
 }

@@ -174,7 +174,7 @@ const make = <D extends TransactionSummary>(
   data: D,
   now: number
 ): Event => ({
-  id: Ids.newId("evt", now) as Event["id"],
+  id: Ids.eventId(now),
   merchantId: tx.merchantId,
   mode: tx.mode,
   type,

@@ -24,7 +24,7 @@ import {
   validation
 } from "./Errors.js"
 import * as Sha256 from "./Sha256.js"
-import { type IdempotencyScope, type IdempotentResult, Store } from "./Store.js"
+import { type IdempotencyScope, IdempotencyStore, type IdempotentResult } from "./Store.js"
 
 /** A result and whether it was replayed from an earlier request. */
 export interface Replayable<A> {
@@ -140,9 +140,9 @@ export interface IdempotencyShape {
   ) => Effect.Effect<Replayable<A>, PixgateError>
 }
 
-/** Builds the service over the store. */
+/** Builds the service over the idempotency store. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* IdempotencyStore
   const config = yield* EngineConfig
   const ttl = Duration.toMillis(config.idempotencyTtl)
   const lock = Duration.toMillis(config.idempotencyLock)

@@ -7,6 +7,24 @@
  * webhook secrets, signing keys) never do: `secretBytes`/`secretBase62` draw fresh bytes from the
  * CSPRNG for each secret and leave none of them behind in a module-level buffer.
  */
+import {
+  type ApiKeyId,
+  type ChargebackId,
+  type DeliveryId,
+  type EntryId,
+  type EventId,
+  isApiKeyId,
+  isChargebackId,
+  isDeliveryId,
+  isEntryId,
+  isEventId,
+  isJobId,
+  isMerchantId,
+  isTransactionId,
+  type JobId,
+  type MerchantId,
+  type TransactionId
+} from "./Domain.js"
 import * as Sha256 from "./Sha256.js"
 
 /** The char codes of the base62 alphabet (digits, upper case, lower case). */
@@ -135,6 +153,32 @@ export const newId = (prefix: string, nowMs: number): string => {
   }
   return `${prefix}_${lastTime}${encodeTail()}`
 }
+
+/** `raw` as an id of its kind, checked by the kind's guard (`Domain.isMerchantId`, ...). */
+const checked = <A extends string>(is: (u: unknown) => u is A, raw: string): A => {
+  if (is(raw)) return raw
+  throw new RangeError(`Not an id of its kind: ${raw}`)
+}
+
+/**
+ * Typed constructors of the engine's ids: a new id of each kind at `nowMs`, checked by its
+ * kind's guard, so no id is ever cast to its brand.
+ */
+export const merchantId = (nowMs: number): MerchantId => checked(isMerchantId, newId("mer", nowMs))
+/** A new transaction id (`tx_...`). */
+export const transactionId = (nowMs: number): TransactionId => checked(isTransactionId, newId("tx", nowMs))
+/** A new event id (`evt_...`). */
+export const eventId = (nowMs: number): EventId => checked(isEventId, newId("evt", nowMs))
+/** A new chargeback id (`cb_...`). */
+export const chargebackId = (nowMs: number): ChargebackId => checked(isChargebackId, newId("cb", nowMs))
+/** A new webhook delivery id (`dlv_...`). */
+export const deliveryId = (nowMs: number): DeliveryId => checked(isDeliveryId, newId("dlv", nowMs))
+/** A new API key id (`key_...`). */
+export const apiKeyId = (nowMs: number): ApiKeyId => checked(isApiKeyId, newId("key", nowMs))
+/** A new durable job id (`job_...`). */
+export const jobId = (nowMs: number): JobId => checked(isJobId, newId("job", nowMs))
+/** A new journal entry id (`je_...`). */
+export const entryId = (nowMs: number): EntryId => checked(isEntryId, newId("je", nowMs))
 
 /** `n` base62 digits of a non-negative integer, most significant first (they sort like the number). */
 const base62Digits = (value: number, n: number): string => {

@@ -17,7 +17,7 @@ const entry = (
   now: number,
   postings: ReadonlyArray<Posting>
 ): JournalEntry => ({
-  id: Ids.newId("je", now) as JournalEntry["id"],
+  id: Ids.entryId(now),
   mode,
   kind,
   transactionId: transaction === null ? null : transaction.id,

@@ -4,13 +4,13 @@
  * other fiber can interleave, and every constraint is checked before the first write. Records
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import type { Chargeback, JobId, Transaction, WebhookEndpoint } from "./Domain.js"
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./Domain.js"
 import { panelOps } from "./internal/memoryPanel.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
-import { advanceEffects, JobWatchers, Store, StoreError } from "./Store.js"
+import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "./Store.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -403,5 +403,5 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   }
 })
 
-/** The in-memory store as the `Store` service; each build is a fresh, empty store. */
-export const layer: Layer.Layer<Store> = Layer.effect(Store, make)
+/** The in-memory store as every store tag (`Stores`); each build is a fresh, empty store. */
+export const layer: Layer.Layer<Stores> = layerEffect(make)

@@ -4,11 +4,11 @@
  * (by `pixgate user invite` or the admin API). Passwords are hashed by `@pixgate/panel`.
  */
 import { Effect, Option } from "effect"
-import type { MerchantId, PanelUser } from "./Domain.js"
+import { findById, MerchantId, type PanelUser } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import * as Sha256 from "./Sha256.js"
-import { Store } from "./Store.js"
+import { MerchantStore, PanelStore } from "./Store.js"
 
 /** How long an invite link works (7 days). */
 export const inviteLifetimeMs = 7 * 86_400_000
@@ -43,15 +43,16 @@ export interface Invite {
 export const invite = (
   merchantId: string,
   email: unknown
-): Effect.Effect<Invite, Errors.PixgateError, Store> =>
+): Effect.Effect<Invite, Errors.PixgateError, PanelStore | MerchantStore> =>
   Effect.gen(function* () {
-    const store = yield* Store
+    const store = yield* PanelStore
+    const merchants = yield* MerchantStore
     const address = normalizeEmail(email)
     if (address === undefined)
       return yield* Effect.fail(
         Errors.validation("invalid_email", "email", "email must be a valid e-mail address")
       )
-    const merchant = yield* store.getMerchant(merchantId as MerchantId)
+    const merchant = yield* findById(MerchantId, merchantId, merchants.getMerchant)
     if (Option.isNone(merchant)) return yield* Effect.fail(Errors.notFound("Merchant"))
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const token = newToken()

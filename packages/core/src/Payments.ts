@@ -6,19 +6,13 @@
 import { Effect, Either, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
-import {
-  availableAccount,
-  type MerchantId,
-  newTransaction,
-  type Transaction,
-  type TransactionId
-} from "./Domain.js"
+import { availableAccount, findById, MerchantId, newTransaction, type Transaction } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
-import { Store } from "./Store.js"
+import { LedgerStore, MerchantStore } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** A request to pay another merchant. */
@@ -39,7 +33,8 @@ export interface PaymentsShape {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
+  const merchants = yield* MerchantStore
   const config = yield* EngineConfig
 
   const create = (caller: Caller, request: PaymentRequest) =>
@@ -57,7 +52,7 @@ export const make = Effect.gen(function* () {
           )
         )
       }
-      const receiver = yield* store.getMerchant(request.to as MerchantId)
+      const receiver = yield* findById(MerchantId, request.to, merchants.getMerchant)
       if (Option.isNone(receiver) || receiver.value.id === caller.merchant.id) {
         return yield* Effect.fail(
           Errors.validation("invalid_recipient", "to", "to must be another merchant's id")
@@ -66,7 +61,7 @@ export const make = Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const side = (merchantId: MerchantId, counterpartyId: MerchantId): Transaction =>
         newTransaction({
-          id: Ids.newId("tx", now) as TransactionId,
+          id: Ids.transactionId(now),
           merchantId,
           mode: caller.mode,
           type: "payment",

@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
-import { availableAccount, type Job, type JobId, newTransaction, type TransactionId } from "./Domain.js"
+import { availableAccount, type Job, newTransaction, type TransactionId } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
@@ -19,7 +19,7 @@ import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import { type CreatePayout, checkAmount } from "./Requests.js"
-import { Store, type StoreError } from "./Store.js"
+import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
 /** Payout operations. */
@@ -37,7 +37,7 @@ export interface PayoutsShape {
 
 /** The durable send of a payout, due at once: the worker runs it (`Engine`'s `payout.send`). */
 export const sendJob = (payoutId: TransactionId, now: number): Job => ({
-  id: Ids.newId("job", now) as JobId,
+  id: Ids.jobId(now),
   kind: "payout.send",
   ref: payoutId,
   runAt: now
@@ -45,14 +45,15 @@ export const sendJob = (payoutId: TransactionId, now: number): Job => ({
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
 
   const fail = (id: TransactionId, reason: string) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const current = yield* store.getTransaction(id)
+      const current = yield* reads.getTransaction(id)
       if (Option.isNone(current) || current.value.type !== "withdrawal") return false
       const advanced = yield* store.advance({
         id,
@@ -95,7 +96,7 @@ export const make = Effect.gen(function* () {
       const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const payout = newTransaction({
-        id: Ids.newId("tx", now) as TransactionId,
+        id: Ids.transactionId(now),
         merchantId: caller.merchant.id,
         mode: caller.mode,
         type: "withdrawal",

@@ -27,7 +27,7 @@ export const settlementDelay = (id: string): number => {
 }
 
 const job = (kind: JobKind, ref: string, runAt: number): Job => ({
-  id: Ids.newId("job", runAt) as Job["id"],
+  id: Ids.jobId(runAt),
   kind,
   ref,
   runAt

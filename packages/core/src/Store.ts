@@ -3,8 +3,12 @@
  * only if the balance covers it", "advance only if still pending", "claim due jobs"), so the
  * in-memory, SQLite and Postgres stores can each honour it exactly. One conformance suite
  * (`@pixgate/store-conformance`) pins the contract for all of them.
+ *
+ * Read one concern at a time: `MerchantStore`, `LedgerStore` (the units that move money),
+ * `ReadStore`, `IdempotencyStore`, `JobStore`, `DeliveryStore`, `PanelStore`. An adapter
+ * implements them all as one `StoreShape` and provides every tag with `layer(impl)`.
  */
-import { Context, Data, Effect, type Option, type Scope } from "effect"
+import { Context, Data, Effect, Layer, type Option, type Scope } from "effect"
 import type {
   Account,
   ApiKey,
@@ -261,7 +265,243 @@ export interface PanelInvite {
   readonly createdAt: number
 }
 
-/** The panel's users, invites and sessions (migration 0007), and API keys' last use. */
+/**
+ * Merchants, their API keys (by hash) and their webhook endpoints: the configuration every request
+ * reads first. Inserts of an existing id fail; reads never see a half-written record.
+ *
+ * Every operation is one atomic unit: it is kept whole or not at all. A failure is a
+ * `StoreError`; one with `outcome: "unknown"` (the connection was lost at or after COMMIT) may
+ * have been kept, and callers never treat it as a failure (no refund, no released key).
+ */
+export interface MerchantStoreShape {
+  /** Inserts a merchant. */
+  readonly createMerchant: (merchant: Merchant) => Effect.Effect<void, StoreError>
+  /** Reads a merchant. */
+  readonly getMerchant: (id: MerchantId) => Effect.Effect<Option.Option<Merchant>, StoreError>
+  /** Replaces a merchant's fee plan; false when the merchant does not exist. */
+  readonly setFeePlan: (id: MerchantId, plan: FeePlan) => Effect.Effect<boolean, StoreError>
+  /** Stores a new API key (its hash only). */
+  readonly insertApiKey: (key: ApiKey) => Effect.Effect<void, StoreError>
+  /**
+   * Finds a key by the SHA-256 of its text (revoked keys included; the caller checks) with the
+   * merchant that owns it, in one read (what every request needs).
+   */
+  readonly findKeyOwner: (
+    hash: string
+  ) => Effect.Effect<Option.Option<{ readonly key: ApiKey; readonly merchant: Merchant }>, StoreError>
+  /** Marks a key revoked; false when it does not exist or was already revoked. */
+  readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
+  /** A merchant's keys, newest first. */
+  readonly listApiKeys: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
+  /**
+   * Sets the merchant's endpoint for one mode. A new endpoint takes `signingKey`; an existing
+   * one gets the new URL and secret and keeps its signing keys (`signingKey` is ignored).
+   * Answers the endpoint as stored.
+   */
+  readonly setWebhookEndpoint: (endpoint: NewWebhookEndpoint) => Effect.Effect<WebhookEndpoint, StoreError>
+  /**
+   * Replaces the endpoint's signing key with `signingKey`; the key it replaces keeps signing
+   * until `previousUntil` (none when null). None when the endpoint does not exist.
+   */
+  readonly rotateSigningKey: (input: {
+    readonly merchantId: MerchantId
+    readonly mode: Mode
+    readonly signingKey: string
+    readonly previousUntil: number | null
+    readonly at: number
+  }) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+  /** The merchant's endpoint for one mode. */
+  readonly getWebhookEndpoint: (
+    merchantId: MerchantId,
+    mode: Mode
+  ) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+  /** Records that a key authenticated a request at `at`, when its last use is older than `at - withinMs`. */
+  readonly touchApiKey: (id: ApiKeyId, at: number, withinMs: number) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * The units that move money: each writes its transactions, their balanced journal entry, the
+ * events they cause (the outbox: each event becomes a pending webhook delivery with its first
+ * attempt job when the merchant has an endpoint for the mode), the jobs they schedule and the
+ * jobs they complete, all in one atomic unit; and the ledger's reads. Guards ("only if the
+ * balance covers it", "only if still pending") are checked inside the unit, so concurrent callers
+ * never both pass: of 1,000 concurrent payouts against a balance covering 100, exactly 100 are kept.
+ *
+ * Every operation is one atomic unit: it is kept whole or not at all. A failure is a
+ * `StoreError`; one with `outcome: "unknown"` (the connection was lost at or after COMMIT) may
+ * have been kept, and callers never treat it as a failure (no refund, no released key).
+ */
+export interface LedgerStoreShape {
+  /**
+   * Inserts new transactions, their journal entry, events and jobs in one unit. With a guard,
+   * writes nothing and answers "insufficient" unless the guarded account covers the amount;
+   * with `idempotency`, writes nothing and answers "conflict" unless the key is still started.
+   */
+  readonly insertTransactions: (
+    input: NewTransactions
+  ) => Effect.Effect<"created" | "insufficient" | "conflict", StoreError>
+  /** Applies a status transition if the transaction is still in `from`; None otherwise. */
+  readonly advance: (input: Advance) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** Posts a plain journal entry (sandbox top-up). */
+  readonly postEntry: (entry: JournalEntry) => Effect.Effect<void, StoreError>
+  /** Opens a chargeback with its hold; false when the deposit already has an open one. */
+  readonly openChargeback: (
+    chargeback: Chargeback,
+    entry: JournalEntry,
+    effects: Effects
+  ) => Effect.Effect<boolean, StoreError>
+  /** Resolves an open chargeback; None when it is not open. */
+  readonly resolveChargeback: (
+    input: ResolveChargeback
+  ) => Effect.Effect<Option.Option<Chargeback>, StoreError>
+
+  /** A merchant's available and held balances in one mode. */
+  readonly balance: (merchantId: MerchantId, mode: Mode) => Effect.Effect<Balance, StoreError>
+  /** Balance of any account, from its postings. */
+  readonly accountBalance: (mode: Mode, account: Account) => Effect.Effect<Cents, StoreError>
+  /** Checks the ledger's invariants for one mode. */
+  readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, StoreError>
+}
+
+/**
+ * Reads of transactions, chargebacks and events: point reads and a merchant's filtered list with
+ * its total. They never write, and see only committed units.
+ */
+export interface ReadStoreShape {
+  /** One transaction by id. */
+  readonly getTransaction: (id: TransactionId) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** One charge by its PIX txid. */
+  readonly findByTxid: (txid: string) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** A filtered page of a merchant's transactions and the filtered count. */
+  readonly listTransactions: (query: TransactionQuery) => Effect.Effect<TransactionPage, StoreError>
+  /** One chargeback. */
+  readonly getChargeback: (id: ChargebackId) => Effect.Effect<Option.Option<Chargeback>, StoreError>
+  /** Chargebacks of a deposit, oldest first. */
+  readonly listChargebacks: (
+    transactionId: TransactionId
+  ) => Effect.Effect<ReadonlyArray<Chargeback>, StoreError>
+  /** Events of one merchant and mode, oldest first (for the panel and tests). */
+  readonly listEvents: (merchantId: MerchantId, mode: Mode) => Effect.Effect<ReadonlyArray<Event>, StoreError>
+  /** One event. */
+  readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>, StoreError>
+}
+
+/**
+ * Idempotency keys per merchant and mode: the first request under a key runs, a retry with the
+ * same fingerprint gets the stored answer, a concurrent one is told it is in flight. A key whose
+ * request may have been kept (an unknown outcome) is never released; it waits for its lock.
+ */
+export interface IdempotencyStoreShape {
+  /**
+   * Starts a request under an idempotency key, locked until `lockedUntil`: Started (first, the
+   * old record expired, or an unfinished record with the same fingerprint whose lock lapsed:
+   * its request died, so this one takes over), InFlight (unfinished and still locked), Replay
+   * (same fingerprint, finished), Mismatch (another fingerprint, not expired).
+   */
+  readonly beginIdempotent: (
+    scope: IdempotencyScope,
+    fingerprint: string,
+    now: number,
+    expiresAt: number,
+    lockedUntil: number
+  ) => Effect.Effect<IdempotencyBegin, StoreError>
+  /** Stores the result a replay returns; a key that already has one keeps it. */
+  readonly finishIdempotent: (
+    scope: IdempotencyScope,
+    status: number,
+    body: string
+  ) => Effect.Effect<void, StoreError>
+  /**
+   * Forgets a started key whose request definitely failed (nothing kept), so a retry runs it
+   * again. Never called on an unknown outcome: that key stays until its lock lapses.
+   */
+  readonly releaseIdempotent: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * Durable timers: claimed with a lease (concurrent claimers never get the same job; a job whose
+ * lease ended is claimable again, so a crashed worker's jobs run elsewhere), then finished or
+ * rescheduled. A job is stored in the same unit as the change that schedules it (`LedgerStore`),
+ * and deleted in the unit of the change that completes it. Each operation is atomic; on an
+ * unknown outcome the job is simply claimed again when its lease ends.
+ */
+export interface JobStoreShape {
+  /**
+   * Leases up to `limit` jobs of `lane` due at `now` (run_at <= now, not leased or lease
+   * expired) to the caller until `leaseUntil`, earliest first. Concurrent claimers never get
+   * the same job. With `fairness` (webhook lane), an endpoint's attempts are leased only up to
+   * its share minus its attempts already leased (by any claimer), earliest first within it.
+   */
+  readonly claimDueJobs: (
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    lane: JobLane,
+    fairness?: JobFairness
+  ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
+  /** The earliest time a job of `lane` becomes claimable (run time or lease end), if any exists. */
+  readonly nextJobAt: (lane: JobLane) => Effect.Effect<Option.Option<number>, StoreError>
+  /**
+   * Calls `listener` after each unit of this store instance that stores or reschedules jobs
+   * commits, with the earliest run time per lane, until the scope closes: the worker of this
+   * instance starts due work at once. Jobs other instances store are found by polling.
+   */
+  readonly watchJobs: (
+    listener: (lane: JobLane, at: number) => void
+  ) => Effect.Effect<void, never, Scope.Scope>
+  /** Deletes a finished job. */
+  readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
+  /** Releases a job's lease and sets its next run time. */
+  readonly retryJob: (id: JobId, runAt: number) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * Webhook deliveries: what an attempt needs, its log, the endpoint's health, redelivery. An
+ * attempt's record, its delivery's new state and its job's next run (or its deletion) are
+ * written in one atomic unit, so a crash never logs an attempt without moving its job on.
+ */
+export interface DeliveryStoreShape {
+  /** A delivery, its event and the merchant's current endpoint for the mode, with its health. */
+  readonly getDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<DeliveryContext>, StoreError>
+  /** Logs an attempt, updates the delivery, and reschedules or deletes its job, in one unit. */
+  readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StoreError>
+  /**
+   * A new delivery of an existing event to the merchant's current endpoint, due at `now`;
+   * None when the event does not exist or the merchant has no endpoint for its mode.
+   */
+  readonly redeliver: (
+    eventId: EventId,
+    now: number
+  ) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  /**
+   * Counts an attempt's outcome in its endpoint's health: a failure adds one to the failures in
+   * a row (failing from the `failingAfter`th), a success resets them. Answers the change, which
+   * exactly one caller sees when several attempts end at once.
+   */
+  readonly recordEndpointHealth: (input: {
+    readonly merchantId: MerchantId
+    readonly mode: Mode
+    readonly ok: boolean
+    readonly at: number
+    readonly failingAfter: number
+  }) => Effect.Effect<HealthChange, StoreError>
+  /** An endpoint's health, pending deliveries and attempts leased at `now`. */
+  readonly endpointBacklog: (
+    merchantId: MerchantId,
+    mode: Mode,
+    now: number
+  ) => Effect.Effect<EndpointBacklog, StoreError>
+  /** The webhook log: deliveries newest first, with their attempts. */
+  readonly listDeliveries: (
+    query: DeliveryQuery
+  ) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
+}
+
+/**
+ * The panel's users, invites and sessions (migration 0007). Sessions and invites are stored by
+ * the SHA-256 of their secret only; using an invite or changing a password revokes sessions in
+ * the same atomic unit, and an invite is used at most once.
+ */
 export interface PanelStoreShape {
   /**
    * Stores an invite for `user.email`: creates the user (without a password) when the e-mail is
@@ -310,201 +550,106 @@ export interface PanelStoreShape {
   ) => Effect.Effect<Option.Option<PanelSession>, StoreError>
   /** Revokes a session (sign-out); false when it was not live. */
   readonly revokePanelSession: (idHash: string, at: number) => Effect.Effect<boolean, StoreError>
-  /** Records that a key authenticated a request at `at`, when its last use is older than `at - withinMs`. */
-  readonly touchApiKey: (id: ApiKeyId, at: number, withinMs: number) => Effect.Effect<void, StoreError>
 }
 
-/** The storage port: implemented by MemoryStore, @pixgate/store-sqlite and @pixgate/store-pg. */
-export interface StoreShape extends PanelStoreShape {
-  // Merchant panel
-  /** Inserts a merchant. */
-  readonly createMerchant: (merchant: Merchant) => Effect.Effect<void, StoreError>
-  /** Reads a merchant. */
-  readonly getMerchant: (id: MerchantId) => Effect.Effect<Option.Option<Merchant>, StoreError>
-  /** Replaces a merchant's fee plan; false when the merchant does not exist. */
-  readonly setFeePlan: (id: MerchantId, plan: FeePlan) => Effect.Effect<boolean, StoreError>
-  /** Stores a new API key (its hash only). */
-  readonly insertApiKey: (key: ApiKey) => Effect.Effect<void, StoreError>
-  /**
-   * Finds a key by the SHA-256 of its text (revoked keys included; the caller checks) with the
-   * merchant that owns it, in one read (what every request needs).
-   */
-  readonly findKeyOwner: (
-    hash: string
-  ) => Effect.Effect<Option.Option<{ readonly key: ApiKey; readonly merchant: Merchant }>, StoreError>
-  /** Marks a key revoked; false when it does not exist or was already revoked. */
-  readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
-  /** A merchant's keys, newest first. */
-  readonly listApiKeys: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
-  /**
-   * Sets the merchant's endpoint for one mode. A new endpoint takes `signingKey`; an existing
-   * one gets the new URL and secret and keeps its signing keys (`signingKey` is ignored).
-   * Answers the endpoint as stored.
-   */
-  readonly setWebhookEndpoint: (endpoint: NewWebhookEndpoint) => Effect.Effect<WebhookEndpoint, StoreError>
-  /**
-   * Replaces the endpoint's signing key with `signingKey`; the key it replaces keeps signing
-   * until `previousUntil` (none when null). None when the endpoint does not exist.
-   */
-  readonly rotateSigningKey: (input: {
-    readonly merchantId: MerchantId
-    readonly mode: Mode
-    readonly signingKey: string
-    readonly previousUntil: number | null
-    readonly at: number
-  }) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
-  /** The merchant's endpoint for one mode. */
-  readonly getWebhookEndpoint: (
-    merchantId: MerchantId,
-    mode: Mode
-  ) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+/**
+ * The whole storage port, every concern in one object: what MemoryStore, @pixgate/store-sqlite
+ * and @pixgate/store-pg implement, and what `layer` turns into every tag.
+ */
+export interface StoreShape
+  extends MerchantStoreShape,
+    LedgerStoreShape,
+    ReadStoreShape,
+    IdempotencyStoreShape,
+    JobStoreShape,
+    DeliveryStoreShape,
+    PanelStoreShape {}
 
-  // Money flows
-  /**
-   * Inserts new transactions, their journal entry, events and jobs in one unit. With a guard,
-   * writes nothing and answers "insufficient" unless the guarded account covers the amount;
-   * with `idempotency`, writes nothing and answers "conflict" unless the key is still started.
-   */
-  readonly insertTransactions: (
-    input: NewTransactions
-  ) => Effect.Effect<"created" | "insufficient" | "conflict", StoreError>
-  /** Applies a status transition if the transaction is still in `from`; None otherwise. */
-  readonly advance: (input: Advance) => Effect.Effect<Option.Option<Transaction>, StoreError>
-  /** Posts a plain journal entry (sandbox top-up). */
-  readonly postEntry: (entry: JournalEntry) => Effect.Effect<void, StoreError>
-  /** Opens a chargeback with its hold; false when the deposit already has an open one. */
-  readonly openChargeback: (
-    chargeback: Chargeback,
-    entry: JournalEntry,
-    effects: Effects
-  ) => Effect.Effect<boolean, StoreError>
-  /** Resolves an open chargeback; None when it is not open. */
-  readonly resolveChargeback: (
-    input: ResolveChargeback
-  ) => Effect.Effect<Option.Option<Chargeback>, StoreError>
-
-  // Reads
-  /** One transaction by id. */
-  readonly getTransaction: (id: TransactionId) => Effect.Effect<Option.Option<Transaction>, StoreError>
-  /** One charge by its PIX txid. */
-  readonly findByTxid: (txid: string) => Effect.Effect<Option.Option<Transaction>, StoreError>
-  /** A filtered page of a merchant's transactions and the filtered count. */
-  readonly listTransactions: (query: TransactionQuery) => Effect.Effect<TransactionPage, StoreError>
-  /** One chargeback. */
-  readonly getChargeback: (id: ChargebackId) => Effect.Effect<Option.Option<Chargeback>, StoreError>
-  /** Chargebacks of a deposit, oldest first. */
-  readonly listChargebacks: (
-    transactionId: TransactionId
-  ) => Effect.Effect<ReadonlyArray<Chargeback>, StoreError>
-  /** A merchant's available and held balances in one mode. */
-  readonly balance: (merchantId: MerchantId, mode: Mode) => Effect.Effect<Balance, StoreError>
-  /** Balance of any account, from its postings. */
-  readonly accountBalance: (mode: Mode, account: Account) => Effect.Effect<Cents, StoreError>
-  /** Checks the ledger's invariants for one mode. */
-  readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, StoreError>
-  /** Events of one merchant and mode, oldest first (for the panel and tests). */
-  readonly listEvents: (merchantId: MerchantId, mode: Mode) => Effect.Effect<ReadonlyArray<Event>, StoreError>
-  /** One event. */
-  readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>, StoreError>
-
-  // Idempotency
-  /**
-   * Starts a request under an idempotency key, locked until `lockedUntil`: Started (first, the
-   * old record expired, or an unfinished record with the same fingerprint whose lock lapsed:
-   * its request died, so this one takes over), InFlight (unfinished and still locked), Replay
-   * (same fingerprint, finished), Mismatch (another fingerprint, not expired).
-   */
-  readonly beginIdempotent: (
-    scope: IdempotencyScope,
-    fingerprint: string,
-    now: number,
-    expiresAt: number,
-    lockedUntil: number
-  ) => Effect.Effect<IdempotencyBegin, StoreError>
-  /** Stores the result a replay returns; a key that already has one keeps it. */
-  readonly finishIdempotent: (
-    scope: IdempotencyScope,
-    status: number,
-    body: string
-  ) => Effect.Effect<void, StoreError>
-  /**
-   * Forgets a started key whose request definitely failed (nothing kept), so a retry runs it
-   * again. Never called on an unknown outcome: that key stays until its lock lapses.
-   */
-  readonly releaseIdempotent: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
-
-  // Durable jobs and webhook deliveries
-  /**
-   * Leases up to `limit` jobs of `lane` due at `now` (run_at <= now, not leased or lease
-   * expired) to the caller until `leaseUntil`, earliest first. Concurrent claimers never get
-   * the same job. With `fairness` (webhook lane), an endpoint's attempts are leased only up to
-   * its share minus its attempts already leased (by any claimer), earliest first within it.
-   */
-  readonly claimDueJobs: (
-    now: number,
-    limit: number,
-    leaseUntil: number,
-    lane: JobLane,
-    fairness?: JobFairness
-  ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
-  /** The earliest time a job of `lane` becomes claimable (run time or lease end), if any exists. */
-  readonly nextJobAt: (lane: JobLane) => Effect.Effect<Option.Option<number>, StoreError>
-  /**
-   * Calls `listener` after each unit of this store instance that stores or reschedules jobs
-   * commits, with the earliest run time per lane, until the scope closes: the worker of this
-   * instance starts due work at once. Jobs other instances store are found by polling.
-   */
-  readonly watchJobs: (
-    listener: (lane: JobLane, at: number) => void
-  ) => Effect.Effect<void, never, Scope.Scope>
-  /** Deletes a finished job. */
-  readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
-  /** Releases a job's lease and sets its next run time. */
-  readonly retryJob: (id: JobId, runAt: number) => Effect.Effect<void, StoreError>
-  /** A delivery, its event and the merchant's current endpoint for the mode, with its health. */
-  readonly getDelivery: (id: DeliveryId) => Effect.Effect<Option.Option<DeliveryContext>, StoreError>
-  /** Logs an attempt, updates the delivery, and reschedules or deletes its job, in one unit. */
-  readonly recordAttempt: (record: AttemptRecord) => Effect.Effect<void, StoreError>
-  /**
-   * A new delivery of an existing event to the merchant's current endpoint, due at `now`;
-   * None when the event does not exist or the merchant has no endpoint for its mode.
-   */
-  readonly redeliver: (
-    eventId: EventId,
-    now: number
-  ) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
-  /**
-   * Counts an attempt's outcome in its endpoint's health: a failure adds one to the failures in
-   * a row (failing from the `failingAfter`th), a success resets them. Answers the change, which
-   * exactly one caller sees when several attempts end at once.
-   */
-  readonly recordEndpointHealth: (input: {
-    readonly merchantId: MerchantId
-    readonly mode: Mode
-    readonly ok: boolean
-    readonly at: number
-    readonly failingAfter: number
-  }) => Effect.Effect<HealthChange, StoreError>
-  /** An endpoint's health, pending deliveries and attempts leased at `now`. */
-  readonly endpointBacklog: (
-    merchantId: MerchantId,
-    mode: Mode,
-    now: number
-  ) => Effect.Effect<EndpointBacklog, StoreError>
-  /** The webhook log: deliveries newest first, with their attempts. */
-  readonly listDeliveries: (
-    query: DeliveryQuery
-  ) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
-}
-
-/** The storage port's tag. */
+/**
+ * The whole store's tag: the one object an adapter implements. The engine's services each yield
+ * only the focused tags below; `layer` provides every tag from one implementation, and `fromFull`
+ * derives the focused ones from a context that holds only this one.
+ */
 export class Store extends Context.Tag("@pixgate/core/Store")<Store, StoreShape>() {}
+/** Merchants, API keys and webhook endpoints (`MerchantStoreShape`). */
+export class MerchantStore extends Context.Tag("@pixgate/core/Store/MerchantStore")<
+  MerchantStore,
+  MerchantStoreShape
+>() {}
+/** The units that move money, and the ledger's reads (`LedgerStoreShape`). */
+export class LedgerStore extends Context.Tag("@pixgate/core/Store/LedgerStore")<
+  LedgerStore,
+  LedgerStoreShape
+>() {}
+/** Reads of transactions, chargebacks and events (`ReadStoreShape`). */
+export class ReadStore extends Context.Tag("@pixgate/core/Store/ReadStore")<ReadStore, ReadStoreShape>() {}
+/** Idempotency keys (`IdempotencyStoreShape`). */
+export class IdempotencyStore extends Context.Tag("@pixgate/core/Store/IdempotencyStore")<
+  IdempotencyStore,
+  IdempotencyStoreShape
+>() {}
+/** Durable jobs (`JobStoreShape`). */
+export class JobStore extends Context.Tag("@pixgate/core/Store/JobStore")<JobStore, JobStoreShape>() {}
+/** Webhook deliveries (`DeliveryStoreShape`). */
+export class DeliveryStore extends Context.Tag("@pixgate/core/Store/DeliveryStore")<
+  DeliveryStore,
+  DeliveryStoreShape
+>() {}
+/** Panel users, invites and sessions (`PanelStoreShape`). */
+export class PanelStore extends Context.Tag("@pixgate/core/Store/PanelStore")<
+  PanelStore,
+  PanelStoreShape
+>() {}
 
-/** Listeners of one store instance's new jobs (`StoreShape.watchJobs`), for store implementations. */
+/** Every focused tag. */
+export type FocusedStores =
+  | MerchantStore
+  | LedgerStore
+  | ReadStore
+  | IdempotencyStore
+  | JobStore
+  | DeliveryStore
+  | PanelStore
+
+/** Every tag a store provides: the whole store and each concern. */
+export type Stores = Store | FocusedStores
+
+/** Every focused tag over the one implementation. */
+const focused = (impl: StoreShape): Context.Context<FocusedStores> =>
+  Context.make(MerchantStore, impl).pipe(
+    Context.add(LedgerStore, impl),
+    Context.add(ReadStore, impl),
+    Context.add(IdempotencyStore, impl),
+    Context.add(JobStore, impl),
+    Context.add(DeliveryStore, impl),
+    Context.add(PanelStore, impl)
+  )
+
+/** Every tag over one implementation, as a context (for a layer that adds services of its own). */
+export const context = (impl: StoreShape): Context.Context<Stores> => Context.add(focused(impl), Store, impl)
+
+/** Every tag over one implementation: what a store adapter's layer provides. */
+export const layer = (impl: StoreShape): Layer.Layer<Stores> => Layer.succeedContext(context(impl))
+
+/** Every tag over the implementation `make` builds, once per build of the layer. */
+export const layerEffect = <E, R>(
+  make: Effect.Effect<StoreShape, E, R>
+): Layer.Layer<Stores, E, Exclude<R, Scope.Scope>> => Layer.scopedContext(Effect.map(make, context))
+
+/**
+ * The focused tags read from the whole `Store` in context, for a context that holds only it (a
+ * `Layer.succeed(Store, impl)` of a test or an embedder). The engine's layers provide it over the
+ * `Store` they are given, so the whole store is always the one source of every tag.
+ */
+export const fromFull: Layer.Layer<FocusedStores, never, Store> = Layer.effectContext(
+  Effect.map(Store, focused)
+)
+
+/** Listeners of one store instance's new jobs (`JobStoreShape.watchJobs`), for store implementations. */
 export class JobWatchers {
   private readonly listeners = new Set<(lane: JobLane, at: number) => void>()
 
-  /** `StoreShape.watchJobs`. */
+  /** `JobStoreShape.watchJobs`. */
   readonly watch = (listener: (lane: JobLane, at: number) => void): Effect.Effect<void, never, Scope.Scope> =>
     Effect.acquireRelease(
       Effect.sync(() => this.listeners.add(listener)),

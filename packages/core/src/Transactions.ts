@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import type { Caller } from "./Auth.js"
 import * as Errors from "./Errors.js"
 import type { ListTransactions } from "./Requests.js"
-import { Store } from "./Store.js"
+import { ReadStore } from "./Store.js"
 import * as Views from "./Views.js"
 
 /** List operations. */
@@ -20,7 +20,7 @@ export interface TransactionsShape {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* ReadStore
   const list = (caller: Caller, input: ListTransactions) =>
     Effect.gen(function* () {
       const { rows, total } = yield* store.listTransactions({

@@ -5,11 +5,11 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "./Config.js"
-import type { DeliveryId, Event, Mode, WebhookEndpoint } from "./Domain.js"
+import { DeliveryId, type Event, findById, type Mode, type WebhookEndpoint } from "./Domain.js"
 import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 import * as SigningKeys from "./SigningKeys.js"
-import { type ClaimedJob, Store, type StoreError } from "./Store.js"
+import { type ClaimedJob, DeliveryStore, fromFull, JobStore, type Store, type StoreError } from "./Store.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import { causeChain, WebhookTransport } from "./WebhookTransport.js"
 import * as WebhookUrl from "./WebhookUrl.js"
@@ -39,7 +39,8 @@ export const endpointRemoved = "No webhook endpoint is configured for this mode"
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* DeliveryStore
+  const jobs = yield* JobStore
   const config = yield* EngineConfig
   const resolver = yield* HostResolver
   const transport = yield* WebhookTransport
@@ -80,9 +81,9 @@ export const make = Effect.gen(function* () {
 
   const attempt = (job: ClaimedJob) =>
     Effect.gen(function* () {
-      const context = yield* store.getDelivery(job.ref as DeliveryId)
+      const context = yield* findById(DeliveryId, job.ref, store.getDelivery)
       if (Option.isNone(context) || context.value.delivery.status !== "pending") {
-        return yield* store.finishJob(job.id)
+        return yield* jobs.finishJob(job.id)
       }
       const { delivery, event, endpoint, health } = context.value
       const n = delivery.attempts + 1
@@ -130,6 +131,6 @@ export const make = Effect.gen(function* () {
   return Webhooks.of({ attempt, checkUrl })
 })
 
-/** The service over a Store, a WebhookTransport and a HostResolver. */
+/** The service over a whole Store (its deliveries and jobs), a WebhookTransport and a HostResolver. */
 export const layer: Layer.Layer<Webhooks, never, Store | EngineConfig | WebhookTransport | HostResolver> =
-  Layer.effect(Webhooks, make)
+  Layer.effect(Webhooks, make).pipe(Layer.provide(fromFull))

@@ -28,7 +28,7 @@ import {
 import { EngineConfig } from "./Config.js"
 import { type JobId, type JobLane, jobLanes } from "./Domain.js"
 import { JobRunner } from "./Jobs.js"
-import { type ClaimedJob, type JobFairness, Store } from "./Store.js"
+import { type ClaimedJob, fromFull, type JobFairness, JobStore, type Store } from "./Store.js"
 
 /** Worker options beyond the engine configuration. */
 export interface WorkerOptions {
@@ -58,10 +58,10 @@ interface Lane {
 /** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
 export const runWith = (
   options: WorkerOptions = {}
-): Effect.Effect<never, never, Store | JobRunner | EngineConfig> =>
+): Effect.Effect<never, never, JobStore | JobRunner | EngineConfig> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const store = yield* Store
+      const store = yield* JobStore
       const runner = yield* JobRunner
       const config = yield* EngineConfig
       const batchSize = Math.max(1, config.workerBatchSize)
@@ -185,13 +185,16 @@ export const runWith = (
   )
 
 /** The worker loops with default options. */
-export const run: Effect.Effect<never, never, Store | JobRunner | EngineConfig> = runWith()
+export const run: Effect.Effect<never, never, JobStore | JobRunner | EngineConfig> = runWith()
 
-/** Runs the worker for the layer's lifetime; closing the scope stops it gracefully. */
+/**
+ * Runs the worker for the layer's lifetime over a whole Store (its jobs); closing the scope stops
+ * it gracefully.
+ */
 export const layerWith = (
   options: WorkerOptions = {}
 ): Layer.Layer<never, never, Store | JobRunner | EngineConfig> =>
-  Layer.scopedDiscard(Effect.forkScoped(runWith(options)))
+  Layer.scopedDiscard(Effect.forkScoped(runWith(options))).pipe(Layer.provide(fromFull))
 
 /** `layerWith` with default options. */
 export const layer: Layer.Layer<never, never, Store | JobRunner | EngineConfig> = layerWith()

@@ -14,15 +14,7 @@
  *   `apipix.reconcile` (pages `GET /pix?inicio&fim` over a sliding window, reschedules itself),
  *   `apipix.pix.return` (a PIX the engine did not credit goes back: `PUT /pix/{e2eid}/devolucao/{id}`).
  */
-import {
-  BankGateway,
-  type Domain,
-  Ids,
-  Jobs,
-  type Money,
-  Money as MoneyModule,
-  type Store
-} from "@pixgate/core"
+import { BankGateway, Domain, Ids, Jobs, type Money, Money as MoneyModule, type Store } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { PspClient, PspError, PspResponse } from "./Client.js"
 import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
@@ -35,13 +27,13 @@ export const jobKinds = {
 } as const
 
 /** The one reconciliation job's id: every instance seeds the same row, so there is one. */
-export const reconcileJobId = "job_apipix_reconcile" as Domain.JobId
+export const reconcileJobId: Domain.JobId = Domain.JobId.make("job_apipix_reconcile")
 
 /** The `idEnvio` of a payout: its id's 26 characters after `tx_` (Efí: `^[a-zA-Z0-9]{1,35}$`). */
 export const idEnvio = (payoutId: string): string => payoutId.replace(/^tx_/, "").replace(/[^a-zA-Z0-9]/g, "")
 
-/** The payout id of an `idEnvio` (`idEnvio` inverted). */
-export const payoutIdOf = (id: string): Domain.TransactionId => `tx_${id}` as Domain.TransactionId
+/** The payout id of an `idEnvio` (`idEnvio` inverted), to decode as a `Domain.TransactionId`. */
+export const payoutIdOf = (id: string): string => `tx_${id}`
 
 /** The devolução id of a returned PIX: derived from its charge, so a retry asks for the same one. */
 export const devolucaoId = (chargeId: string): string => `D${idEnvio(chargeId)}`
@@ -82,7 +74,7 @@ const receivedPix = (item: unknown): Option.Option<ReceivedPix> => {
 }
 
 const job = (kind: string, ref: string, runAt: number): Domain.Job => ({
-  id: Ids.newId("job", runAt) as Domain.JobId,
+  id: Ids.jobId(runAt),
   kind,
   ref,
   runAt
@@ -236,7 +228,11 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         const envio = str(record(r.gnExtras).idEnvio) ?? str(r.idEnvio)
         if (envio !== undefined) {
           // A send's callback: its status, asked of the PSP, decides.
-          const payout = yield* ctx.store.getTransaction(payoutIdOf(envio))
+          const payout = yield* Domain.findById(
+            Domain.TransactionId,
+            payoutIdOf(envio),
+            ctx.store.getTransaction
+          )
           if (Option.isNone(payout) || payout.value.status !== "pending") continue
           const status = yield* sender.status(payout.value)
           if (status._tag === "Settled") yield* ctx.engine.payouts.settle(payout.value.id, status.endToEndId)
@@ -262,7 +258,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   /** One charge still pending: asks `GET /cob/{txid}` and credits what it lists. */
   const cobCheck = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
     Effect.gen(function* () {
-      const found = yield* ctx.store.getTransaction(j.ref as Domain.TransactionId)
+      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.store.getTransaction)
       const now = yield* Clock.currentTimeMillis
       if (Option.isNone(found) || found.value.status !== "pending" || found.value.txid === null) {
         return yield* ctx.store.finishJob(j.id)
@@ -337,7 +333,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   /** Returns a PIX the engine recorded but did not credit (devolução), asking first if it was asked. */
   const pixReturn = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
     Effect.gen(function* () {
-      const found = yield* ctx.store.getTransaction(j.ref as Domain.TransactionId)
+      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.store.getTransaction)
       const now = yield* Clock.currentTimeMillis
       if (
         Option.isNone(found) ||

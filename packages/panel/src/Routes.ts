@@ -260,14 +260,14 @@ const signedIn = async (ctx: Ctx): Promise<Signed | undefined> => {
   }
   if (merchantId === null || merchantId === undefined) return undefined
   const merchant = await cfg.run(
-    Effect.flatMap(Store.Store, (store) => store.getMerchant(merchantId as Domain.MerchantId))
+    Effect.flatMap(Store.Store, (store) => Domain.findById(Domain.MerchantId, merchantId, store.getMerchant))
   )
   if (Option.isNone(merchant)) return undefined
   const m = merchant.value
   const caller: Auth.Caller = {
     merchant: m,
     mode: ctx.mode,
-    keyId: `panel:${user?.id ?? m.id}` as Domain.ApiKeyId
+    keyId: `panel:${user?.id ?? m.id}`
   }
   const view: View = {
     base: cfg.base,
@@ -440,7 +440,7 @@ const allTransactions = (
   })
 
 const ownTransaction = async (s: Signed, id: string) => {
-  const tx = await store(s, (st) => st.getTransaction(id as Domain.TransactionId))
+  const tx = await store(s, (st) => Domain.findById(Domain.TransactionId, id, st.getTransaction))
   if (Option.isNone(tx) || tx.value.merchantId !== s.merchant.id) throw Errors.notFound("Transaction")
   return tx.value
 }
@@ -760,7 +760,7 @@ const payNow = async (s: Signed, id: string) => {
 }
 
 const redeliver = async (s: Signed, id: string, f: URLSearchParams) => {
-  const event = await store(s, (st) => st.getEvent(id as Domain.EventId))
+  const event = await store(s, (st) => Domain.findById(Domain.EventId, id, st.getEvent))
   if (Option.isNone(event) || event.value.merchantId !== s.merchant.id) throw Errors.notFound("Event")
   await engine(s, (e) => e.admin.redeliver(event.value.id))
   return redirect(s, safePath(f.get("back"), "/webhooks"), "redelivered")

@@ -15,7 +15,7 @@ export const baseTime = Date.UTC(2026, 2, 2, 12)
 
 /** A merchant with the default fee plan. */
 export const makeMerchant = (overrides: Partial<Domain.Merchant> = {}): Domain.Merchant => ({
-  id: Ids.newId("mer", baseTime) as MerchantId,
+  id: Ids.merchantId(baseTime),
   name: "Loja Conformidade",
   city: "SAO PAULO",
   feePlan: Fees.defaultPlan,
@@ -44,7 +44,7 @@ const transaction = (
   const amount = Money.Cents(options.amount ?? 10_000)
   const { feeAmount, gatewayFeeAmount, netAmount } = fees(options.plan ?? Fees.defaultPlan, amount)
   return Domain.newTransaction({
-    id: Ids.newId("tx", at) as Domain.TransactionId,
+    id: Ids.transactionId(at),
     merchantId,
     mode: options.mode ?? "test",
     type,
@@ -85,7 +85,7 @@ export const entry = (
   legs: ReadonlyArray<readonly [Account, number]>,
   options: { readonly transactionId?: Domain.TransactionId; readonly at?: number } = {}
 ): Domain.JournalEntry => ({
-  id: Ids.newId("je", options.at ?? baseTime) as Domain.EntryId,
+  id: Ids.entryId(options.at ?? baseTime),
   mode,
   kind,
   transactionId: options.transactionId ?? null,
@@ -140,7 +140,7 @@ export const makeEvent = (
   type: Domain.EventType,
   options: { readonly at?: number; readonly data?: Record<string, unknown> } = {}
 ): Domain.Event => ({
-  id: Ids.newId("evt", options.at ?? baseTime) as Domain.EventId,
+  id: Ids.eventId(options.at ?? baseTime),
   merchantId,
   mode,
   type,
@@ -150,7 +150,7 @@ export const makeEvent = (
 
 /** A durable job. */
 export const makeJob = (kind: Domain.JobKind, ref: string, runAt: number): Domain.Job => ({
-  id: Ids.newId("job", runAt) as Domain.JobId,
+  id: Ids.jobId(runAt),
   kind,
   ref,
   runAt
@@ -195,7 +195,7 @@ export const makeChargeback = (
   deposit: Transaction,
   options: { readonly amount?: number; readonly at?: number } = {}
 ): Domain.Chargeback => ({
-  id: Ids.newId("cb", options.at ?? baseTime) as Domain.ChargebackId,
+  id: Ids.chargebackId(options.at ?? baseTime),
   transactionId: deposit.id,
   merchantId: deposit.merchantId,
   mode: deposit.mode,
@@ -238,7 +238,7 @@ export const chargebackResolvedEntry = (
 export const makeApiKey = (merchantId: MerchantId, mode: Mode, at = baseTime): Domain.ApiKey => {
   const hash = Ids.randomBase62(64)
   return {
-    id: Ids.newId("key", at) as Domain.ApiKeyId,
+    id: Ids.apiKeyId(at),
     merchantId,
     mode,
     hash,

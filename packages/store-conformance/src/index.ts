@@ -4,12 +4,13 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import type { Store } from "@pixgate/core"
-import type { Layer } from "effect"
+import { Store } from "@pixgate/core"
+import { Layer } from "effect"
 import { batching } from "./internal/batching.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { concurrency } from "./internal/concurrency.js"
 import { deliveries } from "./internal/deliveries.js"
+import type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger, ledgerClean } from "./internal/ledger.js"
@@ -21,6 +22,7 @@ import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
 export * from "./fixtures.js"
+export type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
 
 /** Options of the suite. */
 export interface StoreConformanceOptions {
@@ -31,13 +33,14 @@ export interface StoreConformanceOptions {
 /**
  * Registers `describe(name)` with the whole suite over one store built from `makeLayer` (once,
  * before the first test; released after the last). The store must be the suite's only writer.
+ * The layer may provide the whole `Store` alone: the focused tags are read from it.
  */
 export const runStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<Store.Store, unknown, never>,
   options: StoreConformanceOptions = {}
 ): void =>
-  layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
+  layer(Layer.provideMerge(Store.fromFull, makeLayer()), { excludeTestServices: true })(name, (it) => {
     merchants(it)
     panel(it)
     money(it)
@@ -52,4 +55,74 @@ export const runStoreConformance = (
     concurrency(it, options.concurrency)
     batching(it)
     ledgerClean(it)
+  })
+
+/*
+ * One entry per concern, for an adapter built a concern at a time: each runs the parts of the
+ * suite that exercise its concern, over a layer providing that concern's tag and the tags its
+ * tests build on (merchants always; the ledger's money units for what hangs off a transaction).
+ * Together they run every test of `runStoreConformance`.
+ */
+
+/** `MerchantStore`: merchants, API keys, webhook endpoints. */
+export const runMerchantStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.MerchantStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => merchants(it))
+
+/** `PanelStore`: panel users, invites and sessions (over `MerchantStore`). */
+export const runPanelStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.MerchantStore | Store.PanelStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => panel(it))
+
+/**
+ * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and
+ * its totals, the ledger check, concurrent guarded payouts (over `MerchantStore`).
+ */
+export const runLedgerStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<LedgerParts, unknown, never>,
+  options: StoreConformanceOptions = {}
+): void =>
+  layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
+    chargebacks(it)
+    listing(it)
+    totals(it)
+    ledger(it)
+    concurrency(it, options.concurrency)
+    ledgerClean(it)
+  })
+
+/** `IdempotencyStore`: every outcome of a key, and the answer stored with its change (over the ledger's). */
+export const runIdempotencyStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<IdempotencyParts, unknown, never>
+): void =>
+  layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
+    idempotency(it)
+    batching(it)
+  })
+
+/**
+ * `JobStore`: claiming, leases, retries, the next due time (over `MerchantStore`, and
+ * `LedgerStore`, whose units store jobs with the change that causes them).
+ */
+export const runJobStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.MerchantStore | Store.LedgerStore | Store.JobStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => jobs(it))
+
+/**
+ * `DeliveryStore`: the outbox (events becoming deliveries and jobs in the unit of their change),
+ * timers, attempts, endpoint health and redelivery (over the ledger's and `JobStore`).
+ */
+export const runDeliveryStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<DeliveryParts, unknown, never>
+): void =>
+  layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
+    money(it)
+    timers(it)
+    deliveries(it)
   })

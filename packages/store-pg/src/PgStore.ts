@@ -52,10 +52,10 @@ const migrate = Effect.gen(function* () {
   )
 })
 
-/** `Store` and `SqlClient` on a Postgres database, migrated when the layer is built. */
+/** Every store tag (`Store.Stores`) and `SqlClient` on a Postgres database, migrated when the layer is built. */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Store | SqlClient.SqlClient, Store.StoreError> => {
+): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
   const client = PgClient.layer({
     url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
     maxConnections: options.maxConnections ?? 10,

@@ -69,23 +69,23 @@ export const recountTransactions: Effect.Effect<void, SqlError.SqlError, SqlClie
 /** `makeWith` with the default options. */
 export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = makeWith()
 
-/** The `Store` service over the `SqlClient` in context. */
-export const layer: Layer.Layer<Store.Store, never, SqlClient.SqlClient> = Layer.effect(Store.Store, make)
+/** The whole `Store` and each of its focused tags over the `SqlClient` in context. */
+export const layer: Layer.Layer<Store.Stores, never, SqlClient.SqlClient> = Store.layerEffect(make)
 
 /**
- * `Store` and `SqlClient` over the client in context, once `setup` (pragmas, migrations; it may
+ * Every store tag (`Store.Stores`) and `SqlClient` over the client in context, once `setup` (pragmas, migrations; it may
  * hold resources for the life of the layer, like SQLite's checkpointer) has run:
  * what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>
-): Layer.Layer<Store.Store | SqlClient.SqlClient, E, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
+): Layer.Layer<Store.Stores | SqlClient.SqlClient, E, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* setup
       const store = yield* make
-      return Context.make(Store.Store, store).pipe(Context.add(SqlClient.SqlClient, sql))
+      return Context.add(Store.context(store), SqlClient.SqlClient, sql)
     })
   )
 

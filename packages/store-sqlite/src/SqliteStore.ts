@@ -74,10 +74,10 @@ const setup = (options: SqliteStoreOptions) =>
     }
   })
 
-/** `Store` and `SqlClient` on a SQLite database, migrated when the layer is built. */
+/** Every store tag (`Store.Stores`) and `SqlClient` on a SQLite database, migrated when the layer is built. */
 export const layer = (
   options: SqliteStoreOptions
-): Layer.Layer<Store.Store | SqlClient.SqlClient, Store.StoreError> => {
+): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
   const client = Layer.unwrapEffect(
     Effect.as(
       isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,

@@ -1,7 +1,7 @@
 /** The panel's users, invites and sessions in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
 import type { ApiKey, PanelSession, PanelUser } from "../Domain.js"
-import { type PanelInvite, type PanelStoreShape, StoreError } from "../Store.js"
+import { type MerchantStoreShape, type PanelInvite, type PanelStoreShape, StoreError } from "../Store.js"
 
 interface InviteRow extends PanelInvite {
   readonly userId: string
@@ -15,8 +15,10 @@ const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
       new StoreError({ message: cause instanceof Error ? cause.message : String(cause), cause })
   })
 
-/** The panel operations over the store's API keys. */
-export const panelOps = (apiKeys: Map<string, ApiKey>): PanelStoreShape => {
+/** The panel operations, and the last use of the store's API keys. */
+export const panelOps = (
+  apiKeys: Map<string, ApiKey>
+): PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> => {
   const users = new Map<string, PanelUser>()
   const byEmail = new Map<string, string>()
   const invites = new Map<string, InviteRow>()

@@ -154,7 +154,7 @@ export class Tables {
   /** A pending delivery of an event to an endpoint, with its first attempt job due at `at`. */
   deliver(event: Event, endpoint: WebhookEndpoint, at: number): { delivery: WebhookDelivery; job: Job } {
     const delivery: WebhookDelivery = own({
-      id: Ids.newId("dlv", at) as WebhookDelivery["id"],
+      id: Ids.deliveryId(at),
       eventId: event.id,
       merchantId: event.merchantId,
       mode: event.mode,
@@ -165,7 +165,7 @@ export class Tables {
       updatedAt: at
     })
     const job: Job = {
-      id: Ids.newId("job", at) as Job["id"],
+      id: Ids.jobId(at),
       kind: "webhook.attempt",
       ref: delivery.id,
       runAt: at

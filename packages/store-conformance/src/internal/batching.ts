@@ -3,8 +3,9 @@
  * it would be had the units run one after another in submission order, and a unit that fails
  * must fail alone.
  */
+
 import { describe, expect } from "@effect/vitest"
-import type { Store } from "@pixgate/core"
+import { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   chargeInsert,
@@ -16,13 +17,24 @@ import {
   payoutDebit,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, fund, type Suite, store, storedCharge } from "./helpers.js"
+import {
+  and,
+  freshMerchant,
+  fund,
+  type IdempotencyParts,
+  ledgerStore,
+  type Suite,
+  storedCharge
+} from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore.pipe(and(Store.IdempotencyStore))
 
 const together = <A, E, R>(effects: ReadonlyArray<Effect.Effect<A, E, R>>) =>
   Effect.all(effects, { concurrency: "unbounded" })
 
 /** Registers the tests of concurrent units. */
-export const batching = (it: Suite) =>
+export const batching = (it: Suite<IdempotencyParts>) =>
   describe("concurrent units", () => {
     it.effect(
       "guards are decided in submission order: a payout that does not fit leaves room for later ones",

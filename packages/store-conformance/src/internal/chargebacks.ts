@@ -15,7 +15,10 @@ import {
   makePayout,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore
 
 /** A merchant with one paid deposit. */
 const paidDeposit = Effect.gen(function* () {
@@ -49,7 +52,7 @@ const resolve = (cb: Domain.Chargeback, status: "accepted" | "rejected", at: num
   )
 
 /** Registers the chargeback tests. */
-export const chargebacks = (it: Suite) =>
+export const chargebacks = (it: Suite<LedgerParts>) =>
   describe("chargebacks", () => {
     it.effect("opens one hold per deposit: a second open while open is false and writes nothing", () =>
       Effect.gen(function* () {

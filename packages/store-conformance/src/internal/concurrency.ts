@@ -2,10 +2,13 @@
 import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { effects, makeEvent, makePayout, payoutDebit, payoutInsert } from "../fixtures.js"
-import { freshMerchant, fund, type Suite, store } from "./helpers.js"
+import { freshMerchant, fund, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore
 
 /** Registers the concurrency test; `concurrency` bounds the racing inserts ("unbounded" by default). */
-export const concurrency = (it: Suite, concurrency: number | "unbounded" = "unbounded") =>
+export const concurrency = (it: Suite<LedgerParts>, concurrency: number | "unbounded" = "unbounded") =>
   describe("concurrent payouts", () => {
     it.effect("1,000 racing payouts against funds for 100: exactly 100 created, balance exactly 0", () =>
       Effect.gen(function* () {

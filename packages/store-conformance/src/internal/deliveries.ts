@@ -1,10 +1,12 @@
 /** Webhook deliveries: created with events, attempts, redelivery, the log. */
 import { describe, expect } from "@effect/vitest"
-import type { Store } from "@pixgate/core"
-import { Domain } from "@pixgate/core"
+import { Domain, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargeInsert, effects, makeCharge, makeEndpoint, makeEvent } from "../fixtures.js"
-import { freshMerchant, inJobWindow, type Suite, store } from "./helpers.js"
+import { and, type DeliveryParts, freshMerchant, inJobWindow, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
 
 /** Records events of a merchant, the way the engine does: with a change. */
 const emit = (merchantId: Domain.MerchantId, events: ReadonlyArray<Domain.Event>) =>
@@ -33,7 +35,7 @@ const log = (query: Partial<Store.DeliveryQuery> & { merchantId: Domain.Merchant
   Effect.flatMap(store, (s) => s.listDeliveries({ offset: 0, limit: 50, ...query }))
 
 /** Registers the delivery tests. */
-export const deliveries = (it: Suite) =>
+export const deliveries = (it: Suite<DeliveryParts>) =>
   describe("webhook deliveries", () => {
     it.effect("an event becomes a pending delivery with a due job only where an endpoint exists", () =>
       inJobWindow((b) =>
@@ -102,7 +104,7 @@ export const deliveries = (it: Suite) =>
           expect(yield* s.getDelivery(delivery.id)).toEqual(
             Option.some({ delivery, event, endpoint: current, health: Domain.healthy })
           )
-          expect(yield* s.getDelivery(`dlv_${merchant.id}` as Domain.DeliveryId)).toEqual(Option.none())
+          expect(yield* s.getDelivery(Domain.DeliveryId.make(`dlv_${merchant.id}`))).toEqual(Option.none())
         })
       )
     )
@@ -114,7 +116,7 @@ export const deliveries = (it: Suite) =>
           const { merchant } = yield* withEndpoints(["test"])
           yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
           const [job] = yield* s.claimDueJobs(b, 10, b + 50_000, "webhooks")
-          const first = attempt(job.ref as Domain.DeliveryId, 1, b + 5, 500)
+          const first = attempt(Domain.DeliveryId.make(job.ref), 1, b + 5, 500)
           yield* s.recordAttempt({
             jobId: job.id,
             attempt: first,
@@ -173,7 +175,7 @@ export const deliveries = (it: Suite) =>
           const refs = (jobs: ReadonlyArray<Store.ClaimedJob>) => jobs.map((j) => j.ref)
           const ownerOf = (jobs: ReadonlyArray<Store.ClaimedJob>) =>
             Effect.forEach(jobs, (j) =>
-              Effect.map(s.getDelivery(j.ref as Domain.DeliveryId), (c) =>
+              Effect.map(s.getDelivery(Domain.DeliveryId.make(j.ref)), (c) =>
                 Option.getOrThrow(c).delivery.merchantId === noisy.merchant.id ? "noisy" : "quiet"
               )
             )
@@ -220,7 +222,7 @@ export const deliveries = (it: Suite) =>
           const { merchant } = yield* withEndpoints(["test"])
           yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
           const [job] = yield* s.claimDueJobs(b, 10, b + 50_000, "webhooks")
-          const id = job.ref as Domain.DeliveryId
+          const id = Domain.DeliveryId.make(job.ref)
           const first = attempt(id, 1, b + 5, 500)
           yield* s.recordAttempt({ jobId: job.id, attempt: first, status: "pending", retryAt: b + 1_005 })
           const [pending] = yield* log({ merchantId: merchant.id })
@@ -247,7 +249,7 @@ export const deliveries = (it: Suite) =>
           const { merchant } = yield* withEndpoints(["test"])
           yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.failed", { at: b })])
           const [job] = yield* s.claimDueJobs(b, 10, b + 100, "webhooks")
-          const last = attempt(job.ref as Domain.DeliveryId, 4, b + 36_000, null)
+          const last = attempt(Domain.DeliveryId.make(job.ref), 4, b + 36_000, null)
           yield* s.recordAttempt({ jobId: job.id, attempt: last, status: "failed", retryAt: null })
           const [entry] = yield* log({ merchantId: merchant.id })
           expect(entry.delivery).toMatchObject({ status: "failed", attempts: 4, updatedAt: b + 36_000 })
@@ -290,7 +292,9 @@ export const deliveries = (it: Suite) =>
             expect(both.length).toBe(2)
 
             expect(yield* s.redeliver(liveEvent.id, b + 500)).toEqual(Option.none())
-            expect(yield* s.redeliver(`evt_${merchant.id}` as Domain.EventId, b + 500)).toEqual(Option.none())
+            expect(yield* s.redeliver(Domain.EventId.make(`evt_${merchant.id}`), b + 500)).toEqual(
+              Option.none()
+            )
           })
         )
     )

@@ -1,20 +1,31 @@
 /** What every part of the suite shares: the test API, fresh merchants, and a private job window. */
 import type { Vitest } from "@effect/vitest"
 import { Domain, Store } from "@pixgate/core"
-import { Effect, Option } from "effect"
+import { type Context, Effect, Option } from "effect"
 import { baseTime, chargeInsert, makeCharge, makeMerchant, topUpEntry } from "../fixtures.js"
 
-/** The `it` of a suite over one shared store. */
-export type Suite = Vitest.MethodsNonLive<Store.Store, true>
+/** The `it` of a suite over one shared store providing the tags `R` (every tag by default). */
+export type Suite<R = Store.Stores> = Vitest.MethodsNonLive<R, true>
 
-/** The store under test. */
-export const store = Store.Store
+/**
+ * The store under test with the operations of `tag`'s concern too: each part of the suite reads
+ * the few concerns it exercises, so an adapter can run it with those alone.
+ */
+export const and =
+  <I, S extends object>(tag: Context.Tag<I, S>) =>
+  <A extends object, R>(self: Effect.Effect<A, never, R>): Effect.Effect<A & S, never, R | I> =>
+    Effect.zipWith(self, tag, (a, s) => Object.assign({}, a, s))
+
+/** Every concern of the suite's merchants: what the other parts build on. */
+export const merchantStore = Store.MerchantStore
+/** Merchants, money units and reads. */
+export const ledgerStore = merchantStore.pipe(and(Store.LedgerStore), and(Store.ReadStore))
 
 /** A new merchant, stored. */
 export const freshMerchant = (createdAt = baseTime) =>
   Effect.gen(function* () {
     const merchant = makeMerchant({ createdAt })
-    yield* (yield* store).createMerchant(merchant)
+    yield* (yield* Store.MerchantStore).createMerchant(merchant)
     return merchant
   })
 
@@ -22,13 +33,13 @@ export const freshMerchant = (createdAt = baseTime) =>
 export const storedCharge = Effect.gen(function* () {
   const merchant = yield* freshMerchant()
   const charge = makeCharge(merchant.id)
-  yield* (yield* store).insertTransactions(chargeInsert(charge))
+  yield* (yield* Store.LedgerStore).insertTransactions(chargeInsert(charge))
   return { merchant, charge }
 })
 
 /** Puts money in a merchant's available balance. */
 export const fund = (merchantId: Domain.MerchantId, mode: Domain.Mode, amount: number, at = baseTime) =>
-  Effect.flatMap(store, (s) => s.postEntry(topUpEntry(merchantId, mode, amount, at)))
+  Effect.flatMap(Store.LedgerStore, (s) => s.postEntry(topUpEntry(merchantId, mode, amount, at)))
 
 /** Width of a job window: every time a job test uses lies in [base, base + jobSpan). */
 export const jobSpan = 100_000_000
@@ -39,7 +50,7 @@ export const jobSpan = 100_000_000
  */
 export const inJobWindow = <A, E, R>(test: (base: number) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const s = yield* store
+    const s = yield* Store.JobStore
     const nexts = yield* Effect.forEach(Domain.jobLanes, (lane) => s.nextJobAt(lane))
     const next = Math.min(...nexts.map((n) => Option.getOrElse(n, () => Infinity)))
     const base = Math.min(Date.UTC(2001, 0, 1), next - jobSpan)
@@ -59,3 +70,10 @@ export const inJobWindow = <A, E, R>(test: (base: number) => Effect.Effect<A, E,
 /** Sorted ids, for order-independent comparisons. */
 export const ids = (rows: ReadonlyArray<{ readonly id: string }>): ReadonlyArray<string> =>
   rows.map((r) => r.id).sort()
+
+/** What the ledger's parts need: merchants, the money units and reads. */
+export type LedgerParts = Store.MerchantStore | Store.LedgerStore | Store.ReadStore
+/** What the idempotency parts need: the ledger's, and idempotency keys. */
+export type IdempotencyParts = LedgerParts | Store.IdempotencyStore
+/** What the outbox, timer and delivery parts need: the ledger's, jobs and deliveries. */
+export type DeliveryParts = LedgerParts | Store.JobStore | Store.DeliveryStore

@@ -1,9 +1,13 @@
 /** beginIdempotent / finishIdempotent / releaseIdempotent: the four outcomes, expiry, scopes. */
+
 import { describe, expect } from "@effect/vitest"
-import type { Store } from "@pixgate/core"
+import { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime, makePayout, payoutDebit, payoutInsert } from "../fixtures.js"
-import { freshMerchant, fund, type Suite, store } from "./helpers.js"
+import { and, freshMerchant, fund, type IdempotencyParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore.pipe(and(Store.IdempotencyStore))
 
 const day = 86_400_000
 
@@ -22,7 +26,7 @@ const keyed = Effect.gen(function* () {
 })
 
 /** Registers the idempotency tests. */
-export const idempotency = (it: Suite) =>
+export const idempotency = (it: Suite<IdempotencyParts>) =>
   describe("idempotency", () => {
     it.effect("Started, then InFlight, Mismatch, and Replay once finished", () =>
       Effect.gen(function* () {

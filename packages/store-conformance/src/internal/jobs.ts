@@ -1,9 +1,14 @@
 /** Durable jobs: claim with a lease, reclaim after it, nextJobAt, finish, retry, rival claimers. */
+
 import { describe, expect } from "@effect/vitest"
 import type { Domain } from "@pixgate/core"
+import { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargeInsert, effects, makeCharge, makeJob } from "../fixtures.js"
-import { freshMerchant, inJobWindow, jobSpan, type Suite, store } from "./helpers.js"
+import { and, freshMerchant, inJobWindow, jobSpan, merchantStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = merchantStore.pipe(and(Store.LedgerStore), and(Store.JobStore))
 
 /** Stores jobs the way the engine does: with the change that causes them. */
 const addJobs = (jobs: ReadonlyArray<Domain.Job>) =>
@@ -16,7 +21,7 @@ const byRunAtThenId = (jobs: ReadonlyArray<Domain.Job>) =>
   [...jobs].sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1)).map((j) => j.id)
 
 /** Registers the job tests. */
-export const jobs = (it: Suite) =>
+export const jobs = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) =>
   describe("jobs", () => {
     it.effect(
       "claims due jobs earliest first up to the limit, leased; reclaims them when the lease ends",

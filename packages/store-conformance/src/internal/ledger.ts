@@ -3,10 +3,13 @@ import { describe, expect } from "@effect/vitest"
 import { Domain } from "@pixgate/core"
 import { Effect } from "effect"
 import { entry } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore
 
 /** Registers the ledger tests that run early. */
-export const ledger = (it: Suite) =>
+export const ledger = (it: Suite<LedgerParts>) =>
   describe("ledger", () => {
     it.effect("posts an entry: merchant balances per mode, platform accounts from postings", () =>
       Effect.gen(function* () {
@@ -51,7 +54,7 @@ export const ledger = (it: Suite) =>
   })
 
 /** Registers the closing check: after the whole suite, both modes' ledgers are clean. */
-export const ledgerClean = (it: Suite) =>
+export const ledgerClean = (it: Suite<LedgerParts>) =>
   describe("ledger check", () => {
     it.effect("stays clean after everything: balanced entries, caches equal postings, zero total", () =>
       Effect.gen(function* () {

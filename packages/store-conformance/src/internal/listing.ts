@@ -3,7 +3,10 @@ import { describe, expect } from "@effect/vitest"
 import type { Domain, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { baseTime, chargeInsert, makeCharge, makePayout } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore
 
 const hour = 3_600_000
 
@@ -32,7 +35,7 @@ const newest = (rows: ReadonlyArray<Domain.Transaction>) =>
   [...rows].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((r) => r.id)
 
 /** Registers the transaction list tests. */
-export const listing = (it: Suite) =>
+export const listing = (it: Suite<LedgerParts>) =>
   describe("listTransactions", () => {
     const list = (
       query: Omit<Store.TransactionQuery, "offset" | "limit"> & Partial<Store.TransactionQuery>

@@ -1,13 +1,16 @@
 /** Merchant panel records: merchants, fee plans, API keys, webhook endpoints. */
 import { describe, expect } from "@effect/vitest"
 import type { Domain } from "@pixgate/core"
-import { Fees, Money } from "@pixgate/core"
+import { Fees, Money, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime, makeApiKey, makeEndpoint, makeMerchant } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { freshMerchant, merchantStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = merchantStore
 
 /** Registers the merchant panel tests. */
-export const merchants = (it: Suite) =>
+export const merchants = (it: Suite<Store.MerchantStore>) =>
   describe("merchant panel", () => {
     it.effect("creates and reads a merchant; an unknown id is None", () =>
       Effect.gen(function* () {

@@ -1,7 +1,7 @@
 /** insertTransactions (the balance guard) and advance (once-only status transitions). */
 import { describe, expect } from "@effect/vitest"
 import type { Domain } from "@pixgate/core"
-import { Ids, Money } from "@pixgate/core"
+import { Ids, Money, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   baseTime,
@@ -17,7 +17,10 @@ import {
   payoutDebit,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, fund, type Suite, store } from "./helpers.js"
+import { and, type DeliveryParts, freshMerchant, fund, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
 
 const page = (merchantId: Domain.MerchantId, mode: Domain.Mode = "test") => ({
   merchantId,
@@ -27,7 +30,7 @@ const page = (merchantId: Domain.MerchantId, mode: Domain.Mode = "test") => ({
 })
 
 /** Registers the tests of inserts and transitions. */
-export const money = (it: Suite) => {
+export const money = (it: Suite<DeliveryParts>) => {
   describe("insertTransactions", () => {
     it.effect("inserts a charge with no entry and no guard, findable by id and txid", () =>
       Effect.gen(function* () {

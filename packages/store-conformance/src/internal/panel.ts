@@ -1,9 +1,12 @@
 /** The merchant panel's users, invites and sessions, and API keys' last use (migration 0007). */
 import { describe, expect } from "@effect/vitest"
-import { type Domain, Ids } from "@pixgate/core"
+import { type Domain, Ids, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime, makeApiKey } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { and, freshMerchant, merchantStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = merchantStore.pipe(and(Store.PanelStore))
 
 const user = (
   merchantId: Domain.MerchantId,
@@ -34,7 +37,7 @@ const session = (u: Domain.PanelUser, at = baseTime): Domain.PanelSession => ({
 })
 
 /** Registers the panel tests. */
-export const panel = (it: Suite) =>
+export const panel = (it: Suite<Store.MerchantStore | Store.PanelStore>) =>
   describe("merchant panel users", () => {
     it.effect("invites a user, reuses it for the same merchant, refuses its e-mail to another", () =>
       Effect.gen(function* () {

@@ -4,8 +4,10 @@
  * the change's unit; and what timers rely on: transitions of one type, with effects made from
  * the transaction as the transition leaves it.
  */
+
 import { describe, expect } from "@effect/vitest"
 import type { Domain } from "@pixgate/core"
+import { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   chargeInsert,
@@ -17,10 +19,21 @@ import {
   makePayout,
   payoutInsert
 } from "../fixtures.js"
-import { freshMerchant, inJobWindow, type Suite, store, storedCharge } from "./helpers.js"
+import {
+  and,
+  type DeliveryParts,
+  freshMerchant,
+  inJobWindow,
+  ledgerStore,
+  type Suite,
+  storedCharge
+} from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
 
 /** Registers the tests of what timers rely on. */
-export const timers = (it: Suite) =>
+export const timers = (it: Suite<DeliveryParts>) =>
   describe("jobs of timers", () => {
     it.effect("each lane claims only its own kinds, and has its own next due time", () =>
       inJobWindow((b) =>

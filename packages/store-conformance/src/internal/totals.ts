@@ -17,7 +17,10 @@ import {
   makeChargeback,
   makePayout
 } from "../fixtures.js"
-import { freshMerchant, type Suite, store } from "./helpers.js"
+import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+
+/** The concerns this part of the suite exercises. */
+const store = ledgerStore
 
 const day = 86_400_000
 const firstDay = Math.floor(baseTime / day) * day
@@ -36,7 +39,7 @@ const changeArb = fc.record({
 })
 
 /** Registers the totals property. */
-export const totals = (it: Suite) =>
+export const totals = (it: Suite<LedgerParts>) =>
   describe("list totals", () => {
     it.effect.prop(
       "totals of every filter equal a count of the rows, through inserts, transitions and refunds",

@@ -4,9 +4,10 @@
  * so claiming and "when is the next job due" each read one index range.
  */
 import type { Statement } from "@effect/sql"
-import type { Domain, Store } from "@pixgate/core"
+import { Domain, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Coalescer } from "./coalesce.js"
+import { checkedId } from "./rows.js"
 import { int, intOrNull, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
@@ -17,7 +18,7 @@ const inLane = (lane: Domain.JobLane) =>
   lane === "webhooks" ? "kind = 'webhook.attempt'" : "kind <> 'webhook.attempt'"
 
 const toClaimed = (r: { readonly [column: string]: unknown }): Store.ClaimedJob => ({
-  id: String(r.id) as Domain.JobId,
+  id: checkedId(Domain.isJobId, r.id),
   kind: String(r.kind) as Domain.JobKind,
   ref: String(r.ref),
   runAt: int(r.run_at),

@@ -1,13 +1,14 @@
 /** The merchant panel's users, invites and sessions, and API keys' last use (migration 0007). */
-import type { Domain, Store } from "@pixgate/core"
+import { Domain, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
+import { checkedId } from "./rows.js"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
 
 type Row = { readonly [column: string]: unknown }
 
 const toUser = (r: Row): Domain.PanelUser => ({
   id: String(r.id),
-  merchantId: String(r.merchant_id) as Domain.MerchantId,
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   email: String(r.email),
   passwordHash: r.password_hash === null || r.password_hash === undefined ? null : String(r.password_hash),
   createdAt: int(r.created_at),
@@ -17,15 +18,15 @@ const toUser = (r: Row): Domain.PanelUser => ({
 const toSession = (r: Row): Domain.PanelSession => ({
   idHash: String(r.id_hash),
   userId: String(r.user_id),
-  merchantId: String(r.merchant_id) as Domain.MerchantId,
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   createdAt: int(r.created_at),
   lastSeenAt: int(r.last_seen_at),
   expiresAt: int(r.expires_at),
   revokedAt: intOrNull(r.revoked_at)
 })
 
-/** The panel operations over one client. */
-export const panel = (sql: Sql): Store.PanelStoreShape => {
+/** The panel operations, and the last use of API keys, over one client. */
+export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
   const tx = atomic(sql)
   const userByEmail = (email: string) =>
     Effect.map(query(sql<Row>`SELECT * FROM panel_users WHERE email = ${email}`, toUser), first)

@@ -10,6 +10,13 @@ const text = (value: unknown): string => {
 }
 const textOrNull = (value: unknown): string | null =>
   value === null || value === undefined ? null : text(value)
+/** An id of one kind from the database, checked by the kind's guard (`Domain.isMerchantId`, ...). */
+export const checkedId = <A extends string>(is: (u: unknown) => u is A, value: unknown): A => {
+  if (is(value)) return value
+  throw new TypeError(`Expected an id from the database, got ${String(value)}`)
+}
+const idOrNull = <A extends string>(is: (u: unknown) => u is A, value: unknown): A | null =>
+  value === null || value === undefined ? null : checkedId(is, value)
 const cents = (value: unknown): Money.Cents => int(value) as Money.Cents
 const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
@@ -24,7 +31,7 @@ export const merchantRow = (m: Domain.Merchant) => ({
 
 /** A row as a merchant. */
 export const toMerchant = (r: Row): Domain.Merchant => ({
-  id: text(r.id) as Domain.MerchantId,
+  id: checkedId(Domain.isMerchantId, r.id),
   name: text(r.name),
   city: text(r.city),
   feePlan: json(r.fee_plan) as Fees.FeePlan,
@@ -46,8 +53,8 @@ export const apiKeyRow = (k: Domain.ApiKey) => ({
 export const toApiKey = (r: Row): Domain.ApiKey => {
   const lastUsedAt = intOrNull(r.last_used_at)
   return {
-    id: text(r.id) as Domain.ApiKeyId,
-    merchantId: text(r.merchant_id) as Domain.MerchantId,
+    id: checkedId(Domain.isApiKeyId, r.id),
+    merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
     mode: text(r.mode) as Domain.Mode,
     hash: text(r.hash),
     hint: text(r.hint),
@@ -60,7 +67,7 @@ export const toApiKey = (r: Row): Domain.ApiKey => {
 
 /** A row as a webhook endpoint. */
 export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   mode: text(r.mode) as Domain.Mode,
   url: text(r.url),
   secret: text(r.secret),
@@ -141,8 +148,8 @@ export const valuesToTransaction = (values: ReadonlyArray<unknown>): Domain.Tran
 
 /** A row as a transaction. */
 export const toTransaction = (r: Row): Domain.Transaction => ({
-  id: text(r.id) as Domain.TransactionId,
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  id: checkedId(Domain.isTransactionId, r.id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   mode: text(r.mode) as Domain.Mode,
   type: text(r.type) as Domain.TransactionType,
   status: text(r.status) as Domain.TransactionStatus,
@@ -163,7 +170,7 @@ export const toTransaction = (r: Row): Domain.Transaction => ({
   failureReason: textOrNull(r.failure_reason),
   receivedAmount:
     r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
-  counterpartyId: textOrNull(r.counterparty_id) as Domain.MerchantId | null,
+  counterpartyId: idOrNull(Domain.isMerchantId, r.counterparty_id),
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)
 })
@@ -180,8 +187,8 @@ export const eventRow = (e: Domain.Event) => ({
 
 /** A row as an event. */
 export const toEvent = (r: Row): Domain.Event => ({
-  id: text(r.id) as Domain.EventId,
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  id: checkedId(Domain.isEventId, r.id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   mode: text(r.mode) as Domain.Mode,
   type: text(r.type) as Domain.EventType,
   data: json(r.data) as Domain.Event["data"],
@@ -203,9 +210,9 @@ export const chargebackRow = (c: Domain.Chargeback) => ({
 
 /** A row as a chargeback. */
 export const toChargeback = (r: Row): Domain.Chargeback => ({
-  id: text(r.id) as Domain.ChargebackId,
-  transactionId: text(r.transaction_id) as Domain.TransactionId,
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  id: checkedId(Domain.isChargebackId, r.id),
+  transactionId: checkedId(Domain.isTransactionId, r.transaction_id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   mode: text(r.mode) as Domain.Mode,
   amount: cents(r.amount),
   reason: text(r.reason),
@@ -226,7 +233,7 @@ export const attemptJobRow = (
   runAt: number,
   fairnessKey: string
 ): ReturnType<typeof jobRow> & { readonly fairness_key: string } => ({
-  id: Ids.newId("job", runAt) as Domain.JobId,
+  id: Ids.jobId(runAt),
   kind: "webhook.attempt",
   ref: deliveryId,
   run_at: runAt,
@@ -260,9 +267,9 @@ export const deliveryRow = (d: Domain.WebhookDelivery) => ({
 
 /** A row as a delivery. */
 export const toDelivery = (r: Row): Domain.WebhookDelivery => ({
-  id: text(r.id) as Domain.DeliveryId,
-  eventId: text(r.event_id) as Domain.EventId,
-  merchantId: text(r.merchant_id) as Domain.MerchantId,
+  id: checkedId(Domain.isDeliveryId, r.id),
+  eventId: checkedId(Domain.isEventId, r.event_id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   mode: text(r.mode) as Domain.Mode,
   url: text(r.url),
   status: text(r.status) as Domain.DeliveryStatus,
@@ -294,7 +301,7 @@ export const attemptRow = (a: Domain.DeliveryAttempt) => ({
 
 /** A row as an attempt. */
 export const toAttempt = (r: Row): Domain.DeliveryAttempt => ({
-  deliveryId: text(r.delivery_id) as Domain.DeliveryId,
+  deliveryId: checkedId(Domain.isDeliveryId, r.delivery_id),
   attempt: int(r.attempt),
   at: int(r.at),
   statusCode: intOrNull(r.status_code),

@@ -54,7 +54,9 @@ interface Unit {
   readonly op: WriteOp
 }
 
-const scopeKey = (s: Store.IdempotencyScope) => `key ${s.merchantId} ${s.mode} ${s.key}`
+/** The text of an idempotency scope, the same for a scope and for its row. */
+const scopeKey = (s: { readonly merchantId: string; readonly mode: string; readonly key: string }) =>
+  `key ${s.merchantId} ${s.mode} ${s.key}`
 
 /** What a unit must not share with an earlier unit of the same round. */
 const keysOf = (op: WriteOp): ReadonlyArray<string> => {
@@ -177,8 +179,8 @@ export const units = (
         const done = new Set(
           rows.map((r) =>
             scopeKey({
-              merchantId: r.merchant_id as Domain.MerchantId,
-              mode: r.mode as Domain.Mode,
+              merchantId: String(r.merchant_id),
+              mode: String(r.mode),
               key: String(r.idempotency_key)
             })
           )

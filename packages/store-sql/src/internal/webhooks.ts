@@ -48,7 +48,7 @@ export const webhooks = (
       )
       if (Option.isNone(endpoint)) return Option.none()
       const delivery: Domain.WebhookDelivery = {
-        id: Ids.newId("dlv", now) as Domain.DeliveryId,
+        id: Ids.deliveryId(now),
         eventId,
         merchantId,
         mode,

@@ -212,9 +212,7 @@ export const writer = (sql: Sql) => {
 
   /** The statements of `w`, in lock order (balances first, counts last). */
   const parts = (w: Writes, composed: boolean): ReadonlyArray<Part> => {
-    const eventIds = w.events.map(
-      (e) => [Ids.newId("dlv", e.createdAt), Ids.newId("job", e.createdAt)] as const
-    )
+    const eventIds = w.events.map((e) => [Ids.deliveryId(e.createdAt), Ids.jobId(e.createdAt)] as const)
     const rows: Array<Part> = [
       {
         name: "moved",
