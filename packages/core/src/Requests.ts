@@ -736,23 +736,25 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
  * problem in `details`; the admin API's schemas stop at the first). Reads `MaxAmount` from the
  * context.
  */
-export const decode =
-  <A, I, R>(schema: Schema.Schema<A, I, R>, options?: DecodeOptions) =>
-  (input: unknown): Effect.Effect<A, ValidationError | InvalidJson, R> => {
+export const decode = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
+  options?: DecodeOptions
+): ((input: unknown) => Effect.Effect<A, ValidationError | InvalidJson, R>) => {
+  // Prepared once per decoder: transports build theirs at start-up and call them per request.
+  const first =
+    Option.getOrUndefined(SchemaAST.getAnnotation<boolean>(schema.ast, FirstProblemOnlyId)) === true
+  const parse = ParseResult.decodeUnknown(schema, {
+    errors: first ? "first" : "all",
+    onExcessProperty: "ignore"
+  })
+  const toError = (issue: ParseResult.ParseIssue) => toValidationError(new ParseResult.ParseError({ issue }))
+  const maxAmount = options?.maxAmount
+  return (input) => {
     if (!isObject(input)) return Effect.fail(new InvalidJson())
-    const first =
-      Option.getOrUndefined(SchemaAST.getAnnotation<boolean>(schema.ast, FirstProblemOnlyId)) === true
-    const decoded = Effect.mapError(
-      ParseResult.decodeUnknown(schema)(input, {
-        errors: first ? "first" : "all",
-        onExcessProperty: "ignore"
-      }),
-      (issue) => toValidationError(new ParseResult.ParseError({ issue }))
-    )
-    return options?.maxAmount === undefined
-      ? decoded
-      : Effect.provideService(decoded, MaxAmount, options.maxAmount)
+    const decoded = Effect.mapError(parse(input), toError)
+    return maxAmount === undefined ? decoded : Effect.provideService(decoded, MaxAmount, maxAmount)
   }
+}
 
 /** `decode` run at once, for callers outside Effect (the schemas here need no services). */
 export const decodeEither =
