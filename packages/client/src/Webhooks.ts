@@ -4,7 +4,7 @@
  * by the endpoint's signing key (`whsec_...`, shown once when the endpoint is set or rotated).
  * The check runs on any runtime (the HMAC is core's pure-TypeScript one), synchronously.
  */
-import { Events, WebhookSignature } from "@pixgate/core"
+import { Events, Sha256, WebhookSignature } from "@pixgate/core"
 import { Clock, Data, Effect, Either, ParseResult, Schema } from "effect"
 
 /** Why a webhook was refused. */
@@ -65,14 +65,6 @@ const header = (headers: HeadersInput, name: string): string | undefined => {
   return undefined
 }
 
-/** Equality of two strings in time that depends only on their lengths. */
-const constantTimeEqual = (a: string, b: string): boolean => {
-  if (a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return diff === 0
-}
-
 const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(Events.WebhookEvent))
 
 /**
@@ -123,7 +115,7 @@ export const verifyEffect = (options: VerifyOptions): Effect.Effect<WebhookEvent
       )
       // Every presented signature is compared, so the time taken does not say which one matched.
       for (const signature of presented) {
-        if (expected !== null && constantTimeEqual(signature, expected)) matched = true
+        if (expected !== null && Sha256.sameSecret(signature, expected)) matched = true
       }
     }
     if (!matched) return yield* refuse("invalid_signature", "No webhook-signature matches the payload")

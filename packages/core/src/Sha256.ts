@@ -50,3 +50,18 @@ export const hmac = (key: Uint8Array, message: Input | ReadonlyArray<Input>): Ui
   feed(mac, message)
   return mac.digest() as Uint8Array<ArrayBuffer>
 }
+
+/** Equality of two byte strings that takes the same time wherever they differ (no early exit). */
+export const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  let difference = a.length ^ b.length
+  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ (b[i] ?? 0)
+  return difference === 0
+}
+
+/**
+ * Constant-time equality of a presented secret and the expected one: their digests (equal
+ * lengths whatever was presented) compared whole, so neither the secret's length nor where the
+ * two differ shows in the time taken.
+ */
+export const sameSecret = (presented: Input, expected: Input): boolean =>
+  equalBytes(digest(presented), digest(expected))

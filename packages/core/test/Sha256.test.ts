@@ -196,4 +196,18 @@ describe("Sha256", () => {
     expect(toHex(first)).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     expect(Sha256.hmac(fromHex("0b0b"), "x")).not.toBe(Sha256.hmac(fromHex("0b0b"), "x"))
   })
+
+  it("compares secrets and byte strings whole: equal only when equal, whatever the lengths", () => {
+    expect(Sha256.sameSecret("s3cret-value", "s3cret-value")).toBe(true)
+    expect(Sha256.sameSecret("s3cret-value", "s3cret-valuf")).toBe(false)
+    expect(Sha256.sameSecret("", "s3cret-value")).toBe(false)
+    expect(Sha256.equalBytes(fromHex("0102"), fromHex("0102"))).toBe(true)
+    expect(Sha256.equalBytes(fromHex("0102"), fromHex("010203"))).toBe(false)
+    expect(Sha256.equalBytes(fromHex("010203"), fromHex("0102"))).toBe(false)
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => {
+        expect(Sha256.sameSecret(a, b)).toBe(a === b)
+      })
+    )
+  })
 })

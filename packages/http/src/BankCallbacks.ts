@@ -15,24 +15,13 @@ import * as Route from "./Route.js"
 /** Where the callback route lives. */
 export const basePath = "/bank/callbacks"
 
-/**
- * Constant-time equality of a presented secret and the configured one: their SHA-256 digests
- * (equal lengths whatever was presented) compared byte by byte without an early exit.
- */
-export const sameSecret = (presented: string, secret: Redacted.Redacted<string>): boolean => {
-  const a = Sha256.digest(presented)
-  const b = Sha256.digest(Redacted.value(secret))
-  let difference = a.length ^ b.length
-  for (let i = 0; i < a.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
-  return difference === 0
-}
-
 /** The callback routes for one secret. */
 export const routes = (secret: Redacted.Redacted<string>): ReadonlyArray<Route.Route<Engine.Engine>> =>
   (["", "/pix"] as const).map((rest) =>
     Route.make("POST", `${basePath}/:secret${rest}`, { body: true }, Route.open, (input) =>
       Effect.gen(function* () {
-        if (!sameSecret(input.params.secret ?? "", secret)) return yield* Effect.fail(Respond.notFound())
+        if (!Sha256.sameSecret(input.params.secret ?? "", Redacted.value(secret)))
+          return yield* Effect.fail(Respond.notFound())
         const engine = yield* Engine.Engine
         yield* engine.bankCallback({ path: rest, body: input.body }).pipe(
           Effect.tapError((e) =>

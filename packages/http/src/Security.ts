@@ -23,13 +23,6 @@ export const apiKey: Route.Security<Auth.Caller, Engine.Engine | RateLimiter> = 
     })
 }
 
-/** Equality of two digests that takes the same time wherever they differ. */
-const sameDigest = (a: Uint8Array, b: Uint8Array): boolean => {
-  let diff = a.length ^ b.length
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ (b[i] ?? 0)
-  return diff === 0
-}
-
 const unauthorized = () =>
   new Respond.Refusal({
     error: Errors.unauthorized(),
@@ -46,7 +39,7 @@ export const adminToken = (token: Redacted.Redacted<string>): Route.Security<und
       Effect.gen(function* () {
         const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.header("authorization") ?? "")
         if (match === null) return yield* Effect.fail(unauthorized())
-        if (!sameDigest(Sha256.digest(match[1]!), expected)) return yield* Effect.fail(unauthorized())
+        if (!Sha256.equalBytes(Sha256.digest(match[1]!), expected)) return yield* Effect.fail(unauthorized())
         return undefined
       })
   }
