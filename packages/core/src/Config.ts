@@ -26,8 +26,17 @@ export interface EngineConfigShape {
   readonly webhookRetryDelays: ReadonlyArray<Duration.Duration>
   /** Time-out of one webhook attempt (spec: 10 s). */
   readonly webhookTimeout: Duration.Duration
-  /** Allows webhook URLs on loopback/private/link-local addresses in live mode. */
+  /**
+   * Allows live-mode webhook URLs on loopback and private addresses (a local trial; off by
+   * default). Link-local and cloud metadata addresses stay refused in every mode.
+   */
   readonly allowPrivateWebhookUrls: boolean
+  /**
+   * Allows test-mode webhook URLs on loopback and private addresses (default on: a developer's
+   * local receiver). A platform hosting many merchants turns it off, so no merchant can reach
+   * its internal network through a test endpoint.
+   */
+  readonly allowPrivateTestWebhookUrls: boolean
   /**
    * Allows plain `http:` webhook URLs in live mode (refused by default: every delivery carries the
    * endpoint's secret). Test mode always allows them.
@@ -85,6 +94,7 @@ export const defaults: EngineConfigShape = {
   webhookRetryDelays: [Duration.seconds(1), Duration.seconds(5), Duration.seconds(30)],
   webhookTimeout: Duration.seconds(10),
   allowPrivateWebhookUrls: false,
+  allowPrivateTestWebhookUrls: true,
   allowInsecureLiveWebhooks: false,
   webhookConcurrency: 64,
   webhookEndpointConcurrency: 16,

@@ -16,7 +16,9 @@ export interface WebhookRequest {
   /** The status must arrive, and the answer be read, within this; then the attempt fails. */
   readonly timeoutMs: number
   /**
-   * The receiver must be at a public address (live mode, unless `allowPrivateWebhookUrls`).
+   * The receiver must be at a public address (live mode unless `allowPrivateWebhookUrls`; test
+   * mode when `allowPrivateTestWebhookUrls` is off). Link-local and cloud metadata addresses are
+   * refused either way.
    * The URL was checked when it was set; a transport that resolves the host itself (the Node
    * one) checks again every address it connects to, so a name that later resolves to a private
    * address (DNS rebinding) reaches nothing. `fromHttpClient` leaves this to the client.
@@ -29,6 +31,12 @@ export interface WebhookOutcome {
   readonly statusCode: number | null
   readonly error: string | null
 }
+
+/**
+ * The error text of an attempt not made because the receiver's address is refused, the same
+ * whether the engine found it before sending or the transport when connecting.
+ */
+export const refusedAddress = (reason: string): string => `Transport: EPRIVATEADDRESS: ${reason}`
 
 /** Most answer bytes read (and discarded) so the connection can be reused. */
 export const bodyReadLimit = 64 * 1024

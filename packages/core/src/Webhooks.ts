@@ -11,7 +11,7 @@ import { HostResolver } from "./HostResolver.js"
 import * as SigningKeys from "./SigningKeys.js"
 import { type ClaimedJob, DeliveryStore, fromFull, JobStore, type Store, type StoreError } from "./Store.js"
 import * as WebhookSignature from "./WebhookSignature.js"
-import { causeChain, WebhookTransport } from "./WebhookTransport.js"
+import { causeChain, refusedAddress, WebhookTransport } from "./WebhookTransport.js"
 import * as WebhookUrl from "./WebhookUrl.js"
 
 /** The webhook service. */
@@ -52,6 +52,18 @@ export const make = Effect.gen(function* () {
 
   const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
     Effect.gen(function* () {
+      // The host may resolve elsewhere than when the URL was set: judged again, before any byte.
+      const refused = yield* WebhookUrl.refusalAtSend(endpoint.url, event.mode).pipe(
+        Effect.provideService(EngineConfig, config),
+        Effect.provideService(HostResolver, resolver)
+      )
+      if (refused !== null) {
+        const error = refusedAddress(refused)
+        yield* Effect.logWarning("Webhook attempt not made: the receiver's address is refused").pipe(
+          Effect.annotateLogs({ merchantId: endpoint.merchantId, mode: event.mode, url: endpoint.url, error })
+        )
+        return { statusCode: null, error }
+      }
       const body = WebhookSignature.body(event)
       const timestamp = Math.floor(now / 1000)
       // One `v1,<sig>` per active signing key (two during a rotation's overlap); never the secret.
@@ -63,7 +75,7 @@ export const make = Effect.gen(function* () {
         url: endpoint.url,
         body,
         timeoutMs,
-        publicOnly: event.mode === "live" && !config.allowPrivateWebhookUrls,
+        publicOnly: !WebhookUrl.allowsPrivate(config, event.mode),
         headers: {
           "User-Agent": userAgent,
           [signatureHeader]: endpoint.secret,

@@ -155,12 +155,21 @@ describe("Webhooks.checkUrl", () => {
   it.effect("refuses every special-purpose address in live mode only, naming its kind", () =>
     Effect.gen(function* () {
       for (const [url, kind] of privateInLive) {
+        if (kind === "link-local") continue
         expect([url, yield* check(url, "live")]).toEqual([
           url,
           expect.stringMatching(/ is an? .* address; live-mode webhooks must use a public address$/)
         ])
         expect([url, yield* check(url, "live")]).toEqual([url, expect.stringContaining(` ${kind} address; `)])
         expect([url, yield* check(url, "test")]).toEqual([url, "ok"])
+      }
+      // Link-local addresses are refused in every mode (see "link-local and metadata addresses").
+      for (const [url] of privateInLive.filter(([, kind]) => kind === "link-local")) {
+        for (const mode of ["live", "test"] as const)
+          expect([url, yield* check(url, mode)]).toEqual([
+            url,
+            expect.stringMatching(/no webhook may use it$/)
+          ])
       }
       for (const url of publicInLive) expect([url, yield* check(url, "live")]).toEqual([url, "ok"])
     })
@@ -204,7 +213,11 @@ describe("Webhooks.checkUrl", () => {
   it.effect("allowPrivateWebhookUrls lets live mode use private hosts", () =>
     Effect.gen(function* () {
       const layer = webhooks(fakeDns, { allowPrivateWebhookUrls: true })
-      for (const [url] of privateInLive) expect([url, yield* check(url, "live", layer)]).toEqual([url, "ok"])
+      for (const [url, kind] of privateInLive)
+        expect([url, yield* check(url, "live", layer)]).toEqual([
+          url,
+          kind === "link-local" ? expect.stringMatching(/link-local address .*no webhook may use it$/) : "ok"
+        ])
     })
   )
 

@@ -2,12 +2,14 @@
  * The live gateway as layers: `layer` over any `HttpClient` (a platform brings its own), and
  * `layerNode`, which builds Node's client with the mTLS client certificate and CA on a
  * keep-alive agent for the layer's life. Either provides `BankGateway.LiveGateway`, which
- * `Engine.layer` picks up for live keys.
+ * `Engine.layer` picks up for live keys, and fails with a `SettingsError` naming the setting when
+ * the settings cannot work (`Check.check`: base URL, certificate, key, PKCS#12, CA, PIX key).
  */
 import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
+import * as Check from "./Check.js"
 import * as Client from "./Client.js"
 import * as Gateway from "./Gateway.js"
 import { type ApiPixSettings, apiPixPath } from "./Settings.js"
@@ -15,10 +17,12 @@ import { type ApiPixSettings, apiPixPath } from "./Settings.js"
 /** The gateway over the HttpClient in context. */
 export const layer = (
   settings: ApiPixSettings
-): Layer.Layer<BankGateway.LiveGateway, never, HttpClient.HttpClient> =>
+): Layer.Layer<BankGateway.LiveGateway, Check.SettingsError, HttpClient.HttpClient> =>
   Layer.effect(
     BankGateway.LiveGateway,
-    Effect.map(Client.make(settings), (psp) => Gateway.make(settings, psp))
+    Effect.flatMap(Check.checked(settings), (valid) =>
+      Effect.map(Client.make(valid), (psp) => Gateway.make(valid, psp))
+    )
   )
 
 /** Node's TLS options of the settings: the client certificate on every call, the CA if given. */
@@ -35,7 +39,9 @@ export const httpClientNode = (settings: ApiPixSettings): Layer.Layer<HttpClient
   NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer(tlsOptions(settings))))
 
 /** The gateway on Node, with mTLS. */
-export const layerNode = (settings: ApiPixSettings): Layer.Layer<BankGateway.LiveGateway> =>
+export const layerNode = (
+  settings: ApiPixSettings
+): Layer.Layer<BankGateway.LiveGateway, Check.SettingsError> =>
   layer(settings).pipe(Layer.provide(httpClientNode(settings)))
 
 /**

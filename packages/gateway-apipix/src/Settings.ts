@@ -105,7 +105,8 @@ export interface EnvSettings {
 /**
  * Reads the live gateway from the environment (`envNames`): undefined when
  * `PIXGATE_LIVE_BASE_URL` is unset (live keys then answer 502); an Error naming what is
- * missing or wrong when it is set but incomplete. `readFile` reads the certificate files.
+ * missing or wrong when it is set but incomplete (or names both a PEM pair and a PKCS#12 file).
+ * `readFile` reads the certificate files; what they hold is checked by `Check.check`.
  */
 export const fromEnv = (
   env: Readonly<Record<string, string | undefined>>,
@@ -130,11 +131,25 @@ export const fromEnv = (
   }
   const callbackSecret = need(envNames.callbackSecret)
   if (callbackSecret.length < 32) throw new Error(`${envNames.callbackSecret} must be at least 32 characters`)
+  // A file a variable names, or an error naming the variable.
+  const file = (name: string, path: string) => {
+    try {
+      return readFile(path)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      throw new Error(`${name}: cannot read ${path}${code === undefined ? "" : ` (${code})`}`)
+    }
+  }
   const pfx = get(envNames.pfxFile)
+  if (pfx !== undefined && (get(envNames.certFile) !== undefined || get(envNames.keyFile) !== undefined))
+    throw new Error(
+      `${envNames.pfxFile} and ${envNames.certFile}/${envNames.keyFile} are both set: ` +
+        "give the client certificate one way, PEM or PKCS#12"
+    )
   const certificate =
     pfx === undefined
-      ? pem(readFile(need(envNames.certFile)), readFile(need(envNames.keyFile)))
-      : pkcs12(readFile(pfx), get(envNames.pfxPassphrase) ?? "")
+      ? pem(file(envNames.certFile, need(envNames.certFile)), file(envNames.keyFile, need(envNames.keyFile)))
+      : pkcs12(file(envNames.pfxFile, pfx), get(envNames.pfxPassphrase) ?? "")
   const caFile = get(envNames.caFile)
   const apiPath = get(envNames.apiPixPath)
   const reconcileIntervalMs = millis(envNames.reconcileIntervalMs)
@@ -148,7 +163,7 @@ export const fromEnv = (
       scopes: defaults.scopes,
       certificate,
       pixKey: need(envNames.pixKey),
-      ...(caFile === undefined ? {} : { ca: readFile(caFile) }),
+      ...(caFile === undefined ? {} : { ca: file(envNames.caFile, caFile) }),
       ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
       ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
       ...(pollDelayMs === undefined ? {} : { pollDelayMs })

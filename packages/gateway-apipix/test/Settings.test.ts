@@ -31,8 +31,10 @@ describe("Settings.fromEnv", () => {
     expect(pem.settings.certificate._tag).toBe("Pem")
     expect(String(pem.settings.ca)).toBe("CA")
     expect(pem.settings.pollDelayMs).toBe(700)
+    // PKCS#12 instead of the PEM pair (both at once is refused, see Check.test.ts).
+    const { PIXGATE_LIVE_CERT_FILE: _c, PIXGATE_LIVE_KEY_FILE: _k, ...noPem } = complete
     const p12 = Settings.fromEnv(
-      { ...complete, PIXGATE_LIVE_PFX_FILE: "x.p12", PIXGATE_LIVE_PFX_PASSPHRASE: "pw" },
+      { ...noPem, PIXGATE_LIVE_PFX_FILE: "x.p12", PIXGATE_LIVE_PFX_PASSPHRASE: "pw" },
       read
     )!
     expect(p12.settings.certificate._tag).toBe("Pkcs12")

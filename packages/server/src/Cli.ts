@@ -156,11 +156,19 @@ const liveSettings = (io: Io) =>
   Effect.gen(function* () {
     const given = yield* Environment.live
     if (Option.isNone(given)) return undefined
-    const { Settings } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
-    return yield* Effect.try({
+    const { Check, Settings } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
+    const read = yield* Effect.try({
       try: () => Settings.fromEnv(given.value, (path) => readFileSync(resolve(io.cwd, path))),
       catch: (error) => new UsageError({ message: oneLine(error) })
     })
+    if (read === undefined) return undefined
+    // The files' contents, the URL and the PIX key, as the gateway will use them: a wrong one
+    // stops the command here, naming its variable.
+    const settings = yield* Effect.mapError(
+      Check.check(read.settings, "env"),
+      (error) => new UsageError({ message: error.message })
+    )
+    return { ...read, settings }
   })
 
 /** `serve` until the stop signal (SIGTERM or SIGINT), then a graceful close. */
@@ -185,6 +193,9 @@ const runServe = (io: Io) =>
           // the server flushes them.
           log: { level: env.logLevel, out: io.stdout },
           allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
+          profile: env.webhookAddresses.profile,
+          allowPrivateLiveWebhooks: env.webhookAddresses.allowPrivateLive,
+          allowPrivateTestWebhooks: env.webhookAddresses.allowPrivateTestWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
           ...(live === undefined ? {} : { live })
         }),

@@ -70,8 +70,46 @@ export const serve = Config.all({
   burst: integer("PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000),
   logLevel,
   allowInsecureLiveWebhooks: switchedOn("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS"),
-  shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000)
+  shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
+  webhookAddresses: Config.suspend(() => webhookAddresses)
 })
+
+/** `PIXGATE_PROFILE`: `production` (default) or `development` (a trial on one machine). */
+const profile: Config.Config<"production" | "development"> = Config.mapOrFail(
+  text("PIXGATE_PROFILE"),
+  (value) =>
+    value === "" || value === "production" || value === "development"
+      ? Either.right(value === "development" ? "development" : "production")
+      : invalid("PIXGATE_PROFILE must be production or development")
+)
+
+/**
+ * Where webhooks may go (docs/operations.md, "Webhook address policy"): `PIXGATE_WEBHOOK_PRIVATE_TARGETS`
+ * (`allow`, the default, or `deny`) for test-mode endpoints on loopback and private addresses,
+ * and `PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1` for live-mode ones, a local trial: refused unless
+ * `PIXGATE_PROFILE=development`.
+ */
+const webhookAddresses = Config.mapOrFail(
+  Config.all({
+    profile,
+    privateTestTargets: text("PIXGATE_WEBHOOK_PRIVATE_TARGETS"),
+    allowPrivateLive: switchedOn("PIXGATE_ALLOW_PRIVATE_WEBHOOKS")
+  }),
+  ({ profile, privateTestTargets, allowPrivateLive }) => {
+    if (!["", "allow", "deny"].includes(privateTestTargets))
+      return invalid("PIXGATE_WEBHOOK_PRIVATE_TARGETS must be allow or deny")
+    if (allowPrivateLive && profile !== "development")
+      return invalid(
+        "PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1 is for a local trial: it needs PIXGATE_PROFILE=development " +
+          "(never set it in production: live webhooks could reach the server's own network)"
+      )
+    return Either.right({
+      profile,
+      allowPrivateTestWebhooks: privateTestTargets !== "deny",
+      allowPrivateLive
+    })
+  }
+)
 
 /**
  * The variables `Settings.fromEnv` of `@pixgate/gateway-apipix` reads (its `envNames`; a test

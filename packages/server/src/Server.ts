@@ -50,6 +50,23 @@ export interface ServerOptions {
    * the CLI reads `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`). Off: live mode wants https.
    */
   readonly allowInsecureLiveWebhooks?: boolean
+  /**
+   * `production` (default) or `development`: a trial on one machine, the only profile that
+   * takes `allowPrivateLiveWebhooks` (the CLI reads `PIXGATE_PROFILE`).
+   */
+  readonly profile?: "production" | "development"
+  /**
+   * Live-mode webhooks to loopback and private addresses, for a local trial (the engine's
+   * `allowPrivateWebhookUrls`; the CLI reads `PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1`). Refused at
+   * start unless `profile` is `development`; logged as a warning when on.
+   */
+  readonly allowPrivateLiveWebhooks?: boolean
+  /**
+   * Test-mode webhooks to loopback and private addresses (default true: a developer's local
+   * receiver; the CLI reads `PIXGATE_WEBHOOK_PRIVATE_TARGETS=deny` as false, for a platform
+   * hosting many merchants). Link-local and metadata addresses are refused in every mode.
+   */
+  readonly allowPrivateTestWebhooks?: boolean
 }
 
 /** A running server. */
@@ -209,17 +226,27 @@ const tracker = (server: Server) => {
   return { track, drain, inFlight: () => pending.size }
 }
 
+/** The live gateway's pieces, its settings checked first (`Check.check`): a wrong one throws. */
+const liveGateway = async (live: NonNullable<ServerOptions["live"]>) => {
+  // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
+  const { ApiPix, Check } = await import("@pixgate/gateway-apipix")
+  const checked = Check.check(live.settings)
+  if (checked._tag === "Left") throw new Error(checked.left.message)
+  return {
+    liveGateway: ApiPix.layerNode(checked.right),
+    bankCallbacks: { secret: live.callbackSecret }
+  }
+}
+
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
+  if (options.allowPrivateLiveWebhooks && options.profile !== "development")
+    throw new Error(
+      "allowPrivateLiveWebhooks (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1) needs the development profile " +
+        "(PIXGATE_PROFILE=development): live webhooks could reach the server's own network"
+    )
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
-  // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
-  const live =
-    options.live === undefined
-      ? {}
-      : {
-          liveGateway: (await import("@pixgate/gateway-apipix")).ApiPix.layerNode(options.live.settings),
-          bankCallbacks: { secret: options.live.callbackSecret }
-        }
+  const live = options.live === undefined ? {} : await liveGateway(options.live)
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -229,7 +256,11 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       // After the HTTP drain, running jobs get the same bound to finish (then they are
       // interrupted and run again after their lease).
       workerOptions: { shutdownGrace: options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs },
-      ...(options.allowInsecureLiveWebhooks ? { config: { allowInsecureLiveWebhooks: true } } : {})
+      config: {
+        ...(options.allowInsecureLiveWebhooks ? { allowInsecureLiveWebhooks: true } : {}),
+        ...(options.allowPrivateLiveWebhooks ? { allowPrivateWebhookUrls: true } : {}),
+        ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {})
+      }
     },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
@@ -270,6 +301,14 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`
   })
+
+  if (options.allowPrivateLiveWebhooks)
+    await pixgate.runtime.runPromise(
+      Effect.logWarning(
+        "Live-mode webhooks may go to loopback and private addresses (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1, " +
+          "development profile): for a local trial only"
+      )
+    )
 
   let closing: Promise<void> | undefined
   const close = () => {

@@ -8,6 +8,7 @@
  * agents of its own whose DNS lookup refuses every non-public address, checked when the socket
  * connects, so a host that resolved to a public address when its URL was set and to a private
  * one now (DNS rebinding) is never reached, and no socket to it is shared with other requests.
+ * Every request, public-only or not, refuses link-local and cloud metadata addresses the same way.
  */
 import * as dns from "node:dns"
 import * as http from "node:http"
@@ -18,12 +19,13 @@ import { defaults } from "../Config.js"
 import {
   bodyReadLimit,
   causeChain,
+  refusedAddress,
   timedOut,
   type WebhookOutcome,
   type WebhookRequest,
   WebhookTransport
 } from "../WebhookTransport.js"
-import { firstNonPublic, notPublic } from "../WebhookUrl.js"
+import { refusal } from "../WebhookUrl.js"
 
 /** Agent settings. */
 export interface NodeWebhookTransportOptions {
@@ -38,21 +40,19 @@ interface Agents {
   readonly https: https.Agent
 }
 
-/** Why a public-only request may not connect to `host` at any of `addresses`; null when it may. */
-const refusal = (host: string, addresses: ReadonlyArray<string>): string | null => {
-  const found = firstNonPublic(addresses)
-  return found === null ? null : notPublic(host, ...found)
-}
-
-/** `lookup`, failing when any address it finds is not public. */
-const publicLookup =
-  (lookup: LookupFunction): LookupFunction =>
+/**
+ * `lookup`, failing when an address it finds is refused: link-local and cloud metadata ones
+ * always, every non-public one for a public-only pool.
+ */
+const checkedLookup =
+  (lookup: LookupFunction, publicOnly: boolean): LookupFunction =>
   (hostname, options, callback) =>
     lookup(hostname, options, (error, address, family) => {
       if (error) return callback(error, address, family)
       const refused = refusal(
         hostname,
-        typeof address === "string" ? [address] : address.map((a) => a.address)
+        typeof address === "string" ? [address] : address.map((a) => a.address),
+        !publicOnly
       )
       if (refused === null) return callback(null, address, family)
       callback(Object.assign(new Error(refused), { code: "EPRIVATEADDRESS" }), address, family)
@@ -81,8 +81,8 @@ const post = (
     }
     // An address literal is connected to without a lookup: check it here.
     const literal = target.hostname.replace(/^\[|\]$/g, "")
-    const refused = publicOnly ? refusal(literal, [literal]) : null
-    if (refused !== null) return finish({ statusCode: null, error: `Transport: EPRIVATEADDRESS: ${refused}` })
+    const refused = refusal(literal, [literal], !publicOnly)
+    if (refused !== null) return finish({ statusCode: null, error: refusedAddress(refused) })
     const secure = target.protocol === "https:"
     const pool = publicOnly ? agents.publicOnly : agents.any
     const request = (secure ? https : http).request(target, {
@@ -144,8 +144,8 @@ export const layerWith = (options: NodeWebhookTransportOptions = {}): Layer.Laye
             maxSockets: options.maxSocketsPerOrigin ?? defaults.webhookConcurrency
           }
           return {
-            any: pair({ ...settings, lookup }),
-            publicOnly: pair({ ...settings, lookup: publicLookup(lookup) })
+            any: pair({ ...settings, lookup: checkedLookup(lookup, false) }),
+            publicOnly: pair({ ...settings, lookup: checkedLookup(lookup, true) })
           }
         }),
         (agents) =>

@@ -149,13 +149,12 @@ export const viaClient = (client: HttpClient.HttpClient): Layer.Layer<WebhookTra
 export const servicesOver = (
   store: StoreShape,
   transport: Layer.Layer<WebhookTransport.WebhookTransport>,
-  config: Partial<Config.EngineConfigShape> = {}
+  config: Partial<Config.EngineConfigShape> = {},
+  resolver: Layer.Layer<HostResolver.HostResolver> = HostResolver.literalsOnly
 ) =>
   runner.pipe(
     Layer.provideMerge(WebhooksModule.layer),
-    Layer.provideMerge(
-      Layer.mergeAll(Layer.succeed(Store, store), Config.layer(config), transport, HostResolver.literalsOnly)
-    )
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(Store, store), Config.layer(config), transport, resolver))
   )
 
 /** `servicesOver` a test HttpClient. */
@@ -170,8 +169,9 @@ export const engineOver = (
   store: StoreShape,
   transport: Layer.Layer<WebhookTransport.WebhookTransport>,
   config: Partial<Config.EngineConfigShape> = {},
-  options: Worker.WorkerOptions = {}
-) => Worker.layerWith(options).pipe(Layer.provideMerge(servicesOver(store, transport, config)))
+  options: Worker.WorkerOptions = {},
+  resolver: Layer.Layer<HostResolver.HostResolver> = HostResolver.literalsOnly
+) => Worker.layerWith(options).pipe(Layer.provideMerge(servicesOver(store, transport, config, resolver)))
 
 /** `engineOver` a test HttpClient. */
 export const engine = (
