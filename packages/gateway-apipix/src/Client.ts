@@ -76,7 +76,18 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
             Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
           ResponseError: (e) =>
             Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e }))
-        })
+        }),
+        // A call the client could not even make (a TLS setting Node refuses when it connects) is
+        // the gateway's failure, a 502, never a defect: its outcome counts as unknown.
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(
+            new PspError({
+              reason: "transport",
+              message: `The call could not be made: ${defect instanceof Error ? defect.message : String(defect)}`,
+              cause: defect
+            })
+          )
+        )
       )
 
     const issue = Effect.gen(function* () {

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
-import { Engine } from "@pixgate/core"
+import { type Config as EngineConfig, Engine } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
@@ -117,14 +117,14 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
     return filled
   })
 
-const engineLayer = (database: string, io: Io) =>
+const engineLayer = (database: string, io: Io, config: Partial<EngineConfig.EngineConfigShape>) =>
   Layer.unwrapEffect(
     Effect.try({
       try: () => Database.layer(Database.parse(database, io.cwd)),
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
-        Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer }).pipe(
+        Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer, config }).pipe(
           Layer.provide(store),
           Layer.provide(NodeWebhookTransport.layer),
           Layer.provide(Log.layer(Log.writer({ level: "warning", write: (line) => io.stderr(`${line}\n`) })))
@@ -138,10 +138,19 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
   Effect.gen(function* () {
     const filled = yield* withSecrets(command, given, io)
     const database = yield* Environment.database
+    // `webhook set` checks URLs as `serve` would: the same address policy and http allowance.
+    const addresses = yield* Environment.webhookAddresses
+    const insecure = yield* Environment.allowInsecureLiveWebhooks
     const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
       command.run(engine.admin, filled, args)
     ).pipe(
-      Effect.provide(engineLayer(database, io)),
+      Effect.provide(
+        engineLayer(database, io, {
+          allowInsecureLiveWebhooks: insecure,
+          allowPrivateWebhookUrls: addresses.allowPrivateLive,
+          allowPrivateTestWebhookUrls: addresses.allowPrivateTestWebhooks
+        })
+      ),
       Effect.catchAllCause((cause) =>
         Cause.isFailType(cause) && cause.error instanceof Failed
           ? Effect.fail(cause.error)

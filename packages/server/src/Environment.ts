@@ -69,10 +69,13 @@ export const serve = Config.all({
   requestsPerSecond: integer("PIXGATE_RATE_LIMIT_RPS", 50, 0, 1_000_000),
   burst: integer("PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000),
   logLevel,
-  allowInsecureLiveWebhooks: switchedOn("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS"),
+  allowInsecureLiveWebhooks: Config.suspend(() => allowInsecureLiveWebhooks),
   shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
   webhookAddresses: Config.suspend(() => webhookAddresses)
 })
+
+/** `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`: plain-http live webhook URLs (serve and `webhook set`). */
+export const allowInsecureLiveWebhooks = switchedOn("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS")
 
 /** `PIXGATE_PROFILE`: `production` (default) or `development` (a trial on one machine). */
 const profile: Config.Config<"production" | "development"> = Config.mapOrFail(
@@ -89,7 +92,7 @@ const profile: Config.Config<"production" | "development"> = Config.mapOrFail(
  * and `PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1` for live-mode ones, a local trial: refused unless
  * `PIXGATE_PROFILE=development`.
  */
-const webhookAddresses = Config.mapOrFail(
+export const webhookAddresses = Config.mapOrFail(
   Config.all({
     profile,
     privateTestTargets: text("PIXGATE_WEBHOOK_PRIVATE_TARGETS"),
