@@ -6,8 +6,8 @@
  * Certificates are made fresh by the PSP simulator's `Certificates` module into a temp dir.
  */
 import { execFile } from "node:child_process"
-import { createRequire } from "node:module"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
