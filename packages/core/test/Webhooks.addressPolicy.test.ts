@@ -56,6 +56,9 @@ const checkWith = (url: string, mode: Mode, config: Partial<Config.EngineConfigS
 const metadataUrls = [
   "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
   "http://169.254.170.2/v2/credentials",
+  "http://0xa9fea9fe/",
+  "http://2852039166/",
+  "http://0251.0376.0251.0376/",
   "http://[fe80::1]/",
   "http://[fd00:ec2::254]/latest/meta-data",
   "http://100.100.100.200/latest/meta-data",
