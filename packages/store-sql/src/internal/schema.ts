@@ -309,3 +309,17 @@ export const receivedAmountSqlite: ReadonlyArray<string> = [
 
 /** The kind's CHECK in a stored `CREATE TABLE jobs` text. */
 export const jobKindCheckPattern = /\s*CHECK \(kind IN \([^)]*\)\)/
+
+/**
+ * Migration 0008, Postgres only: the per-key token buckets shared by every instance
+ * (`RateLimits.ts`). UNLOGGED: no WAL on the hot path; a crash or a failover empties it, which
+ * only refills every bucket. `granted` is the last take's answer, returned by its upsert.
+ */
+export const rateLimitBucketsPg: ReadonlyArray<string> = [
+  `CREATE UNLOGGED TABLE rate_limit_buckets (
+    key TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    at TIMESTAMPTZ NOT NULL,
+    granted BOOLEAN NOT NULL
+  )`
+]
