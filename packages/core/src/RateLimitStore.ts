@@ -15,7 +15,11 @@ export interface Bucket {
   readonly burst: number
 }
 
-/** Takes a token for a key: 0 when allowed, else the seconds to wait before retrying (>= 1). */
+/**
+ * Takes a token for a key: 0 when allowed, else the seconds to wait before retrying (>= 1). It
+ * answers within a short deadline or fails (the limiter then decides in its own process), since
+ * every authenticated request waits for it.
+ */
 export interface RateLimitStoreShape {
   readonly take: (key: string, bucket: Bucket) => Effect.Effect<number, StoreError>
 }

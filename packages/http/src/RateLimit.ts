@@ -72,17 +72,14 @@ export const tokenBucket = (options: RateLimitOptions = defaults): RateLimiterSh
   }
 }
 
-/** How long a shared take may wait for the database before this instance decides alone. */
-export const sharedTimeout = Duration.seconds(2)
-
 /** How long after a failed shared take this instance keeps to its own bucket. */
 export const fallbackPeriod = Duration.seconds(5)
 
 /**
- * A limiter over the store's shared buckets. When a take fails or the database does not answer
- * within `sharedTimeout`, it fails open to `local` (an in-process bucket of the same size) for
- * `fallbackPeriod`, with one warning: the limiter alone never turns a request into a 5xx, and
- * keys stay limited, per instance, while the database is away.
+ * A limiter over the store's shared buckets. When a take fails (the store's takes fail rather
+ * than wait long: Postgres's after 2 s), it fails open to `local` (an in-process bucket of the
+ * same size) for `fallbackPeriod`, with one warning: the limiter alone never turns a request
+ * into a 5xx, and keys stay limited, per instance, while the database is away.
  */
 export const sharedBucket = (
   store: RateLimitStore.RateLimitStoreShape,
@@ -98,20 +95,15 @@ export const sharedBucket = (
         now < localUntil
           ? local.take(key)
           : store.take(key, bucket).pipe(
-              Effect.timeoutFail({
-                duration: sharedTimeout,
-                onTimeout: () => `no answer within ${Duration.format(sharedTimeout)}`
-              }),
               Effect.catchAll((error) =>
                 Effect.flatMap(Clock.currentTimeMillis, (failedAt) => {
                   // One warning per period, however many takes were waiting when it began.
                   const first = failedAt >= localUntil
                   localUntil = Math.max(localUntil, failedAt + fallbackMillis)
-                  const reason = typeof error === "string" ? error : error.message
                   return Effect.zipRight(
                     first
                       ? Effect.logWarning(
-                          `Shared rate limit unavailable (${reason}); each key is limited in this process for ${Duration.format(fallbackPeriod)}`
+                          `Shared rate limit unavailable (${error.message}); each key is limited in this process for ${Duration.format(fallbackPeriod)}`
                         )
                       : Effect.void,
                     local.take(key)

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { RateLimitStore } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
-import { Effect, Layer, Logger, TestClock, TestContext } from "effect"
+import { Deferred, Effect, Fiber, Layer, Logger, TestClock, TestContext } from "effect"
 import * as RateLimit from "../../http/src/RateLimit.js"
 import { describePostgres, useFreshDatabase } from "./helpers.js"
 
@@ -36,22 +36,76 @@ describePostgres("Rate-limit buckets shared through Postgres", () => {
     )
 
     it.effect(
-      "200 concurrent takes from two pools (two instances) on a bucket of 10: exactly 10 granted",
+      "200 concurrent takes from five pools (five instances) on a bucket of 10: exactly 10 granted",
       () =>
         Effect.gen(function* () {
-          const other = yield* Layer.build(
-            Layer.fresh(Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 10 })))
-          )
-          const mine = yield* RateLimitStore.RateLimitStore
-          const theirs = yield* Effect.provide(RateLimitStore.RateLimitStore, other)
-          const waits = yield* Effect.all(
-            Array.from({ length: 200 }, (_, i) =>
-              (i % 2 === 0 ? mine : theirs).take("key_two_pools", frozen)
+          // Each instance batches its own takes: five statements at least, racing for one row.
+          const instances = yield* Effect.all(
+            Array.from({ length: 5 }, () =>
+              Effect.flatMap(
+                Layer.build(
+                  Layer.fresh(Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 4 })))
+                ),
+                (context) => Effect.provide(RateLimitStore.RateLimitStore, context)
+              )
             ),
+            { concurrency: "unbounded" }
+          )
+          const waits = yield* Effect.all(
+            Array.from({ length: 200 }, (_, i) => instances[i % 5]!.take("key_five_pools", frozen)),
             { concurrency: "unbounded" }
           )
           expect(waits.filter((w) => w === 0).length).toBe(10)
         }).pipe(Effect.scoped)
+    )
+
+    it.effect("several keys in one batch: each gets its own bucket's tokens", () =>
+      Effect.gen(function* () {
+        const buckets = yield* RateLimitStore.RateLimitStore
+        const bucket = { requestsPerSecond: 0.001, burst: 2 }
+        const keys = ["key_c", "key_a", "key_b"]
+        const waits = yield* Effect.all(
+          Array.from({ length: 15 }, (_, i) => buckets.take(keys[i % 3]!, bucket)),
+          { concurrency: "unbounded" }
+        )
+        // Granted in order of arrival: the first two of each key.
+        expect(waits.map((w) => w === 0)).toEqual(Array.from({ length: 15 }, (_, i) => i < 6))
+      })
+    )
+
+    it.effect(
+      "a take the database does not answer within the deadline fails, and the limiter decides alone",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const buckets = yield* RateLimitStore.RateLimitStore
+          const bucket = { requestsPerSecond: 0.001, burst: 5 }
+          expect(yield* buckets.take("key_locked", bucket)).toBe(0)
+          // Another session holds the key's row for longer than the deadline.
+          const locked = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT key FROM rate_limit_buckets WHERE key = 'key_locked' FOR UPDATE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(release)
+              })
+            )
+          )
+          yield* Deferred.await(locked)
+          const began = Date.now()
+          const failed = yield* Effect.flip(buckets.take("key_locked", bucket))
+          expect(failed.message).toContain("No answer from the database within 2s")
+          expect(Date.now() - began).toBeGreaterThanOrEqual(1900)
+          const limiter = yield* Effect.provide(
+            RateLimit.RateLimiter,
+            RateLimit.layer({ requestsPerSecond: 0.001, burst: 5 })
+          )
+          expect(yield* limiter.take("key_locked")).toBe(0)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+        })
     )
 
     it.effect("the bucket refills at its rate, up to the burst, and says how long to wait", () =>
