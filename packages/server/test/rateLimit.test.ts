@@ -8,10 +8,12 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Answer, send, start } from "../../http/test/support/harness.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
+import * as Environment from "../src/Environment.js"
 
 const limit = { requestsPerSecond: 5, burst: 10 }
 
@@ -39,7 +41,12 @@ interface Burst {
 }
 
 /** `count` requests with one key, alternating between the instances, `inFlight` at a time. */
-const burst = async (bases: ReadonlyArray<string>, key: string, count = 60, inFlight = 20): Promise<Burst> => {
+const burst = async (
+  bases: ReadonlyArray<string>,
+  key: string,
+  count = 60,
+  inFlight = 20
+): Promise<Burst> => {
   const answers: Array<Answer> = []
   const began = performance.now()
   for (let i = 0; i < count; i += inFlight) {
@@ -66,13 +73,41 @@ const granted = ({ answers }: Burst): number => {
 /** One bucket's allowance over the burst's measured time, plus one token of margin. */
 const allowance = ({ seconds }: Burst) => limit.burst + limit.requestsPerSecond * seconds + 1
 
+describe("PIXGATE_RATE_LIMIT_SHARED", () => {
+  const read = (value: string | undefined) =>
+    Effect.runPromise(
+      Effect.either(
+        Effect.map(
+          Effect.withConfigProvider(
+            Environment.serve,
+            Environment.provider({ PIXGATE_RATE_LIMIT_SHARED: value })
+          ),
+          (env) => env.rateLimitShared
+        )
+      )
+    )
+
+  it("is on unless 0; anything else is refused, naming the variable", async () => {
+    expect(await read(undefined)).toMatchObject({ right: true })
+    expect(await read("")).toMatchObject({ right: true })
+    expect(await read("1")).toMatchObject({ right: true })
+    expect(await read("0")).toMatchObject({ right: false })
+    const refused = await read("yes")
+    expect(refused._tag).toBe("Left")
+    if (refused._tag === "Left")
+      expect(Environment.describe(refused.left)).toBe("PIXGATE_RATE_LIMIT_SHARED must be 1 or 0")
+  })
+})
+
 describePostgres("the rate limit across instances on one Postgres", () => {
   const database = useFreshDatabase()
 
   describe("two instances in this process", () => {
     it("a burst split across both gets one bucket's allowance", async () => {
       const key = await merchantKey(database.url(), "Two instances")
-      const instances = await Promise.all([0, 1].map(() => start({ database: database.url(), rateLimit: limit })))
+      const instances = await Promise.all(
+        [0, 1].map(() => start({ database: database.url(), rateLimit: limit }))
+      )
       try {
         const result = await burst(
           instances.map((i) => i.base),
@@ -117,21 +152,28 @@ describePostgres("the rate limit across instances on one Postgres", () => {
 
     const serve = (index: number) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"], {
-          env: {
-            ...process.env,
-            PORT: "0",
-            HOST: "127.0.0.1",
-            PIXGATE_DATABASE: database.url(),
-            PIXGATE_ADMIN_TOKEN: "",
-            PIXGATE_RATE_LIMIT_RPS: String(limit.requestsPerSecond),
-            PIXGATE_RATE_LIMIT_BURST: String(limit.burst),
-            PIXGATE_RATE_LIMIT_SHARED: ""
+        const child = spawn(
+          process.execPath,
+          ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"],
+          {
+            env: {
+              ...process.env,
+              PORT: "0",
+              HOST: "127.0.0.1",
+              PIXGATE_DATABASE: database.url(),
+              PIXGATE_ADMIN_TOKEN: "",
+              PIXGATE_RATE_LIMIT_RPS: String(limit.requestsPerSecond),
+              PIXGATE_RATE_LIMIT_BURST: String(limit.burst),
+              PIXGATE_RATE_LIMIT_SHARED: ""
+            }
           }
-        })
+        )
         children.push(child)
         outputs[index] = ""
-        const timer = setTimeout(() => reject(new Error(`serve ${index} logged no URL: ${outputs[index]}`)), 100_000)
+        const timer = setTimeout(
+          () => reject(new Error(`serve ${index} logged no URL: ${outputs[index]}`)),
+          100_000
+        )
         const read = (chunk: Buffer) => {
           outputs[index] += chunk.toString()
           const line = outputs[index]!.split("\n").find((l) => l.includes("Pixgate listening"))
