@@ -4,7 +4,7 @@
  * bucket from the database's clock and takes its tokens in the same statement: concurrent takes
  * on one key queue on its row, so two instances never both take the last token, and instances
  * whose clocks differ still agree. The takes asked for in the same event-loop turn share one
- * statement (a row per key, keys in order so that two statements never wait on each other), as
+ * statement (a row per key, keys in order so that two statements never deadlock), as
  * the store's point reads do: a busy instance pays one round trip per batch, not per request.
  * Postgres only (`rate_limit_buckets`, migration 0008): SQLite and memory keep the transport's
  * in-process bucket.
