@@ -56,7 +56,11 @@ export interface PixgateOptions {
   readonly mountPath?: string
   /** Largest request body in bytes (default 64 KiB); larger bodies get 413. */
   readonly maxBodySize?: number
-  /** Per-API-key token bucket (default 50 requests/s, burst 100), or `false` for none. */
+  /**
+   * Per-API-key token bucket (default 50 requests/s, burst 100), or `false` for none. On
+   * Postgres the bucket is shared by every instance on the database (`shared: false` keeps it
+   * per process).
+   */
   readonly rateLimit?: RateLimit.RateLimitOptions | false
   /** Enables the admin router's handlers (merchant panel operations) behind this bearer token. */
   readonly admin?: {
@@ -110,8 +114,8 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
 
 /**
  * The layer behind the handlers: engine over the store and webhook transport (`httpClient`, else
- * `defaultTransport`: the host's fetch here, node:http in `@pixgate/http/node`), limiter, the
- * logger on `writer`, tracing on or off.
+ * `defaultTransport`: the host's fetch here, node:http in `@pixgate/http/node`), limiter (over
+ * the store's shared buckets when it has them), the logger on `writer`, tracing on or off.
  */
 export const layer = (
   options: PixgateOptions,
@@ -121,15 +125,18 @@ export const layer = (
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
       Layer.provide(options.liveGateway ?? Layer.empty),
-      Layer.provideMerge(storeOf(options)),
       Layer.provide(
         options.httpClient === undefined
           ? defaultTransport
           : WebhookTransport.fromHttpClient.pipe(Layer.provide(options.httpClient))
       )
     ),
+    // Sees the store's shared buckets when it offers them (Postgres).
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
-  ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
+  ).pipe(
+    Layer.provideMerge(storeOf(options)),
+    Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true)))
+  )
 
 /** A built engine and its routers, before they become handlers (shared by both entries). */
 export interface Assembled {

@@ -1,9 +1,12 @@
 /**
  * Per-API-key rate limit: a token bucket per key (docs/decisions.md default: 50 requests/s, burst
- * 100), kept in this process's memory and timed by the Effect Clock. Keys are identified by
- * their public key id, never by the secret key.
+ * 100). Keys are identified by their public key id, never by the secret key. On a store that
+ * offers shared buckets (`RateLimitStore`: Postgres), every instance draws from the same bucket
+ * in the database, timed by the database's clock; otherwise (SQLite, memory, or `shared: false`)
+ * the bucket is kept in this process's memory and timed by the Effect Clock.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { RateLimitStore } from "@pixgate/core"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 
 /** Bucket size and refill rate. */
 export interface RateLimitOptions {
@@ -11,6 +14,12 @@ export interface RateLimitOptions {
   readonly requestsPerSecond: number
   /** Largest bucket: requests allowed in one burst. */
   readonly burst: number
+  /**
+   * Use the store's shared buckets when it offers them (Postgres: one limit for all instances
+   * on the database). `false` keeps the bucket in this process: N instances then allow N times
+   * the limit. Default `true`.
+   */
+  readonly shared?: boolean
 }
 
 /** docs/decisions.md default. */
@@ -63,9 +72,66 @@ export const tokenBucket = (options: RateLimitOptions = defaults): RateLimiterSh
   }
 }
 
+/** How long after a failed shared take this instance keeps to its own bucket. */
+export const fallbackPeriod = Duration.seconds(5)
+
+/**
+ * A limiter over the store's shared buckets. When a take fails (the store's takes fail rather
+ * than wait long: Postgres's after 2 s), it fails open to `local` (an in-process bucket of the
+ * same size) for `fallbackPeriod`, with one warning: the limiter alone never turns a request
+ * into a 5xx, and keys stay limited, per instance, while the database is away.
+ */
+export const sharedBucket = (
+  store: RateLimitStore.RateLimitStoreShape,
+  options: RateLimitOptions,
+  local: RateLimiterShape = tokenBucket(options)
+): RateLimiterShape => {
+  const bucket = { requestsPerSecond: options.requestsPerSecond, burst: options.burst }
+  const fallbackMillis = Duration.toMillis(fallbackPeriod)
+  let localUntil = 0
+  return {
+    take: (key) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now < localUntil
+          ? local.take(key)
+          : store.take(key, bucket).pipe(
+              Effect.catchAll((error) =>
+                Effect.flatMap(Clock.currentTimeMillis, (failedAt) => {
+                  // One warning per period, however many takes were waiting when it began.
+                  const first = failedAt >= localUntil
+                  localUntil = Math.max(localUntil, failedAt + fallbackMillis)
+                  return Effect.zipRight(
+                    first
+                      ? Effect.logWarning(
+                          `Shared rate limit unavailable (${error.message}); each key is limited in this process for ${Duration.format(fallbackPeriod)}`
+                        )
+                      : Effect.void,
+                    local.take(key)
+                  )
+                })
+              )
+            )
+      )
+  }
+}
+
 /** No limit at all. */
 export const unlimited: RateLimiterShape = { take: () => Effect.succeed(0) }
 
-/** A token bucket limiter layer, or no limit with `false`. */
+/**
+ * A token bucket limiter layer, or no limit with `false`. It uses the shared buckets of a store
+ * in its context that offers them (`PgStore.layer`), unless `shared: false`; otherwise an
+ * in-process bucket.
+ */
 export const layer = (options: RateLimitOptions | false = defaults): Layer.Layer<RateLimiter> =>
-  Layer.sync(RateLimiter, () => (options === false ? unlimited : tokenBucket(options)))
+  Layer.effect(
+    RateLimiter,
+    options === false
+      ? Effect.succeed(unlimited)
+      : Effect.map(Effect.serviceOption(RateLimitStore.RateLimitStore), (store) => {
+          const local = tokenBucket(options)
+          return Option.isSome(store) && options.shared !== false
+            ? sharedBucket(store.value, options, local)
+            : local
+        })
+  )

@@ -197,7 +197,7 @@ const runServe = (io: Io) =>
           rateLimit:
             env.requestsPerSecond === 0
               ? false
-              : { requestsPerSecond: env.requestsPerSecond, burst: env.burst },
+              : { requestsPerSecond: env.requestsPerSecond, burst: env.burst, shared: env.rateLimitShared },
           // Lines go out in batches (a write each would cost a system call per request); closing
           // the server flushes them.
           log: { level: env.logLevel, out: io.stdout },

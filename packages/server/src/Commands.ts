@@ -314,6 +314,10 @@ export const serve = {
     ["PIXGATE_LOG_LEVEL", "debug, info (default), warning, error or none"],
     ["PIXGATE_RATE_LIMIT_RPS", "requests per second per API key (default 50; 0 turns it off)"],
     ["PIXGATE_RATE_LIMIT_BURST", "burst per API key (default 100)"],
+    [
+      "PIXGATE_RATE_LIMIT_SHARED",
+      "1 (default): on Postgres one bucket per key for every instance; 0: per process"
+    ],
     ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"],
     ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"]
   ],

@@ -32,14 +32,16 @@ const integer = (name: string, fallback: number, min: number, max: number): Conf
       : invalid(`${name} must be an integer from ${min} to ${max}`)
   })
 
-/** `1` or `0` (unset: off). */
-const switchedOn = (name: string): Config.Config<boolean> =>
+/** `1` or `0` (unset: `fallback`, off unless given). */
+const switchedOn = (name: string, fallback = false): Config.Config<boolean> =>
   Config.mapOrFail(text(name), (value) =>
-    value === "" || value === "0"
-      ? Either.right(false)
-      : value === "1"
-        ? Either.right(true)
-        : invalid(`${name} must be 1 or 0`)
+    value === ""
+      ? Either.right(fallback)
+      : value === "0"
+        ? Either.right(false)
+        : value === "1"
+          ? Either.right(true)
+          : invalid(`${name} must be 1 or 0`)
   )
 
 /** `PIXGATE_DATABASE`: the database URL (default `sqlite:./data/pixgate.db`). */
@@ -68,6 +70,7 @@ export const serve = Config.all({
   maxBodySize: integer("PIXGATE_MAX_BODY_BYTES", 64 * 1024, 1, 64 * 1024 * 1024),
   requestsPerSecond: integer("PIXGATE_RATE_LIMIT_RPS", 50, 0, 1_000_000),
   burst: integer("PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000),
+  rateLimitShared: switchedOn("PIXGATE_RATE_LIMIT_SHARED", true),
   logLevel,
   allowInsecureLiveWebhooks: Config.suspend(() => allowInsecureLiveWebhooks),
   shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),

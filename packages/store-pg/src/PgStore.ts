@@ -1,13 +1,14 @@
 /**
  * Pixgate's storage on PostgreSQL: several engine instances can share one database. Payouts
  * queue on the merchant's balance row (a guarded UPDATE under READ COMMITTED), jobs are claimed
- * with `FOR UPDATE SKIP LOCKED`, and migrations run under an advisory lock at start.
+ * with `FOR UPDATE SKIP LOCKED`, migrations run under an advisory lock at start, and the API
+ * keys' rate-limit buckets live in the database, so the limit holds across instances.
  */
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { Store } from "@pixgate/core"
-import { Migrations, SqlStore } from "@pixgate/store-sql"
+import type { RateLimitStore, Store } from "@pixgate/core"
+import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { type Duration, Effect, Layer, Redacted } from "effect"
 
 /** Connection and pool settings. */
@@ -52,10 +53,14 @@ const migrate = Effect.gen(function* () {
   )
 })
 
-/** Every store tag (`Store.Stores`) and `SqlClient` on a Postgres database, migrated when the layer is built. */
+/**
+ * Every store tag (`Store.Stores`), `SqlClient` and the per-key rate-limit buckets shared by
+ * every instance on the database (`RateLimitStore`, which `@pixgate/http` uses when present) on
+ * a Postgres database, migrated when the layer is built.
+ */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
+): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> => {
   const client = PgClient.layer({
     url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
     maxConnections: options.maxConnections ?? 10,
@@ -66,7 +71,8 @@ export const layer = (
     applicationName: options.applicationName ?? "pixgate",
     ssl: options.ssl
   })
-  return SqlStore.layerAfter(migrate).pipe(
+  return RateLimits.layerPg.pipe(
+    Layer.provideMerge(SqlStore.layerAfter(migrate)),
     Layer.provide(client),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")

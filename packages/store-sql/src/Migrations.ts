@@ -14,6 +14,7 @@ import {
   initial,
   jobKindCheckPattern,
   openJobKindsPg,
+  rateLimitBucketsPg,
   receivedAmountSqlite,
   signingKeys
 } from "./internal/schema.js"
@@ -75,10 +76,11 @@ export const pg: Record<string, Migration> = {
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("pg")),
   "0006_open_job_kinds": statements(openJobKindsPg),
-  "0007_panel_users": statements(panelUsers("pg"))
+  "0007_panel_users": statements(panelUsers("pg")),
+  "0008_rate_limit_buckets": statements(rateLimitBucketsPg)
 }
 
-/** SQLite migrations. */
+/** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
 export const sqlite: Record<string, Migration> = {
   "0001_initial": statements(initial("sqlite")),
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),

@@ -309,3 +309,20 @@ export const receivedAmountSqlite: ReadonlyArray<string> = [
 
 /** The kind's CHECK in a stored `CREATE TABLE jobs` text. */
 export const jobKindCheckPattern = /\s*CHECK \(kind IN \([^)]*\)\)/
+
+/**
+ * Migration 0008, Postgres only: the per-key token buckets shared by every instance
+ * (`RateLimits.ts`). UNLOGGED: no WAL on the hot path; a crash or a failover empties it, which
+ * only refills every bucket. `taken` is how many tokens the last statement took (its answer),
+ * `burst` and `rate` (tokens per second) the bucket's size as last asked for.
+ */
+export const rateLimitBucketsPg: ReadonlyArray<string> = [
+  `CREATE UNLOGGED TABLE rate_limit_buckets (
+    key TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    at TIMESTAMPTZ NOT NULL,
+    taken INTEGER NOT NULL,
+    burst DOUBLE PRECISION NOT NULL,
+    rate DOUBLE PRECISION NOT NULL
+  )`
+]
