@@ -7,7 +7,7 @@
  *
  * Live end-to-end ids are the bank's: a live payout has none until the bank gives it. When the
  * gateway's sender has an inline budget, the creation runs the payout's send job itself after
- * the commit, holding the job as a worker's lease would (its run time is pushed past the
+ * the commit, holding the job as a worker's lease would (its run time is one job lease past the
  * budget), so no worker runs it meanwhile; the 201 carries the bank's id when the bank answered
  * in time, `null` otherwise, and the attempt goes on to its end either way. The sandbox issues
  * its own ids at creation.
@@ -165,8 +165,8 @@ export const make = Effect.gen(function* () {
         createdAt: now
       })
       const budget = caller.mode === "live" ? (gateway.sender?.inlineBudget ?? 0) : 0
-      // Held for the inline attempt as a claimed job is held by its lease.
-      const job = sendJob(payout.id, now, budget > 0 ? now + Math.max(lease, budget) : now)
+      // Held for the inline attempt as a claimed job is held by its lease (one lease past the budget).
+      const job = sendJob(payout.id, now, budget > 0 ? now + budget + lease : now)
       const result: Views.PayoutJson = {
         transactionId: payout.id,
         endToEndId: payout.endToEndId,
