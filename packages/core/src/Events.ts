@@ -22,7 +22,8 @@ const transactionFields = {
   txid: Schema.optional(Schema.String.annotations({ description: "Charges only" })),
   endToEndId: Schema.optional(
     Schema.String.annotations({
-      description: "When the PIX has one; in live mode always the bank's (a live payout's once the bank gave it)"
+      description:
+        "When the PIX has one; in live mode always the bank's (a live payout's once the bank gave it)"
     })
   ),
   pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" }))

@@ -6,6 +6,7 @@
 import { Cause, Context, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
+import { findById, TransactionId } from "./Domain.js"
 import {
   Conflict,
   IdempotencyMismatch,
@@ -23,7 +24,6 @@ import {
   ValidationError,
   validation
 } from "./Errors.js"
-import { findById, TransactionId } from "./Domain.js"
 import * as Sha256 from "./Sha256.js"
 import { type IdempotencyScope, IdempotencyStore, type IdempotentResult, ReadStore } from "./Store.js"
 
@@ -156,7 +156,9 @@ export const make = Effect.gen(function* () {
     if (value.endToEndId !== null || !("transactionId" in value)) return Effect.succeed(value)
     return findById(TransactionId, value.transactionId, reads.getTransaction).pipe(
       Effect.map((tx) =>
-        Option.isSome(tx) && tx.value.endToEndId !== null ? { ...value, endToEndId: tx.value.endToEndId } : value
+        Option.isSome(tx) && tx.value.endToEndId !== null
+          ? { ...value, endToEndId: tx.value.endToEndId }
+          : value
       ),
       Effect.orElseSucceed(() => value)
     )

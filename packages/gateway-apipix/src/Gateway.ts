@@ -403,7 +403,12 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         )
         return yield* ctx.store.finishJob(j.id)
       }
-      if (res._tag === "Right" && res.right.status >= 400 && res.right.status < 500 && res.right.status !== 404) {
+      if (
+        res._tag === "Right" &&
+        res.right.status >= 400 &&
+        res.right.status < 500 &&
+        res.right.status !== 404
+      ) {
         // A refusal of the request (problem+json): asked again, with the bank's words in the log.
         yield* Effect.logError("The PSP refused a PIX's return; asking again").pipe(
           Effect.annotateLogs({

@@ -30,8 +30,12 @@ const noPsp: Client.PspClient = { call: () => Effect.die("not called"), tokensIs
 describe("the inline send budget", () => {
   it("is read from PIXGATE_LIVE_SEND_BUDGET_MS; 0 is allowed, other text is refused", () => {
     expect(Settings.fromEnv(complete, read)?.settings.sendBudgetMs).toBeUndefined()
-    expect(Settings.fromEnv({ ...complete, PIXGATE_LIVE_SEND_BUDGET_MS: "1500" }, read)?.settings.sendBudgetMs).toBe(1500)
-    expect(Settings.fromEnv({ ...complete, PIXGATE_LIVE_SEND_BUDGET_MS: "0" }, read)?.settings.sendBudgetMs).toBe(0)
+    expect(
+      Settings.fromEnv({ ...complete, PIXGATE_LIVE_SEND_BUDGET_MS: "1500" }, read)?.settings.sendBudgetMs
+    ).toBe(1500)
+    expect(
+      Settings.fromEnv({ ...complete, PIXGATE_LIVE_SEND_BUDGET_MS: "0" }, read)?.settings.sendBudgetMs
+    ).toBe(0)
     expect(() => Settings.fromEnv({ ...complete, PIXGATE_LIVE_SEND_BUDGET_MS: "3s" }, read)).toThrow(
       "PIXGATE_LIVE_SEND_BUDGET_MS must be a whole number of milliseconds"
     )

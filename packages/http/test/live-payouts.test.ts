@@ -7,6 +7,9 @@
  * The simulator issues ids with its own ISPB (12345678), so an id the engine invented (with its
  * default ISPB 99999999) cannot pass for the bank's. SQLite and Postgres.
  */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { send } from "./support/harness.js"
@@ -38,7 +41,10 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     const c = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount } })
     expect(c.status, c.text).toBe(201)
     await live.psp.payCob(c.body.txid, { callback: "now" })
-    await until("the funding charge completes", async () => (await find(m.liveKey, c.body.transactionId))?.status === "completed")
+    await until(
+      "the funding charge completes",
+      async () => (await find(m.liveKey, c.body.transactionId))?.status === "completed"
+    )
     return m
   }
   const payout = async (key: string, amount: number, headers: Record<string, string> = {}) => {
@@ -69,9 +75,14 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     expect(replay.body).toEqual(answer.body)
     await live.psp.settleSend(Gateway.idEnvio(id), { callback: "now" })
     await until("withdrawal.completed delivered", () => events("withdrawal.completed", id).length > 0)
-    expect(events("withdrawal.completed", id)[0]?.data).toMatchObject({ endToEndId: bank, status: "completed" })
+    expect(events("withdrawal.completed", id)[0]?.data).toMatchObject({
+      endToEndId: bank,
+      status: "completed"
+    })
     // One send at the bank: the inline attempt and the job are one.
-    expect(live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(Gateway.idEnvio(id)))).toHaveLength(1)
+    expect(
+      live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(Gateway.idEnvio(id)))
+    ).toHaveLength(1)
     await expectLedgerClean(live)
   })
 
@@ -87,7 +98,10 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
       await until("the send reaches the bank", () => sendOf(id) !== undefined)
       const bank = sendOf(id)?.e2eId
       expect(bank).toMatch(new RegExp(`^E${bankIspb}`))
-      await until("the pending payout shows the bank's id", async () => (await find(m.liveKey, id))?.endToEndId === bank)
+      await until(
+        "the pending payout shows the bank's id",
+        async () => (await find(m.liveKey, id))?.endToEndId === bank
+      )
       expect((await find(m.liveKey, id))?.status).toBe("pending")
       // A replay of the 201 now carries the bank's id too.
       const replay = await payout(m.liveKey, 10, { "idempotency-key": "payout-slow" })
@@ -96,7 +110,9 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
       await live.psp.settleSend(Gateway.idEnvio(id), { callback: "now" })
       await until("completed", async () => (await find(m.liveKey, id))?.status === "completed")
       expect((await find(m.liveKey, id))?.endToEndId).toBe(bank)
-      expect([...live.psp.state.sends.values()].filter((s) => s.idEnvio === Gateway.idEnvio(id))).toHaveLength(1)
+      expect(
+        [...live.psp.state.sends.values()].filter((s) => s.idEnvio === Gateway.idEnvio(id))
+      ).toHaveLength(1)
     } finally {
       live.psp.clearFaults()
     }
@@ -109,7 +125,10 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     const answer = await payout(m.liveKey, 10)
     const id = answer.body.transactionId as string
     await until("the send reaches the bank", () => sendOf(id) !== undefined)
-    await live.psp.rejectSend(Gateway.idEnvio(id), { motivo: "Conta do favorecido encerrada", callback: "now" })
+    await live.psp.rejectSend(Gateway.idEnvio(id), {
+      motivo: "Conta do favorecido encerrada",
+      callback: "now"
+    })
     await until("transaction.failed delivered", () => events("transaction.failed", id).length > 0)
     expect(events("transaction.failed", id)[0]?.data).toMatchObject({
       transactionId: id,
@@ -120,7 +139,9 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     })
     expect(await find(m.liveKey, id)).toMatchObject({ status: "failed", failureReason: "bank_rejected" })
     expect(await live.h.engine((e) => e.admin.balance(m.merchantId, "live"))).toEqual(before)
-    expect(live.h.logs.some((l) => l.includes("bankReason") && l.includes("Conta do favorecido encerrada"))).toBe(true)
+    expect(
+      live.h.logs.some((l) => l.includes("bankReason") && l.includes("Conta do favorecido encerrada"))
+    ).toBe(true)
     await expectLedgerClean(live)
   })
 
@@ -132,8 +153,15 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
       const id = answer.body.transactionId as string
       expect(answer.body.endToEndId).toBeNull()
       await until("transaction.failed delivered", () => events("transaction.failed", id).length > 0)
-      expect(events("transaction.failed", id)[0]?.data).toMatchObject({ status: "failed", reason: "bank_rejected" })
-      expect(await find(m.liveKey, id)).toMatchObject({ status: "failed", failureReason: "bank_rejected", endToEndId: null })
+      expect(events("transaction.failed", id)[0]?.data).toMatchObject({
+        status: "failed",
+        reason: "bank_rejected"
+      })
+      expect(await find(m.liveKey, id)).toMatchObject({
+        status: "failed",
+        failureReason: "bank_rejected",
+        endToEndId: null
+      })
       expect(live.h.logs.some((l) => l.includes(id) && l.includes("bankCode"))).toBe(true)
     } finally {
       live.psp.clearFaults()
@@ -147,11 +175,18 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     expect(c.status).toBe(201)
     const id = c.body.transactionId as string
     const pix = await live.psp.payCob(c.body.txid, { valor: "2.00", callback: "now" })
-    await until("the refund is told", () => events("transaction.failed", id).some((e) => e.data.status === "refunded"))
+    await until("the refund is told", () =>
+      events("transaction.failed", id).some((e) => e.data.status === "refunded")
+    )
     const told = events("transaction.failed", id)
     expect(told.map((e) => e.data.status)).toEqual(["failed", "refunded"])
     for (const e of told) {
-      expect(e.data).toMatchObject({ reason: "amount_mismatch", receivedAmount: 2, amount: 20, endToEndId: pix.endToEndId })
+      expect(e.data).toMatchObject({
+        reason: "amount_mismatch",
+        receivedAmount: 2,
+        amount: 20,
+        endToEndId: pix.endToEndId
+      })
     }
     expect(await find(m.liveKey, id)).toMatchObject({
       status: "refunded",
@@ -163,11 +198,60 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
   })
 
   it("no live answer or event ever carried an end-to-end id the bank did not issue", async () => {
-    const ids = live.webhooks.flatMap((w) => (typeof w.data.endToEndId === "string" ? [w.data.endToEndId] : []))
+    const ids = live.webhooks.flatMap((w) =>
+      typeof w.data.endToEndId === "string" ? [w.data.endToEndId] : []
+    )
     expect(ids.length).toBeGreaterThan(0)
     expect(ids.filter((e) => invented.test(e))).toEqual([])
-    const created = live.webhooks.filter((w) => w.type === "withdrawal.created" || w.type === "transaction.created")
+    const created = live.webhooks.filter(
+      (w) => w.type === "withdrawal.created" || w.type === "transaction.created"
+    )
     expect(created.length).toBeGreaterThan(0)
     for (const w of created) expect(w.data.endToEndId).toBeUndefined()
+  })
+})
+
+describe("live: a PIX after the charge expired, returned to its payer", () => {
+  let live: Live
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pixgate-live-payouts-late-"))
+    // The PSP's clock runs two hours ahead: every PIX it reports arrives after a 1 h charge expired.
+    live = await startLive(
+      `sqlite:${join(dir, "late.db")}`,
+      {},
+      { ispb: bankIspb, now: () => new Date(Date.now() + 2 * 3_600_000) }
+    )
+  }, 120_000)
+  afterAll(async () => {
+    await live?.close()
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  it("is told as failed (paid_after_expiry) and then refunded, with what was received", async () => {
+    const m = await live.merchant()
+    const c = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 15 } })
+    expect(c.status).toBe(201)
+    const id = c.body.transactionId as string
+    const pix = await live.psp.payCob(c.body.txid, { valor: "15.00", callback: "now" })
+    const told = () =>
+      live.webhooks.filter((w) => w.type === "transaction.failed" && w.data.transactionId === id)
+    await until("the refund is told", () => told().some((e) => e.data.status === "refunded"))
+    expect(told().map((e) => e.data.status)).toEqual(["failed", "refunded"])
+    for (const e of told()) {
+      expect(e.data).toMatchObject({
+        reason: "paid_after_expiry",
+        receivedAmount: 15,
+        endToEndId: pix.endToEndId
+      })
+    }
+    const rows = (await send(live.h.base, "GET", "/api/v1/transactions", { key: m.liveKey })).body
+      .data as Array<Record<string, unknown>>
+    expect(rows.find((t) => t.id === id)).toMatchObject({
+      status: "refunded",
+      failureReason: "paid_after_expiry",
+      receivedAmount: 15
+    })
+    await expectLedgerClean(live)
   })
 })
