@@ -197,6 +197,47 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     await expectLedgerClean(live)
   })
 
+  it("logs tell a send not made from a send with no answer", async () => {
+    const m = await funded(30)
+    const logged = (id: string, words: string) => live.h.logs.some((l) => l.includes(id) && l.includes(words))
+    // The bank cannot be asked: nothing is sent this time.
+    live.psp.addFault({ route: "send.get", kind: "status", status: 503, times: 1 })
+    const asked = (await payout(m.liveKey, 5)).body.transactionId as string
+    await until("the unasked send logged", () => logged(asked, "nothing was sent this time"))
+    expect(logged(asked, "may have reached the bank")).toBe(false)
+    // The bank takes the send but its answer is lost: it may have reached the bank.
+    live.psp.addFault({ route: "send.put", kind: "status", status: 500, after: true, times: 1 })
+    const lost = (await payout(m.liveKey, 5)).body.transactionId as string
+    await until("the unanswered send logged", () => logged(lost, "may have reached the bank"))
+    for (const id of [asked, lost]) {
+      await until("the send reaches the bank", () => sendOf(id) !== undefined)
+      await live.psp.settleSend(Gateway.idEnvio(id), { callback: "now" })
+      await until("completed", async () => (await find(m.liveKey, id))?.status === "completed")
+      expect((await find(m.liveKey, id))?.endToEndId).toBe(sendOf(id)?.e2eId)
+    }
+    live.psp.clearFaults()
+    await expectLedgerClean(live)
+  })
+
+  it("a devolução the PSP refuses is logged with its code and words, and asked again", async () => {
+    const m = await live.merchant()
+    const c = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount: 20 } })
+    const id = c.body.transactionId as string
+    live.psp.addFault({ route: "devolucao.put", kind: "status", status: 400, times: 1 })
+    try {
+      await live.psp.payCob(c.body.txid, { valor: "3.00", callback: "now" })
+      await until("refunded", async () => (await find(m.liveKey, id))?.status === "refunded")
+      expect(
+        live.h.logs.some(
+          (l) => l.includes(id) && l.includes("refused a PIX's return") && l.includes("bankCode")
+        )
+      ).toBe(true)
+    } finally {
+      live.psp.clearFaults()
+    }
+    await expectLedgerClean(live)
+  })
+
   it("no live answer or event ever carried an end-to-end id the bank did not issue", async () => {
     const ids = live.webhooks.flatMap((w) =>
       typeof w.data.endToEndId === "string" ? [w.data.endToEndId] : []
