@@ -115,17 +115,24 @@ export const make = Effect.gen(function* () {
   /**
    * The send job run inline after the payout's commit, waited for up to `budget`: the 201 then
    * carries the end-to-end id the bank gave, if any. The attempt is not cut at the budget: it
-   * finishes or reschedules its job itself, like any run of the job.
+   * finishes or reschedules its job itself, like any run of the job, until the hold ends: then
+   * it is cut (an unknown outcome), so it never runs next to a worker's run of the same job.
    */
   const inline = (id: TransactionId, result: Views.PayoutJson, job: ClaimedJob, budget: number) =>
     Effect.gen(function* () {
+      const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const attempt = yield* Effect.forkDaemon(
         send(job).pipe(
+          Effect.timeoutFail({
+            duration: Math.max(0, job.leaseUntil - start),
+            onTimeout: () => "its hold ended" as const
+          }),
           Effect.catchAll((e) =>
-            Effect.logWarning("A payout's inline send could not be recorded; its job runs it again").pipe(
-              Effect.annotateLogs({ transactionId: id, cause: e.message })
+            Effect.logWarning("A payout's inline send did not finish; its job runs it again").pipe(
+              Effect.annotateLogs({ transactionId: id, cause: typeof e === "string" ? e : e.message })
             )
-          )
+          ),
+          Effect.interruptible
         )
       )
       yield* Effect.timeoutOption(Effect.interruptible(Fiber.await(attempt)), budget)

@@ -86,6 +86,29 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     await expectLedgerClean(live)
   })
 
+  it("payouts at once: each sent once, each 201 with its own bank id", async () => {
+    const m = await funded(50)
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => payout(m.liveKey, 1 + i)))
+    const ids = answers.map((a) => a.body.transactionId as string)
+    await until("every send reaches the bank", () => ids.every((id) => sendOf(id) !== undefined))
+    // Several polls of the job go by: never a second send.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    for (const [i, id] of ids.entries()) {
+      expect(
+        live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(Gateway.idEnvio(id)))
+      ).toHaveLength(1)
+      expect([null, sendOf(id)?.e2eId]).toContain(answers[i]?.body.endToEndId)
+      expect((await find(m.liveKey, id))?.endToEndId).toBe(sendOf(id)?.e2eId)
+    }
+    expect(new Set(ids.map((id) => sendOf(id)?.e2eId)).size).toBe(ids.length)
+    for (const id of ids) await live.psp.settleSend(Gateway.idEnvio(id), { callback: "now" })
+    await until("all completed", async () => {
+      const rows = await list(m.liveKey)
+      return ids.every((id) => rows.find((t) => t.id === id)?.status === "completed")
+    })
+    await expectLedgerClean(live)
+  })
+
   it("a send slower than the budget: 201 pending with endToEndId null, the bank's id later", async () => {
     const m = await funded(30)
     // Past the 3 s budget, within the client's 5 s time-out.
