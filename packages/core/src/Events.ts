@@ -130,10 +130,11 @@ export const webhooks = {
   "transaction.failed": webhookBody(
     "transaction.failed",
     "TransactionFailedEvent",
-    "A transaction failed, with its reason: a charge (`expired`, `amount_mismatch`, `paid_after_expiry`) or a live payout the bank rejected (`bank_rejected`; a sandbox payout's failure sends no webhook). Sent again with `status: refunded` once a PIX the engine did not credit has gone back to its payer",
+    "A transaction failed, with its reason (sent again as `refunded` once an uncredited PIX went back to its payer)",
     {
       reason: Schema.String.annotations({
-        description: "`expired`, `amount_mismatch`, `paid_after_expiry` or `bank_rejected`"
+        description:
+          "`expired`, `amount_mismatch`, `paid_after_expiry` (charges) or `bank_rejected` (a live payout the bank refused; a sandbox payout's failure sends no webhook)"
       }),
       receivedAmount: Schema.optional(
         Reais.annotations({ description: "What the bank received for the charge, when a PIX arrived" })
