@@ -10,7 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Events } from "@pixgate/core"
 import { Gateway } from "@pixgate/gateway-apipix"
+import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
@@ -272,6 +274,12 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     )
     expect(created.length).toBeGreaterThan(0)
     for (const w of created) expect(w.data.endToEndId).toBeUndefined()
+    // Every event received has the documented shape (the OpenAPI document's webhooks).
+    const decode = Schema.decodeUnknownEither(Events.WebhookEvent, { onExcessProperty: "error" })
+    for (const w of live.webhooks) {
+      const body = { id: "evt_x", event: w.type, data: w.data, timestamp: new Date().toISOString() }
+      expect(Either.isRight(decode(body)), JSON.stringify(body)).toBe(true)
+    }
   })
 })
 
