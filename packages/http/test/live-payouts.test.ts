@@ -20,6 +20,8 @@ import { expectLedgerClean, type Live, liveStores, startLive, until } from "./su
 const stores = liveStores("pixgate-live-payouts")
 const bankIspb = "12345678"
 const invented = /^E99999999/
+// The inline budget: twice the default, room for a loaded machine to answer "in time".
+const budgetMs = 6000
 
 describe.each(stores)("live payouts against the PSP simulator on $name", (store) => {
   let live: Live
@@ -27,7 +29,7 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
   beforeAll(async () => {
     const db = await store.open()
     drop = db.drop
-    live = await startLive(db.url, {}, { ispb: bankIspb })
+    live = await startLive(db.url, { sendBudgetMs: budgetMs, timeoutMs: 10_000 }, { ispb: bankIspb })
   }, 120_000)
   afterAll(async () => {
     await live?.close()
@@ -113,8 +115,8 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
 
   it("a send slower than the budget: 201 pending with endToEndId null, the bank's id later", async () => {
     const m = await funded(30)
-    // Past the 3 s budget, within the client's 5 s time-out.
-    live.psp.addFault({ route: "send.put", kind: "latency", ms: 4500, times: 1 })
+    // Past the budget, within the client's time-out.
+    live.psp.addFault({ route: "send.put", kind: "latency", ms: budgetMs + 1500, times: 1 })
     try {
       const answer = await payout(m.liveKey, 10, { "idempotency-key": "payout-slow" })
       const id = answer.body.transactionId as string
