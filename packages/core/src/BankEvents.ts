@@ -9,7 +9,8 @@
  * different amount than the charge's (`amount_mismatch`, never silently accepted) and one that
  * arrives after the charge expired (`paid_after_expiry`). The charge is `failed` with that
  * reason, `receivedAmount` and the PIX's endToEndId; the gateway's `payment.returned` timers
- * (a devolução) send the money back and mark the charge `refunded`. Neither touches a balance.
+ * (a devolução) send the money back and mark the charge `refunded`, told by `transaction.failed`
+ * with `status: refunded`, its reason and `receivedAmount`. Neither touches a balance.
  */
 import { Effect, Option } from "effect"
 import { type GatewayMoment, Gateways } from "./BankGateway.js"
@@ -41,7 +42,10 @@ export interface BankEventsShape {
   readonly chargePaid: (event: ChargePaid) => Effect.Effect<boolean, StoreError>
   /** `chargePaid` telling what happened: credited, recorded to be returned, or nothing (known already). */
   readonly pixReceived: (event: ChargePaid) => Effect.Effect<ChargePaidOutcome, StoreError>
-  /** A returned PIX's devolução was accepted by the bank: the failed charge becomes `refunded`. */
+  /**
+   * A returned PIX's devolução was accepted by the bank: the failed charge becomes `refunded`,
+   * and `transaction.failed` says so (status `refunded`, with its reason and `receivedAmount`).
+   */
   readonly pixReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }
 
@@ -158,6 +162,7 @@ export const make = Effect.gen(function* () {
   const pixReturned = (id: TransactionId) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const completes = yield* completing
       const advanced = yield* store.advance({
         id,
         type: "deposit",
@@ -165,7 +170,11 @@ export const make = Effect.gen(function* () {
         to: "refunded",
         at: now,
         entry: null,
-        effects: { events: [], jobs: [], ...(yield* completing) }
+        effects: (refunded) => ({
+          events: [Events.transactionFailed(refunded, refunded.failureReason ?? "returned", now)],
+          jobs: [],
+          ...completes
+        })
       })
       return Option.isSome(advanced)
     })

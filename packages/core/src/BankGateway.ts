@@ -36,8 +36,11 @@ export type SendStatus =
   | { readonly _tag: "Processing"; readonly endToEndId?: string }
   /** The money left: final. */
   | { readonly _tag: "Settled"; readonly endToEndId?: string }
-  /** Refused or returned by the bank: final, the payout fails. */
-  | { readonly _tag: "Rejected"; readonly reason: string }
+  /**
+   * Refused or returned by the bank: final, the payout fails. `reason` is the bank's words and
+   * `code` its error code, when it gives one (both go to the logs, never to the merchant).
+   */
+  | { readonly _tag: "Rejected"; readonly reason: string; readonly code?: string }
   /** No answer worth acting on: ask again later. */
   | { readonly _tag: "Unknown"; readonly reason: string }
 
@@ -52,6 +55,13 @@ export interface PixSender {
   readonly status: (payout: Transaction) => Effect.Effect<SendStatus>
   /** How long to wait before asking again about a send not final yet (ms). */
   readonly pollDelay: number
+  /**
+   * How long a payout's creation waits for its first send (ms), so that the 201 can carry the
+   * bank's end-to-end id. The attempt is the `payout.send` job itself, run after the payout's
+   * commit while the creation holds the job (as a worker's lease would); past the budget the
+   * 201 answers without the id and the attempt goes on. Absent or 0: the job alone sends.
+   */
+  readonly inlineBudget?: number
 }
 
 /** What a gateway's own jobs and tasks may use: the engine and its store. */

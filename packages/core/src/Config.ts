@@ -16,7 +16,7 @@ export interface EngineConfigShape {
   readonly maxAmount: Money.Cents
   /** Charge lifetime when the request gives no `expiresIn`. */
   readonly chargeExpiry: Duration.Duration
-  /** ISPB of the engine's settlement bank: the 8 digits inside every endToEndId it issues. */
+  /** ISPB inside every endToEndId the engine issues: the sandbox's only (live ids are the bank's). */
   readonly ispb: string
   /** Host (and path prefix) of the charges' location URLs inside dynamic BR Codes. */
   readonly pixLocationHost: string

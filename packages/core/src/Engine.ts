@@ -154,7 +154,7 @@ const runner = Layer.effect(
             on(job, ChargebackId, (id) => Effect.map(engine.chargebacks.resolve(id, "accepted"), (r) => r.ok))
           )
         case "payout.send":
-          return send(job)
+          return engine.payouts.send(job)
         default: {
           // A gateway's own kind (polls, reconciliation, refunds); unknown kinds wait for their lease.
           const own = Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.jobs?.[job.kind]))
@@ -167,49 +167,6 @@ const runner = Layer.effect(
       }
     }
 
-    /**
-     * A payout's send: the bank is asked about the payout first, so a send cut by a crash or a
-     * time-out is never made twice; only a send the bank does not know is made. A final answer
-     * settles or fails the payout (completing the job in that unit); anything else asks again.
-     */
-    const send = (job: ClaimedJob): Effect.Effect<void, StoreError> =>
-      Effect.gen(function* () {
-        const found = yield* findById(TransactionId, job.ref, reads.getTransaction)
-        if (Option.isNone(found) || found.value.type !== "withdrawal" || found.value.status !== "pending") {
-          return yield* jobs.finishJob(job.id)
-        }
-        const payout = found.value
-        const sender = Option.flatMap(
-          payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode),
-          (g) => Option.fromNullable(g.sender)
-        )
-        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        if (Option.isNone(sender)) {
-          yield* Effect.logWarning("No bank gateway sends this payout; asking again in a minute").pipe(
-            Effect.annotateLogs({ transactionId: payout.id })
-          )
-          return yield* jobs.retryJob(job.id, now + 60_000)
-        }
-        const bank = sender.value
-        let status = yield* bank.status(payout)
-        if (status._tag === "NotFound") status = yield* bank.send(payout)
-        switch (status._tag) {
-          case "Settled":
-            return yield* timer(job, engine.payouts.settle(payout.id, status.endToEndId))
-          case "Rejected":
-            yield* Effect.logInfo("The bank rejected a payout; its money returns").pipe(
-              Effect.annotateLogs({ transactionId: payout.id, reason: status.reason })
-            )
-            return yield* timer(job, engine.payouts.fail(payout.id, "bank_rejected"))
-          case "Unknown":
-            yield* Effect.logWarning("A payout's send has no known outcome yet; asking the bank again").pipe(
-              Effect.annotateLogs({ transactionId: payout.id, reason: status.reason })
-            )
-            return yield* jobs.retryJob(job.id, now + bank.pollDelay)
-          default:
-            return yield* jobs.retryJob(job.id, now + bank.pollDelay)
-        }
-      })
     return { run }
   })
 )

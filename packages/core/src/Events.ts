@@ -20,7 +20,12 @@ const transactionFields = {
   status: TransactionStatus,
   amount: Reais,
   txid: Schema.optional(Schema.String.annotations({ description: "Charges only" })),
-  endToEndId: Schema.optional(Schema.String.annotations({ description: "When the PIX has one" })),
+  endToEndId: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "When the PIX has one; in live mode always the bank's (a live payout's once the bank gave it)"
+    })
+  ),
   pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" }))
 }
 
@@ -125,10 +130,28 @@ export const webhooks = {
   "transaction.failed": webhookBody(
     "transaction.failed",
     "TransactionFailedEvent",
-    "A charge failed (e.g. `reason: expired`)",
-    { reason: Schema.String.annotations({ description: "e.g. `expired`" }) }
+    "A transaction failed, with its reason (sent again as `refunded` once an uncredited PIX went back to its payer)",
+    {
+      reason: Schema.String.annotations({
+        description:
+          "`expired`, `amount_mismatch`, `paid_after_expiry` (charges) or `bank_rejected` (a live payout the bank refused; a sandbox payout's failure sends no webhook)"
+      }),
+      receivedAmount: Schema.optional(
+        Reais.annotations({ description: "What the bank received for the charge, when a PIX arrived" })
+      )
+    }
   ).annotations({
-    examples: [example("transaction.failed", { ...deposit, status: "failed", reason: "expired" } as const)]
+    examples: [
+      example("transaction.failed", { ...deposit, status: "failed", reason: "expired" } as const),
+      example("transaction.failed", {
+        ...deposit,
+        status: "refunded",
+        endToEndId: "E1234567820260102030400000000003",
+        reason: "amount_mismatch",
+        receivedAmount: 2
+      } as const),
+      example("transaction.failed", { ...withdrawal, status: "failed", reason: "bank_rejected" } as const)
+    ]
   }),
   "withdrawal.created": webhookBody(
     "withdrawal.created",
@@ -207,9 +230,21 @@ export const withdrawalCreated = (tx: Transaction, now: number): Event =>
 export const transactionCompleted = (tx: Transaction, now: number): Event =>
   make(tx, "transaction.completed", { ...summary(tx), paidAt: iso(tx.paidAt ?? now) }, now)
 
-/** `transaction.failed` with its reason (e.g. `expired`). */
+/**
+ * `transaction.failed` with its reason (e.g. `expired`) and what the bank received, when a PIX
+ * arrived; also the notice that an uncredited PIX went back (the transaction as `refunded`).
+ */
 export const transactionFailed = (tx: Transaction, reason: string, now: number): Event =>
-  make(tx, "transaction.failed", { ...summary(tx), reason }, now)
+  make(
+    tx,
+    "transaction.failed",
+    {
+      ...summary(tx),
+      reason,
+      ...(tx.receivedAmount === null ? {} : { receivedAmount: Money.toReais(tx.receivedAmount) })
+    },
+    now
+  )
 
 /** `withdrawal.completed`: the bank confirmed a payout. */
 export const withdrawalCompleted = (tx: Transaction, now: number): Event =>

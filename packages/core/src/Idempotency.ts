@@ -3,9 +3,10 @@
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */
-import { Cause, Context, Duration, Effect, Either, Exit, Schema } from "effect"
+import { Cause, Context, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
+import { findById, TransactionId } from "./Domain.js"
 import {
   Conflict,
   IdempotencyMismatch,
@@ -24,7 +25,7 @@ import {
   validation
 } from "./Errors.js"
 import * as Sha256 from "./Sha256.js"
-import { type IdempotencyScope, IdempotencyStore, type IdempotentResult } from "./Store.js"
+import { type IdempotencyScope, IdempotencyStore, type IdempotentResult, ReadStore } from "./Store.js"
 
 /** A result and whether it was replayed from an earlier request. */
 export interface Replayable<A> {
@@ -143,6 +144,25 @@ export interface IdempotencyShape {
 /** Builds the service over the idempotency store. */
 export const make = Effect.gen(function* () {
   const store = yield* IdempotencyStore
+  const reads = yield* ReadStore
+
+  /**
+   * A stored answer is written with its change, before a live payout's bank may have given its
+   * end-to-end id (`endToEndId: null`): its replay carries the id known now, the bank's, so a
+   * retry never says less than the first answer did. Anything else is replayed as stored.
+   */
+  const withKnownIds = (value: unknown): Effect.Effect<unknown> => {
+    if (typeof value !== "object" || value === null || !("endToEndId" in value)) return Effect.succeed(value)
+    if (value.endToEndId !== null || !("transactionId" in value)) return Effect.succeed(value)
+    return findById(TransactionId, value.transactionId, reads.getTransaction).pipe(
+      Effect.map((tx) =>
+        Option.isSome(tx) && tx.value.endToEndId !== null
+          ? { ...value, endToEndId: tx.value.endToEndId }
+          : value
+      ),
+      Effect.orElseSucceed(() => value)
+    )
+  }
   const config = yield* EngineConfig
   const ttl = Duration.toMillis(config.idempotencyTtl)
   const lock = Duration.toMillis(config.idempotencyLock)
@@ -177,7 +197,7 @@ export const make = Effect.gen(function* () {
           return yield* Effect.fail(new IdempotencyMismatch())
         case "Replay": {
           if (begun.status >= 400) return yield* Effect.fail(storedRefusal(begun.body))
-          return { value: JSON.parse(begun.body) as A, replayed: true }
+          return { value: (yield* withKnownIds(JSON.parse(begun.body))) as A, replayed: true }
         }
         case "Started":
           break

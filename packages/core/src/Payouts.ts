@@ -2,10 +2,17 @@
  * Payouts: the merchant sends a PIX from its available balance. The debit of `amount + fee` is
  * guarded and written with the payout, its journal entry, its events and its send (a durable
  * `payout.send` job, the outbox) in one unit, so no interleaving of payouts can overdraw a
- * balance and no crash can leave a debited payout that is never sent. The bank is never called
- * inline: the answer is 201 `pending` whatever the bank does next.
+ * balance and no crash can leave a debited payout that is never sent. The answer is 201 `pending`
+ * whatever the bank does next.
+ *
+ * Live end-to-end ids are the bank's: a live payout has none until the bank gives it. When the
+ * gateway's sender has an inline budget, the creation runs the payout's send job itself after
+ * the commit, holding the job as a worker's lease would (its run time is one job lease past the
+ * budget), so no worker runs it meanwhile; the 201 carries the bank's id when the bank answered
+ * in time, `null` otherwise, and the attempt goes on to its end either way. The sandbox issues
+ * its own ids at creation.
  */
-import { Effect, Option } from "effect"
+import { Duration, Effect, Fiber, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
@@ -18,8 +25,9 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
+import * as PayoutSend from "./PayoutSend.js"
 import { type CreatePayout, checkAmount } from "./Requests.js"
-import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
+import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
 /** Payout operations. */
@@ -31,16 +39,24 @@ export interface PayoutsShape {
   ) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
   /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
   readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
-  /** The bank rejected the payout: `failed`, `amount + fee` returned, no webhook (spec). */
+  /**
+   * The bank rejected the payout: `failed`, `amount + fee` returned. No webhook in the sandbox
+   * (spec); a live payout sends `transaction.failed` with its reason (docs/decisions.md).
+   */
   readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
+  /** Runs a claimed `payout.send` job (see `PayoutSend`). */
+  readonly send: (job: ClaimedJob) => Effect.Effect<void, StoreError>
 }
 
-/** The durable send of a payout, due at once: the worker runs it (`Engine`'s `payout.send`). */
-export const sendJob = (payoutId: TransactionId, now: number): Job => ({
+/**
+ * The durable send of a payout, due at `runAt` (at once, unless the creation holds it for its
+ * inline attempt): the worker runs it (`Engine`'s `payout.send`).
+ */
+export const sendJob = (payoutId: TransactionId, now: number, runAt = now): Job => ({
   id: Ids.jobId(now),
   kind: "payout.send",
   ref: payoutId,
-  runAt: now
+  runAt
 })
 
 /** Builds the service. */
@@ -55,6 +71,9 @@ export const make = Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const current = yield* reads.getTransaction(id)
       if (Option.isNone(current) || current.value.type !== "withdrawal") return false
+      // The sandbox's failures stay silent (spec); a live one is told (docs/decisions.md).
+      const live = current.value.mode === "live"
+      const completes = yield* completing
       const advanced = yield* store.advance({
         id,
         type: "withdrawal",
@@ -63,7 +82,11 @@ export const make = Effect.gen(function* () {
         at: now,
         failureReason: reason,
         entry: Ledger.payoutFailed(current.value, now),
-        effects: { events: [], jobs: [], ...(yield* completing) }
+        effects: (failed) => ({
+          events: live ? [Events.transactionFailed(failed, reason, now)] : [],
+          jobs: [],
+          ...completes
+        })
       })
       return Option.isSome(advanced)
     })
@@ -85,6 +108,41 @@ export const make = Effect.gen(function* () {
       })
       return Option.isSome(advanced)
     })
+
+  const send = yield* PayoutSend.make({ settle, fail })
+  const lease = Duration.toMillis(config.jobLease)
+
+  /**
+   * The send job run inline after the payout's commit, waited for up to `budget`: the 201 then
+   * carries the end-to-end id the bank gave, if any. The attempt is not cut at the budget: it
+   * finishes or reschedules its job itself, like any run of the job, until the hold ends: then
+   * it is cut (an unknown outcome), so it never runs next to a worker's run of the same job.
+   */
+  const inline = (id: TransactionId, result: Views.PayoutJson, job: ClaimedJob, budget: number) =>
+    Effect.gen(function* () {
+      const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const attempt = yield* Effect.forkDaemon(
+        send(job).pipe(
+          Effect.timeoutFail({
+            duration: Math.max(0, job.leaseUntil - start),
+            onTimeout: () => "its hold ended" as const
+          }),
+          Effect.catchAll((e) =>
+            Effect.logWarning("A payout's inline send did not finish; its job runs it again").pipe(
+              Effect.annotateLogs({ transactionId: id, cause: typeof e === "string" ? e : e.message })
+            )
+          ),
+          Effect.interruptible
+        )
+      )
+      yield* Effect.timeoutOption(Effect.interruptible(Fiber.await(attempt)), budget)
+      const current = yield* reads.getTransaction(id)
+      const endToEndId = Option.isSome(current) ? current.value.endToEndId : null
+      return endToEndId === null ? result : { ...result, endToEndId }
+    }).pipe(
+      // The payout is committed: a failed read only means the 201 goes without the bank's id.
+      Effect.catchAll(() => Effect.succeed(result))
+    )
 
   const create = (caller: Caller, input: CreatePayout) =>
     Effect.gen(function* () {
@@ -109,13 +167,16 @@ export const make = Effect.gen(function* () {
         clientDocument: input.clientDocument ?? null,
         pixKey: input.pixKey.value,
         pixKeyType: input.pixKey.type,
-        endToEndId: Ids.newEndToEndId(config.ispb, now),
+        endToEndId: caller.mode === "test" ? Ids.newEndToEndId(config.ispb, now) : null,
         description: input.description ?? null,
         createdAt: now
       })
+      const budget = caller.mode === "live" ? (gateway.sender?.inlineBudget ?? 0) : 0
+      // Held for the inline attempt as a claimed job is held by its lease (one lease past the budget).
+      const job = sendJob(payout.id, now, budget > 0 ? now + budget + lease : now)
       const result: Views.PayoutJson = {
         transactionId: payout.id,
-        endToEndId: payout.endToEndId!,
+        endToEndId: payout.endToEndId,
         status: "pending",
         amount: Money.toReais(payout.amount),
         fees: Fees.toJson(fees)
@@ -128,7 +189,7 @@ export const make = Effect.gen(function* () {
         effects: {
           events: [Events.transactionCreated(payout, now), Events.withdrawalCreated(payout, now)],
           jobs: [
-            ...(gateway.sender === undefined ? [] : [sendJob(payout.id, now)]),
+            ...(gateway.sender === undefined ? [] : [job]),
             ...gateway.timers("payout.created", payout, payout.id, now)
           ]
         },
@@ -136,11 +197,12 @@ export const make = Effect.gen(function* () {
       })
       if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
       if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
-      return result
+      if (budget === 0) return result
+      return yield* inline(payout.id, result, { ...job, leaseUntil: job.runAt }, budget)
     }).pipe(
       Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
       Effect.uninterruptible
     )
 
-  return { create, settle, fail } satisfies PayoutsShape
+  return { create, settle, fail, send } satisfies PayoutsShape
 })

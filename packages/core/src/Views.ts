@@ -98,10 +98,25 @@ export const TransactionView = Schema.Struct({
   clientDocument: Schema.NullOr(Schema.String),
   pixKey: Schema.NullOr(Schema.String).annotations({ description: "Payouts only" }),
   txid: Schema.NullOr(Schema.String).annotations({ description: "Charges only" }),
-  endToEndId: Schema.NullOr(Schema.String).annotations({ description: "When the PIX has one" }),
+  endToEndId: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The PIX end-to-end id, when the PIX has one. Live: always the bank's; a live payout has none (`null`) until the bank gives it"
+  }),
   feeAmount: Reais,
   gatewayFeeAmount: Reais,
   netAmount: Reais,
+  failureReason: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "Why the transaction failed (`expired`, `bank_rejected`, `amount_mismatch`, `paid_after_expiry`); present on failed transactions and on deposits refunded after failing"
+    })
+  ),
+  receivedAmount: Schema.optional(
+    Reais.annotations({
+      description:
+        "What the bank received for a charge (reais), once a PIX arrived for it; differs from `amount` on `amount_mismatch`"
+    })
+  ),
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({
@@ -113,7 +128,7 @@ export const TransactionView = Schema.Struct({
 /** Element of `data` in the transaction list. */
 export type TransactionJson = typeof TransactionView.Type
 
-/** A transaction as the list shows it. */
+/** A transaction as the list shows it: `failureReason` and `receivedAmount` only when known. */
 export const transaction = (tx: Transaction): TransactionJson => ({
   id: tx.id,
   type: tx.type,
@@ -127,6 +142,8 @@ export const transaction = (tx: Transaction): TransactionJson => ({
   feeAmount: Money.toReais(tx.feeAmount),
   gatewayFeeAmount: Money.toReais(tx.gatewayFeeAmount),
   netAmount: Money.toReais(tx.netAmount),
+  ...(tx.failureReason === null ? {} : { failureReason: tx.failureReason }),
+  ...(tx.receivedAmount === null ? {} : { receivedAmount: Money.toReais(tx.receivedAmount) }),
   createdAt: iso(tx.createdAt),
   updatedAt: iso(tx.updatedAt)
 })
@@ -167,8 +184,13 @@ export type ChargeJson = typeof Charge.Type
 /** `POST /api/v1/payouts`: the created payout. */
 export const Payout = Schema.Struct({
   transactionId: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
-  endToEndId: Schema.String.pipe(Schema.pattern(/^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$/)).annotations({
-    description: "The PIX end-to-end id"
+  endToEndId: Schema.NullOr(
+    Schema.String.pipe(Schema.pattern(/^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$/)).annotations({
+      description: "The PIX end-to-end id"
+    })
+  ).annotations({
+    description:
+      "The PIX end-to-end id from the bank gateway. Live: the bank's own, when the bank answered the send within the engine's inline budget; otherwise `null` (the id appears in the transaction list once the bank gives it). Sandbox: always set"
   }),
   status: Schema.Literal("pending"),
   amount: Reais,

@@ -91,6 +91,12 @@ const describe = (res: PspResponse): string => {
   return str(b.detail) ?? str(b.title) ?? str(b.mensagem) ?? str(b.nome) ?? `HTTP ${res.status}`
 }
 
+/** The PSP's error code of a refused request (Efí `nome`, a problem's `type` tail), or its HTTP status. */
+const codeOf = (res: PspResponse): string => {
+  const b = record(res.body)
+  return str(b.nome) ?? str(b.type)?.split("/").pop() ?? `HTTP ${res.status}`
+}
+
 /** Maps an Efí send or its status to the engine's outcome. */
 const sendStatus = (body: unknown): BankGateway.SendStatus => {
   const b = record(body)
@@ -99,11 +105,15 @@ const sendStatus = (body: unknown): BankGateway.SendStatus => {
   switch (b.status) {
     case "REALIZADO":
       return { _tag: "Settled", ...withE2e }
-    case "NAO_REALIZADO":
+    case "NAO_REALIZADO": {
+      const erro = { ...record(b.erro), ...record(record(b.gnExtras).erro) }
+      const code = str(erro.codigo)
       return {
         _tag: "Rejected",
-        reason: str(record(record(b.gnExtras).erro).motivo) ?? str(record(b.erro).motivo) ?? "NAO_REALIZADO"
+        reason: str(erro.motivo) ?? "NAO_REALIZADO",
+        ...(code === undefined ? {} : { code })
       }
+    }
     case "EM_PROCESSAMENTO":
       return { _tag: "Processing", ...withE2e }
     default:
@@ -162,6 +172,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
 
   const sender: BankGateway.PixSender = {
     pollDelay,
+    inlineBudget: settings.sendBudgetMs ?? defaults.sendBudgetMs,
     status: (payout) =>
       psp.call({ method: "GET", path: `/v2/gn/pix/enviados/id-envio/${idEnvio(payout.id)}` }).pipe(
         Effect.map((res) =>
@@ -190,7 +201,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             // A definite refusal of the request itself (bad key, no funds, bad amount). A 409
             // (idEnvio already used) means an earlier send got through: ask its status.
             if (res.status === 400 || res.status === 403 || res.status === 422)
-              return { _tag: "Rejected", reason: describe(res) }
+              return { _tag: "Rejected", reason: describe(res), code: codeOf(res) }
             return { _tag: "Unknown", reason: describe(res) }
           }),
           Effect.catchAll((e) => Effect.succeed(unknown(e)))
@@ -236,8 +247,16 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           if (Option.isNone(payout) || payout.value.status !== "pending") continue
           const status = yield* sender.status(payout.value)
           if (status._tag === "Settled") yield* ctx.engine.payouts.settle(payout.value.id, status.endToEndId)
-          else if (status._tag === "Rejected")
+          else if (status._tag === "Rejected") {
+            yield* Effect.logWarning("The bank rejected a payout; its money returns").pipe(
+              Effect.annotateLogs({
+                transactionId: payout.value.id,
+                bankReason: status.reason,
+                ...(status.code === undefined ? {} : { bankCode: status.code })
+              })
+            )
             yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
+          }
           continue
         }
         const e2e = str(r.endToEndId)
@@ -371,10 +390,41 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return applied ? undefined : yield* ctx.store.finishJob(j.id)
       }
       if (status === "NAO_REALIZADO") {
+        const b = res._tag === "Right" ? record(res.right.body) : {}
+        const motivo = str(b.motivo) ?? str(record(b.erro).motivo)
+        const codigo = str(record(b.erro).codigo)
         yield* Effect.logError("The PSP refused to return a PIX; the merchant must act").pipe(
-          Effect.annotateLogs({ transactionId: charge.id, endToEndId: charge.endToEndId })
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            endToEndId: charge.endToEndId,
+            ...(motivo === undefined ? {} : { bankReason: motivo }),
+            ...(codigo === undefined ? {} : { bankCode: codigo })
+          })
         )
         return yield* ctx.store.finishJob(j.id)
+      }
+      if (
+        res._tag === "Right" &&
+        res.right.status >= 400 &&
+        res.right.status < 500 &&
+        res.right.status !== 404
+      ) {
+        // A refusal of the request (problem+json): asked again, with the bank's words in the log.
+        yield* Effect.logError("The PSP refused a PIX's return; asking again").pipe(
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            endToEndId: charge.endToEndId,
+            bankCode: codeOf(res.right),
+            bankReason: describe(res.right)
+          })
+        )
+      } else if (res._tag === "Left" || res.right.status >= 500) {
+        yield* Effect.logWarning("A PIX's return has no answer yet; asking again").pipe(
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            reason: res._tag === "Left" ? res.left.message : describe(res.right)
+          })
+        )
       }
       return yield* ctx.store.retryJob(j.id, now + pollDelay)
     })

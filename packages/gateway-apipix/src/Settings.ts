@@ -36,6 +36,11 @@ export interface ApiPixSettings {
   readonly tokenMarginMs?: number
   /** Wait before asking again about a send not final yet (ms). Default 5 s. */
   readonly pollDelayMs?: number
+  /**
+   * How long a payout's creation waits for its send's first answer, to give the bank's
+   * end-to-end id in its 201 (ms; `BankGateway.PixSender.inlineBudget`). Default 3 s; 0: never.
+   */
+  readonly sendBudgetMs?: number
   /** Reconciliation interval (ms). Default 5 min. */
   readonly reconcileIntervalMs?: number
   /** How far back reconciliation reads received PIX (ms). Default 2 h. */
@@ -47,6 +52,7 @@ export const defaults = {
   timeoutMs: 10_000,
   tokenMarginMs: 60_000,
   pollDelayMs: 5_000,
+  sendBudgetMs: 3_000,
   reconcileIntervalMs: 5 * 60_000,
   reconcileWindowMs: 2 * 60 * 60_000,
   scopes: [
@@ -93,7 +99,8 @@ export const envNames = {
   callbackSecret: "PIXGATE_LIVE_CALLBACK_SECRET",
   apiPixPath: "PIXGATE_LIVE_API_PIX_PATH",
   reconcileIntervalMs: "PIXGATE_LIVE_RECONCILE_INTERVAL_MS",
-  pollDelayMs: "PIXGATE_LIVE_POLL_MS"
+  pollDelayMs: "PIXGATE_LIVE_POLL_MS",
+  sendBudgetMs: "PIXGATE_LIVE_SEND_BUDGET_MS"
 } as const
 
 /** Live settings read from the environment, with the callback route's secret. */
@@ -154,6 +161,10 @@ export const fromEnv = (
   const apiPath = get(envNames.apiPixPath)
   const reconcileIntervalMs = millis(envNames.reconcileIntervalMs)
   const pollDelayMs = millis(envNames.pollDelayMs)
+  const budget = get(envNames.sendBudgetMs)
+  if (budget !== undefined && !/^\d+$/.test(budget))
+    throw new Error(`${envNames.sendBudgetMs} must be a whole number of milliseconds (0 turns it off)`)
+  const sendBudgetMs = budget === undefined ? undefined : Number(budget)
   return {
     callbackSecret,
     settings: {
@@ -166,7 +177,8 @@ export const fromEnv = (
       ...(caFile === undefined ? {} : { ca: file(envNames.caFile, caFile) }),
       ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
       ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
-      ...(pollDelayMs === undefined ? {} : { pollDelayMs })
+      ...(pollDelayMs === undefined ? {} : { pollDelayMs }),
+      ...(sendBudgetMs === undefined ? {} : { sendBudgetMs })
     }
   }
 }
