@@ -14,7 +14,7 @@ import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import * as Database from "./Database.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
@@ -274,6 +274,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
+      Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
       const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
       await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
       await drained
