@@ -53,6 +53,8 @@ interface Lane {
   readonly fairness: JobFairness | undefined
   /** The last round left due jobs unclaimed (shares used up): a finished job wakes the lane. */
   capped: boolean
+  /** Rounds failed in a row (the database gone): only the first is a warning. */
+  failures: number
 }
 
 /**
@@ -108,7 +110,8 @@ export const runWith = (
           notBefore: Number.NEGATIVE_INFINITY,
           pokes,
           fairness,
-          capped: false
+          capped: false,
+          failures: 0
         }))
       const lanes = {
         webhooks: yield* lane("webhooks", config.webhookConcurrency, {
@@ -171,6 +174,12 @@ export const runWith = (
           }
           const limit = Math.min(batchSize, free)
           const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          if (l.failures > 0) {
+            yield* Effect.logInfo("Job worker lane claims again").pipe(
+              Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
+            )
+            l.failures = 0
+          }
           l.capped = false
           for (const job of jobs) {
             if (l.running.has(job.id)) continue
@@ -194,7 +203,10 @@ export const runWith = (
             Cause.isInterruptedOnly(cause)
               ? Effect.interrupt
               : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  logRetried("Job worker round failed; the lane claims again", cause, now + poll)
+                  // One warning per outage, not one per poll: the rounds after it are debug lines.
+                  l.failures++ === 0
+                    ? logRetried("Job worker round failed; the lane claims again", cause, now + poll)
+                    : Effect.logDebug("Job worker round failed again", Cause.pretty(cause))
                 ).pipe(Effect.zipRight(Effect.sleep(poll)), Effect.annotateLogs({ lane: l.name }))
           )
         )
