@@ -39,28 +39,29 @@ export const make: Effect.Effect<HealthShape, never, ReadStore | EngineConfig> =
   const draining = yield* Ref.make(false)
   // Whether the last probe found the database answering: a change is logged once, not per probe.
   const lastUp = yield* Ref.make(true)
-  const database: Effect.Effect<{ readonly check: DatabaseCheck; readonly reason?: string }> = store.ping.pipe(
-    Effect.as({ check: "ok" as const }),
-    Effect.catchAll((error) => Effect.succeed({ check: "unreachable" as const, reason: error.message })),
-    // A ping cut by the bound finishes in the background: a hung driver must not hold the probe.
-    Effect.disconnect,
-    Effect.timeoutTo({
-      duration: Duration.max(config.readinessTimeout, Duration.millis(1)),
-      onSuccess: (result): { readonly check: DatabaseCheck; readonly reason?: string } => result,
-      onTimeout: () => ({ check: "timeout" as const })
-    }),
-    Effect.tap((db) =>
-      Effect.flatMap(Ref.getAndSet(lastUp, db.check === "ok"), (was) =>
-        was === (db.check === "ok")
-          ? Effect.void
-          : db.check === "ok"
-            ? Effect.logInfo("Readiness: the database answers again")
-            : Effect.logWarning("Readiness: the database does not answer").pipe(
-                Effect.annotateLogs({ check: db.check, reason: db.reason ?? "no answer in time" })
-              )
+  const database: Effect.Effect<{ readonly check: DatabaseCheck; readonly reason?: string }> =
+    store.ping.pipe(
+      Effect.as({ check: "ok" as const }),
+      Effect.catchAll((error) => Effect.succeed({ check: "unreachable" as const, reason: error.message })),
+      // A ping cut by the bound finishes in the background: a hung driver must not hold the probe.
+      Effect.disconnect,
+      Effect.timeoutTo({
+        duration: Duration.max(config.readinessTimeout, Duration.millis(1)),
+        onSuccess: (result): { readonly check: DatabaseCheck; readonly reason?: string } => result,
+        onTimeout: () => ({ check: "timeout" as const })
+      }),
+      Effect.tap((db) =>
+        Effect.flatMap(Ref.getAndSet(lastUp, db.check === "ok"), (was) =>
+          was === (db.check === "ok")
+            ? Effect.void
+            : db.check === "ok"
+              ? Effect.logInfo("Readiness: the database answers again")
+              : Effect.logWarning("Readiness: the database does not answer").pipe(
+                  Effect.annotateLogs({ check: db.check, reason: db.reason ?? "no answer in time" })
+                )
+        )
       )
     )
-  )
   const readiness = Effect.gen(function* () {
     const [db, isDraining] = yield* Effect.all([database, Ref.get(draining)], { concurrency: 2 })
     const instance: InstanceCheck = isDraining ? "draining" : "ok"

@@ -121,7 +121,11 @@ export const make = Effect.gen(function* () {
         at: endedAt,
         failingAfter: config.webhookFailingAfter
       })
-      const annotations = { merchantId: delivery.merchantId, mode: delivery.mode, url: originOf(endpoint.url) }
+      const annotations = {
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        url: originOf(endpoint.url)
+      }
       if (change === "failing") {
         yield* Effect.logWarning(
           `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +

@@ -36,7 +36,10 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
     handlers: Handlers,
     // Answered without the runtime: the cheapest possible probe of the process, and the documents.
     plain: {
-      health: { check: () => ({ status: 200, body: health() }), live: () => ({ status: 200, body: health() }) },
+      health: {
+        check: () => ({ status: 200, body: health() }),
+        live: () => ({ status: 200, body: health() })
+      },
       documentation: {
         openapi: (input) => ({ status: 200, body: document(input.request) }),
         docs: (input) =>

@@ -56,7 +56,9 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     server = await start({
       database: database.url,
       rateLimit: false,
-      engine: { config: { readinessTimeout: Duration.millis(boundMs), workerPollInterval: Duration.millis(200) } }
+      engine: {
+        config: { readinessTimeout: Duration.millis(boundMs), workerPollInterval: Duration.millis(200) }
+      }
     })
     key = (await server.merchant("Loja Sem Banco")).testKey
   }, 120_000)
@@ -109,7 +111,11 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     database.start()
 
     const up = await until(200, 30_000)
-    expect(up.answer.body).toEqual({ status: "ready", checks: { database: "ok", instance: "ok" }, failed: [] })
+    expect(up.answer.body).toEqual({
+      status: "ready",
+      checks: { database: "ok", instance: "ok" },
+      failed: []
+    })
     let after = await timed("POST", "/api/v1/charges", { key, body: { amount: 7 } })
     for (let i = 0; after.status === 503 && i < 20; i++) {
       await sleep(500)
@@ -132,14 +138,18 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.filter((l) => l.level === "error")).toEqual([])
     expect(lines.filter((l) => String(l.msg).includes("unhandled"))).toEqual([])
-    const failed = lines.filter((l) => l.msg === "request" && l.status === 503 && l.path !== "/api/health/ready")
+    const failed = lines.filter(
+      (l) => l.msg === "request" && l.status === 503 && l.path !== "/api/health/ready"
+    )
     expect(failed).toHaveLength(9)
     for (const access of failed) {
       expect(access.code).toBe("service_unavailable")
       expect(lines.filter((l) => l.requestId === access.requestId && l.level === "warn")).toHaveLength(1)
     }
     // The worker: one warning per lane for the whole outage (with its next attempt), then one line when it claims again.
-    const rounds = lines.filter((l) => String(l.msg).startsWith("Job worker round failed") && l.level === "warn")
+    const rounds = lines.filter(
+      (l) => String(l.msg).startsWith("Job worker round failed") && l.level === "warn"
+    )
     expect(rounds.length).toBeLessThanOrEqual(2)
     for (const round of rounds) expect(Date.parse(String(round.nextAttemptAt))).toBeGreaterThan(0)
     expect(lines.filter((l) => l.msg === "Readiness: the database does not answer")).toHaveLength(1)

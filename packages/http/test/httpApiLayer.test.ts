@@ -170,7 +170,8 @@ describe("HttpApiLayer", () => {
         "1",
         { status: "unready", checks: { database: "ok", instance: "draining" }, failed: ["instance"] }
       ])
-      for (const other of others) expect({ ...other, requestId: null }).toEqual({ ...native, requestId: null })
+      for (const other of others)
+        expect({ ...other, requestId: null }).toEqual({ ...native, requestId: null })
     } finally {
       await Effect.runPromise(Ref.set(server.pixgate.draining, false))
     }

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { Effect, Logger } from "effect"
 import * as LineBuffer from "../src/LineBuffer.js"
-import * as Redact from "../src/Redact.js"
 import { Log, Pixgate } from "../src/node.js"
+import * as Redact from "../src/Redact.js"
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -123,7 +123,9 @@ describe("redacted paths and error codes", () => {
       log: { level: "debug", write: (line) => lines.push(line) }
     })
     await pixgate.webHandler(new Request("http://x/api/v1/transactions"))
-    await pixgate.webHandler(new Request("http://x/api/v1/transactions", { headers: { "x-api-key": "sk_test_x" } }))
+    await pixgate.webHandler(
+      new Request("http://x/api/v1/transactions", { headers: { "x-api-key": "sk_test_x" } })
+    )
     await pixgate.dispose()
     expect(lines.map((l) => JSON.parse(l)).map((l) => [l.level, l.msg, l.status, l.code])).toEqual([
       ["info", "request", 401, "unauthorized"],

@@ -146,7 +146,9 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     await send(base, "GET", callback)
 
     // The panel: an invite, its page, the password set once, a session, a sign-in, a wrong one.
-    const invite = await admin("POST", `/merchants/${merchantId}/panel-invites`, { email: "ana@loja.example" })
+    const invite = await admin("POST", `/merchants/${merchantId}/panel-invites`, {
+      email: "ana@loja.example"
+    })
     expect(invite.status, invite.text).toBe(201)
     secrets.inviteToken = invite.body.token
     const link = `${base}/panel${invite.body.path}`
@@ -164,7 +166,9 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     expect(accepted.status).toBe(303)
     secrets.session = cookieOf(accepted, "pixgate_session")!.split("=")[1]!
     expect((await accept(`another ${secrets.password}`)).status).toBe(410)
-    const overview = await fetch(`${base}/panel/`, { headers: { cookie: `pixgate_session=${secrets.session}` } })
+    const overview = await fetch(`${base}/panel/`, {
+      headers: { cookie: `pixgate_session=${secrets.session}` }
+    })
     expect(overview.status).toBe(200)
     const signIn = (password: string) =>
       fetch(`${base}/panel/signin`, {

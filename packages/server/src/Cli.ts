@@ -186,6 +186,7 @@ const runServe = (io: Io) =>
           log: { level: env.logLevel, out: io.stdout },
           allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
+          readinessTimeoutMs: env.readinessTimeoutMs,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

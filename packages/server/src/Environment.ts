@@ -70,7 +70,8 @@ export const serve = Config.all({
   burst: integer("PIXGATE_RATE_LIMIT_BURST", 100, 1, 1_000_000),
   logLevel,
   allowInsecureLiveWebhooks: switchedOn("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS"),
-  shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000)
+  shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
+  readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000)
 })
 
 /**

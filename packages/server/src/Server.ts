@@ -14,7 +14,7 @@ import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Effect, Ref } from "effect"
+import { Duration, Effect, Ref } from "effect"
 import * as Database from "./Database.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
@@ -50,6 +50,11 @@ export interface ServerOptions {
    * the CLI reads `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`). Off: live mode wants https.
    */
   readonly allowInsecureLiveWebhooks?: boolean
+  /**
+   * Longest wait of `/api/health/ready`'s database ping before it answers 503 `timeout` (2 s;
+   * the CLI reads `PIXGATE_READINESS_TIMEOUT_MS`).
+   */
+  readonly readinessTimeoutMs?: number
 }
 
 /** A running server. */
@@ -229,7 +234,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       // After the HTTP drain, running jobs get the same bound to finish (then they are
       // interrupted and run again after their lease).
       workerOptions: { shutdownGrace: options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs },
-      ...(options.allowInsecureLiveWebhooks ? { config: { allowInsecureLiveWebhooks: true } } : {})
+      config: {
+        ...(options.allowInsecureLiveWebhooks ? { allowInsecureLiveWebhooks: true } : {}),
+        ...(options.readinessTimeoutMs === undefined
+          ? {}
+          : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) })
+      }
     },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
