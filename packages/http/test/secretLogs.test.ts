@@ -74,7 +74,8 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     admin: { token: secrets.adminToken!, basePath: "/admin" },
     bankCallbacks: { secret: secrets.callbackSecret! },
     panel: { basePath: "/panel" },
-    rateLimit: { requestsPerSecond: 1, burst: 30 },
+    // Slow enough that the loop of 40 below runs into 429s however loaded the machine is.
+    rateLimit: { requestsPerSecond: 0.01, burst: 20 },
     log: { level: "debug", write: (line) => lines.push(line) },
     engine: {
       config: {
@@ -134,8 +135,10 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
       await send(base, "GET", `/api/v1/transactions?api_key=${key}&x-api-key=${key}`)
     }
     for (let i = 0; i < 40; i++) await send(base, "GET", "/api/v1/transactions", { key: secrets.testKey! })
-    // The payer pays: events go to the receiver, which fails twice (failing, then recovered).
-    expect((await admin("POST", `/sandbox/transactions/${charge.body.transactionId}/pay`)).status).toBe(200)
+    // The payer pays (unless the sandbox already did, 2-3 s after creation: 409): events go to the
+    // receiver, which fails twice (endpoint marked failing, then recovered).
+    const paid = await admin("POST", `/sandbox/transactions/${charge.body.transactionId}/pay`)
+    expect([200, 409]).toContain(paid.status)
 
     // The bank's callback route: right secret (no live gateway here: 503), spelled with escapes, wrong.
     const callback = `/bank/callbacks/${secrets.callbackSecret}`
