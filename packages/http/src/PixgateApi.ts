@@ -161,7 +161,12 @@ export const HealthGroup = HttpApiGroup.make("health")
   .add(
     HttpApiEndpoint.get("ready", "/api/health/ready")
       .addSuccess(Readiness)
-      .addError(Readiness, { status: 503 })
+      .addError(
+        Readiness.annotations({
+          description: "Not ready: `failed` names the checks that failed; probe again after `Retry-After`"
+        }),
+        { status: 503 }
+      )
       .annotateContext(
         describe(
           "getReadiness",
