@@ -74,6 +74,8 @@ export interface EngineConfigShape {
   readonly workerTick: Duration.Duration
   /** A claimed job's lease: after it lapses (a crashed instance) another instance may run it. */
   readonly jobLease: Duration.Duration
+  /** Longest wait of the readiness probe's database check before it reports `timeout`. */
+  readonly readinessTimeout: Duration.Duration
 }
 
 /** The engine configuration's tag. */
@@ -106,7 +108,8 @@ export const defaults: EngineConfigShape = {
   workerPollInterval: Duration.millis(250),
   workerBatchSize: 100,
   workerTick: Duration.millis(5),
-  jobLease: Duration.seconds(60)
+  jobLease: Duration.seconds(60),
+  readinessTimeout: Duration.seconds(2)
 }
 
 /** Defaults overridden by `overrides`. */

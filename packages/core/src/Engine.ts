@@ -19,6 +19,7 @@ import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
 import { ChargebackId, findById, TransactionId } from "./Domain.js"
+import * as Health from "./Health.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
 import { CurrentJob, JobRunner } from "./Jobs.js"
@@ -49,6 +50,8 @@ export interface EngineShape {
    * before acting. Fails when there is no live gateway or it could not be applied.
    */
   readonly bankCallback: (callback: BankCallback) => Effect.Effect<void, GatewayFailure | StoreError>
+  /** Readiness (database ping, draining flag) for the transports' `/api/health/ready`. */
+  readonly health: Health.HealthShape
 }
 
 /** The engine's tag. */
@@ -72,6 +75,7 @@ const make = Effect.gen(function* () {
     bankEvents,
     chargebacks,
     admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),
+    health: yield* Health.make,
     bankCallback: (callback) =>
       Option.match(
         Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),

@@ -196,6 +196,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         return Option.some(updated)
       }),
 
+    // The process's own memory: reachable whenever the process answers.
+    ping: Effect.void,
     getTransaction: (id) => atomic(() => found(t.transactions.get(id))),
     findByTxid: (txid) =>
       atomic(() => found(t.txids.get(txid)).pipe(Option.flatMap((id) => found(t.transactions.get(id))))),

@@ -384,6 +384,12 @@ export interface ReadStoreShape {
   readonly listEvents: (merchantId: MerchantId, mode: Mode) => Effect.Effect<ReadonlyArray<Event>, StoreError>
   /** One event. */
   readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>, StoreError>
+  /**
+   * Whether the database answers right now: one trivial round trip (`SELECT 1`), outside any
+   * batching, for readiness probes. Fails with a `StoreError` when it cannot be reached; the
+   * caller bounds how long it waits.
+   */
+  readonly ping: Effect.Effect<void, StoreError>
 }
 
 /**

@@ -15,6 +15,18 @@ import { causeChain, refusedAddress, WebhookTransport } from "./WebhookTransport
 import * as WebhookUrl from "./WebhookUrl.js"
 
 /** The webhook service. */
+
+/**
+ * A webhook URL as a log line may hold it: its origin only. Receivers often carry a token in the
+ * path (`/hooks/<token>`), the query or the user info; the merchant and mode name the endpoint.
+ */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "(unparsable URL)"
+  }
+}
 export interface WebhooksShape {
   /**
    * Runs one attempt of the delivery a due `webhook.attempt` job names (`job.ref`): POSTs the
@@ -121,7 +133,11 @@ export const make = Effect.gen(function* () {
         at: endedAt,
         failingAfter: config.webhookFailingAfter
       })
-      const annotations = { merchantId: delivery.merchantId, mode: delivery.mode, url: endpoint.url }
+      const annotations = {
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        url: originOf(endpoint.url)
+      }
       if (change === "failing") {
         yield* Effect.logWarning(
           `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +

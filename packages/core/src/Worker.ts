@@ -4,8 +4,8 @@
  * hang cannot hold back settlements and expiries. A loop sleeps on the Effect Clock until the
  * next job of its lane is due (so the TestClock drives it exactly), a poll interval at most,
  * since other instances may add jobs; this instance's store wakes it when a commit stores an
- * earlier job, and a finished job wakes a lane that was full. A failing job is logged and left
- * to its lease; the loop goes on.
+ * earlier job, and a finished job wakes a lane that was full. A failing job is logged (at warning
+ * with its next attempt's time; a defect at error) and left to its lease; the loop goes on.
  *
  * The webhook lane is shared fairly between endpoints (`Store.JobFairness`): a claim leases an
  * endpoint's attempts only up to its share (`webhookEndpointConcurrency`, or
@@ -53,6 +53,28 @@ interface Lane {
   readonly fairness: JobFairness | undefined
   /** The last round left due jobs unclaimed (shares used up): a finished job wakes the lane. */
   capped: boolean
+  /** Rounds failed in a row (the database gone): only the first is a warning. */
+  failures: number
+}
+
+/**
+ * A failure the worker retries by itself: a failed operation (the database gone for a moment) at
+ * warning, with when it runs again; a defect (a bug, which a retry rarely cures) at error. The
+ * cause goes on the line without its stack for failures: the message says what went wrong.
+ */
+const logRetried = (message: string, cause: Cause.Cause<unknown>, nextAttemptAt: number) => {
+  const annotations = { nextAttemptAt: new Date(nextAttemptAt).toISOString() }
+  const failure = Cause.failureOption(cause)
+  return Option.isSome(failure) && !Cause.isDie(cause)
+    ? Effect.logWarning(message, describe(failure.value)).pipe(Effect.annotateLogs(annotations))
+    : Effect.logError(message, cause).pipe(Effect.annotateLogs(annotations))
+}
+
+/** An error's tag and message, e.g. `StoreError: Connection terminated unexpectedly`. */
+const describe = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  const tag = "_tag" in error ? String(error._tag) : error instanceof Error ? error.name : "Error"
+  return "message" in error ? `${tag}: ${String(error.message)}` : tag
 }
 
 /** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
@@ -88,7 +110,8 @@ export const runWith = (
           notBefore: Number.NEGATIVE_INFINITY,
           pokes,
           fairness,
-          capped: false
+          capped: false,
+          failures: 0
         }))
       const lanes = {
         webhooks: yield* lane("webhooks", config.webhookConcurrency, {
@@ -107,7 +130,7 @@ export const runWith = (
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void
-              : Effect.logError("Job failed; it runs again when its lease ends", cause).pipe(
+              : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
                   Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
                 )
           ),
@@ -151,6 +174,12 @@ export const runWith = (
           }
           const limit = Math.min(batchSize, free)
           const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          if (l.failures > 0) {
+            yield* Effect.logInfo("Job worker lane claims again").pipe(
+              Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
+            )
+            l.failures = 0
+          }
           l.capped = false
           for (const job of jobs) {
             if (l.running.has(job.id)) continue
@@ -173,10 +202,12 @@ export const runWith = (
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.interrupt
-              : Effect.logError("Job worker round failed", cause).pipe(
-                  Effect.zipRight(Effect.sleep(poll)),
-                  Effect.annotateLogs({ lane: l.name })
-                )
+              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  // One warning per outage, not one per poll: the rounds after it are debug lines.
+                  l.failures++ === 0
+                    ? logRetried("Job worker round failed; the lane claims again", cause, now + poll)
+                    : Effect.logDebug("Job worker round failed again", Cause.pretty(cause))
+                ).pipe(Effect.zipRight(Effect.sleep(poll)), Effect.annotateLogs({ lane: l.name }))
           )
         )
 

@@ -1,7 +1,7 @@
 /** The job worker under the TestClock: restarts, lease takeover, graceful stop, limits, failures. */
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Logger, Option, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, HashMap, Layer, Logger, Option, Scope } from "effect"
 import type { DeliveryId, EventId } from "../src/Domain.js"
 import { JobRunner } from "../src/Jobs.js"
 import * as MemoryStore from "../src/MemoryStore.js"
@@ -171,9 +171,18 @@ describe("job worker (TestClock)", () => {
       const store = yield* storeWithEndpoint
       const b = receiver(ok)
       const logs: Array<string> = []
+      const lines: Array<readonly [string, string, unknown]> = []
       const logger = Logger.replace(
         Logger.defaultLogger,
-        Logger.make(({ message }) => logs.push(String(message)))
+        Logger.make(({ message, logLevel, annotations }) => {
+          const first = String(Array.isArray(message) ? message[0] : message)
+          logs.push(String(message))
+          lines.push([
+            logLevel.label,
+            first,
+            HashMap.get(annotations, "nextAttemptAt").pipe(Option.getOrUndefined)
+          ])
+        })
       )
       let failures = 0
       const flaky = Layer.effect(
@@ -204,6 +213,12 @@ describe("job worker (TestClock)", () => {
         ["evt_bad", 120000]
       ])
       expect(logs.filter((m) => m.includes("Job failed"))).toHaveLength(2)
+      // The defect (a bug) at error; the store's failure (retried by itself) at warning, with
+      // the time of its next attempt: the end of its lease (60 s after its claim at 60 s).
+      expect(lines.filter(([, m]) => m.startsWith("Job failed"))).toEqual([
+        ["ERROR", "Job failed; it runs again when its lease ends", new Date(60_000).toISOString()],
+        ["WARN", "Job failed; it runs again when its lease ends", new Date(120_000).toISOString()]
+      ])
     })
   )
 

@@ -7,11 +7,12 @@ import type { Engine } from "@pixgate/core"
 import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
 import * as Endpoints from "./Endpoints.js"
-import { Handlers, health } from "./Handlers.js"
+import { Handlers, health, readiness } from "./Handlers.js"
 import type { Incoming } from "./Incoming.js"
 import * as OpenApi from "./OpenApi.js"
 import { ApiKey, PublicApi } from "./PixgateApi.js"
 import type { RateLimiter } from "./RateLimit.js"
+import * as Respond from "./Respond.js"
 import type * as Route from "./Route.js"
 import * as Security from "./Security.js"
 
@@ -23,6 +24,9 @@ const serverUrl = (basePath: string, request: Incoming) => `${request.mountPath}
 /** The paths of the endpoints removed in 2.0.0, with and without `/api`: 410 for every method. */
 export const removed: ReadonlyArray<`/${string}`> = Endpoints.removedPaths(PublicApi)
 
+/** `Retry-After` of an unready answer, in seconds: as every 503 of the API carries one. */
+const readinessRetryAfter = 1
+
 /** The public routes for a mount point. */
 export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engine | RateLimiter>> => {
   const document = (request: Incoming) => OpenApi.document(serverUrl(basePath, request))
@@ -32,7 +36,10 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
     handlers: Handlers,
     // Answered without the runtime: the cheapest possible probe of the process, and the documents.
     plain: {
-      health: { check: () => ({ status: 200, body: health() }) },
+      health: {
+        check: () => ({ status: 200, body: health() }),
+        live: () => ({ status: 200, body: health() })
+      },
       documentation: {
         openapi: (input) => ({ status: 200, body: document(input.request) }),
         docs: (input) =>
@@ -44,6 +51,15 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
       }
     },
     transport: {
+      // 200 or 503 with the same body: the status is the answer's, not the schema's.
+      health: {
+        ready: () =>
+          Effect.map(readiness, (body) =>
+            body.status === "ready"
+              ? Respond.json(200, body)
+              : Respond.json(503, body, { "retry-after": String(readinessRetryAfter) })
+          )
+      },
       documentation: {
         renderer: (input) => Effect.promise(() => DocsPage.renderer(input.request.header("if-none-match")))
       }

@@ -3,13 +3,15 @@
  * answers the table's refusals (404, 405, 410) and plain routes (the health check) at once,
  * runs any other route as one fiber on the runtime, turns failures into their error bodies (a
  * 5xx logged once at warn with its cause) and defects into a logged 500 (never a crash), and
- * writes one access line per request. A
- * transport (Node, web) supplies the exchange: the request, and how to send its answer.
+ * writes one access line per request (an error answer's with its `code`; secret path segments
+ * redacted, see Redact). A transport (Node, web) supplies the exchange: the request, and how to
+ * send its answer.
  */
 import { Errors } from "@pixgate/core"
 import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
 import type { Incoming } from "./Incoming.js"
 import * as Log from "./Log.js"
+import * as Redact from "./Redact.js"
 import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
 import { statusOf } from "./Status.js"
@@ -50,8 +52,9 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
   const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer) => {
     if (logRequests) {
       const end = Date.now()
-      const path = Router.pathOf(exchange.url)
-      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id))
+      const path = Redact.path(Router.pathOf(exchange.url))
+      const code = reply.status >= 400 ? Log.codeOf(reply.body) : undefined
+      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
     }
     try {
       exchange.send(reply, id)

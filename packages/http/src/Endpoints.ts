@@ -23,8 +23,13 @@ type AnyHandler<R> = (
 /** A handler answered at once, outside the runtime (the health check, the documents). */
 export type PlainHandler = (input: Route.Input<undefined>) => Route.Output
 
-/** A transport's own answer behind the endpoint's security, needing no engine. */
-export type TransportHandler = (input: Route.Input<unknown>) => Effect.Effect<Route.Output>
+/**
+ * A transport's own answer behind the endpoint's security: one whose status the definition's
+ * success schema does not give (readiness: 200 or 503 with the same body), or needing no engine.
+ */
+export type TransportHandler = (
+  input: Route.Input<unknown>
+) => Effect.Effect<Route.Output, never, Engine.Engine>
 
 /** How an API is served natively. */
 export interface Binding<R> {

@@ -11,7 +11,7 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { type Auth, type Domain, Engine, type Errors, Views } from "@pixgate/core"
 import { Effect } from "effect"
-import { CurrentCaller, type PixgateApi } from "./PixgateApi.js"
+import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
 import * as Timestamp from "./Timestamp.js"
 
 /** What a handler receives: the decoded request. */
@@ -62,6 +62,17 @@ export type AllHandlers = {
 /** The health check's answer: no engine needed, the cheapest probe of the process. */
 export const health = (): Views.HealthJson => ({ status: "ok", timestamp: Timestamp.iso(Date.now()) })
 
+/** The readiness answer's body (its status is 200 when `ready`, else 503). */
+export const readiness: Effect.Effect<ReadinessJson, never, Engine.Engine> = Effect.flatMap(
+  Engine.Engine,
+  (engine) =>
+    Effect.map(engine.health.readiness, (r) => ({
+      status: r.ready ? "ready" : "unready",
+      checks: r.checks,
+      failed: r.failed
+    }))
+)
+
 const admin = Effect.map(Engine.Engine, (engine) => engine.admin)
 
 /** The engine's admin operations. */
@@ -82,7 +93,7 @@ const merchantView = (m: Domain.Merchant) => ({
 
 /** Every endpoint's handler, by group and endpoint name. */
 export const Handlers: AllHandlers = {
-  health: { check: () => Effect.sync(health) },
+  health: { check: () => Effect.sync(health), live: () => Effect.sync(health), ready: () => readiness },
   charges: {
     create: ({ payload }) => withCaller((engine, caller) => engine.charges.create(caller, payload))
   },

@@ -235,7 +235,9 @@ const resolve = (options: HttpApiOptions): Resolved => {
 const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
   const serve: Serve = endpoint(tables, options.maxBodySize)
   return Layer.mergeAll(
-    HttpApiBuilder.group(PixgateApi, "health", (h) => h.handleRaw("check", serve)),
+    HttpApiBuilder.group(PixgateApi, "health", (h) =>
+      h.handleRaw("check", serve).handleRaw("live", serve).handleRaw("ready", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "charges", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "payouts", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "transactions", (h) => h.handleRaw("list", serve)),

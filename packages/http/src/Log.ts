@@ -3,9 +3,11 @@
  * e.g. a request's method, path, status and duration). Effect's logger (engine messages,
  * errors, "Pixgate listening") and the transport's access lines go through one Writer, so they
  * keep their order. Nothing Pixgate logs carries API keys, webhook secrets, tokens or request
- * bodies.
+ * bodies; paths are logged with their secret segments redacted (Redact). Failures answered to a
+ * client are not also reported by the runtime as unhandled (`layer` turns that report off): a
+ * 4xx is its access line, a 5xx that line plus one warning with its cause.
  */
-import { Cause, HashMap, Layer, Logger, LogLevel } from "effect"
+import { Cause, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import * as LineBuffer from "./LineBuffer.js"
 import * as Timestamp from "./Timestamp.js"
 
@@ -82,14 +84,19 @@ export const json = (write: (line: string) => void) =>
 
 /** Replaces Effect's default logger with the JSON one on `writer`, from its level. */
 export const layer = (writer: Writer): Layer.Layer<never> =>
-  Layer.merge(
+  Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, json(writer.write)),
-    Logger.minimumLogLevel(levels[writer.level])
+    Logger.minimumLogLevel(levels[writer.level]),
+    // A request's fiber ends in its refusal (a 401, a 422) by design; the dispatcher answers and
+    // logs it. Effect would add "Fiber terminated with an unhandled error" with a stack at debug.
+    Layer.setUnhandledErrorLogLevel(Option.none())
   )
 
 /**
  * The access line of one request, built directly (no logger, no annotations). Its fields come
- * in the order Effect's logger wrote them, so the lines stay byte for byte what they were.
+ * in the order Effect's logger wrote them, so the lines stay byte for byte what they were; an
+ * error answer adds its `code` last. This line is the only one an ordinary refusal (a 4xx) gets.
+ * `path` must already be redacted (`Redact.path`).
  */
 export const requestLine = (
   time: number,
@@ -97,11 +104,15 @@ export const requestLine = (
   path: string,
   status: number,
   durationMs: number,
-  requestId: string
+  requestId: string,
+  code?: string
 ): string =>
   `{"time":"${Timestamp.iso(time)}","level":"info","msg":"request","durationMs":${durationMs},` +
   `"path":${JSON.stringify(path)},"status":${status},"requestId":${JSON.stringify(requestId)},` +
-  `"method":${JSON.stringify(method)}}`
+  `"method":${JSON.stringify(method)}${code === undefined ? "" : `,"code":${JSON.stringify(code)}`}}`
+
+/** The `code` of an error body `{ error, code }`, without parsing the whole body. */
+export const codeOf = (body: string): string | undefined => /"code":"([a-z_]{1,64})"/.exec(body)?.[1]
 
 /** The error line of a defect met while answering a request (as `Effect.logError` wrote it). */
 export const defectLine = (time: number, detail: string, requestId: string): string =>

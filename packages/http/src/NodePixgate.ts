@@ -44,6 +44,8 @@ export interface Pixgate extends Handlers {
   readonly panel: Panel.PanelHandlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
   readonly runtime: Web.Pixgate["runtime"]
+  /** The draining flag for `/api/health/ready` (see the web entry's `Pixgate.draining`). */
+  readonly draining: Web.Pixgate["draining"]
   /** Stops the job worker (letting running jobs finish) and closes the store. */
   readonly dispose: () => Promise<void>
 }
@@ -89,6 +91,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     admin: built.admin === undefined ? undefined : serve(built.admin),
     panel,
     runtime: built.runtime,
+    draining: built.draining,
     dispose: built.dispose
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted, type Runtime } from "effect"
+import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
 import * as BankCallbacks from "./BankCallbacks.js"
@@ -91,6 +91,12 @@ export interface Pixgate extends Handlers {
   readonly admin: Handlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
   readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
+  /**
+   * Set it to `true` when the host starts a graceful stop (`Effect.runSync(Ref.set(pixgate.draining,
+   * true))`): `/api/health/ready` answers 503 `instance: "draining"` from then on, so load
+   * balancers stop sending new requests while those in flight finish.
+   */
+  readonly draining: Ref.Ref<boolean>
   /** Stops the job worker (letting running jobs finish) and closes the store. */
   readonly dispose: () => Promise<void>
 }
@@ -149,6 +155,8 @@ export interface Assembled {
   readonly api: Router.Router<Services>
   /** The admin router, when `admin` was configured. */
   readonly admin: Router.Router<Services> | undefined
+  /** The engine's draining flag (`Pixgate.draining`). */
+  readonly draining: Ref.Ref<boolean>
   readonly dispose: () => Promise<void>
 }
 
@@ -217,6 +225,7 @@ export const assemble = async (
     mountPath: Router.normalizeBasePath(options.mountPath),
     api,
     admin,
+    draining: Context.get(exit.value.context, Engine.Engine).health.draining,
     dispose: () => {
       disposed ??= runtime.dispose().finally(writer.flush)
       return disposed
@@ -240,6 +249,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     ...webHandlers(built, built.api),
     admin: built.admin === undefined ? undefined : webHandlers(built, built.admin),
     runtime: built.runtime,
+    draining: built.draining,
     dispose: built.dispose
   }
 }

@@ -113,15 +113,74 @@ export const ListTransactionsUrlParams = Schema.compose(
 const describe = (identifier: string, summary: string, description?: string) =>
   OpenApi.annotations({ identifier, summary, ...(description === undefined ? {} : { description }) })
 
-/** The health check. */
+/**
+ * The readiness answer: `ready` (200) or `unready` (503), each check by name and the names of
+ * those that failed. No timestamp, no error text: an unauthenticated probe learns nothing else.
+ */
+export const Readiness = Schema.Struct({
+  status: Schema.Literal("ready", "unready"),
+  checks: Schema.Struct({
+    database: Schema.Literal("ok", "unreachable", "timeout").annotations({
+      description: "`ok`: the database answered a ping in time; `timeout`: no answer within the bound"
+    }),
+    instance: Schema.Literal("ok", "draining").annotations({
+      description: "`draining`: the instance is stopping and finishes what it has; send it nothing new"
+    })
+  }),
+  failed: Schema.Array(Schema.Literal("database", "instance"))
+}).annotations({
+  identifier: "Readiness",
+  description: "Whether this instance should get traffic, and which check failed",
+  examples: [
+    { status: "ready", checks: { database: "ok", instance: "ok" }, failed: [] },
+    { status: "unready", checks: { database: "timeout", instance: "ok" }, failed: ["database"] }
+  ]
+})
+
+/** The readiness answer's JSON. */
+export type ReadinessJson = typeof Readiness.Type
+
+/** The health checks: the spec's, liveness (the process) and readiness (database, draining). */
 export const HealthGroup = HttpApiGroup.make("health")
   .add(
     HttpApiEndpoint.get("check", "/api/health")
       .addSuccess(Views.Health)
       .annotateContext(describe("getHealth", "Health check", "Reports availability. Needs no API key."))
   )
+  .add(
+    HttpApiEndpoint.get("live", "/api/health/live")
+      .addSuccess(Views.Health)
+      .annotateContext(
+        describe(
+          "getLiveness",
+          "Liveness",
+          "The process answers; checks nothing else (no database), so a database outage never restarts it. Needs no API key."
+        )
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/api/health/ready")
+      .addSuccess(Readiness)
+      .addError(
+        Readiness.annotations({
+          description: "Not ready: `failed` names the checks that failed; probe again after `Retry-After`"
+        }),
+        { status: 503 }
+      )
+      .annotateContext(
+        describe(
+          "getReadiness",
+          "Readiness",
+          "200 when the database answers a ping within the readiness bound (2 s by default) and the " +
+            "instance is not draining; else 503 naming the failed check. For load balancers. Needs no API key."
+        )
+      )
+  )
   .annotateContext(
-    OpenApi.annotations({ title: "Health", description: "Whether the service is up (no API key needed)" })
+    OpenApi.annotations({
+      title: "Health",
+      description: "Whether the service is up and ready for traffic (no API key needed)"
+    })
   )
 
 /** `POST /api/v1/charges`. */

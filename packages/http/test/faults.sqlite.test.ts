@@ -64,6 +64,8 @@ describe("fault injection on SQLite: another process holds the write lock", () =
         expect(locked.body).toEqual({ error: "Service temporarily unavailable", code: "service_unavailable" })
         expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       }
+      // Readiness reflects the process on SQLite: its connection still answers (docs/operations.md).
+      expect((await server.request("GET", "/api/health/ready")).status).toBe(200)
     } finally {
       blocker.exec("ROLLBACK")
       blocker.close()

@@ -6,7 +6,7 @@
 import { HttpApiBuilder, HttpLayerRouter, HttpServer } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Engine, MemoryStore } from "@pixgate/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { HttpApiLayer, Pixgate } from "../src/index.js"
 
 type Handler = (request: Request) => Promise<Response>
@@ -104,6 +104,9 @@ describe("HttpApiLayer", () => {
       ["GET", "/v1/balance"],
       ["GET", "/api/v1/nothing"],
       ["HEAD", "/api/health"],
+      ["HEAD", "/api/health/live"],
+      ["GET", "/api/health/ready"],
+      ["POST", "/api/health/ready"],
       ["GET", "/api/openapi.json"],
       ["GET", "/api/docs"],
       ["GET", "/api/docs/scalar.js"]
@@ -146,6 +149,31 @@ describe("HttpApiLayer", () => {
     for (const replay of replays) {
       expect(replay.headers["idempotent-replayed"]).toBe("true")
       expect([replay.status, replay.body]).toEqual([201, first!.body])
+    }
+  })
+
+  it("answers readiness the same way: 200, then 503 naming the check once the instance drains", async () => {
+    const all = () =>
+      Promise.all(server.handlers.map(([, handler]) => answer(handler, "GET", "/api/health/ready")))
+    const ready = await all()
+    for (const one of ready) {
+      expect([one.status, JSON.parse(one.body)]).toEqual([
+        200,
+        { status: "ready", checks: { database: "ok", instance: "ok" }, failed: [] }
+      ])
+    }
+    await Effect.runPromise(Ref.set(server.pixgate.draining, true))
+    try {
+      const [native, ...others] = await all()
+      expect([native!.status, native!.headers["retry-after"], JSON.parse(native!.body)]).toEqual([
+        503,
+        "1",
+        { status: "unready", checks: { database: "ok", instance: "draining" }, failed: ["instance"] }
+      ])
+      for (const other of others)
+        expect({ ...other, requestId: null }).toEqual({ ...native, requestId: null })
+    } finally {
+      await Effect.runPromise(Ref.set(server.pixgate.draining, false))
     }
   })
 

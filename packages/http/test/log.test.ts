@@ -1,7 +1,8 @@
 /**
  * Logs: the line buffer behind stdout (order kept; written at the next turn, at 64 KiB, on
  * flush and at process exit), access lines byte for byte as Effect's logger wrote them, and one
- * writer for Effect's logger and the access log, flushed by `dispose()`.
+ * writer for Effect's logger and the access log, flushed by `dispose()`; secret path segments
+ * redacted, an error answer's code on its access line, and a refusal logged as that line only.
  */
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -10,6 +11,7 @@ import { MemoryStore } from "@pixgate/core"
 import { Effect, Logger } from "effect"
 import * as LineBuffer from "../src/LineBuffer.js"
 import { Log, Pixgate } from "../src/node.js"
+import * as Redact from "../src/Redact.js"
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -87,6 +89,49 @@ describe("access lines", () => {
       }
     })
   )
+})
+
+describe("redacted paths and error codes", () => {
+  it("replaces the secret segment of bank callbacks and invites, however spelled", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["/bank/callbacks/s3cr3t", "/bank/callbacks/[redacted]"],
+      ["/bank/callbacks/s3cr3t/pix", "/bank/callbacks/[redacted]/pix"],
+      ["/payments/bank/callbacks/s3cr3t", "/payments/bank/callbacks/[redacted]"],
+      ["/bank/Callbacks/s3cr3t", "/bank/Callbacks/[redacted]"],
+      ["/bank/%63allbacks/s3cr3t", "/bank/callbacks/[redacted]"],
+      ["/panel/invite/Tok3nTok3nTok3nTok3n", "/panel/invite/[redacted]"],
+      ["/api/v1/charges", "/api/v1/charges"],
+      ["/api/v1/%zz", "/api/v1/%zz"],
+      ["/bank/callbacks/", "/bank/callbacks/[redacted]"]
+    ]
+    for (const [raw, logged] of cases) expect(Redact.path(raw), raw).toBe(logged)
+  })
+
+  it("an error answer's access line ends with its code; a success's has none", () => {
+    const refused = JSON.parse(Log.requestLine(0, "POST", "/api/v1/charges", 422, 3, "r1", "invalid_amount"))
+    expect(refused).toMatchObject({ msg: "request", status: 422, code: "invalid_amount" })
+    expect(JSON.parse(Log.requestLine(0, "GET", "/api/health", 200, 1, "r2"))).not.toHaveProperty("code")
+    expect(Log.codeOf('{"error":"Unauthorized","code":"unauthorized"}')).toBe("unauthorized")
+    expect(Log.codeOf("<html>")).toBeUndefined()
+  })
+
+  it("a refusal at debug level is one access line: no unhandled-fiber report, no stack", async () => {
+    const lines: Array<string> = []
+    const pixgate = await Pixgate.make({
+      store: MemoryStore.layer,
+      engine: { worker: false },
+      log: { level: "debug", write: (line) => lines.push(line) }
+    })
+    await pixgate.webHandler(new Request("http://x/api/v1/transactions"))
+    await pixgate.webHandler(
+      new Request("http://x/api/v1/transactions", { headers: { "x-api-key": "sk_test_x" } })
+    )
+    await pixgate.dispose()
+    expect(lines.map((l) => JSON.parse(l)).map((l) => [l.level, l.msg, l.status, l.code])).toEqual([
+      ["info", "request", 401, "unauthorized"],
+      ["info", "request", 401, "unauthorized"]
+    ])
+  })
 })
 
 describe("one writer for Effect's logger and the access log", () => {

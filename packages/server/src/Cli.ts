@@ -206,6 +206,7 @@ const runServe = (io: Io) =>
           allowPrivateLiveWebhooks: env.webhookAddresses.allowPrivateLive,
           allowPrivateTestWebhooks: env.webhookAddresses.allowPrivateTestWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
+          readinessTimeoutMs: env.readinessTimeoutMs,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

@@ -74,7 +74,8 @@ export const serve = Config.all({
   logLevel,
   allowInsecureLiveWebhooks: Config.suspend(() => allowInsecureLiveWebhooks),
   shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
-  webhookAddresses: Config.suspend(() => webhookAddresses)
+  webhookAddresses: Config.suspend(() => webhookAddresses),
+  readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000)
 })
 
 /** `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`: plain-http live webhook URLs (serve and `webhook set`). */

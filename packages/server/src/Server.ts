@@ -14,7 +14,7 @@ import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Effect } from "effect"
+import { Duration, Effect, Ref } from "effect"
 import * as Database from "./Database.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
@@ -67,6 +67,11 @@ export interface ServerOptions {
    * hosting many merchants). Link-local and metadata addresses are refused in every mode.
    */
   readonly allowPrivateTestWebhooks?: boolean
+  /**
+   * Longest wait of `/api/health/ready`'s database ping before it answers 503 `timeout` (2 s;
+   * the CLI reads `PIXGATE_READINESS_TIMEOUT_MS`).
+   */
+  readonly readinessTimeoutMs?: number
 }
 
 /** A running server. */
@@ -259,7 +264,10 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       config: {
         ...(options.allowInsecureLiveWebhooks ? { allowInsecureLiveWebhooks: true } : {}),
         ...(options.allowPrivateLiveWebhooks ? { allowPrivateWebhookUrls: true } : {}),
-        ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {})
+        ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {}),
+        ...(options.readinessTimeoutMs === undefined
+          ? {}
+          : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) })
       }
     },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
@@ -313,6 +321,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
+      Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
       const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
       await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
       await drained

@@ -78,7 +78,8 @@ describe("pixgate serve options", () => {
     const malformed: ReadonlyArray<Record<string, string>> = [
       { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
       { PIXGATE_SHUTDOWN_TIMEOUT_MS: "-1" },
-      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" }
+      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" },
+      { PIXGATE_READINESS_TIMEOUT_MS: "0" }
     ]
     for (const env of malformed) {
       const server = serve(env)

@@ -21,7 +21,11 @@ export interface PgStoreOptions {
   readonly minConnections?: number
   /** How long a connection may stay idle before it is closed. */
   readonly idleTimeout?: Duration.DurationInput
-  /** How long to wait for a connection (also bounds the check made at start; default 5 s). */
+  /**
+   * How long to wait for a connection, new or from the full pool (also bounds the check made at
+   * start; default 5 s): with the database gone, a request fails with 503 after at most this,
+   * never waits for ever.
+   */
   readonly connectTimeout?: Duration.DurationInput
   /** Oldest age of a pooled connection. */
   readonly connectionTTL?: Duration.DurationInput
@@ -66,7 +70,7 @@ export const layer = (
     maxConnections: options.maxConnections ?? 10,
     minConnections: options.minConnections,
     idleTimeout: options.idleTimeout,
-    connectTimeout: options.connectTimeout,
+    connectTimeout: options.connectTimeout ?? "5 seconds",
     connectionTTL: options.connectionTTL,
     applicationName: options.applicationName ?? "pixgate",
     ssl: options.ssl

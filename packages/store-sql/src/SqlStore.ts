@@ -15,6 +15,7 @@ import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
+import { single } from "./internal/sql.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
@@ -55,6 +56,8 @@ export const makeWith = (
       ...jobs(sql, writes),
       ...webhooks(sql, writes, watchers),
       watchJobs: watchers.watch,
+      // Straight to the client, past the read batcher: a probe must not wait behind a batch.
+      ping: single(sql`SELECT 1`).pipe(Effect.asVoid),
       ...(yield* reads(sql, readConcurrency))
     }
   })

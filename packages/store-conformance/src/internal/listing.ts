@@ -37,6 +37,14 @@ const newest = (rows: ReadonlyArray<Domain.Transaction>) =>
 /** Registers the transaction list tests. */
 export const listing = (it: Suite<LedgerParts>) =>
   describe("listTransactions", () => {
+    it.effect("ping: a reachable database answers it (readiness probes)", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        yield* s.ping
+        yield* s.ping
+      })
+    )
+
     const list = (
       query: Omit<Store.TransactionQuery, "offset" | "limit"> & Partial<Store.TransactionQuery>
     ) => Effect.flatMap(store, (s) => s.listTransactions({ offset: 0, limit: 100, ...query }))
