@@ -74,8 +74,7 @@ const clientLayer = (options: PgStoreOptions) => {
   return Layer.unwrapEffect(
     Effect.try({
       try: () => MultiHost.parse(Redacted.value(url)),
-      catch: (cause) =>
-        new SqlError({ cause, message: cause instanceof Error ? cause.message : "Invalid Postgres URL" })
+      catch: (cause) => new SqlError({ cause, message: "Invalid Postgres URL" })
     }).pipe(
       Effect.map((multi) =>
         multi === undefined ? PgClient.layer(config(url, options)) : multiHostLayer(multi, options)

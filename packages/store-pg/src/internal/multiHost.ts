@@ -190,7 +190,9 @@ const clientClass = (url: MultiHostUrl, probeTimeoutMillis: number): typeof pg.C
         throw new Error(`${describeHosts([host])} is no longer ${url.attrs}`)
       }
       preferred = host
-      this.connection.on("errorMessage", (message: { code?: string }) => {
+      // Before the client's own listener, which hands the error to the query (and so the
+      // connection back to the pool) at once.
+      this.connection.prependListener("errorMessage", (message: { code?: string }) => {
         if (message.code === readOnlyTransaction) {
           preferred = undefined
           turnedReadOnly.add(this)
