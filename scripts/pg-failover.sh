@@ -91,7 +91,7 @@ up() {
   echo "dir=$dir"
   trap 'down "$dir"; exit 1' ERR INT TERM
 
-  local common=(--pgctl "$bindir/pg_ctl" --hostname 127.0.0.1 --auth trust --no-ssl --run)
+  local common=(--pgctl "$bindir/pg_ctl" --hostname 127.0.0.1 --auth trust --no-ssl --ssl-mode disable --run)
   as_owner "$dir" pg_autoctl create monitor --pgdata "$dir/monitor" --pgport "$monitor_port" \
     "${common[@]}" >"$dir/log/monitor.log" 2>&1 &
   echo $! >"$dir/monitor.pid"
