@@ -11,7 +11,7 @@
  * Needs `pg_autoctl` (Debian's postgresql-15-auto-failover; .ci/run installs it): skipped
  * loudly without it, except in CI, where that fails.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
 import { createServer, type Server as HttpServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
@@ -51,6 +51,14 @@ const runScript = (args: ReadonlyArray<string>, timeoutMs = 60_000) => {
   const result = spawnSync("bash", [script, ...args], { encoding: "utf8", timeout: timeoutMs })
   return { code: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }
 }
+
+/** Runs the script without blocking the engine, which shares this process. */
+const runScriptAsync = (args: ReadonlyArray<string>, timeoutMs = 60_000) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile("bash", [script, ...args], { encoding: "utf8", timeout: timeoutMs }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+    )
+  })
 
 /** One answer, or the client's deadline passing. */
 interface Answer {
@@ -202,7 +210,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
         }
         if (killedAt === undefined && first201.size >= payouts / 3) {
           killedAt = Date.now()
-          const killed = runScript(["kill-primary", dir ?? ""])
+          const killed = await runScriptAsync(["kill-primary", dir ?? ""])
           expect(killed.code, killed.stderr).toBe(0)
           killedPort = killed.stdout.trim()
         }
