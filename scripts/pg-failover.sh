@@ -5,7 +5,8 @@
 #
 #   scripts/pg-failover.sh up MONITOR_PORT NODE1_PORT NODE2_PORT [TIMEOUT_SECONDS]
 #       creates the formation; prints `dir=<directory>` at once and, once a primary and a
-#       secondary are running, `uri=<formation URI>`; removes everything if it fails or times out
+#       secondary are running, `uri=<formation URI>` (as pg_autoctl gives it, without a user)
+#       and `user=<the nodes' superuser>`; removes everything if it fails or times out
 #   scripts/pg-failover.sh kill-primary DIR
 #       kills the current primary node (its pg_autoctl and Postgres, SIGKILL); prints its port
 #   scripts/pg-failover.sh state DIR
@@ -18,6 +19,9 @@
 set -Eeuo pipefail
 
 bindir="${PIXGATE_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
+# The nodes' superuser: initdb names it after the user who runs Postgres.
+superuser="postgres"
+[ "$(id -u)" = "0" ] || superuser="$(id -un)"
 
 as_owner() {
   local dir="$1"
@@ -108,7 +112,7 @@ up() {
   # standby 5 s (not 30 s) after asking a lost primary to demote. For a throwaway test formation
   # only: in production the monitor must wait longer than a partitioned primary takes to demote
   # itself (the keepers' timeout.network_partition_timeout, 20 s by default).
-  as_owner "$dir" psql -X -q -d "postgres://postgres@127.0.0.1:$monitor_port/postgres?sslmode=disable" -c "ALTER SYSTEM SET pgautofailover.health_check_period = 1000" \
+  as_owner "$dir" psql -X -q -d "postgres://$superuser@127.0.0.1:$monitor_port/postgres?sslmode=disable" -c "ALTER SYSTEM SET pgautofailover.health_check_period = 1000" \
     -c "ALTER SYSTEM SET pgautofailover.health_check_timeout = 1000" \
     -c "ALTER SYSTEM SET pgautofailover.health_check_max_retries = 1" \
     -c "ALTER SYSTEM SET pgautofailover.health_check_retry_delay = 500" \
@@ -126,7 +130,7 @@ up() {
     # The second node must find the first one's primary running to clone it.
     until nodes "$dir" | grep -q "^$name .* \(single\|primary\|secondary\) \(single\|primary\|secondary\)$"; do
       # pg_basebackup waits for a spread checkpoint on the primary (a minute or more): ask for it now.
-      [ "$name" = node2 ] && as_owner "$dir" psql -X -q -d "postgres://postgres@127.0.0.1:$port1/postgres" \
+      [ "$name" = node2 ] && as_owner "$dir" psql -X -q -d "postgres://$superuser@127.0.0.1:$port1/postgres" \
         -c CHECKPOINT >/dev/null 2>&1
       if [ $SECONDS -ge $deadline ]; then
         echo "$name did not start within ${timeout}s" >&2
@@ -147,6 +151,7 @@ up() {
   done
   trap - ERR INT TERM
   echo "uri=$(as_owner "$dir" pg_autoctl show uri --formation default --pgdata "$dir/monitor")"
+  echo "user=$superuser"
 }
 
 kill_primary() {

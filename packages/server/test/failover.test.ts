@@ -109,10 +109,11 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     })
     up = undefined
     expect(code, `pg-failover.sh up failed:\n${out}\n${err}`).toBe(0)
-    // The formation URI names no user; the nodes' superuser is `postgres`.
-    uri = (/^uri=(.+)$/m.exec(out)?.[1] ?? "").replace(/^postgres:\/\//, "postgres://postgres@")
+    // The formation URI names no user: the nodes' superuser, as the script reports it.
+    const user = /^user=(.+)$/m.exec(out)?.[1] ?? ""
+    uri = (/^uri=(.+)$/m.exec(out)?.[1] ?? "").replace(/^postgres:\/\//, `postgres://${user}@`)
     expect(uri).toMatch(
-      /^postgres:\/\/postgres@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\/pixgate\?target_session_attrs=read-write/
+      /^postgres:\/\/[^@]+@127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\/pixgate\?target_session_attrs=read-write/
     )
 
     receiver = await startReceiver()
