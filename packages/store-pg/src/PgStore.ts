@@ -139,9 +139,5 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
     ),
     (pool) => Effect.promise(() => pool.end().catch(() => {})).pipe(Effect.timeoutOption(1000))
   )
-  return PgClient.layerFromPool({
-    acquire,
-    applicationName,
-    spanAttributes: { "server.address": MultiHost.describeHosts(url.hosts) }
-  })
+  return PgClient.layerFromPool({ acquire, applicationName })
 }
