@@ -17,6 +17,7 @@ import { createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Engine, Money, Store } from "@pixgate/core"
 import { Duration, Effect } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startReceiver } from "../../store-pg/test/processes.js"
 import { Pixgate } from "../src/index.js"
@@ -244,6 +245,20 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     )
     expect(primaries.map(([, port]) => port)).toHaveLength(1)
     expect(primaries[0]?.[1]).not.toBe(killedPort)
+    // The engine's pool is on the promoted server.
+    const promoted = new pg.Client({
+      connectionString: uri.replace(/@[^/]+\//, `@127.0.0.1:${primaries[0]?.[1]}/`).replace(/\?.*$/, ""),
+      connectionTimeoutMillis: 10_000
+    })
+    await promoted.connect()
+    try {
+      const { rows } = await promoted.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pixgate'"
+      )
+      expect(Number(rows[0]?.n)).toBeGreaterThan(0)
+    } finally {
+      await promoted.end()
+    }
     // Never a 500 nor a hang: only 201, 503 (storage unavailable) and 409 (key still held).
     expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503 && s !== 409)).toEqual([])
     for (const a of answers.filter((x) => x.status === 503))
