@@ -91,6 +91,12 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
   let base = ""
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined
 
+  // Should the worker exit without its afterAll (a crash), the formation still goes.
+  const downOnExit = () => {
+    if (dir !== undefined) runScript(["down", dir], 60_000)
+  }
+  process.once("exit", downOnExit)
+
   beforeAll(async () => {
     const [monitor, node1, node2] = [await freePort(), await freePort(), await freePort()]
     up = spawn("bash", [script, "up", String(monitor), String(node1), String(node2), "170"], {
@@ -141,7 +147,9 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     if (dir !== undefined) {
       const down = runScript(["down", dir], 90_000)
       if (down.code !== 0) console.warn(`pg-failover.sh down: ${down.stderr}`)
+      dir = undefined
     }
+    process.off("exit", downOnExit)
   }, 150_000)
 
   it("answers 503 while the standby takes over, then loses, doubles and breaks nothing", async () => {
