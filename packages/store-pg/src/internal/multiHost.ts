@@ -108,8 +108,9 @@ const turnedReadOnly = new WeakSet<pg.Client>()
 
 /**
  * A node-postgres `Client` class for a pool: its `connect` first finds a host that suits (short
- * probe connections, each bounded by `probeTimeoutMillis`) and then connects there, checking once more on its own session (the
- * roles may have changed in between). It fails, naming every host's reason, when none suits.
+ * probe connections, each bounded by `probeTimeoutMillis`), then connects there and checks once
+ * more on its own session (the roles may have changed in between). It fails, naming every
+ * host's reason, when none suits.
  */
 const clientClass = (url: MultiHostUrl, probeTimeoutMillis: number): typeof pg.Client => {
   // The host that suited last: tried first, so a steady formation costs one probe.
