@@ -1,6 +1,7 @@
 /**
  * `PIXGATE_DATABASE` to a store: `sqlite:<path>` (relative to the current directory;
- * `sqlite::memory:` for a throwaway database) or `postgres://...` / `postgresql://...`.
+ * `sqlite::memory:` for a throwaway database) or `postgres://...` / `postgresql://...` (also
+ * libpq's multi-host form with `target_session_attrs`, for a primary and its standbys).
  * Each store package is an optional peer of @pixgate/server, loaded only when its kind of
  * database is chosen: a Postgres-only host need not install (nor compile) SQLite.
  */
@@ -66,11 +67,14 @@ const isMissing = (cause: unknown, name: string) =>
 /** A target for logs: the SQLite path, or the Postgres URL without its password. */
 export const describe = (target: Target): string => {
   if (target.kind === "sqlite") return `sqlite:${target.filename}`
-  try {
-    const url = new URL(target.url)
-    if (url.password !== "") url.password = "***"
-    return url.toString()
-  } catch {
-    return "postgres://(unparsable URL)"
-  }
+  // By hand, not with `URL`: a multi-host URL (`postgres://h1:5432,h2:5432/db`) is not one.
+  const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(.*)$/is.exec(target.url)
+  if (match === null) return "postgres://(unparsable URL)"
+  const [, scheme = "", authority = "", rest = ""] = match
+  const at = authority.lastIndexOf("@")
+  if (at < 0) return target.url
+  const userinfo = authority.slice(0, at)
+  const colon = userinfo.indexOf(":")
+  const user = colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:***`
+  return `${scheme}${user}@${authority.slice(at + 1)}${rest}`
 }

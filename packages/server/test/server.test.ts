@@ -154,5 +154,11 @@ describe("Database", () => {
     expect(Database.describe(Database.parse("postgres://u:secret@h:5432/db"))).toBe(
       "postgres://u:***@h:5432/db"
     )
+    expect(
+      Database.describe(
+        Database.parse("postgres://u:secret@h1:5432,h2:5433/db?target_session_attrs=read-write")
+      )
+    ).toBe("postgres://u:***@h1:5432,h2:5433/db?target_session_attrs=read-write")
+    expect(Database.describe(Database.parse("postgres://h1,h2/db"))).toBe("postgres://h1,h2/db")
   })
 })

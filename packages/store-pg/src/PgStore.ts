@@ -6,14 +6,21 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type { RateLimitStore, Store } from "@pixgate/core"
 import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
-import { type Duration, Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import * as MultiHost from "./internal/multiHost.js"
 
 /** Connection and pool settings. */
 export interface PgStoreOptions {
-  /** `postgres://user:password@host:port/database` (kept redacted in logs and traces). */
+  /**
+   * `postgres://user:password@host:port/database` (kept redacted in logs and traces), or
+   * libpq's multi-host form `postgres://user@h1:5432,h2:5432/database?target_session_attrs=read-write`
+   * (`any`, `read-write`, `read-only`, `primary`, `standby`, `prefer-standby`): every new
+   * connection goes to a host whose session suits, so after a failover to the promoted server.
+   */
   readonly url: string | Redacted.Redacted
   /** Largest number of pooled connections (default 10). */
   readonly maxConnections?: number
@@ -64,21 +71,83 @@ const migrate = Effect.gen(function* () {
  */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> => {
-  const client = PgClient.layer({
-    url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
-    maxConnections: options.maxConnections ?? 10,
-    minConnections: options.minConnections,
-    idleTimeout: options.idleTimeout,
-    connectTimeout: options.connectTimeout ?? "5 seconds",
-    connectionTTL: options.connectionTTL,
-    applicationName: options.applicationName ?? "pixgate",
-    ssl: options.ssl
-  })
-  return RateLimits.layerPg.pipe(
+): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> =>
+  RateLimits.layerPg.pipe(
     Layer.provideMerge(SqlStore.layerAfter(migrate)),
-    Layer.provide(client),
+    Layer.provide(clientLayer(options)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")
   )
+
+const clientLayer = (options: PgStoreOptions) => {
+  const url = Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url)
+  return Layer.unwrapEffect(
+    Effect.try({
+      try: () => MultiHost.parse(Redacted.value(url)),
+      catch: (cause) => new SqlError({ cause, message: "Invalid Postgres URL" })
+    }).pipe(
+      Effect.map((multi) =>
+        multi === undefined ? PgClient.layer(config(url, options)) : multiHostLayer(multi, options)
+      )
+    )
+  )
+}
+
+const config = (url: Redacted.Redacted, options: PgStoreOptions): PgClient.PgClientConfig => ({
+  url,
+  maxConnections: options.maxConnections ?? 10,
+  minConnections: options.minConnections,
+  idleTimeout: options.idleTimeout,
+  connectTimeout: options.connectTimeout ?? defaultConnectTimeout,
+  connectionTTL: options.connectionTTL,
+  applicationName: options.applicationName ?? "pixgate",
+  ssl: options.ssl
+})
+
+const defaultConnectTimeout = Duration.seconds(5)
+
+/**
+ * A pool over a multi-host URL (`MultiHost.clientClass` picks each connection's host), with the
+ * same settings and the same check at start as `PgClient.layer`. The pool's own wait for a
+ * connection allows one probe per host plus the connection itself.
+ */
+const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) => {
+  const connectMillis = Duration.toMillis(options.connectTimeout ?? defaultConnectTimeout)
+  const millis = (d: Duration.DurationInput | undefined) =>
+    d === undefined ? undefined : Duration.toMillis(d)
+  const applicationName = options.applicationName ?? "pixgate"
+  const makePool = () =>
+    MultiHost.makePool(url, connectMillis, {
+      ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
+      connectionTimeoutMillis: connectMillis * (url.hosts.length + 1),
+      idleTimeoutMillis: millis(options.idleTimeout),
+      max: options.maxConnections ?? 10,
+      min: options.minConnections,
+      maxLifetimeSeconds:
+        options.connectionTTL === undefined ? undefined : Duration.toSeconds(options.connectionTTL),
+      application_name: applicationName
+    })
+  const acquire = Effect.acquireRelease(
+    Effect.sync(makePool).pipe(
+      Effect.tap((pool) => {
+        pool.on("error", () => {})
+        return Effect.tryPromise({
+          try: () => pool.query("SELECT 1"),
+          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        }).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(connectMillis * (url.hosts.length + 1)),
+            onTimeout: () =>
+              new SqlError({
+                cause: new Error("Connection timed out"),
+                message: "PgClient: Connection timed out"
+              })
+          }),
+          Effect.tapError(() => Effect.promise(() => pool.end().catch(() => {})))
+        )
+      })
+    ),
+    (pool) => Effect.promise(() => pool.end().catch(() => {})).pipe(Effect.timeoutOption(1000))
+  )
+  return PgClient.layerFromPool({ acquire, applicationName })
 }
