@@ -8,9 +8,10 @@ import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
+import * as Agent from "./Agent.js"
 import * as Client from "./Client.js"
 import * as Gateway from "./Gateway.js"
-import { type ApiPixSettings, apiPixPath } from "./Settings.js"
+import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
 
 /** The gateway over the HttpClient in context. */
 export const layer = (
@@ -32,7 +33,9 @@ export const tlsOptions = (settings: ApiPixSettings) => ({
 
 /** Node's HttpClient presenting the settings' client certificate (mTLS). */
 export const httpClientNode = (settings: ApiPixSettings): Layer.Layer<HttpClient.HttpClient> =>
-  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer(tlsOptions(settings))))
+  NodeHttpClient.layerWithoutAgent.pipe(
+    Layer.provide(Agent.layer(tlsOptions(settings), settings.connectTimeoutMs ?? defaults.connectTimeoutMs))
+  )
 
 /** The gateway on Node, with mTLS. */
 export const layerNode = (settings: ApiPixSettings): Layer.Layer<BankGateway.LiveGateway> =>

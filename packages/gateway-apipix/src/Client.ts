@@ -4,9 +4,14 @@
  * over the HttpClient it is given (the Node layer presents the mTLS client certificate on it).
  * Calls answer the PSP's status and JSON body, or fail with a `PspError` that says whether the
  * outcome is unknown (time-out, reset, refused token) or the PSP answered.
+ *
+ * Every call has one deadline (`timeoutMs`) on the whole exchange: the token it needs, the
+ * request, the answer and reading its body. A read (`GET`) answered 429 is asked again after the
+ * PSP's `Retry-After` when that still fits in the deadline; any other call's 429 is its answer.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Option, Redacted, SynchronizedRef } from "effect"
+import { retryAfterMs } from "./Problem.js"
 import { type ApiPixSettings, defaults } from "./Settings.js"
 
 /** A call that did not get an answer worth reading: its outcome is unknown. */
@@ -20,6 +25,8 @@ export class PspError extends Data.TaggedError("PspError")<{
 export interface PspResponse {
   readonly status: number
   readonly body: unknown
+  /** The wait a 429 or 503 asked for (`Retry-After`, ms), when it named one. */
+  readonly retryAfterMs?: number
 }
 
 /** A call: method, path (with query), JSON body. */
@@ -62,15 +69,27 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
     const token = yield* SynchronizedRef.make(Option.none<Token>())
     let issued = 0
 
-    const send = (request: HttpClientRequest.HttpClientRequest) =>
-      http.execute(request).pipe(
-        Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, body: parse(text) }))),
-        Effect.scoped,
+    const deadline = <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        // Interruptible even inside an uninterruptible caller (a charge's creation): the time-out
+        // must be able to cut the exchange, and the cut aborts the request.
+        Effect.interruptible,
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () =>
             new PspError({ reason: "timeout", message: `No answer within ${Duration.format(timeout)}` })
-        }),
+        })
+      )
+
+    const send = (request: HttpClientRequest.HttpClientRequest) =>
+      http.execute(request).pipe(
+        Effect.flatMap((res) =>
+          Effect.map(res.text, (text): PspResponse => {
+            const wait = retryAfterMs(res.headers["retry-after"], Date.now())
+            return { status: res.status, body: parse(text), ...(wait === undefined ? {} : { retryAfterMs: wait }) }
+          })
+        ),
+        Effect.scoped,
         Effect.catchTags({
           RequestError: (e) =>
             Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
@@ -128,7 +147,7 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
       return send(call.body === undefined ? req : HttpClientRequest.bodyUnsafeJson(req, call.body))
     }
 
-    const call = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
+    const once = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
       Effect.gen(function* () {
         const bearer = yield* current
         const res = yield* request(c, bearer)
@@ -137,6 +156,22 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         yield* refused(bearer)
         return yield* request(c, yield* current)
       })
+
+    const call = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
+      Effect.gen(function* () {
+        const start = yield* Clock.currentTimeMillis
+        for (;;) {
+          const res = yield* once(c)
+          if (res.status !== 429 || c.method !== "GET" || res.retryAfterMs === undefined) return res
+          // A read the PSP throttled: asked again after its Retry-After, if that fits the deadline.
+          const now = yield* Clock.currentTimeMillis
+          if (now + res.retryAfterMs >= start + Duration.toMillis(timeout)) return res
+          yield* Effect.logInfo("The PSP throttled a read; asking again after its Retry-After").pipe(
+            Effect.annotateLogs({ path: c.path, retryAfterMs: res.retryAfterMs })
+          )
+          yield* Effect.sleep(Duration.millis(res.retryAfterMs))
+        }
+      }).pipe(deadline)
 
     return { call, tokensIssued: () => issued }
   })

@@ -30,8 +30,18 @@ export interface ApiPixSettings {
   readonly apiPixPath?: string
   /** The settlement account's PIX key: `chave` of every charge, payer of every send. */
   readonly pixKey: string
-  /** Time-out of one call (ms). Default 10 s. */
+  /**
+   * Deadline of one call (ms), on the whole exchange: connecting, the token it needs, the
+   * request, the answer and its body, and any wait a 429's `Retry-After` asks for. Default 10 s.
+   */
   readonly timeoutMs?: number
+  /** A new connection (TCP and TLS handshake) must be up within this (ms). Default 5 s. */
+  readonly connectTimeoutMs?: number
+  /**
+   * How long a charge whose creation had an unknown outcome waits for its client's retry (same
+   * Idempotency-Key) before its cob, if the bank has one, is removed (ms). Default 15 min.
+   */
+  readonly unknownChargeWindowMs?: number
   /** A token is renewed this long before it expires (ms). Default 60 s. */
   readonly tokenMarginMs?: number
   /** Wait before asking again about a send not final yet (ms). Default 5 s. */
@@ -45,6 +55,8 @@ export interface ApiPixSettings {
 /** The defaults of the optional settings. */
 export const defaults = {
   timeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  unknownChargeWindowMs: 15 * 60_000,
   tokenMarginMs: 60_000,
   pollDelayMs: 5_000,
   reconcileIntervalMs: 5 * 60_000,
@@ -93,7 +105,10 @@ export const envNames = {
   callbackSecret: "PIXGATE_LIVE_CALLBACK_SECRET",
   apiPixPath: "PIXGATE_LIVE_API_PIX_PATH",
   reconcileIntervalMs: "PIXGATE_LIVE_RECONCILE_INTERVAL_MS",
-  pollDelayMs: "PIXGATE_LIVE_POLL_MS"
+  pollDelayMs: "PIXGATE_LIVE_POLL_MS",
+  timeoutMs: "PIXGATE_LIVE_TIMEOUT_MS",
+  connectTimeoutMs: "PIXGATE_LIVE_CONNECT_TIMEOUT_MS",
+  unknownChargeWindowMs: "PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS"
 } as const
 
 /** Live settings read from the environment, with the callback route's secret. */
@@ -139,6 +154,9 @@ export const fromEnv = (
   const apiPath = get(envNames.apiPixPath)
   const reconcileIntervalMs = millis(envNames.reconcileIntervalMs)
   const pollDelayMs = millis(envNames.pollDelayMs)
+  const timeoutMs = millis(envNames.timeoutMs)
+  const connectTimeoutMs = millis(envNames.connectTimeoutMs)
+  const unknownChargeWindowMs = millis(envNames.unknownChargeWindowMs)
   return {
     callbackSecret,
     settings: {
@@ -151,7 +169,10 @@ export const fromEnv = (
       ...(caFile === undefined ? {} : { ca: readFile(caFile) }),
       ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
       ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
-      ...(pollDelayMs === undefined ? {} : { pollDelayMs })
+      ...(pollDelayMs === undefined ? {} : { pollDelayMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+      ...(unknownChargeWindowMs === undefined ? {} : { unknownChargeWindowMs })
     }
   }
 }
