@@ -41,6 +41,17 @@ export class StartedKey extends Context.Tag("@pixgate/core/Idempotency/StartedKe
   IdempotencyScope
 >() {}
 
+/**
+ * What a request run under a key may keep for its retry when it ends with an unknown outcome it
+ * can resume (e.g. the charge it asked the bank for): `held` is what the attempt it took over
+ * kept, `keep` records this attempt's. A kept value stays on the key (`holdIdempotent`) and the
+ * key is unlocked at once, so the client's retry resumes the same operation instead of a new one.
+ */
+export class Resumable extends Context.Tag("@pixgate/core/Idempotency/Resumable")<
+  Resumable,
+  { readonly held: string | undefined; readonly keep: (value: string) => Effect.Effect<void> }
+>() {}
+
 /** The result to store with a change when the request runs under a key (201 and its JSON). */
 export const resultFor = (value: unknown): Effect.Effect<IdempotentResult | undefined> =>
   Effect.map(Effect.serviceOption(StartedKey), (scope) =>
@@ -183,10 +194,24 @@ export const make = Effect.gen(function* () {
           break
       }
       // The operation stores its 201 answer with its change (see StartedKey).
-      const exit = yield* Effect.exit(Effect.provideService(effect, StartedKey, scope))
+      let kept: string | undefined
+      const resumable = {
+        held: begun.held,
+        keep: (value: string) =>
+          Effect.sync(() => {
+            kept = value
+          })
+      }
+      const exit = yield* Effect.exit(
+        effect.pipe(Effect.provideService(StartedKey, scope), Effect.provideService(Resumable, resumable))
+      )
       if (Exit.isSuccess(exit)) return { value: exit.value, replayed: false }
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (failure !== undefined && !isServerSide(failure)) {
+      if (kept !== undefined) {
+        // An unknown outcome the retry resumes: the key keeps it, unlocked for that retry now.
+        const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        yield* store.holdIdempotent(scope, kept, at)
+      } else if (failure !== undefined && !isServerSide(failure)) {
         yield* store.finishIdempotent(scope, refusalStatus, JSON.stringify(encodeRefusal(failure)))
       } else if (
         failure !== undefined &&

@@ -11,6 +11,7 @@ import { Effect, Layer, Redacted } from "effect"
 import * as Agent from "./Agent.js"
 import * as Client from "./Client.js"
 import * as Gateway from "./Gateway.js"
+import * as Problem from "./Problem.js"
 import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
 
 /** The gateway over the HttpClient in context. */
@@ -61,9 +62,9 @@ export const registerWebhook = (
     )
     if (res.status >= 300)
       return yield* Effect.fail(
+        // The PSP's reason (problem type, detail, violations) in the message the command prints.
         new BankGateway.GatewayFailure({
-          message: `The PSP refused the webhook (HTTP ${res.status})`,
-          cause: res.body
+          message: `The PSP refused the webhook: ${Problem.describe(res.status, res.body)}`
         })
       )
   })

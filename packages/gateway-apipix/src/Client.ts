@@ -59,6 +59,10 @@ const parse = (text: string): unknown => {
   }
 }
 
+/** A transport error's message with what Node said underneath (reset, refused, connect time-out). */
+const withCause = (message: string, cause: unknown): string =>
+  cause instanceof Error && cause.message.length > 0 ? `${message}: ${cause.message}` : message
+
 /** A client over the HttpClient in context (the Node layer adds mTLS to it). */
 export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
@@ -86,15 +90,23 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         Effect.flatMap((res) =>
           Effect.map(res.text, (text): PspResponse => {
             const wait = retryAfterMs(res.headers["retry-after"], Date.now())
-            return { status: res.status, body: parse(text), ...(wait === undefined ? {} : { retryAfterMs: wait }) }
+            return {
+              status: res.status,
+              body: parse(text),
+              ...(wait === undefined ? {} : { retryAfterMs: wait })
+            }
           })
         ),
         Effect.scoped,
         Effect.catchTags({
           RequestError: (e) =>
-            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
+            Effect.fail(
+              new PspError({ reason: "transport", message: withCause(e.message, e.cause), cause: e })
+            ),
           ResponseError: (e) =>
-            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e }))
+            Effect.fail(
+              new PspError({ reason: "transport", message: withCause(e.message, e.cause), cause: e })
+            )
         })
       )
 

@@ -2,4 +2,5 @@
 export * as ApiPix from "./ApiPix.js"
 export * as Client from "./Client.js"
 export * as Gateway from "./Gateway.js"
+export * as Problem from "./Problem.js"
 export * as Settings from "./Settings.js"

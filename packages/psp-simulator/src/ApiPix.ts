@@ -170,7 +170,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
       if (!cob) return notFound("CobNaoEncontrado", "Cob not found.", `No cob with txid ${params.txid}.`)
       const revision = asObject(body)
       const others = Object.keys(revision ?? {}).filter((name) => name !== "status")
-      if (!revision || revision.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR" || others.length > 0) {
+      if (revision?.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR" || others.length > 0) {
         return invalidCob([
           {
             propriedade: "cob.status",

@@ -13,7 +13,9 @@ let bearer: string
 const control = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${psp.controlUrl}${path}`, {
     method,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } })
+    ...(body === undefined
+      ? {}
+      : { body: JSON.stringify(body), headers: { "content-type": "application/json" } })
   })
   return { status: response.status, body: (await response.json()) as Record<string, unknown> }
 }
@@ -32,9 +34,9 @@ afterAll(async () => {
 describe("withdrawing a cob", () => {
   it("turns an ATIVA cob REMOVIDA_PELO_USUARIO_RECEBEDOR; it can no longer be paid; a repeat is fine", async () => {
     const id = txid("withdraw1")
-    expect((await call(psp, { method: "PUT", path: `/v2/cob/${id}`, token: bearer, body: cobBody() })).status).toBe(
-      201
-    )
+    expect(
+      (await call(psp, { method: "PUT", path: `/v2/cob/${id}`, token: bearer, body: cobBody() })).status
+    ).toBe(201)
     expect((await control("GET", `/cobs/${id}`)).body.status).toBe("ATIVA")
     const removed = await call(psp, {
       method: "PATCH",
@@ -66,7 +68,10 @@ describe("withdrawing a cob", () => {
       token: bearer,
       body: { status: "ATIVA" }
     })
-    expect([other.status, other.body.type]).toEqual([400, "https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida"])
+    expect([other.status, other.body.type]).toEqual([
+      400,
+      "https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida"
+    ])
     expect(other.body.violacoes[0].propriedade).toBe("cob.status")
     const missing = await call(psp, {
       method: "PATCH",
@@ -115,8 +120,8 @@ describe("a throttling fault", () => {
     expect([throttled.status, throttled.headers["retry-after"]]).toEqual([429, "2"])
     expect(throttled.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/LimiteDeRequisicoes")
     expect((await call(psp, { method: "GET", path: `/v2/cob/${id}`, token: bearer })).status).toBe(200)
-    expect((await control("POST", "/faults", { route: "cob.get", kind: "status", retryAfter: -1 })).status).toBe(
-      400
-    )
+    expect(
+      (await control("POST", "/faults", { route: "cob.get", kind: "status", retryAfter: -1 })).status
+    ).toBe(400)
   })
 })

@@ -11,6 +11,7 @@ import {
   ascendingListIndexes,
   countsAndDueAt,
   fairness,
+  heldIdempotency,
   initial,
   jobKindCheckPattern,
   openJobKindsPg,
@@ -75,7 +76,8 @@ export const pg: Record<string, Migration> = {
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("pg")),
   "0006_open_job_kinds": statements(openJobKindsPg),
-  "0007_panel_users": statements(panelUsers("pg"))
+  "0007_panel_users": statements(panelUsers("pg")),
+  "0008_held_idempotency": statements(heldIdempotency)
 }
 
 /** SQLite migrations. */
@@ -86,5 +88,6 @@ export const sqlite: Record<string, Migration> = {
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("sqlite")),
   "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck),
-  "0007_panel_users": statements(panelUsers("sqlite"))
+  "0007_panel_users": statements(panelUsers("sqlite")),
+  "0008_held_idempotency": statements(heldIdempotency)
 }

@@ -307,5 +307,11 @@ export const receivedAmountSqlite: ReadonlyArray<string> = [
   "ALTER TABLE transactions ADD COLUMN received_amount BIGINT CHECK (received_amount > 0)"
 ]
 
+/**
+ * Migration 0008: what an unfinished idempotent request kept for its retry (a charge whose bank
+ * call had an unknown outcome keeps its transaction id and txid, so the retry asks for the same).
+ */
+export const heldIdempotency: ReadonlyArray<string> = ["ALTER TABLE idempotency_keys ADD COLUMN held TEXT"]
+
 /** The kind's CHECK in a stored `CREATE TABLE jobs` text. */
 export const jobKindCheckPattern = /\s*CHECK \(kind IN \([^)]*\)\)/
