@@ -5,7 +5,7 @@
  * Idempotency-Key asks for the same txid and makes exactly one cob (adopting one the bank made
  * before going silent), a cob nobody came back for is withdrawn at the bank, and a throttling
  * PSP (429 with Retry-After) is waited for on reads and refused on creation. Logs carry the
- * PSP's problem as fields.
+ * PSP's problem as fields, and a reconciliation finding is logged once.
  */
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -179,6 +179,26 @@ describe.each(stores)("live charge creation on $name", (store) => {
     expect(cobCount()).toBe(cobsBefore + 1)
   })
 
+  it("a second PIX for a paid charge is logged once, not on every reconciliation run that reads it again", async () => {
+    const m = await live.merchant()
+    const c = await create(m.liveKey, 5)
+    expect(c.status, c.text).toBe(201)
+    await live.psp.payCob(c.body.txid, { callback: "now" })
+    await until(
+      "completed",
+      async () => (await statusOf(m.liveKey, c.body.transactionId))?.status === "completed"
+    )
+    const runs = () => live.h.logs.filter((line) => line.includes('"msg":"Reconciliation')).length
+    const second = await live.psp.payCob(c.body.txid, { force: true, callback: "never" })
+    const reported = () =>
+      live.h.logs.filter((line) => line.includes("A second PIX") && line.includes(second.endToEndId))
+    await until("reconciliation reports the second PIX", () => reported().length > 0, 30_000)
+    const after = runs()
+    await until("three more reconciliation runs", () => runs() >= after + 3, 30_000)
+    expect(reported()).toHaveLength(1)
+    await expectLedgerClean(live)
+  })
+
   it("a read answered 429 with Retry-After is asked again and succeeds within the deadline", async () => {
     const m = await live.merchant()
     const c = await create(m.liveKey, 7)
@@ -186,7 +206,10 @@ describe.each(stores)("live charge creation on $name", (store) => {
     // The callback's confirmation (GET /pix/{e2eid}) is throttled once.
     live.psp.addFault({ route: "pix.get", kind: "status", status: 429, retryAfter: 1, times: 1 })
     const pix = await live.psp.payCob(c.body.txid, { callback: "now" })
-    await until("completed", async () => (await statusOf(m.liveKey, c.body.transactionId))?.status === "completed")
+    await until(
+      "completed",
+      async () => (await statusOf(m.liveKey, c.body.transactionId))?.status === "completed"
+    )
     const asked = live.psp.requests.filter((r) => r.route === "pix.get" && r.path.endsWith(pix.endToEndId))
     expect(asked.map((r) => r.outcome).slice(0, 2)).toEqual([429, 200])
     // The callback itself was answered 200 on its first delivery: the 429 was waited out.
