@@ -48,7 +48,9 @@ describe("Settings.fromEnv", () => {
       },
       read
     )!.settings
-    expect([given.timeoutMs, given.connectTimeoutMs, given.unknownChargeWindowMs]).toEqual([4000, 1500, 60000])
+    expect([given.timeoutMs, given.connectTimeoutMs, given.unknownChargeWindowMs]).toEqual([
+      4000, 1500, 60000
+    ])
     const unset = Settings.fromEnv(complete, read)!.settings
     expect([unset.timeoutMs, unset.connectTimeoutMs, unset.unknownChargeWindowMs]).toEqual([
       undefined,
