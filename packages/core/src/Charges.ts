@@ -58,22 +58,13 @@ export const make = Effect.gen(function* () {
   const gateways = yield* Gateways
 
   /**
-   * The bank may hold `draft` although it did not say so: its identity is kept for the retry and
-   * the gateway's timers (find out, withdraw if not adopted) are written.
+   * The bank may hold `draft` although it did not say so: the retry resumes it (its identity is
+   * on the key already) and the gateway's timers (find out, withdraw if not adopted) are written.
    */
   const unknownOutcome = (draft: Transaction, jobs: ReadonlyArray<Job>) =>
     Effect.gen(function* () {
       const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
-      if (Option.isSome(resumable)) {
-        yield* resumable.value.keep(
-          encodeHeld({
-            id: draft.id,
-            txid: draft.txid!,
-            createdAt: draft.createdAt,
-            expiresAt: draft.expiresAt!
-          })
-        )
-      }
+      if (Option.isSome(resumable)) yield* resumable.value.resume
       yield* Effect.logWarning("Creating a charge at the bank had an unknown outcome; it is found out").pipe(
         Effect.annotateLogs({ transactionId: draft.id, txid: draft.txid })
       )
@@ -131,6 +122,18 @@ export const make = Effect.gen(function* () {
         expiresAt: identity.expiresAt,
         createdAt: identity.createdAt
       })
+      // A live charge's identity is on its key before the bank is asked: whatever becomes of this
+      // attempt (a time-out, a crash), the retry asks for the same txid.
+      if (Option.isSome(resumable) && caller.mode === "live" && Option.isNone(held)) {
+        yield* resumable.value.keep(
+          encodeHeld({
+            id: draft.id,
+            txid: draft.txid!,
+            createdAt: draft.createdAt,
+            expiresAt: draft.expiresAt!
+          })
+        )
+      }
       const registered = yield* gateway.createCharge(draft).pipe(
         Effect.tapError((failure) =>
           failure.outcome === "unknown"
