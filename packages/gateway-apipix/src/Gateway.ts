@@ -179,8 +179,23 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return brCode === undefined ? { location } : { location, brCode }
       }
       yield* Effect.logWarning("The PSP refused the creation of a charge").pipe(
-        Effect.annotateLogs({ txid: charge.txid, cobStatus: status, ...Problem.fields(res.status, res.body) })
+        Effect.annotateLogs({
+          txid: charge.txid,
+          ...(res.status < 300 ? { cobStatus: status } : {}),
+          ...Problem.fields(res.status, res.body)
+        })
       )
+      if (res.status === 200 || res.status === 201) {
+        // The bank holds this txid: withdrawn, paid or removed it can never be served (definite);
+        // active but without a location, it is not usable yet, and is found out as unknown.
+        const why = `Creating the charge: the bank's cob is ${status}${location === undefined ? " without a location" : ""}`
+        return yield* Effect.fail(
+          new BankGateway.GatewayFailure({
+            message: why,
+            ...(status === "ATIVA" ? { outcome: "unknown" as const } : {})
+          })
+        )
+      }
       // A 5xx may have been answered after the cob was made; a 4xx (429 included) made nothing.
       return yield* Effect.fail(
         res.status >= 500 ? unknownFailure("Creating the charge")(res) : failure("Creating the charge")(res)
