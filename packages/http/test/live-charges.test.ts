@@ -156,6 +156,33 @@ describe.each(stores)("live charge creation on $name", (store) => {
     await expectLedgerClean(live)
   })
 
+  it("past the window, an unknown charge the bank never made, or one somebody paid, is logged once and left alone", async () => {
+    const m = await live.merchant()
+    const attemptsBefore = unknownAttempts().length
+    live.psp.addFault({ route: "cob.put", kind: "timeout", times: 1 })
+    expect((await create(m.liveKey, 30, randomUUID())).status).toBe(502)
+    live.psp.addFault({ route: "cob.put", kind: "timeout", after: true, times: 1 })
+    expect((await create(m.liveKey, 31, randomUUID())).status).toBe(502)
+    const [never, paid] = unknownAttempts().slice(attemptsBefore)
+    expect(await cobAtBank(never!.txid)).toBeUndefined()
+    await live.psp.payCob(paid!.txid, { callback: "never" })
+    const logged = (text: string, txid: string) =>
+      live.h.logs.filter((line) => line.includes(text) && line.includes(txid))
+    await until(
+      "both found out",
+      () =>
+        logged("was never created at the bank", never!.txid).length > 0 &&
+        logged("was paid at the bank", paid!.txid).length > 0,
+      windowMs + 30_000
+    )
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    expect(logged("was never created at the bank", never!.txid)).toHaveLength(1)
+    expect(logged("was paid at the bank", paid!.txid)).toHaveLength(1)
+    expect(cobPatches(paid!.txid)).toHaveLength(0)
+    expect((await cobAtBank(paid!.txid))?.status).toBe("CONCLUIDA")
+    await expectLedgerClean(live)
+  })
+
   it("a PSP answering 429 on cob creation is a 502 with its problem in the logs; the key is free for a retry", async () => {
     const m = await live.merchant()
     const key = randomUUID()
