@@ -344,9 +344,11 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           yield* Effect.logWarning(
             "Reconciliation could not read received PIX; it tries again next run"
           ).pipe(
-            Effect.annotateLogs({
-              reason: res._tag === "Left" ? res.left.message : describe(res.right)
-            })
+            Effect.annotateLogs(
+              res._tag === "Left"
+                ? { reason: res.left.message }
+                : { reason: describe(res.right), ...Problem.fields(res.right.status, res.right.body) }
+            )
           )
           break
         }
