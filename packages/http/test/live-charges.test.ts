@@ -4,10 +4,12 @@
  * answers `PUT /cob` gets a 502 within the deadline, the client's retry with the same
  * Idempotency-Key asks for the same txid and makes exactly one cob (adopting one the bank made
  * before going silent), a cob nobody came back for is withdrawn at the bank, and a throttling
- * PSP (429 with Retry-After) is waited for on reads and refused on creation. Logs carry the
+ * PSP (429 with Retry-After) is waited for on reads, refused on creation and left to a send's
+ * durable job. Logs carry the
  * PSP's problem as fields, and a reconciliation finding is logged once.
  */
 import { randomUUID } from "node:crypto"
+import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
@@ -242,6 +244,33 @@ describe.each(stores)("live charge creation on $name", (store) => {
     // The callback itself was answered 200 on its first delivery: the 429 was waited out.
     const delivered = live.psp.deliveries.find((d) => JSON.stringify(d.body).includes(pix.endToEndId))
     expect(delivered).toMatchObject({ attempt: 1, status: 200 })
+    await expectLedgerClean(live)
+  })
+  it("a send answered 429 is left to its durable job: the payout stays pending and is sent once", async () => {
+    const m = await live.merchant()
+    const funding = await create(m.liveKey, 40)
+    expect(funding.status, funding.text).toBe(201)
+    await live.psp.payCob(funding.body.txid, { callback: "now" })
+    await until(
+      "funded",
+      async () => (await statusOf(m.liveKey, funding.body.transactionId))?.status === "completed"
+    )
+    live.psp.addFault({ route: "send.put", kind: "status", status: 429, retryAfter: 1, times: 1 })
+    const answer = await send(live.h.base, "POST", "/api/v1/payouts", {
+      key: m.liveKey,
+      body: { amount: 10, pixKey: "destino@banco.example" }
+    })
+    expect([answer.status, answer.body.status]).toEqual([201, "pending"])
+    const idEnvio = Gateway.idEnvio(answer.body.transactionId)
+    await until("the send reaches the bank", () => live.psp.state.sends.has(idEnvio))
+    const puts = live.psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(idEnvio))
+    expect(puts.map((r) => r.outcome)).toEqual([429, 201])
+    expect((await statusOf(m.liveKey, answer.body.transactionId))?.status).toBe("pending")
+    await live.psp.settleSend(idEnvio, { callback: "now" })
+    await until(
+      "settled",
+      async () => (await statusOf(m.liveKey, answer.body.transactionId))?.status === "completed"
+    )
     await expectLedgerClean(live)
   })
 })
