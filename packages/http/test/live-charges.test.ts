@@ -5,8 +5,8 @@
  * Idempotency-Key asks for the same txid and makes exactly one cob (adopting one the bank made
  * before going silent), a cob nobody came back for is withdrawn at the bank, and a throttling
  * PSP (429 with Retry-After) is waited for on reads, refused on creation and left to a send's
- * durable job. Logs carry the
- * PSP's problem as fields, and a reconciliation finding is logged once.
+ * durable job. Logs carry the PSP's problem as fields, and a reconciliation finding is logged
+ * once.
  */
 import { randomUUID } from "node:crypto"
 import { Gateway } from "@pixgate/gateway-apipix"
