@@ -1,6 +1,6 @@
 /**
  * Live charge creation a bank integration can trust, against the PSP simulator on SQLite and on
- * Postgres, with a short deadline (2.5 s) and a short retry window (6 s): a PSP that never
+ * Postgres, with a short deadline (3 s) and a short retry window (8 s): a PSP that never
  * answers `PUT /cob` gets a 502 within the deadline, the client's retry with the same
  * Idempotency-Key asks for the same txid and makes exactly one cob (adopting one the bank made
  * before going silent), a cob nobody came back for is withdrawn at the bank, and a throttling
@@ -17,8 +17,8 @@ import { expectLedgerClean, type Live, liveStores, startLive, until } from "./su
 const stores = liveStores("pixgate-live-charges")
 
 /** The call deadline of these tests and the window an unknown charge waits for its retry. */
-const deadlineMs = 2500
-const windowMs = 6000
+const deadlineMs = 3000
+const windowMs = 8000
 
 describe.each(stores)("live charge creation on $name", (store) => {
   let live: Live
@@ -80,7 +80,7 @@ describe.each(stores)("live charge creation on $name", (store) => {
     const refused = await create(m.liveKey, 12.5, key)
     expect(refused.status).toBe(502)
     expect(refused.body).toEqual({ error: "Failed to create charge", code: "gateway_error" })
-    // Generous: the deadline is 2.5 s; the report was of a request that never ended.
+    // Generous: the deadline is 3 s; the report was of a request that never ended.
     expect(refused.ms).toBeLessThan(30_000)
     const attempt = unknownAttempts()[attemptsBefore]!
     expect(attempt).toBeDefined()
