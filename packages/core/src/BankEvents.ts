@@ -49,8 +49,23 @@ export interface BankEventsShape {
   readonly pixReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }
 
+/**
+ * How many second PIX this process remembers having reported: a reconciliation re-reads its
+ * whole window on every run, and each finding is logged once, not on every run.
+ */
+const reportedLimit = 10_000
+
 /** Builds the service. */
 export const make = Effect.gen(function* () {
+  const reported = new Set<string>()
+  const firstReport = (endToEndId: string) =>
+    Effect.sync(() => {
+      if (reported.has(endToEndId)) return false
+      reported.add(endToEndId)
+      // The oldest goes first (a Set iterates in insertion order).
+      if (reported.size > reportedLimit) reported.delete(reported.values().next().value!)
+      return true
+    })
   const store = yield* LedgerStore
   const reads = yield* ReadStore
   const config = yield* EngineConfig
@@ -117,7 +132,11 @@ export const make = Effect.gen(function* () {
       const paidAt = event.paidAt ?? now
       // Known already: the same PIX again, or another one after the charge was settled.
       if (charge.paidAt !== null || charge.status === "completed" || charge.status === "refunded") {
-        if (event.endToEndId !== undefined && event.endToEndId !== charge.endToEndId) {
+        if (
+          event.endToEndId !== undefined &&
+          event.endToEndId !== charge.endToEndId &&
+          (yield* firstReport(event.endToEndId))
+        ) {
           yield* Effect.logWarning("A second PIX for a charge already paid; left to the merchant").pipe(
             Effect.annotateLogs({ transactionId: charge.id, endToEndId: event.endToEndId })
           )

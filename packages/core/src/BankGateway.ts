@@ -9,15 +9,25 @@ import type { Job, Mode, Transaction } from "./Domain.js"
 import type { EngineShape } from "./Engine.js"
 import type { ClaimedJob, StoreError, StoreShape } from "./Store.js"
 
-/** The bank could not be reached or refused the request. */
+/**
+ * The bank could not be reached or refused the request. `outcome: "unknown"` when the request
+ * may have been carried out (a time-out, a lost connection, a 5xx): not a refusal, so what it
+ * asked for is found out before anything else is done (see `Charges`).
+ */
 export class GatewayFailure extends Data.TaggedError("GatewayFailure")<{
   readonly message: string
   readonly cause?: unknown
+  readonly outcome?: "unknown"
 }> {}
 
 /** Moments after which a gateway may want durable timers written in the same unit. */
 export type GatewayMoment =
   | "charge.created"
+  /**
+   * Creating a charge had an unknown outcome: the bank may hold it although the client got a
+   * 502. The gateway finds out, and withdraws it if no retry adopts it (`subject` is the draft).
+   */
+  | "charge.unknown"
   | "charge.completed"
   | "payout.created"
   | "chargeback.opened"

@@ -25,7 +25,13 @@ import {
   validation
 } from "./Errors.js"
 import * as Sha256 from "./Sha256.js"
-import { type IdempotencyScope, IdempotencyStore, type IdempotentResult, ReadStore } from "./Store.js"
+import {
+  type IdempotencyScope,
+  IdempotencyStore,
+  type IdempotentResult,
+  ReadStore,
+  type StoreError
+} from "./Store.js"
 
 /** A result and whether it was replayed from an earlier request. */
 export interface Replayable<A> {
@@ -40,6 +46,23 @@ export interface Replayable<A> {
 export class StartedKey extends Context.Tag("@pixgate/core/Idempotency/StartedKey")<
   StartedKey,
   IdempotencyScope
+>() {}
+
+/**
+ * What a request run under a key keeps for its retry when its outcome may be unknown (e.g. the
+ * charge it asks the bank for): `held` is what the attempt it took over kept; `keep` stores this
+ * attempt's on the key before the risky call (`holdIdempotent`, the lock unchanged), so even a
+ * process that dies during the call leaves it for the retry that takes the key over once the
+ * lock lapses; `resume` says the attempt ended with an unknown outcome: the key is unlocked at
+ * once instead of released, so the client's retry resumes the same operation.
+ */
+export class Resumable extends Context.Tag("@pixgate/core/Idempotency/Resumable")<
+  Resumable,
+  {
+    readonly held: string | undefined
+    readonly keep: (value: string) => Effect.Effect<void, StoreError>
+    readonly resume: Effect.Effect<void>
+  }
 >() {}
 
 /** The result to store with a change when the request runs under a key (201 and its JSON). */
@@ -203,10 +226,31 @@ export const make = Effect.gen(function* () {
           break
       }
       // The operation stores its 201 answer with its change (see StartedKey).
-      const exit = yield* Effect.exit(Effect.provideService(effect, StartedKey, scope))
+      // What the key holds for a retry: the taken-over attempt's, until this one keeps its own.
+      let kept = begun.held
+      let resume = false
+      const resumable = {
+        held: begun.held,
+        keep: (value: string) =>
+          Effect.flatMap(store.holdIdempotent(scope, value, now + lock), () =>
+            Effect.sync(() => {
+              kept = value
+            })
+          ),
+        resume: Effect.sync(() => {
+          resume = true
+        })
+      }
+      const exit = yield* Effect.exit(
+        effect.pipe(Effect.provideService(StartedKey, scope), Effect.provideService(Resumable, resumable))
+      )
       if (Exit.isSuccess(exit)) return { value: exit.value, replayed: false }
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (failure !== undefined && !isServerSide(failure)) {
+      if (kept !== undefined && resume) {
+        // An unknown outcome the retry resumes: the key keeps it, unlocked for that retry now.
+        const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        yield* store.holdIdempotent(scope, kept, at)
+      } else if (failure !== undefined && !isServerSide(failure)) {
         yield* store.finishIdempotent(scope, refusalStatus, JSON.stringify(encodeRefusal(failure)))
       } else if (
         failure !== undefined &&

@@ -245,7 +245,9 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         if (row.fingerprint !== fingerprint) return { _tag: "Mismatch" } as const
         if (row.result === null && row.lockedUntil <= now) {
           t.idempotency.set(key, { ...row, lockedUntil })
-          return { _tag: "Started" } as const
+          return row.held === undefined
+            ? ({ _tag: "Started" } as const)
+            : { _tag: "Started" as const, held: row.held }
         }
         if (row.result === null) return { _tag: "InFlight" } as const
         return { _tag: "Replay", status: row.result.status, body: row.result.body } as const
@@ -260,6 +262,12 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
     releaseIdempotent: (scope) =>
       atomic(() => {
         t.idempotency.delete(idempotencyKey(scope))
+      }),
+    holdIdempotent: (scope, held, lockedUntil) =>
+      atomic(() => {
+        const key = idempotencyKey(scope)
+        const row = t.idempotency.get(key)
+        if (row !== undefined && row.result === null) t.idempotency.set(key, { ...row, held, lockedUntil })
       }),
 
     claimDueJobs: (now, limit, leaseUntil, lane, fairness) =>

@@ -48,6 +48,7 @@ export const make = (locationHost: string): BankGatewayShape => ({
       case "chargeback.opened":
         return tx.amount === chargebackAmount ? [job("sandbox.chargeback.resolve", ref, now + 2000)] : []
       case "payment.returned":
+      case "charge.unknown":
         return []
       case "payout.created":
         return [

@@ -182,7 +182,11 @@ type EntryIdLike = string
 
 /** Outcome of starting an idempotent request. */
 export type IdempotencyBegin =
-  | { readonly _tag: "Started" }
+  /**
+   * The request runs. `held` is what an earlier attempt under the key kept for its retry
+   * (`holdIdempotent`) when it took over that attempt's unfinished record.
+   */
+  | { readonly _tag: "Started"; readonly held?: string }
   | { readonly _tag: "InFlight" }
   | { readonly _tag: "Mismatch" }
   | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
@@ -422,6 +426,16 @@ export interface IdempotencyStoreShape {
    * again. Never called on an unknown outcome: that key stays until its lock lapses.
    */
   readonly releaseIdempotent: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
+  /**
+   * Keeps `held` on a started key whose request ended with an unknown outcome it can resume
+   * (e.g. the charge it asked the bank for), and moves its lock to `lockedUntil`: the retry that
+   * takes the record over gets `held` back in `Started`. A finished or missing key is left as is.
+   */
+  readonly holdIdempotent: (
+    scope: IdempotencyScope,
+    held: string,
+    lockedUntil: number
+  ) => Effect.Effect<void, StoreError>
 }
 
 /**

@@ -9,10 +9,12 @@ import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
+import * as Agent from "./Agent.js"
 import * as Check from "./Check.js"
 import * as Client from "./Client.js"
 import * as Gateway from "./Gateway.js"
-import { type ApiPixSettings, apiPixPath } from "./Settings.js"
+import * as Problem from "./Problem.js"
+import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
 
 /** The gateway over the HttpClient in context. */
 export const layer = (
@@ -36,7 +38,9 @@ export const tlsOptions = (settings: ApiPixSettings) => ({
 
 /** Node's HttpClient presenting the settings' client certificate (mTLS). */
 export const httpClientNode = (settings: ApiPixSettings): Layer.Layer<HttpClient.HttpClient> =>
-  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer(tlsOptions(settings))))
+  NodeHttpClient.layerWithoutAgent.pipe(
+    Layer.provide(Agent.layer(tlsOptions(settings), settings.connectTimeoutMs ?? defaults.connectTimeoutMs))
+  )
 
 /** The gateway on Node, with mTLS. */
 export const layerNode = (
@@ -64,9 +68,9 @@ export const registerWebhook = (
     )
     if (res.status >= 300)
       return yield* Effect.fail(
+        // The PSP's reason (problem type, detail, violations) in the message the command prints.
         new BankGateway.GatewayFailure({
-          message: `The PSP refused the webhook (HTTP ${res.status})`,
-          cause: res.body
+          message: `The PSP refused the webhook: ${Problem.describe(res.status, res.body)}`
         })
       )
   })

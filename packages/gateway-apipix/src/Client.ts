@@ -4,9 +4,14 @@
  * over the HttpClient it is given (the Node layer presents the mTLS client certificate on it).
  * Calls answer the PSP's status and JSON body, or fail with a `PspError` that says whether the
  * outcome is unknown (time-out, reset, refused token) or the PSP answered.
+ *
+ * Every call has one deadline (`timeoutMs`) on the whole exchange: the token it needs, the
+ * request, the answer and reading its body. A read (`GET`) answered 429 is asked again after the
+ * PSP's `Retry-After` when that still fits in the deadline; any other call's 429 is its answer.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Option, Redacted, SynchronizedRef } from "effect"
+import { retryAfterMs } from "./Problem.js"
 import { type ApiPixSettings, defaults } from "./Settings.js"
 
 /** A call that did not get an answer worth reading: its outcome is unknown. */
@@ -20,6 +25,8 @@ export class PspError extends Data.TaggedError("PspError")<{
 export interface PspResponse {
   readonly status: number
   readonly body: unknown
+  /** The wait a 429 or 503 asked for (`Retry-After`, ms), when it named one. */
+  readonly retryAfterMs?: number
 }
 
 /** A call: method, path (with query), JSON body. */
@@ -52,6 +59,10 @@ const parse = (text: string): unknown => {
   }
 }
 
+/** A transport error's message with what Node said underneath (reset, refused, connect time-out). */
+const withCause = (message: string, cause: unknown): string =>
+  cause instanceof Error && cause.message.length > 0 ? `${message}: ${cause.message}` : message
+
 /** A client over the HttpClient in context (the Node layer adds mTLS to it). */
 export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
@@ -62,20 +73,40 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
     const token = yield* SynchronizedRef.make(Option.none<Token>())
     let issued = 0
 
-    const send = (request: HttpClientRequest.HttpClientRequest) =>
-      http.execute(request).pipe(
-        Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, body: parse(text) }))),
-        Effect.scoped,
+    const deadline = <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        // Interruptible even inside an uninterruptible caller (a charge's creation): the time-out
+        // must be able to cut the exchange, and the cut aborts the request.
+        Effect.interruptible,
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () =>
             new PspError({ reason: "timeout", message: `No answer within ${Duration.format(timeout)}` })
-        }),
+        })
+      )
+
+    const send = (request: HttpClientRequest.HttpClientRequest) =>
+      http.execute(request).pipe(
+        Effect.flatMap((res) =>
+          Effect.map(res.text, (text): PspResponse => {
+            const wait = retryAfterMs(res.headers["retry-after"], Date.now())
+            return {
+              status: res.status,
+              body: parse(text),
+              ...(wait === undefined ? {} : { retryAfterMs: wait })
+            }
+          })
+        ),
+        Effect.scoped,
         Effect.catchTags({
           RequestError: (e) =>
-            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e })),
+            Effect.fail(
+              new PspError({ reason: "transport", message: withCause(e.message, e.cause), cause: e })
+            ),
           ResponseError: (e) =>
-            Effect.fail(new PspError({ reason: "transport", message: e.message, cause: e }))
+            Effect.fail(
+              new PspError({ reason: "transport", message: withCause(e.message, e.cause), cause: e })
+            )
         }),
         // A call the client could not even make (a TLS setting Node refuses when it connects) is
         // the gateway's failure, a 502, never a defect: its outcome counts as unknown.
@@ -139,7 +170,7 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
       return send(call.body === undefined ? req : HttpClientRequest.bodyUnsafeJson(req, call.body))
     }
 
-    const call = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
+    const once = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
       Effect.gen(function* () {
         const bearer = yield* current
         const res = yield* request(c, bearer)
@@ -148,6 +179,22 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         yield* refused(bearer)
         return yield* request(c, yield* current)
       })
+
+    const call = (c: PspCall): Effect.Effect<PspResponse, PspError> =>
+      Effect.gen(function* () {
+        const start = yield* Clock.currentTimeMillis
+        for (;;) {
+          const res = yield* once(c)
+          if (res.status !== 429 || c.method !== "GET" || res.retryAfterMs === undefined) return res
+          // A read the PSP throttled: asked again after its Retry-After, if that fits the deadline.
+          const now = yield* Clock.currentTimeMillis
+          if (now + res.retryAfterMs >= start + Duration.toMillis(timeout)) return res
+          yield* Effect.logInfo("The PSP throttled a read; asking again after its Retry-After").pipe(
+            Effect.annotateLogs({ path: c.path, retryAfterMs: res.retryAfterMs })
+          )
+          yield* Effect.sleep(Duration.millis(res.retryAfterMs))
+        }
+      }).pipe(deadline)
 
     return { call, tokensIssued: () => issued }
   })

@@ -1,11 +1,13 @@
 /**
  * The live bank gateway over the Central Bank's API Pix standard (receiving) and an Efí-style
  * "Envio de Pix" API (sending). Every rule of the engine holds: an outcome the gateway cannot
- * know (time-out, reset, 5xx, refused token) is never taken for a failure of a send; charges
- * are simply not created (502) when the PSP does not answer.
+ * know (time-out, reset, 5xx, refused token) is never taken for a failure of a send; a charge
+ * whose creation had such an outcome answers 502 and is found out (`charge.unknown`).
  *
- * - Charges: `PUT /cob/{txid}` with the engine's txid (a retry cannot create two); the BR Code is
- *   the PSP's `pixCopiaECola`.
+ * - Charges: `PUT /cob/{txid}` with the engine's txid (a retry, with the same txid, cannot
+ *   create two); the BR Code is the PSP's `pixCopiaECola`; a cob not `ATIVA` is not served.
+ *   A creation with an unknown outcome leaves an `apipix.cob.unknown` job: once the retry
+ *   window passed, a cob no charge adopted is withdrawn (`PATCH /cob/{txid}`).
  * - Sends: `PUT /v3/gn/pix/{idEnvio}`, `idEnvio` derived from the payout id; status by
  *   `GET /v2/gn/pix/enviados/id-envio/{idEnvio}` (asked before any send, see `PixSender`).
  * - Callbacks (`{ "pix": [...] }`) carry no signature: each PIX is confirmed with
@@ -17,13 +19,16 @@
 import { BankGateway, Domain, Ids, Jobs, type Money, Money as MoneyModule, type Store } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { PspClient, PspError, PspResponse } from "./Client.js"
+import * as Problem from "./Problem.js"
 import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
+import * as UnknownCharges from "./UnknownCharges.js"
 
 /** Job kinds this gateway registers. */
 export const jobKinds = {
   cobCheck: "apipix.cob.check",
   reconcile: "apipix.reconcile",
-  pixReturn: "apipix.pix.return"
+  pixReturn: "apipix.pix.return",
+  cobUnknown: "apipix.cob.unknown"
 } as const
 
 /** The one reconciliation job's id: every instance seeds the same row, so there is one. */
@@ -80,11 +85,18 @@ const job = (kind: string, ref: string, runAt: number): Domain.Job => ({
   runAt
 })
 
-const failure = (what: string) => (e: PspError | PspResponse) =>
+// The PSP's answer goes into the message (type, title, detail, violations), never as an object.
+const failureOf = (what: string, e: PspError | PspResponse, outcome?: "unknown") =>
   new BankGateway.GatewayFailure({
-    message: "status" in e ? `${what}: HTTP ${e.status}` : `${what}: ${e.message}`,
-    cause: e
+    message: "status" in e ? `${what}: ${Problem.describe(e.status, e.body)}` : `${what}: ${e.message}`,
+    ...("status" in e ? {} : { cause: e }),
+    ...(outcome === undefined ? {} : { outcome })
   })
+
+const failure = (what: string) => (e: PspError | PspResponse) => failureOf(what, e)
+
+/** A failure whose outcome is unknown: the request may have been carried out. */
+const unknownFailure = (what: string) => (e: PspError | PspResponse) => failureOf(what, e, "unknown")
 
 const describe = (res: PspResponse): string => {
   const b = record(res.body)
@@ -134,6 +146,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   const pollDelay = settings.pollDelayMs ?? defaults.pollDelayMs
   const interval = settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs
   const window = settings.reconcileWindowMs ?? defaults.reconcileWindowMs
+  const unknownWindow = settings.unknownChargeWindowMs ?? defaults.unknownChargeWindowMs
   const pix = apiPixPath(settings)
   const unknown = (e: PspError): BankGateway.SendStatus => ({
     _tag: "Unknown",
@@ -157,17 +170,46 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             : { cpf: digits, nome: charge.clientName }
       }
       if (charge.description !== null) body.solicitacaoPagador = charge.description
-      const res = yield* Effect.mapError(
-        psp.call({ method: "PUT", path: `${pix}/cob/${charge.txid}`, body }),
-        failure("Creating the charge")
+      const res = yield* psp.call({ method: "PUT", path: `${pix}/cob/${charge.txid}`, body }).pipe(
+        Effect.tapError((e) =>
+          Effect.logWarning("The PSP did not answer the creation of a charge").pipe(
+            Effect.annotateLogs({ txid: charge.txid, reason: e.reason, error: e.message })
+          )
+        ),
+        // A refused token sent nothing; a time-out or a lost connection may have created the cob.
+        Effect.mapError((e) =>
+          e.reason === "token" ? failure("Creating the charge")(e) : unknownFailure("Creating the charge")(e)
+        )
       )
       const b = record(res.body)
       const location = str(record(b.loc).location) ?? str(b.location)
       const brCode = str(b.pixCopiaECola)
-      if ((res.status !== 200 && res.status !== 201) || location === undefined) {
-        return yield* Effect.fail(failure("Creating the charge")(res))
+      const status = str(b.status) ?? "ATIVA"
+      if ((res.status === 200 || res.status === 201) && location !== undefined && status === "ATIVA") {
+        return brCode === undefined ? { location } : { location, brCode }
       }
-      return brCode === undefined ? { location } : { location, brCode }
+      yield* Effect.logWarning("The PSP refused the creation of a charge").pipe(
+        Effect.annotateLogs({
+          txid: charge.txid,
+          ...(res.status < 300 ? { cobStatus: status } : {}),
+          ...Problem.fields(res.status, res.body)
+        })
+      )
+      if (res.status === 200 || res.status === 201) {
+        // The bank holds this txid: withdrawn, paid or removed it can never be served (definite);
+        // active but without a location, it is not usable yet, and is found out as unknown.
+        const why = `Creating the charge: the bank's cob is ${status}${location === undefined ? " without a location" : ""}`
+        return yield* Effect.fail(
+          new BankGateway.GatewayFailure({
+            message: why,
+            ...(status === "ATIVA" ? { outcome: "unknown" as const } : {})
+          })
+        )
+      }
+      // A 5xx may have been answered after the cob was made; a 4xx (429 included) made nothing.
+      return yield* Effect.fail(
+        res.status >= 500 ? unknownFailure("Creating the charge")(res) : failure("Creating the charge")(res)
+      )
     })
 
   const sender: BankGateway.PixSender = {
@@ -321,9 +363,11 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           yield* Effect.logWarning(
             "Reconciliation could not read received PIX; it tries again next run"
           ).pipe(
-            Effect.annotateLogs({
-              reason: res._tag === "Left" ? res.left.message : describe(res.right)
-            })
+            Effect.annotateLogs(
+              res._tag === "Left"
+                ? { reason: res.left.message }
+                : { reason: describe(res.right), ...Problem.fields(res.right.status, res.right.body) }
+            )
           )
           break
         }
@@ -444,6 +488,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           ]
         case "payment.returned":
           return [job(jobKinds.pixReturn, ref, now)]
+        case "charge.unknown":
+          return subject.txid === null ? [] : [job(jobKinds.cobUnknown, subject.txid, now + unknownWindow)]
         default:
           return []
       }
@@ -451,7 +497,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
     jobs: {
       [jobKinds.cobCheck]: cobCheck,
       [jobKinds.reconcile]: reconcile,
-      [jobKinds.pixReturn]: pixReturn
+      [jobKinds.pixReturn]: pixReturn,
+      [jobKinds.cobUnknown]: UnknownCharges.runner(settings, psp)
     },
     start: (ctx) =>
       Effect.gen(function* () {

@@ -30,8 +30,18 @@ export interface ApiPixSettings {
   readonly apiPixPath?: string
   /** The settlement account's PIX key: `chave` of every charge, payer of every send. */
   readonly pixKey: string
-  /** Time-out of one call (ms). Default 10 s. */
+  /**
+   * Deadline of one call (ms), on the whole exchange: connecting, the token it needs, the
+   * request, the answer and its body, and any wait a 429's `Retry-After` asks for. Default 10 s.
+   */
   readonly timeoutMs?: number
+  /** A new connection (TCP and TLS handshake) must be up within this (ms). Default 5 s. */
+  readonly connectTimeoutMs?: number
+  /**
+   * How long a charge whose creation had an unknown outcome waits for its client's retry (same
+   * Idempotency-Key) before its cob, if the bank has one, is removed (ms). Default 15 min.
+   */
+  readonly unknownChargeWindowMs?: number
   /** A token is renewed this long before it expires (ms). Default 60 s. */
   readonly tokenMarginMs?: number
   /** Wait before asking again about a send not final yet (ms). Default 5 s. */
@@ -50,6 +60,8 @@ export interface ApiPixSettings {
 /** The defaults of the optional settings. */
 export const defaults = {
   timeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  unknownChargeWindowMs: 15 * 60_000,
   tokenMarginMs: 60_000,
   pollDelayMs: 5_000,
   sendBudgetMs: 3_000,
@@ -100,7 +112,10 @@ export const envNames = {
   apiPixPath: "PIXGATE_LIVE_API_PIX_PATH",
   reconcileIntervalMs: "PIXGATE_LIVE_RECONCILE_INTERVAL_MS",
   pollDelayMs: "PIXGATE_LIVE_POLL_MS",
-  sendBudgetMs: "PIXGATE_LIVE_SEND_BUDGET_MS"
+  sendBudgetMs: "PIXGATE_LIVE_SEND_BUDGET_MS",
+  timeoutMs: "PIXGATE_LIVE_TIMEOUT_MS",
+  connectTimeoutMs: "PIXGATE_LIVE_CONNECT_TIMEOUT_MS",
+  unknownChargeWindowMs: "PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS"
 } as const
 
 /** Live settings read from the environment, with the callback route's secret. */
@@ -165,6 +180,9 @@ export const fromEnv = (
   if (budget !== undefined && !/^\d+$/.test(budget))
     throw new Error(`${envNames.sendBudgetMs} must be a whole number of milliseconds (0 turns it off)`)
   const sendBudgetMs = budget === undefined ? undefined : Number(budget)
+  const timeoutMs = millis(envNames.timeoutMs)
+  const connectTimeoutMs = millis(envNames.connectTimeoutMs)
+  const unknownChargeWindowMs = millis(envNames.unknownChargeWindowMs)
   return {
     callbackSecret,
     settings: {
@@ -178,7 +196,10 @@ export const fromEnv = (
       ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
       ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
       ...(pollDelayMs === undefined ? {} : { pollDelayMs }),
-      ...(sendBudgetMs === undefined ? {} : { sendBudgetMs })
+      ...(sendBudgetMs === undefined ? {} : { sendBudgetMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+      ...(unknownChargeWindowMs === undefined ? {} : { unknownChargeWindowMs })
     }
   }
 }

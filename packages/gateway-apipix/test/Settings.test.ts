@@ -40,6 +40,35 @@ describe("Settings.fromEnv", () => {
     expect(p12.settings.certificate._tag).toBe("Pkcs12")
   })
 
+  it("reads the call deadline, the connect time-out and the unknown charges' window; defaults otherwise", () => {
+    const given = Settings.fromEnv(
+      {
+        ...complete,
+        PIXGATE_LIVE_TIMEOUT_MS: "4000",
+        PIXGATE_LIVE_CONNECT_TIMEOUT_MS: "1500",
+        PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS: "60000"
+      },
+      read
+    )!.settings
+    expect([given.timeoutMs, given.connectTimeoutMs, given.unknownChargeWindowMs]).toEqual([
+      4000, 1500, 60000
+    ])
+    const unset = Settings.fromEnv(complete, read)!.settings
+    expect([unset.timeoutMs, unset.connectTimeoutMs, unset.unknownChargeWindowMs]).toEqual([
+      undefined,
+      undefined,
+      undefined
+    ])
+    expect([
+      Settings.defaults.timeoutMs,
+      Settings.defaults.connectTimeoutMs,
+      Settings.defaults.unknownChargeWindowMs
+    ]).toEqual([10_000, 5_000, 900_000])
+    expect(() => Settings.fromEnv({ ...complete, PIXGATE_LIVE_TIMEOUT_MS: "0" }, read)).toThrow(
+      "PIXGATE_LIVE_TIMEOUT_MS must be a positive integer"
+    )
+  })
+
   it("names what is missing or wrong", () => {
     const { PIXGATE_LIVE_PIX_KEY: _, ...noKey } = complete
     expect(() => Settings.fromEnv(noKey, read)).toThrow("PIXGATE_LIVE_PIX_KEY is required")

@@ -127,7 +127,10 @@ const booleanParam = (query: URLSearchParams, name: string) => {
   return raw === null ? undefined : raw === "true" ? true : raw === "false" ? false : "invalid"
 }
 
-/** The API Pix routes (paths under `/v2`): cob, pix, devolução and webhook. */
+/**
+ * The API Pix routes (paths under `/v2`): cob (create, read, withdraw), pix, devolução and
+ * webhook.
+ */
 export const apiPixRoutes: ReadonlyArray<Route> = [
   {
     name: "cob.put",
@@ -154,6 +157,32 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
       return cob
         ? json(200, cobJson(cob, bank.state))
         : notFound("CobNaoEncontrado", "Cob not found.", `No cob with txid ${params.txid}.`)
+    }
+  },
+  {
+    // The simulator revises one thing: the receiver withdrawing an ATIVA cob.
+    name: "cob.patch",
+    method: "PATCH",
+    path: "/v2/cob/:txid",
+    scope: "cob.write",
+    handle: ({ params, body, bank }) => {
+      const cob = bank.state.cobs.get(params.txid!)
+      if (!cob) return notFound("CobNaoEncontrado", "Cob not found.", `No cob with txid ${params.txid}.`)
+      const revision = asObject(body)
+      const others = Object.keys(revision ?? {}).filter((name) => name !== "status")
+      if (revision?.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR" || others.length > 0) {
+        return invalidCob([
+          {
+            propriedade: "cob.status",
+            razao: "The simulator revises only status, to REMOVIDA_PELO_USUARIO_RECEBEDOR."
+          }
+        ])
+      }
+      if (cob.status !== "ATIVA" && cob.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR") {
+        return invalidCob([{ propriedade: "cob.status", razao: `The cob is ${cob.status}, not ATIVA.` }])
+      }
+      cob.status = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+      return json(200, cobJson(cob, bank.state))
     }
   },
   {

@@ -47,10 +47,17 @@ const fault = (body: Record<string, unknown>): Fault => {
       ) {
         throw new BadControl("status must be 400 to 599")
       }
+      if (
+        body.retryAfter !== undefined &&
+        !(typeof body.retryAfter === "number" && Number.isInteger(body.retryAfter) && body.retryAfter >= 0)
+      ) {
+        throw new BadControl("retryAfter must be a whole number of seconds")
+      }
       return {
         ...common,
         kind: "status",
-        ...(body.status === undefined ? {} : { status: body.status as number })
+        ...(body.status === undefined ? {} : { status: body.status as number }),
+        ...(body.retryAfter === undefined ? {} : { retryAfter: body.retryAfter as number })
       }
     case "expireToken":
     case "reset":
@@ -130,6 +137,11 @@ export const makeControlHandler = (simulator: PspSimulator, bank: Bank) => {
         ...(body.force === true ? { force: true } : {})
       })
       return [200, pixJson(pix)]
+    }
+    if (method === "GET" && first === "cobs" && id && segments.length === 2) {
+      const cob = bank.state.cobs.get(id)
+      if (!cob) throw new ControlError(404, `no cob with txid ${id}`)
+      return [200, cobJson(cob, bank.state)]
     }
     if (method === "POST" && first === "cobs" && id && action === "remove" && segments.length === 3) {
       return [200, cobJson(simulator.removeCob(id), bank.state)]

@@ -3,6 +3,7 @@ export const routeNames = [
   "token",
   "cob.put",
   "cob.get",
+  "cob.patch",
   "pix.list",
   "pix.get",
   "devolucao.put",
@@ -20,14 +21,15 @@ export type RouteName = (typeof routeNames)[number]
 /**
  * What goes wrong:
  * - `latency`: the answer waits `ms` first (the request still succeeds);
- * - `status`: the PSP answers `status` (500 by default) with an RFC 7807 problem;
+ * - `status`: the PSP answers `status` (500 by default) with an RFC 7807 problem, with a
+ *   `Retry-After: <retryAfter>` header (seconds) when `retryAfter` is given (e.g. a 429);
  * - `expireToken`: the caller's token expires now and the call answers 401;
  * - `reset`: the connection is destroyed without an answer;
  * - `timeout`: the request is never answered (the connection stays open until the caller gives up).
  */
 export type FaultKind =
   | { readonly kind: "latency"; readonly ms: number }
-  | { readonly kind: "status"; readonly status?: number }
+  | { readonly kind: "status"; readonly status?: number; readonly retryAfter?: number }
   | { readonly kind: "expireToken" }
   | { readonly kind: "reset" }
   | { readonly kind: "timeout" }

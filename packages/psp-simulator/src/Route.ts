@@ -18,7 +18,7 @@ export interface RouteRequest {
 /** One route of the simulated PSP. */
 export interface Route {
   readonly name: RouteName
-  readonly method: "GET" | "PUT" | "POST" | "DELETE"
+  readonly method: "GET" | "PUT" | "POST" | "PATCH" | "DELETE"
   /** The path, with `:name` segments for parameters. */
   readonly path: string
   /** The OAuth2 scope the route requires; none for the token endpoint. */

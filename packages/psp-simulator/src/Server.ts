@@ -70,10 +70,15 @@ const resetSocket = (socket: Socket) => {
   }
 }
 
-const faultStatus = (status: number): Reply =>
-  status === 503
-    ? problem(503, "ServicoIndisponivel", "Service unavailable.", "The simulated PSP is unavailable.")
-    : problem(status, "ErroInternoDoServidor", "Internal server error.", "The simulated PSP failed.")
+const faultStatus = (status: number, retryAfter: number | undefined): Reply => {
+  const reply =
+    status === 503
+      ? problem(503, "ServicoIndisponivel", "Service unavailable.", "The simulated PSP is unavailable.")
+      : status === 429
+        ? problem(429, "LimiteDeRequisicoes", "Too many requests.", "The simulated PSP throttled the caller.")
+        : problem(status, "ErroInternoDoServidor", "Internal server error.", "The simulated PSP failed.")
+  return retryAfter === undefined ? reply : { ...reply, headers: { "retry-after": String(retryAfter) } }
+}
 
 /** The request handler of the simulated PSP's API: routing, faults, OAuth2 and the routes. */
 export const makeHandler = (settings: {
@@ -101,7 +106,7 @@ export const makeHandler = (settings: {
     if (!terminal) return false
     switch (terminal.kind) {
       case "status": {
-        const reply = faultStatus(terminal.status ?? 500)
+        const reply = faultStatus(terminal.status ?? 500, terminal.retryAfter)
         record(reply.status)
         write(response, reply)
         return true

@@ -9,8 +9,10 @@ import { Effect } from "effect"
 import { panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
+  bankEndToEndIds,
   countsAndDueAt,
   fairness,
+  heldIdempotency,
   initial,
   jobKindCheckPattern,
   openJobKindsPg,
@@ -77,7 +79,9 @@ export const pg: Record<string, Migration> = {
   "0005_fair_webhooks": statements(fairness("pg")),
   "0006_open_job_kinds": statements(openJobKindsPg),
   "0007_panel_users": statements(panelUsers("pg")),
-  "0008_rate_limit_buckets": statements(rateLimitBucketsPg)
+  "0008_rate_limit_buckets": statements(rateLimitBucketsPg),
+  "0009_held_idempotency": statements(heldIdempotency),
+  "0010_bank_end_to_end_ids": statements(bankEndToEndIds)
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -88,5 +92,7 @@ export const sqlite: Record<string, Migration> = {
   "0004_signing_keys": signingKeysMigration,
   "0005_fair_webhooks": statements(fairness("sqlite")),
   "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck),
-  "0007_panel_users": statements(panelUsers("sqlite"))
+  "0007_panel_users": statements(panelUsers("sqlite")),
+  "0009_held_idempotency": statements(heldIdempotency),
+  "0010_bank_end_to_end_ids": statements(bankEndToEndIds)
 }

@@ -33,6 +33,8 @@ export interface IdempotencyRow {
   readonly expiresAt: number
   readonly lockedUntil: number
   readonly result: { readonly status: number; readonly body: string } | null
+  /** What an unfinished attempt kept for its retry (`holdIdempotent`). */
+  readonly held?: string
 }
 
 const deepFreeze = <A>(value: A): A => {

@@ -1,4 +1,4 @@
-/** beginIdempotent / finishIdempotent / releaseIdempotent: the four outcomes, expiry, scopes. */
+/** beginIdempotent / finishIdempotent / releaseIdempotent / holdIdempotent: the four outcomes, expiry, scopes, held values. */
 
 import { describe, expect } from "@effect/vitest"
 import { Store } from "@pixgate/core"
@@ -125,6 +125,46 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
           "conflict"
         )
         expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
+      })
+    )
+
+    it.effect("hold keeps a value for the retry that takes the key over, until it finishes or expires", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const k = yield* keyed
+        const begin = (now: number, fingerprint = "fp-a") =>
+          s.beginIdempotent(k.scope, fingerprint, now, now + day, now + 1000)
+        expect(yield* begin(baseTime)).toEqual({ _tag: "Started" })
+        const held = JSON.stringify({ id: "tx_held", txid: "abc", note: "açaí" })
+        // The lock moves to the hold's: a retry may take the key over at once.
+        yield* s.holdIdempotent(k.scope, held, baseTime + 10)
+        expect(yield* begin(baseTime + 9)).toEqual({ _tag: "InFlight" })
+        expect(yield* begin(baseTime + 10, "fp-b")).toEqual({ _tag: "Mismatch" })
+        expect(yield* begin(baseTime + 10)).toEqual({ _tag: "Started", held })
+        // Locked again by the taker; once that lock lapses the value is still handed on.
+        expect(yield* begin(baseTime + 500)).toEqual({ _tag: "InFlight" })
+        expect(yield* begin(baseTime + 1010)).toEqual({ _tag: "Started", held })
+        // Finished: replayed, and a later hold changes nothing.
+        yield* k.finish(201, "{}")
+        yield* s.holdIdempotent(k.scope, "other", baseTime)
+        expect(yield* begin(baseTime + 5000)).toEqual({ _tag: "Replay", status: 201, body: "{}" })
+        // An expired record starts afresh, without the value.
+        const fresh = { ...k.scope, key: "order-held" }
+        yield* s.beginIdempotent(fresh, "fp-a", baseTime, baseTime + day, baseTime + 1000)
+        yield* s.holdIdempotent(fresh, held, baseTime)
+        expect(
+          yield* s.beginIdempotent(fresh, "fp-a", baseTime + day, baseTime + 2 * day, baseTime + day)
+        ).toEqual({
+          _tag: "Started"
+        })
+        // Released: gone with its value; a hold on a missing key writes nothing.
+        yield* s.releaseIdempotent(fresh)
+        yield* s.holdIdempotent(fresh, held, baseTime)
+        expect(
+          yield* s.beginIdempotent(fresh, "fp-a", baseTime + day, baseTime + 2 * day, baseTime + day)
+        ).toEqual({
+          _tag: "Started"
+        })
       })
     )
 

@@ -3,7 +3,7 @@ import type { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { atomic, intOrNull, query, type Sql, single } from "./sql.js"
 
-type Ops = "beginIdempotent" | "finishIdempotent" | "releaseIdempotent"
+type Ops = "beginIdempotent" | "finishIdempotent" | "releaseIdempotent" | "holdIdempotent"
 
 const started: Store.IdempotencyBegin = { _tag: "Started" }
 const inFlight: Store.IdempotencyBegin = { _tag: "InFlight" }
@@ -35,17 +35,25 @@ export const idempotency = (sql: Sql) => {
           body: null,
           created_at: now,
           expires_at: expiresAt,
-          locked_until: lockedUntil
+          locked_until: lockedUntil,
+          held: null
         })}
           ON CONFLICT (merchant_id, mode, idempotency_key) DO UPDATE SET
             fingerprint = excluded.fingerprint, status = NULL, body = NULL,
             created_at = excluded.created_at, expires_at = excluded.expires_at,
-            locked_until = excluded.locked_until
+            locked_until = excluded.locked_until,
+            held = CASE WHEN idempotency_keys.expires_at <= ${now} THEN NULL ELSE idempotency_keys.held END
           WHERE idempotency_keys.expires_at <= ${now}
             OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ${now}
                 AND idempotency_keys.fingerprint = excluded.fingerprint)
-          RETURNING idempotency_key`
-        if (claimed.length > 0) return started
+          RETURNING idempotency_key, held`
+        if (claimed.length > 0) {
+          // A taken-over attempt hands on what it kept for its retry.
+          const held = claimed[0]!.held
+          return typeof held === "string"
+            ? ({ _tag: "Started", held } satisfies Store.IdempotencyBegin)
+            : started
+        }
         const [record] = yield* query(
           sql`SELECT fingerprint, status, body FROM idempotency_keys WHERE ${scoped(scope)}`,
           (r) => ({ fingerprint: String(r.fingerprint), status: intOrNull(r.status), body: r.body })
@@ -70,6 +78,13 @@ export const idempotency = (sql: Sql) => {
         )
       ),
     releaseIdempotent: (scope) =>
-      single(Effect.asVoid(sql`DELETE FROM idempotency_keys WHERE ${scoped(scope)}`))
+      single(Effect.asVoid(sql`DELETE FROM idempotency_keys WHERE ${scoped(scope)}`)),
+    holdIdempotent: (scope, held, lockedUntil) =>
+      single(
+        Effect.asVoid(
+          sql`UPDATE idempotency_keys SET held = ${held}, locked_until = ${lockedUntil}
+            WHERE ${scoped(scope)} AND status IS NULL`
+        )
+      )
   } satisfies Pick<Store.StoreShape, Ops>
 }

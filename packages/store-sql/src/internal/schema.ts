@@ -307,6 +307,23 @@ export const receivedAmountSqlite: ReadonlyArray<string> = [
   "ALTER TABLE transactions ADD COLUMN received_amount BIGINT CHECK (received_amount > 0)"
 ]
 
+/**
+ * Migration 0009: what an unfinished idempotent request kept for its retry (a charge whose bank
+ * call had an unknown outcome keeps its transaction id and txid, so the retry asks for the same).
+ */
+export const heldIdempotency: ReadonlyArray<string> = ["ALTER TABLE idempotency_keys ADD COLUMN held TEXT"]
+
+/**
+ * Migration 0010: live payouts never carry an end-to-end id the bank did not issue. Before, a
+ * live payout showed one made from the engine's ISPB until it settled (a settled one has the
+ * bank's); the pending and failed ones lose it here, and a pending one gets the bank's when the
+ * bank gives it.
+ */
+export const bankEndToEndIds: ReadonlyArray<string> = [
+  `UPDATE transactions SET end_to_end_id = NULL
+    WHERE mode = 'live' AND type = 'withdrawal' AND status IN ('pending', 'failed')`
+]
+
 /** The kind's CHECK in a stored `CREATE TABLE jobs` text. */
 export const jobKindCheckPattern = /\s*CHECK \(kind IN \([^)]*\)\)/
 
