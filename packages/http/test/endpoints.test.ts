@@ -374,6 +374,8 @@ describe("OpenAPI document and docs page", () => {
         "/api/docs",
         "/api/docs/scalar.js",
         "/api/health",
+        "/api/health/live",
+        "/api/health/ready",
         "/api/openapi.json",
         "/api/v1/charges",
         "/api/v1/payouts",
