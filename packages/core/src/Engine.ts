@@ -26,6 +26,7 @@ import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Sandbox from "./Sandbox.js"
 import { type ClaimedJob, fromFull, JobStore, ReadStore, Store, type StoreError } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
 import type { WebhookTransport } from "./WebhookTransport.js"
@@ -58,17 +59,17 @@ const make = Effect.gen(function* () {
   const config = yield* Config.EngineConfig
   const store = yield* Store
   const gateways = yield* Gateways
-  const payouts = yield* Payouts.make
-  const bankEvents = yield* BankEvents.make
+  const payouts = Telemetry.payouts(yield* Payouts.make)
+  const bankEvents = Telemetry.bankEvents(yield* BankEvents.make)
   const chargebacks = yield* Chargebacks.make
   const self: EngineShape = {
     config,
-    auth: yield* Auth.make,
+    auth: Telemetry.auth(yield* Auth.make),
     idempotency: yield* Idempotency.make,
-    charges: yield* Charges.make,
+    charges: Telemetry.charges(yield* Charges.make),
     payouts,
-    payments: yield* Payments.make,
-    transactions: yield* Transactions.make,
+    payments: Telemetry.payments(yield* Payments.make),
+    transactions: Telemetry.transactions(yield* Transactions.make),
     bankEvents,
     chargebacks,
     admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),

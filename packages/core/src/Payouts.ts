@@ -17,6 +17,7 @@ import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import { type CreatePayout, checkAmount } from "./Requests.js"
 import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
@@ -65,6 +66,7 @@ export const make = Effect.gen(function* () {
         entry: Ledger.payoutFailed(current.value, now),
         effects: { events: [], jobs: [], ...(yield* completing) }
       })
+      yield* Metrics.countChange(Metrics.payouts, "failed", advanced)
       return Option.isSome(advanced)
     })
 
@@ -83,6 +85,7 @@ export const make = Effect.gen(function* () {
         entry: null,
         effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
       })
+      yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
       return Option.isSome(advanced)
     })
 

@@ -7,6 +7,7 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Option, Redacted, SynchronizedRef } from "effect"
+import * as PspMetrics from "./PspMetrics.js"
 import { type ApiPixSettings, defaults } from "./Settings.js"
 
 /** A call that did not get an answer worth reading: its outcome is unknown. */
@@ -138,5 +139,5 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         return yield* request(c, yield* current)
       })
 
-    return { call, tokensIssued: () => issued }
+    return { call: PspMetrics.instrument(call), tokensIssued: () => issued }
   })

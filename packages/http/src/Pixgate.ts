@@ -71,6 +71,11 @@ export interface PixgateOptions {
    * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
    */
   readonly tracing?: boolean
+  /**
+   * Layers the runtime is built over, e.g. @effect/opentelemetry's tracer and metric readers
+   * (the standalone server's `Telemetry`). Spans need `tracing` too.
+   */
+  readonly telemetry?: Layer.Layer<never>
 }
 
 /** The web handler of one router. */
@@ -129,7 +134,15 @@ export const layer = (
       )
     ),
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
-  ).pipe(Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true))))
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Log.layer(writer),
+        Layer.setTracerEnabled(options.tracing === true),
+        options.telemetry ?? Layer.empty
+      )
+    )
+  )
 
 /** A built engine and its routers, before they become handlers (shared by both entries). */
 export interface Assembled {

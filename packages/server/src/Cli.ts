@@ -167,6 +167,7 @@ const liveSettings = (io: Io) =>
 const runServe = (io: Io) =>
   Effect.gen(function* () {
     const env = yield* Environment.serve
+    const telemetry = yield* Environment.telemetry
     const live = yield* liveSettings(io)
     const server = yield* Effect.tryPromise({
       try: () =>
@@ -186,6 +187,7 @@ const runServe = (io: Io) =>
           log: { level: env.logLevel, out: io.stdout },
           allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
+          ...(telemetry === undefined ? {} : { telemetry }),
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

@@ -16,6 +16,8 @@ import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Effect } from "effect"
 import * as Database from "./Database.js"
+import type { TelemetryOptions } from "./Telemetry.js"
+import * as Telemetry from "./TelemetryLoader.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
 export interface ServerOptions {
@@ -50,6 +52,8 @@ export interface ServerOptions {
    * the CLI reads `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`). Off: live mode wants https.
    */
   readonly allowInsecureLiveWebhooks?: boolean
+  /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
+  readonly telemetry?: TelemetryOptions
 }
 
 /** A running server. */
@@ -220,6 +224,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
           liveGateway: (await import("@pixgate/gateway-apipix")).ApiPix.layerNode(options.live.settings),
           bankCallbacks: { secret: options.live.callbackSecret }
         }
+  const telemetry = await Telemetry.load(options.telemetry, options.adminToken)
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -235,6 +240,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...telemetry.engine,
     ...live
   })
   const admin = pixgate.admin
@@ -242,6 +248,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const server = createServer((req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
+    if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
       return answerIndex(req, res, admin !== undefined, panel !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
@@ -257,6 +264,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     address = await listen(server, options.port ?? 3000, host)
   } catch (error) {
     await pixgate.dispose()
+    await telemetry.close()
     throw error
   }
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
@@ -268,7 +276,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     admin: admin !== undefined,
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
-    panel: panel === undefined ? null : `${url}${panelPath}`
+    panel: panel === undefined ? null : `${url}${panelPath}`,
+    ...(telemetry.metricsUrl === undefined ? {} : { metrics: telemetry.metricsUrl })
   })
 
   let closing: Promise<void> | undefined
@@ -278,6 +287,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
       await drained
       await pixgate.dispose()
+      await telemetry.close()
     })()
     return closing
   }
