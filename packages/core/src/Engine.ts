@@ -22,6 +22,7 @@ import { ChargebackId, findById, TransactionId } from "./Domain.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
 import { CurrentJob, JobRunner } from "./Jobs.js"
+import * as Metrics from "./Metrics.js"
 import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Sandbox from "./Sandbox.js"
@@ -59,6 +60,7 @@ const make = Effect.gen(function* () {
   const config = yield* Config.EngineConfig
   const store = yield* Store
   const gateways = yield* Gateways
+  yield* Metrics.preregister
   const payouts = Telemetry.payouts(yield* Payouts.make)
   const bankEvents = Telemetry.bankEvents(yield* BankEvents.make)
   const chargebacks = yield* Chargebacks.make

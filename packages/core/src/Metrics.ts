@@ -7,7 +7,7 @@
  * metric with the alert it deserves.
  */
 import { Effect, Metric, MetricBoundaries, MetricLabel, Option } from "effect"
-import type { Mode } from "./Domain.js"
+import type { CoreJobKind, JobLane, Mode } from "./Domain.js"
 import type { LedgerCheck } from "./Store.js"
 
 /** Latency buckets in seconds: 5 ms to 30 s (webhook and bank time-outs sit at the top). */
@@ -32,22 +32,22 @@ export const labels = (names: ReadonlyArray<string>, values: ReadonlyArray<strin
 }
 
 /** Charges by mode and outcome: `created`, `paid`, `expired`, or the refusal's error tag. */
-export const charges = Metric.counter("pixgate_charges", {
+export const charges = Metric.counter("pixgate_charges_total", {
   description: "Charges by mode and outcome (created, paid, expired, or the error tag of a refused create)"
 })
 
 /** Payouts by mode and outcome: `created`, `settled`, `failed`, or the refusal's error tag. */
-export const payouts = Metric.counter("pixgate_payouts", {
+export const payouts = Metric.counter("pixgate_payouts_total", {
   description: "Payouts by mode and outcome (created, settled, failed, or the error tag of a refused create)"
 })
 
 /** Payments between merchants by mode and outcome: `created` or the refusal's error tag. */
-export const payments = Metric.counter("pixgate_payments", {
+export const payments = Metric.counter("pixgate_payments_total", {
   description: "Payments between merchants by mode and outcome (created, or the error tag of a refusal)"
 })
 
 /** Webhook attempts by mode and outcome. */
-export const webhookAttempts = Metric.counter("pixgate_webhook_attempts", {
+export const webhookAttempts = Metric.counter("pixgate_webhook_attempts_total", {
   description: "Webhook attempts by mode and outcome (delivered, rejected, timeout, unreachable, no_endpoint)"
 })
 
@@ -59,12 +59,12 @@ export const webhookAttemptDuration = Metric.histogram(
 )
 
 /** Deliveries that reached a final state: delivered, or failed after the last attempt. */
-export const webhookDeliveries = Metric.counter("pixgate_webhook_deliveries_finished", {
+export const webhookDeliveries = Metric.counter("pixgate_webhook_deliveries_finished_total", {
   description: "Webhook deliveries that reached a final state, by mode and status (delivered, failed)"
 })
 
 /** Endpoints that changed health: marked failing, or recovered. */
-export const webhookEndpointTransitions = Metric.counter("pixgate_webhook_endpoint_transitions", {
+export const webhookEndpointTransitions = Metric.counter("pixgate_webhook_endpoint_transitions_total", {
   description: "Webhook endpoints marked failing or recovered, by mode and state"
 })
 
@@ -85,7 +85,7 @@ export const oldestDueAge = Metric.gauge("pixgate_worker_oldest_due_job_age_seco
 })
 
 /** Jobs claimed, per kind. */
-export const jobsClaimed = Metric.counter("pixgate_worker_jobs_claimed", {
+export const jobsClaimed = Metric.counter("pixgate_worker_jobs_claimed_total", {
   description: "Jobs claimed by this instance, per kind"
 })
 
@@ -104,7 +104,7 @@ export const jobDuration = Metric.histogram(
 )
 
 /** Jobs that failed (they run again after their lease), per kind. */
-export const jobFailures = Metric.counter("pixgate_worker_job_failures", {
+export const jobFailures = Metric.counter("pixgate_worker_job_failures_total", {
   description: "Jobs that failed and wait for their lease to run again, per kind"
 })
 
@@ -170,3 +170,39 @@ export const ledgerChecked = (mode: Mode, check: LedgerCheck): Effect.Effect<voi
       ledgerCheckTimestamp.unsafeUpdate(Math.floor(clock.unsafeCurrentTimeMillis() / 1000), tags)
     })
   )
+
+const coreJobKinds = [
+  "webhook.attempt",
+  "charge.expire",
+  "payout.send",
+  "sandbox.charge.pay",
+  "sandbox.payout.settle",
+  "sandbox.payout.fail",
+  "sandbox.chargeback.open",
+  "sandbox.chargeback.resolve"
+] as const satisfies ReadonlyArray<CoreJobKind>
+
+const modes = ["test", "live"] as const satisfies ReadonlyArray<Mode>
+const lanes = ["webhooks", "timers"] as const satisfies ReadonlyArray<JobLane>
+
+/**
+ * Zero series of what alerts watch (failures, refusals, lanes), so a rate or a threshold over
+ * them has a series before the first event: an absent series alerts on nothing. Idempotent.
+ */
+export const preregister: Effect.Effect<void> = Effect.sync(() => {
+  for (const mode of modes) {
+    for (const metric of [charges, payouts, payments])
+      metric.unsafeUpdate(0, labels(modeOutcome, [mode, "created"]))
+    webhookAttempts.unsafeUpdate(0, labels(modeOutcome, [mode, "delivered"]))
+    webhookDeliveries.unsafeUpdate(0, labels(["mode", "status"], [mode, "failed"]))
+    for (const state of ["failing", "recovered"])
+      webhookEndpointTransitions.unsafeUpdate(0, labels(["mode", "state"], [mode, state]))
+  }
+  for (const kind of coreJobKinds) jobFailures.unsafeUpdate(0, labels(["kind"], [kind]))
+  for (const lane of lanes) {
+    const tags = labels(["lane"], [lane])
+    jobsInFlight.unsafeValue(tags)
+    laneBacklogged.unsafeValue(tags)
+    oldestDueAge.unsafeValue(tags)
+  }
+})

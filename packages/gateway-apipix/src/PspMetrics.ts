@@ -9,7 +9,7 @@ import { Clock, Effect, Metric } from "effect"
 import type { PspCall, PspError, PspResponse } from "./Client.js"
 
 /** PSP calls by operation and outcome. */
-export const calls = Metric.counter("pixgate_psp_calls", {
+export const calls = Metric.counter("pixgate_psp_calls_total", {
   description:
     "Calls to the bank's API by operation and outcome (ok, http_4xx, http_5xx, timeout, transport, token)"
 })

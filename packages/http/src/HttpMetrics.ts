@@ -10,7 +10,7 @@ import { Metrics } from "@pixgate/core"
 import { Effect, FiberRef, FiberRefs, Metric, type Runtime } from "effect"
 
 /** Requests answered, by method, route template and status. */
-export const requests = Metric.counter("pixgate_http_requests", {
+export const requests = Metric.counter("pixgate_http_requests_total", {
   description: "HTTP requests answered, by method, route template and status"
 })
 
