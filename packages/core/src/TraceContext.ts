@@ -3,11 +3,25 @@
  * worker, not in the request, so the request's span is remembered by the transaction it
  * created, and every attempt of an event about that transaction runs as that span's child: its
  * `traceparent` header (W3C Trace Context) carries the request's trace id to the receiver. The
- * memory is this process's, bounded (the oldest links go first) and only written while a tracer
- * is enabled: an attempt run by another instance, after a restart or once the link was dropped
- * starts a trace of its own. See docs/decisions.md ("Metrics and traces").
+ * memory is this process's, bounded (the oldest links go first) and only written while
+ * `Propagation` is on: an attempt run by another instance, after a restart or once the link was
+ * dropped starts a trace of its own. See docs/decisions.md ("Metrics and traces").
  */
-import { Effect, FiberRef, Option, Tracer } from "effect"
+import { Context, Effect, FiberRef, Option, Tracer } from "effect"
+
+/**
+ * Whether the engine carries trace context into webhooks: off unless the host exports traces
+ * (`tracing` of `Pixgate.make` turns it on). Effect's default runtime has a tracer whose spans
+ * go nowhere: a receiver should not get trace ids of a trace nobody can see.
+ */
+export class Propagation extends Context.Reference<Propagation>()("@pixgate/core/TraceContext/Propagation", {
+  defaultValue: () => false
+}) {}
+
+/** Propagation and an enabled tracer: only then is anything remembered or sent. */
+const propagating: Effect.Effect<boolean> = Effect.flatMap(Propagation, (on) =>
+  on ? FiberRef.get(FiberRef.currentTracerEnabled) : Effect.succeed(false)
+)
 
 /** Most transactions whose request span is remembered. */
 export const maxLinks = 10_000
@@ -24,9 +38,9 @@ const links = new Map<string, Link>()
 export const traceparent = (span: Link): string =>
   `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
 
-/** Remembers the current span (when tracing is on) as the origin of `transactionId`'s webhooks. */
+/** Remembers the current span (while propagating) as the origin of `transactionId`'s webhooks. */
 export const remember = (transactionId: string): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (enabled) =>
+  Effect.flatMap(propagating, (enabled) =>
     enabled
       ? Effect.flatMap(Effect.currentParentSpan, (span) =>
           Effect.sync(() => {
@@ -37,9 +51,9 @@ export const remember = (transactionId: string): Effect.Effect<void> =>
       : Effect.void
   )
 
-/** The `traceparent` header of the current span, when a tracer is enabled; else no header. */
+/** The `traceparent` header of the current span while propagating; else no header. */
 export const headers: Effect.Effect<Readonly<Record<string, string>>> = Effect.flatMap(
-  FiberRef.get(FiberRef.currentTracerEnabled),
+  propagating,
   (enabled) =>
     enabled
       ? Effect.map(Effect.option(Effect.currentSpan), (span) =>

@@ -7,7 +7,7 @@
  * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
-import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
+import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted, type Runtime } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
@@ -68,7 +68,8 @@ export interface PixgateOptions {
   readonly log?: Log.LogOptions
   /**
    * Let the runtime create Effect spans (the engine's and @effect/sql's), for hosts that compose
-   * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
+   * `layer(options)` with a tracer such as @effect/opentelemetry's (or give it as `telemetry`);
+   * webhooks then carry the `traceparent` of the request that caused them. Default `false`.
    */
   readonly tracing?: boolean
   /**
@@ -139,6 +140,7 @@ export const layer = (
       Layer.mergeAll(
         Log.layer(writer),
         Layer.setTracerEnabled(options.tracing === true),
+        options.tracing === true ? Layer.succeed(TraceContext.Propagation, true) : Layer.empty,
         options.telemetry ?? Layer.empty
       )
     )
