@@ -119,7 +119,8 @@ const signalUrl = (base: Option.Option<string>, own: Option.Option<string>, path
  * What `pixgate serve` exports (docs/operations.md): `PIXGATE_METRICS=1` serves Prometheus text
  * at `/metrics` behind the admin token, `PIXGATE_METRICS_PORT` (and `PIXGATE_METRICS_HOST`) on
  * a listener of its own instead; OpenTelemetry's `OTEL_EXPORTER_OTLP_*` variables push traces
- * and metrics by OTLP/HTTP. Undefined when none is set: nothing is loaded or measured for export.
+ * and metrics by OTLP/HTTP; `PIXGATE_LEDGER_CHECK_INTERVAL_S` checks the ledger periodically.
+ * Undefined when none is set: nothing is loaded or measured for export.
  */
 export const telemetry = Config.map(
   Config.all({
@@ -133,7 +134,8 @@ export const telemetry = Config.map(
     headers: otlpHeaders,
     serviceName: optionalText("OTEL_SERVICE_NAME"),
     metricsIntervalMs: integer("OTEL_METRIC_EXPORT_INTERVAL", 60_000, 100, 86_400_000),
-    tracesIntervalMs: integer("OTEL_BSP_SCHEDULE_DELAY", 5_000, 10, 3_600_000)
+    tracesIntervalMs: integer("OTEL_BSP_SCHEDULE_DELAY", 5_000, 10, 3_600_000),
+    ledgerCheckSeconds: integer("PIXGATE_LEDGER_CHECK_INTERVAL_S", 0, 0, 7 * 86_400)
   }),
   (env): TelemetryOptions | undefined => {
     const tracesUrl = signalUrl(env.endpoint, env.traces, "/v1/traces")
@@ -155,8 +157,9 @@ export const telemetry = Config.map(
             metricsIntervalMs: env.metricsIntervalMs,
             tracesIntervalMs: env.tracesIntervalMs
           }
-    if (metrics === undefined && otlp === undefined) return undefined
+    if (metrics === undefined && otlp === undefined && env.ledgerCheckSeconds === 0) return undefined
     return {
+      ...(env.ledgerCheckSeconds === 0 ? {} : { ledgerCheckIntervalMs: env.ledgerCheckSeconds * 1000 }),
       ...(metrics === undefined ? {} : { metrics }),
       ...(otlp === undefined ? {} : { otlp }),
       ...(Option.isSome(env.serviceName) ? { serviceName: env.serviceName.value } : {})

@@ -243,6 +243,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...telemetry.engine,
     ...live
   })
+  const stopLedgerChecks = telemetry.watch(pixgate.runtime)
   const admin = pixgate.admin
   const panel = pixgate.panel
   const server = createServer((req, res) => {
@@ -263,6 +264,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   try {
     address = await listen(server, options.port ?? 3000, host)
   } catch (error) {
+    await stopLedgerChecks()
     await pixgate.dispose()
     await telemetry.close()
     throw error
@@ -286,6 +288,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
       await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
       await drained
+      await stopLedgerChecks()
       await pixgate.dispose()
       await telemetry.close()
     })()

@@ -42,6 +42,11 @@ export interface TelemetryOptions {
   readonly otlp?: OtlpOptions
   /** The service name in exported data (default `pixgate`). */
   readonly serviceName?: string
+  /**
+   * Check the ledger of both modes this often (`pixgate_ledger_check_*`, and an error log line
+   * when it finds a problem); off by default. It reads the whole journal: run it on one instance.
+   */
+  readonly ledgerCheckIntervalMs?: number
 }
 
 /** The server's telemetry while it runs. */

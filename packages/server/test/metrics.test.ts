@@ -1,7 +1,8 @@
 /**
  * `/metrics` of the standalone server after a sandbox run on SQLite: charges (created, paid),
  * payouts (created, refused, settled, failed), webhook deliveries to a real local receiver, the
- * sandbox's timers as jobs, the ledger check, and requests by route template: every metric of
+ * sandbox's timers as jobs, the ledger check (asked for, and periodic), and requests by route
+ * template: every metric of
  * docs/operations.md with its count, and the Grafana dashboard's queries naming only metrics
  * the scrape has.
  */
@@ -42,7 +43,7 @@ beforeAll(async () => {
     adminToken: token,
     log: { level: "none" },
     rateLimit: false,
-    telemetry: { metrics: "admin" }
+    telemetry: { metrics: "admin", ledgerCheckIntervalMs: 300 }
   })
 })
 
@@ -195,6 +196,16 @@ describe("/metrics", () => {
     expect(value(s, "pixgate_ledger_check_ok", { mode: "test" })).toBe(1)
     expect(value(s, "pixgate_ledger_check_problems", { mode: "test" })).toBe(0)
     expect(value(s, "pixgate_ledger_check_timestamp_seconds", { mode: "test" })).toBeGreaterThan(1.7e9)
+  })
+
+  it("checks the ledger of both modes periodically when asked to", async () => {
+    // Only the periodic check looks at live mode here.
+    await until("a periodic check of live mode", async () =>
+      has(await scrape(), "pixgate_ledger_check_timestamp_seconds", { mode: "live" })
+    )
+    const s = await scrape()
+    expect(value(s, "pixgate_ledger_check_ok", { mode: "live" })).toBe(1)
+    expect(value(s, "pixgate_ledger_check_problems", { mode: "live" })).toBe(0)
   })
 
   it("the Grafana dashboard queries only metrics a scrape has", async () => {

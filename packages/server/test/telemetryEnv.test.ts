@@ -26,6 +26,9 @@ describe("Environment.telemetry", () => {
 
   it("reads the metrics switch, the metrics port and the OTLP variables", () => {
     expect(read({ PIXGATE_METRICS: "1" })).toEqual(Either.right({ metrics: "admin" }))
+    expect(read({ PIXGATE_LEDGER_CHECK_INTERVAL_S: "3600" })).toEqual(
+      Either.right({ ledgerCheckIntervalMs: 3_600_000 })
+    )
     expect(read({ PIXGATE_METRICS_PORT: "9464", PIXGATE_METRICS_HOST: "10.0.0.5" })).toEqual(
       Either.right({ metrics: { port: 9464, host: "10.0.0.5" } })
     )

@@ -120,7 +120,12 @@ export const startLive = async (
     })
     req.on("end", () => {
       const event = JSON.parse(body) as { event: string; data: Record<string, unknown> }
-      webhooks.push({ type: event.event, data: event.data, traceparent: req.headers.traceparent })
+      const traceparent = req.headers.traceparent
+      webhooks.push({
+        type: event.event,
+        data: event.data,
+        traceparent: typeof traceparent === "string" ? traceparent : undefined
+      })
       res.end("ok")
     })
   })
