@@ -324,6 +324,10 @@ export const serve = {
     [
       "OTEL_EXPORTER_OTLP_ENDPOINT",
       "push traces and metrics by OTLP/HTTP (and the other OTEL_* of docs/operations.md)"
+    ],
+    [
+      "PIXGATE_LEDGER_CHECK_INTERVAL_S",
+      "check the ledger every so many seconds (default 0: off; one instance)"
     ]
   ],
   examples: [
