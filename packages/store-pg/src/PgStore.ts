@@ -5,10 +5,11 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { type PgClient, PgMigrator } from "@effect/sql-pg"
 import type { Store } from "@pixgate/core"
 import { Migrations, SqlStore } from "@pixgate/store-sql"
 import { type Duration, Effect, Layer, Redacted } from "effect"
+import * as Pool from "./Pool.js"
 
 /** Connection and pool settings. */
 export interface PgStoreOptions {
@@ -56,7 +57,7 @@ const migrate = Effect.gen(function* () {
 export const layer = (
   options: PgStoreOptions
 ): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
-  const client = PgClient.layer({
+  const client = Pool.layer({
     url: Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url),
     maxConnections: options.maxConnections ?? 10,
     minConnections: options.minConnections,
