@@ -2,6 +2,7 @@
  * The Postgres pool's use in `/metrics`: the standalone server on a fresh database, requests
  * running, and `pixgate_db_pool_connections` by state from the pool the store made.
  */
+import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { send } from "../../http/test/support/harness.js"
 import { until } from "../../http/test/support/live.js"
@@ -59,5 +60,10 @@ describePostgres("pixgate_db_pool_connections", () => {
     expect(total).toBeLessThanOrEqual(10)
     expect(value(samples, "pixgate_db_pool_connections", { state: "idle" })).toBeLessThanOrEqual(total)
     expect(value(samples, "pixgate_db_pool_connections", { state: "waiting" })).toBeGreaterThanOrEqual(0)
+    const dashboard = readFileSync(
+      new URL("../../../docs/grafana/pixgate-dashboard.json", import.meta.url),
+      "utf8"
+    )
+    expect(dashboard).toContain("pixgate_db_pool_connections")
   })
 })
