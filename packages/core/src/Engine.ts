@@ -61,17 +61,18 @@ const make = Effect.gen(function* () {
   const store = yield* Store
   const gateways = yield* Gateways
   yield* Metrics.preregister
-  const payouts = Telemetry.payouts(yield* Payouts.make)
-  const bankEvents = Telemetry.bankEvents(yield* BankEvents.make)
+  const span = yield* Telemetry.spans
+  const payouts = Telemetry.payouts(yield* Payouts.make, span)
+  const bankEvents = Telemetry.bankEvents(yield* BankEvents.make, span)
   const chargebacks = yield* Chargebacks.make
   const self: EngineShape = {
     config,
-    auth: Telemetry.auth(yield* Auth.make),
+    auth: Telemetry.auth(yield* Auth.make, span),
     idempotency: yield* Idempotency.make,
-    charges: Telemetry.charges(yield* Charges.make),
+    charges: Telemetry.charges(yield* Charges.make, span),
     payouts,
-    payments: Telemetry.payments(yield* Payments.make),
-    transactions: Telemetry.transactions(yield* Transactions.make),
+    payments: Telemetry.payments(yield* Payments.make, span),
+    transactions: Telemetry.transactions(yield* Transactions.make, span),
     bankEvents,
     chargebacks,
     admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),

@@ -1,11 +1,10 @@
 /**
  * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the
  * services stay free of telemetry. Every operation runs in a span named `pixgate.<service>.<op>`
- * (a no-op span unless the runtime has a tracer enabled); a create is counted by mode and
- * outcome (`Metrics`) and its transaction remembered as the origin of its webhooks
- * (`TraceContext`).
+ * when the runtime traces; a create is counted by mode and outcome (`Metrics`) and its
+ * transaction remembered as the origin of its webhooks (`TraceContext`).
  */
-import { Effect } from "effect"
+import { Effect, FiberRef, identity, type Tracer } from "effect"
 import type { AuthShape } from "./Auth.js"
 import type { BankEventsShape } from "./BankEvents.js"
 import type { ChargesShape } from "./Charges.js"
@@ -15,55 +14,72 @@ import type { PayoutsShape } from "./Payouts.js"
 import * as TraceContext from "./TraceContext.js"
 import type { TransactionsShape } from "./Transactions.js"
 
+/** Puts an effect in a span, or leaves it as it is. */
+export type Span = (
+  name: string,
+  options?: Tracer.SpanOptions
+) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+const withSpan: Span = (name, options) => (self) => Effect.withSpan(self, name, options)
+const without: Span = () => identity
+
+/**
+ * `Effect.withSpan` when the runtime traces, read once where a service is built; else nothing:
+ * even a span nobody records costs an exit handler per call (a few microseconds).
+ */
+export const spans: Effect.Effect<Span> = Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), (on) =>
+  on ? withSpan : without
+)
+
 const created = <A, E, R>(effect: Effect.Effect<A, E, R>, id: (view: A) => string) =>
   Effect.tap(effect, (view) => TraceContext.remember(id(view)))
 
 /** Charges with spans, counted by outcome. */
-export const charges = (service: ChargesShape): ChargesShape => ({
+export const charges = (service: ChargesShape, span: Span): ChargesShape => ({
   create: (caller, input) =>
     Metrics.countCreate(
       Metrics.charges,
       caller.mode,
       created(service.create(caller, input), (view) => view.transactionId)
-    ).pipe(Effect.withSpan("pixgate.charges.create", { attributes: { "pixgate.mode": caller.mode } })),
-  expire: (id) => Effect.withSpan(service.expire(id), "pixgate.charges.expire")
+    ).pipe(span("pixgate.charges.create", { attributes: { "pixgate.mode": caller.mode } })),
+  expire: (id) => span("pixgate.charges.expire")(service.expire(id))
 })
 
 /** Payouts with spans, counted by outcome. */
-export const payouts = (service: PayoutsShape): PayoutsShape => ({
+export const payouts = (service: PayoutsShape, span: Span): PayoutsShape => ({
   create: (caller, input) =>
     Metrics.countCreate(
       Metrics.payouts,
       caller.mode,
       created(service.create(caller, input), (view) => view.transactionId)
-    ).pipe(Effect.withSpan("pixgate.payouts.create", { attributes: { "pixgate.mode": caller.mode } })),
-  settle: (id, endToEndId) => Effect.withSpan(service.settle(id, endToEndId), "pixgate.payouts.settle"),
-  fail: (id, reason) => Effect.withSpan(service.fail(id, reason), "pixgate.payouts.fail")
+    ).pipe(span("pixgate.payouts.create", { attributes: { "pixgate.mode": caller.mode } })),
+  settle: (id, endToEndId) => span("pixgate.payouts.settle")(service.settle(id, endToEndId)),
+  fail: (id, reason) => span("pixgate.payouts.fail")(service.fail(id, reason))
 })
 
 /** Payments with spans, counted by outcome. */
-export const payments = (service: PaymentsShape): PaymentsShape => ({
+export const payments = (service: PaymentsShape, span: Span): PaymentsShape => ({
   create: (caller, request) =>
     Metrics.countCreate(
       Metrics.payments,
       caller.mode,
       created(service.create(caller, request), (view) => view.id)
-    ).pipe(Effect.withSpan("pixgate.payments.create", { attributes: { "pixgate.mode": caller.mode } }))
+    ).pipe(span("pixgate.payments.create", { attributes: { "pixgate.mode": caller.mode } }))
 })
 
 /** The transaction list with a span. */
-export const transactions = (service: TransactionsShape): TransactionsShape => ({
-  list: (caller, input) => Effect.withSpan(service.list(caller, input), "pixgate.transactions.list")
+export const transactions = (service: TransactionsShape, span: Span): TransactionsShape => ({
+  list: (caller, input) => span("pixgate.transactions.list")(service.list(caller, input))
 })
 
 /** Authentication with a span. */
-export const auth = (service: AuthShape): AuthShape => ({
-  authenticate: (rawKey) => Effect.withSpan(service.authenticate(rawKey), "pixgate.auth.authenticate")
+export const auth = (service: AuthShape, span: Span): AuthShape => ({
+  authenticate: (rawKey) => span("pixgate.auth.authenticate")(service.authenticate(rawKey))
 })
 
 /** What the bank reports, with spans. */
-export const bankEvents = (service: BankEventsShape): BankEventsShape => ({
-  chargePaid: (event) => Effect.withSpan(service.chargePaid(event), "pixgate.bank.charge_paid"),
-  pixReceived: (event) => Effect.withSpan(service.pixReceived(event), "pixgate.bank.pix_received"),
-  pixReturned: (id) => Effect.withSpan(service.pixReturned(id), "pixgate.bank.pix_returned")
+export const bankEvents = (service: BankEventsShape, span: Span): BankEventsShape => ({
+  chargePaid: (event) => span("pixgate.bank.charge_paid")(service.chargePaid(event)),
+  pixReceived: (event) => span("pixgate.bank.pix_received")(service.pixReceived(event)),
+  pixReturned: (id) => span("pixgate.bank.pix_returned")(service.pixReturned(id))
 })

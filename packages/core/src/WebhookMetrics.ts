@@ -19,9 +19,7 @@ export const outcomeOf = (outcome: WebhookOutcome): string =>
         ? "timeout"
         : "unreachable"
 
-const modeOutcome = ["mode", "outcome"] as const
-const modeStatus = ["mode", "status"] as const
-const modeState = ["mode", "state"] as const
+const { modeOutcome, modeState, modeStatus } = Metrics.labelNames
 
 /** Counts one attempt, its duration, and the delivery's end when it was the last one (`final`). */
 export const attempted = (

@@ -10,6 +10,7 @@ import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 import * as SigningKeys from "./SigningKeys.js"
 import { type ClaimedJob, DeliveryStore, fromFull, JobStore, type Store, type StoreError } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 import * as TraceContext from "./TraceContext.js"
 import * as WebhookMetrics from "./WebhookMetrics.js"
 import * as WebhookSignature from "./WebhookSignature.js"
@@ -51,6 +52,7 @@ export const make = Effect.gen(function* () {
   const signatureHeader = `X-${name}-Signature`
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
+  const span = yield* Telemetry.spans
 
   const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
     Effect.gen(function* () {
@@ -96,7 +98,7 @@ export const make = Effect.gen(function* () {
         endpoint === null
           ? { statusCode: null, error: endpointRemoved }
           : yield* send(endpoint, event, at).pipe(
-              Effect.withSpan("pixgate.webhooks.attempt", {
+              span("pixgate.webhooks.attempt", {
                 kind: "client",
                 attributes: {
                   "pixgate.mode": event.mode,

@@ -29,6 +29,7 @@ import { EngineConfig } from "./Config.js"
 import { type JobId, type JobLane, jobLanes } from "./Domain.js"
 import { JobRunner } from "./Jobs.js"
 import { type ClaimedJob, fromFull, type JobFairness, JobStore, type Store } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 import * as WorkerMetrics from "./WorkerMetrics.js"
 
 /** Worker options beyond the engine configuration. */
@@ -70,6 +71,7 @@ export const runWith = (
       const poll = Duration.toMillis(config.workerPollInterval)
       const tick = Duration.toMillis(config.workerTick)
       const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
+      const span = yield* Telemetry.spans
 
       // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
       // reverse order): stopping first waits up to `grace`, then interrupts what is left.
@@ -105,7 +107,7 @@ export const runWith = (
 
       const runJob = (l: Lane, job: ClaimedJob, start: number) =>
         runner.run(job).pipe(
-          Effect.withSpan("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
+          span("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void

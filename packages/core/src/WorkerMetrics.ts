@@ -9,8 +9,7 @@ import type { JobLane } from "./Domain.js"
 import * as Metrics from "./Metrics.js"
 import type { ClaimedJob } from "./Store.js"
 
-const kindNames = ["kind"] as const
-const laneNames = ["lane"] as const
+const { kind: kindNames, lane: laneNames } = Metrics.labelNames
 
 /** Counts claimed jobs and how long after their due time they were claimed. */
 export const claimed = (jobs: ReadonlyArray<ClaimedJob>, now: number): Effect.Effect<void> =>

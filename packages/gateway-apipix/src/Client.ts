@@ -139,5 +139,5 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         return yield* request(c, yield* current)
       })
 
-    return { call: PspMetrics.instrument(call), tokensIssued: () => issued }
+    return { call: yield* PspMetrics.instrument(call), tokensIssued: () => issued }
   })

@@ -4,7 +4,7 @@
  * that are not plain lowercase words (txids, end-to-end ids, the PIX key) become `:id`, so no
  * id reaches a label and the series stay bounded. The client wraps its `call` here at one point.
  */
-import { Metrics } from "@pixgate/core"
+import { Metrics, Telemetry } from "@pixgate/core"
 import { Clock, Effect, Metric } from "effect"
 import type { PspCall, PspError, PspResponse } from "./Client.js"
 
@@ -38,10 +38,11 @@ const outcomeOf = (status: number): string =>
 
 const names = ["operation", "outcome"] as const
 
-/** `call` traced and measured. */
-export const instrument =
-  (call: (c: PspCall) => Effect.Effect<PspResponse, PspError>) =>
-  (c: PspCall): Effect.Effect<PspResponse, PspError> => {
+/** `call` measured, and traced when the runtime traces (read once, when the client is built). */
+export const instrument = (
+  call: (c: PspCall) => Effect.Effect<PspResponse, PspError>
+): Effect.Effect<(c: PspCall) => Effect.Effect<PspResponse, PspError>> =>
+  Effect.map(Telemetry.spans, (span) => (c: PspCall) => {
     const operation = operationOf(c)
     return Effect.flatMap(Clock.currentTimeMillis, (start) =>
       Effect.onExit(call(c), (exit) =>
@@ -60,9 +61,9 @@ export const instrument =
         )
       )
     ).pipe(
-      Effect.withSpan(`psp ${operation}`, {
+      span(`psp ${operation}`, {
         kind: "client",
         attributes: { "pixgate.psp.operation": operation, "http.request.method": c.method }
       })
     )
-  }
+  })
