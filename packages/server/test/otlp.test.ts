@@ -3,7 +3,7 @@
  * in live mode against the PSP simulator: a request's server span has the engine's span and the
  * PSP call's span under it, and the webhook the request caused reaches the merchant with a
  * `traceparent` of that trace. The same run's PSP calls are counted on the metrics listener of
- * its own port.
+ * its own port, and the metrics are pushed to the receiver's /v1/metrics.
  */
 
 import { mkdtempSync, rmSync } from "node:fs"
@@ -38,6 +38,7 @@ interface Export {
 const spans: Array<Span> = []
 const services = new Set<string>()
 const paths: Array<string> = []
+const metricBodies: Array<string> = []
 let collector: HttpServer
 let telemetry: Telemetry.Telemetry
 let live: Live
@@ -51,6 +52,7 @@ beforeAll(async () => {
     })
     req.on("end", () => {
       paths.push(`${req.method} ${req.url} ${req.headers["content-type"]}`)
+      if (req.url === "/v1/metrics") metricBodies.push(body)
       if (req.url === "/v1/traces") {
         const data = JSON.parse(body) as Export
         for (const resource of data.resourceSpans) {
@@ -68,7 +70,13 @@ beforeAll(async () => {
   telemetry = await Telemetry.start(
     {
       metrics: { port: 0 },
-      otlp: { tracesUrl: `${base}/v1/traces`, protocol: "http/json", tracesIntervalMs: 100 },
+      otlp: {
+        tracesUrl: `${base}/v1/traces`,
+        metricsUrl: `${base}/v1/metrics`,
+        protocol: "http/json",
+        tracesIntervalMs: 100,
+        metricsIntervalMs: 200
+      },
       serviceName: "pixgate-otlp-test"
     },
     undefined
@@ -151,5 +159,14 @@ describe("OTLP traces", () => {
     )
     expect(samples.some((s) => Object.values(s.labels).some((v) => v.includes(charge.body.txid)))).toBe(false)
     expect((await fetch(telemetry.metricsUrl!.replace("/metrics", "/other"))).status).toBe(404)
+
+    // And pushed by OTLP/HTTP too.
+    await until("the metrics arrive at the collector", () =>
+      metricBodies.some(
+        (body) => body.includes("pixgate_psp_calls_total") && body.includes("pixgate_http_requests_total")
+      )
+    )
+    const pushed = JSON.parse(metricBodies.at(-1)!) as { resourceMetrics: ReadonlyArray<unknown> }
+    expect(pushed.resourceMetrics.length).toBeGreaterThan(0)
   })
 })
