@@ -115,7 +115,9 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       answer(exchange, id, start, served, route)
       return undefined
     }
-    const fiber = fork(traced ? HttpMetrics.span(served, exchange.method, route) : served)
+    const fiber = fork(
+      traced ? HttpMetrics.span(served, exchange.method, route, exchange.header("traceparent")) : served
+    )
     fiber.addObserver((exit) => settle(exchange, id, start, route, exit))
     return fiber.unsafePoll() === null ? () => fiber.unsafeInterruptAsFork(FiberId.none) : undefined
   }

@@ -7,7 +7,7 @@
  * lookup and two additions.
  */
 import { Metrics } from "@pixgate/core"
-import { Effect, FiberRef, FiberRefs, Metric, type Runtime } from "effect"
+import { Effect, FiberRef, FiberRefs, Metric, type Runtime, Tracer } from "effect"
 
 /** Requests answered, by method, route template and status. */
 export const requests = Metric.counter("pixgate_http_requests_total", {
@@ -40,13 +40,33 @@ export const record = (method: string, route: string, status: number, durationMs
 export const tracing = <R>(runtime: Runtime.Runtime<R>): boolean =>
   FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentTracerEnabled)
 
-/** `effect` in the request's server span, named by method and route template. */
+const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** The caller's span from a W3C `traceparent` header (version 00), when it is well formed. */
+export const callerSpan = (header: string | undefined): Tracer.ExternalSpan | undefined => {
+  const match = header === undefined ? null : traceparent.exec(header.trim())
+  if (match === null || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return undefined
+  return Tracer.externalSpan({
+    traceId: match[1]!,
+    spanId: match[2]!,
+    sampled: (Number.parseInt(match[3]!, 16) & 1) === 1
+  })
+}
+
+/**
+ * `effect` in the request's server span, named by method and route template; a child of the
+ * caller's span when the request carries a `traceparent`, so a platform's trace continues here.
+ */
 export const span = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   method: string,
-  route: string
-): Effect.Effect<A, E, R> =>
-  Effect.withSpan(effect, `${method} ${route}`, {
+  route: string,
+  caller: string | undefined
+): Effect.Effect<A, E, R> => {
+  const parent = callerSpan(caller)
+  return Effect.withSpan(effect, `${method} ${route}`, {
     kind: "server",
-    attributes: { "http.request.method": method, "http.route": route }
+    attributes: { "http.request.method": method, "http.route": route },
+    ...(parent === undefined ? {} : { parent })
   })
+}

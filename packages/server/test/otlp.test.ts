@@ -149,6 +149,18 @@ describe("OTLP traces", () => {
     expect(attempt.traceId).toBe(request.traceId)
     expect(ancestors(attempt).map((s) => s.spanId)).toContain(request.spanId)
 
+    // A caller's trace continues: its traceparent makes the request span its child.
+    const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    const listed = await live.h.request("GET", "/api/v1/transactions?limit=1", {
+      key: liveKey,
+      headers: { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` }
+    })
+    expect(listed.status).toBe(200)
+    await until("the list's span arrives", () => spans.some((s) => s.name === "GET /api/v1/transactions"))
+    const list = spans.find((s) => s.name === "GET /api/v1/transactions")!
+    expect(list.traceId).toBe(callerTrace)
+    expect(list.parentSpanId).toBe("00f067aa0ba902b7")
+
     // The PSP calls on the metrics listener of its own port, by operation template and outcome.
     const scrape = await fetch(telemetry.metricsUrl!)
     expect(scrape.status).toBe(200)
