@@ -9,7 +9,7 @@ import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Metrics } from "@pixgate/core"
-import { Duration, Effect, type Layer, Metric, Redacted, Schedule } from "effect"
+import { Duration, Effect, type Layer, Metric, Redacted, Schedule, type Scope } from "effect"
 import * as Pg from "pg"
 
 /** Connections of the pool by state: open (`total`), `idle`, requests `waiting` for one, and the `max`. */
@@ -30,6 +30,17 @@ export const sample = (pool: Pg.Pool, max: number): void => {
   connections.unsafeUpdate(pool.waitingCount, Metrics.labels(states, ["waiting"]))
   connections.unsafeUpdate(max, Metrics.labels(states, ["max"]))
 }
+
+/** Samples `pool` into the gauge every `sampleInterval` for the life of the scope (any pool the store makes). */
+export const watch = (pool: Pg.Pool, max: number): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.asVoid(
+    Effect.forkScoped(
+      Effect.repeat(
+        Effect.sync(() => sample(pool, max)),
+        Schedule.spaced(sampleInterval)
+      )
+    )
+  )
 
 const make = (options: PgClient.PgClientConfig) =>
   Effect.gen(function* () {
@@ -68,12 +79,7 @@ const make = (options: PgClient.PgClientConfig) =>
           })
       })
     )
-    yield* Effect.forkScoped(
-      Effect.repeat(
-        Effect.sync(() => sample(pool, max)),
-        Schedule.spaced(sampleInterval)
-      )
-    )
+    yield* watch(pool, max)
     return pool
   })
 
