@@ -22,6 +22,7 @@ import * as Errors from "./Errors.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
@@ -372,7 +373,10 @@ export const make = (deps: {
         })),
       /** Ledger invariants of a mode. */
       checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
-        Effect.catchTag(ledger.checkLedger(mode), "StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+        ledger.checkLedger(mode).pipe(
+          Effect.tap((check) => Metrics.ledgerChecked(mode, check)),
+          Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e)))
+        ),
       /** Sandbox: the payer pays a test charge now. */
       sandboxPayCharge: (transactionId: string) =>
         Effect.gen(function* () {

@@ -20,6 +20,7 @@ import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
+import * as Metrics from "./Metrics.js"
 import type { Cents } from "./Money.js"
 import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
@@ -173,6 +174,7 @@ export const make = Effect.gen(function* () {
         entry: Ledger.chargeCompleted(paid, now),
         effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }
       })
+      yield* Metrics.countChange(Metrics.charges, "paid", advanced)
       return Option.isSome(advanced) ? ("completed" as const) : ("ignored" as const)
     })
 

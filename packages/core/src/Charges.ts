@@ -22,6 +22,7 @@ import * as Fees from "./Fees.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import * as QrImage from "./QrImage.js"
 import { type CreateCharge, checkAmount } from "./Requests.js"
@@ -210,6 +211,7 @@ export const make = Effect.gen(function* () {
           ...completes
         })
       })
+      yield* Metrics.countChange(Metrics.charges, "expired", advanced)
       return Option.isSome(advanced)
     })
 

@@ -23,10 +23,12 @@ import * as Health from "./Health.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
 import { CurrentJob, JobRunner } from "./Jobs.js"
+import * as Metrics from "./Metrics.js"
 import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Sandbox from "./Sandbox.js"
 import { type ClaimedJob, fromFull, JobStore, ReadStore, Store, type StoreError } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
 import type { WebhookTransport } from "./WebhookTransport.js"
@@ -61,17 +63,19 @@ const make = Effect.gen(function* () {
   const config = yield* Config.EngineConfig
   const store = yield* Store
   const gateways = yield* Gateways
-  const payouts = yield* Payouts.make
-  const bankEvents = yield* BankEvents.make
+  yield* Metrics.preregister
+  const span = yield* Telemetry.spans
+  const payouts = Telemetry.payouts(yield* Payouts.make, span)
+  const bankEvents = Telemetry.bankEvents(yield* BankEvents.make, span)
   const chargebacks = yield* Chargebacks.make
   const self: EngineShape = {
     config,
-    auth: yield* Auth.make,
+    auth: Telemetry.auth(yield* Auth.make, span),
     idempotency: yield* Idempotency.make,
-    charges: yield* Charges.make,
+    charges: Telemetry.charges(yield* Charges.make, span),
     payouts,
-    payments: yield* Payments.make,
-    transactions: yield* Transactions.make,
+    payments: Telemetry.payments(yield* Payments.make, span),
+    transactions: Telemetry.transactions(yield* Transactions.make, span),
     bankEvents,
     chargebacks,
     admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),

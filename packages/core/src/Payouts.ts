@@ -24,6 +24,7 @@ import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
+import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import * as PayoutSend from "./PayoutSend.js"
 import { type CreatePayout, checkAmount } from "./Requests.js"
@@ -88,6 +89,7 @@ export const make = Effect.gen(function* () {
           ...completes
         })
       })
+      yield* Metrics.countChange(Metrics.payouts, "failed", advanced)
       return Option.isSome(advanced)
     })
 
@@ -106,6 +108,7 @@ export const make = Effect.gen(function* () {
         entry: null,
         effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
       })
+      yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
       return Option.isSome(advanced)
     })
 

@@ -41,8 +41,11 @@ export const refusedAddress = (reason: string): string => `Transport: EPRIVATEAD
 /** Most answer bytes read (and discarded) so the connection can be reused. */
 export const bodyReadLimit = 64 * 1024
 
+/** How the error text of an attempt that timed out starts. */
+export const timedOutPrefix = "Timed out after "
+
 /** The error text of an attempt that timed out. */
-export const timedOut = (timeoutMs: number): string => `Timed out after ${timeoutMs} ms`
+export const timedOut = (timeoutMs: number): string => `${timedOutPrefix}${timeoutMs} ms`
 
 /** Sends webhook POSTs; redirects are not followed, and no failure escapes as an error. */
 export interface WebhookTransportShape {

@@ -10,6 +10,9 @@ import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 import * as SigningKeys from "./SigningKeys.js"
 import { type ClaimedJob, DeliveryStore, fromFull, JobStore, type Store, type StoreError } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
+import * as TraceContext from "./TraceContext.js"
+import * as WebhookMetrics from "./WebhookMetrics.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import { causeChain, refusedAddress, WebhookTransport } from "./WebhookTransport.js"
 import * as WebhookUrl from "./WebhookUrl.js"
@@ -61,6 +64,7 @@ export const make = Effect.gen(function* () {
   const signatureHeader = `X-${name}-Signature`
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
+  const span = yield* Telemetry.spans
 
   const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
     Effect.gen(function* () {
@@ -83,6 +87,7 @@ export const make = Effect.gen(function* () {
         WebhookSignature.sign(key, event.id, timestamp, body)
       )
       const signature = signatures.join(" ")
+      const trace = yield* TraceContext.headers
       return yield* transport.post({
         url: endpoint.url,
         body,
@@ -93,7 +98,8 @@ export const make = Effect.gen(function* () {
           [signatureHeader]: endpoint.secret,
           "webhook-id": event.id,
           "webhook-timestamp": String(timestamp),
-          "webhook-signature": signature
+          "webhook-signature": signature,
+          ...trace
         }
       })
     }).pipe(
@@ -113,10 +119,32 @@ export const make = Effect.gen(function* () {
       const n = delivery.attempts + 1
       const at = yield* Clock.currentTimeMillis
       const outcome =
-        endpoint === null ? { statusCode: null, error: endpointRemoved } : yield* send(endpoint, event, at)
+        endpoint === null
+          ? { statusCode: null, error: endpointRemoved }
+          : yield* send(endpoint, event, at).pipe(
+              span("pixgate.webhooks.attempt", {
+                kind: "client",
+                attributes: {
+                  "pixgate.mode": event.mode,
+                  "pixgate.event_type": event.type,
+                  "pixgate.attempt": n
+                },
+                ...Option.match(TraceContext.originOf(event.data.transactionId), {
+                  onNone: () => ({}),
+                  onSome: (parent) => ({ parent })
+                })
+              })
+            )
       const endedAt = yield* Clock.currentTimeMillis
       const delivered = outcome.statusCode === 200
       const retry = !delivered && endpoint !== null && n < maxAttempts
+      yield* WebhookMetrics.attempted(
+        event.mode,
+        endpoint === null,
+        outcome,
+        endedAt - at,
+        delivered || !retry
+      )
       yield* store.recordAttempt({
         jobId: job.id,
         attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
@@ -138,6 +166,7 @@ export const make = Effect.gen(function* () {
         mode: delivery.mode,
         url: originOf(endpoint.url)
       }
+      yield* WebhookMetrics.transition(delivery.mode, change)
       if (change === "failing") {
         yield* Effect.logWarning(
           `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +

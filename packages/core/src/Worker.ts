@@ -29,6 +29,8 @@ import { EngineConfig } from "./Config.js"
 import { type JobId, type JobLane, jobLanes } from "./Domain.js"
 import { JobRunner } from "./Jobs.js"
 import { type ClaimedJob, fromFull, type JobFairness, JobStore, type Store } from "./Store.js"
+import * as Telemetry from "./Telemetry.js"
+import * as WorkerMetrics from "./WorkerMetrics.js"
 
 /** Worker options beyond the engine configuration. */
 export interface WorkerOptions {
@@ -91,6 +93,7 @@ export const runWith = (
       const poll = Duration.toMillis(config.workerPollInterval)
       const tick = Duration.toMillis(config.workerTick)
       const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
+      const span = yield* Telemetry.spans
 
       // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
       // reverse order): stopping first waits up to `grace`, then interrupts what is left.
@@ -125,21 +128,27 @@ export const runWith = (
       }
       yield* store.watchJobs((name, at) => poke(lanes[name], at))
 
-      const runJob = (l: Lane, job: ClaimedJob) =>
+      const runJob = (l: Lane, job: ClaimedJob, start: number) =>
         runner.run(job).pipe(
+          span("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void
               : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
-                  Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
+                  Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
+                  Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job)))
                 )
           ),
           Effect.ensuring(
-            Effect.sync(() => {
-              const wasFull = l.running.size >= l.concurrency
-              l.running.delete(job.id)
-              if (wasFull || l.capped) poke(l, Number.NEGATIVE_INFINITY)
-            })
+            Clock.clockWith((clock) =>
+              Effect.sync(() => {
+                const wasFull = l.running.size >= l.concurrency
+                l.running.delete(job.id)
+                WorkerMetrics.inFlight(l.name, l.running.size)
+                WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
+                if (wasFull || l.capped) poke(l, Number.NEGATIVE_INFINITY)
+              })
+            )
           ),
           Effect.asVoid
         )
@@ -181,11 +190,13 @@ export const runWith = (
             l.failures = 0
           }
           l.capped = false
+          yield* WorkerMetrics.claimed(jobs, now)
           for (const job of jobs) {
             if (l.running.has(job.id)) continue
             l.running.add(job.id)
-            yield* FiberSet.run(fibers, runJob(l, job))
+            yield* FiberSet.run(fibers, runJob(l, job, now))
           }
+          WorkerMetrics.inFlight(l.name, l.running.size)
           if (jobs.length === limit) return
           l.notBefore = now + tick
           const next = yield* store.nextJobAt(l.name)
@@ -193,6 +204,7 @@ export const runWith = (
           // A job due at the claim yet not claimed is over its endpoint's share (a finished job
           // wakes the lane), or belongs to another instance's race: poll.
           l.capped = l.fairness !== undefined && Option.isSome(next) && next.value <= now
+          yield* WorkerMetrics.laneState(l.name, l.capped, next, later)
           const wait = Option.match(next, {
             onNone: () => poll,
             onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))

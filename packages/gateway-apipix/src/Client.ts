@@ -12,6 +12,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Option, Redacted, SynchronizedRef } from "effect"
 import { retryAfterMs } from "./Problem.js"
+import * as PspMetrics from "./PspMetrics.js"
 import { type ApiPixSettings, defaults } from "./Settings.js"
 
 /** A call that did not get an answer worth reading: its outcome is unknown. */
@@ -196,5 +197,5 @@ export const make = (settings: ApiPixSettings): Effect.Effect<PspClient, never, 
         }
       }).pipe(deadline)
 
-    return { call, tokensIssued: () => issued }
+    return { call: yield* PspMetrics.instrument(call), tokensIssued: () => issued }
   })

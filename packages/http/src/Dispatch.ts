@@ -9,6 +9,7 @@
  */
 import { Errors } from "@pixgate/core"
 import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
+import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming } from "./Incoming.js"
 import * as Log from "./Log.js"
 import * as Redact from "./Redact.js"
@@ -45,13 +46,15 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
   const logRequests = Log.enabled(log, "info")
   const logErrors = Log.enabled(log, "error")
   const logWarnings = Log.enabled(log, "warning")
+  const traced = HttpMetrics.tracing(runtime)
 
   const defect = (id: string, cause: Cause.Cause<unknown>) => {
     if (logErrors) log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
   }
-  const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer) => {
+  const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer, route: string) => {
+    const end = Date.now()
+    HttpMetrics.record(exchange.method, route, reply.status, end - start)
     if (logRequests) {
-      const end = Date.now()
       const path = Redact.path(Router.pathOf(exchange.url))
       const code = reply.status >= 400 ? Log.codeOf(reply.body) : undefined
       log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
@@ -66,9 +69,10 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     exchange: Exchange,
     id: string,
     start: number,
+    route: string,
     exit: Exit.Exit<Respond.Answer, Respond.Failure>
   ) => {
-    if (exit._tag === "Success") return answer(exchange, id, start, exit.value)
+    if (exit._tag === "Success") return answer(exchange, id, start, exit.value, route)
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) {
       const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
@@ -79,19 +83,21 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
         const outcome = error._tag === "StorageUnavailable" ? error.outcome : undefined
         log.write(Log.failureLine(Date.now(), status, error.code, cause, id, outcome))
       }
-      return answer(exchange, id, start, Respond.failure(failure.value))
+      return answer(exchange, id, start, Respond.failure(failure.value), route)
     }
-    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned)
+    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned, route)
     defect(id, exit.cause)
-    answer(exchange, id, start, internal)
+    answer(exchange, id, start, internal, route)
   }
 
   return (exchange, pass) => {
     const start = Date.now()
     const id = requestId(exchange.header("x-request-id"))
     let served: Respond.Answer | Effect.Effect<Respond.Answer, Respond.Failure, R> | undefined
+    let route = HttpMetrics.unmatched
     try {
       const match = router.find(exchange.method, exchange.url)
+      if (match._tag === "Route") route = match.route.path
       served =
         match._tag === "Route"
           ? match.route.serve(exchange, match.params)
@@ -109,11 +115,13 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       return undefined
     }
     if (served instanceof Respond.Answer) {
-      answer(exchange, id, start, served)
+      answer(exchange, id, start, served, route)
       return undefined
     }
-    const fiber = fork(served)
-    fiber.addObserver((exit) => settle(exchange, id, start, exit))
+    const fiber = fork(
+      traced ? HttpMetrics.span(served, exchange.method, route, exchange.header("traceparent")) : served
+    )
+    fiber.addObserver((exit) => settle(exchange, id, start, route, exit))
     return fiber.unsafePoll() === null ? () => fiber.unsafeInterruptAsFork(FiberId.none) : undefined
   }
 }

@@ -34,6 +34,7 @@ import {
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
 import * as Body from "./Body.js"
+import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming, RawBody } from "./Incoming.js"
 import { AdminToken, ApiKey, PixgateApi } from "./PixgateApi.js"
 import * as RateLimit from "./RateLimit.js"
@@ -154,6 +155,13 @@ const tables = (admin: Redacted.Redacted<string> | undefined): Tables => ({
 })
 
 const isAdminPath = (url: string) => Router.stripBase(url, adminBase) !== undefined
+
+/** The template of the native route a request goes to, for the metrics' route label. */
+const routeOf = (tables: Tables, request: HttpServerRequest.HttpServerRequest): string => {
+  const table = isAdminPath(request.url) ? tables.admin : tables.public
+  const match = table?.find(request.method, request.url)
+  return match?._tag === "Route" ? match.route.path : HttpMetrics.unmatched
+}
 
 const notFound = Respond.failure(Respond.notFound())
 const internal = Respond.failure(Respond.internal())
@@ -325,9 +333,11 @@ const respond = (context: Context.Context<Requirements>, tables: Tables, options
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const id = requestId(request.headers["x-request-id"])
-      return Effect.map(answered(app), (response) =>
-        HttpServerResponse.setHeader(response, "x-request-id", id)
-      )
+      const start = Date.now()
+      return Effect.map(answered(app), (response) => {
+        HttpMetrics.record(request.method, routeOf(tables, request), response.status, Date.now() - start)
+        return HttpServerResponse.setHeader(response, "x-request-id", id)
+      })
     })
 }
 

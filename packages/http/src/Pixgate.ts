@@ -7,7 +7,7 @@
  * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
-import { type BankGateway, Engine, type Store, WebhookTransport } from "@pixgate/core"
+import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
 import * as Admin from "./Admin.js"
 import * as Api from "./Api.js"
@@ -72,9 +72,15 @@ export interface PixgateOptions {
   readonly log?: Log.LogOptions
   /**
    * Let the runtime create Effect spans (the engine's and @effect/sql's), for hosts that compose
-   * `layer(options)` with a tracer such as @effect/opentelemetry's. Default `false`.
+   * `layer(options)` with a tracer such as @effect/opentelemetry's (or give it as `telemetry`);
+   * webhooks then carry the `traceparent` of the request that caused them. Default `false`.
    */
   readonly tracing?: boolean
+  /**
+   * Layers the runtime is built over, e.g. @effect/opentelemetry's tracer and metric readers
+   * (the standalone server's `Telemetry`). Spans need `tracing` too.
+   */
+  readonly telemetry?: Layer.Layer<never>
 }
 
 /** The web handler of one router. */
@@ -141,7 +147,14 @@ export const layer = (
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
   ).pipe(
     Layer.provideMerge(storeOf(options)),
-    Layer.provideMerge(Layer.merge(Log.layer(writer), Layer.setTracerEnabled(options.tracing === true)))
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Log.layer(writer),
+        Layer.setTracerEnabled(options.tracing === true),
+        options.tracing === true ? Layer.succeed(TraceContext.Propagation, true) : Layer.empty,
+        options.telemetry ?? Layer.empty
+      )
+    )
   )
 
 /** A built engine and its routers, before they become handlers (shared by both entries). */

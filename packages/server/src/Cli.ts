@@ -184,6 +184,7 @@ const liveSettings = (io: Io) =>
 const runServe = (io: Io) =>
   Effect.gen(function* () {
     const env = yield* Environment.serve
+    const telemetry = yield* Environment.telemetry
     const live = yield* liveSettings(io)
     const server = yield* Effect.tryPromise({
       try: () =>
@@ -207,6 +208,7 @@ const runServe = (io: Io) =>
           allowPrivateTestWebhooks: env.webhookAddresses.allowPrivateTestWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
           readinessTimeoutMs: env.readinessTimeoutMs,
+          ...(telemetry === undefined ? {} : { telemetry }),
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

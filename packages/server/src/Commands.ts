@@ -319,7 +319,20 @@ export const serve = {
       "1 (default): on Postgres one bucket per key for every instance; 0: per process"
     ],
     ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"],
-    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"]
+    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"],
+    ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind the admin token (docs/operations.md)"],
+    [
+      "PIXGATE_METRICS_PORT",
+      "/metrics on a port of its own instead, no token (PIXGATE_METRICS_HOST, default 127.0.0.1)"
+    ],
+    [
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "push traces and metrics by OTLP/HTTP (and the other OTEL_* of docs/operations.md)"
+    ],
+    [
+      "PIXGATE_LEDGER_CHECK_INTERVAL_S",
+      "check the ledger every so many seconds (default 0: off; one instance)"
+    ]
   ],
   examples: [
     "pixgate serve",

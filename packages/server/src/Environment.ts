@@ -8,6 +8,7 @@
 import { Log } from "@pixgate/http"
 import { Cause, Config, ConfigError, ConfigProvider, Either, Option, Redacted } from "effect"
 import * as Database from "./Database.js"
+import type { TelemetryOptions } from "./Telemetry.js"
 
 /** A variable's text; "" when unset or empty. */
 const text = (name: string): Config.Config<string> => Config.string(name).pipe(Config.withDefault(""))
@@ -115,6 +116,99 @@ export const webhookAddresses = Config.mapOrFail(
       allowPrivateTestWebhooks: privateTestTargets !== "deny",
       allowPrivateLive
     })
+  }
+)
+
+/** The OTLP protocol: OpenTelemetry's default `http/protobuf`, or `http/json`. */
+const otlpProtocol = Config.mapOrFail(text("OTEL_EXPORTER_OTLP_PROTOCOL"), (value) =>
+  value === "" || value === "http/protobuf"
+    ? Either.right("http/protobuf" as const)
+    : value === "http/json"
+      ? Either.right("http/json" as const)
+      : invalid("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json")
+)
+
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `name=value,name2=value2` (values URL-encoded), as OpenTelemetry reads it. */
+const otlpHeaders = Config.mapOrFail(secret("OTEL_EXPORTER_OTLP_HEADERS"), (given) => {
+  if (Option.isNone(given)) return Either.right(undefined)
+  const headers: Record<string, string> = {}
+  for (const pair of Redacted.value(given.value).split(",")) {
+    const at = pair.indexOf("=")
+    if (at <= 0) return invalid("OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs separated by commas")
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim())
+    } catch {
+      return invalid("OTEL_EXPORTER_OTLP_HEADERS has a malformed value")
+    }
+  }
+  return Either.right(headers)
+})
+
+/** A URL given in `name`, checked. */
+const url = (name: string): Config.Config<Option.Option<string>> =>
+  Config.mapOrFail(optionalText(name), (value) =>
+    Option.isNone(value) || /^https?:\/\/[^\s]+$/.test(value.value)
+      ? Either.right(value)
+      : invalid(`${name} must be an http:// or https:// URL`)
+  )
+
+/** OTLP's signal URL: its own variable, else the base endpoint plus the signal's path. */
+const signalUrl = (base: Option.Option<string>, own: Option.Option<string>, path: string) =>
+  Option.isSome(own)
+    ? own.value
+    : Option.isSome(base)
+      ? `${base.value.replace(/\/+$/, "")}${path}`
+      : undefined
+
+/**
+ * What `pixgate serve` exports (docs/operations.md): `PIXGATE_METRICS=1` serves Prometheus text
+ * at `/metrics` behind the admin token, `PIXGATE_METRICS_PORT` (and `PIXGATE_METRICS_HOST`) on
+ * a listener of its own instead; OpenTelemetry's `OTEL_EXPORTER_OTLP_*` variables push traces
+ * and metrics by OTLP/HTTP; `PIXGATE_LEDGER_CHECK_INTERVAL_S` checks the ledger periodically.
+ * Undefined when none is set: nothing is loaded or measured for export.
+ */
+export const telemetry = Config.map(
+  Config.all({
+    metrics: switchedOn("PIXGATE_METRICS"),
+    metricsPort: integer("PIXGATE_METRICS_PORT", -1, 0, 65535),
+    metricsHost: Config.map(text("PIXGATE_METRICS_HOST"), (value) => (value === "" ? "127.0.0.1" : value)),
+    endpoint: url("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    traces: url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+    metricsEndpoint: url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+    protocol: otlpProtocol,
+    headers: otlpHeaders,
+    serviceName: optionalText("OTEL_SERVICE_NAME"),
+    metricsIntervalMs: integer("OTEL_METRIC_EXPORT_INTERVAL", 60_000, 100, 86_400_000),
+    tracesIntervalMs: integer("OTEL_BSP_SCHEDULE_DELAY", 5_000, 10, 3_600_000),
+    ledgerCheckSeconds: integer("PIXGATE_LEDGER_CHECK_INTERVAL_S", 0, 0, 7 * 86_400)
+  }),
+  (env): TelemetryOptions | undefined => {
+    const tracesUrl = signalUrl(env.endpoint, env.traces, "/v1/traces")
+    const metricsUrl = signalUrl(env.endpoint, env.metricsEndpoint, "/v1/metrics")
+    const metrics =
+      env.metricsPort >= 0
+        ? { port: env.metricsPort, host: env.metricsHost }
+        : env.metrics
+          ? "admin"
+          : undefined
+    const otlp =
+      tracesUrl === undefined && metricsUrl === undefined
+        ? undefined
+        : {
+            ...(tracesUrl === undefined ? {} : { tracesUrl }),
+            ...(metricsUrl === undefined ? {} : { metricsUrl }),
+            protocol: env.protocol,
+            ...(env.headers === undefined ? {} : { headers: env.headers }),
+            metricsIntervalMs: env.metricsIntervalMs,
+            tracesIntervalMs: env.tracesIntervalMs
+          }
+    if (metrics === undefined && otlp === undefined && env.ledgerCheckSeconds === 0) return undefined
+    return {
+      ...(env.ledgerCheckSeconds === 0 ? {} : { ledgerCheckIntervalMs: env.ledgerCheckSeconds * 1000 }),
+      ...(metrics === undefined ? {} : { metrics }),
+      ...(otlp === undefined ? {} : { otlp }),
+      ...(Option.isSome(env.serviceName) ? { serviceName: env.serviceName.value } : {})
+    }
   }
 )
 

@@ -16,6 +16,8 @@ import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, Ref } from "effect"
 import * as Database from "./Database.js"
+import type { TelemetryOptions } from "./Telemetry.js"
+import * as Telemetry from "./TelemetryLoader.js"
 
 /** Standalone server settings (the CLI reads them from the environment). */
 export interface ServerOptions {
@@ -72,6 +74,8 @@ export interface ServerOptions {
    * the CLI reads `PIXGATE_READINESS_TIMEOUT_MS`).
    */
   readonly readinessTimeoutMs?: number
+  /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
+  readonly telemetry?: TelemetryOptions
 }
 
 /** A running server. */
@@ -252,6 +256,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     )
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const live = options.live === undefined ? {} : await liveGateway(options.live)
+  const telemetry = await Telemetry.load(options.telemetry, options.adminToken)
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -274,13 +279,16 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...telemetry.engine,
     ...live
   })
+  const stopLedgerChecks = telemetry.watch(pixgate.runtime)
   const admin = pixgate.admin
   const panel = pixgate.panel
   const server = createServer((req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
+    if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
       return answerIndex(req, res, admin !== undefined, panel !== undefined)
     const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
@@ -295,7 +303,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   try {
     address = await listen(server, options.port ?? 3000, host)
   } catch (error) {
+    await stopLedgerChecks()
     await pixgate.dispose()
+    await telemetry.close()
     throw error
   }
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
@@ -307,7 +317,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     admin: admin !== undefined,
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
-    panel: panel === undefined ? null : `${url}${panelPath}`
+    panel: panel === undefined ? null : `${url}${panelPath}`,
+    ...(telemetry.metricsUrl === undefined ? {} : { metrics: telemetry.metricsUrl })
   })
 
   if (options.allowPrivateLiveWebhooks)
@@ -325,7 +336,9 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
       await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
       await drained
+      await stopLedgerChecks()
       await pixgate.dispose()
+      await telemetry.close()
     })()
     return closing
   }

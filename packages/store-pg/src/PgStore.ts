@@ -12,6 +12,7 @@ import type { RateLimitStore, Store } from "@pixgate/core"
 import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import * as MultiHost from "./internal/multiHost.js"
+import * as Pool from "./Pool.js"
 
 /** Connection and pool settings. */
 export interface PgStoreOptions {
@@ -87,7 +88,7 @@ const clientLayer = (options: PgStoreOptions) => {
       catch: (cause) => new SqlError({ cause, message: "Invalid Postgres URL" })
     }).pipe(
       Effect.map((multi) =>
-        multi === undefined ? PgClient.layer(config(url, options)) : multiHostLayer(multi, options)
+        multi === undefined ? Pool.layer(config(url, options)) : multiHostLayer(multi, options)
       )
     )
   )
@@ -148,6 +149,6 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
       })
     ),
     (pool) => Effect.promise(() => pool.end().catch(() => {})).pipe(Effect.timeoutOption(1000))
-  )
+  ).pipe(Effect.tap((pool) => Pool.watch(pool, options.maxConnections ?? 10)))
   return PgClient.layerFromPool({ acquire, applicationName })
 }

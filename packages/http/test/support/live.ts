@@ -18,6 +18,7 @@ import {
   dropDatabase,
   postgresAvailable
 } from "../../../store-pg/test/helpers.js"
+import type { Pixgate } from "../../src/node.js"
 import { type Harness, listen, start } from "./harness.js"
 
 /** A database per live test file: a SQLite file in a temporary directory, and Postgres when up. */
@@ -77,6 +78,8 @@ export const settingsFor = (
 export interface Received {
   readonly type: string
   readonly data: Record<string, unknown>
+  /** The W3C trace context the delivery carried, when tracing is on. */
+  readonly traceparent?: string | undefined
 }
 
 /** A live engine wired to a simulator. */
@@ -105,7 +108,8 @@ export const until = async (what: string, check: () => boolean | Promise<boolean
 export const startLive = async (
   database: string,
   overrides: Partial<Settings.ApiPixSettings> = {},
-  simulator: PspSimulator.PspSimulatorOptions = {}
+  simulator: PspSimulator.PspSimulatorOptions = {},
+  engineOptions: Partial<Pixgate.PixgateOptions> = {}
 ): Promise<Live> => {
   const psp = await PspSimulator.start({ pixKeys: [pixKey], ...simulator })
   const webhooks: Array<Received> = []
@@ -116,7 +120,12 @@ export const startLive = async (
     })
     req.on("end", () => {
       const event = JSON.parse(body) as { event: string; data: Record<string, unknown> }
-      webhooks.push({ type: event.event, data: event.data })
+      const traceparent = req.headers.traceparent
+      webhooks.push({
+        type: event.event,
+        data: event.data,
+        traceparent: typeof traceparent === "string" ? traceparent : undefined
+      })
       res.end("ok")
     })
   })
@@ -134,7 +143,8 @@ export const startLive = async (
         jobLease: Duration.seconds(5)
       }
     },
-    rateLimit: false
+    rateLimit: false,
+    ...engineOptions
   })
   await Effect.runPromise(
     ApiPix.registerWebhook(settings, `${h.base}/bank/callbacks/${secret}`).pipe(
