@@ -46,7 +46,7 @@ const inexactNumbers = (text: string): Array<Inexact> => {
     } else if (c === '"') {
       let end = i + 1
       while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1
-      if (top !== undefined && top.expectingKey) {
+      if (top?.expectingKey) {
         top.key = JSON.parse(text.slice(i, end + 1)) as string
         top.expectingKey = false
         const at = path()

@@ -14,7 +14,11 @@ type Verdict =
   | { readonly ok: true; readonly cents: number }
   | { readonly ok: false; readonly code: string; readonly message: string }
 
-const notPositive: Verdict = { ok: false, code: "invalid_amount", message: "amount must be a positive number" }
+const notPositive: Verdict = {
+  ok: false,
+  code: "invalid_amount",
+  message: "amount must be a positive number"
+}
 
 /** What the contract says of a JSON number text, computed from its digits alone. */
 const expected = (text: string): Verdict => {
