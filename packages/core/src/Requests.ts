@@ -173,7 +173,7 @@ export const text = (field: string, code: string, description: string) => {
 const clientDocProblem = problem("invalid_client_doc", "clientDoc must be a valid CPF or CNPJ")
 
 const clientDocDescription =
-  "A valid CPF or CNPJ (check digits verified; formatted or digits only; alphanumeric CNPJ accepted)"
+  "The payer's (charges) or recipient's (payouts) CPF or CNPJ: check digits verified, formatted or digits only, alphanumeric CNPJ accepted. The request calls it `clientDoc`; answers and the transaction list show it as `clientDocument`, digits only (a request field named `clientDocument` is ignored)"
 
 /** A CPF or CNPJ (formatted or not, check digits verified), read into its unformatted form. */
 export const ClientDocument = Schema.transformOrFail(
@@ -294,7 +294,9 @@ export const CreatePayout = Schema.Struct({
   amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
   pixKey: required(PixKeyField, pixKeyRequired),
   clientName: text("clientName", "invalid_client_name", "The recipient's name"),
-  clientDocument: optionalField(ClientDocument).pipe(Schema.fromKey("clientDoc")),
+  clientDocument: optionalField(ClientDocument)
+    .annotations({ description: clientDocDescription })
+    .pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "A note kept with the payout")
 }).annotations({
   identifier: "PayoutRequest",
@@ -335,7 +337,7 @@ const queryValue = Schema.Union(Schema.String, Schema.Number)
 export const ListTransactionsQuery = Schema.Struct({
   page: Schema.optional(queryValue).annotations({ description: "Page number, from 1 (default 1)" }),
   limit: Schema.optional(queryValue).annotations({
-    description: `Page size (default ${pageSize.default}, at most ${pageSize.max})`
+    description: `Page size (default ${pageSize.default}); above ${pageSize.max} is clamped to ${pageSize.max}`
   }),
   type: Schema.optional(Schema.String).annotations({ description: `One of: ${transactionTypes.join(", ")}` }),
   status: Schema.optional(Schema.String).annotations({
@@ -732,7 +734,12 @@ export const toValidationError = (error: ParseResult.ParseError): ValidationErro
   const found = problems(error.issue)
   const details: Array<ErrorDetail> = found.flatMap((f) => {
     const path = f.problem.path ?? f.path.map(String).join(".")
-    return f.hint === undefined ? [{ path, message: f.message }] : [{ path, message: f.message }, { path, message: f.hint }]
+    return f.hint === undefined
+      ? [{ path, message: f.message }]
+      : [
+          { path, message: f.message },
+          { path, message: f.hint }
+        ]
   })
   return new ValidationError({ code: found[0]!.problem.code, message: found[0]!.message, details })
 }

@@ -92,7 +92,7 @@ export const ListTransactionsUrlParams = Schema.compose(
       Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
     limit: queryParameter(
-      "Items per page (default 20, maximum 100)",
+      "Items per page (default 20). Values above 100 are accepted and clamped to 100 (the answer's `limit` says 100), so the schema has no `maximum`",
       Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
     type: queryParameter("Filter by type", Schema.Literal(...Domain.transactionTypes)),
