@@ -338,8 +338,9 @@ export const RemovedGroup = otherRemoved
   .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
   .annotateContext(
     OpenApi.annotations({
-      title: "Removed",
-      description: "Endpoints removed in version 2.0.0: every method answers 410"
+      title: "Removed in 2.0.0",
+      description:
+        "Endpoints removed in version 2.0.0, kept documented so old clients learn why they fail: every method on these paths answers 410 `endpoint_removed`. Listed last and collapsed on the docs page"
     })
   )
 
@@ -588,8 +589,9 @@ export const PublicApi = HttpApi.make("pixgate")
   .add(ChargesGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
   .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
   .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
-  .add(RemovedGroup)
   .add(DocumentationGroup)
+  // Last: the removed endpoints' tag closes the reference (docs/decisions.md).
+  .add(RemovedGroup)
   .addError(ApiErrors.NotFound, { status: 404 })
   .addError(ApiErrors.MethodNotAllowed, { status: 405 })
   .addError(ApiErrors.Internal, { status: 500 })
