@@ -600,6 +600,9 @@ export const PublicApi = HttpApi.make("pixgate")
       title: "Pixgate API",
       version,
       description:
+        `API version ${version}: every endpoint is under \`/api/v1\`. Compatible changes (new fields, endpoints, ` +
+        "events) come without a version increment, so ignore fields you do not know; an incompatible change makes a " +
+        "new major version, and the previous one is kept at least 12 months after it, with 90 days' notice.\n\n" +
         "PIX charges, payouts and transactions. Authenticate with `x-api-key` (`sk_live_...` or `sk_test_...`; test " +
         "keys use the sandbox). Errors are `{ error, code, details? }`. Removed in 2.0.0 (410): " +
         removedPaths.filter((p) => !p.startsWith("/api")).join(", "),
