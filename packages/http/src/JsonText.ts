@@ -14,6 +14,8 @@ interface Frame {
   readonly array: boolean
   key: Step
   expectingKey: boolean
+  /** The object's keys so far: only a repeated key has earlier findings to forget. */
+  readonly keys: Set<string>
 }
 
 interface Inexact {
@@ -37,7 +39,8 @@ const inexactNumbers = (text: string): Array<Inexact> => {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
     const top = stack[stack.length - 1]
-    if (c === "{" || c === "[") stack.push({ array: c === "[", key: 0, expectingKey: c === "{" })
+    if (c === "{" || c === "[")
+      stack.push({ array: c === "[", key: 0, expectingKey: c === "{", keys: new Set() })
     else if (c === "}" || c === "]") stack.pop()
     else if (c === ",") {
       if (top === undefined) continue
@@ -47,10 +50,13 @@ const inexactNumbers = (text: string): Array<Inexact> => {
       let end = i + 1
       while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1
       if (top?.expectingKey) {
-        top.key = JSON.parse(text.slice(i, end + 1)) as string
+        const key = JSON.parse(text.slice(i, end + 1)) as string
+        top.key = key
         top.expectingKey = false
-        const at = path()
-        found = found.filter((f) => !startsWith(f.path, at))
+        if (top.keys.has(key)) {
+          const at = path()
+          found = found.filter((f) => !startsWith(f.path, at))
+        } else top.keys.add(key)
       }
       i = end
     } else if (c === "-" || (c >= "0" && c <= "9")) {
