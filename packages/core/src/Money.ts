@@ -32,38 +32,84 @@ const tooManyDecimals: AmountError = {
 }
 
 /**
- * Reads the shortest decimal representation of a JSON number (what the client wrote, as far as
- * a double can tell) and turns it into centavos with string arithmetic only.
+ * A JSON number kept as its text, for a number a double cannot hold: `1.0000000000000001` reads
+ * as the double 1, whose decimal is not what the client wrote. The HTTP body reader hands these
+ * over instead of the double, so an amount is judged on the decimal its text denotes.
  */
-const decimalToCents = (value: number): Either.Either<number, AmountError> => {
-  const text = value.toString()
-  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text)
-  if (match === null) return Either.left(notPositive)
-  const [, intPart, fracPart = "", expPart] = match
-  let digits = intPart + fracPart
-  let scale = fracPart.length - (expPart === undefined ? 0 : Number(expPart))
-  if (scale < 0) {
-    digits = digits + "0".repeat(-scale)
-    scale = 0
-  }
-  if (scale > 2) return Either.left(tooManyDecimals)
-  const cents = Number(digits + "0".repeat(2 - scale))
-  // Beyond 2^53 centavos no maximum can be that high: report it as above the maximum.
+export class JsonDecimal {
+  constructor(readonly text: string) {}
+}
+
+/** A decimal as sign, significant digits (no leading or trailing zeros) and a power of ten. */
+interface Decimal {
+  readonly negative: boolean
+  readonly digits: string
+  readonly exponent: number
+}
+
+const JSON_NUMBER = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+
+/**
+ * The exact value a JSON number text (or a double's `toString`) denotes: `1.10`, `1.1e0` and
+ * `0.0011e3` are all 11 x 10^-1; zero is no digits. Undefined for anything else.
+ */
+const decimalOf = (text: string): Decimal | undefined => {
+  const match = JSON_NUMBER.exec(text)
+  if (match === null) return undefined
+  const [, sign, intPart, fracPart = "", expPart = "0"] = match
+  const all = intPart + fracPart
+  const leading = all.length - all.replace(/^0+/, "").length
+  const digits = all.slice(leading).replace(/0+$/, "")
+  const trailing = all.length - leading - digits.length
+  // Exponents beyond 2^53 are already past any amount or any decimal place that matters.
+  const exponent = Math.max(Math.min(Number(expPart), 1e15), -1e15) - fracPart.length + trailing
+  return { negative: sign === "-", digits, exponent: digits === "" ? 0 : exponent }
+}
+
+/**
+ * A JSON number's value as the body reader keeps it: the double when its shortest decimal is the
+ * decimal `text` denotes (`1.10`, `1e-2`, `0.1`), else the text itself as a `JsonDecimal`.
+ */
+export const fromJsonText = (text: string): number | JsonDecimal => {
+  const value = Number(text)
+  const written = decimalOf(text)
+  const read = decimalOf(String(value))
+  return written !== undefined &&
+    read !== undefined &&
+    written.negative === read.negative &&
+    written.digits === read.digits &&
+    written.exponent === read.exponent
+    ? value
+    : new JsonDecimal(text)
+}
+
+/** Centavos of a positive decimal, or why not; beyond 2^53 centavos it is above any maximum. */
+const decimalToCents = (decimal: Decimal | undefined): Either.Either<number, AmountError> => {
+  if (decimal === undefined || decimal.negative || decimal.digits === "") return Either.left(notPositive)
+  const shift = decimal.exponent + 2
+  if (shift < 0) return Either.left(tooManyDecimals)
+  if (decimal.digits.length + shift > 16) return Either.right(Number.POSITIVE_INFINITY)
+  const cents = Number(decimal.digits + "0".repeat(shift))
   return Either.right(Number.isSafeInteger(cents) ? cents : Number.POSITIVE_INFINITY)
 }
 
 /**
- * Parses an API `amount` (JSON number in reais): finite, >= 0.01, at most 2 decimals, at most
- * `maximum`. Anything else gets the docs/decisions.md message.
+ * Parses an API `amount` (JSON number in reais): >= 0.01, at most 2 decimals, at most `maximum`,
+ * judged on the exact decimal the number denotes: a `JsonDecimal`'s text, or a double's shortest
+ * decimal (what the client wrote, as far as a double can tell). Anything else (a string, NaN,
+ * infinity, zero, a negative) gets the docs/decisions.md message.
  */
 export const fromReais = (
   value: unknown,
   maximum: Cents = defaultMaximum
 ): Either.Either<Cents, AmountError> => {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    return Either.left(notPositive)
-  }
-  return Either.flatMap(decimalToCents(value), (cents): Either.Either<Cents, AmountError> => {
+  const decimal =
+    value instanceof JsonDecimal
+      ? decimalOf(value.text)
+      : typeof value === "number" && Number.isFinite(value)
+        ? decimalOf(String(value))
+        : undefined
+  return Either.flatMap(decimalToCents(decimal), (cents): Either.Either<Cents, AmountError> => {
     if (cents <= 0) return Either.left(notPositive)
     if (cents > maximum) {
       return Either.left({

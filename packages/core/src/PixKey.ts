@@ -42,15 +42,19 @@ const parseEmail = (text: string): Either.Either<PixKey, string> => {
   return Either.right({ type: "email", value })
 }
 
-/** Brazilian numbers: DDD 11-99 (no DDD contains a 0), 8-digit landline or 9-digit mobile (9...). */
+/**
+ * PIX phone keys are Brazilian numbers only (the DICT registers a phone key only for a Brazilian
+ * line): +55, a DDD 11-99 (no DDD contains a 0), then an 8-digit landline or a 9-digit mobile
+ * starting with 9. The DICT's own pattern is generic E.164, but no other country's number can
+ * hold a key, so refusing it here says so at once instead of after a failed lookup.
+ */
 const BRAZIL_NUMBER = /^\+55[1-9]{2}(?:9\d{8}|\d{8})$/
 
 const parsePhone = (text: string): Either.Either<PixKey, string> => {
   const value = text.replace(/[\s()-]/g, "")
-  if (!/^\+[1-9]\d{7,14}$/.test(value)) {
-    return Either.left("phone key must be + and 8 to 15 digits (E.164)")
-  }
-  if (value.startsWith("+55") && !BRAZIL_NUMBER.test(value)) {
+  if (!/^\+\d+$/.test(value)) return Either.left("phone key must be + and digits")
+  if (!value.startsWith("+55")) return Either.left("phone key must be a Brazilian number (+55)")
+  if (!BRAZIL_NUMBER.test(value)) {
     return Either.left("Brazilian phone key must be +55, a 2-digit DDD and an 8- or 9-digit number")
   }
   return Either.right({ type: "phone", value })

@@ -21,11 +21,16 @@ import * as PixKey from "./PixKey.js"
 /** The annotation carrying a check's code and message (and its detail path when not the field's). */
 export const ProblemId: unique symbol = Symbol.for("@pixgate/core/Requests/Problem")
 
-/** A failed check: its stable code, message and, when it differs from the field, detail path. */
+/**
+ * A failed check: its stable code, message and, when it differs from the field, detail path;
+ * `hint`, given the refused value, may add a second detail saying more precisely what is wrong
+ * (the code and message stay the contract's).
+ */
 export interface Problem {
   readonly code: string
   readonly message: string
   readonly path?: string
+  readonly hint?: (actual: unknown) => string | undefined
 }
 
 /** Annotations for a check: our problem, and the same message for Effect's own formatters. */
@@ -65,7 +70,8 @@ export const Cents = Schema.Number.pipe(Schema.fromBrand(Money.Cents))
 
 /**
  * An `amount` in reais (a JSON number) read into centavos exactly as `Money.fromReais` does: from
- * the number's shortest decimal form, no float rounding; at least 0.01, at most 2 decimals, at
+ * the decimal the JSON text denotes (a `Money.JsonDecimal` when a double cannot hold it, else the
+ * number's shortest decimal form), no float rounding; at least 0.01, at most 2 decimals, at
  * most `MaxAmount`. The maximum is configuration, so it is read from the context (`MaxAmount`)
  * while decoding: the schema stays static and the errors keep their order.
  * `aboveMaximumCode` is the code of an amount above the maximum (admin top-ups say
@@ -73,7 +79,15 @@ export const Cents = Schema.Number.pipe(Schema.fromBrand(Money.Cents))
  */
 export const amount = (aboveMaximumCode = "amount_above_maximum") => {
   const notPositive = problem("invalid_amount", "amount must be a positive number")
-  return Schema.transformOrFail(Schema.Number.annotations(notPositive), Schema.typeSchema(Cents), {
+  const notANumber: Problem = {
+    ...notPositive[ProblemId],
+    hint: (actual) => (typeof actual === "string" ? "amount must be a JSON number, not a string" : undefined)
+  }
+  const number = Schema.Union(
+    Schema.Number.annotations({ [ProblemId]: notANumber }),
+    Schema.instanceOf(Money.JsonDecimal).annotations({ [ProblemId]: notANumber })
+  ).annotations({ [ProblemId]: notANumber, jsonSchema: { type: "number" } })
+  return Schema.transformOrFail(number, Schema.typeSchema(Cents), {
     strict: true,
     decode: (value) =>
       Effect.flatMap(MaxAmount, (maximum) =>
@@ -159,7 +173,7 @@ export const text = (field: string, code: string, description: string) => {
 const clientDocProblem = problem("invalid_client_doc", "clientDoc must be a valid CPF or CNPJ")
 
 const clientDocDescription =
-  "A valid CPF or CNPJ (check digits verified; formatted or digits only; alphanumeric CNPJ accepted)"
+  "The payer's (charges) or recipient's (payouts) CPF or CNPJ: check digits verified, formatted or digits only, alphanumeric CNPJ accepted. The request calls it `clientDoc`; answers and the transaction list show it as `clientDocument`, digits only (a request field named `clientDocument` is ignored)"
 
 /** A CPF or CNPJ (formatted or not, check digits verified), read into its unformatted form. */
 export const ClientDocument = Schema.transformOrFail(
@@ -280,7 +294,9 @@ export const CreatePayout = Schema.Struct({
   amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
   pixKey: required(PixKeyField, pixKeyRequired),
   clientName: text("clientName", "invalid_client_name", "The recipient's name"),
-  clientDocument: optionalField(ClientDocument).pipe(Schema.fromKey("clientDoc")),
+  clientDocument: optionalField(ClientDocument)
+    .annotations({ description: clientDocDescription })
+    .pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "A note kept with the payout")
 }).annotations({
   identifier: "PayoutRequest",
@@ -321,7 +337,7 @@ const queryValue = Schema.Union(Schema.String, Schema.Number)
 export const ListTransactionsQuery = Schema.Struct({
   page: Schema.optional(queryValue).annotations({ description: "Page number, from 1 (default 1)" }),
   limit: Schema.optional(queryValue).annotations({
-    description: `Page size (default ${pageSize.default}, at most ${pageSize.max})`
+    description: `Page size (default ${pageSize.default}); above ${pageSize.max} is clamped to ${pageSize.max}`
   }),
   type: Schema.optional(Schema.String).annotations({ description: `One of: ${transactionTypes.join(", ")}` }),
   status: Schema.optional(Schema.String).annotations({
@@ -649,6 +665,7 @@ interface Found {
   readonly problem: Problem
   readonly message: string
   readonly path: ReadonlyArray<PropertyKey>
+  readonly hint?: string | undefined
 }
 
 // The deepest check that failed on the first failing branch of `issue` (a union lists its
@@ -689,7 +706,8 @@ const own = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): F
     issue._tag === "Missing" ? missingProblem(issue) : problemOf("ast" in issue ? issue.ast : undefined)
   if (p === undefined) return undefined
   const message = issue._tag === "Type" && issue.message !== undefined ? issue.message : p.message
-  return { problem: p, message, path }
+  const hint = issue._tag === "Type" ? p.hint?.(issue.actual) : undefined
+  return { problem: p, message, path, hint }
 }
 
 // Every field's problem, in the schema's field order.
@@ -714,10 +732,15 @@ const problems = (issue: ParseResult.ParseIssue): ReadonlyArray<Found> => {
 /** The validation error of a failed decoding: the first problem's code and message, every problem as a detail. */
 export const toValidationError = (error: ParseResult.ParseError): ValidationError => {
   const found = problems(error.issue)
-  const details: Array<ErrorDetail> = found.map((f) => ({
-    path: f.problem.path ?? f.path.map(String).join("."),
-    message: f.message
-  }))
+  const details: Array<ErrorDetail> = found.flatMap((f) => {
+    const path = f.problem.path ?? f.path.map(String).join(".")
+    return f.hint === undefined
+      ? [{ path, message: f.message }]
+      : [
+          { path, message: f.message },
+          { path, message: f.hint }
+        ]
+  })
   return new ValidationError({ code: found[0]!.problem.code, message: found[0]!.message, details })
 }
 

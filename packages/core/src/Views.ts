@@ -39,20 +39,30 @@ export const TransactionStatus = Schema.Literal(...transactionStatuses).annotati
   description: "The transaction's status"
 })
 
-const feesExample = { feeAmount: 0.2, gatewayFeeAmount: 0.1, adminMargin: 0.1, netAmount: 10.3 }
+// The examples are what the engine answers with its default fee plan (docs/decisions.md), so
+// their arithmetic is the engine's: a charge of 150.50 and a payout of 100.00, the request
+// schemas' examples.
+const chargeExampleAmount = Money.Cents(15050)
+const payoutExampleAmount = Money.Cents(10000)
+const chargeFeesExample = FeesModule.toJson(FeesModule.forCharge(FeesModule.defaultPlan, chargeExampleAmount))
+const payoutFeesExample = FeesModule.toJson(FeesModule.forPayout(FeesModule.defaultPlan, payoutExampleAmount))
 
 /** The spec's Fees object. */
 export const Fees = Schema.Struct({
-  feeAmount: Reais.annotations({ description: "Total fee (gateway fee plus margin)" }),
+  feeAmount: Reais.annotations({
+    description: "The total fee: `gatewayFeeAmount + adminMargin`"
+  }),
   gatewayFeeAmount: Reais.annotations({ description: "The bank gateway's part of the fee" }),
-  adminMargin: Reais.annotations({ description: "The platform's margin" }),
+  adminMargin: Reais.annotations({ description: "The platform's margin (the rest of the fee)" }),
   netAmount: Reais.annotations({
-    description: "What the merchant keeps (charges) or the total debited (payouts)"
+    description:
+      "`amount - feeAmount`, always. Charges: what the merchant's balance is credited when the charge is paid. Payouts: the recipient gets `amount` and the balance falls by `amount + feeAmount`; `netAmount` is not what is debited"
   })
 }).annotations({
   identifier: "Fees",
-  description: "Fees of a transaction, in reais",
-  examples: [feesExample]
+  description:
+    "Fees of a transaction, in reais. `feeAmount = gatewayFeeAmount + adminMargin` and `netAmount = amount - feeAmount`. A paid charge credits `netAmount`; a payout debits `amount + feeAmount`",
+  examples: [chargeFeesExample, payoutFeesExample]
 })
 
 /** The spec's Fees object. */
@@ -75,15 +85,15 @@ const transactionExample = {
   id: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
   type: "deposit" as const,
   status: "pending" as const,
-  amount: 10.5,
+  amount: Money.toReais(chargeExampleAmount),
   clientName: "Maria Silva",
   clientDocument: "52998224725",
   pixKey: null,
   txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V",
   endToEndId: null,
-  feeAmount: 0.2,
-  gatewayFeeAmount: 0.1,
-  netAmount: 10.3,
+  feeAmount: chargeFeesExample.feeAmount,
+  gatewayFeeAmount: chargeFeesExample.gatewayFeeAmount,
+  netAmount: chargeFeesExample.netAmount,
   createdAt: exampleTime,
   updatedAt: exampleTime
 }
@@ -95,16 +105,22 @@ export const TransactionView = Schema.Struct({
   status: TransactionStatus,
   amount: Reais,
   clientName: Schema.NullOr(Schema.String),
-  clientDocument: Schema.NullOr(Schema.String),
+  clientDocument: Schema.NullOr(Schema.String).annotations({
+    description:
+      "The payer's (charges) or recipient's (payouts) CPF or CNPJ as sent in the request's `clientDoc`, digits only (an alphanumeric CNPJ in uppercase); `null` when none was sent"
+  }),
   pixKey: Schema.NullOr(Schema.String).annotations({ description: "Payouts only" }),
   txid: Schema.NullOr(Schema.String).annotations({ description: "Charges only" }),
   endToEndId: Schema.NullOr(Schema.String).annotations({
     description:
       "The PIX end-to-end id, when the PIX has one. Live: always the bank's; a live payout has none (`null`) until the bank gives it"
   }),
-  feeAmount: Reais,
-  gatewayFeeAmount: Reais,
-  netAmount: Reais,
+  feeAmount: Reais.annotations({ description: "The total fee (see `Fees`)" }),
+  gatewayFeeAmount: Reais.annotations({ description: "The bank gateway's part of the fee" }),
+  netAmount: Reais.annotations({
+    description:
+      "`amount - feeAmount`: credited for a paid deposit; a withdrawal debited `amount + feeAmount`"
+  }),
   failureReason: Schema.optional(
     Schema.String.annotations({
       description:
@@ -172,8 +188,8 @@ export const Charge = Schema.Struct({
       qrCode: "00020101021226...6304ABCD",
       qrCodeBase64: "iVBORw0KGgo=",
       expiresAt: "2026-01-02T04:04:05.000Z",
-      amount: 10.5,
-      fees: feesExample
+      amount: Money.toReais(chargeExampleAmount),
+      fees: chargeFeesExample
     }
   ]
 })
@@ -203,8 +219,8 @@ export const Payout = Schema.Struct({
       transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2Y",
       endToEndId: "E1234567820260102030400000000001",
       status: "pending",
-      amount: 5,
-      fees: { feeAmount: 0.33, gatewayFeeAmount: 0.1, adminMargin: 0.23, netAmount: 5.33 }
+      amount: Money.toReais(payoutExampleAmount),
+      fees: payoutFeesExample
     }
   ]
 })

@@ -78,11 +78,16 @@ const examples: Record<
       ["+5511987654321", "+5511987654321"],
       ["+55 (11) 98765-4321", "+5511987654321"],
       ["+55 21 3456-7890", "+552134567890"],
-      ["+1 (415) 555-2671", "+14155552671"],
-      ["+44 20 7946 0958", "+442079460958"],
-      ["+351912345678", "+351912345678"]
+      ["+55 (99) 91234-5678", "+5599912345678"],
+      ["+551133334444", "+551133334444"]
     ],
     invalid: [
+      "+1 (415) 555-2671",
+      "+1 555 0100",
+      "+44 20 7946 0958",
+      "+351912345678",
+      "+5510987654321",
+      "+55119876543210",
       "5511987654321",
       "+0511987654321",
       "+55 11 8765-432",
@@ -131,6 +136,7 @@ describe("PixKey", () => {
     expect(PixKey.parse("+5511887654321")).toEqual(
       Either.left("Brazilian phone key must be +55, a 2-digit DDD and an 8- or 9-digit number")
     )
+    expect(PixKey.parse("+1 555 0100")).toEqual(Either.left("phone key must be a Brazilian number (+55)"))
     expect(PixKey.parse("")).toEqual(Either.left("not a PIX key (e-mail, CPF, CNPJ, +phone or random key)"))
   })
 

@@ -54,7 +54,6 @@ describe("Requests: the public API", () => {
   it("each charge field's code and message (docs/decisions.md)", () => {
     const cases: ReadonlyArray<readonly [unknown, string, string, string]> = [
       [{}, "invalid_amount", "amount", "amount must be a positive number"],
-      [{ amount: "10" }, "invalid_amount", "amount", "amount must be a positive number"],
       [{ amount: null }, "invalid_amount", "amount", "amount must be a positive number"],
       [{ amount: 0 }, "invalid_amount", "amount", "amount must be a positive number"],
       [{ amount: -1 }, "invalid_amount", "amount", "amount must be a positive number"],
@@ -131,6 +130,14 @@ describe("Requests: the public API", () => {
     for (const [body, code, path, message] of cases) {
       expect([body, refusal(Requests.CreateCharge, body)]).toEqual([body, one(code, path, message)])
     }
+    // A string amount keeps the contract's message; a second detail says what is wrong with it.
+    expect(refusal(Requests.CreateCharge, { amount: "10" })).toEqual({
+      ...one("invalid_amount", "amount", "amount must be a positive number"),
+      details: [
+        { path: "amount", message: "amount must be a positive number" },
+        { path: "amount", message: "amount must be a JSON number, not a string" }
+      ]
+    })
   })
 
   it("several problems: the first in field order answers, details lists them all", () => {
@@ -148,6 +155,7 @@ describe("Requests: the public API", () => {
       code: "invalid_amount",
       details: [
         { path: "amount", message: "amount must be a positive number" },
+        { path: "amount", message: "amount must be a JSON number, not a string" },
         { path: "clientName", message: "clientName must be a string of at most 140 characters" },
         { path: "clientDoc", message: "clientDoc must be a valid CPF or CNPJ" },
         { path: "description", message: "description must be a string of at most 140 characters" },

@@ -3,10 +3,12 @@
  * while reading, never buffered beyond the limit), UTF-8, a JSON object, nested at most
  * `maxDepth` levels (deeper bodies would exhaust the stack of anything that walks them).
  * Anything else is 400 `Invalid JSON body`; too large is 413; a string with U+0000 is 422.
+ * Numbers a double cannot hold arrive as `Money.JsonDecimal` (see `JsonText`).
  */
 import { Errors } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Incoming, RawBody } from "./Incoming.js"
+import * as JsonText from "./JsonText.js"
 
 /** Default body limit: 64 KiB. */
 export const defaultMaxBodySize = 64 * 1024
@@ -82,7 +84,7 @@ export const parseObject = (
     if (nestsDeeperThan(text, maxDepth)) return Effect.fail(Errors.invalidJson())
     let value: unknown
     try {
-      value = JSON.parse(text)
+      value = JsonText.parse(text)
     } catch {
       return Effect.fail(Errors.invalidJson())
     }

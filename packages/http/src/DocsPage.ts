@@ -135,14 +135,43 @@ const configuration = (specUrl: string) => ({
   documentDownloadType: "json"
 })
 
-// Read by the line the renderer's answer ends with; JSON in HTML: `<` escaped.
-const configurationElement = (specUrl: string) =>
-  `<script type="application/json" id="pixgate-docs">${JSON.stringify(configuration(specUrl)).replace(/</g, "\\u003c")}</script>`
+/**
+ * The tags whose operations are all deprecated (the endpoints removed in 2.0.0): the page
+ * starts with them collapsed, so they close the reference without filling it.
+ */
+export const collapsedTags = (doc: Document): ReadonlyArray<string> => {
+  const all = new Map<string, boolean>()
+  for (const item of Object.values(doc.paths as Json)) {
+    for (const op of Object.values(item as Json)) {
+      if (typeof op !== "object" || op === null || !Array.isArray((op as Json).tags)) continue
+      for (const tag of (op as Json).tags as ReadonlyArray<string>)
+        all.set(tag, (all.get(tag) ?? true) && (op as Json).deprecated === true)
+    }
+  }
+  return [...all].filter(([, deprecated]) => deprecated).map(([tag]) => tag)
+}
 
-/** Starts Scalar on the page with its configuration (run after the bundle, in the same file). */
+// Read by the line the renderer's answer ends with; JSON in HTML: `<` escaped.
+const configurationElement = (doc: Document, specUrl: string) =>
+  `<script type="application/json" id="pixgate-docs">${JSON.stringify({
+    scalar: configuration(specUrl),
+    collapsed: collapsedTags(doc)
+  }).replace(/</g, "\\u003c")}</script>`
+
+/**
+ * Starts Scalar on the page with its configuration (run after the bundle, in the same file),
+ * then closes the collapsed tags' groups in the sidebar (Scalar opens every tag and has no
+ * per-tag setting; closing a group also folds its section), unless the address points at
+ * something already. It waits up to 10 s for the sidebar to render.
+ */
 const start =
-  '\n;(function(){var c=document.getElementById("pixgate-docs");' +
-  'if(c)Scalar.createApiReference("#pixgate-docs-app",JSON.parse(c.textContent))})();\n'
+  '\n;(function(){var c=document.getElementById("pixgate-docs");if(!c)return;' +
+  "var o=JSON.parse(c.textContent),target=location.hash;" +
+  'Scalar.createApiReference("#pixgate-docs-app",o.scalar);' +
+  "if(target)return;var left=o.collapsed,tries=0;(function close(){" +
+  'var buttons=[].slice.call(document.querySelectorAll("button"));left=left.filter(function(t){' +
+  'var b=buttons.find(function(b){return b.textContent.trim().slice(-(t.length+14))==="Close Group - "+t});' +
+  "if(b){b.click();return false}return true});if(left.length&&++tries<100)setTimeout(close,100)})()})();\n"
 
 /**
  * The docs page of `doc`: the document read from `specUrl`, the renderer from `rendererUrl`
@@ -152,7 +181,7 @@ export const render = (doc: Document, specUrl: string, rendererUrl: string): str
   const info = doc.info as Json
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${html(String(info.title))}</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${style}</style></head><body>
-<div id="pixgate-docs-app"></div>${configurationElement(specUrl)}<script src="${html(rendererUrl)}"></script>
+<div id="pixgate-docs-app"></div>${configurationElement(doc, specUrl)}<script src="${html(rendererUrl)}"></script>
 <noscript>${staticPage(doc, specUrl)}</noscript></body></html>`
 }
 

@@ -92,7 +92,7 @@ export const ListTransactionsUrlParams = Schema.compose(
       Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
     limit: queryParameter(
-      "Items per page (default 20, maximum 100)",
+      "Items per page (default 20). Values above 100 are accepted and clamped to 100 (the answer's `limit` says 100), so the schema has no `maximum`",
       Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
     ),
     type: queryParameter("Filter by type", Schema.Literal(...Domain.transactionTypes)),
@@ -338,8 +338,9 @@ export const RemovedGroup = otherRemoved
   .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
   .annotateContext(
     OpenApi.annotations({
-      title: "Removed",
-      description: "Endpoints removed in version 2.0.0: every method answers 410"
+      title: "Removed in 2.0.0",
+      description:
+        "Endpoints removed in version 2.0.0, kept documented so old clients learn why they fail: every method on these paths answers 410 `endpoint_removed`. Listed last and collapsed on the docs page"
     })
   )
 
@@ -588,8 +589,9 @@ export const PublicApi = HttpApi.make("pixgate")
   .add(ChargesGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
   .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
   .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
-  .add(RemovedGroup)
   .add(DocumentationGroup)
+  // Last: the removed endpoints' tag closes the reference (docs/decisions.md).
+  .add(RemovedGroup)
   .addError(ApiErrors.NotFound, { status: 404 })
   .addError(ApiErrors.MethodNotAllowed, { status: 405 })
   .addError(ApiErrors.Internal, { status: 500 })
@@ -598,6 +600,9 @@ export const PublicApi = HttpApi.make("pixgate")
       title: "Pixgate API",
       version,
       description:
+        `API version ${version}: every endpoint is under \`/api/v1\`. Compatible changes (new fields, endpoints, ` +
+        "events) come without a version increment, so ignore fields you do not know; an incompatible change makes a " +
+        "new major version, and the previous one is kept at least 12 months after it, with 90 days' notice.\n\n" +
         "PIX charges, payouts and transactions. Authenticate with `x-api-key` (`sk_live_...` or `sk_test_...`; test " +
         "keys use the sandbox). Errors are `{ error, code, details? }`. Removed in 2.0.0 (410): " +
         removedPaths.filter((p) => !p.startsWith("/api")).join(", "),

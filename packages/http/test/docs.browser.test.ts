@@ -76,6 +76,22 @@ describe.skipIf(!available)("the docs page in Chromium", () => {
     await context.close()
   }, 120_000)
 
+  it("the endpoints removed in 2.0.0 close the reference in one collapsed section", async () => {
+    const { context, page, outside, problems } = await open("")
+    await expect
+      .poll(() => page.getByText("Create a PIX charge").first().isVisible(), { timeout: 60_000 })
+      .toBe(true)
+    // Its heading shows; its 22 operations do not until it is opened.
+    const removed = page.getByRole("button", { name: "Open Group - Removed in 2.0.0" })
+    await expect.poll(() => removed.count(), { timeout: 30_000 }).toBe(1)
+    expect(await page.getByText("Removed: Refunds").count()).toBe(0)
+    await removed.click()
+    await expect.poll(() => page.getByText("Removed: Refunds").first().isVisible()).toBe(true)
+    expect(outside).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 120_000)
+
   it("under a base path: reads that document and Test Request calls that server", async () => {
     const { h, context, page, outside, problems } = await open("/payments")
     const health = page.getByText("Health check").first()

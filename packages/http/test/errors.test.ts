@@ -188,9 +188,31 @@ describe("422 amount", () => {
           body: { pixKey: "someone@example.com", ...(body as object) }
         })
         expectError(answer, 422, message)
-        expect(answer.body.details).toEqual([{ path: "amount", message }])
+        // A string amount keeps the contract's message; a second detail says it must be a number.
+        const hint = typeof (body as { amount?: unknown }).amount === "string"
+        expect(answer.body.details).toEqual([
+          { path: "amount", message },
+          ...(hint ? [{ path: "amount", message: "amount must be a JSON number, not a string" }] : [])
+        ])
       })
     }
+  }
+
+  // Judged on the JSON text, not on the double it parses to (1.0000000000000001 is the double 1).
+  const texts: ReadonlyArray<[string, number, string | undefined]> = [
+    ["1.0000000000000001", 422, "amount must have at most 2 decimal places"],
+    ["1e-3", 422, "amount must have at most 2 decimal places"],
+    ["1e400", 422, "amount exceeds the maximum of 1000000.00"],
+    ["1.10", 201, undefined],
+    ["1.1e0", 201, undefined],
+    ["1e-2", 201, undefined]
+  ]
+  for (const [text, status, message] of texts) {
+    it(`/api/v1/charges: amount ${text} -> ${status}`, async () => {
+      const answer = await h.request("POST", "/api/v1/charges", { key, body: `{"amount":${text}}` })
+      if (message === undefined) expect(answer.status).toBe(status)
+      else expectError(answer, 422, message)
+    })
   }
 
   it("accepts the minimum and the maximum", async () => {
