@@ -58,6 +58,30 @@ const burst = async (
   return { answers, seconds: (performance.now() - began) / 1000 }
 }
 
+const fallback = "Shared rate limit unavailable"
+
+/**
+ * A burst whose takes the database answered: on a loaded machine a take can miss the store's
+ * deadline, and the instance then falls back to its own bucket for a while (by design, tested in
+ * store-pg's rateLimit.test.ts). Such a burst says nothing about sharing, so it is run again with
+ * a fresh key once the fallback period is over, up to three times.
+ */
+const sharedBurst = async (
+  bases: ReadonlyArray<string>,
+  newKey: () => Promise<string>,
+  logs: () => string
+): Promise<Burst> => {
+  for (let attempt = 1; ; attempt++) {
+    const before = logs().length
+    const result = await burst(bases, await newKey())
+    if (!logs().slice(before).includes(fallback)) return result
+    console.info(`burst ${attempt}: an instance fell back to its own bucket; trying again`)
+    if (attempt === 3)
+      throw new Error("every burst fell back to per-instance buckets: the database was too slow")
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+  }
+}
+
 /** Checks the answers: 200 or 429, 429s with `Retry-After`; returns how many were let through. */
 const granted = ({ answers }: Burst): number => {
   for (const a of answers) {
@@ -104,14 +128,17 @@ describePostgres("the rate limit across instances on one Postgres", () => {
 
   describe("two instances in this process", () => {
     it("a burst split across both gets one bucket's allowance", async () => {
-      const key = await merchantKey(database.url(), "Two instances")
+      let n = 0
+      const newKey = () => merchantKey(database.url(), `Two instances ${++n}`)
+      await newKey()
       const instances = await Promise.all(
         [0, 1].map(() => start({ database: database.url(), rateLimit: limit }))
       )
       try {
-        const result = await burst(
+        const result = await sharedBurst(
           instances.map((i) => i.base),
-          key
+          newKey,
+          () => instances.flatMap((i) => i.logs).join("\n")
         )
         const ok = granted(result)
         console.info("two instances, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
@@ -210,13 +237,16 @@ describePostgres("the rate limit across instances on one Postgres", () => {
 
     it("a burst split across both processes gets one bucket's allowance", async () => {
       expect(new Set(bases).size).toBe(2)
-      const result = await burst(bases, key)
+      let n = 0
+      const result = await sharedBurst(
+        bases,
+        async () => (n++ === 0 ? key : merchantKey(database.url(), `Two processes ${n}`)),
+        () => outputs.join("\n")
+      )
       const ok = granted(result)
       console.info("two processes, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
       expect(ok).toBeGreaterThanOrEqual(limit.burst)
       expect(ok).toBeLessThanOrEqual(allowance(result))
-      // Neither process fell back to a bucket of its own.
-      for (const output of outputs) expect(output).not.toContain("Shared rate limit unavailable")
-    }, 60_000)
+    }, 90_000)
   })
 })
