@@ -186,6 +186,9 @@ const runServe = (io: Io) =>
           log: { level: env.logLevel, out: io.stdout },
           allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
+          keepAliveTimeoutMs: env.keepAliveTimeoutMs,
+          maxConnections: env.maxConnections,
+          ...env.timeouts,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })
