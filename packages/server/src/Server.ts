@@ -206,19 +206,19 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   })
 
   let closing: Promise<void> | undefined
-  // Connections beyond `maxConnections` are closed unread: one warning per 10 s, with the count.
+  // Connections beyond `maxConnections` are closed unread: a warning at the first, then at most
+  // one per 10 s, each with how many were refused since the one before.
   let refused = 0
+  let warnedAt = Number.NEGATIVE_INFINITY
   server.on("drop", () => {
-    if (refused++ > 0) return
-    setTimeout(() => {
-      if (closing === undefined)
-        void pixgate.runtime.runPromise(
-          Effect.logWarning("Connections refused: maxConnections reached").pipe(
-            Effect.annotateLogs({ refused, maxConnections: limits.maxConnections, withinMs: 10_000 })
-          )
-        )
-      refused = 0
-    }, 10_000).unref()
+    refused++
+    if (closing !== undefined || Date.now() - warnedAt < 10_000) return
+    warnedAt = Date.now()
+    const fields = { refused, maxConnections: limits.maxConnections }
+    refused = 0
+    void pixgate.runtime.runPromise(
+      Effect.logWarning("Connections refused: maxConnections reached").pipe(Effect.annotateLogs(fields))
+    )
   })
   const close = () => {
     closing ??= (async () => {
