@@ -77,7 +77,7 @@ export const serverOptions = (options: Required<ConnectionOptions>) => ({
  * `Connection: close`; a client whose connection is closed as it sends sees a reset on a request
  * it cannot know the outcome of.
  */
-export const idleGraceMs = 1_000
+export const idleGraceMs = 2_000
 
 /** One open connection: requests on it not yet answered, and since when it has none. */
 interface Connection {

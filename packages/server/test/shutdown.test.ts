@@ -7,6 +7,7 @@
  * at connect; every payout answered 201 is in the database after a restart, and no other; the
  * ledger check holds. On SQLite and Postgres.
  */
+import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
 import { Engine } from "@pixgate/core"
 import { Effect } from "effect"
@@ -17,7 +18,11 @@ import * as Cli from "../src/Cli.js"
 import { Server } from "../src/index.js"
 import * as ServeProcess from "./support/serveProcess.js"
 
-afterEach(ServeProcess.killAll)
+const burning: Array<ChildProcess> = []
+afterEach(() => {
+  ServeProcess.killAll()
+  for (const burner of burning.splice(0)) burner.kill("SIGKILL")
+})
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -110,7 +115,7 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       const testKey = String(merchant.testKey)
       await pixgate(db.url, ["sandbox", "topup", "--merchant", merchantId, "--amount", "1000000"])
       const server = await ServeProcess.start(
-        { PIXGATE_DATABASE: db.url, PIXGATE_RATE_LIMIT_RPS: "0", PIXGATE_SHUTDOWN_TIMEOUT_MS: "120000" },
+        { PIXGATE_DATABASE: db.url, PIXGATE_RATE_LIMIT_RPS: "0", PIXGATE_SHUTDOWN_TIMEOUT_MS: "600000" },
         19
       )
       const url = new URL("/api/v1/payouts", server.url)
@@ -120,35 +125,48 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       let answered = 0
       let stopping = false
       const deadline = Date.now() + 300_000
-      // Each client sends one payout after another on the agent's keep-alive sockets until the
-      // server is gone (an error once the SIGTERM went out); bounded in count and time.
+      // Each client sends one payout after another (with short pauses) on the agent's keep-alive
+      // sockets until the server is gone (an error once the SIGTERM went out); bounded in count and time.
       const client = async (n: number) => {
         for (let i = 0; i < 2_000 && Date.now() < deadline; i++) {
           const outcome = await payout(agent, url, testKey, `p${n}-${i}`)
           outcomes.push(outcome)
           if ("status" in outcome) answered++
           else if (stopping) return
+          // A pause now and then: the connection is idle, and its next request may find the
+          // drain under way.
+          if (i % 4 === 3) await sleep(Math.random() * 200)
         }
       }
       const load = Promise.all(Array.from({ length: clients }, (_, n) => client(n)))
       while (answered < 400 && Date.now() < deadline) await sleep(20)
-      // Starve the server: stopped 300 ms, running 100 ms, the SIGTERM sent while it is stopped;
-      // the pulses go on until it exits (bounded).
+      // Starve the server further: stopped 700 ms (longer than the old drain's idle grace),
+      // running 100 ms, the SIGTERM sent while it is stopped; the pulses go on until it exits
+      // (bounded). Its shutdown time-out (600 s) is far above the test's: no request is cut.
       let exited = false
+      let signalled = 0
+      let drainedMs = 0
       void server.exited.then(() => {
         exited = true
+        drainedMs = Date.now() - signalled
       })
-      for (let pulse = 0; !exited && pulse < 600; pulse++) {
+      // Two CPU burners at normal priority: the niced server gets the cores' leftovers, so it is
+      // preempted anywhere, mid-turn of its event loop too.
+      const burners = [0, 1].map(() => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }))
+      burning.push(...burners)
+      for (let pulse = 0; !exited && pulse < 400; pulse++) {
         server.child.kill("SIGSTOP")
-        if (pulse === 3) {
+        if (pulse === 2) {
           stopping = true
           server.child.kill("SIGTERM")
+          signalled = Date.now()
         }
-        await sleep(300)
+        await sleep(700)
         server.child.kill("SIGCONT")
         await sleep(100)
       }
       server.child.kill("SIGCONT")
+      for (const burner of burners) burner.kill("SIGKILL")
       expect(await server.exited, server.output()).toBe(0)
       await load
       agent.destroy()
@@ -161,7 +179,10 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       expect(failed.filter((o) => o.sent)).toEqual([])
       expect(failed.map((o) => o.error)).toEqual(failed.map(() => "ECONNREFUSED"))
       expect(created.length).toBeGreaterThanOrEqual(400)
-      console.info(`${store.name}: ${created.length} payouts answered, ${failed.length} refused at connect`)
+      console.info(
+        `${store.name}: ${created.length} payouts answered, ${failed.length} refused at connect, ` +
+          `SIGTERM to exit ${drainedMs} ms`
+      )
 
       // After a restart: exactly the payouts answered 201 are stored, and the ledger balances.
       const again = await Server.start({ port: 0, database: db.url, log: { level: "none" } })
