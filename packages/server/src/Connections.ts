@@ -79,6 +79,9 @@ export const serverOptions = (options: Required<ConnectionOptions>) => ({
  */
 export const idleGraceMs = 2_000
 
+/** Longest the drain keeps accepting while connections keep arriving, before it stops. */
+const acceptQuietMs = 1_000
+
 /** One open connection: requests on it not yet answered, and since when it has none. */
 interface Connection {
   active: number
@@ -99,7 +102,9 @@ export const tracker = (server: Server) => {
   const connections = new Map<Socket, Connection>()
   const pending = new Set<ServerResponse>()
   let drainingSince: number | undefined
+  let accepted = 0
   server.on("connection", (socket: Socket) => {
+    accepted++
     connections.set(socket, { active: 0, idleSince: Date.now(), readAtIdle: 0 })
     socket.once("close", () => connections.delete(socket))
   })
@@ -121,30 +126,54 @@ export const tracker = (server: Server) => {
     })
   }
   /**
-   * Closes the connections provably idle for the grace. Runs in the event loop's check phase,
-   * right after its poll phase has read every byte the kernel holds: a request whose bytes have
-   * arrived, even in part, has raised `bytesRead` (or is being answered) by then.
+   * Closes the connections idle for the grace as of `asOf`, with nothing read since. It runs in
+   * the check phase of a turn whose poll phase began after `asOf`, so every byte that had
+   * arrived by `asOf` has been read by then: a request arriving, even in part, has raised
+   * `bytesRead` (or is being answered). A byte arriving after `asOf` comes from a client idle for
+   * the whole grace before it, the race no HTTP/1.1 server can close.
    */
-  const closeIdle = () => {
-    const now = Date.now()
-    const since = drainingSince ?? now
+  const closeIdle = (asOf: number) => {
+    const since = drainingSince ?? asOf
     for (const [socket, c] of connections) {
       if (
         c.active === 0 &&
         socket.bytesRead === c.readAtIdle &&
-        now - Math.max(c.idleSince, since) >= idleGraceMs
+        asOf - Math.max(c.idleSince, since) >= idleGraceMs
       )
         socket.destroy()
     }
   }
+  /** `closeIdle` as of now, in the check phase of the turn after this one (see above). */
+  const closeIdleSoon = () =>
+    setImmediate(() => {
+      const asOf = Date.now()
+      setImmediate(() => closeIdle(asOf))
+    })
+  /**
+   * Calls `then` once an event loop turn that began after this call has accepted no new
+   * connection (at most `acceptQuietMs` later): each turn's poll phase accepts every connection
+   * the kernel has completed, and closing the listener before that would reset them, requests
+   * sent and all. An immediate set from a check phase runs in the next turn's, after its poll.
+   */
+  const afterAcceptQueue = (then: () => void) => {
+    const deadline = Date.now() + acceptQuietMs
+    let seen = accepted
+    const turn = () =>
+      setImmediate(() =>
+        setImmediate(() => {
+          if (accepted === seen || Date.now() >= deadline) return then()
+          seen = accepted
+          turn()
+        })
+      )
+    turn()
+  }
   const drain = (timeoutMs: number) =>
     new Promise<void>((resolve) => {
-      // The check phase follows a poll phase, which accepts every connection the kernel has
-      // completed: closing the listener before that would reset them, requests sent and all.
-      setImmediate(() => {
+      afterAcceptQueue(() => {
         drainingSince = Date.now()
         for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
-        const idle = setInterval(() => setImmediate(closeIdle), 100)
+        const idle = setInterval(closeIdleSoon, 100)
         const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
         // `http.Server#close` stops accepting and would also close idle connections at once: the
         // race above. Skip that part for this one call; `closeIdle` does it after the grace.

@@ -106,7 +106,7 @@ const storedPayouts = async (url: string, key: string) => {
 
 describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (store) => {
   it("resets no request that was sent; every answered payout is committed", {
-    timeout: 420_000
+    timeout: 600_000
   }, async () => {
     const db = await store.open()
     try {
