@@ -77,7 +77,7 @@ export const serverOptions = (options: Required<ConnectionOptions>) => ({
  * `Connection: close`; a client whose connection is closed as it sends sees a reset on a request
  * it cannot know the outcome of.
  */
-export const idleGraceMs = 2_000
+const idleGraceMs = 2_000
 
 /** Longest the drain keeps accepting while connections keep arriving, before it stops. */
 const acceptQuietMs = 1_000

@@ -82,7 +82,7 @@ const timeouts = Config.mapOrFail(
   (t) =>
     t.headersTimeoutMs <= t.requestTimeoutMs
       ? Either.right(t)
-      : invalid("PIXGATE_HEADERS_TIMEOUT_MS must not exceed PIXGATE_REQUEST_TIMEOUT_MS")
+      : invalid("PIXGATE_HEADERS_TIMEOUT_MS must be at most PIXGATE_REQUEST_TIMEOUT_MS")
 )
 
 /** What `pixgate serve` reads. */
