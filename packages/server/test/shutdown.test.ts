@@ -1,8 +1,10 @@
 /**
  * SIGTERM under load, on a real `pixgate serve` process starved of CPU: 40 keep-alive clients
- * keep POSTing payouts (each with its own Idempotency-Key) while the server runs at the lowest
- * priority and is stopped and continued in short pulses (SIGSTOP/SIGCONT: its requests pile up
- * unread in the kernel, as on an overloaded machine), and SIGTERM arrives mid-pulse. No request
+ * keep POSTing payouts (each with its own Idempotency-Key, short pauses now and then) while the
+ * server runs at the lowest priority next to two CPU burners and is stopped and continued in
+ * pulses (SIGSTOP/SIGCONT: its requests pile up unread in the kernel, as on an overloaded
+ * machine), and SIGTERM arrives mid-pulse. The burners and pulses run only from just before the
+ * SIGTERM until the server exits; loops are bounded in count and time. No request
  * a client sent in full sees a reset or a hang-up; requests after the listener closed are refused
  * at connect; every payout answered 201 is in the database after a restart, and no other; the
  * ledger check holds. On SQLite and Postgres.
