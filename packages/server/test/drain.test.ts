@@ -4,7 +4,8 @@
  * accepted gets its answer: each charge in the database was answered 201 to its client, no
  * client saw a reset on a request that created one, and answers sent while draining say
  * `Connection: close`. Requests the server never accepted fail to connect and left nothing
- * behind.
+ * behind. A starved server (its event loop stalled on purpose) still answers a connection the
+ * kernel queued before `close()` and requests whose bytes arrived during the stall.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { Agent, request } from "node:http"
