@@ -209,6 +209,9 @@ const runServe = (io: Io) =>
           shutdownTimeoutMs: env.shutdownTimeoutMs,
           readinessTimeoutMs: env.readinessTimeoutMs,
           ...(telemetry === undefined ? {} : { telemetry }),
+          keepAliveTimeoutMs: env.keepAliveTimeoutMs,
+          maxConnections: env.maxConnections,
+          ...env.timeouts,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

@@ -319,6 +319,11 @@ export const serve = {
       "1 (default): on Postgres one bucket per key for every instance; 0: per process"
     ],
     ["PIXGATE_MAX_BODY_BYTES", "largest request body (default 65536)"],
+    ["PIXGATE_MAX_CONNECTIONS", "most connections open at once; more are closed unread (default 1000)"],
+    ["PIXGATE_KEEP_ALIVE_TIMEOUT_MS", "idle keep-alive connection lifetime (default 65000)"],
+    ["PIXGATE_HEADERS_TIMEOUT_MS", "time to receive a request's headers, then 408 (default 10000)"],
+    ["PIXGATE_REQUEST_TIMEOUT_MS", "time to receive a whole request, then 408 (default 30000)"],
+    ["PIXGATE_SHUTDOWN_TIMEOUT_MS", "longest drain at SIGTERM, then again for running jobs (default 10000)"],
     ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"],
     ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind the admin token (docs/operations.md)"],
     [

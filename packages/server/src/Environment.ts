@@ -7,6 +7,7 @@
  */
 import { Log } from "@pixgate/http"
 import { Cause, Config, ConfigError, ConfigProvider, Either, Option, Redacted } from "effect"
+import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import type { TelemetryOptions } from "./Telemetry.js"
 
@@ -62,6 +63,31 @@ const logLevel: Config.Config<Log.Level> = Config.mapOrFail(text("PIXGATE_LOG_LE
 /** Default of `PIXGATE_SHUTDOWN_TIMEOUT_MS` (the server's own). */
 const defaultShutdownTimeoutMs = 10_000
 
+/**
+ * `PIXGATE_HEADERS_TIMEOUT_MS` and `PIXGATE_REQUEST_TIMEOUT_MS`; Node refuses a header time-out
+ * above the request time-out, so that is refused here, as a usage error naming both.
+ */
+const timeouts = Config.mapOrFail(
+  Config.all({
+    headersTimeoutMs: integer(
+      "PIXGATE_HEADERS_TIMEOUT_MS",
+      Connections.defaults.headersTimeoutMs,
+      1,
+      3_600_000
+    ),
+    requestTimeoutMs: integer(
+      "PIXGATE_REQUEST_TIMEOUT_MS",
+      Connections.defaults.requestTimeoutMs,
+      1,
+      3_600_000
+    )
+  }),
+  (t) =>
+    t.headersTimeoutMs <= t.requestTimeoutMs
+      ? Either.right(t)
+      : invalid("PIXGATE_HEADERS_TIMEOUT_MS must be at most PIXGATE_REQUEST_TIMEOUT_MS")
+)
+
 /** What `pixgate serve` reads. */
 export const serve = Config.all({
   port: integer("PORT", 3000, 0, 65535),
@@ -76,7 +102,15 @@ export const serve = Config.all({
   allowInsecureLiveWebhooks: Config.suspend(() => allowInsecureLiveWebhooks),
   shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
   webhookAddresses: Config.suspend(() => webhookAddresses),
-  readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000)
+  readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000),
+  keepAliveTimeoutMs: integer(
+    "PIXGATE_KEEP_ALIVE_TIMEOUT_MS",
+    Connections.defaults.keepAliveTimeoutMs,
+    1,
+    3_600_000
+  ),
+  maxConnections: integer("PIXGATE_MAX_CONNECTIONS", Connections.defaults.maxConnections, 1, 1_000_000),
+  timeouts: timeouts
 })
 
 /** `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`: plain-http live webhook URLs (serve and `webhook set`). */

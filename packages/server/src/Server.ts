@@ -6,21 +6,26 @@
  * in flight (and any that still arrive on open connections) with `Connection: close`, closes
  * keep-alive connections once idle, cuts what is left after `shutdownTimeoutMs`, then stops the
  * job worker (which lets its running jobs finish, see `Worker.runWith`) and closes the store.
+ * Connection limits and the drain itself are in `Connections.ts`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo, Socket } from "node:net"
+import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, Ref } from "effect"
+import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import type { TelemetryOptions } from "./Telemetry.js"
 import * as Telemetry from "./TelemetryLoader.js"
 
-/** Standalone server settings (the CLI reads them from the environment). */
-export interface ServerOptions {
+/**
+ * Standalone server settings (the CLI reads them from the environment), with the connection
+ * limits of `Connections.ConnectionOptions` (keep-alive, header and request time-outs, cap).
+ */
+export interface ServerOptions extends Connections.ConnectionOptions {
   /** Default 3000; 0 picks a free port. */
   readonly port?: number
   /** Default 127.0.0.1. */
@@ -162,79 +167,6 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, 
 /** Default of `ServerOptions.shutdownTimeoutMs`. */
 export const defaultShutdownTimeoutMs = 10_000
 
-/**
- * How long a keep-alive connection must have been idle, counted from the start of a drain,
- * before the drain closes it. A client under load sends its next request on it sooner and gets
- * an answer with `Connection: close`; closing the connection at once would instead race that
- * request (the client sees ECONNRESET on a POST and cannot know whether it ran).
- */
-const idleGraceMs = 500
-
-/** One open connection: requests on it not yet answered, and since when it has none. */
-interface Connection {
-  active: number
-  idleSince: number
-}
-
-/**
- * The server's connections and requests, for a drain that resets none of them: once `drain`
- * starts, no new connection is accepted, every response not yet started (and every request
- * still arriving on an open connection) is answered with `Connection: close` (Node then ends
- * its connection after it), connections idle for `idleGraceMs` are closed, and whatever is
- * still open after `timeoutMs` is cut.
- */
-const tracker = (server: Server) => {
-  const connections = new Map<Socket, Connection>()
-  const pending = new Set<ServerResponse>()
-  let drainingSince: number | undefined
-  server.on("connection", (socket: Socket) => {
-    connections.set(socket, { active: 0, idleSince: Date.now() })
-    socket.once("close", () => connections.delete(socket))
-  })
-  /** Call first for every request. */
-  const track = (req: IncomingMessage, res: ServerResponse) => {
-    if (drainingSince !== undefined) res.shouldKeepAlive = false
-    else {
-      pending.add(res)
-      res.once("close", () => pending.delete(res))
-    }
-    const connection = connections.get(req.socket as Socket)
-    if (connection === undefined) return
-    connection.active++
-    res.once("close", () => {
-      connection.active--
-      connection.idleSince = Date.now()
-    })
-  }
-  const closeIdle = () => {
-    const now = Date.now()
-    for (const [socket, c] of connections) {
-      if (c.active === 0 && now - Math.max(c.idleSince, drainingSince ?? now) >= idleGraceMs) socket.destroy()
-    }
-  }
-  const drain = (timeoutMs: number) =>
-    new Promise<void>((resolve) => {
-      drainingSince = Date.now()
-      for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
-      const idle = setInterval(closeIdle, 25)
-      const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
-      // `http.Server#close` stops accepting and would also close idle connections at once: the
-      // race above. Skip that part for this one call; `closeIdle` does it after the grace.
-      const closeIdleNow = server.closeIdleConnections
-      server.closeIdleConnections = () => {}
-      try {
-        server.close(() => {
-          clearInterval(idle)
-          clearTimeout(force)
-          resolve()
-        })
-      } finally {
-        server.closeIdleConnections = closeIdleNow
-      }
-    })
-  return { track, drain, inFlight: () => pending.size }
-}
-
 /** The live gateway's pieces, its settings checked first (`Check.check`): a wrong one throws. */
 const liveGateway = async (live: NonNullable<ServerOptions["live"]>) => {
   // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
@@ -254,6 +186,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       "allowPrivateLiveWebhooks (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1) needs the development profile " +
         "(PIXGATE_PROFILE=development): live webhooks could reach the server's own network"
     )
+  const limits = Connections.resolve(options)
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const live = options.live === undefined ? {} : await liveGateway(options.live)
   const telemetry = await Telemetry.load(options.telemetry, options.adminToken)
@@ -285,7 +218,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const stopLedgerChecks = telemetry.watch(pixgate.runtime)
   const admin = pixgate.admin
   const panel = pixgate.panel
-  const server = createServer((req, res) => {
+  const server = createServer(Connections.serverOptions(limits), (req, res) => {
     connections.track(req, res)
     const url = req.url ?? "/"
     if (telemetry.handle(req, res)) return
@@ -296,7 +229,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
-  const connections = tracker(server)
+  server.maxConnections = limits.maxConnections
+  const connections = Connections.tracker(server)
   server.on("clientError", answerClientError)
   const host = options.host ?? "127.0.0.1"
   let address: AddressInfo
@@ -330,15 +264,37 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     )
 
   let closing: Promise<void> | undefined
+  // Connections beyond `maxConnections` are closed unread: a warning at the first, then at most
+  // one per 10 s, each with how many were refused since the one before.
+  let refused = 0
+  let warnedAt = Number.NEGATIVE_INFINITY
+  server.on("drop", () => {
+    refused++
+    if (closing !== undefined || Date.now() - warnedAt < 10_000) return
+    warnedAt = Date.now()
+    const fields = { refused, maxConnections: limits.maxConnections }
+    refused = 0
+    void pixgate.runtime.runPromise(
+      Effect.logWarning("Connections refused: maxConnections reached").pipe(Effect.annotateLogs(fields))
+    )
+  })
   const close = () => {
     closing ??= (async () => {
-      Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
-      const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
-      await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
-      await drained
-      await stopLedgerChecks()
-      await pixgate.dispose()
-      await telemetry.close()
+      // Holds the event loop open until the stop is complete: what the stop waits on (a worker
+      // thread's exit, a pool's end) may not, and a process whose loop empties mid-await exits
+      // before its store is closed.
+      const hold = setInterval(() => {}, 60_000)
+      try {
+        Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
+        const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
+        await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
+        await drained
+        await stopLedgerChecks()
+        await pixgate.dispose()
+        await telemetry.close()
+      } finally {
+        clearInterval(hold)
+      }
     })()
     return closing
   }

@@ -4,10 +4,12 @@
  * accepted gets its answer: each charge in the database was answered 201 to its client, no
  * client saw a reset on a request that created one, and answers sent while draining say
  * `Connection: close`. Requests the server never accepted fail to connect and left nothing
- * behind.
+ * behind. A starved server (its event loop stalled on purpose) still answers a connection the
+ * kernel queued before `close()` and requests whose bytes arrived during the stall.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { Agent, request } from "node:http"
+import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -144,5 +146,87 @@ describe("graceful shutdown of an idle server", () => {
     await server.close()
     await Promise.all(closed)
     agent.destroy()
+  }, 60_000)
+})
+
+/** Blocks this process's event loop for `ms`, as a starved machine does between two turns. */
+const blockFor = (ms: number) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {}
+}
+
+/** Everything a raw socket receives until it closes, or its error code. */
+const answer = (socket: Socket) =>
+  new Promise<string>((resolve) => {
+    let text = ""
+    socket.on("data", (chunk) => {
+      text += chunk
+    })
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(`error ${error.code}`))
+    socket.once("close", () => resolve(text))
+  })
+
+const healthRequest = "GET /api/health HTTP/1.1\r\nHost: pixgate\r\n\r\n"
+
+describe("graceful shutdown of a starved server", () => {
+  it("serves a connection the kernel completed before close() but the server had not accepted", async () => {
+    const server = await Server.start({
+      port: 0,
+      database: `sqlite:${join(dir, "queued.db")}`,
+      log: { level: "none" }
+    })
+    // The connection completes in the kernel while this event loop is busy: it waits in the
+    // listener's queue, its request written as soon as it connects.
+    const socket = connect(Number(new URL(server.url).port), "127.0.0.1")
+    socket.write(healthRequest)
+    const received = answer(socket)
+    blockFor(200)
+    const closed = server.close()
+    // Answered (the server accepts it before it stops listening), then closed by the drain.
+    expect(await received).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    await closed
+  }, 60_000)
+
+  it("answers requests whose bytes arrived while the event loop was blocked past the idle grace", async () => {
+    const server = await Server.start({
+      port: 0,
+      database: `sqlite:${join(dir, "blocked.db")}`,
+      log: { level: "none" }
+    })
+    const port = Number(new URL(server.url).port)
+    const connected = (s: Socket) => new Promise((resolve) => s.once("connect", resolve))
+    // One connection accepted and never used yet, one keep-alive connection after an answer.
+    const fresh = connect(port, "127.0.0.1")
+    const used = connect(port, "127.0.0.1")
+    await Promise.all([connected(fresh), connected(used)])
+    used.write(healthRequest)
+    await new Promise<void>((resolve) => {
+      let text = ""
+      const onData = (chunk: Buffer) => {
+        text += chunk
+        if (!text.endsWith("}")) return
+        used.off("data", onData)
+        resolve()
+      }
+      used.on("data", onData)
+    })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const closed = server.close()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Both requests reach the kernel; the server reads them only after a stall longer than
+    // the drain's idle grace.
+    const answers = [answer(fresh), answer(used)]
+    // From a check phase: the next turn's timers run before its poll reads the bytes.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        fresh.write(healthRequest)
+        used.write(healthRequest)
+        blockFor(3_000)
+        resolve()
+      })
+    )
+    for (const text of await Promise.all(answers))
+      expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i)
+    await closed
   }, 60_000)
 })

@@ -1,7 +1,8 @@
 /**
  * `pixgate serve` settings from the environment that the operator uses to loosen or bound the
- * server: `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS` (plain-http live webhook URLs) and
- * `PIXGATE_SHUTDOWN_TIMEOUT_MS`, each checked and refused with a usage error when malformed.
+ * server: `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS` (plain-http live webhook URLs),
+ * `PIXGATE_SHUTDOWN_TIMEOUT_MS` and the connection limits, each checked and refused with a usage
+ * error when malformed.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -79,7 +80,13 @@ describe("pixgate serve options", () => {
       { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
       { PIXGATE_SHUTDOWN_TIMEOUT_MS: "-1" },
       { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" },
-      { PIXGATE_READINESS_TIMEOUT_MS: "0" }
+      { PIXGATE_READINESS_TIMEOUT_MS: "0" },
+      { PIXGATE_MAX_CONNECTIONS: "0" },
+      { PIXGATE_KEEP_ALIVE_TIMEOUT_MS: "65s" },
+      { PIXGATE_HEADERS_TIMEOUT_MS: "-5" },
+      { PIXGATE_REQUEST_TIMEOUT_MS: "0" },
+      // Node refuses a header time-out above the request time-out.
+      { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" }
     ]
     for (const env of malformed) {
       const server = serve(env)

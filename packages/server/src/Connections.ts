@@ -1,0 +1,194 @@
+/**
+ * The standalone server's connections: the limits it applies to them (keep-alive, header and
+ * request time-outs, a cap on their number) and the drain at shutdown, which resets no request
+ * a client sent. docs/operations.md ("Connections", "Shutdown") explains every number here.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+
+/** Connection limits of the standalone server (the CLI reads them from `PIXGATE_*`). */
+export interface ConnectionOptions {
+  /**
+   * How long an idle keep-alive connection stays open after its last answer (65 s,
+   * `PIXGATE_KEEP_ALIVE_TIMEOUT_MS`). Above the idle time-outs of load balancers (60 s for most),
+   * so that the balancer, not the server, closes an idle connection: a server closing it races
+   * the balancer's next request on it, which then fails with a reset.
+   */
+  readonly keepAliveTimeoutMs?: number
+  /**
+   * Longest time from a connection's accept, or from the first byte of a request on a
+   * keep-alive connection, to the end of its headers (10 s, `PIXGATE_HEADERS_TIMEOUT_MS`); then
+   * 408 and the connection closes. Bounds what a client trickling headers (slowloris) or
+   * connecting and sending nothing holds. At most `requestTimeoutMs`.
+   */
+  readonly headersTimeoutMs?: number
+  /**
+   * Longest time to receive a whole request, headers and body (30 s,
+   * `PIXGATE_REQUEST_TIMEOUT_MS`); then 408. Not a bound on the time to answer it.
+   */
+  readonly requestTimeoutMs?: number
+  /**
+   * Most connections open at once (1000, `PIXGATE_MAX_CONNECTIONS`). A connection beyond it is
+   * closed as soon as it is accepted, before anything of it is read; open connections go on.
+   */
+  readonly maxConnections?: number
+}
+
+/** The defaults of `ConnectionOptions`. */
+export const defaults = {
+  keepAliveTimeoutMs: 65_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 1_000
+} as const
+
+/** How often Node checks the header and request time-outs (its own default is 30 s). */
+const checkingIntervalMs = 1_000
+
+/** `ConnectionOptions` with their defaults, checked; throws a TypeError naming a bad value. */
+export const resolve = (options: ConnectionOptions): Required<ConnectionOptions> => {
+  const resolved = {
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs ?? defaults.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
+    maxConnections: options.maxConnections ?? defaults.maxConnections
+  }
+  for (const [name, value] of Object.entries(resolved))
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(`Pixgate: ${name} must be a positive integer`)
+  // Node refuses a server whose header time-out exceeds its request time-out.
+  if (resolved.headersTimeoutMs > resolved.requestTimeoutMs)
+    throw new TypeError("Pixgate: headersTimeoutMs must not exceed requestTimeoutMs")
+  return resolved
+}
+
+/** `http.createServer` options for `options`. */
+export const serverOptions = (options: Required<ConnectionOptions>) => ({
+  keepAliveTimeout: options.keepAliveTimeoutMs,
+  headersTimeout: options.headersTimeoutMs,
+  requestTimeout: options.requestTimeoutMs,
+  connectionsCheckingInterval: checkingIntervalMs
+})
+
+/**
+ * How long, during a drain, a connection must have been idle (nothing read since its last answer,
+ * or since it was accepted; counted from the start of the drain at the earliest) before the
+ * drain closes it. A client still using it sends its next request sooner and gets its answer with
+ * `Connection: close`; a client whose connection is closed as it sends sees a reset on a request
+ * it cannot know the outcome of.
+ */
+const idleGraceMs = 2_000
+
+/** Longest the drain keeps accepting while connections keep arriving, before it stops. */
+const acceptQuietMs = 1_000
+
+/** One open connection: requests on it not yet answered, and since when it has none. */
+interface Connection {
+  active: number
+  idleSince: number
+  /** `socket.bytesRead` when it became idle: more read since then is a request arriving. */
+  readAtIdle: number
+}
+
+/**
+ * The server's connections and requests, for a drain that resets none of them. `drain` first
+ * lets the event loop take every connection the kernel has completed (closing the listener
+ * resets those still queued), then stops accepting; from then on every response not yet started
+ * (and every request still arriving on an open connection) is answered with `Connection: close`
+ * (Node ends its connection after it), connections idle for `idleGraceMs` are closed, and
+ * whatever is still open after `timeoutMs` is cut.
+ */
+export const tracker = (server: Server) => {
+  const connections = new Map<Socket, Connection>()
+  const pending = new Set<ServerResponse>()
+  let drainingSince: number | undefined
+  let accepted = 0
+  server.on("connection", (socket: Socket) => {
+    accepted++
+    connections.set(socket, { active: 0, idleSince: Date.now(), readAtIdle: 0 })
+    socket.once("close", () => connections.delete(socket))
+  })
+  /** Call first for every request. */
+  const track = (req: IncomingMessage, res: ServerResponse) => {
+    if (drainingSince !== undefined) res.shouldKeepAlive = false
+    else {
+      pending.add(res)
+      res.once("close", () => pending.delete(res))
+    }
+    const socket = req.socket as Socket
+    const connection = connections.get(socket)
+    if (connection === undefined) return
+    connection.active++
+    res.once("close", () => {
+      connection.active--
+      connection.idleSince = Date.now()
+      connection.readAtIdle = socket.bytesRead
+    })
+  }
+  /**
+   * Closes the connections idle for the grace as of `asOf`, with nothing read since. It runs in
+   * the check phase of a turn whose poll phase began after `asOf`, so every byte that had
+   * arrived by `asOf` has been read by then: a request arriving, even in part, has raised
+   * `bytesRead` (or is being answered). A byte arriving after `asOf` comes from a client idle for
+   * the whole grace before it, the race no HTTP/1.1 server can close.
+   */
+  const closeIdle = (asOf: number) => {
+    const since = drainingSince ?? asOf
+    for (const [socket, c] of connections) {
+      if (
+        c.active === 0 &&
+        socket.bytesRead === c.readAtIdle &&
+        asOf - Math.max(c.idleSince, since) >= idleGraceMs
+      )
+        socket.destroy()
+    }
+  }
+  /** `closeIdle` as of now, in the check phase of the turn after this one (see above). */
+  const closeIdleSoon = () =>
+    setImmediate(() => {
+      const asOf = Date.now()
+      setImmediate(() => closeIdle(asOf))
+    })
+  /**
+   * Calls `then` once an event loop turn that began after this call has accepted no new
+   * connection (at most `acceptQuietMs` later): each turn's poll phase accepts every connection
+   * the kernel has completed, and closing the listener before that would reset them, requests
+   * sent and all. An immediate set from a check phase runs in the next turn's, after its poll.
+   */
+  const afterAcceptQueue = (then: () => void) => {
+    const deadline = Date.now() + acceptQuietMs
+    let seen = accepted
+    const turn = () =>
+      setImmediate(() =>
+        setImmediate(() => {
+          if (accepted === seen || Date.now() >= deadline) return then()
+          seen = accepted
+          turn()
+        })
+      )
+    turn()
+  }
+  const drain = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      afterAcceptQueue(() => {
+        drainingSince = Date.now()
+        for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
+        const idle = setInterval(closeIdleSoon, 100)
+        const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
+        // `http.Server#close` stops accepting and would also close idle connections at once: the
+        // race above. Skip that part for this one call; `closeIdle` does it after the grace.
+        const closeIdleNow = server.closeIdleConnections
+        server.closeIdleConnections = () => {}
+        try {
+          server.close(() => {
+            clearInterval(idle)
+            clearTimeout(force)
+            resolve()
+          })
+        } finally {
+          server.closeIdleConnections = closeIdleNow
+        }
+      })
+    })
+  return { track, drain, inFlight: () => pending.size }
+}
