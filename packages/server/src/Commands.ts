@@ -85,7 +85,7 @@ export const flags: Readonly<Record<string, Flag>> = {
     value: "SECRET|-",
     description:
       "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space; " +
-      "`-` reads it from stdin (also read from stdin when left out and stdin is not a terminal, or from PIXGATE_WEBHOOK_SECRET)",
+      "`-` reads it from stdin",
     secretEnv: "PIXGATE_WEBHOOK_SECRET"
   },
   status: {
@@ -354,14 +354,56 @@ export interface Runner<E, R> {
   readonly group: (name: string) => Effect.Effect<void, E, R>
 }
 
-const json = Options.boolean("json").pipe(Options.withDescription("compact JSON on one line"))
+const json = Options.boolean("json").pipe(
+  Options.withDescription(
+    "print compact JSON on one line instead of the readable output (indented JSON or a table) (optional)"
+  )
+)
+
+/** What a flag's help says about needing it: one wording, never "required" and "optional" together. */
+const need = (flag: Flag, required: boolean): string =>
+  !required
+    ? "(optional)"
+    : flag.secretEnv === undefined
+      ? "(required)"
+      : `(required: this flag, ${flag.secretEnv} or piped on stdin)`
+
+/**
+ * @effect/cli's generic lines in an option's help ("A user-defined piece of text.", "This setting
+ * is optional.", ...): each flag's own description says what it is and whether it is required.
+ */
+const filler = [
+  "A user-defined piece of text",
+  "A true or false value",
+  "An integer",
+  "A floating point number",
+  "This setting is optional"
+]
+
+/** A help document without @effect/cli's generic lines. */
+const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
+  switch (doc._tag) {
+    case "Paragraph": {
+      const text = plain(HelpDoc.toAnsiText(doc)).trim()
+      return filler.some((f) => text.startsWith(f)) ? HelpDoc.empty : doc
+    }
+    case "Sequence":
+      return HelpDoc.sequence(withoutFiller(doc.left), withoutFiller(doc.right))
+    case "DescriptionList":
+      return HelpDoc.mapDescriptionList(doc, (span, block) => [span, withoutFiller(block)])
+    case "Enumeration":
+      return HelpDoc.enumeration(Arr.map(doc.elements, withoutFiller))
+    default:
+      return doc
+  }
+}
 
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
 const option = (name: string, required: boolean): Options.Options<string | undefined> => {
   const flag = flags[name]!
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
-    Options.withDescription(`${flag.description}${required ? " (required)" : ""}`)
+    Options.withDescription(`${flag.description} ${need(flag, required)}`)
   )
   const checked =
     flag.test === undefined
@@ -407,7 +449,7 @@ const registerCommand = <E, R>(runner: Runner<E, R>) =>
     {
       url: Options.text("url").pipe(
         Options.withPseudoName("URL"),
-        Options.withDescription("the server's public base URL (required)")
+        Options.withDescription("the server's public base URL, e.g. https://pixgate.example.com (required)")
       ),
       json
     },
@@ -564,7 +606,7 @@ export const help = (name: string): HelpDoc.HelpDoc => {
   return HelpDoc.blocks([
     HelpDoc.h1("USAGE"),
     HelpDoc.p(`$ ${usageLine(name)}`),
-    described,
+    withoutFiller(described),
     lines("EXAMPLES", command?.examples ?? gateway.examples),
     rows("ENVIRONMENT", command === undefined ? [] : [databaseRow, ...secretRows])
   ])
