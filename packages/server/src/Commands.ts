@@ -19,6 +19,8 @@ import {
 import * as Span from "@effect/cli/HelpDoc/Span"
 import { Engine, type Errors, Requests } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
+import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
+import { triggerable, triggerCommand } from "./commands/Trigger.js"
 
 /** A usage error: exit code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -39,11 +41,13 @@ export interface Command {
   readonly args?: ReadonlyArray<string>
   /** Whole command lines, shown under "Examples". */
   readonly examples?: ReadonlyArray<string>
+  /** Flags of this command that mean something else than the shared flag of the same name. */
+  readonly flags?: Readonly<Record<string, Flag>>
   readonly run: (
     admin: Admin,
     flags: Flags,
     args: ReadonlyArray<string>
-  ) => Effect.Effect<unknown, Errors.PixgateError, Engine.Engine>
+  ) => Effect.Effect<unknown, Errors.PixgateError | UsageError, Engine.Engine>
 }
 
 /** Decodes a command's input with the engine's maximum amount. */
@@ -124,17 +128,22 @@ export const flags: Readonly<Record<string, Flag>> = {
   panel: {
     value: "URL",
     description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
-  }
+  },
+  ...moneyFlags
 }
-
-/** A number when the text is one (the engine then judges it), else the text itself. */
-const amount = (text: string | undefined): unknown =>
-  text !== undefined && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text
 
 // `--plan` holds the fee plan: its problems are named after the flag.
 const planSchema = Schema.Struct({ plan: Requests.feePlan("plan") }).annotations({
   [Requests.FirstProblemOnlyId]: true
 })
+
+/** What each positional argument is. */
+const argumentHelp: Readonly<Record<string, string>> = {
+  KEY_ID: "the API key's public id (key_...), as key list shows it",
+  EVENT_ID: "the event's id (evt_...), as webhook log shows it",
+  TX_ID: "the test-mode transaction's id (tx_...)",
+  EVENT: `the event to produce: ${triggerable.join(", ")}`
+}
 
 /** Every panel command by its words. */
 export const commands: Readonly<Record<string, Command>> = {
@@ -272,7 +281,7 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
     run: (admin, f) =>
-      Effect.flatMap(decode(Requests.TopUp)({ amount: amount(f.amount) }), (topUp) =>
+      Effect.flatMap(decode(Requests.TopUp)({ amount: amountOf(f.amount) }), (topUp) =>
         admin.topUp(f.merchant!, topUp)
       )
   },
@@ -299,7 +308,9 @@ export const commands: Readonly<Record<string, Command>> = {
     required: [],
     args: ["TX_ID"],
     run: (a, _, [id]) => a.sandboxFailPayout(id!)
-  }
+  },
+  ...moneyCommands,
+  trigger: triggerCommand
 }
 
 /** `serve`: not a panel command, but helped the same way. */
@@ -399,8 +410,8 @@ const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
 }
 
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
-const option = (name: string, required: boolean): Options.Options<string | undefined> => {
-  const flag = flags[name]!
+const option = (name: string, required: boolean, command: Command): Options.Options<string | undefined> => {
+  const flag = command.flags?.[name] ?? flags[name]!
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
     Options.withDescription(`${flag.description} ${need(flag, required)}`)
@@ -426,8 +437,14 @@ const leaf = <E, R>(name: string, command: Command, runner: Runner<E, R>) => {
     flags:
       names.length === 0
         ? Options.map(Options.none, (): Flags => ({}))
-        : Options.all(Object.fromEntries(names.map((f) => [f, option(f, command.required.includes(f))]))),
-    args: Args.all((command.args ?? []).map((arg) => Args.text({ name: arg }))),
+        : Options.all(
+            Object.fromEntries(names.map((f) => [f, option(f, command.required.includes(f), command)]))
+          ),
+    args: Args.all(
+      (command.args ?? []).map((arg) =>
+        Args.text({ name: arg }).pipe(Args.withDescription(argumentHelp[arg] ?? arg))
+      )
+    ),
     json
   }
   return CliCommand.make(name.split(" ").at(-1)!, config, (given) =>
