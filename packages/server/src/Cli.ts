@@ -128,9 +128,9 @@ const engineLayer = (database: string, io: Io, config: Partial<EngineConfig.Engi
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
+        // The store and the transport stay available to commands that read events or post them.
         Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer, config }).pipe(
-          Layer.provide(store),
-          Layer.provide(NodeWebhookTransport.layer),
+          Layer.provideMerge(Layer.merge(store, NodeWebhookTransport.layer)),
           Layer.provide(Log.layer(Log.writer({ level: "warning", write: (line) => io.stderr(`${line}\n`) })))
         )
       )
@@ -146,7 +146,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
     const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
-      command.run(engine.admin, filled, args)
+      command.run(engine.admin, filled, args, (text) => Effect.sync(() => io.stdout(text)))
     ).pipe(
       Effect.provide(
         engineLayer(database, io, {

@@ -17,8 +17,9 @@ import {
   ValidationError
 } from "@effect/cli"
 import * as Span from "@effect/cli/HelpDoc/Span"
-import { Engine, type Errors, Requests } from "@pixgate/core"
+import { Engine, type Errors, Requests, type Store, type WebhookTransport } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
+import { listenCommand, listenFlags } from "./commands/Listen.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 
@@ -46,8 +47,14 @@ export interface Command {
   readonly run: (
     admin: Admin,
     flags: Flags,
-    args: ReadonlyArray<string>
-  ) => Effect.Effect<unknown, Errors.PixgateError | UsageError, Engine.Engine>
+    args: ReadonlyArray<string>,
+    /** Writes to stdout at once (a command that follows something prints as it goes). */
+    print: (text: string) => Effect.Effect<void>
+  ) => Effect.Effect<
+    unknown,
+    Errors.PixgateError | UsageError,
+    Engine.Engine | Store.Store | WebhookTransport.WebhookTransport
+  >
 }
 
 /** Decodes a command's input with the engine's maximum amount. */
@@ -129,7 +136,8 @@ export const flags: Readonly<Record<string, Flag>> = {
     value: "URL",
     description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
   },
-  ...moneyFlags
+  ...moneyFlags,
+  ...listenFlags
 }
 
 // `--plan` holds the fee plan: its problems are named after the flag.
@@ -310,7 +318,8 @@ export const commands: Readonly<Record<string, Command>> = {
     run: (a, _, [id]) => a.sandboxFailPayout(id!)
   },
   ...moneyCommands,
-  trigger: triggerCommand
+  trigger: triggerCommand,
+  listen: listenCommand
 }
 
 /** `serve`: not a panel command, but helped the same way. */
