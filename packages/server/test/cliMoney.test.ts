@@ -25,6 +25,27 @@ describe("money commands", () => {
     merchant = created.json.merchantId
   })
 
+  it("merchant list: every merchant, newest first, as JSON or a table", async () => {
+    const other = (await cli("merchant", "create", "--name", "Outra Loja", "--city", "RECIFE", "--json")).json
+    const list = await cli("merchant", "list", "--json")
+    expect(list).toMatchObject({ code: 0, stderr: "" })
+    const plan = {
+      charge: { gatewayRate: 2500, marginRate: 7400, gatewayFixed: 0, marginFixed: 0 },
+      payout: { gatewayRate: 0, marginRate: 0, gatewayFixed: 10, marginFixed: 23 }
+    }
+    expect(list.json).toEqual([
+      { merchantId: other.merchantId, name: "Outra Loja", city: "RECIFE", feePlan: plan, createdAt: iso },
+      { merchantId: merchant, name: "Padaria", city: "SAO PAULO", feePlan: plan, createdAt: iso }
+    ])
+    const table = await cli("merchant", "list")
+    expect(table.stdout.split("\n").map((l) => l.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ["ID", "NAME", "CITY"],
+      [other.merchantId, "Outra Loja", "RECIFE"],
+      [merchant, "Padaria", "SAO PAULO"],
+      [""]
+    ])
+  })
+
   it("charge create: the API's charge in JSON, readable fields otherwise; fees from the plan", async () => {
     const charge = await cli(
       "charge",

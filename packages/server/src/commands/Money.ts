@@ -63,8 +63,32 @@ const listFlags: Readonly<Record<string, Flag>> = {
 const optional = (key: string, value: string | undefined): Record<string, string> =>
   value === undefined ? {} : { [key]: value }
 
-/** Every money command by its words. */
+/** Every money command by its words (and `merchant list`, the operator's view of who there is). */
 export const moneyCommands: Readonly<Record<string, Command>> = {
+  "merchant list": {
+    summary: "Lists every merchant, newest first: id, name, city and when it was created.",
+    examples: ["pixgate merchant list", "pixgate merchant list --json"],
+    usage: "merchant list",
+    required: [],
+    run: (admin) =>
+      Effect.map(admin.listMerchants(), (merchants) => {
+        const json = merchants.map((m) => ({
+          merchantId: m.id,
+          name: m.name,
+          city: m.city,
+          feePlan: m.feePlan,
+          createdAt: new Date(m.createdAt).toISOString()
+        }))
+        return new Readable(
+          json,
+          table(
+            ["ID", "NAME", "CITY", "CREATED"],
+            json.map((m) => [m.merchantId, m.name, m.city, m.createdAt]),
+            "(no merchants: pixgate merchant create --name NAME)"
+          )
+        )
+      })
+  },
   "charge create": {
     summary:
       "Creates a PIX charge for a merchant (a test one in the sandbox); prints its id, BR Code and fees.",
