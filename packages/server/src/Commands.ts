@@ -20,6 +20,7 @@ import * as Span from "@effect/cli/HelpDoc/Span"
 import { Engine, type Errors, Requests, type Store, type WebhookTransport } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
 import { listenCommand, listenFlags } from "./commands/Listen.js"
+import { logsTailCommand } from "./commands/LogsTail.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 
@@ -319,7 +320,8 @@ export const commands: Readonly<Record<string, Command>> = {
   },
   ...moneyCommands,
   trigger: triggerCommand,
-  listen: listenCommand
+  listen: listenCommand,
+  "logs tail": logsTailCommand
 }
 
 /** `serve`: not a panel command, but helped the same way. */
