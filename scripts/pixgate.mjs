@@ -2,10 +2,11 @@
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
 // run by plain node. The bundle is built once per version of the sources, into
 // node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
-// and manifest: a call after a change rebuilds (about a second), every other call only imports.
+// and manifest (size and modification time of each): a call after a change rebuilds (about a
+// second), every other call only imports.
 // The esbuild service is stopped once the build is done: no esbuild process outlives it.
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -24,7 +25,7 @@ const walk = (dir, out) => {
   return out
 }
 
-/** A hash of what the bundle is made of: every package's src/ and package.json, the lockfile, this file. */
+/** A hash of what the bundle is made of: every package's src/ and package.json, the lockfile, this file (their sizes and times). */
 export const sourceHash = () => {
   const hash = createHash("sha256")
   const packages = join(root, "packages")
@@ -35,9 +36,12 @@ export const sourceHash = () => {
     files.push(join(dir, "package.json"))
     if (existsSync(join(dir, "src"))) files.push(...walk(join(dir, "src"), []).sort())
   }
+  // Each file's size and modification time, not its bytes: reading every source on each call cost
+  // more than the command itself. An edit changes the time (nanoseconds), a checkout rewrites it.
   for (const file of files) {
     if (!existsSync(file)) continue
-    hash.update(file.slice(root.length)).update("\0").update(readFileSync(file)).update("\0")
+    const { size, mtimeNs } = statSync(file, { bigint: true })
+    hash.update(`${file.slice(root.length)}\0${size}\0${mtimeNs}\0`)
   }
   return hash.digest("hex").slice(0, 16)
 }

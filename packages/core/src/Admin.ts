@@ -147,6 +147,8 @@ export const make = (deps: {
         }),
       /** Reads a merchant. */
       getMerchant: merchant,
+      /** Every merchant, newest first. */
+      listMerchants: () => store.listMerchants(),
       /** Creates another API key for a mode (shown once). */
       createKey: (merchantId: string, mode: Mode) =>
         Effect.flatMap(merchant(merchantId), (m) => newKey(m.id, mode)),
@@ -432,6 +434,7 @@ export const make = (deps: {
     return {
       createMerchant: storeSafe(ops.createMerchant),
       getMerchant: storeSafe(ops.getMerchant),
+      listMerchants: storeSafe(ops.listMerchants),
       createKey: storeSafe(ops.createKey),
       revokeKey: storeSafe(ops.revokeKey),
       listKeys: storeSafe(ops.listKeys),

@@ -72,6 +72,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.apiKeys.set(id, own({ ...key, revokedAt: at }))
         return true
       }),
+    listMerchants: () => atomic(() => [...t.merchants.values()].sort(newestFirst)),
     listApiKeys: (merchantId) =>
       atomic(() => [...t.apiKeys.values()].filter((k) => k.merchantId === merchantId).sort(newestFirst)),
     setWebhookEndpoint: (input) =>

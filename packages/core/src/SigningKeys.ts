@@ -27,7 +27,10 @@ export const newSigningKey = (): string => `whsec_${base64(Ids.secretBytes(keyBy
  * The keys that sign an attempt at `now`: the endpoint's key, then the key a rotation replaced
  * while its overlap lasts (Standard Webhooks sends one `v1,<sig>` per key, space-separated).
  */
-export const activeKeys = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<string> =>
+export const activeKeys = (
+  endpoint: Pick<WebhookEndpoint, "signingKey" | "previousSigningKey" | "previousKeyExpiresAt">,
+  now: number
+): ReadonlyArray<string> =>
   endpoint.previousSigningKey !== null &&
   endpoint.previousKeyExpiresAt !== null &&
   now < endpoint.previousKeyExpiresAt

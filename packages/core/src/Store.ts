@@ -282,6 +282,8 @@ export interface MerchantStoreShape {
   readonly createMerchant: (merchant: Merchant) => Effect.Effect<void, StoreError>
   /** Reads a merchant. */
   readonly getMerchant: (id: MerchantId) => Effect.Effect<Option.Option<Merchant>, StoreError>
+  /** Every merchant, newest first (the operator's `pixgate merchant list`). */
+  readonly listMerchants: () => Effect.Effect<ReadonlyArray<Merchant>, StoreError>
   /** Replaces a merchant's fee plan; false when the merchant does not exist. */
   readonly setFeePlan: (id: MerchantId, plan: FeePlan) => Effect.Effect<boolean, StoreError>
   /** Stores a new API key (its hash only). */

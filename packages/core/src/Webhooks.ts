@@ -46,6 +46,35 @@ export interface WebhooksShape {
   readonly checkUrl: (url: string, mode: Mode) => Effect.Effect<void, PixgateError>
 }
 
+/**
+ * What an attempt sends at `now`: the event's body and its headers: `User-Agent`,
+ * `X-<Service>-Signature` (the endpoint's secret, the spec's scheme) and the Standard Webhooks
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature` (one `v1,<sig>` per active signing
+ * key: two during a rotation's overlap). Deliveries and `pixgate listen` send exactly this.
+ */
+export const signedRequest = (
+  serviceName: string,
+  endpoint: Pick<WebhookEndpoint, "secret" | "signingKey" | "previousSigningKey" | "previousKeyExpiresAt">,
+  event: Event,
+  now: number
+) =>
+  Effect.gen(function* () {
+    const name = WebhookSignature.token(serviceName)
+    const body = WebhookSignature.body(event)
+    const timestamp = Math.floor(now / 1000)
+    const signatures = yield* Effect.forEach(SigningKeys.activeKeys(endpoint, now), (key) =>
+      WebhookSignature.sign(key, event.id, timestamp, body)
+    )
+    const headers: Record<string, string> = {
+      "User-Agent": `${name}-Webhooks/1.0`,
+      [`X-${name}-Signature`]: endpoint.secret,
+      "webhook-id": event.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatures.join(" ")
+    }
+    return { body, headers }
+  })
+
 /** The webhook service's tag. */
 export class Webhooks extends Context.Tag("@pixgate/core/Webhooks")<Webhooks, WebhooksShape>() {}
 
@@ -59,9 +88,6 @@ export const make = Effect.gen(function* () {
   const config = yield* EngineConfig
   const resolver = yield* HostResolver
   const transport = yield* WebhookTransport
-  const name = WebhookSignature.token(config.serviceName)
-  const userAgent = `${name}-Webhooks/1.0`
-  const signatureHeader = `X-${name}-Signature`
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
   const span = yield* Telemetry.spans
@@ -80,27 +106,14 @@ export const make = Effect.gen(function* () {
         )
         return { statusCode: null, error }
       }
-      const body = WebhookSignature.body(event)
-      const timestamp = Math.floor(now / 1000)
-      // One `v1,<sig>` per active signing key (two during a rotation's overlap); never the secret.
-      const signatures = yield* Effect.forEach(SigningKeys.activeKeys(endpoint, now), (key) =>
-        WebhookSignature.sign(key, event.id, timestamp, body)
-      )
-      const signature = signatures.join(" ")
+      const { body, headers } = yield* signedRequest(config.serviceName, endpoint, event, now)
       const trace = yield* TraceContext.headers
       return yield* transport.post({
         url: endpoint.url,
         body,
         timeoutMs,
         publicOnly: !WebhookUrl.allowsPrivate(config, event.mode),
-        headers: {
-          "User-Agent": userAgent,
-          [signatureHeader]: endpoint.secret,
-          "webhook-id": event.id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signature,
-          ...trace
-        }
+        headers: { ...headers, ...trace }
       })
     }).pipe(
       Effect.catchAll((e) => Effect.succeed({ statusCode: null, error: e.message })),

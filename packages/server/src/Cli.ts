@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
-import { Engine, type Config as EngineConfig } from "@pixgate/core"
+import { Engine, type Config as EngineConfig, Errors } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
@@ -29,6 +29,7 @@ import {
   UsageError,
   unknownCommand
 } from "./Commands.js"
+import { Readable } from "./commands/Output.js"
 import * as Database from "./Database.js"
 import * as Environment from "./Environment.js"
 import * as Server from "./Server.js"
@@ -62,6 +63,9 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
     readonly code?: string
   }>
   if (Option.isSome(failure)) {
+    // Every field at fault, as the API's `details` lists them.
+    if (failure.value instanceof Errors.ValidationError && failure.value.details.length > 1)
+      return `${failure.value.details.map((d) => d.message).join("; ")} (${failure.value.code})`
     const { message, code } = failure.value
     return code === undefined ? String(message ?? failure.value) : `${message} (${code})`
   }
@@ -124,9 +128,9 @@ const engineLayer = (database: string, io: Io, config: Partial<EngineConfig.Engi
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
+        // The store and the transport stay available to commands that read events or post them.
         Engine.layer({ worker: false, hostResolver: NodeHostResolver.layer, config }).pipe(
-          Layer.provide(store),
-          Layer.provide(NodeWebhookTransport.layer),
+          Layer.provideMerge(Layer.merge(store, NodeWebhookTransport.layer)),
           Layer.provide(Log.layer(Log.writer({ level: "warning", write: (line) => io.stderr(`${line}\n`) })))
         )
       )
@@ -142,7 +146,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
     const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
-      command.run(engine.admin, filled, args)
+      command.run(engine.admin, filled, args, (text) => Effect.sync(() => io.stdout(text)))
     ).pipe(
       Effect.provide(
         engineLayer(database, io, {
@@ -152,12 +156,18 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
         })
       ),
       Effect.catchAllCause((cause) =>
-        Cause.isFailType(cause) && cause.error instanceof Failed
+        Cause.isFailType(cause) && (cause.error instanceof Failed || cause.error instanceof UsageError)
           ? Effect.fail(cause.error)
           : Effect.fail(new Failed({ message: describeFailure(cause) }))
       )
     )
-    io.stdout(`${JSON.stringify(value, null, json ? undefined : 2)}\n`)
+    io.stdout(
+      value instanceof Readable
+        ? json
+          ? `${JSON.stringify(value.json)}\n`
+          : value.text
+        : `${JSON.stringify(value, null, json ? undefined : 2)}\n`
+    )
   })
 
 /** The live gateway's settings from PIXGATE_LIVE_* (the gateway package loads only when they are there). */

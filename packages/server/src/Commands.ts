@@ -17,8 +17,12 @@ import {
   ValidationError
 } from "@effect/cli"
 import * as Span from "@effect/cli/HelpDoc/Span"
-import { Engine, type Errors, Requests } from "@pixgate/core"
+import { Engine, type Errors, Requests, type Store, type WebhookTransport } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
+import { listenCommand, listenFlags } from "./commands/Listen.js"
+import { logsTailCommand } from "./commands/LogsTail.js"
+import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
+import { triggerable, triggerCommand } from "./commands/Trigger.js"
 
 /** A usage error: exit code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -39,11 +43,19 @@ export interface Command {
   readonly args?: ReadonlyArray<string>
   /** Whole command lines, shown under "Examples". */
   readonly examples?: ReadonlyArray<string>
+  /** Flags of this command that mean something else than the shared flag of the same name. */
+  readonly flags?: Readonly<Record<string, Flag>>
   readonly run: (
     admin: Admin,
     flags: Flags,
-    args: ReadonlyArray<string>
-  ) => Effect.Effect<unknown, Errors.PixgateError, Engine.Engine>
+    args: ReadonlyArray<string>,
+    /** Writes to stdout at once (a command that follows something prints as it goes). */
+    print: (text: string) => Effect.Effect<void>
+  ) => Effect.Effect<
+    unknown,
+    Errors.PixgateError | UsageError,
+    Engine.Engine | Store.Store | WebhookTransport.WebhookTransport
+  >
 }
 
 /** Decodes a command's input with the engine's maximum amount. */
@@ -85,7 +97,7 @@ export const flags: Readonly<Record<string, Flag>> = {
     value: "SECRET|-",
     description:
       "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space; " +
-      "`-` reads it from stdin (also read from stdin when left out and stdin is not a terminal, or from PIXGATE_WEBHOOK_SECRET)",
+      "`-` reads it from stdin",
     secretEnv: "PIXGATE_WEBHOOK_SECRET"
   },
   status: {
@@ -124,17 +136,23 @@ export const flags: Readonly<Record<string, Flag>> = {
   panel: {
     value: "URL",
     description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
-  }
+  },
+  ...moneyFlags,
+  ...listenFlags
 }
-
-/** A number when the text is one (the engine then judges it), else the text itself. */
-const amount = (text: string | undefined): unknown =>
-  text !== undefined && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text
 
 // `--plan` holds the fee plan: its problems are named after the flag.
 const planSchema = Schema.Struct({ plan: Requests.feePlan("plan") }).annotations({
   [Requests.FirstProblemOnlyId]: true
 })
+
+/** What each positional argument is. */
+const argumentHelp: Readonly<Record<string, string>> = {
+  KEY_ID: "the API key's public id (key_...), as key list shows it",
+  EVENT_ID: "the event's id (evt_...), as webhook log shows it",
+  TX_ID: "the test-mode transaction's id (tx_...)",
+  EVENT: `the event to produce: ${triggerable.join(", ")}`
+}
 
 /** Every panel command by its words. */
 export const commands: Readonly<Record<string, Command>> = {
@@ -272,7 +290,7 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
     run: (admin, f) =>
-      Effect.flatMap(decode(Requests.TopUp)({ amount: amount(f.amount) }), (topUp) =>
+      Effect.flatMap(decode(Requests.TopUp)({ amount: amountOf(f.amount) }), (topUp) =>
         admin.topUp(f.merchant!, topUp)
       )
   },
@@ -299,7 +317,11 @@ export const commands: Readonly<Record<string, Command>> = {
     required: [],
     args: ["TX_ID"],
     run: (a, _, [id]) => a.sandboxFailPayout(id!)
-  }
+  },
+  ...moneyCommands,
+  trigger: triggerCommand,
+  listen: listenCommand,
+  "logs tail": logsTailCommand
 }
 
 /** `serve`: not a panel command, but helped the same way. */
@@ -372,14 +394,56 @@ export interface Runner<E, R> {
   readonly group: (name: string) => Effect.Effect<void, E, R>
 }
 
-const json = Options.boolean("json").pipe(Options.withDescription("compact JSON on one line"))
+const json = Options.boolean("json").pipe(
+  Options.withDescription(
+    "print compact JSON on one line instead of the readable output (indented JSON or a table) (optional)"
+  )
+)
+
+/** What a flag's help says about needing it: one wording, never "required" and "optional" together. */
+const need = (flag: Flag, required: boolean): string =>
+  !required
+    ? "(optional)"
+    : flag.secretEnv === undefined
+      ? "(required)"
+      : `(required: this flag, ${flag.secretEnv} or piped on stdin)`
+
+/**
+ * @effect/cli's generic lines in an option's help ("A user-defined piece of text.", "This setting
+ * is optional.", ...): each flag's own description says what it is and whether it is required.
+ */
+const filler = [
+  "A user-defined piece of text",
+  "A true or false value",
+  "An integer",
+  "A floating point number",
+  "This setting is optional"
+]
+
+/** A help document without @effect/cli's generic lines. */
+const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
+  switch (doc._tag) {
+    case "Paragraph": {
+      const text = plain(HelpDoc.toAnsiText(doc)).trim()
+      return filler.some((f) => text.startsWith(f)) ? HelpDoc.empty : doc
+    }
+    case "Sequence":
+      return HelpDoc.sequence(withoutFiller(doc.left), withoutFiller(doc.right))
+    case "DescriptionList":
+      return HelpDoc.mapDescriptionList(doc, (span, block) => [span, withoutFiller(block)])
+    case "Enumeration":
+      return HelpDoc.enumeration(Arr.map(doc.elements, withoutFiller))
+    default:
+      return doc
+  }
+}
 
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
-const option = (name: string, required: boolean): Options.Options<string | undefined> => {
-  const flag = flags[name]!
+const option = (name: string, required: boolean, command: Command): Options.Options<string | undefined> => {
+  const flag = command.flags?.[name] ?? flags[name]!
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
-    Options.withDescription(`${flag.description}${required ? " (required)" : ""}`)
+    Options.withDescription(`${flag.description} ${need(flag, required)}`)
   )
   const checked =
     flag.test === undefined
@@ -402,8 +466,14 @@ const leaf = <E, R>(name: string, command: Command, runner: Runner<E, R>) => {
     flags:
       names.length === 0
         ? Options.map(Options.none, (): Flags => ({}))
-        : Options.all(Object.fromEntries(names.map((f) => [f, option(f, command.required.includes(f))]))),
-    args: Args.all((command.args ?? []).map((arg) => Args.text({ name: arg }))),
+        : Options.all(
+            Object.fromEntries(names.map((f) => [f, option(f, command.required.includes(f), command)]))
+          ),
+    args: Args.all(
+      (command.args ?? []).map((arg) =>
+        Args.text({ name: arg }).pipe(Args.withDescription(argumentHelp[arg] ?? arg))
+      )
+    ),
     json
   }
   return CliCommand.make(name.split(" ").at(-1)!, config, (given) =>
@@ -425,7 +495,7 @@ const registerCommand = <E, R>(runner: Runner<E, R>) =>
     {
       url: Options.text("url").pipe(
         Options.withPseudoName("URL"),
-        Options.withDescription("the server's public base URL (required)")
+        Options.withDescription("the server's public base URL, e.g. https://pixgate.example.com (required)")
       ),
       json
     },
@@ -582,7 +652,7 @@ export const help = (name: string): HelpDoc.HelpDoc => {
   return HelpDoc.blocks([
     HelpDoc.h1("USAGE"),
     HelpDoc.p(`$ ${usageLine(name)}`),
-    described,
+    withoutFiller(described),
     lines("EXAMPLES", command?.examples ?? gateway.examples),
     rows("ENVIRONMENT", command === undefined ? [] : [databaseRow, ...secretRows])
   ])

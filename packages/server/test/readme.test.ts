@@ -1,8 +1,8 @@
 /**
  * Runs the README's walk-through, command by command, as a bash script against a real server
  * (the `pnpm start` entry point on SQLite) and a real webhook receiver: the newcomer's path
- * must stay true. The script runs in a temporary directory whose package.json has the root's
- * `pixgate` script, so `pnpm pixgate` works as written and its `merchant.json` lands there,
+ * must stay true. The script runs in a temporary directory whose scripts/pixgate.mjs runs the
+ * root's, so `node scripts/pixgate.mjs` works as written and its `merchant.json` lands there,
  * never in the user's checkout.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
@@ -11,7 +11,7 @@ import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
@@ -65,6 +65,14 @@ describe("README walk-through", () => {
 
   beforeAll(async () => {
     mkdirSync(work)
+    // `node scripts/pixgate.mjs`, as the README calls it from the repository's root.
+    mkdirSync(join(work, "scripts"))
+    writeFileSync(
+      join(work, "scripts", "pixgate.mjs"),
+      'import { pathToFileURL } from "node:url"\n' +
+        `const { bundle } = await import(${JSON.stringify(pathToFileURL(join(root, "scripts", "pixgate.mjs")).href)})\n` +
+        "await import(pathToFileURL(await bundle()).href)\n"
+    )
     writeFileSync(
       join(work, "package.json"),
       JSON.stringify({

@@ -4,7 +4,8 @@
  * with `FOR UPDATE SKIP LOCKED`, migrations run under an advisory lock at start, and the API
  * keys' rate-limit buckets live in the database, so the limit holds across instances.
  */
-import { NodeContext } from "@effect/platform-node"
+// The module alone: the package index would load its HTTP client (undici) too.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"

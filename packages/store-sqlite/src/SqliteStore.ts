@@ -4,7 +4,8 @@
  * construction) and the guarded debit needs no locking of its own.
  */
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+// The module alone: the package index would load its HTTP client (undici) too.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
 import type { Store } from "@pixgate/core"

@@ -22,6 +22,23 @@ export const merchants = (it: Suite<Store.MerchantStore>) =>
       })
     )
 
+    it.effect("lists every merchant, newest first", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const older = makeMerchant({ name: "Older", createdAt: baseTime + 1000 })
+        const newer = makeMerchant({ name: "Newer", createdAt: baseTime + 2000 })
+        yield* s.createMerchant(older)
+        yield* s.createMerchant(newer)
+        const listed = yield* s.listMerchants()
+        expect(listed).toContainEqual(older)
+        expect(listed).toContainEqual(newer)
+        const at = (m: Domain.Merchant) => listed.findIndex((l) => l.id === m.id)
+        expect(at(newer)).toBeLessThan(at(older))
+        for (let i = 1; i < listed.length; i++)
+          expect(listed[i - 1]!.createdAt).toBeGreaterThanOrEqual(listed[i]!.createdAt)
+      })
+    )
+
     it.effect("replaces a fee plan; false for an unknown merchant", () =>
       Effect.gen(function* () {
         const s = yield* store

@@ -1,7 +1,7 @@
 /** Merchant panel records: merchants, fee plans, API keys, webhook endpoints (point reads: reads.ts). */
 import { Store } from "@pixgate/core"
 import { Effect } from "effect"
-import { apiKeyRow, merchantRow, toApiKey, toEndpoint } from "./rows.js"
+import { apiKeyRow, merchantRow, toApiKey, toEndpoint, toMerchant } from "./rows.js"
 import { first, query, type Sql, single } from "./sql.js"
 
 type Ops =
@@ -10,6 +10,7 @@ type Ops =
   | "insertApiKey"
   | "revokeApiKey"
   | "listApiKeys"
+  | "listMerchants"
   | "setWebhookEndpoint"
   | "rotateSigningKey"
   | "getWebhookEndpoint"
@@ -27,6 +28,8 @@ export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
     single(
       sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
     ).pipe(Effect.map((rows) => rows.length > 0)),
+  listMerchants: () =>
+    single(query(sql`SELECT * FROM merchants ORDER BY created_at DESC, id DESC`, toMerchant)),
   listApiKeys: (merchantId) =>
     single(
       query(

@@ -1,0 +1,54 @@
+/**
+ * `pixgate logs tail --merchant ID`: the merchant's webhook delivery log followed live, one line
+ * per attempt the server's worker makes (time, event, delivery, attempt, the receiver's answer or
+ * the error, the endpoint). It reads the log the panel's `webhook log` shows every second; the
+ * attempts already there at start are not printed. It runs until stopped (Ctrl-C).
+ */
+import { Effect } from "effect"
+import type { Command } from "../Commands.js"
+
+/** How often the log is read again. */
+const pollMs = 1000
+
+/** The newest deliveries read each time: more than a second's worth on a development machine. */
+const window = 100
+
+/** `logs tail --merchant ID [--mode test|live]`. */
+export const logsTailCommand: Command = {
+  summary:
+    "Follows a merchant's webhook delivery log live: one line per attempt the server makes, with the receiver's answer.",
+  examples: ["pixgate logs tail --merchant mer_...", "pixgate logs tail --merchant mer_... --mode live"],
+  usage: "logs tail --merchant ID [--mode test|live]",
+  required: ["merchant"],
+  optional: ["mode"],
+  run: (admin, f, _, print) =>
+    Effect.gen(function* () {
+      const mode = f.mode === "test" || f.mode === "live" ? f.mode : undefined
+      const read = admin.webhookLog({
+        merchantId: f.merchant!,
+        ...(mode === undefined ? {} : { mode }),
+        limit: window
+      })
+      const seen = new Set<string>()
+      const attemptsOf = Effect.map(read, (deliveries) =>
+        deliveries
+          .flatMap((d) => d.attempts.map((a) => ({ d, a, key: `${d.deliveryId}#${a.attempt}` })))
+          .sort((x, y) => x.a.at.localeCompare(y.a.at))
+      )
+      for (const { key } of yield* attemptsOf) seen.add(key)
+      yield* print(
+        `Following the webhook deliveries of ${f.merchant}${mode === undefined ? "" : ` (${mode})`} (Ctrl-C to stop)\n`
+      )
+      const poll = Effect.gen(function* () {
+        for (const { d, a, key } of yield* attemptsOf) {
+          if (seen.has(key)) continue
+          seen.add(key)
+          const answer = a.statusCode === null ? `failed: ${a.error ?? "no answer"}` : `${a.statusCode}`
+          yield* print(
+            `${a.at}  ${d.event.padEnd(21)}  ${d.deliveryId}  attempt ${a.attempt}  -> ${answer} (${Math.round(a.durationMs)} ms)  ${d.url}\n`
+          )
+        }
+      })
+      return yield* Effect.forever(Effect.zipRight(poll, Effect.sleep(pollMs)))
+    })
+}
