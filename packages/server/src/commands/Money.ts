@@ -6,7 +6,7 @@
  * into integer centavos by core's decoder. The caller is the merchant in the chosen mode, named
  * `panel:cli` (the operator at the command line, not one of its keys).
  */
-import { Engine, Requests } from "@pixgate/core"
+import { Engine, type Errors, Requests } from "@pixgate/core"
 import { Effect, type Schema } from "effect"
 import type { Command, Flag } from "../Commands.js"
 import { fields, Readable, reais, table } from "./Output.js"
@@ -30,7 +30,7 @@ const caller = (merchantId: string, mode: Mode) =>
 /** Decodes with the engine's maximum amount, as the API does. */
 export const decode =
   <A, I>(schema: Schema.Schema<A, I>) =>
-  (input: unknown) =>
+  (input: unknown): Effect.Effect<A, Errors.ValidationError | Errors.InvalidJson, Engine.Engine> =>
     Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
 
 /** Flags only these commands take. */
