@@ -229,9 +229,10 @@ describe("a gateway misconfiguration found at the first call", () => {
       })
       expect([charge.status, charge.body.code]).toEqual([502, "gateway_error"])
       // One log line says what went wrong at the bank's door.
-      expect(server.stdout()).toMatch(
-        /"status":502,"code":"gateway_error","cause":"Creating the charge: .*certificate/
-      )
+      // (The child writes its log in batches: the line may reach the pipe after the answer.)
+      await expect
+        .poll(() => server.stdout(), { timeout: 10_000 })
+        .toMatch(/"status":502,"code":"gateway_error","cause":"Creating the charge: .*certificate/)
       expect(server.stdout()).not.toMatch(/"status":500/)
     } finally {
       server.stop()
