@@ -63,9 +63,13 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
     readonly code?: string
   }>
   if (Option.isSome(failure)) {
-    // Every field at fault, as the API's `details` lists them.
-    if (failure.value instanceof Errors.ValidationError && failure.value.details.length > 1)
-      return `${failure.value.details.map((d) => d.message).join("; ")} (${failure.value.code})`
+    // Every field at fault, as the API's `details` lists them: the first problem of each (a
+    // field's further details speak of its JSON form, which a flag does not have).
+    if (failure.value instanceof Errors.ValidationError && failure.value.details.length > 1) {
+      const seen = new Set<string>()
+      const first = failure.value.details.filter((d) => !seen.has(d.path) && seen.add(d.path))
+      return `${first.map((d) => d.message).join("; ")} (${failure.value.code})`
+    }
     const { message, code } = failure.value
     return code === undefined ? String(message ?? failure.value) : `${message} (${code})`
   }
