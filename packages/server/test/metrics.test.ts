@@ -109,11 +109,16 @@ describe("/metrics", () => {
     expect((await send(server.url, "GET", "/api/v1/nowhere", { key })).status).toBe(404)
 
     // charge: created + completed; each payout: created + withdrawal.created; the good one: completed.
-    await until("the sandbox settles both payouts and every webhook arrives", async () => {
+    // The charge was paid at once; its own sandbox timer still runs (and finds it paid) 2-3 s
+    // after its creation, which a fast run may not have reached yet.
+    await until("the sandbox settles both payouts, runs its timers and every webhook arrives", async () => {
       const samples = await scrape()
       return (
         value(samples, "pixgate_payouts_total", { outcome: "settled" }) === 1 &&
         value(samples, "pixgate_payouts_total", { outcome: "failed" }) === 1 &&
+        value(samples, "pixgate_worker_jobs_claimed_total", { kind: "sandbox.charge.pay" }) === 1 &&
+        value(samples, "pixgate_worker_job_duration_seconds_count", { kind: "sandbox.payout.settle" }) ===
+          1 &&
         received.length >= 7 &&
         value(samples, "pixgate_webhook_attempts_total") === received.length
       )
