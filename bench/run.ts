@@ -4,8 +4,11 @@
  * measured in the same run; prints a table and writes bench/results/latest.json.
  *
  * Options: `--quick`; `--only=payouts,list,...` (scenarios: qr, health, payouts, charges, list,
- * webhooks); `--store=sqlite|postgres`; `--profile` (the servers run with `node --cpu-prof`,
- * profiles in bench/results/profiles/, summarised at the end).
+ * webhooks, live, scaling); `--store=sqlite|postgres`; `--profile` (the servers run with
+ * `node --cpu-prof`, profiles in bench/results/profiles/, summarised at the end). `live` (the
+ * live payouts through the PSP simulator, SQLite) and `scaling` (1, 2 and 3 server processes on
+ * one Postgres) start servers of their own and take a minute or more each: a full run has them,
+ * `--quick` only when `--only` names them.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs"
 import { join } from "node:path"
@@ -26,12 +29,16 @@ import * as Charges from "./scenarios/charges.js"
 import type { Settings, StoreRun } from "./scenarios/common.js"
 import * as Http from "./scenarios/http.js"
 import * as List from "./scenarios/list.js"
+import * as Live from "./scenarios/live.js"
 import * as Memory from "./scenarios/memory.js"
 import * as Payouts from "./scenarios/payouts.js"
 import * as Qr from "./scenarios/qr.js"
+import * as Scaling from "./scenarios/scaling.js"
 import * as Webhooks from "./scenarios/webhooks.js"
 
-const scenarios = ["qr", "health", "payouts", "charges", "list", "webhooks"] as const
+const scenarios = ["qr", "health", "payouts", "charges", "list", "webhooks", "live", "scaling"] as const
+/** Scenarios a `--quick` run leaves out unless `--only` names them (each starts its own servers). */
+const slow: ReadonlyArray<Scenario> = ["live", "scaling"]
 type Scenario = (typeof scenarios)[number]
 
 const args = process.argv.slice(2).filter((a) => a !== "--")
@@ -40,13 +47,16 @@ const unknown = args.filter((a) => !/^--(quick|profile|only=.+|store=(sqlite|pos
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown option(s) ${unknown.join(" ")}\n`)
   process.stderr.write(
-    "usage: pnpm bench [-- --quick] [--only=qr,health,payouts,charges,list,webhooks] [--store=sqlite|postgres] [--profile]\n"
+    "usage: pnpm bench [-- --quick] [--only=qr,health,payouts,charges,list,webhooks,live,scaling] [--store=sqlite|postgres] [--profile]\n"
   )
   process.exit(2)
 }
 const quick = args.includes("--quick")
 const profile = args.includes("--profile")
-const only = new Set((option("only")?.split(",") ?? scenarios) as ReadonlyArray<Scenario>)
+const only = new Set(
+  (option("only")?.split(",") ??
+    scenarios.filter((s) => !(quick && slow.includes(s)))) as ReadonlyArray<Scenario>
+)
 const stores: ReadonlyArray<StoreKind> = option("store")
   ? [option("store") as StoreKind]
   : ["sqlite", "postgres"]
@@ -161,6 +171,8 @@ const main = async () => {
       results.push(skipped("All Postgres scenarios", "postgres", "-", note))
       continue
     }
+    // Only the scenarios with servers of their own asked for: no store run.
+    if (!scenarios.some((s) => only.has(s) && s !== "qr" && !slow.includes(s))) continue
     const first = !ranStore
     ranStore = true
     await attempt(`${kind} store`, kind, async () => {
@@ -169,6 +181,18 @@ const main = async () => {
     })
   }
   await bare.server.stop()
+  // After the per-store rows, each on servers of its own: the live payouts through the PSP
+  // simulator (SQLite) and the scaling row (Postgres).
+  if (only.has("live") && stores.includes("sqlite"))
+    await attempt("Live payouts (PSP simulator)", "sqlite", () =>
+      Live.run(settings, { sends: "settle", charges: false })
+    )
+  if (only.has("scaling") && stores.includes("postgres") && pgDown === null)
+    await attempt("Scaling (server processes on one Postgres)", "postgres", () =>
+      Scaling.run(settings, serverEnv, (server) =>
+        settings.log(`scaling: pixgate serve up (pid ${server.pid})`)
+      )
+    )
 
   if (profile) {
     // One profile per thread; the main thread (id 0) is the server's event loop.

@@ -56,9 +56,11 @@ export type SendStatus =
 
 /**
  * Sending PIX (not standardised across banks). The engine runs each send as a durable
- * `payout.send` job written in the payout's own unit (the outbox): it asks `status` first, so
- * a send cut by a crash or a time-out is never made twice, and calls `send` only on `NotFound`.
- * Both must be idempotent on the payout's id.
+ * `payout.send` job written in the payout's own unit (the outbox): a run that may follow an
+ * earlier one asks `status` first, so a send cut by a crash or a time-out is never made twice,
+ * and calls `send` only on `NotFound`; the first attempt (the creation's inline run of the job
+ * it has just written) calls `send` at once. A `Settled` answer to `send` is final: nothing is
+ * asked after it. Both must be idempotent on the payout's id.
  */
 export interface PixSender {
   readonly send: (payout: Transaction) => Effect.Effect<SendStatus>

@@ -1,11 +1,17 @@
 /**
- * A payout's send: the `payout.send` job. The bank is asked about the payout first, so a send
- * cut by a crash or a time-out is never made twice; only a send the bank does not know is made.
- * A final answer settles or fails the payout (completing the job in that unit); an accepted
- * send not final yet keeps the bank's end-to-end id, when it gives one; anything else asks again.
+ * A payout's send: the `payout.send` job. A run that cannot know whether an earlier run reached
+ * the bank asks the bank about the payout first, so a send cut by a crash or a time-out is never
+ * made twice; only a send the bank does not know is made. A final answer (the send's own answer
+ * included: a bank that answers `Settled` needs no second question) settles or fails the payout
+ * (completing the job in that unit); an accepted send not final yet keeps the bank's end-to-end
+ * id, when it gives one; anything else asks again.
  *
  * The same run serves the worker and a payout's creation, which tries the send inline while it
- * holds the job (`Payouts.create`): one code path, one job, never two sends.
+ * holds the job (`Payouts.create`): one code path, one job, never two sends. Only that inline
+ * run is a first attempt (`Attempt.first`): it runs the job its own unit wrote a moment ago,
+ * held past its run time, so no run before it can have sent anything and the question is
+ * skipped. A worker's run always asks: it cannot tell a job never run from one whose run was
+ * cut after its send reached the bank (a crash between the send and the commit).
  */
 import { Effect, Option } from "effect"
 import { Gateways, type PixSender, type SendStatus } from "./BankGateway.js"
@@ -27,6 +33,14 @@ export const senderOf = (
   Option.flatMap(payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode), (g) =>
     Option.fromNullable(g.sender)
   )
+
+/**
+ * What the caller knows about the run: `first` when no earlier run of the job can exist (the
+ * creation's inline run of the job it has just written and still holds). Anything else asks.
+ */
+export interface Attempt {
+  readonly first?: boolean
+}
 
 /** Builds the run of one claimed `payout.send` job. */
 export const make = (changes: PayoutChanges) =>
@@ -60,7 +74,7 @@ export const make = (changes: PayoutChanges) =>
           })
         : Effect.void
 
-    return (job: ClaimedJob): Effect.Effect<void, StoreError> =>
+    return (job: ClaimedJob, attempt: Attempt = {}): Effect.Effect<void, StoreError> =>
       Effect.gen(function* () {
         const found = yield* findById(TransactionId, job.ref, reads.getTransaction)
         if (Option.isNone(found) || found.value.type !== "withdrawal" || found.value.status !== "pending") {
@@ -76,7 +90,8 @@ export const make = (changes: PayoutChanges) =>
           return yield* jobs.retryJob(job.id, now + 60_000)
         }
         const bank = sender.value
-        let status = yield* bank.status(payout)
+        // A first attempt has nothing to ask about; any other asks before it sends.
+        let status: SendStatus = attempt.first === true ? { _tag: "NotFound" } : yield* bank.status(payout)
         const sent = status._tag === "NotFound"
         if (sent) status = yield* bank.send(payout)
         switch (status._tag) {

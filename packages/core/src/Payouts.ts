@@ -45,7 +45,7 @@ export interface PayoutsShape {
    * (spec); a live payout sends `transaction.failed` with its reason (docs/decisions.md).
    */
   readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
-  /** Runs a claimed `payout.send` job (see `PayoutSend`). */
+  /** Runs a claimed `payout.send` job (see `PayoutSend`); a worker's run, so it asks the bank first. */
   readonly send: (job: ClaimedJob) => Effect.Effect<void, StoreError>
 }
 
@@ -112,7 +112,8 @@ export const make = Effect.gen(function* () {
       return Option.isSome(advanced)
     })
 
-  const send = yield* PayoutSend.make({ settle, fail })
+  const run = yield* PayoutSend.make({ settle, fail })
+  const send = (job: ClaimedJob) => run(job)
   const lease = Duration.toMillis(config.jobLease)
 
   /**
@@ -124,8 +125,10 @@ export const make = Effect.gen(function* () {
   const inline = (id: TransactionId, result: Views.PayoutJson, job: ClaimedJob, budget: number) =>
     Effect.gen(function* () {
       const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      // The first attempt of the send: the job was written by this creation's unit and is held
+      // past its run time, so nothing can have been sent yet (no status question first).
       const attempt = yield* Effect.forkDaemon(
-        send(job).pipe(
+        run(job, { first: true }).pipe(
           Effect.timeoutFail({
             duration: Math.max(0, job.leaseUntil - start),
             onTimeout: () => "its hold ended" as const

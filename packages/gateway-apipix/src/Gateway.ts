@@ -9,7 +9,8 @@
  *   A creation with an unknown outcome leaves an `apipix.cob.unknown` job: once the retry
  *   window passed, a cob no charge adopted is withdrawn (`PATCH /cob/{txid}`).
  * - Sends: `PUT /v3/gn/pix/{idEnvio}`, `idEnvio` derived from the payout id; status by
- *   `GET /v2/gn/pix/enviados/id-envio/{idEnvio}` (asked before any send, see `PixSender`).
+ *   `GET /v2/gn/pix/enviados/id-envio/{idEnvio}` (asked before any send but a first attempt,
+ *   see `PixSender`; a `REALIZADO` answer to the `PUT` settles with no further call).
  * - Callbacks (`{ "pix": [...] }`) carry no signature: each PIX is confirmed with
  *   `GET /pix/{e2eid}` (each send with its status) before anything is done.
  * - Jobs: `apipix.cob.check` per live charge (`GET /cob/{txid}` while it is pending),

@@ -14,8 +14,12 @@ import {
   valorPattern
 } from "./Model.js"
 
-/** How the simulated PSP decides a send it accepted. */
-export type SendOutcome = "manual" | "settle" | "reject"
+/**
+ * How the simulated PSP decides a send it accepted: `manual` waits for a control call; `settle`
+ * and `reject` answer `EM_PROCESSAMENTO` and decide right after, with the callback (Efí's way);
+ * `instant` settles within the request (the answer already says `REALIZADO`), callback after.
+ */
+export type SendOutcome = "manual" | "settle" | "reject" | "instant"
 
 /** Settings of the simulated bank. */
 export interface BankSettings {
@@ -296,15 +300,25 @@ export class Bank {
     const existing = this.state.sends.get(input.idEnvio)
     if (existing)
       return existing.fingerprint === fingerprint ? { send: existing, created: false } : "conflict"
+    const now = this.settings.now()
+    const instant = this.settings.sendOutcome === "instant"
     const send: Send = {
       ...input,
-      e2eId: endToEndId("E", this.settings.ispb, this.settings.now()),
-      solicitacao: this.settings.now(),
-      status: "EM_PROCESSAMENTO",
+      e2eId: endToEndId("E", this.settings.ispb, now),
+      solicitacao: now,
+      status: instant ? "REALIZADO" : "EM_PROCESSAMENTO",
+      ...(instant ? { liquidacao: now } : {}),
       fingerprint
     }
     this.state.sends.set(input.idEnvio, send)
-    if (this.settings.sendOutcome !== "manual") {
+    if (instant) {
+      // Settled in the answer; the callback follows it, as the PSP posts it after the request.
+      setImmediate(() => {
+        void this.callbacks
+          .dispatch(send.pagadorChave, { pix: [sendCallbackJson(send)] }, this.settings.callbackMode())
+          .catch(() => undefined)
+      })
+    } else if (this.settings.sendOutcome !== "manual") {
       const outcome = this.settings.sendOutcome
       setImmediate(() => {
         if (send.status !== "EM_PROCESSAMENTO") return

@@ -102,6 +102,16 @@ export const makeControlHandler = (simulator: PspSimulator, bank: Bank) => {
     requests: simulator.requests
   })
 
+  // What a benchmark reads after a load: calls per route and callbacks, without the books.
+  const counts = () => {
+    const routes: Record<string, number> = {}
+    for (const request of simulator.requests) {
+      const name = request.route ?? "unknown"
+      routes[name] = (routes[name] ?? 0) + 1
+    }
+    return { requests: simulator.requests.length, routes, deliveries: simulator.deliveries.length }
+  }
+
   const route = async (
     method: string,
     path: string,
@@ -113,6 +123,7 @@ export const makeControlHandler = (simulator: PspSimulator, bank: Bank) => {
       .map(decodeURIComponent)
     const [first, id, action] = segments
     if (method === "GET" && path === "/state") return [200, state()]
+    if (method === "GET" && path === "/requests/counts") return [200, counts()]
     if (method === "GET" && path === "/tls") {
       const { caPem, clientCertPem, clientKeyPem, clientPkcs12, clientPkcs12Passphrase } = simulator.tls
       return [

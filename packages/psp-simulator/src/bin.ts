@@ -17,7 +17,8 @@ Runs a local PSP (API Pix + Efí-style sends) over mTLS, with a control API over
   --client-secret <s>   OAuth2 client secret (default pixgate-secret)
   --pix-key <key>       the account's Pix key (repeatable; default: any key is accepted)
   --token-ttl <s>       access token lifetime in seconds (default 3600)
-  --sends <mode>        manual | settle | reject: what happens to an accepted send (default settle)
+  --sends <mode>        manual | settle | reject | instant: what happens to an accepted send
+                        (default settle; instant: the send's answer already says REALIZADO)
   --help                this text
 `
 
@@ -59,7 +60,8 @@ if (values.help) {
   process.stdout.write(usage)
   process.exit(0)
 }
-if (!["manual", "settle", "reject"].includes(values.sends)) fail("--sends must be manual, settle or reject")
+if (!["manual", "settle", "reject", "instant"].includes(values.sends))
+  fail("--sends must be manual, settle, reject or instant")
 
 const simulator = await start({
   host: values.host,

@@ -96,4 +96,17 @@ describe("control API", () => {
     })
     expect(fresh.body.expires_in).toBe(5)
   })
+
+  it("counts the API's requests per route and the callbacks posted", async () => {
+    const before = (await control("GET", "/requests/counts")).body
+    expect(before.requests).toBe(psp.requests.length)
+    expect(before.deliveries).toBe(psp.deliveries.length)
+    await call(psp, { method: "GET", path: "/v2/gn/pix/enviados/id-envio/counted", token: bearer })
+    await call(psp, { method: "GET", path: "/v2/gn/pix/enviados/id-envio/counted", token: bearer })
+    await call(psp, { method: "GET", path: "/nowhere", token: bearer })
+    const after = (await control("GET", "/requests/counts")).body
+    expect(after.requests - before.requests).toBe(3)
+    expect(after.routes["send.get"] - (before.routes["send.get"] ?? 0)).toBe(2)
+    expect(after.routes.unknown - (before.routes.unknown ?? 0)).toBe(1)
+  })
 })

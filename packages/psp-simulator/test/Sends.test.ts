@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PspSimulator } from "../src/index.js"
-import { call, receiver, registerWebhook, token } from "./helpers.js"
+import { call, eventually, receiver, registerWebhook, token } from "./helpers.js"
 
 let psp: PspSimulator.PspSimulator
 let hook: Awaited<ReturnType<typeof receiver>>
@@ -161,6 +161,57 @@ describe("Efí-style sends", () => {
       expect(status).toBe("REALIZADO")
     } finally {
       await auto.close()
+    }
+  })
+
+  it("settles within the request when started with sendOutcome instant: REALIZADO in the answer, callback after", async () => {
+    const instantHook = await receiver()
+    const instant = await PspSimulator.start({
+      pki: psp.tls,
+      pixKeys: ["merchant@example.com"],
+      sendOutcome: "instant"
+    })
+    try {
+      const instantToken = await token(instant)
+      await registerWebhook(instant, instantToken, instantHook.url)
+      const answer = await call(instant, {
+        method: "PUT",
+        path: "/v3/gn/pix/now1",
+        token: instantToken,
+        body: sendBody()
+      })
+      expect(answer.status).toBe(201)
+      expect(answer.body).toMatchObject({ idEnvio: "now1", status: "REALIZADO" })
+      const status = await call(instant, {
+        method: "GET",
+        path: "/v2/gn/pix/enviados/id-envio/now1",
+        token: instantToken
+      })
+      expect(status.body).toMatchObject({
+        endToEndId: answer.body.e2eId,
+        status: "REALIZADO",
+        horario: { liquidacao: expect.any(String) }
+      })
+      const replay = await call(instant, {
+        method: "PUT",
+        path: "/v3/gn/pix/now1",
+        token: instantToken,
+        body: sendBody()
+      })
+      expect([replay.status, replay.body.status, replay.body.e2eId]).toEqual([
+        200,
+        "REALIZADO",
+        answer.body.e2eId
+      ])
+      await eventually(() => instantHook.received.length > 0, "the send's callback")
+      expect(instantHook.received.map((item) => (item.body as { pix: Array<unknown> }).pix)).toEqual([
+        [expect.objectContaining({ status: "REALIZADO", gnExtras: { idEnvio: "now1" } })]
+      ])
+      // Settled already: nothing left to decide.
+      await expect(instant.settleSend("now1")).rejects.toThrow(/already REALIZADO/)
+    } finally {
+      await instant.close()
+      await instantHook.close()
     }
   })
 })

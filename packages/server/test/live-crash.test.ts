@@ -1,8 +1,12 @@
 /**
- * SIGKILL between a live payout's commit and its send: the engine process dies while the send
- * job is still asking the bank about the payout (the PSP holds that answer), before any send.
- * A fresh process on the same database sends it once, after the job's lease; the bank then
- * settles it and the payout completes. On SQLite (a file) and Postgres; ledger checked after.
+ * SIGKILL during a live payout's send, on SQLite (a file) and Postgres; ledger checked after:
+ * - before the send reached the bank (the PSP holds the request unanswered, not carried out):
+ *   a fresh process on the same database asks the bank, then sends it once, after the job's
+ *   hold; the bank settles it and the payout completes;
+ * - after the send reached the bank (carried out, its answer never given): the fresh process
+ *   asks first, finds the send, and never sends it again.
+ * The creation's inline attempt is a first attempt (no question before its `PUT`); every later
+ * attempt asks first.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -56,8 +60,11 @@ const killed = (child: ChildProcessWithoutNullStreams) =>
 
 const stores = liveStores("pixgate-live-crash")
 
-describe.each(stores)("SIGKILL between a live payout's commit and its send, on $name", (store) => {
-  it("the send happens once, after a restart", { timeout: 180_000 }, async () => {
+describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) => {
+  it.each([
+    { case: "before the send reached the bank", after: false },
+    { case: "after the send reached the bank, its answer lost", after: true }
+  ])("$case: the send happens once, after a restart", { timeout: 180_000 }, async ({ after }) => {
     const db = await store.open()
     const psp = await PspSimulator.start({ pixKeys: [pixKey] })
     try {
@@ -115,27 +122,41 @@ describe.each(stores)("SIGKILL between a live payout's commit and its send, on $
         60_000
       )
 
-      // The bank holds its answer to "do you know this send?": the job waits on it, before any send.
+      // The bank never answers the send: before carrying it out, or after (the answer is lost).
+      psp.addFault({ route: "send.put", kind: "timeout", after })
+      // Nor any question: should this process's worker reach the job before the kill, it waits too.
       psp.addFault({ route: "send.get", kind: "timeout" })
       const payout = await send(first.url, "POST", "/api/v1/payouts", {
         key: merchant.liveKey,
         body: { amount: 10, pixKey: "destino@banco.example" }
       })
       expect(payout.status, payout.text).toBe(201)
+      expect(payout.body.endToEndId).toBeNull()
       const id = Gateway.idEnvio(payout.body.transactionId)
-      await until(
-        "the send job asks the bank",
-        () => psp.requests.some((r) => r.route === "send.get" && r.path.endsWith(id)),
-        60_000
-      )
+      const calls = () =>
+        psp.requests
+          .filter((r) => (r.route === "send.put" || r.route === "send.get") && r.path.endsWith(id))
+          .map((r) => `${r.route === "send.put" ? "PUT" : "GET"} ${r.outcome}`)
+      await until("the send job sends", () => calls().length > 0, 60_000)
       await killed(first.child)
-      expect(psp.state.sends.get(id)).toBeUndefined()
+      // The inline attempt was the first: it sent without asking (and a worker's run, if any, asked).
+      expect(calls()[0]).toBe("PUT timeout")
+      expect(
+        calls()
+          .slice(1)
+          .every((c) => c === "GET timeout")
+      ).toBe(true)
+      const asked = calls().length
+      expect(psp.state.sends.get(id) !== undefined).toBe(after)
       psp.clearFaults()
 
       const second = await spawnEngine(options)
       await register(second.url)
+      // The next attempt asks first: it sends only what the bank does not know.
+      await until("the restarted engine asks the bank", () => calls().length > asked, 60_000)
+      expect(calls()[asked]).toBe(after ? "GET 200" : "GET 404")
       await until(
-        "the send reaches the bank after the lease",
+        "the send reaches the bank after the hold",
         () => psp.state.sends.get(id) !== undefined,
         60_000
       )
@@ -145,7 +166,10 @@ describe.each(stores)("SIGKILL between a live payout's commit and its send, on $
         async () => (await statusOf(second.url, payout.body.transactionId)) === "completed",
         60_000
       )
-      expect(psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(id))).toHaveLength(1)
+      // One send carried out by the bank: the held one (answer lost) or the restarted engine's.
+      expect(calls().filter((c) => c.startsWith("PUT"))).toEqual(
+        after ? ["PUT timeout"] : ["PUT timeout", "PUT 201"]
+      )
       expect([...psp.state.sends.keys()].filter((k) => k === id)).toHaveLength(1)
       second.child.kill("SIGTERM")
       await new Promise((resolve) => second.child.once("exit", resolve))
