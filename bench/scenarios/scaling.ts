@@ -92,7 +92,12 @@ export const run = async (
       if (merchants.length === 0)
         merchants = await fundedMerchants(admin(servers[0]!), "Scaling", settings.spreadMerchants, 50_000)
       const pids = servers.map((s) => s.pid)
+      // What the processes burn at rest (job polls, timers), for the reading: 2 s before the load.
+      const rest = pids.map(cpuMsOf)
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      const restMsPerSecond = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - rest[i]!), 0) / 2
       const made = await payoutsMade(db)
+      const loadStart = Date.now()
       const backendsBefore = snapshot(await pgBackends(db))
       const nodeBefore = pids.map(cpuMsOf)
       // The run's connections split over the servers; each server's share loads its merchants.
@@ -120,12 +125,14 @@ export const run = async (
       const nodeMs = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - nodeBefore[i]!), 0)
       const pgMs = spent(backendsBefore, snapshot(await pgBackends(db)))
       const payouts = (await payoutsMade(db)) - made
+      const seconds = (Date.now() - loadStart) / 1000
       const result = together(results)
       steps.push({ servers: n, result, payouts, nodeMs, pgMs })
       settings.log(
         `scaling, ${n} process${n === 1 ? "" : "es"}: ${Math.round(result.rps)} payouts/s, ` +
           `Node ${(nodeMs / payouts).toFixed(3)} ms + Postgres ${(pgMs / payouts).toFixed(3)} ms CPU per payout ` +
-          `(${payouts} payouts${result.failed > 0 ? `, ${result.failed} failed: ${result.firstFailure}` : ""})`
+          `(${payouts} payouts in ${seconds.toFixed(1)} s to settled; Node at rest ${restMsPerSecond.toFixed(1)} ms/s` +
+          `${result.failed > 0 ? `; ${result.failed} failed: ${result.firstFailure}` : ""})`
       )
     }
     const one = steps[0]!

@@ -211,7 +211,23 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
       await until("the send reaches the bank", () => sendOf(p.transactionId) !== undefined)
       await live.psp.settleSend(Gateway.idEnvio(p.transactionId), { callback: "now" })
       await until("settled", async () => (await statusOf(m.liveKey, p.transactionId)) === "completed")
-      expect(sendPuts(p.transactionId)).toBe(1)
+      // The first attempt sends without asking and meets the outage (a 503: nothing carried
+      // out); every later attempt asks first, and the one send the bank took follows its 404.
+      const calls = live.psp.requests
+        .filter(
+          (r) =>
+            (r.route === "send.put" || r.route === "send.get") &&
+            r.path.endsWith(Gateway.idEnvio(p.transactionId))
+        )
+        .map((r) => `${r.route} ${r.outcome}`)
+      expect(calls[0]).toBe("send.put 503")
+      expect(calls.filter((c) => c.startsWith("send.put") && c !== "send.put 503")).toEqual(["send.put 201"])
+      const taken = calls.indexOf("send.put 201")
+      expect(calls[taken - 1]).toBe("send.get 404")
+      expect(calls.slice(1, taken).every((c) => c.startsWith("send.get"))).toBe(true)
+      expect(
+        [...live.psp.state.sends.values()].filter((s) => s.idEnvio === Gateway.idEnvio(p.transactionId))
+      ).toHaveLength(1)
       expect(await find(m.liveKey, p.transactionId)).toMatchObject({
         endToEndId: sendOf(p.transactionId)?.e2eId
       })
