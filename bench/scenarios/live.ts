@@ -202,9 +202,15 @@ export const run = async (settings: Settings, options: LiveOptions): Promise<Arr
     const before = await call<Counts>(control, "GET", "/requests/counts")
     const bank = await side("live")
     settings.log(summary(`POST /api/v1/payouts, live key (sends ${options.sends})`, bank.result))
-    // The last callbacks are posted as their sends settle: a moment for their delivery records.
-    await sleep(500)
-    const after = await call<Counts>(control, "GET", "/requests/counts")
+    // Every send has one callback, posted as it settles (after the answer, with `instant`):
+    // wait for their delivery records (up to 20 s).
+    let after = await call<Counts>(control, "GET", "/requests/counts")
+    for (let i = 0; i < 100 && after.deliveries - before.deliveries < bank.payouts; i++) {
+      await sleep(200)
+      after = await call<Counts>(control, "GET", "/requests/counts")
+    }
+    await sleep(200)
+    after = await call<Counts>(control, "GET", "/requests/counts")
     const delta = (route: string) => ((after.routes[route] ?? 0) - (before.routes[route] ?? 0)) / bank.payouts
     const gets = delta("send.get")
     const puts = delta("send.put")

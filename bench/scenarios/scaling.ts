@@ -5,7 +5,9 @@
  * (the client backends serving this database, summed), each from /proc/<pid>/stat, measured
  * from the load's start until every payout of it is settled (so the sandbox's settlement of
  * each payout is in its cost), divided by the payouts made in that span. Each figure is
- * compared with the 1-process figure of the same run.
+ * compared with the 1-process figure of the same run. What the processes and backends burn at
+ * rest (2 s without requests, before each load) is measured too, and the per-payout figures are
+ * also given above it: an idle instance's job polls are the cost of having it, not of a payout.
  *
  * On a machine with as many cores as processes want, throughput shows what an instance buys;
  * on a small shared one (2 cores here) throughput cannot grow, and CPU per payout is the
@@ -67,8 +69,15 @@ interface Step {
   readonly servers: number
   readonly result: LoadResult
   readonly payouts: number
+  /** CPU ms over the span, summed over the processes (Node) and the backends (Postgres). */
   readonly nodeMs: number
   readonly pgMs: number
+  /** The same less what they burn at rest over as long a span: the payouts' own cost. */
+  readonly nodeNetMs: number
+  readonly pgNetMs: number
+  /** CPU ms per second at rest, summed. */
+  readonly nodeRest: number
+  readonly pgRest: number
 }
 
 /** Runs the scaling row on a fresh Postgres database of its own. */
@@ -92,10 +101,12 @@ export const run = async (
       if (merchants.length === 0)
         merchants = await fundedMerchants(admin(servers[0]!), "Scaling", settings.spreadMerchants, 50_000)
       const pids = servers.map((s) => s.pid)
-      // What the processes burn at rest (job polls, timers), for the reading: 2 s before the load.
+      // What the processes burn at rest (job polls, timers): 2 s before the load, no request.
       const rest = pids.map(cpuMsOf)
+      const pgRest = snapshot(await pgBackends(db))
       await new Promise((resolve) => setTimeout(resolve, 2000))
       const restMsPerSecond = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - rest[i]!), 0) / 2
+      const pgRestMsPerSecond = spent(pgRest, snapshot(await pgBackends(db))) / 2
       const made = await payoutsMade(db)
       const loadStart = Date.now()
       const backendsBefore = snapshot(await pgBackends(db))
@@ -127,11 +138,22 @@ export const run = async (
       const payouts = (await payoutsMade(db)) - made
       const seconds = (Date.now() - loadStart) / 1000
       const result = together(results)
-      steps.push({ servers: n, result, payouts, nodeMs, pgMs })
+      steps.push({
+        servers: n,
+        result,
+        payouts,
+        nodeMs,
+        pgMs,
+        nodeNetMs: nodeMs - restMsPerSecond * seconds,
+        pgNetMs: pgMs - pgRestMsPerSecond * seconds,
+        nodeRest: restMsPerSecond,
+        pgRest: pgRestMsPerSecond
+      })
       settings.log(
         `scaling, ${n} process${n === 1 ? "" : "es"}: ${Math.round(result.rps)} payouts/s, ` +
           `Node ${(nodeMs / payouts).toFixed(3)} ms + Postgres ${(pgMs / payouts).toFixed(3)} ms CPU per payout ` +
-          `(${payouts} payouts in ${seconds.toFixed(1)} s to settled; Node at rest ${restMsPerSecond.toFixed(1)} ms/s` +
+          `(${payouts} payouts in ${seconds.toFixed(1)} s to settled; at rest: Node ${restMsPerSecond.toFixed(1)} ms/s, ` +
+          `Postgres ${pgRestMsPerSecond.toFixed(1)} ms/s` +
           `${result.failed > 0 ? `; ${result.failed} failed: ${result.firstFailure}` : ""})`
       )
     }
@@ -169,6 +191,33 @@ export const run = async (
           value: step.pgMs / step.payouts,
           unit: "ms",
           baseline: one.pgMs / one.payouts,
+          baselineOf
+        }),
+        compared({
+          name,
+          store: "postgres",
+          metric: "Node CPU per payout above rest",
+          value: step.nodeNetMs / step.payouts,
+          unit: "ms",
+          baseline: one.nodeNetMs / one.payouts,
+          baselineOf
+        }),
+        compared({
+          name,
+          store: "postgres",
+          metric: "Postgres CPU per payout above rest",
+          value: step.pgNetMs / step.payouts,
+          unit: "ms",
+          baseline: one.pgNetMs / one.payouts,
+          baselineOf
+        }),
+        compared({
+          name,
+          store: "postgres",
+          metric: "Node + Postgres CPU at rest",
+          value: step.nodeRest + step.pgRest,
+          unit: "ms/s",
+          baseline: one.nodeRest + one.pgRest,
           baselineOf
         })
       ]
