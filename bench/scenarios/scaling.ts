@@ -27,6 +27,14 @@ export const counts = [1, 2, 3] as const
 
 const body = JSON.stringify({ amount: 0.01, pixKey: "cliente@example.com", description: "benchmark" })
 
+/** Transactions committed in this database so far (Postgres' statistics, flushed within a second). */
+const commits = async (db: BenchDb) => {
+  const [row] = await db.query<{ n: number | string }>(
+    "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()"
+  )
+  return Number(row?.n ?? 0)
+}
+
 const payoutsMade = async (db: BenchDb) => {
   const [row] = await db.query<{ n: number | string }>(
     "SELECT COUNT(*) AS n FROM transactions WHERE type = 'withdrawal'"
@@ -78,6 +86,8 @@ interface Step {
   /** CPU ms per second at rest, summed. */
   readonly nodeRest: number
   readonly pgRest: number
+  /** Postgres transactions committed over the span (the bench's own polling reads included). */
+  readonly commits: number
 }
 
 /** Runs the scaling row on a fresh Postgres database of its own. */
@@ -108,6 +118,7 @@ export const run = async (
       const restMsPerSecond = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - rest[i]!), 0) / 2
       const pgRestMsPerSecond = spent(pgRest, snapshot(await pgBackends(db))) / 2
       const made = await payoutsMade(db)
+      const committed = await commits(db)
       const loadStart = Date.now()
       const backendsBefore = snapshot(await pgBackends(db))
       const nodeBefore = pids.map(cpuMsOf)
@@ -137,6 +148,9 @@ export const run = async (
       const pgMs = spent(backendsBefore, snapshot(await pgBackends(db)))
       const payouts = (await payoutsMade(db)) - made
       const seconds = (Date.now() - loadStart) / 1000
+      // Statistics reach pg_stat_database within a second of the commit.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const transactions = (await commits(db)) - committed
       const result = together(results)
       steps.push({
         servers: n,
@@ -147,7 +161,8 @@ export const run = async (
         nodeNetMs: nodeMs - restMsPerSecond * seconds,
         pgNetMs: pgMs - pgRestMsPerSecond * seconds,
         nodeRest: restMsPerSecond,
-        pgRest: pgRestMsPerSecond
+        pgRest: pgRestMsPerSecond,
+        commits: transactions
       })
       settings.log(
         `scaling, ${n} process${n === 1 ? "" : "es"}: ${Math.round(result.rps)} payouts/s, ` +
@@ -209,6 +224,15 @@ export const run = async (
           value: step.pgNetMs / step.payouts,
           unit: "ms",
           baseline: one.pgNetMs / one.payouts,
+          baselineOf
+        }),
+        compared({
+          name,
+          store: "postgres",
+          metric: "Postgres commits per payout",
+          value: step.commits / step.payouts,
+          unit: "commits",
+          baseline: one.commits / one.payouts,
           baselineOf
         }),
         compared({
