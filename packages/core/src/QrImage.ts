@@ -44,7 +44,10 @@ const pngOf = (matrix: QrMatrix.Matrix, scale: number, margin: number): Uint8Arr
   const stride = 1 + ((side + 7) >> 3)
   const white = new Uint8Array(stride).fill(0xff)
   white[0] = 0 // filter type: none
-  const stream = new Deflate(stride * side)
+  // Bits at most: size + 2 literal lines (9 bits a byte), and matches of 31 bits at most, one
+  // per 255 bytes of copies plus two per run of copies (a cut tail).
+  const bound = (size + 2) * stride * 9 + ((side * stride) / 255 + 2 * (size + 3)) * 31 + 64
+  const stream = new Deflate(Math.ceil(bound / 8))
   stream.repeat(white, margin * scale, false)
   let previous = white
   for (let row = 0; row < size; row++) {
@@ -180,9 +183,9 @@ class Deflate {
   private adlerB = 0
   private lines = 0
 
-  constructor(rawBytes: number) {
-    // A match costs at most 31 bits for 3+ bytes, a literal at most 9 bits: 11 bits a byte bounds both.
-    this.out = new Uint8Array(2 + ((rawBytes * 11) >> 3) + 16)
+  /** `maxBytes`: a bound on the compressed block (the caller knows the lines it will write). */
+  constructor(maxBytes: number) {
+    this.out = new Uint8Array(2 + maxBytes + 16)
     this.out[0] = 0x78 // deflate, 32 KiB window
     this.out[1] = 0x01 // no preset dictionary, check bits
     this.write(0b011, 3) // BFINAL = 1, BTYPE = 01 (fixed Huffman)
