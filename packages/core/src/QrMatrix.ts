@@ -303,11 +303,11 @@ const flush = (totals: Float64Array, lo: number, hi: number, weight: number) => 
 }
 
 /**
- * N1 and N3 penalty points of one line (row or column) of lane bytes into `totals`: N1 as
- * `qrcode` scores it (3 for a run of 5 same-colour modules, 1 more per module beyond), N3 for
- * each 11-module window 10111010000 or 00001011101 (40 each).
+ * N1 and N3 penalty points of one line of lane bytes (a row: `step` 1; a column: `step` size)
+ * into `totals`: N1 as `qrcode` scores it (3 for a run of 5 same-colour modules, 1 more per
+ * module beyond), N3 for each 11-module window 10111010000 or 00001011101 (40 each).
  */
-const linePenalty = (lanes: Uint8Array, from: number, size: number, totals: Float64Array) => {
+const linePenalty = (lanes: Uint8Array, from: number, step: number, size: number, totals: Float64Array) => {
   // ge2..ge6: lanes whose current run is at least 2..6 modules long.
   let ge2 = 0
   let ge3 = 0
@@ -331,8 +331,8 @@ const linePenalty = (lanes: Uint8Array, from: number, size: number, totals: Floa
   let w7 = 0
   let w8 = 0
   let w9 = 0
-  for (let k = 0; k < size; k++) {
-    const v = lanes[from + k]!
+  for (let k = 0, at = from; k < size; k++, at += step) {
+    const v = lanes[at]!
     const same = k === 0 ? 0 : ~(v ^ last) & 0xff
     last = v
     ge6 = same & ge5
@@ -370,13 +370,13 @@ const linePenalty = (lanes: Uint8Array, from: number, size: number, totals: Floa
 /**
  * Penalty of each of the 8 masks by the rules `qrcode` applies (N1 runs of 5+, N2 2x2 blocks,
  * N3 finder-like patterns, N4 dark proportion), so that the mask chosen is the one `qrcode`
- * would choose. `lanes` and `transposed` hold the symbol by rows and by columns.
+ * would choose. `lanes` holds the symbol by rows.
  */
-const penalties = (lanes: Uint8Array, transposed: Uint8Array, size: number): Float64Array => {
+const penalties = (lanes: Uint8Array, size: number): Float64Array => {
   const totals = new Float64Array(8)
   for (let line = 0; line < size; line++) {
-    linePenalty(lanes, line * size, size, totals)
-    linePenalty(transposed, line * size, size, totals)
+    linePenalty(lanes, line * size, 1, size, totals)
+    linePenalty(lanes, line, size, size, totals)
   }
   const dark = new Float64Array(8)
   for (let row = 0; row < size; row++) {
@@ -645,11 +645,7 @@ export const encode = (text: string, options?: { readonly mask?: number }): Matr
   }
   let mask = options?.mask ?? -1
   if (mask === -1) {
-    const transposed = new Uint8Array(lanes.length)
-    for (let row = 0; row < size; row++) {
-      for (let col = 0; col < size; col++) transposed[col * size + row] = lanes[row * size + col]!
-    }
-    const scores = penalties(lanes, transposed, size)
+    const scores = penalties(lanes, size)
     mask = 0
     for (let candidate = 1; candidate < 8; candidate++)
       if (scores[candidate]! < scores[mask]!) mask = candidate
