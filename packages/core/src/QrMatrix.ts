@@ -4,8 +4,8 @@
  * `qrcode.create` took 0.89 ms of `QrImage.pngBase64`'s 1.48 ms per BR Code, most of it in the
  * mask choice and in a Dijkstra search over segment modes. This encoder makes the same symbol
  * as `qrcode` for a given segmentation (the same penalty rules, so the same mask), with an
- * optimal mixed numeric / alphanumeric / byte segmentation, 7.5x faster than `qrcode.create`
- * on 170-character BR Codes in the same process (median 0.52 vs 3.92 ms per code on a 2-core
+ * optimal mixed numeric / alphanumeric / byte segmentation, 7.4x faster than `qrcode.create`
+ * on 170-character BR Codes in the same process (median 0.44 vs 3.23 ms per code on a 2-core
  * machine at load 19, 2026-11-26: `pnpm exec tsx --conditions=@pixgate/source
  * bench/micro/qr.ts`; figures in docs/performance.md). The speed comes from work done once per
  * version and kept (function patterns, the zigzag order of data modules, the 8 mask patterns
