@@ -1,9 +1,9 @@
 /**
- * PNG image of a QR code (what the API returns as `qrCodeBase64`). `qrcode` computes the module
+ * PNG image of a QR code (what the API returns as `qrCodeBase64`). `QrMatrix` computes the module
  * matrix; the PNG (1-bit grayscale) and its zlib stream are written here, with no Node-only APIs.
  */
-import { create } from "qrcode"
 import { base64 } from "./internal/base64.js"
+import * as QrMatrix from "./QrMatrix.js"
 
 /** Size of the image: pixels per module and width of the quiet zone in modules. */
 export interface PngOptions {
@@ -30,22 +30,44 @@ export const png = (text: string, options?: PngOptions): Uint8Array => {
   if (!Number.isInteger(margin) || margin < 0 || margin > maxMargin) {
     throw new RangeError(`margin must be an integer from 0 to ${maxMargin}, got ${margin}`)
   }
-  const { size, data } = create(text, { errorCorrectionLevel: "M" }).modules
+  return pngOf(QrMatrix.encode(text), scale, margin)
+}
+
+/**
+ * PNG of an encoded matrix (options already checked). The bitmap is never built whole: each
+ * module row is one distinct scanline repeated `scale` times (the quiet zone one white line),
+ * so the zlib stream is written from those lines, and its Adler-32 from their sums.
+ */
+const pngOf = (matrix: QrMatrix.Matrix, scale: number, margin: number): Uint8Array => {
+  const { size, modules } = matrix
   const side = (size + 2 * margin) * scale
   const stride = 1 + ((side + 7) >> 3)
-  const raw = new Uint8Array(stride * side).fill(0xff)
-  for (let y = 0; y < side; y++) raw[y * stride] = 0
+  const white = new Uint8Array(stride).fill(0xff)
+  white[0] = 0 // filter type: none
+  // Bits at most: size + 2 literal lines (9 bits a byte), and matches of 31 bits at most, one
+  // per 255 bytes of copies plus two per run of copies (a cut tail).
+  const bound = (size + 2) * stride * 9 + ((side * stride) / 255 + 2 * (size + 3)) * 31 + 64
+  const stream = new Deflate(Math.ceil(bound / 8))
+  stream.repeat(white, margin * scale, false)
+  let previous = white
   for (let row = 0; row < size; row++) {
-    const first = (margin + row) * scale * stride
+    const line = white.slice()
     for (let col = 0; col < size; col++) {
-      if (!data[row * size + col]) continue
-      for (let x = (margin + col) * scale, end = x + scale; x < end; x++) {
-        raw[first + 1 + (x >> 3)] &= ~(0x80 >> (x & 7))
-      }
+      if (modules[row * size + col] === 0) continue
+      for (let x = (margin + col) * scale, end = x + scale; x < end; x++)
+        line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7))
     }
-    for (let copy = 1; copy < scale; copy++) raw.copyWithin(first + copy * stride, first, first + stride)
+    // A module row like the one above continues its run of repeated scanlines.
+    stream.repeat(line, scale, sameBytes(line, previous))
+    previous = line
   }
-  return encodePng(side, side, zlib(raw, stride))
+  stream.repeat(white, margin * scale, previous === white)
+  return encodePng(side, side, stream.finish())
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** Base64 (no `data:` prefix) of {@link png}. */
@@ -126,7 +148,6 @@ const DISTANCE_EXTRA = [
   0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13
 ]
 const maxMatch = 258
-const maxDistance = 32768
 
 // Length symbol and extra bits of each match length 3..258, as one bit string.
 const LENGTH_CODE = new Uint16Array(maxMatch + 1)
@@ -143,83 +164,120 @@ for (let index = 0; index < LENGTH_BASE.length; index++) {
 /** Distance symbol (5-bit fixed code) and extra bits, as [bit string, bit count]. */
 const distanceCode = (distance: number): readonly [number, number] => {
   let index = DISTANCE_BASE.length - 1
-  while (DISTANCE_BASE[index] > distance) index--
-  return [reverse(index, 5) | ((distance - DISTANCE_BASE[index]) << 5), 5 + DISTANCE_EXTRA[index]]
+  while (DISTANCE_BASE[index]! > distance) index--
+  return [reverse(index, 5) | ((distance - DISTANCE_BASE[index]!) << 5), 5 + DISTANCE_EXTRA[index]!]
 }
+const DISTANCE_ONE = distanceCode(1)
 
 /**
- * zlib stream of one fixed-Huffman deflate block. Matches are only looked for at distance 1
- * (runs of equal bytes) and at `period` (the scanline length: a module row repeats `scale`
- * times), which is where nearly all the redundancy of a QR bitmap lives.
+ * zlib stream of one fixed-Huffman deflate block written from repeated scanlines: a line is
+ * written once (literals, and runs of 3+ equal bytes as matches at distance 1) and each repeat
+ * is a match at distance `stride`, where nearly all the redundancy of a QR bitmap lives.
  */
-const zlib = (data: Uint8Array, period: number): Uint8Array => {
-  const n = data.length
-  // A match costs at most 31 bits for 3+ bytes, a literal at most 9 bits: 11 bits a byte bounds both.
-  const out = new Uint8Array(2 + ((n * 11) >> 3) + 8)
-  out[0] = 0x78 // deflate, 32 KiB window
-  out[1] = 0x01 // no preset dictionary, check bits
-  let at = 2
-  let buffer = 0
-  let count = 0
-  const write = (bits: number, length: number) => {
-    buffer |= bits << count
-    count += length
-    while (count >= 8) {
-      out[at++] = buffer & 0xff
-      buffer >>>= 8
-      count -= 8
+class Deflate {
+  private readonly out: Uint8Array
+  private at = 2
+  private buffer = 0
+  private count = 0
+  private adlerA = 1
+  private adlerB = 0
+  private lines = 0
+
+  /** `maxBytes`: a bound on the compressed block (the caller knows the lines it will write). */
+  constructor(maxBytes: number) {
+    this.out = new Uint8Array(2 + maxBytes + 16)
+    this.out[0] = 0x78 // deflate, 32 KiB window
+    this.out[1] = 0x01 // no preset dictionary, check bits
+    this.write(0b011, 3) // BFINAL = 1, BTYPE = 01 (fixed Huffman)
+  }
+
+  private write(bits: number, length: number) {
+    this.buffer |= bits << this.count
+    this.count += length
+    while (this.count >= 8) {
+      this.out[this.at++] = this.buffer & 0xff
+      this.buffer >>>= 8
+      this.count -= 8
     }
   }
-  const distances = period > 1 && period <= maxDistance ? [period, 1] : [1]
-  const codes = distances.map(distanceCode)
-  write(0b011, 3) // BFINAL = 1, BTYPE = 01 (fixed Huffman)
-  let i = 0
-  while (i < n) {
-    const limit = Math.min(maxMatch, n - i)
-    let best = 0
-    let choice = 0
-    for (let d = 0; d < distances.length; d++) {
-      const distance = distances[d]
-      if (distance > i) continue
-      let length = 0
-      while (length < limit && data[i + length] === data[i + length - distance]) length++
-      if (length > best) {
-        best = length
-        choice = d
+
+  private match(length: number, distance: readonly [number, number]) {
+    this.write(LENGTH_CODE[length]!, LENGTH_BITS[length]!)
+    this.write(distance[0], distance[1])
+  }
+
+  /**
+   * `times` copies of `line` (all lines have one length); `continues` when the last line
+   * written was the same bytes, so every copy is a match.
+   */
+  repeat(line: Uint8Array, times: number, continues: boolean) {
+    if (times === 0) return
+    const stride = line.length
+    let copies = times
+    if (!(continues && this.lines > 0)) {
+      this.literalLine(line)
+      copies--
+    }
+    // Copies at distance `stride` (a match may overlap what it copies); a tail under 3 bytes
+    // is left in the last matches by cutting the one before it short.
+    let left = copies * stride
+    if (left > 0) {
+      const distance = distanceCode(stride)
+      while (left > 0) {
+        let length = Math.min(maxMatch, left)
+        if (left - length > 0 && left - length < 3) length -= 3
+        this.match(length, distance)
+        left -= length
       }
     }
-    if (best >= 3) {
-      write(LENGTH_CODE[best], LENGTH_BITS[best])
-      const [bits, length] = codes[choice]
-      write(bits, length)
-      i += best
-    } else {
-      const literal = data[i++]
-      write(LITERAL_CODE[literal], LITERAL_BITS[literal])
-    }
+    this.addAdler(line, times)
+    this.lines += times
   }
-  write(LITERAL_CODE[256], LITERAL_BITS[256])
-  if (count > 0) out[at++] = buffer & 0xff
-  const adler = adler32(data)
-  out[at++] = adler >>> 24
-  out[at++] = (adler >>> 16) & 0xff
-  out[at++] = (adler >>> 8) & 0xff
-  out[at++] = adler & 0xff
-  return out.subarray(0, at)
-}
 
-const adler32 = (data: Uint8Array): number => {
-  let a = 1
-  let b = 0
-  // 5552 is the largest block whose sums cannot overflow before the modulo (zlib's NMAX).
-  for (let start = 0; start < data.length; start += 5552) {
-    const end = Math.min(start + 5552, data.length)
-    for (let i = start; i < end; i++) {
-      a += data[i]
-      b += a
+  private literalLine(line: Uint8Array) {
+    const n = line.length
+    let i = 0
+    while (i < n) {
+      let run = 0
+      if (i > 0) {
+        const limit = Math.min(maxMatch, n - i)
+        while (run < limit && line[i + run] === line[i - 1]) run++
+      }
+      if (run >= 3) {
+        this.match(run, DISTANCE_ONE)
+        i += run
+      } else {
+        const literal = line[i++]!
+        this.write(LITERAL_CODE[literal]!, LITERAL_BITS[literal]!)
+      }
     }
-    a %= 65521
-    b %= 65521
   }
-  return ((b << 16) | a) >>> 0
+
+  /** Adler-32 of `times` copies of `line`: a += S, b += n * a + W per copy (RFC 1950). */
+  private addAdler(line: Uint8Array, times: number) {
+    const n = line.length
+    let sum = 0
+    let weighted = 0
+    for (let i = 0; i < n; i++) {
+      sum += line[i]!
+      weighted += (n - i) * line[i]!
+    }
+    sum %= 65521
+    weighted %= 65521
+    for (let copy = 0; copy < times; copy++) {
+      this.adlerB = (this.adlerB + n * this.adlerA + weighted) % 65521
+      this.adlerA = (this.adlerA + sum) % 65521
+    }
+  }
+
+  finish(): Uint8Array {
+    this.write(LITERAL_CODE[256]!, LITERAL_BITS[256]!)
+    if (this.count > 0) this.out[this.at++] = this.buffer & 0xff
+    const adler = ((this.adlerB << 16) | this.adlerA) >>> 0
+    this.out[this.at++] = adler >>> 24
+    this.out[this.at++] = (adler >>> 16) & 0xff
+    this.out[this.at++] = (adler >>> 8) & 0xff
+    this.out[this.at++] = adler & 0xff
+    return this.out.subarray(0, this.at)
+  }
 }
