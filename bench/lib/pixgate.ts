@@ -24,9 +24,17 @@ const tsEntry = (entry: string, extra: ReadonlyArray<string> = []) => [
 
 let bundling: Promise<string> | undefined
 
-/** The bundle `pnpm start` runs (scripts/pixgate.mjs), built once per benchmark run. */
+/**
+ * The bundle `pnpm start` runs (scripts/pixgate.mjs), built once per benchmark run; or the entry
+ * file `PIXGATE_BENCH_BUNDLE` names (a bundle of other sources kept aside, for runs alternating
+ * the code before and after a change; it must lie under node_modules/ to find better-sqlite3).
+ */
 const bundled = (): Promise<string> => {
-  bundling ??= import("../../scripts/pixgate.mjs").then((m) => m.bundle())
+  const given = process.env.PIXGATE_BENCH_BUNDLE
+  bundling ??=
+    given !== undefined && given !== ""
+      ? Promise.resolve(given)
+      : import("../../scripts/pixgate.mjs").then((m) => m.bundle())
   return bundling
 }
 

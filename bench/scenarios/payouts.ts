@@ -4,6 +4,7 @@
  * HTTP load on the baseline server doing one guarded UPDATE + one INSERT per payout through
  * the same driver, on the same accounts pattern (one account vs as many accounts).
  */
+import { readFileSync } from "node:fs"
 import type { BenchDb } from "../lib/db.js"
 import type { LoadResult } from "../lib/load.js"
 import { waitForIdle } from "../lib/pixgate.js"
@@ -29,6 +30,31 @@ export const seedBaselineAccounts = async (db: BenchDb, count: number): Promise<
   )
 }
 
+/**
+ * CPU time (user + system) a process has used, in microseconds, from /proc/<pid>/stat (clock
+ * ticks of 10 ms, Linux's USER_HZ of 100). Less moved by a busy machine than throughput: what a
+ * neighbour takes from the cores shows in the rates, not in the work a request costs.
+ */
+const cpuMicros = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** Transactions stored so far: one per payout, Pixgate's and the baseline's. */
+const stored = async (db: BenchDb): Promise<number> => {
+  const [row] = await db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM transactions")
+  return Number(row?.n ?? 0)
+}
+
+/** The CPU of `pid` per transaction `work` stores, warm-up included (Pixgate's: settlements too). */
+const cpuPer = async (db: BenchDb, pid: number, work: () => Promise<void>): Promise<number> => {
+  const [rows, cpu] = [await stored(db), cpuMicros(pid)]
+  await work()
+  const made = (await stored(db)) - rows
+  return made > 0 ? (cpuMicros(pid) - cpu) / made : Number.NaN
+}
+
 const body = JSON.stringify({ amount: 0.01, pixKey: "cliente@example.com", description: "benchmark" })
 
 const targets = (kind: string) => {
@@ -45,34 +71,52 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
   const loads: Record<string, LoadResult> = {}
   for (const shape of ["one", "spread"] as const) {
     const n = shape === "one" ? 1 : store.spread.length
-    const base = await measure(settings, store.baseline.origin, (i) => {
-      const id = baselineMerchant(i % n)
-      return {
-        method: "POST",
-        path: "/payout",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ account: `merchant:${id}:available`, merchantId: id, amount: 0.01 })
-      }
+    let base: LoadResult | undefined
+    const baseCpu = await cpuPer(store.db, store.baseline.pid, async () => {
+      base = await measure(settings, store.baseline.origin, (i) => {
+        const id = baselineMerchant(i % n)
+        return {
+          method: "POST",
+          path: "/payout",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ account: `merchant:${id}:available`, merchantId: id, amount: 0.01 })
+        }
+      })
     })
-    settings.log(summary(`baseline payout SQL, ${shape} (${store.kind})`, base))
+    settings.log(summary(`baseline payout SQL, ${shape} (${store.kind})`, base!))
     const keys = shape === "one" ? [store.one.testKey] : store.spread.map((m) => m.testKey)
-    const result = await measure(settings, store.pixgate.origin, (i) => ({
-      method: "POST",
-      path: "/api/v1/payouts",
-      headers: keyHeaders(keys[i % keys.length]!, true),
-      body
-    }))
-    settings.log(summary(`POST /api/v1/payouts, ${shape} (${store.kind})`, result))
-    loads[shape] = result
-    const left = await waitForIdle(store.db, 120_000)
-    if (left > 0) settings.log(`  ${left} jobs still pending after the payouts (${store.kind})`)
+    let result: LoadResult | undefined
+    // Settlements included: the CPU is read again once the jobs have drained.
+    const cpu = await cpuPer(store.db, store.pixgate.pid, async () => {
+      result = await measure(settings, store.pixgate.origin, (i) => ({
+        method: "POST",
+        path: "/api/v1/payouts",
+        headers: keyHeaders(keys[i % keys.length]!, true),
+        body
+      }))
+      settings.log(summary(`POST /api/v1/payouts, ${shape} (${store.kind})`, result))
+      const left = await waitForIdle(store.db, 120_000)
+      if (left > 0) settings.log(`  ${left} jobs still pending after the payouts (${store.kind})`)
+    })
+    settings.log(`  server CPU per payout: ${cpu.toFixed(0)} µs (raw SQL server: ${baseCpu.toFixed(0)} µs)`)
+    loads[shape] = result!
+    results.push({
+      name: shape === "one" ? "Payouts: server CPU, 1 merchant" : `Payouts: server CPU, ${n} merchants`,
+      store: store.kind,
+      metric: "CPU per payout",
+      value: cpu,
+      unit: "µs",
+      baseline: baseCpu,
+      baselineOf: "the raw-SQL server's CPU per payout (Postgres' own CPU not counted on either)",
+      ratio: cpu / baseCpu
+    })
     results.push(
       ...loadFigures({
         name: shape === "one" ? "POST /api/v1/payouts, 1 merchant" : `POST /api/v1/payouts, ${n} merchants`,
         store: store.kind,
         unit: "payouts/s",
-        result,
-        baseline: base,
+        result: result!,
+        baseline: base!,
         baselineOf: "raw SQL: guarded UPDATE + INSERT, same driver",
         targets: targets(store.kind)
       })

@@ -72,7 +72,22 @@ export const findById = <A, I, T, E, R>(
   raw: unknown,
   read: (id: A) => Effect.Effect<Option.Option<T>, E, R>
 ): Effect.Effect<Option.Option<T>, E, R> =>
-  Option.match(Schema.decodeUnknownOption(schema)(raw), { onNone: () => Effect.succeedNone, onSome: read })
+  Option.match(idDecoder(schema)(raw), { onNone: () => Effect.succeedNone, onSome: read })
+
+const idDecoders = new WeakMap<Schema.Schema.Any, (raw: unknown) => Option.Option<unknown>>()
+
+/**
+ * The decoder of an id schema, built once per schema: ids from outside are checked on every
+ * request and job run (a path's id, a job's ref), so no decoder is built per call.
+ */
+export const idDecoder = <A, I>(schema: Schema.Schema<A, I>): ((raw: unknown) => Option.Option<A>) => {
+  let decode = idDecoders.get(schema)
+  if (decode === undefined) {
+    decode = Schema.decodeUnknownOption(schema)
+    idDecoders.set(schema, decode)
+  }
+  return decode as (raw: unknown) => Option.Option<A>
+}
 
 /** Transaction types of the spec. */
 export const transactionTypes = ["deposit", "withdrawal", "payment"] as const

@@ -3,7 +3,7 @@
  * that runs timers (webhook attempts, expiry, sandbox settlement). One layer gives a platform a
  * running engine: `Engine.layer({ config, liveGateway })` over a store and a WebhookTransport.
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, type Schema } from "effect"
 import * as Admin from "./Admin.js"
 import * as Auth from "./Auth.js"
 import * as BankEvents from "./BankEvents.js"
@@ -18,7 +18,7 @@ import {
 import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
-import { ChargebackId, findById, TransactionId } from "./Domain.js"
+import { ChargebackId, findById, idDecoder, TransactionId } from "./Domain.js"
 import * as Health from "./Health.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
@@ -119,7 +119,7 @@ const runner = Layer.effect(
       id: Schema.Schema<A, I>,
       change: (ref: A) => Effect.Effect<boolean, StoreError>
     ) =>
-      Option.match(Schema.decodeUnknownOption(id)(job.ref), {
+      Option.match(idDecoder(id)(job.ref), {
         onNone: () => Effect.succeed(false),
         onSome: change
       })

@@ -154,14 +154,17 @@ const canonical = (value: unknown, depth = 0): string => {
 
 /** Idempotency operations. */
 export interface IdempotencyShape {
-  /** Runs `effect` at most once per key; without a key it just runs it. */
-  readonly run: <A>(
+  /**
+   * Runs `effect` at most once per key; without a key it just runs it. It runs in the caller's
+   * fiber and context, so it may need what the caller's context has (the HTTP route's engine).
+   */
+  readonly run: <A, R = never>(
     caller: Caller,
     key: string | undefined,
     operation: string,
     body: unknown,
-    effect: Effect.Effect<A, PixgateError>
-  ) => Effect.Effect<Replayable<A>, PixgateError>
+    effect: Effect.Effect<A, PixgateError, R>
+  ) => Effect.Effect<Replayable<A>, PixgateError, R>
 }
 
 /** Builds the service over the idempotency store. */
@@ -190,13 +193,13 @@ export const make = Effect.gen(function* () {
   const ttl = Duration.toMillis(config.idempotencyTtl)
   const lock = Duration.toMillis(config.idempotencyLock)
 
-  const run = <A>(
+  const run = <A, R = never>(
     caller: Caller,
     key: string | undefined,
     operation: string,
     body: unknown,
-    effect: Effect.Effect<A, PixgateError>
-  ): Effect.Effect<Replayable<A>, PixgateError> => {
+    effect: Effect.Effect<A, PixgateError, R>
+  ): Effect.Effect<Replayable<A>, PixgateError, R> => {
     if (key === undefined) return Effect.map(effect, (value) => ({ value, replayed: false }))
     if (key.length === 0 || key.length > maxKeyLength) {
       return Effect.fail(

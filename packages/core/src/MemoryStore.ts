@@ -40,6 +40,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       atomic(() => {
         t.assertNew("merchant", t.merchants, [merchant.id])
         t.merchants.set(merchant.id, own(merchant))
+        t.credentialsVersion++
       }),
     getMerchant: (id) => atomic(() => found(t.merchants.get(id))),
     setFeePlan: (id, feePlan) =>
@@ -47,6 +48,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         const merchant = t.merchants.get(id)
         if (merchant === undefined) return false
         t.merchants.set(id, own({ ...merchant, feePlan }))
+        t.credentialsVersion++
         return true
       }),
     insertApiKey: (key) =>
@@ -55,6 +57,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         t.assertNew("api key hash", t.keyHashes, [key.hash])
         t.apiKeys.set(key.id, own(key))
         t.keyHashes.set(key.hash, key.id)
+        t.credentialsVersion++
       }),
     findKeyOwner: (hash) =>
       atomic(() =>
@@ -65,11 +68,13 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           )
         )
       ),
+    credentialsVersion: () => atomic(() => t.credentialsVersion),
     revokeApiKey: (id, at) =>
       atomic(() => {
         const key = t.apiKeys.get(id)
         if (key === undefined || key.revokedAt !== null) return false
         t.apiKeys.set(id, own({ ...key, revokedAt: at }))
+        t.credentialsVersion++
         return true
       }),
     listMerchants: () => atomic(() => [...t.merchants.values()].sort(newestFirst)),

@@ -295,6 +295,14 @@ export interface MerchantStoreShape {
   readonly findKeyOwner: (
     hash: string
   ) => Effect.Effect<Option.Option<{ readonly key: ApiKey; readonly merchant: Merchant }>, StoreError>
+  /**
+   * The store-wide version of the credentials: it changes whenever a change to an API key or a
+   * merchant commits (a key created, revoked or deleted; a merchant created or changed; not a
+   * key's last use), whichever process made it. Each call reads it afresh, never older than the
+   * call, so a cache of `findKeyOwner` answers that compares it before serving sees a revocation
+   * on the very next request (Auth).
+   */
+  readonly credentialsVersion: () => Effect.Effect<number, StoreError>
   /** Marks a key revoked; false when it does not exist or was already revoked. */
   readonly revokeApiKey: (id: ApiKeyId, at: number) => Effect.Effect<boolean, StoreError>
   /** A merchant's keys, newest first. */

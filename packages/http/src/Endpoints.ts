@@ -8,7 +8,7 @@
  * prepared decoders and encoder and nothing else of the definition.
  */
 import { HttpApi, type HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { type Auth, Engine, type Errors, Requests } from "@pixgate/core"
+import { type Auth, Engine, type Errors, Money, Requests } from "@pixgate/core"
 import { Context, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import type * as Handlers from "./Handlers.js"
 import * as PixgateApi from "./PixgateApi.js"
@@ -198,20 +198,23 @@ export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGr
             const headers =
               decodeHeaders._tag === "None" ? {} : yield* orDie(decodeHeaders.value(input.request))
             const engine = yield* Engine.Engine
+            // `MaxAmount` is a reference whose default is the default maximum: an engine
+            // configured with that maximum (the usual case) needs no context built per request.
+            const maxAmount = engine.config.maxAmount
             const payload =
               decodeBody === undefined
                 ? Effect.succeed({})
-                : Effect.provideService(decodeBody(input.body), Requests.MaxAmount, engine.config.maxAmount)
+                : maxAmount === Money.defaultMaximum
+                  ? decodeBody(input.body)
+                  : Effect.provideService(decodeBody(input.body), Requests.MaxAmount, maxAmount)
             const request = (decoded: unknown) => ({ path: pathParams, urlParams, payload: decoded, headers })
             const caller = input.principal
+            // The engine is the one of the context the route runs in: the handler finds it there.
             if (!withCaller || caller === undefined) {
-              const value = yield* Effect.flatMap(payload, (decoded) => handleOpen(request(decoded))).pipe(
-                Effect.provideService(Engine.Engine, engine)
-              )
+              const value = yield* Effect.flatMap(payload, (decoded) => handleOpen(request(decoded)))
               return { status: successStatus, body: yield* orDie(encode(value)) }
             }
             const handled = Effect.flatMap(payload, (decoded) => handle(request(decoded))).pipe(
-              Effect.provideService(Engine.Engine, engine),
               Effect.provideService(PixgateApi.CurrentCaller, caller)
             )
             const { value, replayed } =

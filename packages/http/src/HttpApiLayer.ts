@@ -156,8 +156,16 @@ const tables = (admin: Redacted.Redacted<string> | undefined): Tables => ({
 
 const isAdminPath = (url: string) => Router.stripBase(url, adminBase) !== undefined
 
-/** The template of the native route a request goes to, for the metrics' route label. */
+/**
+ * The template of the native route each request went to, for the metrics' route label: noted by
+ * `native` when it matched the request, so the label costs no second lookup.
+ */
+const matched = new WeakMap<HttpServerRequest.HttpServerRequest, string>()
+
+/** The route label of a request: as `native` matched it, or looked up (a refusal before any route ran). */
 const routeOf = (tables: Tables, request: HttpServerRequest.HttpServerRequest): string => {
+  const noted = matched.get(request)
+  if (noted !== undefined) return noted
   const table = isAdminPath(request.url) ? tables.admin : tables.public
   const match = table?.find(request.method, request.url)
   return match?._tag === "Route" ? match.route.path : HttpMetrics.unmatched
@@ -176,6 +184,7 @@ const native = (
   const match = table?.find(request.method, request.url) ?? { _tag: "NotFound" as const }
   if (match._tag === "NotFound") return Effect.succeed(notFound)
   if (match._tag === "Refused") return Effect.succeed(match.answer)
+  matched.set(request, match.route.path)
   const served = match.route.serve(incoming(request, maxBodySize), match.params)
   return served instanceof Respond.Answer ? Effect.succeed(served) : Effect.catchAll(served, failed)
 }

@@ -3,7 +3,7 @@
  * admin token as `Authorization: Bearer <token>` (compared in constant time).
  */
 import { type Auth, Engine, Errors, Sha256 } from "@pixgate/core"
-import { Effect, Redacted } from "effect"
+import { Context, Effect, Redacted } from "effect"
 import { RateLimiter } from "./RateLimit.js"
 import * as Respond from "./Respond.js"
 import type * as Route from "./Route.js"
@@ -13,13 +13,18 @@ export const apiKeyHeader = "x-api-key"
 
 /** A merchant's API key (401 when missing, malformed, unknown or revoked), then the rate limit. */
 export const apiKey: Route.Security<Auth.Caller, Engine.Engine | RateLimiter> = {
+  // Both services read from the context in one step, then two effects: this runs on every
+  // authenticated request.
   check: (request) =>
-    Effect.gen(function* () {
-      const engine = yield* Engine.Engine
-      const caller = yield* engine.auth.authenticate(request.header(apiKeyHeader))
-      const wait = yield* Effect.flatMap(RateLimiter, (limiter) => limiter.take(caller.keyId))
-      if (wait > 0) return yield* Effect.fail(Respond.rateLimited(wait))
-      return caller
+    Effect.contextWithEffect((context: Context.Context<Engine.Engine | RateLimiter>) => {
+      const limiter = Context.get(context, RateLimiter)
+      return Effect.flatMap(
+        Context.get(context, Engine.Engine).auth.authenticate(request.header(apiKeyHeader)),
+        (caller) =>
+          Effect.flatMap(limiter.take(caller.keyId), (wait) =>
+            wait > 0 ? Effect.fail(Respond.rateLimited(wait)) : Effect.succeed(caller)
+          )
+      )
     })
 }
 

@@ -5,8 +5,9 @@
  */
 import { HttpApiBuilder, HttpLayerRouter, HttpServer } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Engine, MemoryStore } from "@pixgate/core"
-import { Effect, Layer, Ref } from "effect"
+import { Engine, MemoryStore, Metrics } from "@pixgate/core"
+import { Effect, Layer, Metric, Ref } from "effect"
+import * as HttpMetrics from "../src/HttpMetrics.js"
 import { HttpApiLayer, Pixgate } from "../src/index.js"
 
 type Handler = (request: Request) => Promise<Response>
@@ -174,6 +175,36 @@ describe("HttpApiLayer", () => {
         expect({ ...other, requestId: null }).toEqual({ ...native, requestId: null })
     } finally {
       await Effect.runPromise(Ref.set(server.pixgate.draining, false))
+    }
+  })
+
+  it("labels its metrics with the route's template, as the native dispatcher does", async () => {
+    const count = (method: string, route: string, status: number) =>
+      Effect.runSync(
+        Metric.value(
+          Metric.taggedWithLabels(
+            HttpMetrics.requests,
+            Metrics.labels(["method", "route", "status"], [method, route, String(status)])
+          )
+        )
+      ).count
+    const builder = server.handlers.find(([name]) => name === "HttpApiBuilder")![1]
+    const cases: ReadonlyArray<readonly [string, string, string | undefined, string, number]> = [
+      // Served by its route, and refused before any route ran (no key): both under the template.
+      ["GET", "/api/v1/transactions", server.key, "/api/v1/transactions", 200],
+      ["GET", "/api/v1/transactions", undefined, "/api/v1/transactions", 401],
+      ["GET", "/api/v1/nothing-here", server.key, HttpMetrics.unmatched, 404]
+    ]
+    for (const [method, path, key, route, status] of cases) {
+      const before = count(method, route, status)
+      const answered = await answer(
+        builder,
+        method,
+        path,
+        key === undefined ? {} : { headers: { "x-api-key": key } }
+      )
+      expect(answered.status).toBe(status)
+      expect(count(method, route, status) - before, `${method} ${path}`).toBe(1)
     }
   })
 

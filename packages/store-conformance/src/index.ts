@@ -21,6 +21,7 @@ import { panel } from "./internal/panel.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
+export * from "./authCache.js"
 export * from "./fixtures.js"
 export type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
 

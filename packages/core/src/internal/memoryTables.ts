@@ -69,6 +69,8 @@ export class Tables {
   readonly merchants = new Map<string, Merchant>()
   readonly apiKeys = new Map<string, ApiKey>()
   readonly keyHashes = new Map<string, string>()
+  /** Bumped by every change to a key or a merchant (`MerchantStore.credentialsVersion`). */
+  credentialsVersion = 0
   readonly endpoints = new Map<string, WebhookEndpoint>()
   readonly transactions = new Map<string, Transaction>()
   readonly txids = new Map<string, string>()

@@ -89,6 +89,38 @@ export const merchants = (it: Suite<Store.MerchantStore>) =>
       })
     )
 
+    it.effect(
+      "moves the credentials version with every change to a key or a merchant, not with a key's use",
+      () =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const seen = [yield* s.credentialsVersion()]
+          const moved = Effect.gen(function* () {
+            const version = yield* s.credentialsVersion()
+            expect(seen).not.toContain(version)
+            seen.push(version)
+          })
+          const merchant = makeMerchant()
+          yield* s.createMerchant(merchant)
+          yield* moved
+          const key = makeApiKey(merchant.id, "test", baseTime)
+          yield* s.insertApiKey(key)
+          yield* moved
+          // A key's last use is not a change of who it authenticates: cached keys stay.
+          yield* s.touchApiKey(key.id, baseTime + 100_000, 60_000)
+          expect(yield* s.credentialsVersion()).toBe(seen.at(-1))
+          expect(yield* s.setFeePlan(merchant.id, Fees.defaultPlan)).toBe(true)
+          yield* moved
+          expect(yield* s.revokeApiKey(key.id, baseTime + 200_000)).toBe(true)
+          yield* moved
+          // Read afresh each time, batched or not: concurrent readers all see the current version.
+          const together = yield* Effect.all([s.credentialsVersion(), s.credentialsVersion()], {
+            concurrency: "unbounded"
+          })
+          expect(together).toEqual([seen.at(-1), seen.at(-1)])
+        })
+    )
+
     it.effect("keeps one webhook endpoint per merchant and mode; a new set keeps the signing key", () =>
       Effect.gen(function* () {
         const s = yield* store

@@ -2,9 +2,11 @@
  * Point reads of the request path and the job worker (API key by hash, merchant, transaction by
  * id or txid, delivery), batched: the reads asked for in the same event-loop turn become one
  * `WHERE key IN (...)` query per kind. Every read still sees the database as it is (a key
- * revoked by another process is refused at once); nothing is cached.
+ * revoked by another process is refused at once); nothing is cached. The credentials' version
+ * (migration 0011), which the engine's authentication cache checks per request, is batched too:
+ * one one-row read per batch.
  */
-import type { Domain, Store, Store as StoreModule } from "@pixgate/core"
+import { type Domain, type Store, Store as StoreModule } from "@pixgate/core"
 import { Effect, Exit, Option } from "effect"
 import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
@@ -17,7 +19,7 @@ import {
   toMerchant,
   toTransaction
 } from "./rows.js"
-import { decode, type Sql, toStoreError } from "./sql.js"
+import { decode, int, type Sql, toStoreError } from "./sql.js"
 
 /** A point read. */
 type ReadOp =
@@ -112,13 +114,30 @@ export const reads = (sql: Sql, concurrency: number) => {
       )
     )
 
-  return Effect.map(Coalesce.make({ run, maxBatch: 256, concurrency }), (batcher) => {
+  // The credentials' version, read once for every caller of a batch: each batch is a new read
+  // that starts after its callers asked (the coalescer never joins a batch already running), so
+  // no caller gets a version older than its call.
+  const readVersion = (callers: ReadonlyArray<void>) =>
+    sql`SELECT version FROM credentials_version WHERE id = 1`.pipe(
+      Effect.flatMap((rows) =>
+        rows[0] === undefined
+          ? Effect.fail(new StoreModule.StoreError({ message: "The credentials version row is missing" }))
+          : Effect.sync(() => int(rows[0]!.version))
+      ),
+      Effect.mapError(toStoreError),
+      Effect.exit,
+      Effect.map((exit) => callers.map(() => exit))
+    )
+  const versions = Coalesce.make({ run: readVersion, maxBatch: 4096, concurrency })
+
+  return Effect.zipWith(Coalesce.make({ run, maxBatch: 256, concurrency }), versions, (batcher, version) => {
     const get =
       <A extends Found>(tag: ReadOp["_tag"]) =>
       (key: string) =>
         batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
     return {
       findKeyOwner: get<KeyOwner>("KeyOwner"),
+      credentialsVersion: () => version.submit(undefined),
       getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
       getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
       findByTxid: get<Domain.Transaction>("Txid"),

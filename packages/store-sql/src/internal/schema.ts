@@ -343,3 +343,48 @@ export const rateLimitBucketsPg: ReadonlyArray<string> = [
     rate DOUBLE PRECISION NOT NULL
   )`
 ]
+
+/**
+ * Migration 0011: a store-wide version of the credentials, `credentials_version` (one row),
+ * bumped by triggers in the same transaction as any change to an API key or a merchant (a key
+ * created, revoked or deleted; a merchant created, changed or deleted; not a key's `last_used_at`).
+ * Every instance's authentication cache compares it before serving a cached key, so a revocation
+ * committed by any process or by hand is refused on the very next request everywhere. Triggers,
+ * not the store's own statements, so no path that writes these tables can forget the bump.
+ */
+export const credentialsVersion = (dialect: Dialect): ReadonlyArray<string> => {
+  const table = [
+    `CREATE TABLE credentials_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version BIGINT NOT NULL
+  )`,
+    "INSERT INTO credentials_version (id, version) VALUES (1, 0)"
+  ]
+  const keyColumns = "id, merchant_id, mode, hash, revoked_at"
+  if (dialect === "pg")
+    return [
+      ...table,
+      `CREATE FUNCTION pixgate_bump_credentials_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE credentials_version SET version = version + 1 WHERE id = 1;
+    RETURN NULL;
+  END
+  $$`,
+      `CREATE TRIGGER api_keys_credentials_version
+    AFTER INSERT OR DELETE OR UPDATE OF ${keyColumns} ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION pixgate_bump_credentials_version()`,
+      `CREATE TRIGGER merchants_credentials_version
+    AFTER INSERT OR DELETE OR UPDATE ON merchants
+    FOR EACH STATEMENT EXECUTE FUNCTION pixgate_bump_credentials_version()`
+    ]
+  const bump = "BEGIN UPDATE credentials_version SET version = version + 1 WHERE id = 1; END"
+  return [
+    ...table,
+    `CREATE TRIGGER api_keys_version_insert AFTER INSERT ON api_keys ${bump}`,
+    `CREATE TRIGGER api_keys_version_update AFTER UPDATE OF ${keyColumns} ON api_keys ${bump}`,
+    `CREATE TRIGGER api_keys_version_delete AFTER DELETE ON api_keys ${bump}`,
+    `CREATE TRIGGER merchants_version_insert AFTER INSERT ON merchants ${bump}`,
+    `CREATE TRIGGER merchants_version_update AFTER UPDATE ON merchants ${bump}`,
+    `CREATE TRIGGER merchants_version_delete AFTER DELETE ON merchants ${bump}`
+  ]
+}
