@@ -93,7 +93,7 @@ const oracle = (originalCents: number, t: DueDate.DueTerms, pay: string) => {
         const v = decimal(open[0]!.value)
         discount = cents(r.type === "fixedUntil" ? v : pct(v))
       }
-    } else {
+    } else if ("value" in r) {
       const early = r.type.includes("Business") ? businessFromBefore(pay, due) : daysBetween(pay, due)
       const v = decimal(r.value)
       discount = cents(r.type.startsWith("amount") ? mul(v, q(early)) : mul(pct(v), q(early)))
