@@ -343,3 +343,9 @@ export const rateLimitBucketsPg: ReadonlyArray<string> = [
     rate DOUBLE PRECISION NOT NULL
   )`
 ]
+
+/**
+ * Migration 0013: a due-date charge's terms (the API Pix `cobv`: due date, days payable after
+ * it, fine, interest, discount, abatement) as JSON, null for every other transaction.
+ */
+export const dueTerms: ReadonlyArray<string> = ["ALTER TABLE transactions ADD COLUMN due_terms TEXT"]
