@@ -5,8 +5,9 @@
  * the due date, late with fine and interest); the engine credits it when it is what the terms
  * ask for, and records and returns (devolução) a PIX after the last payable day.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
 import { DueDate } from "@pixgate/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 

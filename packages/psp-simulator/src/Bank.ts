@@ -1,6 +1,6 @@
 import * as BrCode from "./BrCode.js"
-import * as Cobv from "./Cobv.js"
 import type { CallbackMode, Callbacks } from "./Callbacks.js"
+import * as Cobv from "./Cobv.js"
 import {
   type Cob,
   type Devedor,
