@@ -208,7 +208,7 @@ export const TransactionView = Schema.Struct({
   gatewayFeeAmount: Reais.annotations({ description: "The bank gateway's part of the fee" }),
   netAmount: Reais.annotations({
     description:
-      "`amount - feeAmount`: credited for a paid deposit; a withdrawal debited `amount + feeAmount`"
+      "`amount - feeAmount`: credited for a paid deposit; a withdrawal debited `amount + feeAmount`. A paid due-date charge (`dueDate`): `receivedAmount - feeAmount`, what it was paid on the day less the fee quoted at creation"
   }),
   failureReason: Schema.optional(
     Schema.String.annotations({
