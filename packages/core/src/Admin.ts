@@ -379,12 +379,41 @@ export const make = (deps: {
           Effect.tap((check) => Metrics.ledgerChecked(mode, check)),
           Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e)))
         ),
-      /** Sandbox: the payer pays a test charge now. */
-      sandboxPayCharge: (transactionId: string) =>
+      /**
+       * Sandbox: the payer pays a test charge now, or on `paidAt` (a due-date charge then asks
+       * for what its terms give on that day); `amount` sends another amount, which is recorded
+       * and returned, not credited, as a live mismatched PIX is.
+       */
+      sandboxPayCharge: (transactionId: string, input: Requests.SandboxPay = {}) =>
         Effect.gen(function* () {
           const tx = yield* sandboxOnly(yield* transaction(transactionId))
-          const paid = tx.txid !== null && (yield* deps.bankEvents.chargePaid({ txid: tx.txid }))
-          if (!paid) return yield* Effect.fail(refusalOf("charge_not_pending", "Charge is not pending"))
+          const paidAt = input.paidAt === undefined ? undefined : Requests.paidAtOf(input.paidAt)
+          if (input.paidAt !== undefined && paidAt === undefined) {
+            return yield* Effect.fail(
+              badRequest("invalid_field", "paidAt", "paidAt must be a date YYYY-MM-DD or an ISO 8601 time")
+            )
+          }
+          if (paidAt !== undefined && paidAt < tx.createdAt) {
+            return yield* Effect.fail(
+              badRequest("invalid_field", "paidAt", "paidAt must not be before the charge was created")
+            )
+          }
+          if (input.amount !== undefined) {
+            yield* Effect.mapError(Requests.checkAmount(input.amount, config.maxAmount), (e) =>
+              badRequest("invalid_amount", "amount", e.message)
+            )
+          }
+          const outcome =
+            tx.txid === null
+              ? "ignored"
+              : yield* deps.bankEvents.pixReceived({
+                  txid: tx.txid,
+                  ...(paidAt === undefined ? {} : { paidAt }),
+                  ...(input.amount === undefined ? {} : { amount: input.amount })
+                })
+          if (outcome === "ignored") {
+            return yield* Effect.fail(refusalOf("charge_not_pending", "Charge is not pending"))
+          }
           return Views.transaction(Option.getOrThrow(yield* reads.getTransaction(tx.id)))
         }),
       /** Sandbox: the bank confirms a test payout now. */

@@ -16,12 +16,14 @@ import { Effect, Option } from "effect"
 import { type GatewayMoment, Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
 import type { Transaction, TransactionId } from "./Domain.js"
+import * as DueDate from "./DueDate.js"
 import * as Events from "./Events.js"
 import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Metrics from "./Metrics.js"
 import type { Cents } from "./Money.js"
+import * as Money from "./Money.js"
 import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
 /** A payer's PIX arrived for a charge. */
@@ -30,7 +32,10 @@ export interface ChargePaid {
   /** The payer's PSP's end-to-end id; generated when absent (sandbox). */
   readonly endToEndId?: string
   readonly paidAt?: number
-  /** What the bank received (centavos); the charge's amount when absent (sandbox). */
+  /**
+   * What the bank received (centavos); when absent (the sandbox's payer), what the charge asks
+   * for: its amount, or a due-date charge's amount due on `paidAt`.
+   */
   readonly amount?: Cents
 }
 
@@ -150,13 +155,21 @@ export const make = Effect.gen(function* () {
         if (event.amount === undefined) return "ignored" as const
         return (yield* returned(charge, event, "paid_after_expiry", now, paidAt)) ? "returned" : "ignored"
       }
-      if (event.amount !== undefined && event.amount !== charge.amount) {
+      // A due-date charge asks for what its terms give on the day of payment (São Paulo).
+      const due =
+        charge.dueTerms === null
+          ? charge.amount
+          : DueDate.amountDueAt(charge.amount, charge.dueTerms, paidAt).total
+      if (event.amount !== undefined && event.amount !== due) {
         return (yield* returned(charge, event, "amount_mismatch", now, paidAt)) ? "returned" : "ignored"
       }
+      // The fee quoted at creation stays; the merchant is credited the rest of what was paid.
+      const netAmount = charge.dueTerms === null ? charge.netAmount : Money.sub(due, charge.feeAmount)
       const paid: Transaction = {
         ...charge,
         status: "completed",
-        receivedAmount: charge.amount,
+        receivedAmount: due,
+        netAmount,
         endToEndId: event.endToEndId ?? Ids.newEndToEndId(config.ispb, now),
         paidAt,
         updatedAt: now
@@ -169,7 +182,8 @@ export const make = Effect.gen(function* () {
         at: now,
         endToEndId: paid.endToEndId!,
         paidAt,
-        receivedAmount: paid.amount,
+        receivedAmount: due,
+        ...(charge.dueTerms === null ? {} : { netAmount }),
         unpaid: true,
         entry: Ledger.chargeCompleted(paid, now),
         effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }

@@ -50,8 +50,10 @@ export const make = Effect.gen(function* () {
       if (Option.isNone(found) || found.value.type !== "deposit") return refuse("not_found")
       const deposit = found.value
       if (deposit.status !== "completed") return refuse("not_completed")
-      const amount = options.amount ?? deposit.amount
-      if (amount <= 0 || amount > deposit.amount) return refuse("invalid_amount")
+      // What the payer paid: a due-date charge's differs from its original amount.
+      const received = deposit.receivedAmount ?? deposit.amount
+      const amount = options.amount ?? received
+      if (amount <= 0 || amount > received) return refuse("invalid_amount")
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const chargeback: Chargeback = {
         id: Ids.chargebackId(now),

@@ -16,6 +16,7 @@ import { Gateways } from "./BankGateway.js"
 import * as BrCode from "./BrCode.js"
 import { EngineConfig } from "./Config.js"
 import { type Job, newTransaction, type Transaction, TransactionId } from "./Domain.js"
+import * as DueDate from "./DueDate.js"
 import * as Errors from "./Errors.js"
 import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
@@ -40,6 +41,156 @@ const HeldCharge = Schema.parseJson(
 )
 const decodeHeld = Schema.decodeUnknownOption(HeldCharge)
 const encodeHeld = Schema.encodeSync(HeldCharge)
+
+/** The farthest due date a charge may have, in days from today. */
+export const latestDueDate = 1830
+
+const refuse = (code: string, path: string, message: string) =>
+  Effect.fail(Errors.validation(code, path, message))
+
+const isPercent = (rule: { readonly type: string }) => rule.type.startsWith("percent")
+
+/**
+ * The terms of a due-date charge request, checked against each other and the amount (the
+ * standard's rules for `PUT /cobv`, and docs/decisions.md "Due-date charges"); null for a request
+ * without `dueDate`, which means what it always meant.
+ */
+export const dueTermsOf = (
+  input: CreateCharge,
+  today: DueDate.Day,
+  maxAmount: Money.Cents
+): Effect.Effect<DueDate.DueTerms | null, Errors.ValidationError> =>
+  Effect.gen(function* () {
+    const { dueDate } = input
+    if (dueDate === undefined) {
+      for (const field of ["daysAfterDue", "fine", "interest", "discount", "abatement"] as const) {
+        if (input[field] !== undefined) {
+          return yield* refuse("due_date_required", field, `${field} needs dueDate (a due-date charge)`)
+        }
+      }
+      return null
+    }
+    if (input.expiresIn !== undefined) {
+      return yield* refuse(
+        "expires_in_with_due_date",
+        "expiresIn",
+        "expiresIn cannot be combined with dueDate: a due-date charge is payable until dueDate plus daysAfterDue"
+      )
+    }
+    if (input.clientName === undefined) {
+      return yield* refuse(
+        "client_name_required",
+        "clientName",
+        "clientName is required with dueDate (the payer's name and CPF or CNPJ)"
+      )
+    }
+    if (input.clientDocument === undefined) {
+      return yield* refuse(
+        "client_doc_required",
+        "clientDoc",
+        "clientDoc is required with dueDate (the payer's name and CPF or CNPJ)"
+      )
+    }
+    const due = DueDate.parseDay(dueDate)!
+    if (due < today) {
+      return yield* refuse("due_date_in_past", "dueDate", "dueDate must be today or later (São Paulo)")
+    }
+    if (due > today + latestDueDate) {
+      return yield* refuse("invalid_due_date", "dueDate", "dueDate must be within 5 years")
+    }
+    const amount = input.amount
+    const { fine, interest, discount, abatement } = input
+    if (fine !== undefined && fine.value > (isPercent(fine) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_fine",
+        "fine.value",
+        isPercent(fine) ? "fine.value must be at most 100 (percent)" : "fine.value exceeds the maximum amount"
+      )
+    }
+    if (interest !== undefined && interest.value > (isPercent(interest) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_interest",
+        "interest.value",
+        isPercent(interest)
+          ? "interest.value must be at most 100 (percent)"
+          : "interest.value exceeds the maximum amount"
+      )
+    }
+    if (abatement !== undefined && abatement.value >= (isPercent(abatement) ? 10_000 : amount)) {
+      return yield* refuse("abatement_too_large", "abatement.value", "abatement must be less than the amount")
+    }
+    let discountRule: DueDate.DiscountRule | null = null
+    if (discount !== undefined) {
+      const { type } = discount
+      if (type === "fixedUntil" || type === "percentUntil") {
+        const dates = discount.dates ?? []
+        if (discount.value !== undefined) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.value",
+            `discount.value is not for ${type}: each of discount.dates has its value`
+          )
+        }
+        if (dates.length < 1 || dates.length > 3) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            `discount.dates must have 1 to 3 elements for ${type}`
+          )
+        }
+        if (new Set(dates.map((d) => d.until)).size !== dates.length) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            "discount.dates must have different dates"
+          )
+        }
+        if (dates.some((d) => DueDate.parseDay(d.until)! > due)) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            "discount.dates must be on or before dueDate"
+          )
+        }
+        if (dates.some((d) => d.value >= (type === "percentUntil" ? 10_000 : amount))) {
+          return yield* refuse(
+            "discount_too_large",
+            "discount.dates",
+            "each discount must be less than the amount"
+          )
+        }
+        discountRule = { type, dates: dates.map((d) => ({ until: d.until, value: d.value })) }
+      } else {
+        if (discount.dates !== undefined) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            `discount.dates is not for ${type}: it takes one value per day`
+          )
+        }
+        if (discount.value === undefined) {
+          return yield* refuse("invalid_discount", "discount.value", `discount.value is required for ${type}`)
+        }
+        discountRule = { type, value: discount.value }
+      }
+    }
+    const terms: DueDate.DueTerms = {
+      dueDate,
+      daysAfterDue: input.daysAfterDue ?? DueDate.defaultDaysAfterDue,
+      fine: fine === undefined ? null : { type: fine.type, value: fine.value },
+      interest: interest === undefined ? null : { type: interest.type, value: interest.value },
+      discount: discountRule,
+      abatement: abatement === undefined ? null : { type: abatement.type, value: abatement.value }
+    }
+    if (DueDate.largestReductionFrom(amount, terms, today) >= amount) {
+      return yield* refuse(
+        "discount_too_large",
+        "discount",
+        "abatement and discount together must leave something to pay on every day"
+      )
+    }
+    return terms
+  })
 
 /** Charge operations. */
 export interface ChargesShape {
@@ -93,6 +244,19 @@ export const make = Effect.gen(function* () {
         () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
       )
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const terms = yield* dueTermsOf(input, DueDate.dayOf(now), config.maxAmount)
+      if (terms !== null) {
+        // The fee is the one quoted now, on the original amount: the least a payer can bring
+        // (after abatement and the largest discount) must still pay it.
+        const least = input.amount - DueDate.largestReductionFrom(input.amount, terms, DueDate.dayOf(now))
+        if (least <= fees.feeAmount) {
+          return yield* refuse(
+            "amount_below_fee",
+            "discount",
+            "the amount after abatement and discount must be greater than the charge fee"
+          )
+        }
+      }
       const lifetime =
         input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
       // A retry of an attempt whose outcome was unknown asks for the same charge (while it can be paid).
@@ -104,7 +268,7 @@ export const make = Effect.gen(function* () {
         id: Ids.transactionId(now),
         txid: Ids.newTxid(now),
         createdAt: now,
-        expiresAt: now + lifetime
+        expiresAt: terms === null ? now + lifetime : DueDate.expiresAt(terms)
       }))
       const draft = newTransaction({
         id: identity.id,
@@ -121,6 +285,7 @@ export const make = Effect.gen(function* () {
         txid: identity.txid,
         description: input.description ?? null,
         expiresAt: identity.expiresAt,
+        dueTerms: terms,
         createdAt: identity.createdAt
       })
       // A live charge's identity is on its key before the bank is asked: whatever becomes of this
@@ -151,7 +316,9 @@ export const make = Effect.gen(function* () {
           : BrCode.encode({
               kind: "dynamic",
               location,
-              amountCents: input.amount,
+              // A due-date charge's amount depends on the day: the payer's bank reads it from the
+              // location's payload (`valor.final`), so the BR Code carries none.
+              ...(terms === null ? { amountCents: input.amount } : {}),
               merchantName: caller.merchant.name,
               merchantCity: caller.merchant.city || config.defaultCity
             }),
@@ -171,7 +338,14 @@ export const make = Effect.gen(function* () {
         qrCodeBase64: QrImage.pngBase64(qrCode),
         expiresAt: Views.iso(charge.expiresAt!),
         amount: Money.toReais(charge.amount),
-        fees: Fees.toJson(fees)
+        fees: Fees.toJson(fees),
+        ...(terms === null
+          ? {}
+          : {
+              dueDate: terms.dueDate,
+              payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
+              amountDue: Views.dueAmount(DueDate.amountDueAt(charge.amount, terms, now), DueDate.dayOf(now))
+            })
       }
       const idempotency = yield* Idempotency.resultFor(result)
       const outcome = yield* store.insertTransactions({

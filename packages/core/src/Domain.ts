@@ -3,6 +3,7 @@
  * money is integer centavos. The HTTP layer turns these into the spec's JSON.
  */
 import { Effect, Option, Schema } from "effect"
+import type { DueTerms } from "./DueDate.js"
 import type { FeePlan } from "./Fees.js"
 import type { Cents } from "./Money.js"
 import type { PixKeyType } from "./PixKey.js"
@@ -178,6 +179,12 @@ export interface Transaction {
   readonly receivedAmount: Cents | null
   /** The other merchant of an internal payment. */
   readonly counterpartyId: MerchantId | null
+  /**
+   * A due-date charge's terms (the API Pix `cobv`: due date, fine, interest, discount,
+   * abatement; migration 0013); null for every other transaction. Its `amount` is the original
+   * amount; what a PIX must bring depends on the day it is paid (`DueDate.amountDue`).
+   */
+  readonly dueTerms: DueTerms | null
   readonly createdAt: number
   readonly updatedAt: number
 }
@@ -207,6 +214,7 @@ export const newTransaction = (fields: NewTransaction): Transaction => ({
   failureReason: null,
   receivedAmount: null,
   counterpartyId: null,
+  dueTerms: null,
   updatedAt: fields.createdAt,
   ...fields
 })

@@ -28,7 +28,7 @@ const entry = (
 /** A paid charge: the payer's money arrives, the merchant gets `netAmount`, fees split. */
 export const chargeCompleted = (charge: Transaction, now: number): JournalEntry =>
   entry(charge.mode, "charge.completed", charge, now, [
-    { account: "bank:settlement", amount: Money.negate(charge.amount) },
+    { account: "bank:settlement", amount: Money.negate(charge.receivedAmount ?? charge.amount) },
     { account: availableAccount(charge.merchantId), amount: charge.netAmount },
     { account: "platform:fees", amount: Money.sub(charge.feeAmount, charge.gatewayFeeAmount) },
     { account: "gateway:fees", amount: charge.gatewayFeeAmount }

@@ -160,7 +160,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           ...(input.endToEndId === undefined ? {} : { endToEndId: input.endToEndId }),
           ...(input.paidAt === undefined ? {} : { paidAt: input.paidAt }),
           ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
-          ...(input.receivedAmount === undefined ? {} : { receivedAmount: input.receivedAmount })
+          ...(input.receivedAmount === undefined ? {} : { receivedAmount: input.receivedAmount }),
+          ...(input.netAmount === undefined ? {} : { netAmount: input.netAmount })
         })
         const effects = advanceEffects(input, updated)
         t.assertWritable(input.entry, effects)

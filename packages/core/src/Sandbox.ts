@@ -35,8 +35,10 @@ const job = (kind: JobKind, ref: string, runAt: number): Job => ({
 
 /** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
 export const make = (locationHost: string): BankGatewayShape => ({
-  createCharge: () =>
-    Effect.sync(() => ({ location: `${locationHost}/v2/cob/${Ids.randomBase62(25).toLowerCase()}` })),
+  createCharge: (tx) =>
+    Effect.sync(() => ({
+      location: `${locationHost}/v2/${tx.dueTerms === null ? "cob" : "cobv"}/${Ids.randomBase62(25).toLowerCase()}`
+    })),
   timers: (moment, tx: Transaction, ref, now) => {
     switch (moment) {
       case "charge.created":

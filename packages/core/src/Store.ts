@@ -122,6 +122,11 @@ export interface Advance {
   /** What the bank reported as received (a charge's PIX). */
   readonly receivedAmount?: Cents
   /**
+   * The merchant's credit, when it is not the one set at creation: a due-date charge is paid
+   * what its terms ask for on the day (`DueDate.amountDue`), less the fee quoted at creation.
+   */
+  readonly netAmount?: Cents
+  /**
    * Only if the transaction has no `paidAt` yet: a PIX is recorded once, so a callback that
    * arrives twice (or late, after another one recorded it) changes nothing.
    */

@@ -23,6 +23,7 @@ export const make = Effect.gen(function* () {
   const store = yield* ReadStore
   const list = (caller: Caller, input: ListTransactions) =>
     Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const { rows, total } = yield* store.listTransactions({
         merchantId: caller.merchant.id,
         mode: caller.mode,
@@ -34,7 +35,7 @@ export const make = Effect.gen(function* () {
         limit: input.limit
       })
       return {
-        data: rows.map(Views.transaction),
+        data: rows.map((tx) => Views.transaction(tx, now)),
         total,
         page: input.page,
         limit: input.limit,

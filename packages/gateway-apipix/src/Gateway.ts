@@ -20,6 +20,7 @@
 import { BankGateway, Domain, Ids, Jobs, type Money, Money as MoneyModule, type Store } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { PspClient, PspError, PspResponse } from "./Client.js"
+import * as CobV from "./CobV.js"
 import * as Problem from "./Problem.js"
 import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
 import * as UnknownCharges from "./UnknownCharges.js"
@@ -29,7 +30,8 @@ export const jobKinds = {
   cobCheck: "apipix.cob.check",
   reconcile: "apipix.reconcile",
   pixReturn: "apipix.pix.return",
-  cobUnknown: "apipix.cob.unknown"
+  cobUnknown: "apipix.cob.unknown",
+  cobvUnknown: "apipix.cobv.unknown"
 } as const
 
 /** The one reconciliation job's id: every instance seeds the same row, so there is one. */
@@ -158,11 +160,23 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const expiresAt = charge.expiresAt ?? now + 3_600_000
-      const body: Record<string, unknown> = {
-        calendario: { expiracao: Math.max(1, Math.ceil((expiresAt - charge.createdAt) / 1000)) },
-        valor: { original: MoneyModule.formatReais(charge.amount) },
-        chave: settings.pixKey
-      }
+      // A due-date charge is a cobv: its calendar is the due date and the days after it, and
+      // its value carries the terms the payer's bank applies on the day of payment.
+      const body: Record<string, unknown> =
+        charge.dueTerms === null
+          ? {
+              calendario: { expiracao: Math.max(1, Math.ceil((expiresAt - charge.createdAt) / 1000)) },
+              valor: { original: MoneyModule.formatReais(charge.amount) },
+              chave: settings.pixKey
+            }
+          : {
+              calendario: {
+                dataDeVencimento: charge.dueTerms.dueDate,
+                validadeAposVencimento: charge.dueTerms.daysAfterDue
+              },
+              valor: CobV.valor(charge.amount, charge.dueTerms),
+              chave: settings.pixKey
+            }
       if (charge.clientName !== null && charge.clientDocument !== null) {
         const digits = charge.clientDocument.replace(/\D/g, "")
         body.devedor =
@@ -171,17 +185,21 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             : { cpf: digits, nome: charge.clientName }
       }
       if (charge.description !== null) body.solicitacaoPagador = charge.description
-      const res = yield* psp.call({ method: "PUT", path: `${pix}/cob/${charge.txid}`, body }).pipe(
-        Effect.tapError((e) =>
-          Effect.logWarning("The PSP did not answer the creation of a charge").pipe(
-            Effect.annotateLogs({ txid: charge.txid, reason: e.reason, error: e.message })
+      const res = yield* psp
+        .call({ method: "PUT", path: `${pix}/${CobV.kind(charge)}/${charge.txid}`, body })
+        .pipe(
+          Effect.tapError((e) =>
+            Effect.logWarning("The PSP did not answer the creation of a charge").pipe(
+              Effect.annotateLogs({ txid: charge.txid, reason: e.reason, error: e.message })
+            )
+          ),
+          // A refused token sent nothing; a time-out or a lost connection may have created the cob.
+          Effect.mapError((e) =>
+            e.reason === "token"
+              ? failure("Creating the charge")(e)
+              : unknownFailure("Creating the charge")(e)
           )
-        ),
-        // A refused token sent nothing; a time-out or a lost connection may have created the cob.
-        Effect.mapError((e) =>
-          e.reason === "token" ? failure("Creating the charge")(e) : unknownFailure("Creating the charge")(e)
         )
-      )
       const b = record(res.body)
       const location = str(record(b.loc).location) ?? str(b.location)
       const brCode = str(b.pixCopiaECola)
@@ -326,7 +344,9 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.store.finishJob(j.id)
       }
       const charge = found.value
-      const res = yield* Effect.either(psp.call({ method: "GET", path: `${pix}/cob/${charge.txid}` }))
+      const res = yield* Effect.either(
+        psp.call({ method: "GET", path: `${pix}/${CobV.kind(charge)}/${charge.txid}` })
+      )
       if (res._tag === "Right" && res.right.status === 200) {
         const pix = record(res.right.body).pix
         for (const item of Array.isArray(pix) ? pix : []) {
@@ -490,7 +510,15 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         case "payment.returned":
           return [job(jobKinds.pixReturn, ref, now)]
         case "charge.unknown":
-          return subject.txid === null ? [] : [job(jobKinds.cobUnknown, subject.txid, now + unknownWindow)]
+          return subject.txid === null
+            ? []
+            : [
+                job(
+                  subject.dueTerms === null ? jobKinds.cobUnknown : jobKinds.cobvUnknown,
+                  subject.txid,
+                  now + unknownWindow
+                )
+              ]
         default:
           return []
       }
@@ -499,7 +527,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
       [jobKinds.cobCheck]: cobCheck,
       [jobKinds.reconcile]: reconcile,
       [jobKinds.pixReturn]: pixReturn,
-      [jobKinds.cobUnknown]: UnknownCharges.runner(settings, psp)
+      [jobKinds.cobUnknown]: UnknownCharges.runner(settings, psp),
+      [jobKinds.cobvUnknown]: UnknownCharges.runner(settings, psp, "cobv")
     },
     start: (ctx) =>
       Effect.gen(function* () {

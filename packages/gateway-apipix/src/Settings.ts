@@ -70,6 +70,8 @@ export const defaults = {
   scopes: [
     "cob.write",
     "cob.read",
+    "cobv.write",
+    "cobv.read",
     "pix.write",
     "pix.read",
     "webhook.write",

@@ -4,6 +4,7 @@
  * and adopts it; once the retry window has passed, this job (`apipix.cob.unknown`, ref = txid)
  * asks `GET /cob/{txid}` and withdraws a cob that is still `ATIVA` and that no charge adopted
  * (`PATCH /cob/{txid}`, status `REMOVIDA_PELO_USUARIO_RECEBEDOR`). Each finding is logged once.
+ * A due-date charge's (`apipix.cobv.unknown`) does the same over `/cobv/{txid}`.
  */
 import type { BankGateway, Store } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
@@ -16,11 +17,11 @@ const record = (body: unknown): Record<string, unknown> =>
 
 /** The job's runner over one PSP client. */
 export const runner =
-  (settings: ApiPixSettings, psp: PspClient) =>
+  (settings: ApiPixSettings, psp: PspClient, resource: "cob" | "cobv" = "cob") =>
   (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
       const txid = j.ref
-      const path = `${apiPixPath(settings)}/cob/${encodeURIComponent(txid)}`
+      const path = `${apiPixPath(settings)}/${resource}/${encodeURIComponent(txid)}`
       const later = Effect.flatMap(Clock.currentTimeMillis, (now) =>
         ctx.store.retryJob(j.id, now + (settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs))
       )

@@ -136,7 +136,8 @@ export const Handlers: AllHandlers = {
     invitePanelUser: ({ path, payload }) => withAdmin((a) => a.inviteUser(path.merchantId, payload)),
     redeliverEvent: ({ path }) => withAdmin((a) => a.redeliver(path.eventId)),
     sandboxTopUp: ({ path, payload }) => withAdmin((a) => a.topUp(path.merchantId, payload)),
-    sandboxPayCharge: ({ path }) => withAdmin((a) => a.sandboxPayCharge(path.transactionId)),
+    sandboxPayCharge: ({ path, urlParams }) =>
+      withAdmin((a) => a.sandboxPayCharge(path.transactionId, urlParams)),
     sandboxSettlePayout: ({ path }) => withAdmin((a) => a.sandboxSettlePayout(path.transactionId)),
     sandboxFailPayout: ({ path }) => withAdmin((a) => a.sandboxFailPayout(path.transactionId)),
     sandboxOpenChargeback: ({ path, payload }) =>

@@ -516,8 +516,14 @@ export const AdminGroup = HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("sandboxPayCharge", "/sandbox/transactions/:transactionId/pay")
       .setPath(TransactionPath)
+      .setUrlParams(Requests.SandboxPay)
       .addSuccess(Views.TransactionView)
-      .annotateContext(describe("sandboxPayCharge", "Sandbox: the payer pays a test charge now"))
+      .annotateContext(
+        describe(
+          "sandboxPayCharge",
+          "Sandbox: the payer pays a test charge now, or on `paidAt` (a due-date charge asks for what its terms give that day); another `amount` is recorded and returned, not credited"
+        )
+      )
   )
   .add(
     HttpApiEndpoint.post("sandboxSettlePayout", "/sandbox/transactions/:transactionId/settle")

@@ -2,10 +2,13 @@
  * The OpenAPI document's examples tell the truth about money: every example with fees has the
  * engine's arithmetic (`netAmount = amount - feeAmount`, `feeAmount = gatewayFeeAmount +
  * adminMargin`), and the request examples, sent to a real server, get the answer examples'
- * amounts and fees back (a payout's balance falling by `amount + feeAmount`).
+ * amounts and fees back (a payout's balance falling by `amount + feeAmount`). The due-date
+ * charge's `DueAmount` examples add up, and are what the engine asks for the due-date charge
+ * request example on those days.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Money } from "@pixgate/core"
+import { Charges, DueDate, Money, Requests } from "@pixgate/core"
+import { Effect, Either } from "effect"
 import { type Harness, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
@@ -60,6 +63,12 @@ const withFees = (doc: Doc) =>
 
 let h: Harness
 let doc: Doc
+
+/** The `DueAmount` examples, on the charge answer's `amountDue`. */
+// biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
+const dueAmountExamples = (): Array<any> =>
+  doc.paths["/api/v1/charges"].post.responses["201"].content["application/json"].schema.properties.amountDue
+    .examples
 
 beforeAll(async () => {
   h = await start({ rateLimit: false })
@@ -125,5 +134,45 @@ describe("the document's examples", () => {
     expect(doc.components.schemas.Fees.examples).toContainEqual(answer.body.fees)
     const balance = await h.engine((e) => e.admin.balance(m.merchantId, "test"))
     expect(cents(balance.available)).toBe(100_000 - cents(example.amount) - cents(example.fees.feeAmount))
+  })
+
+  it("every DueAmount example adds up: total = original - abatement - discount + fine + interest", () => {
+    const examples = dueAmountExamples()
+    expect(examples.length).toBeGreaterThanOrEqual(3)
+    for (const e of examples) {
+      expect(cents(e.total), JSON.stringify(e)).toBe(
+        cents(e.original) - cents(e.abatement) - cents(e.discount) + cents(e.fine) + cents(e.interest)
+      )
+    }
+  })
+
+  it("the DueAmount examples are what the engine asks for the due-date request example on those days", () => {
+    const body = doc.components.schemas.ChargeRequest.examples.find((e: Json) => e.dueDate !== undefined)
+    const input = Either.getOrThrow(Requests.decodeEither(Requests.CreateCharge)(body))
+    // Created well before its due date (the example's dates are fixed).
+    const created = DueDate.parseDay(body.dueDate)! - 60
+    const terms = Effect.runSync(Charges.dueTermsOf(input, created, Money.defaultMaximum))!
+    for (const e of dueAmountExamples()) {
+      const due = DueDate.amountDue(input.amount, terms, DueDate.parseDay(e.date)!)
+      expect({
+        date: e.date,
+        original: cents(e.original),
+        abatement: cents(e.abatement),
+        discount: cents(e.discount),
+        fine: cents(e.fine),
+        interest: cents(e.interest),
+        total: cents(e.total),
+        payable: e.payable
+      }).toEqual({
+        date: e.date,
+        original: due.original,
+        abatement: due.abatement,
+        discount: due.discount,
+        fine: due.fine,
+        interest: due.interest,
+        total: due.total,
+        payable: due.payable
+      })
+    }
   })
 })

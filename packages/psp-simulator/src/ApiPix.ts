@@ -1,4 +1,5 @@
 import { type CobInput, cobJson, devolucaoJson, pixJson } from "./Bank.js"
+import type * as Cobv from "./Cobv.js"
 import type { Devedor } from "./Model.js"
 import { toCents, valorPattern } from "./Model.js"
 import { empty, json, problem, type Violacao } from "./Reply.js"
@@ -105,6 +106,100 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
   return { input }
 }
 
+const datePattern = /^\d{4}-\d{2}-\d{2}$/
+const realDate = (u: unknown): u is string =>
+  typeof u === "string" && datePattern.test(u) && new Date(`${u}T00:00:00Z`).toISOString().startsWith(u)
+
+const invalidCobv = (violacoes: ReadonlyArray<Violacao>) =>
+  problem(
+    400,
+    "CobVOperacaoInvalida",
+    "Invalid cobv.",
+    "The cobv does not follow the schema or makes no sense.",
+    violacoes
+  )
+
+/**
+ * Checks a `PUT /cobv/{txid}` body (the standard's violations for cobv): the cob parts as for a
+ * cob, the calendar's due date and validity, the debtor (required), and the terms' shapes.
+ */
+const parseCobv = (txid: string, body: unknown, ownsKey: (chave: string) => boolean, today: string) => {
+  const cobv = asObject(body)
+  const valor = asObject(cobv?.valor)
+  const base = parseCob(
+    txid,
+    cobv
+      ? { ...cobv, calendario: undefined, valor: valor ? { original: valor.original } : cobv.valor }
+      : body,
+    ownsKey
+  )
+  const violacoes: Array<Violacao> = [...(base.violacoes ?? [])].map((v) => ({
+    ...v,
+    propriedade: v.propriedade.replace(/^cob\./, "cobv.")
+  }))
+  const violation = (propriedade: string, razao: string) => violacoes.push({ propriedade, razao })
+  const calendario = asObject(cobv?.calendario)
+  const vencimento = calendario?.dataDeVencimento
+  const validade = calendario?.validadeAposVencimento ?? 30
+  if (!realDate(vencimento)) violation("cobv.calendario.dataDeVencimento", "dataDeVencimento must be a date.")
+  else if (vencimento < today)
+    violation("cobv.calendario.dataDeVencimento", "dataDeVencimento is before the cobv's creation.")
+  if (typeof validade !== "number" || !Number.isInteger(validade) || validade < 0)
+    violation("cobv.calendario.validadeAposVencimento", "validadeAposVencimento must be a whole number >= 0.")
+  if (cobv?.devedor === undefined) violation("cobv.devedor", "devedor (nome and cpf or cnpj) is required.")
+  const rule = (name: string, max: number): Cobv.Rule | undefined => {
+    const r = asObject(valor?.[name])
+    if (valor?.[name] === undefined) return undefined
+    const modalidade = Number(r?.modalidade)
+    const ok = r && Number.isInteger(modalidade) && modalidade >= 1 && modalidade <= max
+    if (!ok) {
+      violation(`cobv.valor.${name}`, `${name}.modalidade must be 1 to ${max}.`)
+      return undefined
+    }
+    if (name === "desconto" && (modalidade === 1 || modalidade === 2)) {
+      const list = Array.isArray(r.descontoDataFixa) ? r.descontoDataFixa.map(asObject) : []
+      if (r.valorPerc !== undefined || list.length < 1 || list.length > 3) {
+        violation("cobv.valor.desconto", "modalidade 1 and 2 take descontoDataFixa (1 to 3), not valorPerc.")
+        return undefined
+      }
+      const dates = list.map((d) => ({ data: d?.data, valorPerc: d?.valorPerc }))
+      if (
+        !dates.every(
+          (d) => realDate(d.data) && typeof d.valorPerc === "string" && valorPattern.test(d.valorPerc)
+        )
+      ) {
+        violation("cobv.valor.desconto.descontoDataFixa", "each item needs data and valorPerc.")
+        return undefined
+      }
+      if (realDate(vencimento) && dates.some((d) => (d.data as string) > vencimento))
+        violation("cobv.valor.desconto", "a discount date is after dataDeVencimento.")
+      return { modalidade, descontoDataFixa: dates as Array<{ data: string; valorPerc: string }> }
+    }
+    if (typeof r.valorPerc !== "string" || !valorPattern.test(r.valorPerc)) {
+      violation(`cobv.valor.${name}.valorPerc`, "valorPerc must look like 12.34.")
+      return undefined
+    }
+    return { modalidade, valorPerc: r.valorPerc }
+  }
+  const multa = rule("multa", 2)
+  const juros = rule("juros", 8)
+  const desconto = rule("desconto", 6)
+  const abatimento = rule("abatimento", 2)
+  if (violacoes.length > 0 || !base.input) return { violacoes }
+  const input: CobInput = {
+    ...base.input,
+    vencimento: {
+      dataDeVencimento: vencimento as string,
+      validadeAposVencimento: validade as number,
+      ...(multa ? { multa } : {}),
+      ...(juros ? { juros } : {}),
+      ...(desconto ? { desconto } : {}),
+      ...(abatimento ? { abatimento } : {})
+    }
+  }
+  return { input, violacoes }
+}
+
 const notFound = (tipo: string, title: string, detail: string) => problem(404, tipo, title, detail)
 
 const invalidQuery = (violacoes: ReadonlyArray<Violacao>) =>
@@ -180,6 +275,59 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
       }
       if (cob.status !== "ATIVA" && cob.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR") {
         return invalidCob([{ propriedade: "cob.status", razao: `The cob is ${cob.status}, not ATIVA.` }])
+      }
+      cob.status = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+      return json(200, cobJson(cob, bank.state))
+    }
+  },
+  {
+    name: "cobv.put",
+    method: "PUT",
+    path: "/v2/cobv/:txid",
+    scope: "cobv.write",
+    handle: ({ params, body, bank }) => {
+      const today = new Date(bank.settings.now().getTime() - 3 * 3_600_000).toISOString().slice(0, 10)
+      const parsed = parseCobv(params.txid!, body, (chave) => bank.ownsKey(chave), today)
+      if (!parsed.input) return invalidCobv(parsed.violacoes)
+      const outcome = bank.putCob(params.txid!, parsed.input, JSON.stringify(parsed.input))
+      if (outcome === "conflict") {
+        return invalidCobv([{ propriedade: "cobv.txid", razao: "txid is already used by a different cob." }])
+      }
+      return json(outcome.created ? 201 : 200, cobJson(outcome.cob, bank.state))
+    }
+  },
+  {
+    name: "cobv.get",
+    method: "GET",
+    path: "/v2/cobv/:txid",
+    scope: "cobv.read",
+    handle: ({ params, bank }) => {
+      const cob = bank.state.cobs.get(params.txid!)
+      return cob?.vencimento
+        ? json(200, cobJson(cob, bank.state))
+        : notFound("CobVNaoEncontrada", "Cobv not found.", `No cobv with txid ${params.txid}.`)
+    }
+  },
+  {
+    name: "cobv.patch",
+    method: "PATCH",
+    path: "/v2/cobv/:txid",
+    scope: "cobv.write",
+    handle: ({ params, body, bank }) => {
+      const cob = bank.state.cobs.get(params.txid!)
+      if (!cob?.vencimento)
+        return notFound("CobVNaoEncontrada", "Cobv not found.", `No cobv with txid ${params.txid}.`)
+      const revision = asObject(body)
+      if (revision?.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR" || Object.keys(revision).length > 1) {
+        return invalidCobv([
+          {
+            propriedade: "cobv.status",
+            razao: "The simulator revises only status, to REMOVIDA_PELO_USUARIO_RECEBEDOR."
+          }
+        ])
+      }
+      if (cob.status !== "ATIVA" && cob.status !== "REMOVIDA_PELO_USUARIO_RECEBEDOR") {
+        return invalidCobv([{ propriedade: "cobv.status", razao: `The cobv is ${cob.status}, not ATIVA.` }])
       }
       cob.status = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
       return json(200, cobJson(cob, bank.state))

@@ -1,11 +1,13 @@
 import * as BrCode from "./BrCode.js"
 import type { CallbackMode, Callbacks } from "./Callbacks.js"
+import * as Cobv from "./Cobv.js"
 import {
   type Cob,
   type Devedor,
   type Devolucao,
   emptyState,
   endToEndId,
+  fromCents,
   type ReceivedPix,
   randomAlphanumeric,
   type Send,
@@ -74,7 +76,13 @@ const iso = (at: Date) => at.toISOString()
 
 /** The API Pix representation of a cob. */
 export const cobJson = (cob: Cob, state: State) => ({
-  calendario: { criacao: iso(cob.criacao), expiracao: cob.expiracao },
+  calendario: cob.vencimento
+    ? {
+        criacao: iso(cob.criacao),
+        dataDeVencimento: cob.vencimento.dataDeVencimento,
+        validadeAposVencimento: cob.vencimento.validadeAposVencimento
+      }
+    : { criacao: iso(cob.criacao), expiracao: cob.expiracao },
   txid: cob.txid,
   revisao: 0,
   loc: {
@@ -86,7 +94,15 @@ export const cobJson = (cob: Cob, state: State) => ({
   location: cob.loc.location,
   status: cob.status,
   ...(cob.devedor ? { devedor: cob.devedor } : {}),
-  valor: cob.valor,
+  valor: cob.vencimento
+    ? {
+        ...cob.valor,
+        ...(cob.vencimento.multa ? { multa: cob.vencimento.multa } : {}),
+        ...(cob.vencimento.juros ? { juros: cob.vencimento.juros } : {}),
+        ...(cob.vencimento.desconto ? { desconto: cob.vencimento.desconto } : {}),
+        ...(cob.vencimento.abatimento ? { abatimento: cob.vencimento.abatimento } : {})
+      }
+    : cob.valor,
   chave: cob.chave,
   ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
   ...(cob.infoAdicionais === undefined ? {} : { infoAdicionais: cob.infoAdicionais }),
@@ -164,6 +180,8 @@ export interface CobInput {
   readonly chave: string
   readonly solicitacaoPagador?: string
   readonly infoAdicionais?: ReadonlyArray<{ readonly nome: string; readonly valor: string }>
+  /** A cobv's calendar and terms. */
+  readonly vencimento?: Cobv.CobvTerms
 }
 
 /** The simulated PSP's books: cobs, received Pix, refunds, sends and webhooks, in memory. */
@@ -201,7 +219,8 @@ export class Bank {
       chave: input.chave,
       ...(input.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: input.solicitacaoPagador }),
       ...(input.infoAdicionais === undefined ? {} : { infoAdicionais: input.infoAdicionais }),
-      loc: { id: locId, location, tipoCob: "cob", criacao: now },
+      loc: { id: locId, location, tipoCob: input.vencimento ? "cobv" : "cob", criacao: now },
+      ...(input.vencimento ? { vencimento: input.vencimento } : {}),
       pixCopiaECola: BrCode.dynamic({
         location,
         merchantName: this.settings.merchantName,
@@ -221,7 +240,14 @@ export class Bank {
     if (cob.status !== "ATIVA" && !options.force) {
       throw new ControlError(409, `cob ${txid} is ${cob.status}; pass force to pay it anyway`)
     }
-    const valor = options.valor ?? cob.valor.original
+    // A cobv's payer's bank pays what the terms give today; a cob's, its amount.
+    const valor =
+      options.valor ??
+      (cob.vencimento
+        ? fromCents(
+            Cobv.amountOn(toCents(cob.valor.original), cob.vencimento, Cobv.saoPauloDay(this.settings.now()))
+          )
+        : cob.valor.original)
     if (!valorPattern.test(valor)) throw new ControlError(400, `valor must look like 12.34, got ${valor}`)
     const id = options.endToEndId ?? endToEndId("E", this.settings.ispb, this.settings.now())
     if (this.state.pix.has(id)) throw new ControlError(409, `a Pix with endToEndId ${id} exists`)

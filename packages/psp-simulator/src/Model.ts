@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import type { CobvTerms } from "./Cobv.js"
 
 /** A cob's status, as the API Pix names them. */
 export type CobStatus = "ATIVA" | "CONCLUIDA" | "REMOVIDA_PELO_USUARIO_RECEBEDOR" | "REMOVIDA_PELO_PSP"
@@ -22,9 +23,11 @@ export interface Cob {
   readonly loc: {
     readonly id: number
     readonly location: string
-    readonly tipoCob: "cob"
+    readonly tipoCob: "cob" | "cobv"
     readonly criacao: Date
   }
+  /** A due-date charge's (cobv) calendar and terms; absent on an immediate cob. */
+  readonly vencimento?: CobvTerms
   readonly pixCopiaECola: string
   /** The request body as received, to tell an identical retry from a different charge. */
   readonly fingerprint: string
@@ -111,6 +114,10 @@ export const emptyState = (): State => ({
 
 /** The API Pix money format: digits, a dot, two decimals. */
 export const valorPattern = /^\d{1,10}\.\d{2}$/
+
+/** Centavos as a valor string. */
+export const fromCents = (cents: number) =>
+  `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`
 
 /** Centavos of a valor string already checked against `valorPattern`. */
 export const toCents = (valor: string) => {

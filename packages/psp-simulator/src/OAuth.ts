@@ -8,6 +8,8 @@ import { asObject, type Route } from "./Route.js"
 export const allScopes = [
   "cob.write",
   "cob.read",
+  "cobv.write",
+  "cobv.read",
   "pix.write",
   "pix.read",
   "webhook.write",

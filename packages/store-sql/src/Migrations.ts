@@ -12,6 +12,7 @@ import {
   bankEndToEndIds,
   countsAndDueAt,
   credentialsVersion,
+  dueTerms,
   fairness,
   heldIdempotency,
   initial,
@@ -83,7 +84,8 @@ export const pg: Record<string, Migration> = {
   "0008_rate_limit_buckets": statements(rateLimitBucketsPg),
   "0009_held_idempotency": statements(heldIdempotency),
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
-  "0011_credentials_version": statements(credentialsVersion("pg"))
+  "0011_credentials_version": statements(credentialsVersion("pg")),
+  "0013_due_terms": statements(dueTerms)
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -97,5 +99,6 @@ export const sqlite: Record<string, Migration> = {
   "0007_panel_users": statements(panelUsers("sqlite")),
   "0009_held_idempotency": statements(heldIdempotency),
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
-  "0011_credentials_version": statements(credentialsVersion("sqlite"))
+  "0011_credentials_version": statements(credentialsVersion("sqlite")),
+  "0013_due_terms": statements(dueTerms)
 }

@@ -253,6 +253,48 @@ export const money = (it: Suite<DeliveryParts>) => {
       })
     )
 
+    it.effect("a due-date charge keeps its terms; its payment sets the credit it was paid (netAmount)", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const dueTerms: Domain.Transaction["dueTerms"] = {
+          dueDate: "2026-03-20",
+          daysAfterDue: 30,
+          fine: { type: "percent", value: 200 },
+          interest: { type: "percentPerMonth", value: 100 },
+          discount: { type: "fixedUntil", dates: [{ until: "2026-03-10", value: 500 }] },
+          abatement: { type: "fixed", value: 100 }
+        }
+        const charge: Domain.Transaction = { ...makeCharge(merchant.id), dueTerms }
+        yield* s.insertTransactions(chargeInsert(charge))
+        expect(yield* s.getTransaction(charge.id)).toEqual(Option.some(charge))
+        expect(Option.map(yield* s.findByTxid(charge.txid!), (t) => t.dueTerms)).toEqual(
+          Option.some(dueTerms)
+        )
+        const received = Money.Cents(charge.amount + 321)
+        const netAmount = Money.sub(received, charge.feeAmount)
+        const paid = yield* s.advance({
+          ...completeCharge(charge),
+          receivedAmount: received,
+          netAmount,
+          unpaid: true
+        })
+        expect(Option.map(paid, (t) => [t.receivedAmount, t.netAmount, t.amount, t.dueTerms])).toEqual(
+          Option.some([received, netAmount, charge.amount, dueTerms])
+        )
+        expect(Option.map(yield* s.getTransaction(charge.id), (t) => t.netAmount)).toEqual(
+          Option.some(netAmount)
+        )
+        // Any other transaction has none, and an advance without netAmount keeps the one it has.
+        const plain = makeCharge(merchant.id)
+        yield* s.insertTransactions(chargeInsert(plain))
+        const done = yield* s.advance(completeCharge(plain))
+        expect(Option.map(done, (t) => [t.dueTerms, t.netAmount])).toEqual(
+          Option.some([null, plain.netAmount])
+        )
+      })
+    )
+
     it.effect("a job of any kind (a gateway's own) is stored and claimed", () =>
       Effect.gen(function* () {
         const s = yield* store

@@ -1,5 +1,5 @@
 /** Records to rows and back. Columns are snake_case; money and times are BIGINT. */
-import { Domain, type Fees, Ids, type Money } from "@pixgate/core"
+import { Domain, type DueDate, type Fees, Ids, type Money } from "@pixgate/core"
 import { int, intOrNull } from "./sql.js"
 
 type Row = { readonly [column: string]: unknown }
@@ -107,6 +107,7 @@ export const transactionRow = (t: Domain.Transaction): Record<string, string | n
   failure_reason: t.failureReason,
   received_amount: t.receivedAmount,
   counterparty_id: t.counterpartyId,
+  due_terms: t.dueTerms === null ? null : JSON.stringify(t.dueTerms),
   created_at: t.createdAt,
   updated_at: t.updatedAt
 })
@@ -135,6 +136,7 @@ export const transactionColumns = [
   "failure_reason",
   "received_amount",
   "counterparty_id",
+  "due_terms",
   "created_at",
   "updated_at"
 ]
@@ -171,6 +173,8 @@ export const toTransaction = (r: Row): Domain.Transaction => ({
   receivedAmount:
     r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
   counterpartyId: idOrNull(Domain.isMerchantId, r.counterparty_id),
+  dueTerms:
+    r.due_terms === null || r.due_terms === undefined ? null : (json(r.due_terms) as DueDate.DueTerms),
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)
 })

@@ -388,3 +388,9 @@ export const credentialsVersion = (dialect: Dialect): ReadonlyArray<string> => {
     `CREATE TRIGGER merchants_version_delete AFTER DELETE ON merchants ${bump}`
   ]
 }
+
+/**
+ * Migration 0013: a due-date charge's terms (the API Pix `cobv`: due date, days payable after
+ * it, fine, interest, discount, abatement) as JSON, null for every other transaction.
+ */
+export const dueTerms: ReadonlyArray<string> = ["ALTER TABLE transactions ADD COLUMN due_terms TEXT"]

@@ -119,8 +119,10 @@ export const units = (
   )
   const advanceStatement = Bulk.make(
     sql,
-    10,
-    (values) => `WITH v(v_id, v_type, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason, v_received, v_unpaid)
+    11,
+    (
+      values
+    ) => `WITH v(v_id, v_type, v_from, v_to, v_at, v_e2e, v_paid_at, v_reason, v_received, v_unpaid, v_net)
       AS (VALUES ${values})
       UPDATE transactions SET
         status = v.v_to,
@@ -128,12 +130,13 @@ export const units = (
         end_to_end_id = COALESCE(v.v_e2e, transactions.end_to_end_id),
         paid_at = COALESCE(v.v_paid_at, transactions.paid_at),
         failure_reason = COALESCE(v.v_reason, transactions.failure_reason),
-        received_amount = COALESCE(v.v_received, transactions.received_amount)
+        received_amount = COALESCE(v.v_received, transactions.received_amount),
+        net_amount = COALESCE(v.v_net, transactions.net_amount)
       FROM v WHERE transactions.id = v.v_id AND transactions.status = v.v_from
         AND (v.v_type IS NULL OR transactions.type = v.v_type)
         AND (v.v_unpaid = 0 OR transactions.paid_at IS NULL)
       RETURNING *`,
-    ["TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "TEXT", "BIGINT", "TEXT", "BIGINT", "INTEGER"]
+    ["TEXT", "TEXT", "TEXT", "TEXT", "BIGINT", "TEXT", "BIGINT", "TEXT", "BIGINT", "INTEGER", "BIGINT"]
   )
   const finishStatement = Bulk.make(
     sql,
@@ -164,7 +167,8 @@ export const units = (
           a.paidAt ?? null,
           a.failureReason ?? null,
           a.receivedAmount ?? null,
-          a.unpaid === true ? 1 : 0
+          a.unpaid === true ? 1 : 0,
+          a.netAmount ?? null
         ])
       ),
       toTransaction
