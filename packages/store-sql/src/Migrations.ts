@@ -18,6 +18,7 @@ import {
   openJobKindsPg,
   rateLimitBucketsPg,
   receivedAmountSqlite,
+  refunds,
   signingKeys
 } from "./internal/schema.js"
 
@@ -81,7 +82,8 @@ export const pg: Record<string, Migration> = {
   "0007_panel_users": statements(panelUsers("pg")),
   "0008_rate_limit_buckets": statements(rateLimitBucketsPg),
   "0009_held_idempotency": statements(heldIdempotency),
-  "0010_bank_end_to_end_ids": statements(bankEndToEndIds)
+  "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
+  "0012_refunds": statements(refunds("pg"))
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -94,5 +96,6 @@ export const sqlite: Record<string, Migration> = {
   "0006_open_job_kinds": Effect.zipRight(statements(receivedAmountSqlite), rebuildJobsWithoutKindCheck),
   "0007_panel_users": statements(panelUsers("sqlite")),
   "0009_held_idempotency": statements(heldIdempotency),
-  "0010_bank_end_to_end_ids": statements(bankEndToEndIds)
+  "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
+  "0012_refunds": statements(refunds("sqlite"))
 }
