@@ -26,6 +26,7 @@ import * as Metrics from "./Metrics.js"
 import * as Money from "./Money.js"
 import * as PanelAccess from "./PanelAccess.js"
 import type * as Payouts from "./Payouts.js"
+import * as Refunds from "./Refunds.js"
 import * as Requests from "./Requests.js"
 import * as SigningKeys from "./SigningKeys.js"
 import {
@@ -85,6 +86,7 @@ export const make = (deps: {
   readonly payouts: Payouts.PayoutsShape
   readonly bankEvents: BankEvents.BankEventsShape
   readonly chargebacks: Chargebacks.ChargebacksShape
+  readonly refunds: Refunds.RefundsShape
 }) =>
   Effect.gen(function* () {
     const store = yield* MerchantStore
@@ -448,6 +450,26 @@ export const make = (deps: {
           if (!r.ok) return yield* Effect.fail(refusal(r.reason))
           return chargebackJson(r.value)
         }),
+      /**
+       * Refunds part or all of a merchant's completed charge (either mode), named by the
+       * Idempotency-Key: the same key answers the first refund, never a second one.
+       */
+      createRefund: (
+        merchantId: string,
+        transactionId: string,
+        input: Requests.CreateRefund,
+        idempotencyKey: string
+      ) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          return Refunds.toJson(yield* deps.refunds.create(m.id, transactionId, input, idempotencyKey))
+        }),
+      /** A merchant's charge's refunds, oldest first, with what is left to refund. */
+      listRefunds: (merchantId: string, transactionId: string) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          return Refunds.summaryJson(yield* deps.refunds.list(m.id, transactionId))
+        }),
       /** Sandbox: resolves a test dispute for the payer (`accepted`) or the merchant (`rejected`). */
       sandboxResolveChargeback: (chargebackId: string, outcome: "accepted" | "rejected") =>
         Effect.gen(function* () {
@@ -481,7 +503,9 @@ export const make = (deps: {
       sandboxSettlePayout: storeSafe(ops.sandboxSettlePayout),
       sandboxFailPayout: storeSafe(ops.sandboxFailPayout),
       sandboxOpenChargeback: storeSafe(ops.sandboxOpenChargeback),
-      sandboxResolveChargeback: storeSafe(ops.sandboxResolveChargeback)
+      sandboxResolveChargeback: storeSafe(ops.sandboxResolveChargeback),
+      createRefund: storeSafe(ops.createRefund),
+      listRefunds: storeSafe(ops.listRefunds)
     }
   })
 

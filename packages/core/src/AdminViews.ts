@@ -363,3 +363,61 @@ export const Chargeback = Schema.Struct({
 
 /** A sandbox dispute. */
 export type Chargeback = typeof Chargeback.Type
+
+/** A refund (devolução) of a charge, as the panel, the admin API and the CLI show it. */
+export const Refund = Schema.Struct({
+  refundId: Schema.String.annotations({ description: "The refund's id (`rfd_...`)" }),
+  transactionId: Schema.String.annotations({ description: "The charge refunded (`tx_...`)" }),
+  amount: Reais,
+  status: Schema.Literal("pending", "completed", "failed").annotations({
+    description:
+      "`pending` until the bank answers; `completed`: the payer has the money back; `failed`: the bank refused it and the amount is back on the available balance"
+  }),
+  description: Schema.NullOr(Schema.String),
+  failureReason: Schema.NullOr(Schema.String).annotations({
+    description: "`bank_rejected` on a failed refund"
+  }),
+  bankRefundId: Schema.String.annotations({
+    description: "The refund's `id` at the bank (API Pix `PUT /pix/{e2eid}/devolucao/{id}`)"
+  }),
+  returnId: Schema.NullOr(Schema.String).annotations({
+    description: "The bank's id of the returned PIX (`rtrId`), once it gives one"
+  }),
+  createdAt: DateTime,
+  updatedAt: DateTime
+}).annotations({
+  identifier: "Refund",
+  description: "A refund of part or all of a completed charge",
+  examples: [
+    {
+      refundId: "rfd_3f1c2b9a8e7d6c5b4a39281706f5e4d3",
+      transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
+      amount: 5.25,
+      status: "completed",
+      description: "Order 1234 cancelled",
+      failureReason: null,
+      bankRefundId: "rfd3f1c2b9a8e7d6c5b4a39281706f5e4d3",
+      returnId: "D1234567820260102030400000000001",
+      createdAt: exampleTime,
+      updatedAt: exampleTime
+    }
+  ]
+})
+
+/** A refund (devolução) of a charge. */
+export type Refund = typeof Refund.Type
+
+/** A charge's refunds and what is left to refund. */
+export const RefundList = Schema.Struct({
+  transactionId: Schema.String,
+  amount: Reais.annotations({ description: "What the charge received" }),
+  refunded: Reais.annotations({ description: "Refunded or being refunded (pending and completed refunds)" }),
+  refundable: Reais.annotations({ description: "What is left to refund" }),
+  refunds: Schema.Array(Refund).annotations({ description: "Oldest first" })
+}).annotations({
+  identifier: "RefundList",
+  description: "A charge's refunds, oldest first"
+})
+
+/** A charge's refunds. */
+export type RefundList = typeof RefundList.Type

@@ -5,7 +5,7 @@
  * over the Central Bank's API Pix standard, and a platform plugs its own bank in the same way.
  */
 import { Context, Data, type Effect, type Option, type Scope } from "effect"
-import type { Job, Mode, Transaction } from "./Domain.js"
+import type { Job, Mode, Refund, Transaction } from "./Domain.js"
 import type { EngineShape } from "./Engine.js"
 import type { ClaimedJob, StoreError, StoreShape } from "./Store.js"
 
@@ -76,6 +76,20 @@ export interface PixSender {
   readonly inlineBudget?: number
 }
 
+/**
+ * Refunds (devoluções) of received PIX: API Pix `PUT /pix/{e2eid}/devolucao/{id}` and its `GET`,
+ * both idempotent on the refund's bank id (`Refunds.bankRefundId`). The engine runs each refund
+ * as a durable `refund.send` job written in the refund's own unit: it asks `status` first and
+ * calls `send` only on `NotFound`, so an unknown outcome is asked about, never sent again
+ * blindly. The statuses are a send's (`Settled.endToEndId` is the returned PIX's `rtrId`).
+ */
+export interface PixRefunder {
+  readonly send: (refund: Refund, charge: Transaction) => Effect.Effect<SendStatus>
+  readonly status: (refund: Refund, charge: Transaction) => Effect.Effect<SendStatus>
+  /** How long to wait before asking again about a refund not final yet (ms). */
+  readonly pollDelay: number
+}
+
 /** What a gateway's own jobs and tasks may use: the engine and its store. */
 export interface GatewayContext {
   readonly engine: EngineShape
@@ -100,6 +114,8 @@ export interface BankGatewayShape {
   ) => Effect.Effect<{ readonly location: string; readonly brCode?: string }, GatewayFailure>
   /** Sends payouts' PIX through durable jobs; without one, payouts wait for `timers` only (sandbox). */
   readonly sender?: PixSender
+  /** Refunds received PIX (devoluções); without one, live refunds are refused (the sandbox settles its own). */
+  readonly refunder?: PixRefunder
   /** Timers to write with a change (the sandbox's settlement, a gateway's refund of a PIX). */
   readonly timers: (
     moment: GatewayMoment,

@@ -47,6 +47,10 @@ export type EventId = typeof EventId.Type
 export const [ChargebackId, isChargebackId] = idKind("ChargebackId", "cb")
 /** Chargeback id (`cb_...`). */
 export type ChargebackId = typeof ChargebackId.Type
+/** Refund (devolução) id (`rfd_...`), derived from its charge and Idempotency-Key (`Refunds.refundId`). */
+export const [RefundId, isRefundId] = idKind("RefundId", "rfd")
+/** Refund (devolução) id (`rfd_...`), derived from its charge and Idempotency-Key (`Refunds.refundId`). */
+export type RefundId = typeof RefundId.Type
 /** Webhook delivery id (`dlv_...`). */
 export const [DeliveryId, isDeliveryId] = idKind("DeliveryId", "dlv")
 /** Webhook delivery id (`dlv_...`). */
@@ -264,7 +268,10 @@ export const eventTypes = [
   "withdrawal.created",
   "withdrawal.completed",
   "chargeback.created",
-  "chargeback.updated"
+  "chargeback.updated",
+  "refund.created",
+  "refund.completed",
+  "refund.failed"
 ] as const
 /** One of the spec's event names. */
 export type EventType = (typeof eventTypes)[number]
@@ -292,6 +299,33 @@ export interface Chargeback {
   readonly reason: string
   /** `accepted`: resolved for the payer (money returned); `rejected`: resolved for the merchant. */
   readonly status: ChargebackStatus
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+/** Refund states: pending until the bank answers, then completed (money returned) or failed. */
+export const refundStatuses = ["pending", "completed", "failed"] as const
+/** `pending`, `completed` (the payer has the money back) or `failed` (the money is back on the balance). */
+export type RefundStatus = (typeof refundStatuses)[number]
+
+/**
+ * A merchant's refund (devolução) of part or all of a completed charge (migration 0012). The
+ * amount left the available balance when the refund was created; a failed refund put it back.
+ */
+export interface Refund {
+  readonly id: RefundId
+  /** The charge refunded (a completed `deposit`). */
+  readonly transactionId: TransactionId
+  readonly merchantId: MerchantId
+  readonly mode: Mode
+  readonly amount: Cents
+  readonly status: RefundStatus
+  /** The merchant's words for the payer (API Pix `descricao`), if any. */
+  readonly description: string | null
+  /** Why it failed (`bank_rejected`), when it did. */
+  readonly failureReason: string | null
+  /** The bank's id of the returned PIX (API Pix `rtrId`), once it gives one. */
+  readonly returnId: string | null
   readonly createdAt: number
   readonly updatedAt: number
 }
@@ -370,6 +404,9 @@ export type CoreJobKind =
   | "sandbox.payout.fail"
   | "sandbox.chargeback.open"
   | "sandbox.chargeback.resolve"
+  | "refund.send"
+  | "sandbox.refund.settle"
+  | "sandbox.refund.fail"
 
 /**
  * Kinds of durable timers: the engine's, or any kind a bank gateway registers for itself

@@ -18,7 +18,7 @@ import {
 import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
-import { ChargebackId, findById, idDecoder, TransactionId } from "./Domain.js"
+import { ChargebackId, findById, idDecoder, RefundId, TransactionId } from "./Domain.js"
 import * as Health from "./Health.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
@@ -26,6 +26,7 @@ import { CurrentJob, JobRunner } from "./Jobs.js"
 import * as Metrics from "./Metrics.js"
 import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
+import * as Refunds from "./Refunds.js"
 import * as Sandbox from "./Sandbox.js"
 import { type ClaimedJob, fromFull, JobStore, ReadStore, Store, type StoreError } from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
@@ -45,6 +46,8 @@ export interface EngineShape {
   readonly transactions: Transactions.TransactionsShape
   readonly bankEvents: BankEvents.BankEventsShape
   readonly chargebacks: Chargebacks.ChargebacksShape
+  /** Refunds (devoluções) of completed charges: `refunds.create`, `refunds.list`. */
+  readonly refunds: Refunds.RefundsShape
   readonly admin: Admin.AdminShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
@@ -68,6 +71,7 @@ const make = Effect.gen(function* () {
   const payouts = Telemetry.payouts(yield* Payouts.make, span)
   const bankEvents = Telemetry.bankEvents(yield* BankEvents.make, span)
   const chargebacks = yield* Chargebacks.make
+  const refunds = yield* Refunds.make
   const self: EngineShape = {
     config,
     auth: Telemetry.auth(yield* Auth.make, span),
@@ -78,7 +82,8 @@ const make = Effect.gen(function* () {
     transactions: Telemetry.transactions(yield* Transactions.make, span),
     bankEvents,
     chargebacks,
-    admin: yield* Admin.make({ payouts, bankEvents, chargebacks }),
+    refunds,
+    admin: yield* Admin.make({ payouts, bankEvents, chargebacks, refunds }),
     health: yield* Health.make,
     bankCallback: (callback) =>
       Option.match(
@@ -163,6 +168,18 @@ const runner = Layer.effect(
           )
         case "payout.send":
           return engine.payouts.send(job)
+        case "refund.send":
+          return engine.refunds.send(job)
+        case "sandbox.refund.settle":
+          return timer(
+            job,
+            on(job, RefundId, (id) => engine.refunds.settle(id))
+          )
+        case "sandbox.refund.fail":
+          return timer(
+            job,
+            on(job, RefundId, (id) => engine.refunds.fail(id, "bank_rejected"))
+          )
         default: {
           // A gateway's own kind (polls, reconciliation, refunds); unknown kinds wait for their lease.
           const own = Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.jobs?.[job.kind]))

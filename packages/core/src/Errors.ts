@@ -98,12 +98,14 @@ export class Refused extends Schema.TaggedError<Refused>()("Refused", {
 }) {}
 
 /** Operations whose bank call can fail, each with the spec's message. */
-export const GatewayOperation = Schema.Literal("charge", "payout")
+export const GatewayOperation = Schema.Literal("charge", "payout", "refund")
 
 /** The spec's 502 message for charges. */
 export const chargeGatewayMessage = "Failed to create charge"
 /** The spec's 502 message for payouts. */
 export const payoutGatewayMessage = "Failed to process payout"
+/** The 502 message for refunds (beyond the spec, in the payouts' words). */
+export const refundGatewayMessage = "Failed to process refund"
 
 /** The bank gateway failed (or is not configured for the mode, or answered an unusable location). */
 export class GatewayUnavailable extends Schema.TaggedError<GatewayUnavailable>()("GatewayUnavailable", {
@@ -114,7 +116,11 @@ export class GatewayUnavailable extends Schema.TaggedError<GatewayUnavailable>()
   cause
 }) {
   override get message() {
-    return this.operation === "charge" ? chargeGatewayMessage : payoutGatewayMessage
+    return this.operation === "charge"
+      ? chargeGatewayMessage
+      : this.operation === "refund"
+        ? refundGatewayMessage
+        : payoutGatewayMessage
   }
 }
 

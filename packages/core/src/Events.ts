@@ -6,7 +6,7 @@
  * the client's event decoder.
  */
 import { Schema } from "effect"
-import type { Chargeback, Event, EventType, Transaction } from "./Domain.js"
+import type { Chargeback, Event, EventType, Refund, Transaction } from "./Domain.js"
 import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
 import { DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
@@ -61,6 +61,31 @@ export const ChargebackData = Schema.Struct({
 /** A dispute as events show it. */
 export type ChargebackJson = typeof ChargebackData.Type
 
+/** A refund (devolução) as events show it. */
+export const RefundData = Schema.Struct({
+  id: Schema.String.annotations({ description: "The refund's id (`rfd_...`)" }),
+  amount: Reais,
+  status: Schema.Literal("pending", "completed", "failed"),
+  description: Schema.optional(Schema.String),
+  reason: Schema.optional(Schema.String.annotations({ description: "`bank_rejected` on `refund.failed`" })),
+  returnId: Schema.optional(
+    Schema.String.annotations({
+      description: "The bank's id of the returned PIX (`rtrId`), once it gives one"
+    })
+  ),
+  refunded: Reais.annotations({
+    description: "The charge's refunds so far, this one included (pending and completed)"
+  }),
+  createdAt: DateTime,
+  updatedAt: DateTime
+}).annotations({
+  identifier: "RefundData",
+  description: "A refund of part or all of a charge"
+})
+
+/** A refund as events show it. */
+export type RefundJson = typeof RefundData.Type
+
 const deposit = {
   transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
   type: "deposit",
@@ -82,6 +107,16 @@ const dispute = {
   amount: 10.5,
   status: "open",
   reason: "payer_dispute",
+  createdAt: exampleTime,
+  updatedAt: exampleTime
+} as const
+
+const refundExample = {
+  id: "rfd_3f1c2b9a8e7d6c5b4a39281706f5e4d3",
+  amount: 5.25,
+  status: "pending",
+  description: "Order 1234 cancelled",
+  refunded: 5.25,
   createdAt: exampleTime,
   updatedAt: exampleTime
 } as const
@@ -182,6 +217,43 @@ export const webhooks = {
     examples: [
       example("chargeback.updated", { ...paid, chargeback: { ...dispute, status: "accepted" } } as const)
     ]
+  }),
+  "refund.created": webhookBody(
+    "refund.created",
+    "RefundCreatedEvent",
+    "The merchant refunded part or all of a charge: the amount left the available balance",
+    { refund: RefundData }
+  ).annotations({ examples: [example("refund.created", { ...paid, refund: refundExample })] }),
+  "refund.completed": webhookBody(
+    "refund.completed",
+    "RefundCompletedEvent",
+    "The bank returned a refund to the payer (the charge is `refunded` once refunded in full)",
+    { refund: RefundData }
+  ).annotations({
+    examples: [
+      example("refund.completed", {
+        ...paid,
+        refund: { ...refundExample, status: "completed", returnId: "D1234567820260102030400000000001" }
+      } as const),
+      example("refund.completed", {
+        ...paid,
+        status: "refunded",
+        refund: { ...refundExample, amount: 10.5, status: "completed", refunded: 10.5 }
+      } as const)
+    ]
+  }),
+  "refund.failed": webhookBody(
+    "refund.failed",
+    "RefundFailedEvent",
+    "The bank refused a refund: its amount is back on the available balance",
+    { refund: RefundData }
+  ).annotations({
+    examples: [
+      example("refund.failed", {
+        ...paid,
+        refund: { ...refundExample, status: "failed", reason: "bank_rejected", refunded: 0 }
+      } as const)
+    ]
   })
 } as const satisfies Record<EventType, Schema.Schema.Any>
 
@@ -266,3 +338,28 @@ export const chargebackCreated = (tx: Transaction, cb: Chargeback, now: number):
 /** `chargeback.updated`: a dispute changed state. */
 export const chargebackUpdated = (tx: Transaction, cb: Chargeback, now: number): Event =>
   make(tx, "chargeback.updated", { ...summary(tx), chargeback: chargebackJson(cb) }, now)
+
+const refundJson = (refund: Refund, refunded: number): RefundJson => ({
+  id: refund.id,
+  amount: Money.toReais(refund.amount),
+  status: refund.status,
+  ...(refund.description === null ? {} : { description: refund.description }),
+  ...(refund.failureReason === null ? {} : { reason: refund.failureReason }),
+  ...(refund.returnId === null ? {} : { returnId: refund.returnId }),
+  refunded: Money.toReais(Money.Cents(refunded)),
+  createdAt: iso(refund.createdAt),
+  updatedAt: iso(refund.updatedAt)
+})
+
+/**
+ * `refund.created`, `refund.completed` or `refund.failed`: the charge as it is after the change
+ * (`refunded` once refunded in full), its refund, and what its refunds add up to (`refunded`:
+ * pending and completed ones).
+ */
+export const refundEvent = (
+  type: "refund.created" | "refund.completed" | "refund.failed",
+  charge: Transaction,
+  refund: Refund,
+  refunded: number,
+  now: number
+): Event => make(charge, type, { ...summary(charge), refund: refundJson(refund, refunded) }, now)

@@ -4,7 +4,7 @@
  * fees earned and owed; `bank:settlement` mirrors the cash at the settlement bank with the
  * opposite sign, so every entry sums to zero.
  */
-import type { Chargeback, JournalEntry, Mode, Posting, Transaction } from "./Domain.js"
+import type { Chargeback, JournalEntry, Mode, Posting, Refund, Transaction } from "./Domain.js"
 import { availableAccount, heldAccount } from "./Domain.js"
 import * as Ids from "./Ids.js"
 import type { Cents } from "./Money.js"
@@ -85,6 +85,27 @@ export const chargebackRejected = (cb: Chargeback, deposit: Transaction, now: nu
     { account: heldAccount(cb.merchantId), amount: Money.negate(cb.amount) },
     { account: availableAccount(cb.merchantId), amount: cb.amount }
   ])
+
+/**
+ * A refund (devolução) is created: its amount leaves the available balance at once, back to
+ * the payer through the bank. The charge's fee stays earned (docs/decisions.md): no fee posting.
+ */
+export const refundCreated = (refund: Refund, now: number): JournalEntry => ({
+  ...entry(refund.mode, "refund.created", null, now, [
+    { account: availableAccount(refund.merchantId), amount: Money.negate(refund.amount) },
+    { account: "bank:settlement", amount: refund.amount }
+  ]),
+  transactionId: refund.transactionId
+})
+
+/** A refund the bank rejected: the exact reverse of its creation, so the amount returns. */
+export const refundFailed = (refund: Refund, now: number): JournalEntry => ({
+  ...entry(refund.mode, "refund.failed", null, now, [
+    { account: availableAccount(refund.merchantId), amount: refund.amount },
+    { account: "bank:settlement", amount: Money.negate(refund.amount) }
+  ]),
+  transactionId: refund.transactionId
+})
 
 /** Sandbox money for testing payouts: test mode only, funded by `sandbox:funding`. */
 export const sandboxTopUp = (

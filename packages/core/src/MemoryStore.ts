@@ -5,10 +5,19 @@
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
 import { Effect, type Layer, Option } from "effect"
-import type { Chargeback, JobId, Transaction, WebhookEndpoint } from "./Domain.js"
+import type {
+  Chargeback,
+  JobId,
+  Refund,
+  RefundId,
+  Transaction,
+  TransactionId,
+  WebhookEndpoint
+} from "./Domain.js"
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./Domain.js"
 import { panelOps } from "./internal/memoryPanel.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
+import * as Money from "./Money.js"
 import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "./Store.js"
 
@@ -26,6 +35,15 @@ const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.mercha
 /** Builds an empty store. */
 export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   const t = new Tables()
+  const refunds = new Map<RefundId, Refund>()
+  /** What a charge's refunds add up to, of the given statuses. */
+  const refundedOf = (transactionId: TransactionId, statuses: ReadonlyArray<Refund["status"]>) => {
+    let sum = 0
+    for (const r of refunds.values()) {
+      if (r.transactionId === transactionId && statuses.includes(r.status)) sum += r.amount
+    }
+    return Money.Cents(sum)
+  }
   const watchers = new JobWatchers()
   /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
   const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
@@ -202,6 +220,73 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         record(input.effects)
         return Option.some(updated)
       }),
+    insertRefund: (input) =>
+      atomic(() => {
+        const { refund } = input
+        const existing = refunds.get(refund.id)
+        if (existing !== undefined) return { _tag: "Exists", refund: existing } as const
+        const charge = t.transactions.get(refund.transactionId)
+        if (
+          charge === undefined ||
+          charge.type !== "deposit" ||
+          charge.merchantId !== refund.merchantId ||
+          charge.mode !== refund.mode
+        )
+          return { _tag: "NotFound" } as const
+        if (charge.status !== "completed") return { _tag: "NotCompleted", status: charge.status } as const
+        const received = charge.receivedAmount ?? charge.amount
+        const refunded = refundedOf(charge.id, ["pending", "completed"])
+        if (refunded + refund.amount > received)
+          return { _tag: "Exceeds", refundable: Money.Cents(received - refunded) } as const
+        if (t.accountBalance(refund.mode, availableAccount(refund.merchantId)) < refund.amount)
+          return { _tag: "Insufficient" } as const
+        const effects = input.effects(charge, Money.Cents(refunded + refund.amount))
+        t.assertWritable(input.entry, effects)
+        refunds.set(refund.id, own(refund))
+        t.post(input.entry)
+        record(effects)
+        return { _tag: "Created", refund } as const
+      }),
+    finishRefund: (input) =>
+      atomic(() => {
+        const current = refunds.get(input.id)
+        if (current === undefined || current.status !== "pending") return Option.none()
+        const charge = t.transactions.get(current.transactionId)
+        if (charge === undefined) return Option.none()
+        const updated: Refund = own({
+          ...current,
+          status: input.to,
+          updatedAt: input.at,
+          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
+          ...(input.returnId === undefined ? {} : { returnId: input.returnId })
+        })
+        const received = charge.receivedAmount ?? charge.amount
+        const completed =
+          refundedOf(charge.id, ["completed"]) + (input.to === "completed" ? updated.amount : 0)
+        const after: Transaction =
+          input.to === "completed" && completed >= received && charge.status === "completed"
+            ? own({ ...charge, status: "refunded", updatedAt: input.at })
+            : charge
+        const refunded =
+          refundedOf(charge.id, ["pending", "completed"]) - (input.to === "failed" ? current.amount : 0)
+        const effects = input.effects(updated, after, Money.Cents(refunded))
+        t.assertWritable(input.entry, effects)
+        refunds.set(updated.id, updated)
+        if (after !== charge) t.transactions.set(after.id, after)
+        t.post(input.entry)
+        record(effects)
+        return Option.some({ refund: updated, charge: after })
+      }),
+    setRefundReturnId: (id, returnId, at) =>
+      atomic(() => {
+        const current = refunds.get(id)
+        if (current === undefined || current.status !== "pending") return false
+        refunds.set(id, own({ ...current, returnId, updatedAt: at }))
+        return true
+      }),
+    getRefund: (id) => atomic(() => found(refunds.get(id))),
+    listRefunds: (transactionId) =>
+      atomic(() => [...refunds.values()].filter((r) => r.transactionId === transactionId).sort(oldestFirst)),
 
     // The process's own memory: reachable whenever the process answers.
     ping: Effect.void,

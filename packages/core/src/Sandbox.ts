@@ -3,10 +3,12 @@
  * clock (deterministic under TestClock: the delay is derived from the transaction id).
  * Magic values (README): a payout to `fail@pixgate.test` fails; a charge of 6.66 is never paid
  * (it expires); a charge of 7.77 is paid, disputed 1 s later and refunded 2 s after that.
+ * Refunds (devoluções) complete 2-3 s after their creation, but a refund of 6.66 fails (the
+ * bank refuses it; its amount comes back to the balance).
  */
 import { Effect } from "effect"
 import type { BankGatewayShape } from "./BankGateway.js"
-import type { Job, JobKind, Transaction } from "./Domain.js"
+import type { Job, JobKind, Refund, Transaction } from "./Domain.js"
 import * as Ids from "./Ids.js"
 
 /** The PIX key whose payouts the sandbox fails. */
@@ -15,6 +17,9 @@ export const failingPixKey = "fail@pixgate.test"
 export const unpaidAmount = 666
 /** A charge of this amount (centavos) is paid, then charged back and refunded. */
 export const chargebackAmount = 777
+
+/** A refund of this amount (centavos) is refused by the sandbox's bank: it fails, its money returns. */
+export const failingRefundAmount = 666
 
 /** 2000-3000 ms, fixed per id (FNV-1a), so tests know the exact moment. */
 export const settlementDelay = (id: string): number => {
@@ -63,3 +68,12 @@ export const make = (locationHost: string): BankGatewayShape => ({
     }
   }
 })
+
+/** The sandbox bank's answer to a new refund: it completes (or fails, for 6.66) 2-3 s later. */
+export const refundTimers = (refund: Refund, now: number): ReadonlyArray<Job> => [
+  job(
+    refund.amount === failingRefundAmount ? "sandbox.refund.fail" : "sandbox.refund.settle",
+    refund.id,
+    now + settlementDelay(refund.id)
+  )
+]

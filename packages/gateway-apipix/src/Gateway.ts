@@ -17,7 +17,16 @@
  *   `apipix.reconcile` (pages `GET /pix?inicio&fim` over a sliding window, reschedules itself),
  *   `apipix.pix.return` (a PIX the engine did not credit goes back: `PUT /pix/{e2eid}/devolucao/{id}`).
  */
-import { BankGateway, Domain, Ids, Jobs, type Money, Money as MoneyModule, type Store } from "@pixgate/core"
+import {
+  BankGateway,
+  Domain,
+  Ids,
+  Jobs,
+  type Money,
+  Money as MoneyModule,
+  Refunds,
+  type Store
+} from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { PspClient, PspError, PspResponse } from "./Client.js"
 import * as CobV from "./CobV.js"
@@ -133,6 +142,23 @@ const sendStatus = (body: unknown): BankGateway.SendStatus => {
       return { _tag: "Processing", ...withE2e }
     default:
       return { _tag: "Unknown", reason: `unexpected send status ${String(b.status)}` }
+  }
+}
+
+/** Maps an API Pix devolução (`PUT`/`GET /pix/{e2eid}/devolucao/{id}`) to the engine's outcome. */
+const devolucaoStatus = (body: unknown): BankGateway.SendStatus => {
+  const b = record(body)
+  const rtr = str(b.rtrId)
+  const withRtr = rtr === undefined ? {} : { endToEndId: rtr }
+  switch (b.status) {
+    case "DEVOLVIDO":
+      return { _tag: "Settled", ...withRtr }
+    case "NAO_REALIZADO":
+      return { _tag: "Rejected", reason: str(b.motivo) ?? "NAO_REALIZADO" }
+    case "EM_PROCESSAMENTO":
+      return { _tag: "Processing", ...withRtr }
+    default:
+      return { _tag: "Unknown", reason: `unexpected devolução status ${String(b.status)}` }
   }
 }
 
@@ -262,6 +288,54 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             // A definite refusal of the request itself (bad key, no funds, bad amount). A 409
             // (idEnvio already used) means an earlier send got through: ask its status.
             if (res.status === 400 || res.status === 403 || res.status === 422)
+              return { _tag: "Rejected", reason: describe(res), code: codeOf(res) }
+            return { _tag: "Unknown", reason: describe(res) }
+          }),
+          Effect.catchAll((e) => Effect.succeed(unknown(e)))
+        )
+  }
+
+  /**
+   * Merchants' refunds (devoluções) of received PIX: `PUT /pix/{e2eid}/devolucao/{id}` with the
+   * refund's bank id (fixed before the first send, so a retry repeats it), and its `GET`. A
+   * refund of a charge the bank has no PIX for, or that its rules refuse (a 4xx problem), is
+   * rejected; no answer, a 5xx or a 429 is unknown, and asked about again.
+   */
+  const refunder: BankGateway.PixRefunder = {
+    pollDelay,
+    status: (refund, charge) =>
+      charge.endToEndId === null
+        ? Effect.succeed({ _tag: "Rejected", reason: "The charge has no end-to-end id" } as const)
+        : psp
+            .call({
+              method: "GET",
+              path: `${pix}/pix/${encodeURIComponent(charge.endToEndId)}/devolucao/${Refunds.bankRefundId(refund.id)}`
+            })
+            .pipe(
+              Effect.map((res) =>
+                res.status === 404
+                  ? ({ _tag: "NotFound" } as const)
+                  : res.status === 200
+                    ? devolucaoStatus(res.body)
+                    : ({ _tag: "Unknown", reason: describe(res) } as const)
+              ),
+              Effect.catchAll((e) => Effect.succeed(unknown(e)))
+            ),
+    send: (refund, charge) =>
+      psp
+        .call({
+          method: "PUT",
+          path: `${pix}/pix/${encodeURIComponent(charge.endToEndId ?? "")}/devolucao/${Refunds.bankRefundId(refund.id)}`,
+          body: {
+            valor: MoneyModule.formatReais(refund.amount),
+            natureza: "ORIGINAL",
+            ...(refund.description === null ? {} : { descricao: refund.description.slice(0, 140) })
+          }
+        })
+        .pipe(
+          Effect.map((res): BankGateway.SendStatus => {
+            if (res.status === 200 || res.status === 201) return devolucaoStatus(res.body)
+            if (res.status === 400 || res.status === 403 || res.status === 404 || res.status === 422)
               return { _tag: "Rejected", reason: describe(res), code: codeOf(res) }
             return { _tag: "Unknown", reason: describe(res) }
           }),
@@ -497,6 +571,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   return {
     createCharge,
     sender,
+    refunder,
     timers: (moment, subject, ref, now) => {
       switch (moment) {
         case "charge.created":

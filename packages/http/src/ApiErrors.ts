@@ -77,7 +77,10 @@ export const adminErrorCodes = [
   "chargeback_not_completed",
   "chargeback_already_open",
   "chargeback_invalid_amount",
-  "chargeback_not_open"
+  "chargeback_not_open",
+  "refund_not_refundable",
+  "refund_window_closed",
+  "refund_exceeds_received"
 ] as const
 
 /** The codes of the validation failures of the public API. */
@@ -350,12 +353,18 @@ export const GatewayUnavailable = wire(
   gatewayCodes,
   (b) =>
     new Errors.GatewayUnavailable({
-      operation: b.error === Errors.chargeGatewayMessage ? "charge" : "payout",
+      operation:
+        b.error === Errors.chargeGatewayMessage
+          ? "charge"
+          : b.error === Errors.refundGatewayMessage
+            ? "refund"
+            : "payout",
       code: b.code
     }),
   {
     identifier: "GatewayError",
-    description: "The bank gateway failed: `Failed to create charge` or `Failed to process payout`",
+    description:
+      "The bank gateway failed: `Failed to create charge`, `Failed to process payout` or (admin refunds) `Failed to process refund`",
     example: { error: Errors.payoutGatewayMessage, code: "gateway_error" }
   }
 )
@@ -383,7 +392,8 @@ const adminValidationCodes = [
   "invalid_overlap",
   "invalid_webhook_url",
   "invalid_email",
-  "invalid_recipient"
+  "invalid_recipient",
+  "refund_exceeds_received"
 ] as const
 
 /** 422 of the admin API: a field, path or query parameter is invalid. */
@@ -411,7 +421,9 @@ const refusedCodes = [
   "chargeback_not_completed",
   "chargeback_already_open",
   "chargeback_invalid_amount",
-  "chargeback_not_open"
+  "chargeback_not_open",
+  "refund_not_refundable",
+  "refund_window_closed"
 ] as const
 
 /** 409 of the admin API: not possible in the resource's current state. */

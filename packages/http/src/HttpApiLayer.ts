@@ -291,6 +291,8 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("sandboxFailPayout", serve)
         .handleRaw("sandboxOpenChargeback", serve)
         .handleRaw("sandboxResolveChargeback", serve)
+        .handleRaw("createRefund", serve)
+        .handleRaw("listRefunds", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))

@@ -385,6 +385,18 @@ const WebhookPath = Schema.Struct({ merchantId: Schema.String, mode: Requests.Mo
   [Requests.FirstProblemOnlyId]: true
 })
 const TransactionPath = Schema.Struct({ transactionId: Schema.String })
+const RefundPath = Schema.Struct({ merchantId: Schema.String, transactionId: Schema.String })
+
+/** The Idempotency-Key that names a refund (required: a refund without one could be made twice). */
+const RefundHeaders = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.annotations({
+      description:
+        "Required, 1-255 characters: names the refund. A repeat on the same charge answers the first refund " +
+        "(the same amount and description) or 422 `idempotency_mismatch`; it never refunds twice."
+    })
+  )
+})
 
 /** The merchant panel's operations, behind the admin token; paths relative to the admin mount. */
 export const AdminGroup = HttpApiGroup.make("admin")
@@ -564,6 +576,35 @@ export const AdminGroup = HttpApiGroup.make("admin")
           "sandboxResolveChargeback",
           "Sandbox: resolve a dispute for the payer (accepted) or the merchant (rejected)"
         )
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createRefund", "/merchants/:merchantId/charges/:transactionId/refunds")
+      .setPath(RefundPath)
+      .setPayload(Requests.CreateRefund)
+      .setHeaders(RefundHeaders)
+      .addSuccess(AdminViews.Refund, { status: 201 })
+      .addError(ApiErrors.IdempotencyMismatch, { status: 422 })
+      .addError(ApiErrors.InsufficientBalance, { status: 422 })
+      .addError(ApiErrors.GatewayUnavailable, { status: 502 })
+      .annotateContext(
+        describe(
+          "createRefund",
+          "Refund part or all of a completed charge (devolução)",
+          "Within 90 days of the payment, up to what the charge received (its refunds add up). The amount leaves " +
+            "the available balance at once (422 `insufficient_balance` when it does not cover it; the charge's fee " +
+            "stays earned). The refund is `pending` until the bank answers (`refund.completed` or `refund.failed`, " +
+            "which puts the amount back); the charge becomes `refunded` once refunded in full. The Idempotency-Key " +
+            "names the refund: a repeat answers the first refund, never a second one."
+        )
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listRefunds", "/merchants/:merchantId/charges/:transactionId/refunds")
+      .setPath(RefundPath)
+      .addSuccess(AdminViews.RefundList)
+      .annotateContext(
+        describe("listRefunds", "A charge's refunds, oldest first, with what is left to refund")
       )
   )
   .addError(ApiErrors.InvalidJson, { status: 400 })

@@ -65,6 +65,30 @@ describe("admin ids from outside", () => {
     })
   }
 
+  it("a charge's refunds under a malformed charge id: the answer of an unknown one (GET and POST)", async () => {
+    const created = await admin("POST", "/merchants", { body: { name: "Loja Refunds" } })
+    const merchantId = (created.body as { merchantId: string }).merchantId
+    const calls = [
+      (id: string) => admin("GET", `/merchants/${merchantId}/charges/${id}/refunds`),
+      (id: string) =>
+        admin("POST", `/merchants/${merchantId}/charges/${id}/refunds`, {
+          body: { amount: 1 },
+          headers: { "idempotency-key": "ids-1" }
+        })
+    ]
+    for (const call of calls) {
+      const expected = await call(unknown.transaction)
+      expect([expected.status, expected.body]).toEqual([
+        404,
+        { error: "Charge not found", code: "not_found" }
+      ])
+      for (const bad of malformed(unknown.transaction)) {
+        const answer = await call(bad)
+        expect([bad, answer.status, answer.body]).toEqual([bad, expected.status, expected.body])
+      }
+    }
+  })
+
   it("a webhook-log filter by a malformed event id lists nothing, as an unknown one", async () => {
     const created = await admin("POST", "/merchants", { body: { name: "Loja Ids" } })
     const merchantId = (created.body as { merchantId: string }).merchantId

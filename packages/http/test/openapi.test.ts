@@ -233,6 +233,19 @@ describe("webhooks", () => {
       updatedAt: now
     }
     const completed = { ...base, status: "completed" as const, paidAt: now, endToEndId: "E2" }
+    const refund: Domain.Refund = {
+      id: "rfd_1" as Domain.RefundId,
+      transactionId: base.id,
+      merchantId: base.merchantId,
+      mode: "test",
+      amount: 500 as Money.Cents,
+      status: "pending",
+      description: "Order 1234 cancelled",
+      failureReason: null,
+      returnId: null,
+      createdAt: now,
+      updatedAt: now
+    }
     const events = [
       Events.transactionCreated(base, now),
       Events.transactionCompleted(completed, now),
@@ -240,7 +253,22 @@ describe("webhooks", () => {
       Events.withdrawalCreated(payout, now),
       Events.withdrawalCompleted({ ...payout, status: "completed" }, now),
       Events.chargebackCreated(completed, chargeback, now),
-      Events.chargebackUpdated(completed, { ...chargeback, status: "accepted" }, now)
+      Events.chargebackUpdated(completed, { ...chargeback, status: "accepted" }, now),
+      Events.refundEvent("refund.created", completed, refund, 500, now),
+      Events.refundEvent(
+        "refund.completed",
+        { ...completed, status: "refunded" },
+        { ...refund, status: "completed", returnId: "D1" },
+        1234,
+        now
+      ),
+      Events.refundEvent(
+        "refund.failed",
+        completed,
+        { ...refund, status: "failed", failureReason: "bank_rejected" },
+        0,
+        now
+      )
     ]
     expect(events.map((e) => e.type).sort()).toEqual([...Domain.eventTypes].sort())
     for (const event of events) {

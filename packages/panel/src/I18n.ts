@@ -142,7 +142,16 @@ const pt = {
   amountHint: "Em reais, por exemplo 12,34",
   chart: "Gráfico dos últimos 30 dias: cobranças recebidas, saques enviados e tarifas por dia",
   expires: "Expira em",
-  signedInAs: "Conectado como"
+  signedInAs: "Conectado como",
+  refunds: "Devoluções",
+  newRefund: "Nova devolução",
+  refundable: "Disponível para devolver",
+  refunded: "Devolvido",
+  reviewRefund: "Revisar devolução",
+  confirmRefund: "Confirmar devolução",
+  refundDebit: "Sai do saldo disponível agora; a tarifa da cobrança não é devolvida.",
+  refundCreated: "Devolução solicitada.",
+  bankReturn: "devolução no banco"
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -280,7 +289,16 @@ const en: Words = {
   amountHint: "In reais, e.g. 12.34",
   chart: "Chart of the last 30 days: charges received, payouts sent and fees per day",
   expires: "Expires",
-  signedInAs: "Signed in as"
+  signedInAs: "Signed in as",
+  refunds: "Refunds",
+  newRefund: "New refund",
+  refundable: "Left to refund",
+  refunded: "Refunded",
+  reviewRefund: "Review refund",
+  confirmRefund: "Confirm refund",
+  refundDebit: "Leaves the available balance now; the charge's fee is not returned.",
+  refundCreated: "Refund requested.",
+  bankReturn: "bank return"
 }
 
 /** The words of a language. */

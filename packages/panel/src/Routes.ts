@@ -9,6 +9,7 @@ import {
   Money,
   PanelAccess,
   QrImage,
+  type Refunds,
   Requests,
   SigningKeys,
   Store,
@@ -212,6 +213,10 @@ export const handle = async (
       if (a === "signout" && s.user !== null) return await signOut(s)
       if (a === "charges" && b === undefined) return await createCharge(s, f)
       if (a === "transactions" && b !== undefined && c === "pay") return await payNow(s, b)
+      if (a === "transactions" && b !== undefined && c === "refunds" && segments[3] === "review")
+        return await reviewRefund(s, b, f)
+      if (a === "transactions" && b !== undefined && c === "refunds" && segments.length === 3)
+        return await createRefund(s, b, f)
       if (a === "events" && b !== undefined && c === "redeliver") return await redeliver(s, b, f)
       if (a === "payouts" && b === "review") return await reviewPayout(s, f)
       if (a === "payouts" && b === undefined) return await createPayout(s, f)
@@ -666,6 +671,8 @@ const detail = async (s: Signed, id: string, error?: unknown) => {
       return { events, deliveries: deliveries.flat(), chargebacks }
     })
   )
+  const refunds =
+    tx.type === "deposit" ? await engine(s, (e) => e.refunds.list(s.merchant.id, tx.id)) : undefined
   const v = Views.transaction(tx)
   const fields: ReadonlyArray<readonly [string, Part]> = [
     [s.t.id, html`<span class="mono">${tx.id}</span>`],
@@ -692,6 +699,11 @@ const detail = async (s: Signed, id: string, error?: unknown) => {
   if (tx.status !== "pending" && tx.paidAt === null) timeline.push([tx.updatedAt, label(s.lang, tx.status)])
   for (const cb of chargebacks)
     timeline.push([cb.createdAt, `chargeback ${cb.status} (${brl(s, cb.amount)})`])
+  for (const r of refunds?.refunds ?? []) {
+    timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
+    if (r.status !== "pending")
+      timeline.push([r.updatedAt, `${s.t.refunds}: ${label(s.lang, r.status)} (${brl(s, r.amount)})`])
+  }
   timeline.sort((x, y) => x[0] - y[0])
   const pendingCharge = tx.type === "deposit" && tx.status === "pending" && tx.qrCode !== null
   const body = html`${
@@ -710,6 +722,7 @@ ${
   }
 <h2>${s.t.details}</h2>
 <dl class="fields">${fields.map(([k, val]) => html`<dt>${k}</dt><dd>${val}</dd>`)}</dl>
+${refunds === undefined ? "" : refundSection(s, tx, refunds)}
 <h2>${s.t.timeline}</h2>
 <ol>${timeline.map(([at, what]) => html`<li>${when(s, at)}: ${what}</li>`)}</ol>
 <h2>${s.t.events}</h2>
@@ -864,6 +877,97 @@ const createPayout = async (s: Signed, f: URLSearchParams) => {
     return redirect(s, `/transactions/${payout.transactionId}`, "payoutCreated")
   } catch (error) {
     if (Errors.isPixgateError(error)) return payoutsPage(s, f, error)
+    throw error
+  }
+}
+
+// ---- Refunds (devoluções) ----
+
+/**
+ * A charge's refunds, each as a receipt line (id, amount, status, the bank's return id, when),
+ * and the form of a new one while there is something left to refund.
+ */
+const refundSection = (
+  s: Signed,
+  tx: Domain.Transaction,
+  r: Refunds.RefundSummary,
+  f?: URLSearchParams
+) => html`<section aria-labelledby="refunds-heading" data-testid="refunds">
+<h2 id="refunds-heading">${s.t.refunds}</h2>
+<p>${s.t.refunded}: <strong data-testid="refunded">${brl(s, r.refunded)}</strong> · ${s.t.refundable}: <strong data-testid="refundable">${brl(s, r.refundable)}</strong></p>
+${
+  r.refunds.length === 0
+    ? html`<p>${s.t.none}</p>`
+    : html`<ul class="receipts">${r.refunds.map(
+        (x) =>
+          html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status)}${
+            x.failureReason === null ? "" : html` (${x.failureReason})`
+          } · ${when(s, x.createdAt)}${
+            x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
+          }${x.description === null ? "" : html` · ${x.description}`}</li>`
+      )}</ul>`
+}
+${
+  tx.status === "completed" && r.refundable > 0
+    ? html`<h3>${s.t.newRefund}</h3>
+<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
+<div><label for="r-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="r-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
+<div><label for="r-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="r-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
+<div><button type="submit">${s.t.reviewRefund}</button></div>
+</form>`
+    : ""
+}</section>`
+
+const refundFields = (f: URLSearchParams) => ({
+  amount: parseAmount(f.get("amount") ?? ""),
+  description: textField(f, "description")
+})
+
+/**
+ * The confirmation step: what leaves the balance, and a one-time form token that becomes the
+ * refund's Idempotency-Key, so submitting the confirmation twice (a double click, a reload, a
+ * retry after a lost answer) shows the first refund and never makes a second one.
+ */
+const reviewRefund = async (s: Signed, id: string, f: URLSearchParams) => {
+  const tx = await ownTransaction(s, id)
+  const config = await s.cfg.run(Effect.map(Engine.Engine, (e) => e.config))
+  const input = Requests.decodeEither(Requests.CreateRefund, config)(refundFields(f))
+  if (Either.isLeft(input)) return detail(s, tx.id, input.left)
+  const token = randomBytes(18).toString("base64url")
+  const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`
+  const body = html`<dl class="fields" data-testid="refund-review">
+<dt>${s.t.amount}</dt><dd data-testid="refund-amount">${brl(s, input.right.amount)}</dd>
+<dt>${s.t.debited}</dt><dd>${brl(s, input.right.amount)}</dd>
+<dt>${s.t.id}</dt><dd class="mono">${tx.id}</dd>
+</dl>
+<p>${s.t.refundDebit}</p>
+<form method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds">${csrfField(s)}${hidden("amount", f.get("amount") ?? "")}${hidden("description", f.get("description") ?? "")}${hidden("token", token)}
+<button type="submit" data-testid="confirm-refund">${s.t.confirmRefund}</button> <a class="button secondary" href="${s.cfg.base}/transactions/${tx.id}">${s.t.cancel}</a></form>`
+  return respond(s, page(s.view, s.t.confirmRefund, body))
+}
+
+const createRefund = async (s: Signed, id: string, f: URLSearchParams) => {
+  const tx = await ownTransaction(s, id)
+  const token = f.get("token") ?? ""
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(token))
+    return detail(
+      s,
+      tx.id,
+      Errors.validation(
+        "invalid_form_token",
+        "token",
+        "This form is no longer valid: review the refund again"
+      )
+    )
+  try {
+    await engine(s, (e) =>
+      Effect.flatMap(Requests.decode(Requests.CreateRefund, e.config)(refundFields(f)), (input) =>
+        e.refunds.create(s.merchant.id, tx.id, input, `panel-${token}`)
+      )
+    )
+    return redirect(s, `/transactions/${tx.id}`, "refundCreated")
+  } catch (error) {
+    if (Errors.isPixgateError(error)) return detail(s, tx.id, error)
     throw error
   }
 }

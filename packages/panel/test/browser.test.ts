@@ -393,6 +393,61 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(lines[1]).toMatch(/^tx_\w+,deposit,completed,6\.66,/)
   })
 
+  it("refunds part of a paid charge after a confirmation; submitting the confirmation again makes no second refund", async () => {
+    await page.goto(panel("/charges"))
+    await page.getByLabel(/^Valor/).fill("20")
+    await page.getByRole("button", { name: "Criar" }).click()
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/panel\/transactions\/tx_/)
+    const txId = new URL(page.url()).pathname.split("/").pop()!
+    await page.getByTestId("pay-now").click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Pagamento registrado.")
+    await page.goto(panel(`/transactions/${txId}`))
+    expect(await page.getByTestId("refundable").textContent()).toBe("R$ 20,00")
+    const balance = async () => (await engine((e) => e.admin.balance(merchantA, "test"))).available
+    const before = await balance()
+
+    await page.getByLabel(/^Valor/).fill("5,25")
+    await page.getByLabel(/^Descrição/).fill("Item devolvido")
+    await page.getByRole("button", { name: "Revisar devolução" }).click()
+    await page.getByTestId("refund-review").waitFor()
+    expect(await page.getByTestId("refund-amount").textContent()).toBe("R$ 5,25")
+    await check("refund-review")
+    const form = page.locator(`form[action$="/transactions/${txId}/refunds"]`)
+    const repeat = Object.fromEntries(
+      await form
+        .locator("input[type=hidden]")
+        .evaluateAll((inputs: Array<HTMLInputElement>) => inputs.map((i) => [i.name, i.value]))
+    ) as Record<string, string>
+    expect(repeat.token).toMatch(/^[A-Za-z0-9_-]{16,}$/)
+    await page.getByTestId("confirm-refund").click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Devolução solicitada.")
+    await expect.poll(() => page.getByTestId("refund-receipt").count()).toBe(1)
+    expect(await page.getByTestId("refund-receipt").textContent()).toContain("R$ 5,25")
+    expect(await page.getByTestId("refunded").textContent()).toBe("R$ 5,25")
+    expect(await balance()).toBeCloseTo(before - 5.25, 2)
+
+    // The same confirmation again (a double click, a resubmitted form): the first refund, no second one.
+    const again = await page.request.post(panel(`/transactions/${txId}/refunds`), {
+      form: repeat,
+      maxRedirects: 0
+    })
+    expect(again.status()).toBe(303)
+    await page.goto(panel(`/transactions/${txId}`))
+    expect(await page.getByTestId("refund-receipt").count()).toBe(1)
+    expect(await balance()).toBeCloseTo(before - 5.25, 2)
+    // The sandbox completes it 2-3 s later; the receipt says so.
+    await expect
+      .poll(
+        async () => {
+          await page.reload()
+          return page.getByTestId("refund-receipt").textContent()
+        },
+        { timeout: 20_000 }
+      )
+      .toContain("Concluída")
+    await check("charge-refunds")
+  }, 60_000)
+
   it("refuses a POST without the CSRF token (403) and another merchant's transaction (404)", async () => {
     const noToken = await page.request.post(panel("/keys"), { form: {}, maxRedirects: 0 })
     expect(noToken.status()).toBe(403)

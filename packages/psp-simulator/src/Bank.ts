@@ -38,8 +38,17 @@ export interface BankSettings {
   readonly sendOutcome: SendOutcome
   /** How callbacks are delivered unless a control call says otherwise. */
   readonly callbackMode: () => CallbackMode
+  /**
+   * What happens to a new refund (devolução) without a control call: `settle` (default:
+   * `DEVOLVIDO` right after the answer), `reject` (`NAO_REALIZADO`) or `manual` (it stays
+   * `EM_PROCESSAMENTO` until `settleRefund` or `rejectRefund`).
+   */
+  readonly refundOutcome?: () => RefundOutcome
   readonly now: () => Date
 }
+
+/** What happens to a new refund without a control call. */
+export type RefundOutcome = "settle" | "reject" | "manual"
 
 /** A request a control call cannot carry out (unknown id, wrong state). */
 export class ControlError extends Error {
@@ -117,6 +126,7 @@ export const devolucaoJson = (devolucao: Devolucao) => ({
   valor: devolucao.valor,
   natureza: devolucao.natureza,
   ...(devolucao.descricao === undefined ? {} : { descricao: devolucao.descricao }),
+  ...(devolucao.motivo === undefined ? {} : { motivo: devolucao.motivo }),
   horario: {
     solicitacao: iso(devolucao.solicitacao),
     ...(devolucao.liquidacao ? { liquidacao: iso(devolucao.liquidacao) } : {})
@@ -304,12 +314,37 @@ export class Bank {
       fingerprint
     }
     pix.devolucoes.push(devolucao)
-    setImmediate(() => {
-      devolucao.status = "DEVOLVIDO"
-      devolucao.liquidacao = this.settings.now()
-      void this.callbacks.dispatch(pix.chave, { pix: [pixJson(pix)] }, this.settings.callbackMode())
-    })
+    const outcome = this.settings.refundOutcome?.() ?? "settle"
+    if (outcome !== "manual")
+      setImmediate(() => {
+        if (devolucao.status !== "EM_PROCESSAMENTO") return
+        this.decideRefund(pix, devolucao, outcome === "settle" ? "DEVOLVIDO" : "NAO_REALIZADO")
+      })
     return { devolucao, created: true }
+  }
+
+  private decideRefund(
+    pix: ReceivedPix,
+    devolucao: Devolucao,
+    status: "DEVOLVIDO" | "NAO_REALIZADO",
+    motivo = "Devolução recusada pelo PSP simulado"
+  ) {
+    devolucao.status = status
+    if (status === "DEVOLVIDO") devolucao.liquidacao = this.settings.now()
+    else devolucao.motivo = motivo
+    void this.callbacks.dispatch(pix.chave, { pix: [pixJson(pix)] }, this.settings.callbackMode())
+    return devolucao
+  }
+
+  /** Decides a refund still `EM_PROCESSAMENTO` (`DEVOLVIDO` or `NAO_REALIZADO`), with its callback. */
+  decideRefundById(endToEndId: string, id: string, status: "DEVOLVIDO" | "NAO_REALIZADO", motivo?: string) {
+    const pix = this.state.pix.get(endToEndId)
+    const devolucao = pix?.devolucoes.find((d) => d.id === id)
+    if (pix === undefined || devolucao === undefined)
+      throw new ControlError(404, `no refund ${id} of ${endToEndId}`)
+    if (devolucao.status !== "EM_PROCESSAMENTO")
+      throw new ControlError(409, `refund ${id} is ${devolucao.status}`)
+    return this.decideRefund(pix, devolucao, status, motivo)
   }
 
   /** Accepts a send, or finds the one an identical earlier request created. */

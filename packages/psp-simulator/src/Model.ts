@@ -45,6 +45,8 @@ export interface Devolucao {
   readonly solicitacao: Date
   liquidacao?: Date
   status: "EM_PROCESSAMENTO" | "DEVOLVIDO" | "NAO_REALIZADO"
+  /** Why it was not made (`NAO_REALIZADO` only). */
+  motivo?: string
   readonly fingerprint: string
 }
 

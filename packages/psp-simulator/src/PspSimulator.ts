@@ -2,12 +2,12 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 import { apiPixRoutes } from "./ApiPix.js"
-import { Bank, type DecideOptions, type PayOptions, type SendOutcome } from "./Bank.js"
+import { Bank, type DecideOptions, type PayOptions, type RefundOutcome, type SendOutcome } from "./Bank.js"
 import { type CallbackDelivery, type CallbackMode, Callbacks, type HeldCallback } from "./Callbacks.js"
 import { generatePki, shared, type TestPki } from "./Certificates.js"
 import { makeControlHandler } from "./Control.js"
 import { type Fault, Faults } from "./Faults.js"
-import type { Cob, ReceivedPix, Send, State } from "./Model.js"
+import type { Cob, Devolucao, ReceivedPix, Send, State } from "./Model.js"
 import { type OAuthClient, tokenRoute } from "./OAuth.js"
 import { sendRoutes } from "./SendApi.js"
 import { makeHandler, type RequestRecord } from "./Server.js"
@@ -28,6 +28,11 @@ export interface PspSimulatorOptions {
   readonly pixKeys?: ReadonlyArray<string>
   /** What happens to an accepted send without a control call (default `"manual"`: it waits). */
   readonly sendOutcome?: SendOutcome
+  /**
+   * What happens to a new refund (devolução) without a control call (default `"settle"`:
+   * `DEVOLVIDO` right after the answer; `"reject"`: `NAO_REALIZADO`; `"manual"`: it waits).
+   */
+  readonly refundOutcome?: RefundOutcome
   /** Default delivery of callbacks (default `"now"`). */
   readonly callbackMode?: CallbackMode
   /** Retries of a failed callback (default 0) and the wait between them (default 1000 ms). */
@@ -80,6 +85,12 @@ export interface PspSimulator {
   settleSend(idEnvio: string, options?: DecideOptions): Promise<Send>
   /** Rejects an accepted send (`NAO_REALIZADO`) and posts its callback. */
   rejectSend(idEnvio: string, options?: DecideOptions): Promise<Send>
+  /** Changes what happens to new refunds (devoluções). */
+  setRefundOutcome(outcome: RefundOutcome): void
+  /** Settles a refund still `EM_PROCESSAMENTO` (`DEVOLVIDO`) and posts its callback. */
+  settleRefund(endToEndId: string, id: string): Devolucao
+  /** Refuses a refund still `EM_PROCESSAMENTO` (`NAO_REALIZADO`, with `motivo`) and posts its callback. */
+  rejectRefund(endToEndId: string, id: string, motivo?: string): Devolucao
   /** Delivers the held callbacks, in order or reversed (out of order). */
   releaseCallbacks(order?: "held" | "reverse"): Promise<void>
   /** Changes the default delivery of callbacks. */
@@ -130,6 +141,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   const clients = options.clients ?? [{ clientId: "pixgate", clientSecret: "pixgate-secret" }]
   let tokenTtl = options.tokenTtlSeconds ?? 3600
   let callbackMode: CallbackMode = options.callbackMode ?? "now"
+  let refundOutcome: RefundOutcome = options.refundOutcome ?? "settle"
   let apiPort = 0
   const faults = new Faults()
   const requests: Array<RequestRecord> = []
@@ -161,6 +173,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
       ...(options.pixKeys ? { pixKeys: options.pixKeys } : {}),
       sendOutcome: options.sendOutcome ?? "manual",
       callbackMode: () => callbackMode,
+      refundOutcome: () => refundOutcome,
       now
     },
     callbacks
@@ -213,6 +226,11 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     removeCob: (txid) => bank.removeCob(txid),
     settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
     rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),
+    setRefundOutcome: (outcome) => {
+      refundOutcome = outcome
+    },
+    settleRefund: (endToEndId, id) => bank.decideRefundById(endToEndId, id, "DEVOLVIDO"),
+    rejectRefund: (endToEndId, id, motivo) => bank.decideRefundById(endToEndId, id, "NAO_REALIZADO", motivo),
     releaseCallbacks: (order) => callbacks.releaseHeld(order),
     setCallbackMode: (mode) => {
       callbackMode = mode

@@ -1,6 +1,6 @@
 /** The PSP simulator: a local bank speaking the API Pix standard and an Efí-style send API. */
 
-export type { DecideOptions, PayOptions, SendOutcome } from "./Bank.js"
+export type { DecideOptions, PayOptions, RefundOutcome, SendOutcome } from "./Bank.js"
 export type { CallbackDelivery, CallbackMode, HeldCallback } from "./Callbacks.js"
 export * as Certificates from "./Certificates.js"
 export type { Fault, FaultKind, RouteName } from "./Faults.js"

@@ -22,6 +22,7 @@ import { Array as Arr, Data, Effect, Option, Schema } from "effect"
 import { listenCommand, listenFlags } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
+import { refundCommands, refundFlags } from "./commands/Refund.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 
 /** A usage error: exit code 2. */
@@ -138,6 +139,7 @@ export const flags: Readonly<Record<string, Flag>> = {
     description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
   },
   ...moneyFlags,
+  ...refundFlags,
   ...listenFlags
 }
 
@@ -319,6 +321,7 @@ export const commands: Readonly<Record<string, Command>> = {
     run: (a, _, [id]) => a.sandboxFailPayout(id!)
   },
   ...moneyCommands,
+  ...refundCommands,
   trigger: triggerCommand,
   listen: listenCommand,
   "logs tail": logsTailCommand

@@ -65,7 +65,14 @@ describe("pixgate trigger", () => {
       [
         "chargeback.updated",
         ["transaction.created", "transaction.completed", "chargeback.created", "chargeback.updated"]
-      ]
+      ],
+      [
+        "refund.completed",
+        ["transaction.created", "transaction.completed", "refund.created", "refund.completed"]
+      ],
+      ["refund.failed", ["transaction.created", "transaction.completed", "refund.created", "refund.failed"]],
+      // The CLI runs no worker: the refund stays pending (a server's worker completes it).
+      ["refund.created", ["transaction.created", "transaction.completed", "refund.created"]]
     ] as const
     for (const [event, expected] of cases) {
       const run = await cli("trigger", event, "--merchant", merchant)
@@ -85,7 +92,8 @@ describe("pixgate trigger", () => {
       stdout: "",
       stderr:
         "pixgate: Unknown event: payment.created. Supported: transaction.created, transaction.completed, " +
-        "transaction.failed, withdrawal.created, withdrawal.completed, chargeback.created, chargeback.updated\n"
+        "transaction.failed, withdrawal.created, withdrawal.completed, chargeback.created, chargeback.updated, " +
+        "refund.created, refund.completed, refund.failed\n"
     })
     const live = await cli("trigger", "transaction.created", "--merchant", merchant, "--mode", "live")
     expect(live.code).toBe(2)

@@ -18,6 +18,7 @@ import { listing } from "./internal/listing.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
+import { refunds } from "./internal/refunds.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
@@ -46,6 +47,7 @@ export const runStoreConformance = (
     panel(it)
     money(it)
     chargebacks(it)
+    refunds(it)
     listing(it)
     totals(it)
     ledger(it)
@@ -88,6 +90,7 @@ export const runLedgerStoreConformance = (
 ): void =>
   layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
     chargebacks(it)
+    refunds(it)
     listing(it)
     totals(it)
     ledger(it)

@@ -20,6 +20,7 @@ import {
   openJobKindsPg,
   rateLimitBucketsPg,
   receivedAmountSqlite,
+  refunds,
   signingKeys
 } from "./internal/schema.js"
 
@@ -85,6 +86,7 @@ export const pg: Record<string, Migration> = {
   "0009_held_idempotency": statements(heldIdempotency),
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("pg")),
+  "0012_refunds": statements(refunds("pg")),
   "0013_due_terms": statements(dueTerms)
 }
 
@@ -100,5 +102,6 @@ export const sqlite: Record<string, Migration> = {
   "0009_held_idempotency": statements(heldIdempotency),
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("sqlite")),
+  "0012_refunds": statements(refunds("sqlite")),
   "0013_due_terms": statements(dueTerms)
 }

@@ -15,6 +15,7 @@ import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
+import { refunds } from "./internal/refunds.js"
 import { single } from "./internal/sql.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
@@ -52,6 +53,7 @@ export const makeWith = (
       ...transactions(sql, writes),
       ...journal.ops,
       ...chargebacks(sql, write, watchers),
+      ...refunds(sql, write, watchers),
       ...idempotency(sql),
       ...jobs(sql, writes),
       ...webhooks(sql, writes, watchers),

@@ -62,6 +62,66 @@ describe("SqliteStore", () => {
     })
   )
 
+  it.scoped(
+    "upgrading a file from 0010: events and their deliveries kept, refund events accepted (0012)",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(dir, "upgrade-0012.db")
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* SqliteMigrator.run({
+              loader: SqliteMigrator.fromRecord(
+                Object.fromEntries(Object.entries(Migrations.sqlite).filter(([id]) => id < "0012"))
+              ),
+              table: Migrations.table
+            })
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`PRAGMA foreign_keys = ON`
+            // The events table as files made before refunds have it: 0001's CHECK of that time.
+            yield* sql`DROP TABLE events`
+            yield* sql.unsafe(`CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    merchant_id TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('test', 'live')),
+    type TEXT NOT NULL CHECK (type IN ('transaction.created', 'transaction.completed', 'transaction.failed', 'withdrawal.created', 'withdrawal.completed', 'chargeback.created', 'chargeback.updated')),
+    data TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`)
+            yield* sql`CREATE INDEX events_merchant ON events (merchant_id, mode, created_at, id)`
+            yield* sql`INSERT INTO merchants VALUES ('mer_old', 'Old', 'RECIFE', '{}', 0)`
+            yield* sql`INSERT INTO events VALUES ('evt_old', 'mer_old', 'test', 'transaction.created', '{}', 0)`
+            yield* sql`INSERT INTO webhook_deliveries VALUES ('dlv_old', 'evt_old', 'mer_old', 'test', 'https://old.example/h', 'pending', 0, 0, 0)`
+            // Before 0012 the events' CHECK knows no refund event.
+            const refused = yield* Effect.either(
+              sql`INSERT INTO events VALUES ('evt_new', 'mer_old', 'test', 'refund.created', '{}', 1)`
+            )
+            expect(refused._tag).toBe("Left")
+          }).pipe(Effect.provide(SqliteClient.layer({ filename })), Effect.provide(NodeContext.layer))
+        )
+        const { store, sql } = yield* open(filename)
+        expect(Option.map(yield* store.getEvent("evt_old" as never), (e) => e.type)).toEqual(
+          Option.some("transaction.created")
+        )
+        expect(Option.map(yield* store.getDelivery("dlv_old" as never), (d) => d.event.id)).toEqual(
+          Option.some("evt_old")
+        )
+        yield* sql`INSERT INTO events (id, merchant_id, mode, type, data, created_at)
+        VALUES ('evt_new', 'mer_old', 'test', 'refund.created', '{}', 1)`
+        const bad = yield* Effect.either(
+          sql`INSERT INTO events (id, merchant_id, mode, type, data, created_at)
+          VALUES ('evt_bad', 'mer_old', 'test', 'refund.nope', '{}', 1)`
+        )
+        expect(bad._tag).toBe("Left")
+        // The deliveries' foreign key still points at events.
+        const orphan = yield* Effect.either(
+          sql`INSERT INTO webhook_deliveries VALUES ('dlv_x', 'evt_missing', 'mer_old', 'test', 'u', 'pending', 0, 0, 0)`
+        )
+        expect(orphan._tag).toBe("Left")
+        expect(yield* sql`PRAGMA foreign_key_check`).toEqual([])
+        expect(yield* sql`SELECT COUNT(*) AS n FROM refunds`).toEqual([{ n: 0 }])
+      })
+  )
+
   it.scoped("creates the file's directory and sets WAL, NORMAL sync, foreign keys and a busy timeout", () =>
     Effect.gen(function* () {
       const { sql } = yield* open(join(dir, "a", "b", "pixgate.db"))

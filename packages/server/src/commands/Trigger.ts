@@ -19,7 +19,11 @@ const plan: Readonly<Record<Domain.EventType, string>> = {
     "a test payout of 1.00 to sandbox@example.com (after a top-up if the balance is short)",
   "withdrawal.completed": "a test payout of 1.00, settled now (after a top-up if the balance is short)",
   "chargeback.created": "a test charge of 10.00, paid, then disputed now",
-  "chargeback.updated": "a test charge of 10.00, paid, disputed and resolved for the payer (accepted) now"
+  "chargeback.updated": "a test charge of 10.00, paid, disputed and resolved for the payer (accepted) now",
+  "refund.created":
+    "a test charge of 10.00, paid, then refunded in full now (the refund completes 2-3 s later)",
+  "refund.completed": "a test charge of 10.00, paid, refunded in full and the refund completed now",
+  "refund.failed": "a test charge of 10.00, paid, then refunded 6.66 (the sandbox refuses it) and failed now"
 }
 
 /** The events `trigger` knows, in the spec's order. */
@@ -95,6 +99,33 @@ const run = (merchantId: string, event: Domain.EventType) =>
         if (event === "chargeback.updated") {
           yield* engine.admin.sandboxResolveChargeback(chargeback.chargebackId, "accepted")
           steps.push(`resolved ${chargeback.chargebackId}: accepted`)
+        }
+        break
+      }
+      case "refund.created":
+      case "refund.completed":
+      case "refund.failed": {
+        transactionId = yield* paid
+        const amount = event === "refund.failed" ? 6.66 : 10
+        // The charge's fee stays earned: a full refund takes more than the charge credited.
+        if ((yield* engine.admin.balance(merchantId, "test")).available < amount) {
+          yield* engine.admin.topUp(merchantId, yield* decode(Requests.TopUp)({ amount: 100 }))
+          steps.push("topped up the test balance with 100.00 (it was short for the refund)")
+        }
+        const refund = yield* engine.admin.createRefund(
+          merchantId,
+          transactionId,
+          yield* decode(Requests.CreateRefund)({ amount, description: `pixgate trigger ${event}` }),
+          `trigger-${transactionId}`
+        )
+        steps.push(`refunded ${amount.toFixed(2)} of ${transactionId}: ${refund.refundId}`)
+        const id = Domain.RefundId.make(refund.refundId)
+        if (event === "refund.completed") {
+          yield* Effect.orDie(engine.refunds.settle(id))
+          steps.push(`completed ${refund.refundId}`)
+        } else if (event === "refund.failed") {
+          yield* Effect.orDie(engine.refunds.fail(id, "bank_rejected"))
+          steps.push(`failed ${refund.refundId}`)
         }
         break
       }

@@ -312,3 +312,33 @@ export const toAttempt = (r: Row): Domain.DeliveryAttempt => ({
   error: textOrNull(r.error),
   durationMs: int(r.duration_ms)
 })
+
+/** A refund as a row (migration 0012). */
+export const refundRow = (r: Domain.Refund) => ({
+  id: r.id,
+  transaction_id: r.transactionId,
+  merchant_id: r.merchantId,
+  mode: r.mode,
+  amount: r.amount,
+  status: r.status,
+  description: r.description,
+  failure_reason: r.failureReason,
+  return_id: r.returnId,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt
+})
+
+/** A row as a refund. */
+export const toRefund = (r: Row): Domain.Refund => ({
+  id: checkedId(Domain.isRefundId, r.id),
+  transactionId: checkedId(Domain.isTransactionId, r.transaction_id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
+  mode: text(r.mode) as Domain.Mode,
+  amount: cents(r.amount),
+  status: text(r.status) as Domain.RefundStatus,
+  description: textOrNull(r.description),
+  failureReason: textOrNull(r.failure_reason),
+  returnId: textOrNull(r.return_id),
+  createdAt: int(r.created_at),
+  updatedAt: int(r.updated_at)
+})

@@ -390,7 +390,51 @@ export const credentialsVersion = (dialect: Dialect): ReadonlyArray<string> => {
 }
 
 /**
+ * Migration 0012: refunds (devoluções) of completed charges, and the event names they send.
+ * A charge's refunds are read together (its sum is checked under its row lock), so they are
+ * indexed by charge. Postgres replaces the events' type CHECK (see `refundEventTypesSqlite`).
+ */
+export const refunds = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  return [
+    `CREATE TABLE refunds (
+    id ${text} PRIMARY KEY,
+    transaction_id ${text} NOT NULL REFERENCES transactions (id),
+    merchant_id ${text} NOT NULL,
+    mode ${text} NOT NULL CHECK (mode IN (${quoted(Domain.modes)})),
+    amount BIGINT NOT NULL CHECK (amount > 0),
+    status ${text} NOT NULL CHECK (status IN (${quoted(Domain.refundStatuses)})),
+    description ${text},
+    failure_reason ${text},
+    return_id ${text},
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+    "CREATE INDEX refunds_transaction ON refunds (transaction_id, created_at, id)",
+    ...(dialect === "pg"
+      ? [
+          "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check",
+          `ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (${quoted(Domain.eventTypes)}))`
+        ]
+      : refundEventTypesSqlite)
+  ]
+}
+
+/**
  * Migration 0013: a due-date charge's terms (the API Pix `cobv`: due date, days payable after
  * it, fine, interest, discount, abatement) as JSON, null for every other transaction.
  */
 export const dueTerms: ReadonlyArray<string> = ["ALTER TABLE transactions ADD COLUMN due_terms TEXT"]
+
+/**
+ * SQLite cannot change a CHECK, and rebuilding `events` would break the deliveries' foreign
+ * keys inside the migrator's transaction: the type column is replaced by one with the new CHECK
+ * (a column's own CHECK goes with it when it is dropped), its values copied over.
+ */
+const refundEventTypesSqlite: ReadonlyArray<string> = [
+  `ALTER TABLE events ADD COLUMN type_next TEXT NOT NULL DEFAULT 'transaction.created'
+    CHECK (type_next IN (${quoted(Domain.eventTypes)}))`,
+  "UPDATE events SET type_next = type",
+  "ALTER TABLE events DROP COLUMN type",
+  "ALTER TABLE events RENAME COLUMN type_next TO type"
+]
