@@ -6,6 +6,7 @@
 // Nothing private (the store conformance suite, the examples) is packed.
 //
 // Usage: node scripts/release-pack.mjs [--out DIR] [--no-build]
+//        node scripts/release-pack.mjs --readmes   (rewrites the install sections of the READMEs)
 //   --out DIR    the folder to write (default release/; replaced if it holds a previous release)
 //   --no-build   pack the dist/ folders as they are (after `pnpm build`); fails if one is missing
 //
@@ -127,6 +128,68 @@ export const setups = {
 /** What each package's README installs: the package itself, the server with its default store. */
 export const readmeSetup = (name) => (name === "@pixgate/server" ? setups.sqlite : [name])
 
+/** Where the install lines stand in a README (the text between is written by `--readmes`). */
+export const markers = {
+  begin: "<!-- install: written by `node scripts/release-pack.mjs --readmes`; edit the script, not this -->",
+  end: "<!-- install: end -->"
+}
+
+/** The install section of a README: `setupNames` by setup title, each from a release folder, then from a registry. */
+export const installBlock = (setupsByTitle, packages = publicPackages()) =>
+  [
+    markers.begin,
+    "From a release folder (`pnpm release:pack` in a clone of the repository writes `release/`;",
+    "set `PIXGATE_RELEASE` to its path, absolute or relative to your project):",
+    "",
+    ...Object.entries(setupsByTitle).flatMap(([title, names]) => [
+      ...(title === "" ? [] : [`${title}:`, ""]),
+      "```sh",
+      "# npm",
+      installLine("npm", names, packages),
+      "# pnpm",
+      installLine("pnpm", names, packages),
+      "```",
+      ""
+    ]),
+    "Once the packages are published, the same names install from the registry:",
+    "",
+    "```sh",
+    ...Object.values(setupsByTitle).map((names) => registryLine("npm", names, packages)),
+    "```",
+    markers.end
+  ].join("\n")
+
+/** Each README with an install section: the root's (both setups) and every public package's. */
+export const readmes = (packages = publicPackages()) => [
+  {
+    path: join(root, "README.md"),
+    block: installBlock(
+      {
+        "The server on SQLite": setups.sqlite,
+        "The server on Postgres only (nothing to compile)": setups.postgres
+      },
+      packages
+    )
+  },
+  ...packages.map((p) => ({
+    path: join(p.dir, "README.md"),
+    block: installBlock({ "": readmeSetup(p.manifest.name) }, packages)
+  }))
+]
+
+/** Rewrites the install section of each README; answers the paths whose text changed. */
+export const writeReadmes = (packages = publicPackages()) =>
+  readmes(packages).flatMap(({ path, block }) => {
+    const text = readFileSync(path, "utf8")
+    const from = text.indexOf(markers.begin)
+    const to = text.indexOf(markers.end)
+    if (from === -1 || to === -1) throw new Error(`${path} has no install section (${markers.begin})`)
+    const next = `${text.slice(0, from)}${block}${text.slice(to + markers.end.length)}`
+    if (next === text) return []
+    writeFileSync(path, next)
+    return [path]
+  })
+
 const sha512 = (path) => `sha512-${createHash("sha512").update(readFileSync(path)).digest("base64")}`
 
 /** The index of a release folder (`index.json`). */
@@ -186,7 +249,13 @@ const installText = (index) =>
   ].join("\n")
 
 /** Builds (unless `build` is false) and packs the public packages into `out`; answers the index. */
-export const releasePack = ({ out = join(root, "release"), build = true, log = () => {} } = {}) => {
+export const releasePack = ({
+  out = join(root, "release"),
+  build = true,
+  log = () => {},
+  // Tests only: pack what is there even without dist/ (a clone that was never built).
+  allowMissingDist = false
+} = {}) => {
   const packages = publicPackages()
   if (build) {
     log(`building ${packages.map((p) => p.manifest.name).join(", ")}`)
@@ -196,7 +265,7 @@ export const releasePack = ({ out = join(root, "release"), build = true, log = (
     })
   } else {
     const missing = packages.filter((p) => !existsSync(join(p.dir, "dist")))
-    if (missing.length > 0)
+    if (missing.length > 0 && !allowMissingDist)
       throw new Error(
         `--no-build: no dist/ in ${missing.map((p) => p.manifest.name).join(", ")} (run pnpm build)`
       )
@@ -224,6 +293,10 @@ export const releasePack = ({ out = join(root, "release"), build = true, log = (
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2)
+  if (args.includes("--readmes")) {
+    for (const path of writeReadmes()) console.log(`release:pack: rewrote ${path}`)
+    process.exit(0)
+  }
   const at = args.indexOf("--out")
   if (at !== -1 && args[at + 1] === undefined) throw new Error("--out needs a folder")
   releasePack({
