@@ -5,6 +5,7 @@
 // and manifest (size and modification time of each): a call after a change rebuilds (about a
 // second), every other call only imports.
 // The esbuild service is stopped once the build is done: no esbuild process outlives it.
+import { execFileSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import module, { createRequire } from "node:module"
@@ -85,8 +86,19 @@ export const bundle = async () => {
   })
   await esbuild.stop()
   // The help of every command, rendered now: `--help` then reads it and loads nothing else.
-  const { helpTable } = await import(pathToFileURL(join(temporary, "commands.mjs")).href)
-  writeFileSync(join(temporary, "help.json"), `${JSON.stringify(helpTable())}\n`)
+  // Rendered by another process: this one must not load the engine from the temporary folder
+  // before it runs the bundle from its final place (two copies of every module).
+  const commands = pathToFileURL(join(temporary, "commands.mjs")).href
+  const table = execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { helpTable } = await import(${JSON.stringify(commands)}); process.stdout.write(JSON.stringify(helpTable()))`
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
+  )
+  writeFileSync(join(temporary, "help.json"), `${table}\n`)
   // Commands started together may both build: one rename wins, the other's copy is dropped.
   try {
     renameSync(temporary, dir)
