@@ -5,9 +5,10 @@
 // and manifest (size and modification time of each): a call after a change rebuilds (about a
 // second), every other call only imports.
 // The esbuild service is stopped once the build is done: no esbuild process outlives it.
+import { execFileSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
-import { createRequire } from "node:module"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import module, { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -48,7 +49,8 @@ export const sourceHash = () => {
 
 /**
  * Bundles packages/server/src/bin.ts (with its chunks: help loads no engine) into a directory named
- * by the sources' hash, unless it exists; answers the entry file's path.
+ * by the sources' hash, with `help.json` (every command's help, rendered), unless it exists;
+ * answers the entry file's path.
  */
 export const bundle = async () => {
   const hash = sourceHash()
@@ -61,7 +63,11 @@ export const bundle = async () => {
   const esbuild = createRequire(import.meta.url)("esbuild")
   const temporary = join(cacheDir, `.${hash}.${process.pid}.${randomBytes(4).toString("hex")}`)
   await esbuild.build({
-    entryPoints: { bin: join(root, "packages/server/src/bin.ts") },
+    // Commands is an entry too: the build imports it to render every command's help (below).
+    entryPoints: {
+      bin: join(root, "packages/server/src/bin.ts"),
+      commands: join(root, "packages/server/src/Commands.ts")
+    },
     outdir: temporary,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunk-[hash]",
@@ -79,6 +85,20 @@ export const bundle = async () => {
     logLevel: "warning"
   })
   await esbuild.stop()
+  // The help of every command, rendered now: `--help` then reads it and loads nothing else.
+  // Rendered by another process: this one must not load the engine from the temporary folder
+  // before it runs the bundle from its final place (two copies of every module).
+  const commands = pathToFileURL(join(temporary, "commands.mjs")).href
+  const table = execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { helpTable } = await import(${JSON.stringify(commands)}); process.stdout.write(JSON.stringify(helpTable()))`
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
+  )
+  writeFileSync(join(temporary, "help.json"), `${table}\n`)
   // Commands started together may both build: one rename wins, the other's copy is dropped.
   try {
     renameSync(temporary, dir)
@@ -86,13 +106,17 @@ export const bundle = async () => {
     if (!existsSync(entry)) throw error
     rmSync(temporary, { recursive: true, force: true })
   }
-  // Only the current sources' bundle is kept.
+  // Only the current sources' bundle is kept (and V8's cache of compiled code).
   for (const name of readdirSync(cacheDir)) {
-    if (name !== hash && !name.startsWith(".")) rmSync(join(cacheDir, name), { recursive: true, force: true })
+    if (name !== hash && name !== "v8" && !name.startsWith("."))
+      rmSync(join(cacheDir, name), { recursive: true, force: true })
   }
   return entry
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // Node 22.1 and later keep V8's compiled code of the bundle between runs (Node 20 has no such
+  // cache; there the bundle is compiled on each run, see docs/performance.md).
+  module.enableCompileCache?.(join(cacheDir, "v8"))
   await import(pathToFileURL(await bundle()).href)
 }

@@ -1,7 +1,7 @@
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { PixgateClient } from "@pixgate/client"
 import { Engine, Errors, Money } from "@pixgate/core"
-import { PixgateApi } from "@pixgate/http/api"
 import { Effect, ManagedRuntime } from "effect"
 import { layer } from "../effect-httpapi.js"
 import { start } from "../node-http.js"
@@ -58,11 +58,9 @@ const normalize = (value: unknown): unknown => {
 /** The error body a decoded error stands for (anything else as it is, to show in a failure). */
 const bodyOf = (error: unknown) => (Errors.isPixgateError(error) ? Errors.body(error) : error)
 
+/** `@pixgate/client`'s Effect client: `HttpApiClient` over the same definition, the key on every request. */
 const client = (url: string, key: string) =>
-  HttpApiClient.make(PixgateApi, {
-    baseUrl: url,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", key))
-  }).pipe(Effect.provide(FetchHttpClient.layer))
+  PixgateClient.make({ baseUrl: url, apiKey: key }).pipe(Effect.provide(FetchHttpClient.layer))
 
 describe("examples/effect-httpapi.ts", () => {
   let effect: Awaited<ReturnType<typeof startEffect>>
@@ -83,12 +81,12 @@ describe("examples/effect-httpapi.ts", () => {
     expect((await send(`${effect.url}/v1/balance`, "GET")).status).toBe(410)
   })
 
-  it("is called with HttpApiClient", async () => {
+  it("is called with HttpApiClient (@pixgate/client's Effect client; Idempotency-Key optional)", async () => {
     const api = await Effect.runPromise(client(effect.url, (await effect.merchant()).testKey))
     const program = Effect.gen(function* () {
       const health = yield* api.health.check()
       expect(health.status).toBe("ok")
-      const charge = yield* api.charges.create({ payload: { amount: Money.reais(42.5) }, headers: {} })
+      const charge = yield* api.charges.create({ payload: { amount: Money.reais(42.5) } })
       expect([charge.amount, charge.txid.length]).toEqual([42.5, 32])
       const payout = yield* Effect.flip(
         api.payouts.create({
@@ -102,7 +100,7 @@ describe("examples/effect-httpapi.ts", () => {
       expect([page.total, page.data[0]?.id]).toEqual([1, charge.transactionId])
       // Above the engine's maximum: valid for the schema, refused by the server with its exact 422.
       const tooMuch = yield* Effect.flip(
-        api.charges.create({ payload: { amount: Money.Cents(Money.defaultMaximum + 1) }, headers: {} })
+        api.charges.create({ payload: { amount: Money.Cents(Money.defaultMaximum + 1) } })
       )
       expect(tooMuch).toBeInstanceOf(Errors.ValidationError)
       return bodyOf(tooMuch)

@@ -33,14 +33,14 @@ describe("PixgateClient (Effect)", () => {
       const pixgate = yield* PixgateClient.PixgateClient
       expect((yield* pixgate.health.check()).status).toBe("ok")
 
+      // Idempotency-Key is optional: the request may leave `headers` out.
       const charge = yield* pixgate.charges.create({
-        payload: Requests.CreateCharge.make({ amount: Money.Cents(750), clientName: "Maria Silva" }),
-        headers: {}
+        payload: Requests.CreateCharge.make({ amount: Money.Cents(750), clientName: "Maria Silva" })
       })
       expect(charge.amount).toBe(7.5)
       expect(charge.qrCode).toContain("br.gov.bcb.pix")
 
-      const poor = yield* Effect.flip(pixgate.payouts.create({ payload: payout(2), headers: {} }))
+      const poor = yield* Effect.flip(pixgate.payouts.create({ payload: payout(2) }))
       expect(poor).toBeInstanceOf(Errors.InsufficientBalance)
       expect([poor._tag, poor.message]).toEqual(["InsufficientBalance", "Insufficient balance"])
 
@@ -67,9 +67,26 @@ describe("PixgateClient (Effect)", () => {
         details: [{ path: "amount", message: "amount exceeds the maximum of 1000000.00" }]
       })
 
+      // `headers: {}` still works, and a key given in headers still makes the call idempotent.
+      const keyed = { "idempotency-key": "effect-charge-1" }
+      const first = yield* pixgate.charges.create({
+        payload: Requests.CreateCharge.make({ amount: Money.Cents(100) }),
+        headers: keyed
+      })
+      const again = yield* pixgate.charges.create({
+        payload: Requests.CreateCharge.make({ amount: Money.Cents(100) }),
+        headers: keyed
+      })
+      expect(again.transactionId).toBe(first.transactionId)
+      const plain = yield* pixgate.charges.create({
+        payload: Requests.CreateCharge.make({ amount: Money.Cents(100) }),
+        headers: {}
+      })
+      expect(plain.transactionId).not.toBe(first.transactionId)
+
       const page = yield* pixgate.transactions.list({ urlParams: { page: 1, limit: 1, type: "deposit" } })
-      expect([page.total, page.limit, page.pages]).toEqual([1, 1, 1])
-      expect(page.data[0]?.id).toBe(charge.transactionId)
+      expect([page.total, page.limit, page.pages]).toEqual([3, 1, 3])
+      expect(page.data[0]?.id).toBe(plain.transactionId)
     }).pipe(Effect.provide(client()))
   )
 

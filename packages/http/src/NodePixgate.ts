@@ -4,9 +4,11 @@
  * Express body-parser error middleware, webhooks delivered over node:http (keep-alive agents,
  * the cheapest per attempt) unless `httpClient` says otherwise, and the optional merchant panel.
  */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Engine, Store } from "@pixgate/core"
 import { NodeWebhookTransport } from "@pixgate/core/node"
 import type { Panel } from "@pixgate/panel"
-import type { Layer } from "effect"
+import type { Layer, Runtime } from "effect"
 import * as NodeHandler from "./NodeHandler.js"
 import * as Web from "./Pixgate.js"
 import type * as Router from "./Router.js"
@@ -22,8 +24,67 @@ export interface PixgateOptions extends Web.PixgateOptions {
    * `{ basePath: "/panel" }` for its own e-mail/password sign-in, or with `authenticate` to use
    * the platform's. Leave it out for no panel.
    */
-  readonly panel?: Panel.PanelOptions
+  readonly panel?: PanelOptions
 }
+
+/**
+ * The merchant panel's options, as `@pixgate/panel` takes them. Declared here, not imported from
+ * that optional package, so these declarations compile in a project without it (the panel's own
+ * `Panel.PanelOptions` is checked against this one when this package is built).
+ */
+export interface PanelOptions {
+  /**
+   * The path prefix of the panel in the URLs it receives and the links it writes, e.g. `/panel`
+   * (default). Under Express's `app.use("/panel", handler)` the prefix is read from `originalUrl`.
+   */
+  readonly basePath?: string
+  /**
+   * The platform's own sign-in: the merchant id the request acts for, or null when nobody is
+   * signed in (401). With it, the panel's e-mail/password sign-in is off.
+   */
+  readonly authenticate?: (request: Request) => Promise<string | null | undefined> | string | null | undefined
+  /**
+   * Mark cookies `Secure`. Default: the environment's `PIXGATE_SECURE_COOKIES=true`, or the request
+   * arrived over HTTPS (its URL, or `X-Forwarded-Proto: https` from a proxy).
+   */
+  readonly secureCookies?: boolean
+  /** Session lifetime without activity (default 30 minutes). */
+  readonly sessionIdleMs?: number
+  /** Session lifetime whatever the activity (default 12 hours). */
+  readonly sessionMaxMs?: number
+  /** Sign-in throttling (default 5 failures per account, 20 per address, in 15 minutes). */
+  readonly throttle?: {
+    /** Failures allowed per account in the window (default 5). */
+    readonly perAccount?: number
+    /** Failures allowed per address in the window (default 20). */
+    readonly perAddress?: number
+    /** The window in ms (default 15 minutes). */
+    readonly windowMs?: number
+  }
+  /** Largest form body in bytes (default 64 KiB). */
+  readonly maxBodySize?: number
+}
+
+/** The merchant panel's handlers (what `@pixgate/panel` makes). */
+export interface PanelHandlers {
+  /** Web-standard hosts; `address` is the client's address for sign-in throttling. */
+  readonly webHandler: (request: Request, info?: { readonly address?: string }) => Promise<Response>
+  /** node:http, Express, Connect. */
+  readonly nodeHandler: (req: IncomingMessage, res: ServerResponse) => void
+  /** Whether a request path belongs to the panel (`basePath` or below). */
+  readonly matches: (path: string) => boolean
+}
+
+/** What this package uses of `@pixgate/panel`: `Panel.make`. */
+export interface PanelModule {
+  readonly make: (
+    runtime: Runtime.Runtime<Engine.Engine | Store.Store>,
+    options?: PanelOptions
+  ) => PanelHandlers
+}
+
+/** The panel package as this one uses it: its own declarations must fit these (else this build fails). */
+const asPanelModule = (panel: typeof Panel): PanelModule => panel
 
 /** A pair of handlers for one router. */
 export interface Handlers extends Web.Handlers {
@@ -41,7 +102,7 @@ export interface Pixgate extends Handlers {
   /** The admin router's handlers, when `admin` was configured. */
   readonly admin: Handlers | undefined
   /** The merchant panel's handlers, when `panel` was configured. */
-  readonly panel: Panel.PanelHandlers | undefined
+  readonly panel: PanelHandlers | undefined
   /** The engine's runtime, e.g. `runtime.runPromise(Effect.flatMap(Engine.Engine, (e) => ...))`. */
   readonly runtime: Web.Pixgate["runtime"]
   /** The draining flag for `/api/health/ready` (see the web entry's `Pixgate.draining`). */
@@ -57,15 +118,15 @@ export const layer = (
 ): Layer.Layer<Web.Services, unknown> => Web.layer(options, writer, NodeWebhookTransport.layer)
 
 /** The optional `@pixgate/panel` package, or undefined when it is not installed. */
-export const panelModule = async (): Promise<typeof Panel | undefined> => {
+export const panelModule = async (): Promise<PanelModule | undefined> => {
   try {
-    return (await import("@pixgate/panel")).Panel
+    return asPanelModule((await import("@pixgate/panel")).Panel)
   } catch {
     return undefined
   }
 }
 
-const loadPanel = async (): Promise<typeof Panel> => {
+const loadPanel = async (): Promise<PanelModule> => {
   const module = await panelModule()
   if (module === undefined)
     throw new TypeError("Pixgate: the panel option needs the @pixgate/panel package installed")

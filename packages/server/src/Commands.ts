@@ -24,6 +24,7 @@ import { logsTailCommand } from "./commands/LogsTail.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
 import { refundCommands, refundFlags } from "./commands/Refund.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
+import * as HelpText from "./HelpText.js"
 
 /** A usage error: exit code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -568,16 +569,12 @@ const usageLine = (name: string): string => {
   return `pixgate ${[...words.slice(0, -1), text].join(" ")}`
 }
 
-const ansiStyle = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
-
 /** Text without its ANSI styles. */
-export const plain = (text: string): string => text.replaceAll(ansiStyle, "")
+export const plain: (text: string) => string = HelpText.plain
 
 /** Help as text: ANSI-styled for a terminal, else plain; one line break at the end. */
-export const renderHelp = (doc: HelpDoc.HelpDoc, color: boolean): string => {
-  const text = HelpDoc.toAnsiText(doc)
-  return `${(color ? text : plain(text)).trimEnd()}\n`
-}
+export const renderHelp = (doc: HelpDoc.HelpDoc, color: boolean): string =>
+  HelpText.render(HelpDoc.toAnsiText(doc), color)
 
 const rows = (title: string, entries: ReadonlyArray<readonly [string, string]>): HelpDoc.HelpDoc => {
   const [first, ...rest] = entries.map(([left, right]): [Span.Span, HelpDoc.HelpDoc] => [
@@ -669,17 +666,25 @@ export const help = (name: string): HelpDoc.HelpDoc => {
 export const helpRequest = (
   argv: ReadonlyArray<string>
 ): { readonly code: number; readonly stdout?: HelpDoc.HelpDoc; readonly stderr?: string } | undefined => {
-  if (argv.length === 0) return { code: 2, stdout: usage() }
-  const asksHelp = argv[0] === "help" || argv.some((a) => a === "--help" || a === "-h")
-  if (!asksHelp) return undefined
-  const words = (argv[0] === "help" ? argv.slice(1) : argv).filter((a) => !a.startsWith("-"))
-  if (words.length === 0) return { code: 0, stdout: usage() }
-  for (let n = Math.min(words.length, 3); n > 0; n--) {
-    const topic = words.slice(0, n).join(" ")
-    if (isHelpTopic(topic)) return { code: 0, stdout: help(topic) }
-  }
-  return { code: 2, stderr: unknownCommand(words) }
+  const asked = HelpText.request(argv, isHelpTopic)
+  if (asked === undefined) return undefined
+  if (asked._tag === "Unknown") return { code: 2, stderr: unknownCommand(asked.words) }
+  return { code: asked.code, stdout: asked.topic === "" ? usage() : help(asked.topic) }
 }
+
+/** Every topic of the help: the usage (`""`), each command, each group of commands. */
+export const helpTopics = (): ReadonlyArray<string> =>
+  Arr.dedupe([
+    "",
+    ...commandNames().flatMap((name) => name.split(" ").map((_, i, words) => words.slice(0, i + 1).join(" ")))
+  ])
+
+/** The help of every topic, rendered, for `help.json` (see `HelpText`). */
+export const helpTable = (): HelpText.Table => ({
+  topics: Object.fromEntries(
+    helpTopics().map((topic) => [topic, HelpDoc.toAnsiText(topic === "" ? usage() : help(topic))])
+  )
+})
 
 /** "Unknown command: ...", with the closest command when one is near (a typo). */
 export const unknownCommand = (words: ReadonlyArray<string>): string => {

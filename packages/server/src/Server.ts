@@ -15,7 +15,7 @@ import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import type { Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Duration, Effect, Ref } from "effect"
+import { Duration, Effect, type Redacted, Ref } from "effect"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import type { TelemetryOptions } from "./Telemetry.js"
@@ -45,7 +45,7 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * The live bank (`@pixgate/gateway-apipix` settings, e.g. from `Settings.fromEnv`) and the
    * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
    */
-  readonly live?: { readonly settings: ApiPixSettings.ApiPixSettings; readonly callbackSecret: string }
+  readonly live?: { readonly settings: LiveSettings; readonly callbackSecret: string }
   /**
    * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
    * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
@@ -164,6 +164,47 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, 
   res.end(req.method === "HEAD" ? undefined : body)
 }
 
+/**
+ * The live gateway's settings: `ApiPixSettings` of `@pixgate/gateway-apipix` (what its
+ * `Settings.fromEnv` reads), declared here because that package is an optional peer: these
+ * declarations must compile in a project without it. Its fields are documented there. When this
+ * package is built, each declaration is checked to fit the other (`sameAsApiPix` below).
+ */
+export interface LiveSettings {
+  readonly baseUrl: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly scopes: ReadonlyArray<string>
+  readonly certificate:
+    | {
+        readonly _tag: "Pem"
+        readonly cert: string | Buffer
+        readonly key: Redacted.Redacted<string | Buffer>
+      }
+    | { readonly _tag: "Pkcs12"; readonly pfx: Buffer; readonly passphrase: Redacted.Redacted<string> }
+  readonly ca?: string | Buffer
+  readonly apiPixPath?: string
+  readonly pixKey: string
+  readonly timeoutMs?: number
+  readonly connectTimeoutMs?: number
+  readonly unknownChargeWindowMs?: number
+  readonly tokenMarginMs?: number
+  readonly pollDelayMs?: number
+  readonly sendBudgetMs?: number
+  readonly reconcileIntervalMs?: number
+  readonly reconcileWindowMs?: number
+}
+
+/** One shape both ways: a field added to either declaration and not the other fails this build. */
+const sameAsApiPix = (settings: LiveSettings): ApiPixSettings.ApiPixSettings => settings
+type SameFields = [Exclude<keyof ApiPixSettings.ApiPixSettings, keyof LiveSettings>] extends [never]
+  ? [Exclude<keyof LiveSettings, keyof ApiPixSettings.ApiPixSettings>] extends [never]
+    ? true
+    : false
+  : false
+void ((settings: ApiPixSettings.ApiPixSettings): LiveSettings => settings)
+void (true satisfies SameFields)
+
 /** Default of `ServerOptions.shutdownTimeoutMs`. */
 export const defaultShutdownTimeoutMs = 10_000
 
@@ -171,7 +212,7 @@ export const defaultShutdownTimeoutMs = 10_000
 const liveGateway = async (live: NonNullable<ServerOptions["live"]>) => {
   // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
   const { ApiPix, Check } = await import("@pixgate/gateway-apipix")
-  const checked = Check.check(live.settings)
+  const checked = Check.check(sameAsApiPix(live.settings))
   if (checked._tag === "Left") throw new Error(checked.left.message)
   return {
     liveGateway: ApiPix.layerNode(checked.right),
