@@ -78,6 +78,12 @@ interface Lane {
   refilling: number
 }
 
+/** Resumes after the I/O of this event-loop turn (real time, whatever the Clock). */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 /**
  * A failure the worker retries by itself: a failed operation (the database gone for a moment) at
  * warning, with when it runs again; a defect (a bug, which a retry rarely cures) at error. The
@@ -180,6 +186,9 @@ export const runWith = (
         }
         refills.set(endpoint, false)
         const once: Effect.Effect<void, StoreError> = Effect.gen(function* () {
+          // The attempts of one written batch end together: the rest of this event-loop turn
+          // joins them into this claim (one statement for many, not one each).
+          yield* nextTurn
           refills.set(endpoint, false)
           const room = l.concurrency - l.running.size - l.refilling - reserve
           // No room: the lane's round claims, fairly between endpoints, when slots free.
@@ -210,10 +219,12 @@ export const runWith = (
         )
       }
 
+      // Only a lane whose last round left due attempts behind refills: otherwise no endpoint has
+      // a backlog, and the rounds (woken by each commit) start new attempts.
       const afterAttempt = (l: Lane, feedback: AttemptFeedback) =>
         Effect.zipRight(
           limits.record(feedback.endpoint, feedback.ok, feedback.startedAt),
-          refill(l, feedback.endpoint)
+          l.capped ? refill(l, feedback.endpoint) : Effect.void
         )
 
       const runJob = (l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
