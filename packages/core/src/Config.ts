@@ -49,6 +49,15 @@ export interface EngineConfigShape {
    * its share of the webhook lane, so a slow endpoint holds at most this many slots.
    */
   readonly webhookEndpointConcurrency: number
+  /**
+   * The most attempts of one healthy endpoint in flight at once per instance: while its attempts
+   * succeed, its limit grows from `webhookEndpointConcurrency` toward this (a window of
+   * successes adds a few), and a failure or time-out halves it, never below the share
+   * (`EndpointConcurrency`). Growth never takes the lane's last `webhookEndpointConcurrency`
+   * free slots (half the lane if smaller): those stay for other endpoints' shares. Equal to
+   * `webhookEndpointConcurrency`, limits never grow.
+   */
+  readonly webhookEndpointMaxConcurrency: number
   /** The share of an endpoint marked failing (`webhookFailingAfter` failed attempts in a row). */
   readonly webhookFailingEndpointConcurrency: number
   /** Failed attempts in a row after which an endpoint is marked failing; a 200 clears the mark. */
@@ -100,6 +109,7 @@ export const defaults: EngineConfigShape = {
   allowInsecureLiveWebhooks: false,
   webhookConcurrency: 64,
   webhookEndpointConcurrency: 16,
+  webhookEndpointMaxConcurrency: 48,
   webhookFailingEndpointConcurrency: 2,
   webhookFailingAfter: 5,
   timerConcurrency: 256,

@@ -8,10 +8,27 @@ import { Context, Effect } from "effect"
 import type { JobId } from "./Domain.js"
 import type { ClaimedJob, StoreError } from "./Store.js"
 
-/** Runs one claimed job to its end: finishes, reschedules or leaves it to its lease. */
+/**
+ * What a webhook attempt tells the worker: its endpoint (`Domain.fairnessKey`), whether it was
+ * delivered, and when it started. The worker adapts the endpoint's concurrency to it
+ * (`EndpointConcurrency`) and starts the endpoint's next due attempt at once.
+ */
+export interface AttemptFeedback {
+  readonly endpoint: string
+  readonly ok: boolean
+  readonly startedAt: number
+}
+
+/**
+ * Runs one claimed job to its end: finishes, reschedules or leaves it to its lease. A webhook
+ * attempt answers with its `AttemptFeedback`; other jobs with nothing.
+ */
 export class JobRunner extends Context.Tag("@pixgate/core/JobRunner")<
   JobRunner,
-  { readonly run: (job: ClaimedJob) => Effect.Effect<void, StoreError> }
+  {
+    // biome-ignore lint/suspicious/noConfusingVoidType: a runner of other jobs answers Effect<void>
+    readonly run: (job: ClaimedJob) => Effect.Effect<AttemptFeedback | void, StoreError>
+  }
 >() {}
 
 /**

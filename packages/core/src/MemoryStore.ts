@@ -400,6 +400,27 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           return own({ ...row.job, leaseUntil })
         })
       }),
+    claimEndpointJobs: (now, endpoint, limit, leaseUntil, fairness) =>
+      atomic(() => {
+        const mine = [...t.jobs.values()].filter((row) => {
+          if (row.job.kind !== "webhook.attempt") return false
+          const d = t.deliveries.get(row.job.ref)
+          return d !== undefined && fairnessKey(d.merchantId, d.mode) === endpoint
+        })
+        const share =
+          (t.health.get(endpoint)?.failingSince ?? null) === null
+            ? fairness.perEndpoint
+            : fairness.failingPerEndpoint
+        const leased = mine.filter((row) => row.leaseUntil !== null && row.leaseUntil > now).length
+        return mine
+          .filter((row) => row.job.runAt <= now && (row.leaseUntil === null || row.leaseUntil <= now))
+          .sort((a, b) => a.job.runAt - b.job.runAt || compareIds(a.job.id, b.job.id))
+          .slice(0, Math.max(0, Math.min(limit, share - leased)))
+          .map((row): ClaimedJob => {
+            t.jobs.set(row.job.id, { job: row.job, leaseUntil })
+            return own({ ...row.job, leaseUntil })
+          })
+      }),
     nextJobAt: (lane) =>
       atomic(() => {
         let next: number | undefined

@@ -536,6 +536,20 @@ export interface JobStoreShape {
     lane: JobLane,
     fairness?: JobFairness
   ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
+  /**
+   * Leases up to `limit` due attempts of one webhook endpoint (`Domain.fairnessKey`) to the
+   * caller until `leaseUntil`, earliest first, while the endpoint's attempts leased (by any
+   * claimer) stay within its share (`fairness`: `perEndpoint`, or `failingPerEndpoint` while it is
+   * failing). Concurrent claimers never get the same job. The worker calls it when an attempt
+   * of the endpoint ends, so its next due attempt starts at once (one index range read).
+   */
+  readonly claimEndpointJobs: (
+    now: number,
+    endpoint: string,
+    limit: number,
+    leaseUntil: number,
+    fairness: JobFairness
+  ) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
   /** The earliest time a job of `lane` becomes claimable (run time or lease end), if any exists. */
   readonly nextJobAt: (lane: JobLane) => Effect.Effect<Option.Option<number>, StoreError>
   /**

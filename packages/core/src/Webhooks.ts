@@ -5,9 +5,10 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "./Config.js"
-import { DeliveryId, type Event, findById, type Mode, type WebhookEndpoint } from "./Domain.js"
+import { DeliveryId, type Event, fairnessKey, findById, type Mode, type WebhookEndpoint } from "./Domain.js"
 import type { PixgateError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
+import type { AttemptFeedback } from "./Jobs.js"
 import * as SigningKeys from "./SigningKeys.js"
 import { type ClaimedJob, DeliveryStore, fromFull, JobStore, type Store, type StoreError } from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
@@ -39,9 +40,11 @@ export interface WebhooksShape {
    * after the URL changed goes to the new URL and never takes the new secret to the old one. A
    * delivery whose endpoint was removed fails at once, without retries; a redelivery can
    * resend it later. The outcome counts in the endpoint's health (marked failing after
-   * `webhookFailingAfter` failures in a row, cleared by a 200), logged once each way.
+   * `webhookFailingAfter` failures in a row, cleared by a 200), logged once each way. Answers
+   * the attempt's feedback for the worker (none when no attempt was made: the delivery is no
+   * longer pending, or its endpoint was removed).
    */
-  readonly attempt: (job: ClaimedJob) => Effect.Effect<void, StoreError>
+  readonly attempt: (job: ClaimedJob) => Effect.Effect<AttemptFeedback | undefined, StoreError>
   /** Checks a webhook URL for `mode` (see `WebhookUrl.check`); 422 `invalid_webhook_url`. */
   readonly checkUrl: (url: string, mode: Mode) => Effect.Effect<void, PixgateError>
 }
@@ -126,7 +129,8 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const context = yield* findById(DeliveryId, job.ref, store.getDelivery)
       if (Option.isNone(context) || context.value.delivery.status !== "pending") {
-        return yield* jobs.finishJob(job.id)
+        yield* jobs.finishJob(job.id)
+        return undefined
       }
       const { delivery, event, endpoint, health } = context.value
       const n = delivery.attempts + 1
@@ -165,8 +169,14 @@ export const make = Effect.gen(function* () {
         retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]!) : null,
         ...(endpoint === null ? {} : { url: endpoint.url })
       })
+      if (endpoint === null) return undefined
+      const feedback: AttemptFeedback = {
+        endpoint: fairnessKey(delivery.merchantId, delivery.mode),
+        ok: delivered,
+        startedAt: at
+      }
       // A success of an endpoint that never failed (the usual case) writes nothing more.
-      if (endpoint === null || (delivered && health.consecutiveFailures === 0)) return
+      if (delivered && health.consecutiveFailures === 0) return feedback
       const change = yield* store.recordEndpointHealth({
         merchantId: delivery.merchantId,
         mode: delivery.mode,
@@ -190,6 +200,7 @@ export const make = Effect.gen(function* () {
           Effect.annotateLogs(annotations)
         )
       }
+      return feedback
     })
 
   const checkUrl = (url: string, mode: Mode) =>

@@ -12,6 +12,15 @@
  * `webhookFailingEndpointConcurrency` while it is failing) minus those it has in flight, so an
  * endpoint that hangs holds at most its share of slots and the rest keep flowing. While a claim
  * leaves due attempts behind for that reason, every finished job wakes the lane.
+ *
+ * Lanes that refill: when a webhook attempt ends, its fiber claims that endpoint's next due
+ * attempts at once (`JobStore.claimEndpointJobs`, within the endpoint's limit counted across
+ * instances), with no round, tick or poll in between. The limit adapts
+ * (`EndpointConcurrency`): a healthy endpoint's grows toward `webhookEndpointMaxConcurrency`,
+ * a failure or time-out halves it back toward its share, and one marked failing keeps its small
+ * share. A refill never takes the lane's last free slots (`reserve`): those are for other
+ * endpoints' shares, claimed by the lane's rounds, so a busy endpoint's growth never delays
+ * another merchant's first attempt.
  */
 import {
   Cause,
@@ -27,8 +36,16 @@ import {
 } from "effect"
 import { EngineConfig } from "./Config.js"
 import { type JobId, type JobLane, jobLanes } from "./Domain.js"
-import { JobRunner } from "./Jobs.js"
-import { type ClaimedJob, fromFull, type JobFairness, JobStore, type Store } from "./Store.js"
+import * as EndpointConcurrency from "./EndpointConcurrency.js"
+import { type AttemptFeedback, JobRunner } from "./Jobs.js"
+import {
+  type ClaimedJob,
+  fromFull,
+  type JobFairness,
+  JobStore,
+  type Store,
+  type StoreError
+} from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
 import * as WorkerMetrics from "./WorkerMetrics.js"
 
@@ -57,7 +74,15 @@ interface Lane {
   capped: boolean
   /** Rounds failed in a row (the database gone): only the first is a warning. */
   failures: number
+  /** Slots a refill has asked the store for and not yet filled (counted as taken). */
+  refilling: number
 }
+
+/** Resumes after the I/O of this event-loop turn (real time, whatever the Clock). */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /**
  * A failure the worker retries by itself: a failed operation (the database gone for a moment) at
@@ -114,7 +139,8 @@ export const runWith = (
           pokes,
           fairness,
           capped: false,
-          failures: 0
+          failures: 0,
+          refilling: 0
         }))
       const lanes = {
         webhooks: yield* lane("webhooks", config.webhookConcurrency, {
@@ -128,15 +154,89 @@ export const runWith = (
       }
       yield* store.watchJobs((name, at) => poke(lanes[name], at))
 
-      const runJob = (l: Lane, job: ClaimedJob, start: number) =>
+      const perEndpoint = Math.max(1, config.webhookEndpointConcurrency)
+      const failingPerEndpoint = Math.max(1, config.webhookFailingEndpointConcurrency)
+      const limits = EndpointConcurrency.make({
+        base: perEndpoint,
+        ceiling: Math.min(config.webhookEndpointMaxConcurrency, lanes.webhooks.concurrency),
+        step: EndpointConcurrency.increaseStep
+      })
+      // Free slots a refill leaves to the lane's rounds: an endpoint's share, or half the lane.
+      const reserve = Math.min(perEndpoint, Math.floor(lanes.webhooks.concurrency / 2))
+      /** Endpoints whose refill runs now; `true` once another attempt of it ended meanwhile. */
+      const refills = new Map<string, boolean>()
+
+      const launch = (l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
+        Effect.gen(function* () {
+          yield* WorkerMetrics.claimed(jobs, now)
+          for (const job of jobs) {
+            if (l.running.has(job.id)) continue
+            l.running.add(job.id)
+            yield* FiberSet.run(fibers, runJob(l, job, now))
+          }
+          WorkerMetrics.inFlight(l.name, l.running.size)
+        })
+
+      // Claims the endpoint's next due attempts into the lane's free slots beyond the reserve,
+      // up to its limit now; attempts of it that end meanwhile make it claim once more.
+      const refill = (l: Lane, endpoint: string): Effect.Effect<void> => {
+        if (refills.has(endpoint)) {
+          refills.set(endpoint, true)
+          return Effect.void
+        }
+        refills.set(endpoint, false)
+        const once: Effect.Effect<void, StoreError> = Effect.gen(function* () {
+          // The attempts of one written batch end together: the rest of this event-loop turn
+          // joins them into this claim (one statement for many, not one each).
+          yield* nextTurn
+          refills.set(endpoint, false)
+          const room = l.concurrency - l.running.size - l.refilling - reserve
+          // No room: the lane's round claims, fairly between endpoints, when slots free.
+          if (room <= 0) {
+            if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+            return
+          }
+          const now = yield* Clock.currentTimeMillis
+          const fairness = { perEndpoint: limits.limitOf(endpoint), failingPerEndpoint }
+          l.refilling += room
+          const jobs = yield* store
+            .claimEndpointJobs(now, endpoint, room, now + lease, fairness)
+            .pipe(Effect.ensuring(Effect.sync(() => (l.refilling -= room))))
+          yield* launch(l, jobs, now)
+          if (refills.get(endpoint) === true && jobs.length > 0) return yield* once
+        })
+        return once.pipe(
+          // The lane's rounds find what a failed refill left (the store gone for a moment).
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.void
+              : Effect.logDebug(
+                  "Webhook lane refill failed; the lane's round claims instead",
+                  Cause.pretty(cause)
+                ).pipe(Effect.zipRight(Effect.sync(() => poke(l, Number.NEGATIVE_INFINITY))))
+          ),
+          Effect.ensuring(Effect.sync(() => refills.delete(endpoint)))
+        )
+      }
+
+      // Only a lane whose last round left due attempts behind refills: otherwise no endpoint has
+      // a backlog, and the rounds (woken by each commit) start new attempts.
+      const afterAttempt = (l: Lane, feedback: AttemptFeedback) =>
+        Effect.zipRight(
+          limits.record(feedback.endpoint, feedback.ok, feedback.startedAt),
+          l.capped ? refill(l, feedback.endpoint) : Effect.void
+        )
+
+      const runJob = (l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
         runner.run(job).pipe(
           span("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
-              ? Effect.void
+              ? Effect.succeed(undefined)
               : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
                   Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
-                  Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job)))
+                  Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job))),
+                  Effect.as(undefined)
                 )
           ),
           Effect.ensuring(
@@ -146,11 +246,18 @@ export const runWith = (
                 l.running.delete(job.id)
                 WorkerMetrics.inFlight(l.name, l.running.size)
                 WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
-                if (wasFull || l.capped) poke(l, Number.NEGATIVE_INFINITY)
+                if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
               })
             )
           ),
-          Effect.asVoid
+          // An attempt refills its endpoint's slots itself; other jobs of a capped lane wake it.
+          Effect.flatMap((feedback) =>
+            feedback !== undefined && feedback !== null && l.fairness !== undefined
+              ? afterAttempt(l, feedback)
+              : Effect.sync(() => {
+                  if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+                })
+          )
         )
 
       // Sleeps until `until` or a poke, then (had the round claimed little) until `notBefore`,
@@ -175,7 +282,7 @@ export const runWith = (
       const round = (l: Lane) =>
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const free = l.concurrency - l.running.size
+          const free = l.concurrency - l.running.size - l.refilling
           if (free <= 0) {
             // Full: wait for slots to free, gathering those freed within a tick into one claim.
             l.notBefore = now + tick
@@ -190,13 +297,7 @@ export const runWith = (
             l.failures = 0
           }
           l.capped = false
-          yield* WorkerMetrics.claimed(jobs, now)
-          for (const job of jobs) {
-            if (l.running.has(job.id)) continue
-            l.running.add(job.id)
-            yield* FiberSet.run(fibers, runJob(l, job, now))
-          }
-          WorkerMetrics.inFlight(l.name, l.running.size)
+          yield* launch(l, jobs, now)
           if (jobs.length === limit) return
           l.notBefore = now + tick
           const next = yield* store.nextJobAt(l.name)

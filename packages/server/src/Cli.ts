@@ -222,6 +222,7 @@ const runServe = (io: Io) =>
           allowPrivateTestWebhooks: env.webhookAddresses.allowPrivateTestWebhooks,
           shutdownTimeoutMs: env.shutdownTimeoutMs,
           readinessTimeoutMs: env.readinessTimeoutMs,
+          webhookEndpointMaxConcurrency: env.webhookEndpointMaxConcurrency,
           ...(telemetry === undefined ? {} : { telemetry }),
           keepAliveTimeoutMs: env.keepAliveTimeoutMs,
           maxConnections: env.maxConnections,

@@ -103,6 +103,8 @@ export const serve = Config.all({
   shutdownTimeoutMs: integer("PIXGATE_SHUTDOWN_TIMEOUT_MS", defaultShutdownTimeoutMs, 0, 3_600_000),
   webhookAddresses: Config.suspend(() => webhookAddresses),
   readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000),
+  // The engine's default (48) when unset; at most the webhook lane (64), which bounds it anyway.
+  webhookEndpointMaxConcurrency: integer("PIXGATE_WEBHOOK_ENDPOINT_MAX_CONCURRENCY", 48, 1, 64),
   keepAliveTimeoutMs: integer(
     "PIXGATE_KEEP_ALIVE_TIMEOUT_MS",
     Connections.defaults.keepAliveTimeoutMs,

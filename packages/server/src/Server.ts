@@ -79,6 +79,11 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * the CLI reads `PIXGATE_READINESS_TIMEOUT_MS`).
    */
   readonly readinessTimeoutMs?: number
+  /**
+   * The most attempts of one healthy webhook endpoint in flight at once (the engine's
+   * `webhookEndpointMaxConcurrency`, 48; the CLI reads `PIXGATE_WEBHOOK_ENDPOINT_MAX_CONCURRENCY`).
+   */
+  readonly webhookEndpointMaxConcurrency?: number
   /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
   readonly telemetry?: TelemetryOptions
 }
@@ -246,7 +251,10 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
         ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {}),
         ...(options.readinessTimeoutMs === undefined
           ? {}
-          : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) })
+          : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) }),
+        ...(options.webhookEndpointMaxConcurrency === undefined
+          ? {}
+          : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency })
       }
     },
     ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),

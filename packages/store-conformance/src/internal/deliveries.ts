@@ -215,6 +215,68 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
       )
     )
 
+    it.effect("endpoint claim: one endpoint's due attempts, earliest first, within its share left", () =>
+      inJobWindow((b) =>
+        Effect.gen(function* () {
+          const s = yield* store
+          const busy = yield* withEndpoints(["test"])
+          const other = yield* withEndpoints(["test"])
+          const key = Domain.fairnessKey(busy.merchant.id, "test")
+          const fairness = { perEndpoint: 4, failingPerEndpoint: 1 }
+          yield* emit(
+            busy.merchant.id,
+            Array.from({ length: 10 }, (_, i) =>
+              makeEvent(busy.merchant.id, "test", "transaction.created", { at: b + i })
+            )
+          )
+          yield* emit(other.merchant.id, [
+            makeEvent(other.merchant.id, "test", "transaction.created", { at: b - 1 })
+          ])
+          const owner = (jobs: ReadonlyArray<Store.ClaimedJob>) =>
+            Effect.forEach(jobs, (j) =>
+              Effect.map(
+                s.getDelivery(Domain.DeliveryId.make(j.ref)),
+                (c) => Option.getOrThrow(c).delivery.merchantId
+              )
+            )
+          // Two asked: the two earliest of this endpoint, never the other endpoint's earlier one.
+          const first = yield* s.claimEndpointJobs(b + 100, key, 2, b + 10_000, fairness)
+          expect(first.map((j) => j.runAt)).toEqual([b, b + 1])
+          expect(new Set(yield* owner(first))).toEqual(new Set([busy.merchant.id]))
+          // Ten asked, two in flight of a share of four: two more.
+          const second = yield* s.claimEndpointJobs(b + 200, key, 10, b + 10_000, fairness)
+          expect(second.map((j) => j.runAt)).toEqual([b + 2, b + 3])
+          expect(yield* s.claimEndpointJobs(b + 300, key, 10, b + 10_000, fairness)).toEqual([])
+          // One ends: one more; a larger share (the worker's grown limit) gives more.
+          yield* s.finishJob(first[0].id)
+          expect(
+            (yield* s.claimEndpointJobs(b + 400, key, 10, b + 10_000, fairness)).map((j) => j.runAt)
+          ).toEqual([b + 4])
+          const grown = yield* s.claimEndpointJobs(b + 500, key, 10, b + 10_000, {
+            ...fairness,
+            perEndpoint: 6
+          })
+          expect(grown.map((j) => j.runAt)).toEqual([b + 5, b + 6])
+          // Failing: its share is one, and six are in flight: nothing.
+          for (let i = 0; i < 3; i++)
+            yield* s.recordEndpointHealth({
+              merchantId: busy.merchant.id,
+              mode: "test",
+              ok: false,
+              at: b + 600,
+              failingAfter: 3
+            })
+          expect(
+            yield* s.claimEndpointJobs(b + 700, key, 10, b + 10_000, { ...fairness, perEndpoint: 48 })
+          ).toEqual([])
+          // Leases that lapsed do not count as in flight, and their attempts are due again.
+          const lapsed = yield* s.claimEndpointJobs(b + 10_000, key, 10, b + 20_000, fairness)
+          expect(lapsed).toHaveLength(1)
+          expect(yield* s.claimEndpointJobs(b + 10_000, key, 0, b + 20_000, fairness)).toEqual([])
+        })
+      )
+    )
+
     it.effect("recordAttempt: pending reschedules the job, delivered deletes it", () =>
       inJobWindow((b) =>
         Effect.gen(function* () {

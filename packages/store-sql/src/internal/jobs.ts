@@ -11,7 +11,7 @@ import { checkedId } from "./rows.js"
 import { int, intOrNull, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
 
-type Ops = "claimDueJobs" | "nextJobAt" | "finishJob" | "retryJob"
+type Ops = "claimDueJobs" | "claimEndpointJobs" | "nextJobAt" | "finishJob" | "retryJob"
 
 /** A lane's jobs, written as the partial indexes of migration 0002 are, so they are used. */
 const inLane = (lane: Domain.JobLane) =>
@@ -104,7 +104,42 @@ export const jobs = (
         RETURNING id, kind, ref, run_at, lease_until`
     })
 
+  // One endpoint's due attempts (the worker's refill when one of its attempts ends): its share
+  // left, then its earliest due attempts up to that, one range of the per-endpoint index.
+  const endpointClaim = (
+    now: number,
+    key: string,
+    limit: number,
+    leaseUntil: number,
+    fairness: Store.JobFairness
+  ) => {
+    const left = sql`(SELECT ${share(fairness)} - ${inFlight(now, sql`${key}`)}
+      FROM (SELECT 1 AS one) x LEFT JOIN webhook_health h ON h.fairness_key = ${key})`
+    return sql.onDialectOrElse({
+      pg: () => sql`WITH claimed AS (
+          SELECT j.id FROM jobs j
+          WHERE j.kind = 'webhook.attempt' AND j.fairness_key = ${key} AND j.due_at <= ${now}
+          ORDER BY j.due_at, j.id LIMIT LEAST(${limit}, GREATEST(${left}, 0))
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+        FROM claimed WHERE jobs.id = claimed.id
+        RETURNING jobs.id, jobs.kind, jobs.ref, jobs.run_at, jobs.lease_until`,
+      orElse: () => sql`UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+        WHERE id IN (SELECT j.id FROM jobs j
+          WHERE j.kind = 'webhook.attempt' AND j.fairness_key = ${key} AND j.due_at <= ${now}
+          ORDER BY j.due_at, j.id LIMIT MIN(${limit}, MAX(${left}, 0)))
+        RETURNING id, kind, ref, run_at, lease_until`
+    })
+  }
+
   return {
+    claimEndpointJobs: (now, endpoint, limit, leaseUntil, fairness) =>
+      limit <= 0
+        ? Effect.succeed([])
+        : single(query(endpointClaim(now, endpoint, limit, leaseUntil, fairness), toClaimed)).pipe(
+            Effect.map((rows) => [...rows].sort(earliestFirst))
+          ),
     claimDueJobs: (now, limit, leaseUntil, lane, fairness) =>
       limit <= 0
         ? Effect.succeed([])

@@ -1,0 +1,121 @@
+/**
+ * Lanes that refill, with a real receiver over sockets, on SQLite and on Postgres: one merchant's
+ * backlog (its receiver held its answers while the charges were made) drains with more attempts
+ * in flight than the endpoint's share of 16 once the receiver answers, though the worker's poll
+ * interval is an hour: finished attempts start the next ones, and the endpoint's limit grows
+ * while it answers 200, never above `webhookEndpointMaxConcurrency` (48).
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type ServerResponse } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Duration } from "effect"
+import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
+import { type Harness, listen, start } from "./support/harness.js"
+
+/** Holds every request until `release`, then answers each 200 after `delayMs`, counting those in flight. */
+const receiver = (delayMs: number) => {
+  const stats = { active: 0, peak: 0, peakAfterRelease: 0, events: new Set<string>() }
+  let released = false
+  const held: Array<() => void> = []
+  const server = createServer((req, res: ServerResponse) => {
+    let raw = ""
+    req.on("data", (chunk) => {
+      raw += chunk
+    })
+    req.on("end", () => {
+      stats.active++
+      stats.peak = Math.max(stats.peak, stats.active)
+      if (released) stats.peakAfterRelease = Math.max(stats.peakAfterRelease, stats.active)
+      // An attempt the sender gave up on (its time-out, on a slow machine) is no longer in flight.
+      let done = false
+      const end = () => {
+        if (!done) stats.active--
+        done = true
+      }
+      res.on("close", end)
+      const answer = () =>
+        setTimeout(() => {
+          if (done) return
+          end()
+          stats.events.add(JSON.parse(raw).id)
+          res.end("ok")
+        }, delayMs)
+      if (released) answer()
+      else held.push(answer)
+    })
+  })
+  const release = () => {
+    released = true
+    for (const answer of held.splice(0)) answer()
+  }
+  return { server, stats, release }
+}
+
+const waitUntil = async (what: string, test: () => Promise<boolean> | boolean, ms = 90_000) => {
+  const deadline = Date.now() + ms
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const refills = (database: () => string) =>
+  it("a backlog drains with more than the share in flight, an hour's poll interval notwithstanding", async () => {
+    const target = receiver(3)
+    const url = `${await listen(target.server)}/hook`
+    let h: Harness | undefined
+    try {
+      h = await start({
+        database: database(),
+        rateLimit: false,
+        log: { level: "none" },
+        // Held attempts must not time out while a slow machine makes the charges.
+        engine: { config: { workerPollInterval: Duration.hours(1), webhookTimeout: Duration.minutes(2) } }
+      })
+      const harness = h
+      const merchant = await harness.merchant("Platform")
+      await harness.engine((e) =>
+        e.admin.setWebhook({ merchantId: merchant.merchantId, mode: "test", url, secret: "lanes-secret" })
+      )
+      const n = 400
+      for (let i = 0; i < n / 50; i++) {
+        const batch = Array.from({ length: 50 }, () =>
+          harness.request("POST", "/api/v1/charges", { key: merchant.testKey, body: { amount: 10 } })
+        )
+        for (const answer of await Promise.all(batch)) expect(answer.status).toBe(201)
+      }
+      // While the receiver holds its answers, the endpoint has its share in flight and no more.
+      await waitUntil("the endpoint to take its share", () => target.stats.peak >= 16)
+      expect(target.stats.peak).toBeLessThanOrEqual(16)
+      const [backlog] = (await harness.engine((e) => e.admin.webhookStatus(merchant.merchantId))).endpoints
+      expect(backlog?.pending).toBeGreaterThanOrEqual(n)
+      expect(backlog?.inFlight).toBeLessThanOrEqual(16)
+
+      target.release()
+      // Every charge's transaction.created arrives (the sandbox's payments add more events).
+      await waitUntil(`${n} events to arrive`, () => target.stats.events.size >= n)
+      expect(target.stats.peakAfterRelease).toBeGreaterThan(16)
+      expect(target.stats.peak).toBeLessThanOrEqual(48)
+    } finally {
+      target.server.closeAllConnections()
+      target.server.close()
+      await h?.close()
+    }
+  })
+
+describe("lanes that refill on SQLite", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pixgate-lanes-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  refills(() => `sqlite:${join(dir, "pixgate.db")}`)
+}, 180_000)
+
+describePostgres(
+  "lanes that refill on Postgres",
+  () => {
+    const database = useFreshDatabase()
+    refills(database.url)
+  },
+  180_000
+)
