@@ -165,6 +165,10 @@ export const runWith = (
       const reserve = Math.min(perEndpoint, Math.floor(lanes.webhooks.concurrency / 2))
       /** Endpoints whose refill runs now; `true` once another attempt of it ended meanwhile. */
       const refills = new Map<string, boolean>()
+      // One fair claim at a time in this instance: each claim counts the endpoint's attempts in
+      // flight, and two claims side by side (a round and a refill, on two Postgres connections)
+      // would both count before either leased, together going over the endpoint's limit.
+      const fairClaims = yield* Effect.makeSemaphore(1)
 
       const launch = (l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
         Effect.gen(function* () {
@@ -199,8 +203,8 @@ export const runWith = (
           const now = yield* Clock.currentTimeMillis
           const fairness = { perEndpoint: limits.limitOf(endpoint), failingPerEndpoint }
           l.refilling += room
-          const jobs = yield* store
-            .claimEndpointJobs(now, endpoint, room, now + lease, fairness)
+          const jobs = yield* fairClaims
+            .withPermits(1)(store.claimEndpointJobs(now, endpoint, room, now + lease, fairness))
             .pipe(Effect.ensuring(Effect.sync(() => (l.refilling -= room))))
           yield* launch(l, jobs, now)
           if (refills.get(endpoint) === true && jobs.length > 0) return yield* once
@@ -289,7 +293,8 @@ export const runWith = (
             return yield* idle(l, poll, now + poll)
           }
           const limit = Math.min(batchSize, free)
-          const jobs = yield* store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          const claim = store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          const jobs = yield* l.fairness === undefined ? claim : fairClaims.withPermits(1)(claim)
           if (l.failures > 0) {
             yield* Effect.logInfo("Job worker lane claims again").pipe(
               Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
