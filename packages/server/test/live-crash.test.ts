@@ -12,6 +12,7 @@ import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import { liveStores, pixKey, settingsFor, until } from "../../http/test/support/live.js"
 import * as Cli from "../src/Cli.js"
@@ -57,7 +58,7 @@ const killed = (child: ChildProcessWithoutNullStreams) =>
 const stores = liveStores("pixgate-live-crash")
 
 describe.each(stores)("SIGKILL between a live payout's commit and its send, on $name", (store) => {
-  it("the send happens once, after a restart", { timeout: 180_000 }, async () => {
+  it("the send happens once, after a restart", { timeout: testWait(3) }, async () => {
     const db = await store.open()
     const psp = await PspSimulator.start({ pixKeys: [pixKey] })
     try {
@@ -112,7 +113,7 @@ describe.each(stores)("SIGKILL between a live payout's commit and its send, on $
       await until(
         "funded",
         async () => (await statusOf(first.url, charge.body.transactionId)) === "completed",
-        60_000
+        testWaitMs
       )
 
       // The bank holds its answer to "do you know this send?": the job waits on it, before any send.
@@ -126,7 +127,7 @@ describe.each(stores)("SIGKILL between a live payout's commit and its send, on $
       await until(
         "the send job asks the bank",
         () => psp.requests.some((r) => r.route === "send.get" && r.path.endsWith(id)),
-        60_000
+        testWaitMs
       )
       await killed(first.child)
       expect(psp.state.sends.get(id)).toBeUndefined()
@@ -137,13 +138,13 @@ describe.each(stores)("SIGKILL between a live payout's commit and its send, on $
       await until(
         "the send reaches the bank after the lease",
         () => psp.state.sends.get(id) !== undefined,
-        60_000
+        testWaitMs
       )
       await psp.settleSend(id, { callback: "now" })
       await until(
         "completed",
         async () => (await statusOf(second.url, payout.body.transactionId)) === "completed",
-        60_000
+        testWaitMs
       )
       expect(psp.requests.filter((r) => r.route === "send.put" && r.path.endsWith(id))).toHaveLength(1)
       expect([...psp.state.sends.keys()].filter((k) => k === id)).toHaveLength(1)

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Engine, Money, Requests, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
+import { report } from "../../../test/support/output.js"
 import { describePostgres } from "./helpers.js"
 import {
   type Hit,
@@ -57,10 +58,10 @@ describePostgres("Two engine processes on one Postgres", () => {
       // Both connected before either fires, so the two bursts overlap.
       await Promise.all(children.map((c) => c.waitFor((l) => l.type === "ready")))
       for (const c of children) c.send("go")
-      const summaries = await Promise.all(children.map((c) => c.waitFor((l) => l.type === "summary", 45_000)))
+      const summaries = await Promise.all(children.map((c) => c.waitFor((l) => l.type === "summary")))
       const exits = await Promise.all(children.map((c) => c.exited))
       expect(exits.map((e) => e.code)).toEqual([0, 0])
-      console.info(
+      report(
         "payouts per process:",
         summaries.map((s) => ({ pid: s.pid, created: s.created, refused: s.refused, ms: s.ms }))
       )
@@ -177,7 +178,7 @@ describePostgres("Two engine processes on one Postgres", () => {
         const perProcess = Object.fromEntries(
           agents.map((a) => [a, receiver.hits.filter((h) => h.agent === `${a}-Webhooks/1.0`).length])
         )
-        console.info("webhooks from two processes:", {
+        report("webhooks from two processes:", {
           events: events.length,
           requests: receiver.hits.length,
           duplicates: duplicates.length,
