@@ -36,10 +36,11 @@ export const pause = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /**
  * Polls `check` every `everyMs` until it answers true and resolves with the time it took; fails
- * naming `what` after `timeoutMs` (one base wait unless given).
+ * naming `what` after `timeoutMs` (one base wait unless given). `what` may be a function, called
+ * only then, to say what was seen (a child's output so far).
  */
 export const until = async (
-  what: string,
+  what: string | (() => string),
   check: () => boolean | Promise<boolean>,
   timeoutMs: number = testWaitMs,
   everyMs = 50
@@ -47,7 +48,10 @@ export const until = async (
   const start = Date.now()
   for (;;) {
     if (await check()) return Date.now() - start
-    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)
+    if (Date.now() - start > timeoutMs)
+      throw new Error(
+        `Timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`
+      )
     await pause(everyMs)
   }
 }
