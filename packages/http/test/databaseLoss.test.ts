@@ -86,7 +86,7 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
       database.stop()
 
       // Unready at the first probe after the loss, each probe answered within its bound.
-      const down = await until(503, 10_000)
+      const down = await until(503, testWait(1 / 6))
       expect(down.answer.body).toMatchObject({ status: "unready", failed: ["database"] })
       expect(["unreachable", "timeout"]).toContain(down.answer.body.checks.database)
       expect(down.answer.body.checks.instance).toBe("ok")

@@ -88,7 +88,7 @@ const noisyNeighbour = (database: () => string) =>
       })
       expect(created.status).toBe(201)
       const sent = Date.now()
-      await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0, 10_000)
+      await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0)
       expect(fast.arrivals[0]?.event).toBe("transaction.created")
       expect(fast.arrivals[0]!.at - sent).toBeLessThan(2_000)
       expect((await statusOf()).endpoints[0]?.inFlight).toBeLessThanOrEqual(16)
@@ -118,5 +118,5 @@ describePostgres(
     const database = useFreshDatabase()
     noisyNeighbour(database.url)
   },
-  120_000
+  testTimeoutMs
 )

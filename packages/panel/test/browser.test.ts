@@ -288,7 +288,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
           await page.reload()
           return page.getByTestId("deliveries").textContent()
         },
-        { timeout: 30_000 }
+        { timeout: testWaitMs }
       )
       .toContain("Entregue")
     expect(await page.getByTestId("webhook-health").textContent()).toContain("Saudável")
@@ -351,7 +351,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
           await page.goto(panel("/"))
           return page.getByTestId("webhook-failing").count()
         },
-        { timeout: 30_000 }
+        { timeout: testWaitMs }
       )
       .toBe(1)
     expect(await page.getByTestId("webhook-failing").textContent()).toMatch(

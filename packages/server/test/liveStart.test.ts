@@ -273,7 +273,7 @@ describe("pixgate serve as a child process", () => {
       const failed = await promisify(execFile)(
         process.execPath,
         ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"],
-        { cwd: dir, env, timeout: 60_000 }
+        { cwd: dir, env, timeout: testWaitMs }
       ).catch((e: { code: number; stderr: string; stdout: string }) => e)
       expect("code" in failed ? failed.code : 0).toBe(2)
       expect(failed.stderr).toBe(

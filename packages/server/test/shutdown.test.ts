@@ -119,7 +119,7 @@ const storedPayouts = async (url: string, key: string) => {
 
 describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (store) => {
   it("resets no request that was sent; every answered payout is committed", {
-    timeout: 600_000
+    timeout: testWait(10)
   }, async () => {
     const db = await store.open()
     try {
