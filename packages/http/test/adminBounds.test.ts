@@ -10,7 +10,6 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Fees, Money } from "@pixgate/core"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { adminSender, type Harness, listen, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
@@ -42,7 +41,7 @@ const suite = (options: () => { readonly database?: string }) => {
     })
     server.on("request", h.pixgate.admin!.nodeHandler)
     adminBase = await listen(server)
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     server.closeAllConnections()
     server.close()

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Money } from "@pixgate/core"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { type Harness, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
@@ -65,7 +64,7 @@ let doc: Doc
 beforeAll(async () => {
   h = await start({ rateLimit: false })
   doc = (await h.request("GET", "/api/openapi.json")).body
-}, testTimeoutMs)
+})
 afterAll(() => h?.close())
 
 describe("the document's examples", () => {

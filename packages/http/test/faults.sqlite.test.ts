@@ -12,7 +12,7 @@ import { Money } from "@pixgate/core"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
 
 describe("fault injection on SQLite: another process holds the write lock", () => {
@@ -32,12 +32,12 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     key = merchant.testKey
     merchantId = merchant.merchantId
     await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(100) }))
-  }, testTimeoutMs)
+  })
 
   afterAll(async () => {
     await server?.close()
     rmSync(directory, { recursive: true, force: true })
-  }, testTimeoutMs)
+  })
 
   const post = async (path: string, body: unknown, idempotencyKey: string) => {
     const answer = await server.request("POST", path, {
@@ -49,76 +49,72 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     return answer
   }
 
-  it(
-    "503 with Retry-After while locked, then exactly one payout and one charge",
-    async () => {
-      const payout = { amount: 10, pixKey: "lock@example.com", description: "locked-payout" }
-      const charge = { amount: 5, clientName: "Ana", description: "locked-charge" }
-      const blocker = new Database(filename)
-      try {
-        blocker.pragma("busy_timeout = 0")
-        blocker.exec("BEGIN IMMEDIATE")
-        for (const [path, body] of [
-          ["/api/v1/payouts", payout],
-          ["/api/v1/charges", charge]
-        ] as const) {
-          const locked = await post(path, body, body.description)
-          expect(locked.status, locked.text).toBe(503)
-          expect(locked.body).toEqual({
-            error: "Service temporarily unavailable",
-            code: "service_unavailable"
-          })
-          expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
-        }
-        // Readiness reflects the process on SQLite: its connection still answers (docs/operations.md).
-        expect((await server.request("GET", "/api/health/ready")).status).toBe(200)
-      } finally {
-        blocker.exec("ROLLBACK")
-        blocker.close()
-      }
-
+  it("503 with Retry-After while locked, then exactly one payout and one charge", async () => {
+    const payout = { amount: 10, pixKey: "lock@example.com", description: "locked-payout" }
+    const charge = { amount: 5, clientName: "Ana", description: "locked-charge" }
+    const blocker = new Database(filename)
+    try {
+      blocker.pragma("busy_timeout = 0")
+      blocker.exec("BEGIN IMMEDIATE")
       for (const [path, body] of [
         ["/api/v1/payouts", payout],
         ["/api/v1/charges", charge]
       ] as const) {
-        let answer = await post(path, body, body.description)
-        const deadline = Date.now() + testWaitMs
-        while ((answer.status === 409 || answer.status === 503) && Date.now() < deadline) {
-          await new Promise((resolve) =>
-            setTimeout(resolve, Number(answer.headers.get("retry-after") ?? "1") * 500)
-          )
-          answer = await post(path, body, body.description)
-        }
-        expect(answer.status, answer.text).toBe(201)
-        const again = await post(path, body, body.description)
-        expect(again.body.transactionId).toBe(answer.body.transactionId)
+        const locked = await post(path, body, body.description)
+        expect(locked.status, locked.text).toBe(503)
+        expect(locked.body).toEqual({
+          error: "Service temporarily unavailable",
+          code: "service_unavailable"
+        })
+        expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       }
+      // Readiness reflects the process on SQLite: its connection still answers (docs/operations.md).
+      expect((await server.request("GET", "/api/health/ready")).status).toBe(200)
+    } finally {
+      blocker.exec("ROLLBACK")
+      blocker.close()
+    }
 
-      const reader = new Database(filename, { readonly: true })
-      try {
-        for (const description of ["locked-payout", "locked-charge"]) {
-          const rows = reader.prepare("SELECT id FROM transactions WHERE description = ?").all(description)
-          expect(rows).toHaveLength(1)
-        }
-      } finally {
-        reader.close()
+    for (const [path, body] of [
+      ["/api/v1/payouts", payout],
+      ["/api/v1/charges", charge]
+    ] as const) {
+      let answer = await post(path, body, body.description)
+      const deadline = Date.now() + testWaitMs
+      while ((answer.status === 409 || answer.status === 503) && Date.now() < deadline) {
+        await new Promise((resolve) =>
+          setTimeout(resolve, Number(answer.headers.get("retry-after") ?? "1") * 500)
+        )
+        answer = await post(path, body, body.description)
       }
-      const check = await server.engine((e) => e.admin.checkLedger("test"))
-      expect(check.unbalancedEntries).toEqual([])
-      expect(check.balanceMismatches).toEqual([])
-      const balance = await server.engine((e) => e.admin.balance(merchantId, "test"))
-      expect(balance.available).toBe(89.67)
+      expect(answer.status, answer.text).toBe(201)
+      const again = await post(path, body, body.description)
+      expect(again.body.transactionId).toBe(answer.body.transactionId)
+    }
 
-      expect(answers.filter((a) => a.status === 500)).toEqual([])
-      const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>)
-      const failed = lines.filter((l) => l.msg === "request" && l.status === 503)
-      expect(failed.length).toBeGreaterThanOrEqual(2)
-      for (const access of failed) {
-        const explained = lines.filter((l) => l.requestId === access.requestId && l.level === "warn")
-        expect(explained).toHaveLength(1)
-        expect(String(explained[0]!.cause)).toMatch(/locked|busy/i)
+    const reader = new Database(filename, { readonly: true })
+    try {
+      for (const description of ["locked-payout", "locked-charge"]) {
+        const rows = reader.prepare("SELECT id FROM transactions WHERE description = ?").all(description)
+        expect(rows).toHaveLength(1)
       }
-    },
-    testTimeoutMs
-  )
+    } finally {
+      reader.close()
+    }
+    const check = await server.engine((e) => e.admin.checkLedger("test"))
+    expect(check.unbalancedEntries).toEqual([])
+    expect(check.balanceMismatches).toEqual([])
+    const balance = await server.engine((e) => e.admin.balance(merchantId, "test"))
+    expect(balance.available).toBe(89.67)
+
+    expect(answers.filter((a) => a.status === 500)).toEqual([])
+    const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>)
+    const failed = lines.filter((l) => l.msg === "request" && l.status === 503)
+    expect(failed.length).toBeGreaterThanOrEqual(2)
+    for (const access of failed) {
+      const explained = lines.filter((l) => l.requestId === access.requestId && l.level === "warn")
+      expect(explained).toHaveLength(1)
+      expect(String(explained[0]!.cause)).toMatch(/locked|busy/i)
+    }
+  })
 })

@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
@@ -32,11 +32,11 @@ describe.each(stores)("live charge creation on $name", (store) => {
       { timeoutMs: deadlineMs, unknownChargeWindowMs: windowMs },
       { controlPort: 0 }
     )
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, testTimeoutMs)
+  })
 
   const create = async (key: string, amount: number, idempotencyKey?: string) => {
     const start = Date.now()

@@ -14,7 +14,6 @@ import { Events } from "@pixgate/core"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
@@ -31,11 +30,11 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url, { sendBudgetMs: budgetMs, timeoutMs: 10_000 }, { ispb: bankIspb })
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, testTimeoutMs)
+  })
 
   type Row = Record<string, unknown> & { id: string; status: string; endToEndId: string | null }
   const list = async (key: string) =>
@@ -297,11 +296,11 @@ describe("live: a PIX after the charge expired, returned to its payer", () => {
       {},
       { ispb: bankIspb, now: () => new Date(Date.now() + 2 * 3_600_000) }
     )
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     await live?.close()
     rmSync(dir, { recursive: true, force: true })
-  }, testTimeoutMs)
+  })
 
   it("is told as failed (paid_after_expiry) and then refunded, with what was received", async () => {
     const m = await live.merchant()

@@ -10,7 +10,6 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
@@ -23,7 +22,7 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url)
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     if (process.env.LIVE_DEBUG) {
       console.log(
@@ -37,7 +36,7 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     }
     await live?.close()
     await drop()
-  }, testTimeoutMs)
+  })
 
   const list = async (key: string) =>
     (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<
@@ -265,11 +264,11 @@ describe("live mode: a PIX after the charge expired", () => {
       {},
       { now: () => new Date(Date.now() + 2 * 3_600_000) }
     )
-  }, testTimeoutMs)
+  })
   afterAll(async () => {
     await live?.close()
     rmSync(dir, { recursive: true, force: true })
-  }, testTimeoutMs)
+  })
 
   it("is recorded on the charge, never credited, and returned to the payer automatically", async () => {
     const m = await live.merchant()

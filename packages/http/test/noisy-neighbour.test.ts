@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { type Harness, listen, start } from "./support/harness.js"
 
@@ -102,21 +102,13 @@ const noisyNeighbour = (database: () => string) =>
     }
   })
 
-describe(
-  "noisy neighbour on SQLite",
-  () => {
-    const dir = mkdtempSync(join(tmpdir(), "pixgate-noisy-"))
-    afterAll(() => rmSync(dir, { recursive: true, force: true }))
-    noisyNeighbour(() => `sqlite:${join(dir, "pixgate.db")}`)
-  },
-  testTimeoutMs
-)
+describe("noisy neighbour on SQLite", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pixgate-noisy-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  noisyNeighbour(() => `sqlite:${join(dir, "pixgate.db")}`)
+})
 
-describePostgres(
-  "noisy neighbour on Postgres",
-  () => {
-    const database = useFreshDatabase()
-    noisyNeighbour(database.url)
-  },
-  testTimeoutMs
-)
+describePostgres("noisy neighbour on Postgres", () => {
+  const database = useFreshDatabase()
+  noisyNeighbour(database.url)
+})

@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { Pixgate } from "../src/node.js"
 import { type Harness, listen, send, start } from "./support/harness.js"
 
@@ -50,7 +49,7 @@ let h: Harness
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "pixgate-lint-"))
   h = await start()
-}, testTimeoutMs)
+})
 afterAll(async () => {
   await h?.close()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })

@@ -13,7 +13,7 @@ import { Domain, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/c
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Schemas from "../src/ApiErrors.js"
 import { Pixgate } from "../src/node.js"
 import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
@@ -52,7 +52,7 @@ beforeAll(async () => {
   h = await start()
   doc = (await h.request("GET", "/api/openapi.json")).body
   validate = validators(doc)
-}, testTimeoutMs)
+})
 afterAll(() => h?.close())
 
 describe("the OpenAPI document", () => {
@@ -67,91 +67,83 @@ describe("the OpenAPI document", () => {
     expect(doc.components.schemas.PayoutRequest.additionalProperties).toBe(true)
   })
 
-  it(
-    "documents every status the server answers, with bodies that validate",
-    async () => {
-      const m = await h.merchant()
-      await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(50) }))
-      const charge = { amount: 10, description: "x" }
-      const big = { amount: 10, description: "x".repeat(70 * 1024) }
-      const payout = { amount: 5, pixKey: "a@b.com" }
-      type Req = readonly [method: string, path: string, call?: Parameters<typeof send>[3]]
-      const requests: Array<Req> = [
-        ["GET", "/api/health"],
-        ["HEAD", "/api/health"],
-        ["POST", "/api/health"],
-        ["GET", "/api/openapi.json"],
-        ["DELETE", "/api/openapi.json"],
-        ["GET", "/api/docs"],
-        ["PUT", "/api/docs"],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: charge }],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
-        [
-          "POST",
-          "/api/v1/charges",
-          { key: m.testKey, body: { amount: 11 }, headers: { "idempotency-key": "k1" } }
-        ],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 0 } }],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 10, clientDocument: "123" } }],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: "{not json" }],
-        [
-          "POST",
-          "/api/v1/charges",
-          { key: m.testKey, body: "{}", headers: { "content-type": "text/plain" } }
-        ],
-        ["POST", "/api/v1/charges", { key: m.testKey, body: big }],
-        ["POST", "/api/v1/charges", { key: m.liveKey, body: charge }],
-        ["POST", "/api/v1/charges", { body: charge }],
-        ["POST", "/api/v1/charges", { key: "sk_test_nope", body: charge }],
-        ["GET", "/api/v1/charges", { key: m.testKey }],
-        ["POST", "/api/v1/payouts", { key: m.testKey, body: payout }],
-        ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5000, pixKey: "a@b.com" } }],
-        ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5 } }],
-        ["POST", "/api/v1/payouts", { key: m.liveKey, body: payout }],
-        ["POST", "/api/v1/payouts", { body: payout }],
-        ["PATCH", "/api/v1/payouts", { key: m.testKey }],
-        ["GET", "/api/v1/transactions", { key: m.testKey }],
-        ["GET", "/api/v1/transactions?type=refund", { key: m.testKey }],
-        ["GET", "/api/v1/transactions?page=0", { key: m.testKey }],
-        ["GET", "/api/v1/transactions"],
-        ["HEAD", "/api/v1/transactions", { key: m.testKey }],
-        ["POST", "/api/v1/transactions", { key: m.testKey, body: {} }],
-        // Every removed path, with its former methods and others: 410 for all.
-        ...Object.entries(doc.paths)
-          .filter(([, ops]) => Object.values(ops as object).some((op) => op.deprecated))
-          .flatMap(([template]) =>
-            ["GET", "POST", "PUT", "DELETE"].map(
-              (method) => [method, template.replace(/\{[^}]+\}/g, "abc"), { key: m.testKey }] as Req
-            )
+  it("documents every status the server answers, with bodies that validate", async () => {
+    const m = await h.merchant()
+    await h.engine((e) => e.admin.topUp(m.merchantId, { amount: Money.reais(50) }))
+    const charge = { amount: 10, description: "x" }
+    const big = { amount: 10, description: "x".repeat(70 * 1024) }
+    const payout = { amount: 5, pixKey: "a@b.com" }
+    type Req = readonly [method: string, path: string, call?: Parameters<typeof send>[3]]
+    const requests: Array<Req> = [
+      ["GET", "/api/health"],
+      ["HEAD", "/api/health"],
+      ["POST", "/api/health"],
+      ["GET", "/api/openapi.json"],
+      ["DELETE", "/api/openapi.json"],
+      ["GET", "/api/docs"],
+      ["PUT", "/api/docs"],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: charge, headers: { "idempotency-key": "k1" } }],
+      [
+        "POST",
+        "/api/v1/charges",
+        { key: m.testKey, body: { amount: 11 }, headers: { "idempotency-key": "k1" } }
+      ],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 0 } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: { amount: 10, clientDocument: "123" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: "{not json" }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: "{}", headers: { "content-type": "text/plain" } }],
+      ["POST", "/api/v1/charges", { key: m.testKey, body: big }],
+      ["POST", "/api/v1/charges", { key: m.liveKey, body: charge }],
+      ["POST", "/api/v1/charges", { body: charge }],
+      ["POST", "/api/v1/charges", { key: "sk_test_nope", body: charge }],
+      ["GET", "/api/v1/charges", { key: m.testKey }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: payout }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5000, pixKey: "a@b.com" } }],
+      ["POST", "/api/v1/payouts", { key: m.testKey, body: { amount: 5 } }],
+      ["POST", "/api/v1/payouts", { key: m.liveKey, body: payout }],
+      ["POST", "/api/v1/payouts", { body: payout }],
+      ["PATCH", "/api/v1/payouts", { key: m.testKey }],
+      ["GET", "/api/v1/transactions", { key: m.testKey }],
+      ["GET", "/api/v1/transactions?type=refund", { key: m.testKey }],
+      ["GET", "/api/v1/transactions?page=0", { key: m.testKey }],
+      ["GET", "/api/v1/transactions"],
+      ["HEAD", "/api/v1/transactions", { key: m.testKey }],
+      ["POST", "/api/v1/transactions", { key: m.testKey, body: {} }],
+      // Every removed path, with its former methods and others: 410 for all.
+      ...Object.entries(doc.paths)
+        .filter(([, ops]) => Object.values(ops as object).some((op) => op.deprecated))
+        .flatMap(([template]) =>
+          ["GET", "POST", "PUT", "DELETE"].map(
+            (method) => [method, template.replace(/\{[^}]+\}/g, "abc"), { key: m.testKey }] as Req
           )
-      ]
-      const seen = new Set<string>()
-      for (const [method, path, call] of requests) {
-        const answer: Answer = await h.request(method, path, call)
-        const where = `${method} ${path} -> ${answer.status}`
-        const template = templateOf(doc, path)
-        expect(template, where).toBeDefined()
-        const ops = doc.paths[template!]
-        const own = ops[method === "HEAD" ? "get" : method.toLowerCase()]
-        // A method the path lacks (405, or 410 on a removed path) is documented on its operations.
-        for (const op of own === undefined ? Object.values(ops) : [own]) {
-          const documented = (op as Doc).responses[String(answer.status)]
-          expect(documented, where).toBeDefined()
-          const schema = documented.content?.["application/json"]?.schema
-          if (method !== "HEAD" && schema !== undefined)
-            expect(validate(schema, answer.body), where).toEqual([])
-        }
-        seen.add(String(answer.status))
+        )
+    ]
+    const seen = new Set<string>()
+    for (const [method, path, call] of requests) {
+      const answer: Answer = await h.request(method, path, call)
+      const where = `${method} ${path} -> ${answer.status}`
+      const template = templateOf(doc, path)
+      expect(template, where).toBeDefined()
+      const ops = doc.paths[template!]
+      const own = ops[method === "HEAD" ? "get" : method.toLowerCase()]
+      // A method the path lacks (405, or 410 on a removed path) is documented on its operations.
+      for (const op of own === undefined ? Object.values(ops) : [own]) {
+        const documented = (op as Doc).responses[String(answer.status)]
+        expect(documented, where).toBeDefined()
+        const schema = documented.content?.["application/json"]?.schema
+        if (method !== "HEAD" && schema !== undefined)
+          expect(validate(schema, answer.body), where).toEqual([])
       }
-      expect([...seen].sort()).toEqual(["200", "201", "400", "401", "405", "410", "413", "422", "502"].sort())
-      // Paths the document does not know: the 404 body is the documented Error.
-      const missing = await h.request("GET", "/api/v1/nothing")
-      expect(missing.status).toBe(404)
-      expect(validate(doc.components.schemas.Error, missing.body)).toEqual([])
-    },
-    testTimeoutMs
-  )
+      seen.add(String(answer.status))
+    }
+    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "405", "410", "413", "422", "502"].sort())
+    // Paths the document does not know: the 404 body is the documented Error.
+    const missing = await h.request("GET", "/api/v1/nothing")
+    expect(missing.status).toBe(404)
+    expect(validate(doc.components.schemas.Error, missing.body)).toEqual([])
+  })
 
   it("documents the 429 of the rate limit, with a body that validates", async () => {
     const limited = await start({ rateLimit: { requestsPerSecond: 0.001, burst: 1 } })
@@ -260,58 +252,52 @@ describe("webhooks", () => {
     }
   })
 
-  it(
-    "the deliveries a real receiver gets validate, with the documented headers",
-    async () => {
-      const received: Array<{ headers: IncomingMessage["headers"]; body: Doc }> = []
-      const receiver = createServer((req, res) => {
-        let text = ""
-        req.on("data", (c) => {
-          text += c
-        })
-        req.on("end", () => {
-          received.push({ headers: req.headers, body: JSON.parse(text) })
-          res.writeHead(200).end()
-        })
+  it("the deliveries a real receiver gets validate, with the documented headers", async () => {
+    const received: Array<{ headers: IncomingMessage["headers"]; body: Doc }> = []
+    const receiver = createServer((req, res) => {
+      let text = ""
+      req.on("data", (c) => {
+        text += c
       })
-      const url = await listen(receiver)
-      try {
-        const m = await h.merchant()
-        await h.engine((e) =>
-          Effect.flatMap(e.admin.topUp(m.merchantId, { amount: Money.reais(50) }), () =>
-            e.admin.setWebhook({
-              merchantId: m.merchantId,
-              mode: "test",
-              url: `${url}/h`,
-              secret: "s3cret-value"
-            })
-          )
+      req.on("end", () => {
+        received.push({ headers: req.headers, body: JSON.parse(text) })
+        res.writeHead(200).end()
+      })
+    })
+    const url = await listen(receiver)
+    try {
+      const m = await h.merchant()
+      await h.engine((e) =>
+        Effect.flatMap(e.admin.topUp(m.merchantId, { amount: Money.reais(50) }), () =>
+          e.admin.setWebhook({
+            merchantId: m.merchantId,
+            mode: "test",
+            url: `${url}/h`,
+            secret: "s3cret-value"
+          })
         )
-        expect(
-          (await h.request("POST", "/api/v1/charges", { key: m.testKey, body: { amount: 3 } })).status
-        ).toBe(201)
-        const payout = { amount: 1, pixKey: "a@b.com" }
-        expect((await h.request("POST", "/api/v1/payouts", { key: m.testKey, body: payout })).status).toBe(
-          201
-        )
-        const wanted = ["transaction.completed", "withdrawal.completed"]
-        const deadline = Date.now() + testWaitMs
-        while (!wanted.every((w) => received.some((r) => r.body.event === w)) && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 200))
-        const names = new Set(received.map((r) => r.body.event))
-        for (const w of ["transaction.created", "withdrawal.created", ...wanted]) expect(names).toContain(w)
-        for (const { headers, body } of received) {
-          expect(validate(schemaOf(body.event), body), body.event).toEqual([])
-          for (const p of doc.webhooks[body.event].post.parameters)
-            expect(headers[p.name.toLowerCase()], p.name).toBeDefined()
-        }
-      } finally {
-        receiver.closeAllConnections()
-        await new Promise((resolve) => receiver.close(resolve))
+      )
+      expect(
+        (await h.request("POST", "/api/v1/charges", { key: m.testKey, body: { amount: 3 } })).status
+      ).toBe(201)
+      const payout = { amount: 1, pixKey: "a@b.com" }
+      expect((await h.request("POST", "/api/v1/payouts", { key: m.testKey, body: payout })).status).toBe(201)
+      const wanted = ["transaction.completed", "withdrawal.completed"]
+      const deadline = Date.now() + testWaitMs
+      while (!wanted.every((w) => received.some((r) => r.body.event === w)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      const names = new Set(received.map((r) => r.body.event))
+      for (const w of ["transaction.created", "withdrawal.created", ...wanted]) expect(names).toContain(w)
+      for (const { headers, body } of received) {
+        expect(validate(schemaOf(body.event), body), body.event).toEqual([])
+        for (const p of doc.webhooks[body.event].post.parameters)
+          expect(headers[p.name.toLowerCase()], p.name).toBeDefined()
       }
-    },
-    testTimeoutMs
-  )
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise((resolve) => receiver.close(resolve))
+    }
+  })
 })
 
 /**

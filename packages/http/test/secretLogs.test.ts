@@ -16,7 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { Pixgate } from "../src/node.js"
 import { storeOf } from "./support/database.js"
@@ -235,15 +235,11 @@ describe("no secret in the logs, on SQLite", () => {
   const directory = mkdtempSync(join(tmpdir(), "pixgate-secrets-"))
   afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
-  it(
-    "a whole session at debug level writes none of its secrets",
-    async () => {
-      const { secrets, lines } = await session(`sqlite:${join(directory, "pixgate.db")}`)
-      expect(leaks(secrets, lines)).toEqual([])
-      expectTheSessionLogged(lines)
-    },
-    testTimeoutMs
-  )
+  it("a whole session at debug level writes none of its secrets", async () => {
+    const { secrets, lines } = await session(`sqlite:${join(directory, "pixgate.db")}`)
+    expect(leaks(secrets, lines)).toEqual([])
+    expectTheSessionLogged(lines)
+  })
 })
 
 describePostgres("no secret in the logs, on Postgres", () => {
@@ -257,13 +253,9 @@ describePostgres("no secret in the logs, on Postgres", () => {
     url = withPassword.toString()
   })
 
-  it(
-    "a whole session at debug level writes none of its secrets, nor the database password",
-    async () => {
-      const { secrets, lines } = await session(url)
-      expect(leaks({ ...secrets, databasePassword: password }, lines)).toEqual([])
-      expectTheSessionLogged(lines)
-    },
-    testTimeoutMs
-  )
+  it("a whole session at debug level writes none of its secrets, nor the database password", async () => {
+    const { secrets, lines } = await session(url)
+    expect(leaks({ ...secrets, databasePassword: password }, lines)).toEqual([])
+    expectTheSessionLogged(lines)
+  })
 })

@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url"
 import vm from "node:vm"
 import { describe, expect, it } from "@effect/vitest"
 import * as esbuild from "esbuild"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 
 const src = fileURLToPath(new URL("../src/", import.meta.url))
 const builtins = new Set(builtinModules)
@@ -95,82 +94,66 @@ const webGlobals = [
 ] as const
 
 describe("the web entry", () => {
-  it(
-    "imports no node built-in and reaches no store or driver package",
-    async () => {
-      expect(await graph("index.ts")).toEqual({ builtinImports: [], reached: [] })
-    },
-    testTimeoutMs
-  )
+  it("imports no node built-in and reaches no store or driver package", async () => {
+    expect(await graph("index.ts")).toEqual({ builtinImports: [], reached: [] })
+  })
 
-  it(
-    "so does the contract entry (`@pixgate/http/api`, PixgateApi alone)",
-    async () => {
-      expect(await graph("contract.ts")).toEqual({ builtinImports: [], reached: [] })
-    },
-    testTimeoutMs
-  )
+  it("so does the contract entry (`@pixgate/http/api`, PixgateApi alone)", async () => {
+    expect(await graph("contract.ts")).toEqual({ builtinImports: [], reached: [] })
+  })
 
-  it(
-    "(the check sees them: the Node entry imports node built-ins)",
-    async () => {
-      const node = await graph("node.ts")
-      expect(node.builtinImports.some((line) => line.startsWith("node:http"))).toBe(true)
-      // The panel (an optional peer, loaded when asked for) is the Node entry's; drivers are not.
-      expect(node.reached.filter((path) => !/panel/.test(path))).toEqual([])
-    },
-    testTimeoutMs
-  )
+  it("(the check sees them: the Node entry imports node built-ins)", async () => {
+    const node = await graph("node.ts")
+    expect(node.builtinImports.some((line) => line.startsWith("node:http"))).toBe(true)
+    // The panel (an optional peer, loaded when asked for) is the Node entry's; drivers are not.
+    expect(node.reached.filter((path) => !/panel/.test(path))).toEqual([])
+  })
 
-  it(
-    "runs with only the web's globals: builds, answers health, takes a charge, disposes",
-    async () => {
-      const bundled = await esbuild.build({
-        stdin: {
-          contents: [
-            `export { Pixgate } from "./index.ts"`,
-            `export { Engine, MemoryStore } from "@pixgate/core"`,
-            `export { Effect } from "effect"`
-          ].join("\n"),
-          resolveDir: src,
-          loader: "ts"
-        },
-        bundle: true,
-        write: false,
-        platform: "browser",
-        format: "iife",
-        globalName: "PixgateWeb",
-        conditions: ["@pixgate/source"],
-        logLevel: "silent"
+  it("runs with only the web's globals: builds, answers health, takes a charge, disposes", async () => {
+    const bundled = await esbuild.build({
+      stdin: {
+        contents: [
+          `export { Pixgate } from "./index.ts"`,
+          `export { Engine, MemoryStore } from "@pixgate/core"`,
+          `export { Effect } from "effect"`
+        ].join("\n"),
+        resolveDir: src,
+        loader: "ts"
+      },
+      bundle: true,
+      write: false,
+      platform: "browser",
+      format: "iife",
+      globalName: "PixgateWeb",
+      conditions: ["@pixgate/source"],
+      logLevel: "silent"
+    })
+    const context = vm.createContext(Object.fromEntries(webGlobals.map((name) => [name, globalThis[name]])))
+    vm.runInContext(`${bundled.outputFiles[0]!.text}\nglobalThis.PixgateWeb = PixgateWeb`, context)
+    expect(
+      vm.runInContext("[typeof process, typeof Buffer, typeof require, typeof setImmediate]", context)
+    ).toEqual(["undefined", "undefined", "undefined", "undefined"])
+    const { Pixgate, Engine, MemoryStore, Effect } =
+      context.PixgateWeb as typeof import("./webEntry.support.js")
+    const lines: Array<string> = []
+    const pixgate = await Pixgate.make({
+      store: MemoryStore.layer,
+      log: { write: (line) => lines.push(line) }
+    })
+    const health = await pixgate.webHandler(new Request("http://web.host/api/health"))
+    expect([health.status, (await health.json()).status]).toEqual([200, "ok"])
+    const { testKey } = await pixgate.runtime.runPromise(
+      Effect.flatMap(Engine.Engine, (engine) => engine.admin.createMerchant({ name: "Web" }))
+    )
+    const charge = await pixgate.webHandler(
+      new Request("http://web.host/api/v1/charges", {
+        method: "POST",
+        headers: { "x-api-key": testKey, "content-type": "application/json" },
+        body: JSON.stringify({ amount: 7 })
       })
-      const context = vm.createContext(Object.fromEntries(webGlobals.map((name) => [name, globalThis[name]])))
-      vm.runInContext(`${bundled.outputFiles[0]!.text}\nglobalThis.PixgateWeb = PixgateWeb`, context)
-      expect(
-        vm.runInContext("[typeof process, typeof Buffer, typeof require, typeof setImmediate]", context)
-      ).toEqual(["undefined", "undefined", "undefined", "undefined"])
-      const { Pixgate, Engine, MemoryStore, Effect } =
-        context.PixgateWeb as typeof import("./webEntry.support.js")
-      const lines: Array<string> = []
-      const pixgate = await Pixgate.make({
-        store: MemoryStore.layer,
-        log: { write: (line) => lines.push(line) }
-      })
-      const health = await pixgate.webHandler(new Request("http://web.host/api/health"))
-      expect([health.status, (await health.json()).status]).toEqual([200, "ok"])
-      const { testKey } = await pixgate.runtime.runPromise(
-        Effect.flatMap(Engine.Engine, (engine) => engine.admin.createMerchant({ name: "Web" }))
-      )
-      const charge = await pixgate.webHandler(
-        new Request("http://web.host/api/v1/charges", {
-          method: "POST",
-          headers: { "x-api-key": testKey, "content-type": "application/json" },
-          body: JSON.stringify({ amount: 7 })
-        })
-      )
-      expect([charge.status, (await charge.json()).amount]).toEqual([201, 7])
-      await pixgate.dispose()
-      expect(lines.map((line) => JSON.parse(line).status)).toEqual([200, 201])
-    },
-    testTimeoutMs
-  )
+    )
+    expect([charge.status, (await charge.json()).amount]).toEqual([201, 7])
+    await pixgate.dispose()
+    expect(lines.map((line) => JSON.parse(line).status)).toEqual([200, 201])
+  })
 })

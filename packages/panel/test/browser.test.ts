@@ -18,7 +18,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { report } from "../../../test/support/output.js"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's browser tests")
@@ -119,7 +119,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
       if (/Content Security Policy|Refused to/.test(message.text())) cspViolations.push(message.text())
     })
     report(`panel screenshots: ${shots}`)
-  }, testTimeoutMs)
+  })
 
   afterAll(async () => {
     await browser?.close()

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Webhook } from "standardwebhooks"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-listen-"))
@@ -62,90 +62,86 @@ describe("pixgate listen", () => {
     port = typeof address === "object" && address !== null ? address.port : 0
   })
 
-  it(
-    "forwards a triggered charge's events, signed like deliveries; one line per event",
-    async () => {
-      const merchant = (await cli("merchant", "create", "--name", "Loja", "--json")).json.merchantId
-      const set = await cli(
-        "webhook",
-        "set",
+  it("forwards a triggered charge's events, signed like deliveries; one line per event", async () => {
+    const merchant = (await cli("merchant", "create", "--name", "Loja", "--json")).json.merchantId
+    const set = await cli(
+      "webhook",
+      "set",
+      "--merchant",
+      merchant,
+      "--mode",
+      "test",
+      "--url",
+      "http://127.0.0.1:9/elsewhere",
+      "--secret",
+      "endpoint-secret-1",
+      "--json"
+    )
+    expect(set.code).toBe(0)
+    const signingKey: string = set.json.signingKey
+    // An event from before listen starts is not sent.
+    expect((await cli("trigger", "transaction.created", "--merchant", merchant)).code).toBe(0)
+
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+    const tsx = pathToFileURL(
+      join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
+    ).href
+    let stdout = ""
+    let stderr = ""
+    const forwardTo = `http://127.0.0.1:${port}/webhooks`
+    child = spawn(
+      process.execPath,
+      [
+        "--import",
+        tsx,
+        "--conditions=@pixgate/source",
+        bin,
+        "listen",
+        "--forward-to",
+        forwardTo,
         "--merchant",
-        merchant,
-        "--mode",
-        "test",
-        "--url",
-        "http://127.0.0.1:9/elsewhere",
-        "--secret",
-        "endpoint-secret-1",
-        "--json"
-      )
-      expect(set.code).toBe(0)
-      const signingKey: string = set.json.signingKey
-      // An event from before listen starts is not sent.
-      expect((await cli("trigger", "transaction.created", "--merchant", merchant)).code).toBe(0)
+        merchant
+      ],
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database } }
+    )
+    child.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString()
+    })
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString()
+    })
+    await until(() => stdout.includes("Keys: "), testWaitMs, `listen to start (stderr: ${stderr})`)
+    expect(stdout).toContain(`Signing key (webhook-signature, Standard Webhooks): ${signingKey}\n`)
+    expect(stdout).toContain("Secret (X-Pixgate-Signature): endpoint-secret-1\n")
 
-      const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-      const tsx = pathToFileURL(
-        join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
-      ).href
-      let stdout = ""
-      let stderr = ""
-      const forwardTo = `http://127.0.0.1:${port}/webhooks`
-      child = spawn(
-        process.execPath,
-        [
-          "--import",
-          tsx,
-          "--conditions=@pixgate/source",
-          bin,
-          "listen",
-          "--forward-to",
-          forwardTo,
-          "--merchant",
-          merchant
-        ],
-        { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database } }
-      )
-      child.stdout?.on("data", (d: Buffer) => {
-        stdout += d.toString()
-      })
-      child.stderr?.on("data", (d: Buffer) => {
-        stderr += d.toString()
-      })
-      await until(() => stdout.includes("Keys: "), testWaitMs, `listen to start (stderr: ${stderr})`)
-      expect(stdout).toContain(`Signing key (webhook-signature, Standard Webhooks): ${signingKey}\n`)
-      expect(stdout).toContain("Secret (X-Pixgate-Signature): endpoint-secret-1\n")
+    const triggered = await cli("trigger", "transaction.completed", "--merchant", merchant, "--json")
+    expect(triggered.code).toBe(0)
+    await until(() => received.length >= 2, testWaitMs, "two deliveries")
+    await until(() => (stdout.match(/ -> 200\n/g) ?? []).length >= 2, testWaitMs, "two lines")
 
-      const triggered = await cli("trigger", "transaction.completed", "--merchant", merchant, "--json")
-      expect(triggered.code).toBe(0)
-      await until(() => received.length >= 2, testWaitMs, "two deliveries")
-      await until(() => (stdout.match(/ -> 200\n/g) ?? []).length >= 2, testWaitMs, "two lines")
-
-      const verifier = new Webhook(signingKey)
-      const events = received.map(({ headers, body }) => {
-        expect(headers["x-pixgate-signature"]).toBe("endpoint-secret-1")
-        expect(headers["content-type"]).toContain("application/json")
-        // Throws unless the signature, id and timestamp are right.
-        return verifier.verify(body, headers) as {
-          id: string
-          event: string
-          data: { transactionId?: string }
-        }
-      })
-      expect(events.map((e) => e.event).sort()).toEqual(["transaction.completed", "transaction.created"])
-      for (const e of events) expect(e.data).toMatchObject({ transactionId: triggered.json.transactionId })
-      const lines = stdout.split("\n").filter((l) => l.includes(" -> "))
-      expect(lines).toHaveLength(2)
-      for (const [i, e] of events.entries())
-        expect(lines[i]).toMatch(new RegExp(`  ${e.event.replace(".", "\\.")} +${e.id}  -> 200$`))
-      // A forged signature fails the same check.
-      expect(() =>
-        new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0]!.body, received[0]!.headers)
-      ).toThrow()
-      child.kill("SIGTERM")
-    },
-    testTimeoutMs
-  )
+    const verifier = new Webhook(signingKey)
+    const events = received.map(({ headers, body }) => {
+      expect(headers["x-pixgate-signature"]).toBe("endpoint-secret-1")
+      expect(headers["content-type"]).toContain("application/json")
+      // Throws unless the signature, id and timestamp are right.
+      return verifier.verify(body, headers) as {
+        id: string
+        event: string
+        data: { transactionId?: string }
+      }
+    })
+    expect(events.map((e) => e.event).sort()).toEqual(["transaction.completed", "transaction.created"])
+    for (const e of events) expect(e.data).toMatchObject({ transactionId: triggered.json.transactionId })
+    const lines = stdout.split("\n").filter((l) => l.includes(" -> "))
+    expect(lines).toHaveLength(2)
+    for (const [i, e] of events.entries())
+      expect(lines[i]).toMatch(new RegExp(`  ${e.event.replace(".", "\\.")} +${e.id}  -> 200$`))
+    // A forged signature fails the same check.
+    expect(() =>
+      new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0]!.body, received[0]!.headers)
+    ).toThrow()
+    child.kill("SIGTERM")
+  })
 
   it("refuses a bad --forward-to, --events or a live --mode (exit 2)", async () => {
     for (const [flag, value, message] of [

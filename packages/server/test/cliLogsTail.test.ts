@@ -12,7 +12,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { Pixgate } from "../src/index.js"
 import { cliOn } from "./support/cli.js"
 
@@ -39,79 +39,75 @@ const until = async (check: () => boolean, ms: number, what: string) => {
 }
 
 describe("pixgate logs tail", () => {
-  it(
-    "prints one line per delivery attempt the worker makes, with the receiver's status",
-    async () => {
-      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
-      const address = receiver.address()
-      const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hook`
-      const merchant = (await cli("merchant", "create", "--name", "Loja", "--json")).json.merchantId
-      expect(
-        (
-          await cli(
-            "webhook",
-            "set",
-            "--merchant",
-            merchant,
-            "--mode",
-            "test",
-            "--url",
-            url,
-            "--secret",
-            "tail-secret-1"
-          )
-        ).code
-      ).toBe(0)
-
-      const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-      const tsx = pathToFileURL(
-        join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
-      ).href
-      let stdout = ""
-      let stderr = ""
-      child = spawn(
-        process.execPath,
-        [
-          "--import",
-          tsx,
-          "--conditions=@pixgate/source",
-          bin,
-          "logs",
-          "tail",
+  it("prints one line per delivery attempt the worker makes, with the receiver's status", async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    const address = receiver.address()
+    const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hook`
+    const merchant = (await cli("merchant", "create", "--name", "Loja", "--json")).json.merchantId
+    expect(
+      (
+        await cli(
+          "webhook",
+          "set",
           "--merchant",
           merchant,
           "--mode",
-          "test"
-        ],
-        { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: `sqlite:${file}` } }
-      )
-      child.stdout?.on("data", (d: Buffer) => {
-        stdout += d.toString()
-      })
-      child.stderr?.on("data", (d: Buffer) => {
-        stderr += d.toString()
-      })
-      await until(() => stdout.includes("Following"), testWaitMs, `logs tail to start (stderr: ${stderr})`)
+          "test",
+          "--url",
+          url,
+          "--secret",
+          "tail-secret-1"
+        )
+      ).code
+    ).toBe(0)
 
-      const pixgate = await Pixgate.make({
-        store: SqliteStore.layer({ filename: file }),
-        log: { level: "none" }
-      })
-      dispose = () => pixgate.dispose()
-      expect((await cli("trigger", "transaction.completed", "--merchant", merchant)).code).toBe(0)
-      await until(
-        () => (stdout.match(/ -> 200 /g) ?? []).length >= 2,
-        testWaitMs,
-        `two attempts (stdout: ${stdout})`
-      )
-      const lines = stdout.split("\n").filter((l) => l.includes(" -> "))
-      expect(lines.map((l) => l.split(/\s+/)[1]).sort()).toEqual([
-        "transaction.completed",
-        "transaction.created"
-      ])
-      for (const line of lines)
-        expect(line).toMatch(/ dlv_\w+ {2}attempt 1 {2}-> 200 \(\d+ ms\) {2}http:\/\/127\.0\.0\.1:\d+\/hook$/)
-    },
-    testTimeoutMs
-  )
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+    const tsx = pathToFileURL(
+      join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
+    ).href
+    let stdout = ""
+    let stderr = ""
+    child = spawn(
+      process.execPath,
+      [
+        "--import",
+        tsx,
+        "--conditions=@pixgate/source",
+        bin,
+        "logs",
+        "tail",
+        "--merchant",
+        merchant,
+        "--mode",
+        "test"
+      ],
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: `sqlite:${file}` } }
+    )
+    child.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString()
+    })
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString()
+    })
+    await until(() => stdout.includes("Following"), testWaitMs, `logs tail to start (stderr: ${stderr})`)
+
+    const pixgate = await Pixgate.make({
+      store: SqliteStore.layer({ filename: file }),
+      log: { level: "none" }
+    })
+    dispose = () => pixgate.dispose()
+    expect((await cli("trigger", "transaction.completed", "--merchant", merchant)).code).toBe(0)
+    await until(
+      () => (stdout.match(/ -> 200 /g) ?? []).length >= 2,
+      testWaitMs,
+      `two attempts (stdout: ${stdout})`
+    )
+    const lines = stdout.split("\n").filter((l) => l.includes(" -> "))
+    expect(lines.map((l) => l.split(/\s+/)[1]).sort()).toEqual([
+      "transaction.completed",
+      "transaction.created"
+    ])
+    for (const line of lines)
+      expect(line).toMatch(/ dlv_\w+ {2}attempt 1 {2}-> 200 \(\d+ ms\) {2}http:\/\/127\.0\.0\.1:\d+\/hook$/)
+  })
 })

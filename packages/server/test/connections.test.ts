@@ -11,10 +11,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Engine } from "@pixgate/core"
 import { Effect } from "effect"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { testTimeoutMs, testWait, testWaitMs } from "../../../test/support/wait.js"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { Server } from "../src/index.js"
 import * as ServeProcess from "./support/serveProcess.js"
+
+// Hundreds of sockets against one server: three base waits a test.
+vi.setConfig({ testTimeout: testWait(3), hookTimeout: testWait(3) })
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-connections-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -63,46 +66,42 @@ const health = (socket: Socket) =>
   })
 
 describe("the connection cap", () => {
-  it(
-    "closes connections beyond PIXGATE_MAX_CONNECTIONS unread; the open ones go on",
-    async () => {
-      const cap = 30
-      const server = await ServeProcess.start({
-        PIXGATE_DATABASE: `sqlite:${join(dir, "cap.db")}`,
-        PIXGATE_MAX_CONNECTIONS: String(cap),
-        // Idle connections held for the whole test (the header time-out would close them).
-        PIXGATE_HEADERS_TIMEOUT_MS: "300000",
-        PIXGATE_REQUEST_TIMEOUT_MS: "300000"
-      })
-      const established = await Promise.all(Array.from({ length: cap }, () => open(server.url)))
-      expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
-      const before = ServeProcess.openFiles(server.pid)
-      // Ten times the cap again: every one is closed without an answer, promptly.
-      const extra = await Promise.all(
-        Array.from({ length: cap * 10 }, () => open(server.url).catch(() => undefined))
+  it("closes connections beyond PIXGATE_MAX_CONNECTIONS unread; the open ones go on", async () => {
+    const cap = 30
+    const server = await ServeProcess.start({
+      PIXGATE_DATABASE: `sqlite:${join(dir, "cap.db")}`,
+      PIXGATE_MAX_CONNECTIONS: String(cap),
+      // Idle connections held for the whole test (the header time-out would close them).
+      PIXGATE_HEADERS_TIMEOUT_MS: "300000",
+      PIXGATE_REQUEST_TIMEOUT_MS: "300000"
+    })
+    const established = await Promise.all(Array.from({ length: cap }, () => open(server.url)))
+    expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
+    const before = ServeProcess.openFiles(server.pid)
+    // Ten times the cap again: every one is closed without an answer, promptly.
+    const extra = await Promise.all(
+      Array.from({ length: cap * 10 }, () => open(server.url).catch(() => undefined))
+    )
+    const outcomes = await Promise.all(
+      extra.map((socket) =>
+        socket === undefined ? { text: "", closed: true } : received(socket, testWaitMs)
       )
-      const outcomes = await Promise.all(
-        extra.map((socket) =>
-          socket === undefined ? { text: "", closed: true } : received(socket, testWaitMs)
-        )
-      )
-      expect(outcomes.filter((o) => !o.closed || o.text !== "")).toEqual([])
-      // The refused connections hold no file: the count stays near what the cap allows.
-      expect(ServeProcess.openFiles(server.pid)).toBeLessThanOrEqual(before + 5)
-      // The established connections still work (keep-alive, same sockets).
-      expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
-      // A closed one frees its place for a new connection.
-      established.pop()!.destroy()
-      await sleep(500)
-      const later = await open(server.url)
-      expect(await health(later)).toBe(200)
-      for (const socket of [...established, later]) socket.destroy()
-      server.child.kill("SIGTERM")
-      expect(await server.exited).toBe(0)
-      expect(server.output()).toMatch(/Connections refused: maxConnections reached/)
-    },
-    testWait(3)
-  )
+    )
+    expect(outcomes.filter((o) => !o.closed || o.text !== "")).toEqual([])
+    // The refused connections hold no file: the count stays near what the cap allows.
+    expect(ServeProcess.openFiles(server.pid)).toBeLessThanOrEqual(before + 5)
+    // The established connections still work (keep-alive, same sockets).
+    expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
+    // A closed one frees its place for a new connection.
+    established.pop()!.destroy()
+    await sleep(500)
+    const later = await open(server.url)
+    expect(await health(later)).toBe(200)
+    for (const socket of [...established, later]) socket.destroy()
+    server.child.kill("SIGTERM")
+    expect(await server.exited).toBe(0)
+    expect(server.output()).toMatch(/Connections refused: maxConnections reached/)
+  })
 })
 
 /** GET /api/health through `agent`: the status and whether it went out on a reused socket. */
@@ -116,59 +115,51 @@ const viaAgent = (agent: Agent, url: string) =>
   })
 
 describe("keep-alive", () => {
-  it(
-    "an idle connection stays open past 5 s (and past the header time-out) and is reused",
-    async () => {
-      const server = await Server.start({
-        port: 0,
-        database: `sqlite:${join(dir, "keep.db")}`,
-        log: { level: "none" },
-        headersTimeoutMs: 2_000,
-        requestTimeoutMs: 3_000
+  it("an idle connection stays open past 5 s (and past the header time-out) and is reused", async () => {
+    const server = await Server.start({
+      port: 0,
+      database: `sqlite:${join(dir, "keep.db")}`,
+      log: { level: "none" },
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 3_000
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const first = await viaAgent(agent, server.url)
+      expect(first).toMatchObject({ status: 200, reused: false })
+      const socket = first.req.socket!
+      let closed = false
+      socket.once("close", () => {
+        closed = true
       })
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-      try {
-        const first = await viaAgent(agent, server.url)
-        expect(first).toMatchObject({ status: 200, reused: false })
-        const socket = first.req.socket!
-        let closed = false
-        socket.once("close", () => {
-          closed = true
-        })
-        await sleep(6_500)
-        expect(closed).toBe(false)
-        const second = await viaAgent(agent, server.url)
-        expect(second).toMatchObject({ status: 200, reused: true })
-        expect(second.req.socket).toBe(socket)
-      } finally {
-        agent.destroy()
-        await server.close()
-      }
-    },
-    testTimeoutMs
-  )
+      await sleep(6_500)
+      expect(closed).toBe(false)
+      const second = await viaAgent(agent, server.url)
+      expect(second).toMatchObject({ status: 200, reused: true })
+      expect(second.req.socket).toBe(socket)
+    } finally {
+      agent.destroy()
+      await server.close()
+    }
+  })
 
-  it(
-    "a configured short keep-alive closes the idle connection after it",
-    async () => {
-      const server = await Server.start({
-        port: 0,
-        database: `sqlite:${join(dir, "short.db")}`,
-        log: { level: "none" },
-        keepAliveTimeoutMs: 1_000
-      })
-      const socket = await open(server.url)
-      try {
-        expect(await health(socket)).toBe(200)
-        const outcome = await received(socket, testWaitMs)
-        expect(outcome).toEqual({ text: "", closed: true })
-      } finally {
-        socket.destroy()
-        await server.close()
-      }
-    },
-    testTimeoutMs
-  )
+  it("a configured short keep-alive closes the idle connection after it", async () => {
+    const server = await Server.start({
+      port: 0,
+      database: `sqlite:${join(dir, "short.db")}`,
+      log: { level: "none" },
+      keepAliveTimeoutMs: 1_000
+    })
+    const socket = await open(server.url)
+    try {
+      expect(await health(socket)).toBe(200)
+      const outcome = await received(socket, testWaitMs)
+      expect(outcome).toEqual({ text: "", closed: true })
+    } finally {
+      socket.destroy()
+      await server.close()
+    }
+  })
 })
 
 describe("header and request time-outs", () => {
@@ -195,62 +186,50 @@ describe("header and request time-outs", () => {
     return result
   }
 
-  it(
-    "headers trickled slower than the header time-out get 408 and the connection closes",
-    async () => {
-      const server = await slow()
-      try {
-        const headers = ["GET /api/health HTTP/1.1\r\n", ..."Host: pixgate\r\nX-Slow: yes\r\n".split("")]
-        const outcome = await trickle(server.url, headers, 250)
-        expect(outcome.closed).toBe(true)
-        expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
-        expect(outcome.text).toContain('"code":"request_timeout"')
-        // Meanwhile the server answers everyone else.
-        const socket = await open(server.url)
-        expect(await health(socket)).toBe(200)
-        socket.destroy()
-      } finally {
-        await server.close()
-      }
-    },
-    testTimeoutMs
-  )
+  it("headers trickled slower than the header time-out get 408 and the connection closes", async () => {
+    const server = await slow()
+    try {
+      const headers = ["GET /api/health HTTP/1.1\r\n", ..."Host: pixgate\r\nX-Slow: yes\r\n".split("")]
+      const outcome = await trickle(server.url, headers, 250)
+      expect(outcome.closed).toBe(true)
+      expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+      expect(outcome.text).toContain('"code":"request_timeout"')
+      // Meanwhile the server answers everyone else.
+      const socket = await open(server.url)
+      expect(await health(socket)).toBe(200)
+      socket.destroy()
+    } finally {
+      await server.close()
+    }
+  })
 
-  it(
-    "a body trickled slower than the request time-out gets 408",
-    async () => {
-      const server = await slow()
-      try {
-        const { testKey } = await server.pixgate.runtime.runPromise(
-          Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Slow" }))
-        )
-        const body = JSON.stringify({ amount: 10 })
-        const head =
-          "POST /api/v1/charges HTTP/1.1\r\nHost: pixgate\r\nContent-Type: application/json\r\n" +
-          `x-api-key: ${testKey}\r\nContent-Length: ${body.length}\r\n\r\n`
-        const outcome = await trickle(server.url, [head, ...body.split("")], 400)
-        expect(outcome.closed).toBe(true)
-        expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
-      } finally {
-        await server.close()
-      }
-    },
-    testTimeoutMs
-  )
+  it("a body trickled slower than the request time-out gets 408", async () => {
+    const server = await slow()
+    try {
+      const { testKey } = await server.pixgate.runtime.runPromise(
+        Effect.flatMap(Engine.Engine, (e) => e.admin.createMerchant({ name: "Slow" }))
+      )
+      const body = JSON.stringify({ amount: 10 })
+      const head =
+        "POST /api/v1/charges HTTP/1.1\r\nHost: pixgate\r\nContent-Type: application/json\r\n" +
+        `x-api-key: ${testKey}\r\nContent-Length: ${body.length}\r\n\r\n`
+      const outcome = await trickle(server.url, [head, ...body.split("")], 400)
+      expect(outcome.closed).toBe(true)
+      expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+    } finally {
+      await server.close()
+    }
+  })
 
-  it(
-    "a connection that sends nothing is closed after the header time-out",
-    async () => {
-      const server = await slow()
-      try {
-        const socket = await open(server.url)
-        const outcome = await received(socket, testWaitMs)
-        expect(outcome.closed).toBe(true)
-        expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
-      } finally {
-        await server.close()
-      }
-    },
-    testTimeoutMs
-  )
+  it("a connection that sends nothing is closed after the header time-out", async () => {
+    const server = await slow()
+    try {
+      const socket = await open(server.url)
+      const outcome = await received(socket, testWaitMs)
+      expect(outcome.closed).toBe(true)
+      expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+    } finally {
+      await server.close()
+    }
+  })
 })

@@ -18,11 +18,14 @@ import { fileURLToPath } from "node:url"
 import { Engine, Money, Store } from "@pixgate/core"
 import { Duration, Effect } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { report } from "../../../test/support/output.js"
 import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { startReceiver } from "../../store-pg/test/processes.js"
 import { Pixgate } from "../src/index.js"
+
+// A formation of three Postgres servers set up, failed over and torn down: five base waits a test or hook.
+vi.setConfig({ testTimeout: testWait(5), hookTimeout: testWait(5) })
 
 const script = fileURLToPath(new URL("../../../scripts/pg-failover.sh", import.meta.url))
 
@@ -138,7 +141,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     await new Promise<void>((resolve) => http?.listen(0, "127.0.0.1", resolve))
     const address = http.address()
     base = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
-  }, testWait(4))
+  })
 
   afterAll(async () => {
     up?.kill("SIGTERM")
@@ -152,187 +155,183 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
       dir = undefined
     }
     process.off("exit", downOnExit)
-  }, testWait(2.5))
+  })
 
-  it(
-    "answers 503 while the standby takes over, then loses, doubles and breaks nothing",
-    async () => {
-      if (pixgate === undefined || dir === undefined || receiver === undefined) throw new Error("no setup")
-      const engine = pixgate.runtime
-      const merchant = await engine.runPromise(
-        Effect.gen(function* () {
-          const { admin } = yield* Engine.Engine
-          const m = yield* admin.createMerchant({ name: "Loja Failover" })
-          yield* admin.setWebhook({
-            merchantId: m.merchantId,
-            mode: "test",
-            url: receiver?.url ?? "",
-            secret: "whsec_failover"
-          })
-          yield* admin.topUp(m.merchantId, { amount: Money.reais(1000) })
-          return m
+  it("answers 503 while the standby takes over, then loses, doubles and breaks nothing", async () => {
+    if (pixgate === undefined || dir === undefined || receiver === undefined) throw new Error("no setup")
+    const engine = pixgate.runtime
+    const merchant = await engine.runPromise(
+      Effect.gen(function* () {
+        const { admin } = yield* Engine.Engine
+        const m = yield* admin.createMerchant({ name: "Loja Failover" })
+        yield* admin.setWebhook({
+          merchantId: m.merchantId,
+          mode: "test",
+          url: receiver?.url ?? "",
+          secret: "whsec_failover"
         })
-      )
-
-      const post = async (key: string): Promise<Answer> => {
-        const started = Date.now()
-        try {
-          const response = await fetch(`${base}/api/v1/payouts`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              "x-api-key": merchant.testKey,
-              "idempotency-key": key
-            },
-            body: JSON.stringify({ amount, pixKey: "destino@banco.example" }),
-            signal: AbortSignal.timeout(requestDeadlineMs)
-          })
-          const text = await response.text()
-          let body: Record<string, unknown> | undefined
-          try {
-            body = JSON.parse(text) as Record<string, unknown>
-          } catch {
-            body = { text }
-          }
-          return { status: response.status, body, ms: Date.now() - started }
-        } catch (error) {
-          // The deadline passed (or the connection broke): recorded as status 0.
-          return { status: 0, body: { error: String(error) }, ms: Date.now() - started }
-        }
-      }
-
-      const keys = Array.from({ length: payouts }, (_, i) => `failover-${i}`)
-      const first201 = new Map<string, Record<string, unknown>>()
-      const answers: Array<Answer & { readonly key: string; readonly afterKill: boolean }> = []
-      let killedAt: number | undefined
-      let killedPort = ""
-      const queue = [...keys]
-      const loadEnd = Date.now() + testWait(2.5)
-
-      // Three clients send the payouts, each key again until it gets its 201. The primary is
-      // killed once a third of them went through.
-      const client = async () => {
-        while (queue.length > 0 && Date.now() < loadEnd) {
-          const key = queue.shift() as string
-          const answer = await post(key)
-          answers.push({ ...answer, key, afterKill: killedAt !== undefined })
-          if (answer.status === 201 && answer.body !== undefined) {
-            first201.set(key, answer.body)
-          } else {
-            queue.push(key)
-            await new Promise((r) => setTimeout(r, 300))
-          }
-          if (killedAt === undefined && first201.size >= payouts / 3) {
-            killedAt = Date.now()
-            const killed = await runScriptAsync(["kill-primary", dir ?? ""])
-            expect(killed.code, killed.stderr).toBe(0)
-            killedPort = killed.stdout.trim()
-          }
-        }
-      }
-      await Promise.all([client(), client(), client()])
-      const recoveredAt = Date.now()
-
-      const statuses = new Map<number, number>()
-      for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
-      const slowest = Math.max(...answers.map((a) => a.ms))
-      const state = runScript(["state", dir]).stdout.trim()
-      report("failover:", {
-        answers: Object.fromEntries(statuses),
-        codes: [...new Set(answers.filter((a) => a.status !== 201).map((a) => a.body?.code))],
-        slowestMs: slowest,
-        killedPort,
-        unavailableMs: killedAt === undefined ? undefined : recoveredAt - killedAt,
-        state
+        yield* admin.topUp(m.merchantId, { amount: Money.reais(1000) })
+        return m
       })
+    )
 
-      // Every key got its 201, and the promoted standby serves them: the killed node is down.
-      expect(killedAt).toBeDefined()
-      expect(first201.size).toBe(payouts)
-      expect(answers.some((a) => a.afterKill && a.status === 201)).toBe(true)
-      // The monitor's view (name, port, reported state, goal state): the other node is the primary.
-      const nodes = state.split("\n").map((line) => line.split(" "))
-      const primaries = nodes.filter(
-        ([, , reported, goal]) => /primary$/.test(`${reported}`) && goal === reported
-      )
-      expect(primaries.map(([, port]) => port)).toHaveLength(1)
-      expect(primaries[0]?.[1]).not.toBe(killedPort)
-      // The engine's pool is on the promoted server.
-      const promoted = new pg.Client({
-        connectionString: uri.replace(/@[^/]+\//, `@127.0.0.1:${primaries[0]?.[1]}/`).replace(/\?.*$/, ""),
-        connectionTimeoutMillis: 10_000
-      })
-      await promoted.connect()
+    const post = async (key: string): Promise<Answer> => {
+      const started = Date.now()
       try {
-        const { rows } = await promoted.query<{ n: string }>(
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pixgate'"
-        )
-        expect(Number(rows[0]?.n)).toBeGreaterThan(0)
-      } finally {
-        await promoted.end()
+        const response = await fetch(`${base}/api/v1/payouts`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-api-key": merchant.testKey,
+            "idempotency-key": key
+          },
+          body: JSON.stringify({ amount, pixKey: "destino@banco.example" }),
+          signal: AbortSignal.timeout(requestDeadlineMs)
+        })
+        const text = await response.text()
+        let body: Record<string, unknown> | undefined
+        try {
+          body = JSON.parse(text) as Record<string, unknown>
+        } catch {
+          body = { text }
+        }
+        return { status: response.status, body, ms: Date.now() - started }
+      } catch (error) {
+        // The deadline passed (or the connection broke): recorded as status 0.
+        return { status: 0, body: { error: String(error) }, ms: Date.now() - started }
       }
-      // Never a 500 nor a hang: only 201, 503 (storage unavailable) and 409 (key still held).
-      expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503 && s !== 409)).toEqual([])
-      for (const a of answers.filter((x) => x.status === 503))
-        expect(a.body).toMatchObject({ code: "service_unavailable" })
-      expect(slowest).toBeLessThan(requestDeadlineMs)
+    }
 
-      // The same key again: the same payout, never a second one.
-      const ids = new Set<string>()
-      for (const key of keys) {
-        const again = await post(key)
-        expect(again.status, key).toBe(201)
-        expect(again.body, key).toEqual(first201.get(key))
-        ids.add(String(first201.get(key)?.transactionId))
+    const keys = Array.from({ length: payouts }, (_, i) => `failover-${i}`)
+    const first201 = new Map<string, Record<string, unknown>>()
+    const answers: Array<Answer & { readonly key: string; readonly afterKill: boolean }> = []
+    let killedAt: number | undefined
+    let killedPort = ""
+    const queue = [...keys]
+    const loadEnd = Date.now() + testWait(2.5)
+
+    // Three clients send the payouts, each key again until it gets its 201. The primary is
+    // killed once a third of them went through.
+    const client = async () => {
+      while (queue.length > 0 && Date.now() < loadEnd) {
+        const key = queue.shift() as string
+        const answer = await post(key)
+        answers.push({ ...answer, key, afterKill: killedAt !== undefined })
+        if (answer.status === 201 && answer.body !== undefined) {
+          first201.set(key, answer.body)
+        } else {
+          queue.push(key)
+          await new Promise((r) => setTimeout(r, 300))
+        }
+        if (killedAt === undefined && first201.size >= payouts / 3) {
+          killedAt = Date.now()
+          const killed = await runScriptAsync(["kill-primary", dir ?? ""])
+          expect(killed.code, killed.stderr).toBe(0)
+          killedPort = killed.stdout.trim()
+        }
       }
-      expect(ids.size).toBe(payouts)
+    }
+    await Promise.all([client(), client(), client()])
+    const recoveredAt = Date.now()
 
-      // Every payout settles (the sandbox bank) and every event reaches the receiver.
-      const settled = () =>
-        engine.runPromise(
-          Effect.gen(function* () {
-            const e = yield* Engine.Engine
-            const caller = yield* e.auth.authenticate(merchant.testKey)
-            return yield* e.transactions.list(caller, { page: 1, limit: 100, type: "withdrawal" })
-          })
-        )
-      await until(
-        "every payout to settle",
-        async () => (await settled()).data.every((t) => t.status === "completed"),
-        testWait(1.5)
+    const statuses = new Map<number, number>()
+    for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
+    const slowest = Math.max(...answers.map((a) => a.ms))
+    const state = runScript(["state", dir]).stdout.trim()
+    report("failover:", {
+      answers: Object.fromEntries(statuses),
+      codes: [...new Set(answers.filter((a) => a.status !== 201).map((a) => a.body?.code))],
+      slowestMs: slowest,
+      killedPort,
+      unavailableMs: killedAt === undefined ? undefined : recoveredAt - killedAt,
+      state
+    })
+
+    // Every key got its 201, and the promoted standby serves them: the killed node is down.
+    expect(killedAt).toBeDefined()
+    expect(first201.size).toBe(payouts)
+    expect(answers.some((a) => a.afterKill && a.status === 201)).toBe(true)
+    // The monitor's view (name, port, reported state, goal state): the other node is the primary.
+    const nodes = state.split("\n").map((line) => line.split(" "))
+    const primaries = nodes.filter(
+      ([, , reported, goal]) => /primary$/.test(`${reported}`) && goal === reported
+    )
+    expect(primaries.map(([, port]) => port)).toHaveLength(1)
+    expect(primaries[0]?.[1]).not.toBe(killedPort)
+    // The engine's pool is on the promoted server.
+    const promoted = new pg.Client({
+      connectionString: uri.replace(/@[^/]+\//, `@127.0.0.1:${primaries[0]?.[1]}/`).replace(/\?.*$/, ""),
+      connectionTimeoutMillis: 10_000
+    })
+    await promoted.connect()
+    try {
+      const { rows } = await promoted.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pixgate'"
       )
-      const listed = await settled()
-      expect(listed.total).toBe(payouts)
-      expect(listed.data.map((t) => t.id).sort()).toEqual([...ids].sort())
+      expect(Number(rows[0]?.n)).toBeGreaterThan(0)
+    } finally {
+      await promoted.end()
+    }
+    // Never a 500 nor a hang: only 201, 503 (storage unavailable) and 409 (key still held).
+    expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503 && s !== 409)).toEqual([])
+    for (const a of answers.filter((x) => x.status === 503))
+      expect(a.body).toMatchObject({ code: "service_unavailable" })
+    expect(slowest).toBeLessThan(requestDeadlineMs)
 
-      const events = () =>
-        engine.runPromise(Effect.flatMap(Store.Store, (s) => s.listEvents(merchant.merchantId, "test")))
-      await until(
-        "every webhook event to arrive",
-        async () => {
-          const arrived = new Set(receiver?.hits.map((h) => h.id))
-          const all = await events()
-          return all.length === payouts * 3 && all.every((e) => arrived.has(e.id))
-        },
-        testWait(1.5)
-      )
+    // The same key again: the same payout, never a second one.
+    const ids = new Set<string>()
+    for (const key of keys) {
+      const again = await post(key)
+      expect(again.status, key).toBe(201)
+      expect(again.body, key).toEqual(first201.get(key))
+      ids.add(String(first201.get(key)?.transactionId))
+    }
+    expect(ids.size).toBe(payouts)
 
-      const after = await engine.runPromise(
+    // Every payout settles (the sandbox bank) and every event reaches the receiver.
+    const settled = () =>
+      engine.runPromise(
         Effect.gen(function* () {
-          const { admin } = yield* Engine.Engine
-          return {
-            balance: yield* admin.balance(merchant.merchantId, "test"),
-            ledger: yield* admin.checkLedger("test")
-          }
+          const e = yield* Engine.Engine
+          const caller = yield* e.auth.authenticate(merchant.testKey)
+          return yield* e.transactions.list(caller, { page: 1, limit: 100, type: "withdrawal" })
         })
       )
-      expect(after.ledger.unbalancedEntries).toEqual([])
-      expect(after.ledger.balanceMismatches).toEqual([])
-      expect(after.ledger.total).toBe(0)
-      expect(Math.round((after.balance.available + after.balance.held) * 100)).toBe(
-        Math.round((1000 - payouts * (amount + fee)) * 100)
-      )
-    },
-    testWait(5)
-  )
+    await until(
+      "every payout to settle",
+      async () => (await settled()).data.every((t) => t.status === "completed"),
+      testWait(1.5)
+    )
+    const listed = await settled()
+    expect(listed.total).toBe(payouts)
+    expect(listed.data.map((t) => t.id).sort()).toEqual([...ids].sort())
+
+    const events = () =>
+      engine.runPromise(Effect.flatMap(Store.Store, (s) => s.listEvents(merchant.merchantId, "test")))
+    await until(
+      "every webhook event to arrive",
+      async () => {
+        const arrived = new Set(receiver?.hits.map((h) => h.id))
+        const all = await events()
+        return all.length === payouts * 3 && all.every((e) => arrived.has(e.id))
+      },
+      testWait(1.5)
+    )
+
+    const after = await engine.runPromise(
+      Effect.gen(function* () {
+        const { admin } = yield* Engine.Engine
+        return {
+          balance: yield* admin.balance(merchant.merchantId, "test"),
+          ledger: yield* admin.checkLedger("test")
+        }
+      })
+    )
+    expect(after.ledger.unbalancedEntries).toEqual([])
+    expect(after.ledger.balanceMismatches).toEqual([])
+    expect(after.ledger.total).toBe(0)
+    expect(Math.round((after.balance.available + after.balance.held) * 100)).toBe(
+      Math.round((1000 - payouts * (amount + fee)) * 100)
+    )
+  })
 })

@@ -16,7 +16,7 @@ import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Certificates, PspSimulator } from "@pixgate/psp-simulator"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { testTimeoutMs, testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import * as Server from "../src/Server.js"
@@ -178,19 +178,15 @@ describe("pixgate serve refuses live settings that cannot work", () => {
     expect(server.stdout()).not.toContain("Pixgate listening")
   })
 
-  it(
-    "starts with good PEM or PKCS#12 settings",
-    async () => {
-      for (const env of [live, pkcs12]) {
-        const server = serve(env)
-        const url = await server.listening
-        expect((await send(url, "GET", "/api/health")).status).toBe(200)
-        server.stop()
-        expect(await server.exit).toBe(0)
-      }
-    },
-    testTimeoutMs
-  )
+  it("starts with good PEM or PKCS#12 settings", async () => {
+    for (const env of [live, pkcs12]) {
+      const server = serve(env)
+      const url = await server.listening
+      expect((await send(url, "GET", "/api/health")).status).toBe(200)
+      server.stop()
+      expect(await server.exit).toBe(0)
+    }
+  })
 
   it("Server.start, called with settings in code, names the field", async () => {
     const read = Settings.fromEnv({ ...live, PIXGATE_LIVE_KEY_FILE: "other-key.pem" }, (p) =>
@@ -215,43 +211,39 @@ describe("pixgate serve refuses live settings that cannot work", () => {
 })
 
 describe("a gateway misconfiguration found at the first call", () => {
-  it(
-    "a CA that did not sign the PSP's certificate: live charges answer 502, logged, never 500",
-    async () => {
-      const psp = await PspSimulator.start({ pki, pixKeys: [live.PIXGATE_LIVE_PIX_KEY] })
-      writeFileSync(join(dir, "other-ca.pem"), other.caPem)
-      const server = serve({
-        ...live,
-        PIXGATE_LIVE_BASE_URL: psp.url,
-        PIXGATE_LIVE_CA_FILE: "other-ca.pem",
-        PIXGATE_ADMIN_TOKEN: token
+  it("a CA that did not sign the PSP's certificate: live charges answer 502, logged, never 500", async () => {
+    const psp = await PspSimulator.start({ pki, pixKeys: [live.PIXGATE_LIVE_PIX_KEY] })
+    writeFileSync(join(dir, "other-ca.pem"), other.caPem)
+    const server = serve({
+      ...live,
+      PIXGATE_LIVE_BASE_URL: psp.url,
+      PIXGATE_LIVE_CA_FILE: "other-ca.pem",
+      PIXGATE_ADMIN_TOKEN: token
+    })
+    try {
+      const url = await server.listening
+      const auth = { authorization: `Bearer ${token}` }
+      const merchant = await send(url, "POST", "/admin/merchants", {
+        body: { name: "Live" },
+        headers: auth
       })
-      try {
-        const url = await server.listening
-        const auth = { authorization: `Bearer ${token}` }
-        const merchant = await send(url, "POST", "/admin/merchants", {
-          body: { name: "Live" },
-          headers: auth
-        })
-        const charge = await send(url, "POST", "/api/v1/charges", {
-          key: merchant.body.liveKey,
-          body: { amount: 10 }
-        })
-        expect([charge.status, charge.body.code]).toEqual([502, "gateway_error"])
-        // One log line says what went wrong at the bank's door.
-        // (The child writes its log in batches: the line may reach the pipe after the answer.)
-        await expect
-          .poll(() => server.stdout(), { timeout: testWaitMs })
-          .toMatch(/"status":502,"code":"gateway_error","cause":"Creating the charge: .*certificate/)
-        expect(server.stdout()).not.toMatch(/"status":500/)
-      } finally {
-        server.stop()
-        await server.exit
-        await psp.close()
-      }
-    },
-    testTimeoutMs
-  )
+      const charge = await send(url, "POST", "/api/v1/charges", {
+        key: merchant.body.liveKey,
+        body: { amount: 10 }
+      })
+      expect([charge.status, charge.body.code]).toEqual([502, "gateway_error"])
+      // One log line says what went wrong at the bank's door.
+      // (The child writes its log in batches: the line may reach the pipe after the answer.)
+      await expect
+        .poll(() => server.stdout(), { timeout: testWaitMs })
+        .toMatch(/"status":502,"code":"gateway_error","cause":"Creating the charge: .*certificate/)
+      expect(server.stdout()).not.toMatch(/"status":500/)
+    } finally {
+      server.stop()
+      await server.exit
+      await psp.close()
+    }
+  })
 })
 
 describe("pixgate serve as a child process", () => {
@@ -260,27 +252,23 @@ describe("pixgate serve as a child process", () => {
     join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
   ).href
 
-  it(
-    "a wrong PKCS#12 passphrase stops the process with one line on stderr",
-    async () => {
-      const env = {
-        ...process.env,
-        PORT: "0",
-        PIXGATE_DATABASE: `sqlite:${join(dir, "child.db")}`,
-        ...pkcs12,
-        PIXGATE_LIVE_PFX_PASSPHRASE: "wrong"
-      }
-      const failed = await promisify(execFile)(
-        process.execPath,
-        ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"],
-        { cwd: dir, env, timeout: testWaitMs }
-      ).catch((e: { code: number; stderr: string; stdout: string }) => e)
-      expect("code" in failed ? failed.code : 0).toBe(2)
-      expect(failed.stderr).toBe(
-        "pixgate: PIXGATE_LIVE_PFX_PASSPHRASE: wrong passphrase for PIXGATE_LIVE_PFX_FILE (mac verify failure)\n"
-      )
-      expect(failed.stdout).not.toContain("Pixgate listening")
-    },
-    testTimeoutMs
-  )
+  it("a wrong PKCS#12 passphrase stops the process with one line on stderr", async () => {
+    const env = {
+      ...process.env,
+      PORT: "0",
+      PIXGATE_DATABASE: `sqlite:${join(dir, "child.db")}`,
+      ...pkcs12,
+      PIXGATE_LIVE_PFX_PASSPHRASE: "wrong"
+    }
+    const failed = await promisify(execFile)(
+      process.execPath,
+      ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"],
+      { cwd: dir, env, timeout: testWaitMs }
+    ).catch((e: { code: number; stderr: string; stdout: string }) => e)
+    expect("code" in failed ? failed.code : 0).toBe(2)
+    expect(failed.stderr).toBe(
+      "pixgate: PIXGATE_LIVE_PFX_PASSPHRASE: wrong passphrase for PIXGATE_LIVE_PFX_FILE (mac verify failure)\n"
+    )
+    expect(failed.stdout).not.toContain("Pixgate listening")
+  })
 })

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { report } from "../../../test/support/output.js"
-import { testTimeoutMs, testWait } from "../../../test/support/wait.js"
+import { testWait } from "../../../test/support/wait.js"
 import { type Answer, send, start } from "../../http/test/support/harness.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
@@ -222,7 +222,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
     beforeAll(async () => {
       key = await merchantKey(database.url(), "Two processes")
       bases = await Promise.all([0, 1].map(serve))
-    }, testTimeoutMs)
+    })
 
     afterAll(async () => {
       await Promise.all(
@@ -237,22 +237,18 @@ describePostgres("the rate limit across instances on one Postgres", () => {
       )
     })
 
-    it(
-      "a burst split across both processes gets one bucket's allowance",
-      async () => {
-        expect(new Set(bases).size).toBe(2)
-        let n = 0
-        const result = await sharedBurst(
-          bases,
-          async () => (n++ === 0 ? key : merchantKey(database.url(), `Two processes ${n}`)),
-          () => outputs.join("\n")
-        )
-        const ok = granted(result)
-        report("two processes, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
-        expect(ok).toBeGreaterThanOrEqual(limit.burst)
-        expect(ok).toBeLessThanOrEqual(allowance(result))
-      },
-      testTimeoutMs
-    )
+    it("a burst split across both processes gets one bucket's allowance", async () => {
+      expect(new Set(bases).size).toBe(2)
+      let n = 0
+      const result = await sharedBurst(
+        bases,
+        async () => (n++ === 0 ? key : merchantKey(database.url(), `Two processes ${n}`)),
+        () => outputs.join("\n")
+      )
+      const ok = granted(result)
+      report("two processes, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
+      expect(ok).toBeGreaterThanOrEqual(limit.burst)
+      expect(ok).toBeLessThanOrEqual(allowance(result))
+    })
   })
 })

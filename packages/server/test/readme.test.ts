@@ -13,7 +13,7 @@ import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testTimeoutMs, testWait, testWaitMs, until } from "../../../test/support/wait.js"
+import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")
@@ -135,7 +135,7 @@ describe("README walk-through", () => {
       })
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
     })
-  }, testTimeoutMs)
+  })
 
   afterAll(() => {
     server?.kill("SIGTERM")

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 
@@ -55,52 +54,44 @@ const setLiveWebhook = async (url: string, hook: string) => {
 }
 
 describe("pixgate serve options", () => {
-  it(
-    "PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1 lets live mode take http URLs; unset, they get 422",
-    async () => {
-      for (const [flag, status] of [
-        [undefined, 422],
-        ["0", 422],
-        ["1", 200]
-      ] as const) {
-        const server = serve({
-          PIXGATE_ADMIN_TOKEN: token,
-          ...(flag === undefined ? {} : { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: flag })
-        })
-        const url = await server.listening
-        const answer = await setLiveWebhook(url, "http://8.8.8.8/hook")
-        expect([flag, answer.status, answer.text]).toEqual([flag, status, expect.any(String)])
-        if (status === 422) expect(answer.body.error).toMatch(/^Live-mode webhook URLs must use https/)
-        // https to a public address is fine either way.
-        expect((await setLiveWebhook(url, "https://8.8.8.8/hook")).status).toBe(200)
-        server.stop()
-        expect(await server.exit).toBe(0)
-      }
-    },
-    testTimeoutMs
-  )
+  it("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1 lets live mode take http URLs; unset, they get 422", async () => {
+    for (const [flag, status] of [
+      [undefined, 422],
+      ["0", 422],
+      ["1", 200]
+    ] as const) {
+      const server = serve({
+        PIXGATE_ADMIN_TOKEN: token,
+        ...(flag === undefined ? {} : { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: flag })
+      })
+      const url = await server.listening
+      const answer = await setLiveWebhook(url, "http://8.8.8.8/hook")
+      expect([flag, answer.status, answer.text]).toEqual([flag, status, expect.any(String)])
+      if (status === 422) expect(answer.body.error).toMatch(/^Live-mode webhook URLs must use https/)
+      // https to a public address is fine either way.
+      expect((await setLiveWebhook(url, "https://8.8.8.8/hook")).status).toBe(200)
+      server.stop()
+      expect(await server.exit).toBe(0)
+    }
+  })
 
-  it(
-    "refuses malformed values with a usage error (exit 2)",
-    async () => {
-      const malformed: ReadonlyArray<Record<string, string>> = [
-        { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
-        { PIXGATE_SHUTDOWN_TIMEOUT_MS: "-1" },
-        { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" },
-        { PIXGATE_READINESS_TIMEOUT_MS: "0" },
-        { PIXGATE_MAX_CONNECTIONS: "0" },
-        { PIXGATE_KEEP_ALIVE_TIMEOUT_MS: "65s" },
-        { PIXGATE_HEADERS_TIMEOUT_MS: "-5" },
-        { PIXGATE_REQUEST_TIMEOUT_MS: "0" },
-        // Node refuses a header time-out above the request time-out.
-        { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" }
-      ]
-      for (const env of malformed) {
-        const server = serve(env)
-        expect(await server.exit).toBe(2)
-        expect(server.stderr()).toMatch(new RegExp(`^pixgate: ${Object.keys(env)[0]} must be`))
-      }
-    },
-    testTimeoutMs
-  )
+  it("refuses malformed values with a usage error (exit 2)", async () => {
+    const malformed: ReadonlyArray<Record<string, string>> = [
+      { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
+      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "-1" },
+      { PIXGATE_SHUTDOWN_TIMEOUT_MS: "soon" },
+      { PIXGATE_READINESS_TIMEOUT_MS: "0" },
+      { PIXGATE_MAX_CONNECTIONS: "0" },
+      { PIXGATE_KEEP_ALIVE_TIMEOUT_MS: "65s" },
+      { PIXGATE_HEADERS_TIMEOUT_MS: "-5" },
+      { PIXGATE_REQUEST_TIMEOUT_MS: "0" },
+      // Node refuses a header time-out above the request time-out.
+      { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" }
+    ]
+    for (const env of malformed) {
+      const server = serve(env)
+      expect(await server.exit).toBe(2)
+      expect(server.stderr()).toMatch(new RegExp(`^pixgate: ${Object.keys(env)[0]} must be`))
+    }
+  })
 })

@@ -21,7 +21,6 @@ import {
 import { PgStore } from "@pixgate/store-pg"
 import { Migrations, SqlStore } from "@pixgate/store-sql"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
-import { testTimeoutMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "./helpers.js"
 
 const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id).sort()
@@ -292,7 +291,7 @@ describePostgres("Postgres", () => {
           expect((yield* s.balance(a.id, "test")).available).toBe(10_000)
           expect((yield* s.balance(b.id, "test")).available).toBe(10_000)
         }),
-      testTimeoutMs
+      15_000
     )
 
     it.effect("two engine instances (two pools) racing 1,000 guarded payouts create exactly 100", () =>
