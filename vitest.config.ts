@@ -1,20 +1,47 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
+import { testLogs } from "./test/support/output.js"
+import { testTimeoutMs, testWait } from "./test/support/wait.js"
+
+/**
+ * How many test files run at once (`PIXGATE_TEST_WORKERS` overrides). Most of the suite's time
+ * is spent waiting (child processes starting, sandbox timers, webhook deliveries, Postgres), not
+ * computing, so one file per core plus one keeps both cores of a small machine busy; vitest's
+ * own default (cores - 1) ran the files one at a time on 2 cores. docs/performance.md has the
+ * measurements.
+ */
+const workers = Number(process.env.PIXGATE_TEST_WORKERS ?? availableParallelism() + 1)
 
 // One vitest run over the whole workspace. Workspace packages resolve to their TypeScript
 // sources through the "@pixgate/source" export condition. The global setup gives the run its
-// own temporary directory and drops its Postgres databases at the end. Time limits leave room
-// for a machine at load 8 on 2 cores (tests assert outcomes, never durations).
+// own temporary directory and drops its Postgres databases at the end. Every time limit derives
+// from one setting, PIXGATE_TEST_WAIT_MS (test/support/wait.ts), sized for a machine at load 8
+// on 2 cores (tests assert outcomes, never durations). Output stays quiet unless
+// PIXGATE_TEST_LOGS=1: one line per test file and the summary, plus whatever fails.
 export default defineConfig({
   resolve: { conditions: ["@pixgate/source"] },
   ssr: { resolve: { conditions: ["@pixgate/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/test/**/*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
-    // Every answer the shared test senders receive is held against the OpenAPI document.
-    setupFiles: ["./packages/http/test/support/contract.setup.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-    teardownTimeout: 30_000,
-    pool: "forks"
+    setupFiles: [
+      // Every answer the shared test senders receive is held against the OpenAPI document.
+      "./packages/http/test/support/contract.setup.ts",
+      // Request logs of in-process servers off unless PIXGATE_TEST_LOGS=1.
+      "./test/support/quiet.setup.ts"
+    ],
+    testTimeout: testTimeoutMs,
+    hookTimeout: testTimeoutMs,
+    teardownTimeout: testWait(0.5),
+    pool: "forks",
+    maxWorkers: workers,
+    minWorkers: 1,
+    // One line per file and the summary (also in CI, where vitest would otherwise pick the same).
+    reporters: ["default"],
+    // Under each file's line, only its tests slower than this (the default, 300 ms, listed
+    // hundreds of ordinary HTTP tests on a loaded machine).
+    slowTestThreshold: 10_000,
+    // console.log and console.info of tests and libraries only when asked; warnings and errors always.
+    onConsoleLog: (_log, type) => (testLogs || type === "stderr" ? undefined : false)
   }
 })

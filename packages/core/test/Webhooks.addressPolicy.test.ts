@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Schedule } from "effect"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Config from "../src/Config.js"
 import type { Mode } from "../src/Domain.js"
 import { HostResolutionError, HostResolver } from "../src/HostResolver.js"
@@ -206,7 +207,10 @@ const deliver = (
           (entries) => entries.length === ids.length && entries.every((e) => e.delivery.status !== "pending")
         ),
         Effect.retry(Schedule.spaced("10 millis")),
-        Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("deliveries still pending") })
+        Effect.timeoutFail({
+          duration: Duration.millis(testWaitMs),
+          onTimeout: () => new Error("deliveries still pending")
+        })
       )
     }).pipe(
       Effect.provide(
@@ -301,7 +305,7 @@ describe("the send-time check, after DNS", () => {
         return yield* log.pipe(
           Effect.filterOrFail((e) => e.length === 1 && e[0]!.delivery.status !== "pending"),
           Effect.retry(Schedule.spaced("10 millis")),
-          Effect.timeout("20 seconds")
+          Effect.timeout(Duration.millis(testWaitMs))
         )
       }).pipe(
         Effect.provide(

@@ -9,6 +9,7 @@ import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, type Layer, Schedule } from "effect"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
+import { testWaitMs } from "../../../test/support/wait.js"
 import type { EngineConfigShape } from "../src/Config.js"
 import type { Mode } from "../src/Domain.js"
 import * as MemoryStore from "../src/MemoryStore.js"
@@ -79,7 +80,7 @@ const deliverOver = (
         ),
         Effect.retry(Schedule.spaced("10 millis")),
         Effect.timeoutFail({
-          duration: "10 seconds",
+          duration: Duration.millis(testWaitMs),
           onTimeout: () => new Error("deliveries still pending")
         })
       )
@@ -213,7 +214,7 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
       expect(entry?.delivery.status).toBe("delivered")
       yield* Effect.sync(() => closed).pipe(
         Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (c) => c }),
-        Effect.timeout("5 seconds")
+        Effect.timeout(Duration.millis(testWaitMs))
       )
     })
   )

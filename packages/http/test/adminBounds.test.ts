@@ -41,7 +41,7 @@ const suite = (options: () => { readonly database?: string }) => {
     })
     server.on("request", h.pixgate.admin!.nodeHandler)
     adminBase = await listen(server)
-  }, 60_000)
+  })
   afterAll(async () => {
     server.closeAllConnections()
     server.close()

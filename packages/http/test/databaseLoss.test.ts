@@ -7,9 +7,13 @@
  * itself once the database is back: readiness 200, requests served, the ledger balanced.
  */
 import { Duration } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PrivatePostgres from "./support/privatePostgres.js"
+
+// A private Postgres cluster made, stopped and started again: three base waits a test or hook.
+vi.setConfig({ testTimeout: testWait(3), hookTimeout: testWait(3) })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -61,7 +65,7 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
       }
     })
     key = (await server.merchant("Loja Sem Banco")).testKey
-  }, 120_000)
+  })
 
   afterAll(async () => {
     try {
@@ -69,7 +73,7 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     } finally {
       database?.destroy()
     }
-  }, 60_000)
+  })
 
   it("goes unready within its bound, answers 503 with Retry-After, and recovers by itself", async () => {
     const healthy = await ready()
@@ -83,7 +87,7 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     database.stop()
 
     // Unready at the first probe after the loss, each probe answered within its bound.
-    const down = await until(503, 10_000)
+    const down = await until(503, testWait(1 / 6))
     expect(down.answer.body).toMatchObject({ status: "unready", failed: ["database"] })
     expect(["unreachable", "timeout"]).toContain(down.answer.body.checks.database)
     expect(down.answer.body.checks.instance).toBe("ok")
@@ -110,7 +114,7 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
 
     database.start()
 
-    const up = await until(200, 30_000)
+    const up = await until(200, testWaitMs)
     expect(up.answer.body).toEqual({
       status: "ready",
       checks: { database: "ok", instance: "ok" },
@@ -154,5 +158,5 @@ describe.skipIf(!PrivatePostgres.available)("the database server dies under a ru
     for (const round of rounds) expect(Date.parse(String(round.nextAttemptAt))).toBeGreaterThan(0)
     expect(lines.filter((l) => l.msg === "Readiness: the database does not answer")).toHaveLength(1)
     expect(lines.filter((l) => l.msg === "Readiness: the database answers again")).toHaveLength(1)
-  }, 180_000)
+  })
 })

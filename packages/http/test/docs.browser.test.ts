@@ -11,6 +11,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { Browser } from "playwright-core"
+import { report } from "../../../test/support/output.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Chromium from "./support/chromium.js"
 import { type Harness, start } from "./support/harness.js"
 
@@ -24,8 +26,8 @@ describe.skipIf(!available)("the docs page in Chromium", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pixgate-docs-"))
     browser = await Chromium.launch()
-    console.info(`docs page screenshots: ${dir}`)
-  }, 120_000)
+    report(`docs page screenshots: ${dir}`)
+  })
 
   afterAll(async () => {
     await browser?.close()
@@ -68,38 +70,38 @@ describe.skipIf(!available)("the docs page in Chromium", () => {
   it("renders every operation and webhook, offline, with no error", async () => {
     const { context, page, outside, problems } = await open("")
     for (const text of ["Create a PIX charge", "Send a PIX payout", "List transactions", "Health check"])
-      await expect.poll(() => page.getByText(text).first().isVisible(), { timeout: 60_000 }).toBe(true)
+      await expect.poll(() => page.getByText(text).first().isVisible(), { timeout: testWaitMs }).toBe(true)
     // Scalar renders sections as they come into view: the webhooks are reached from the sidebar.
     await page.getByText("A charge was paid").first().click()
     await expect
-      .poll(() => page.getByText("transaction.completed").first().count(), { timeout: 30_000 })
+      .poll(() => page.getByText("transaction.completed").first().count(), { timeout: testWaitMs })
       .toBeGreaterThan(0)
     await page.screenshot({ path: join(dir, "docs.png"), fullPage: false })
     expect(outside).toEqual([])
     expect(problems).toEqual([])
     await context.close()
-  }, 120_000)
+  })
 
   it("the endpoints removed in 2.0.0 close the reference in one collapsed section", async () => {
     const { context, page, outside, problems } = await open("")
     await expect
-      .poll(() => page.getByText("Create a PIX charge").first().isVisible(), { timeout: 60_000 })
+      .poll(() => page.getByText("Create a PIX charge").first().isVisible(), { timeout: testWaitMs })
       .toBe(true)
     // Its heading shows; its 22 operations do not until it is opened.
     const removed = page.getByRole("button", { name: "Open Group - Removed in 2.0.0" })
-    await expect.poll(() => removed.count(), { timeout: 30_000 }).toBe(1)
+    await expect.poll(() => removed.count(), { timeout: testWaitMs }).toBe(1)
     expect(await page.getByText("Removed: Refunds").count()).toBe(0)
     await removed.click()
     await expect.poll(() => page.getByText("Removed: Refunds").first().isVisible()).toBe(true)
     expect(outside).toEqual([])
     expect(problems).toEqual([])
     await context.close()
-  }, 120_000)
+  })
 
   it("under a base path: reads that document and Test Request calls that server", async () => {
     const { h, context, page, outside, problems } = await open("/payments")
     const health = page.getByText("Health check").first()
-    await expect.poll(() => health.isVisible(), { timeout: 60_000 }).toBe(true)
+    await expect.poll(() => health.isVisible(), { timeout: testWaitMs }).toBe(true)
     await page
       .getByRole("button", { name: /Test Request/ })
       .first()
@@ -112,5 +114,5 @@ describe.skipIf(!available)("the docs page in Chromium", () => {
     expect(outside).toEqual([])
     expect(problems).toEqual([])
     await context.close()
-  }, 120_000)
+  })
 })

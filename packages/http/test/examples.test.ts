@@ -73,7 +73,7 @@ const dueAmountExamples = (): Array<any> =>
 beforeAll(async () => {
   h = await start({ rateLimit: false })
   doc = (await h.request("GET", "/api/openapi.json")).body
-}, 60_000)
+})
 afterAll(() => h?.close())
 
 describe("the document's examples", () => {

@@ -12,6 +12,7 @@ import { Money } from "@pixgate/core"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
 
 describe("fault injection on SQLite: another process holds the write lock", () => {
@@ -31,12 +32,12 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     key = merchant.testKey
     merchantId = merchant.merchantId
     await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(100) }))
-  }, 60_000)
+  })
 
   afterAll(async () => {
     await server?.close()
     rmSync(directory, { recursive: true, force: true })
-  }, 60_000)
+  })
 
   const post = async (path: string, body: unknown, idempotencyKey: string) => {
     const answer = await server.request("POST", path, {
@@ -61,7 +62,10 @@ describe("fault injection on SQLite: another process holds the write lock", () =
       ] as const) {
         const locked = await post(path, body, body.description)
         expect(locked.status, locked.text).toBe(503)
-        expect(locked.body).toEqual({ error: "Service temporarily unavailable", code: "service_unavailable" })
+        expect(locked.body).toEqual({
+          error: "Service temporarily unavailable",
+          code: "service_unavailable"
+        })
         expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       }
       // Readiness reflects the process on SQLite: its connection still answers (docs/operations.md).
@@ -76,7 +80,7 @@ describe("fault injection on SQLite: another process holds the write lock", () =
       ["/api/v1/charges", charge]
     ] as const) {
       let answer = await post(path, body, body.description)
-      const deadline = Date.now() + 30_000
+      const deadline = Date.now() + testWaitMs
       while ((answer.status === 409 || answer.status === 503) && Date.now() < deadline) {
         await new Promise((resolve) =>
           setTimeout(resolve, Number(answer.headers.get("retry-after") ?? "1") * 500)
@@ -112,5 +116,5 @@ describe("fault injection on SQLite: another process holds the write lock", () =
       expect(explained).toHaveLength(1)
       expect(String(explained[0]!.cause)).toMatch(/locked|busy/i)
     }
-  }, 120_000)
+  })
 })

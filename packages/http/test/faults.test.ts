@@ -10,11 +10,15 @@
 import { Money } from "@pixgate/core"
 import { Duration, Effect, Either } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it, vi } from "vitest"
+import { testWait } from "../../../test/support/wait.js"
 import { describePostgres, serverUrl, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { statusOf } from "../src/Status.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PgProxy from "./support/pgProxy.js"
+
+// Connections cut under load, retried until the store answers: four base waits a test or hook.
+vi.setConfig({ testTimeout: testWait(4), hookTimeout: testWait(4) })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -43,7 +47,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
 
   /** Retries as a client should: after `Retry-After` on 503, shortly on 409, until an answer is final. */
   const retryUntilFinal = async (path: string, body: unknown, idempotencyKey: string): Promise<Answer> => {
-    const deadline = Date.now() + 90_000
+    const deadline = Date.now() + testWait(1.5)
     for (;;) {
       const answer = await request("POST", path, body, idempotencyKey)
       if (answer.status !== 503 && answer.status !== 409) return answer
@@ -97,13 +101,13 @@ describePostgres("fault injection between the engine and Postgres", () => {
     key = merchant.testKey
     merchantId = merchant.merchantId
     await server.engine((e) => e.admin.topUp(merchantId, { amount: Money.reais(5000) }))
-  }, 120_000)
+  })
 
   afterAll(async () => {
     await server?.close()
     await direct?.end()
     await proxy?.close()
-  }, 60_000)
+  })
 
   const operations = [
     {
@@ -147,7 +151,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
         expect(again.status).toBe(201)
         expect(again.body.transactionId).toBe(rows[0]!.id)
         await ledgerHolds()
-      }, 120_000)
+      })
 
   it("a payout whose key claim is cut after COMMIT runs once, when the claim's lock lapses", async () => {
     const idempotencyKey = "payout-claim-afterCommit"
@@ -163,7 +167,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
     expect(final.headers.get("idempotent-replayed")).toBeNull()
     expect(await rowsWith(idempotencyKey)).toHaveLength(1)
     await ledgerHolds()
-  }, 120_000)
+  })
 
   it("a chargeback cut after COMMIT fails with 503 and opening it again finds it open", async () => {
     const charge = await request("POST", "/api/v1/charges", { amount: 2.5, description: "disputed" })
@@ -184,7 +188,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
     ])
     expect(rows).toHaveLength(1)
     await ledgerHolds()
-  }, 60_000)
+  })
 
   it("an admin top-up cut after COMMIT fails with 503, never a defect", async () => {
     const fired = proxy.arm({ kind: "afterCommit", match: /INSERT INTO "?postings"?[\s(]/i })
@@ -198,7 +202,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
       expect(outcome.left._tag === "StorageUnavailable" ? outcome.left.outcome : undefined).toBe("unknown")
     }
     await ledgerHolds()
-  }, 60_000)
+  })
 
   it("pg_terminate_backend under load: one payout per key, no 500, the ledger holds", async () => {
     const keys = Array.from({ length: 30 }, (_, i) => `terminate-${i}`)
@@ -229,7 +233,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
       expect(final.body.transactionId).toBe(rows[0]!.id)
     }
     await ledgerHolds()
-  }, 240_000)
+  })
 
   it("answered no 500, and logged every 5xx once with its cause and request id", async () => {
     expect(answers.length).toBeGreaterThan(0)
@@ -252,5 +256,5 @@ describePostgres("fault injection between the engine and Postgres", () => {
       expect(explained, JSON.stringify(access)).toHaveLength(1)
       expect(String(explained[0]!.cause)).not.toBe("")
     }
-  }, 30_000)
+  })
 })

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto"
 import { Gateway } from "@pixgate/gateway-apipix"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { send } from "./support/harness.js"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
@@ -31,11 +32,11 @@ describe.each(stores)("live charge creation on $name", (store) => {
       { timeoutMs: deadlineMs, unknownChargeWindowMs: windowMs },
       { controlPort: 0 }
     )
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, 60_000)
+  })
 
   const create = async (key: string, amount: number, idempotencyKey?: string) => {
     const start = Date.now()
@@ -133,7 +134,7 @@ describe.each(stores)("live charge creation on $name", (store) => {
     await until(
       "the abandoned cob is withdrawn at the bank",
       async () => (await cobAtBank(abandoned!.txid))?.status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
-      windowMs + 30_000
+      windowMs + testWaitMs
     )
     expect(cobPatches(abandoned!.txid)).toHaveLength(1)
     await new Promise((resolve) => setTimeout(resolve, 1500))
@@ -175,7 +176,7 @@ describe.each(stores)("live charge creation on $name", (store) => {
       () =>
         logged("was never created at the bank", never!.txid).length > 0 &&
         logged("was paid at the bank", paid!.txid).length > 0,
-      windowMs + 30_000
+      windowMs + testWaitMs
     )
     await new Promise((resolve) => setTimeout(resolve, 2000))
     expect(logged("was never created at the bank", never!.txid)).toHaveLength(1)
@@ -221,9 +222,9 @@ describe.each(stores)("live charge creation on $name", (store) => {
     const second = await live.psp.payCob(c.body.txid, { force: true, callback: "never" })
     const reported = () =>
       live.h.logs.filter((line) => line.includes("A second PIX") && line.includes(second.endToEndId))
-    await until("reconciliation reports the second PIX", () => reported().length > 0, 30_000)
+    await until("reconciliation reports the second PIX", () => reported().length > 0)
     const after = runs()
-    await until("three more reconciliation runs", () => runs() >= after + 3, 30_000)
+    await until("three more reconciliation runs", () => runs() >= after + 3)
     expect(reported()).toHaveLength(1)
     await expectLedgerClean(live)
   })

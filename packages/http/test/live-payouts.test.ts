@@ -30,11 +30,11 @@ describe.each(stores)("live payouts against the PSP simulator on $name", (store)
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url, { sendBudgetMs: budgetMs, timeoutMs: 10_000 }, { ispb: bankIspb })
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, 60_000)
+  })
 
   type Row = Record<string, unknown> & { id: string; status: string; endToEndId: string | null }
   const list = async (key: string) =>
@@ -296,11 +296,11 @@ describe("live: a PIX after the charge expired, returned to its payer", () => {
       {},
       { ispb: bankIspb, now: () => new Date(Date.now() + 2 * 3_600_000) }
     )
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     rmSync(dir, { recursive: true, force: true })
-  }, 60_000)
+  })
 
   it("is told as failed (paid_after_expiry) and then refunded, with what was received", async () => {
     const m = await live.merchant()

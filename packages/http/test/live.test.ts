@@ -22,7 +22,7 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url)
-  }, 120_000)
+  })
   afterAll(async () => {
     if (process.env.LIVE_DEBUG) {
       console.log(
@@ -36,7 +36,7 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     }
     await live?.close()
     await drop()
-  }, 60_000)
+  })
 
   const list = async (key: string) =>
     (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<
@@ -154,11 +154,7 @@ describe.each(stores)("live mode against the PSP simulator on $name", (store) =>
     const m = await live.merchant()
     const c = await charge(m.liveKey, 7.5)
     await live.psp.payCob(c.txid, { callback: "never" })
-    await until(
-      "reconciled",
-      async () => (await statusOf(m.liveKey, c.transactionId)) === "completed",
-      30_000
-    )
+    await until("reconciled", async () => (await statusOf(m.liveKey, c.transactionId)) === "completed")
     await expectLedgerClean(live)
   })
 
@@ -284,11 +280,11 @@ describe("live mode: a PIX after the charge expired", () => {
       {},
       { now: () => new Date(Date.now() + 2 * 3_600_000) }
     )
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     rmSync(dir, { recursive: true, force: true })
-  }, 60_000)
+  })
 
   it("is recorded on the charge, never credited, and returned to the payer automatically", async () => {
     const m = await live.merchant()

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { type Harness, listen, start } from "./support/harness.js"
 
@@ -38,7 +39,7 @@ const healthy = () => {
   return { server, arrivals }
 }
 
-const waitUntil = async (what: string, test: () => Promise<boolean> | boolean, ms = 60_000) => {
+const waitUntil = async (what: string, test: () => Promise<boolean> | boolean, ms = testWaitMs) => {
   const deadline = Date.now() + ms
   while (!(await test())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
@@ -87,7 +88,7 @@ const noisyNeighbour = (database: () => string) =>
       })
       expect(created.status).toBe(201)
       const sent = Date.now()
-      await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0, 10_000)
+      await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0)
       expect(fast.arrivals[0]?.event).toBe("transaction.created")
       expect(fast.arrivals[0]!.at - sent).toBeLessThan(2_000)
       expect((await statusOf()).endpoints[0]?.inFlight).toBeLessThanOrEqual(16)
@@ -105,13 +106,9 @@ describe("noisy neighbour on SQLite", () => {
   const dir = mkdtempSync(join(tmpdir(), "pixgate-noisy-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   noisyNeighbour(() => `sqlite:${join(dir, "pixgate.db")}`)
-}, 120_000)
+})
 
-describePostgres(
-  "noisy neighbour on Postgres",
-  () => {
-    const database = useFreshDatabase()
-    noisyNeighbour(database.url)
-  },
-  120_000
-)
+describePostgres("noisy neighbour on Postgres", () => {
+  const database = useFreshDatabase()
+  noisyNeighbour(database.url)
+})

@@ -49,7 +49,7 @@ let h: Harness
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "pixgate-lint-"))
   h = await start()
-}, 60_000)
+})
 afterAll(async () => {
   await h?.close()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })

@@ -13,6 +13,7 @@ import { Domain, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/c
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Schemas from "../src/ApiErrors.js"
 import { Pixgate } from "../src/node.js"
 import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
@@ -51,7 +52,7 @@ beforeAll(async () => {
   h = await start()
   doc = (await h.request("GET", "/api/openapi.json")).body
   validate = validators(doc)
-}, 60_000)
+})
 afterAll(() => h?.close())
 
 describe("the OpenAPI document", () => {
@@ -142,7 +143,7 @@ describe("the OpenAPI document", () => {
     const missing = await h.request("GET", "/api/v1/nothing")
     expect(missing.status).toBe(404)
     expect(validate(doc.components.schemas.Error, missing.body)).toEqual([])
-  }, 60_000)
+  })
 
   it("documents the 429 of the rate limit, with a body that validates", async () => {
     const limited = await start({ rateLimit: { requestsPerSecond: 0.001, burst: 1 } })
@@ -310,7 +311,7 @@ describe("webhooks", () => {
       const payout = { amount: 1, pixKey: "a@b.com" }
       expect((await h.request("POST", "/api/v1/payouts", { key: m.testKey, body: payout })).status).toBe(201)
       const wanted = ["transaction.completed", "withdrawal.completed"]
-      const deadline = Date.now() + 30_000
+      const deadline = Date.now() + testWaitMs
       while (!wanted.every((w) => received.some((r) => r.body.event === w)) && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 200))
       const names = new Set(received.map((r) => r.body.event))
@@ -324,7 +325,7 @@ describe("webhooks", () => {
       receiver.closeAllConnections()
       await new Promise((resolve) => receiver.close(resolve))
     }
-  }, 60_000)
+  })
 })
 
 /**

@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Money } from "@pixgate/core"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { type Harness, listen, start } from "./support/harness.js"
 
 interface Delivery {
@@ -35,7 +36,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const waitFor = async <A>(
   what: string,
   find: () => Promise<A | undefined> | A | undefined,
-  timeoutMs = 8000
+  timeoutMs = testWaitMs
 ) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { Pixgate } from "../src/node.js"
 import { storeOf } from "./support/database.js"
@@ -185,7 +186,7 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     await fetch(`${base}/panel/invite/${random(20)}`)
 
     // The deliveries: wait for the event to reach the receiver after its failures.
-    const deadline = Date.now() + 30_000
+    const deadline = Date.now() + testWaitMs
     while (deliveries < 3 && Date.now() < deadline) await sleep(100)
     expect(deliveries).toBeGreaterThanOrEqual(3)
     await send(base, "GET", "/api/health/ready")
@@ -238,7 +239,7 @@ describe("no secret in the logs, on SQLite", () => {
     const { secrets, lines } = await session(`sqlite:${join(directory, "pixgate.db")}`)
     expect(leaks(secrets, lines)).toEqual([])
     expectTheSessionLogged(lines)
-  }, 120_000)
+  })
 })
 
 describePostgres("no secret in the logs, on Postgres", () => {
@@ -256,5 +257,5 @@ describePostgres("no secret in the logs, on Postgres", () => {
     const { secrets, lines } = await session(url)
     expect(leaks({ ...secrets, databasePassword: password }, lines)).toEqual([])
     expectTheSessionLogged(lines)
-  }, 120_000)
+  })
 })

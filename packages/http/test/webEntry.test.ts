@@ -96,18 +96,18 @@ const webGlobals = [
 describe("the web entry", () => {
   it("imports no node built-in and reaches no store or driver package", async () => {
     expect(await graph("index.ts")).toEqual({ builtinImports: [], reached: [] })
-  }, 60_000)
+  })
 
   it("so does the contract entry (`@pixgate/http/api`, PixgateApi alone)", async () => {
     expect(await graph("contract.ts")).toEqual({ builtinImports: [], reached: [] })
-  }, 60_000)
+  })
 
   it("(the check sees them: the Node entry imports node built-ins)", async () => {
     const node = await graph("node.ts")
     expect(node.builtinImports.some((line) => line.startsWith("node:http"))).toBe(true)
     // The panel (an optional peer, loaded when asked for) is the Node entry's; drivers are not.
     expect(node.reached.filter((path) => !/panel/.test(path))).toEqual([])
-  }, 60_000)
+  })
 
   it("runs with only the web's globals: builds, answers health, takes a charge, disposes", async () => {
     const bundled = await esbuild.build({
@@ -155,5 +155,5 @@ describe("the web entry", () => {
     expect([charge.status, (await charge.json()).amount]).toEqual([201, 7])
     await pixgate.dispose()
     expect(lines.map((line) => JSON.parse(line).status)).toEqual([200, 201])
-  }, 120_000)
+  })
 })

@@ -17,6 +17,8 @@ import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's browser tests")
@@ -116,8 +118,8 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     page.on("console", (message) => {
       if (/Content Security Policy|Refused to/.test(message.text())) cspViolations.push(message.text())
     })
-    console.info(`panel screenshots: ${shots}`)
-  }, 120_000)
+    report(`panel screenshots: ${shots}`)
+  })
 
   afterAll(async () => {
     await browser?.close()
@@ -250,7 +252,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     const before = received.length
     await page.getByTestId("send-test").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Evento de teste enviado.")
-    await expect.poll(() => received.length, { timeout: 30_000 }).toBeGreaterThan(before)
+    await expect.poll(() => received.length, { timeout: testWaitMs }).toBeGreaterThan(before)
     return received[received.length - 1]!
   }
 
@@ -286,7 +288,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
           await page.reload()
           return page.getByTestId("deliveries").textContent()
         },
-        { timeout: 30_000 }
+        { timeout: testWaitMs }
       )
       .toContain("Entregue")
     expect(await page.getByTestId("webhook-health").textContent()).toContain("Saudável")
@@ -342,14 +344,14 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(await page.getByTestId("webhook-failing").count()).toBe(0)
     await page.goto(panel("/webhooks"))
     await sendTest()
-    await expect.poll(failures, { timeout: 30_000 }).toBeGreaterThanOrEqual(5)
+    await expect.poll(failures, { timeout: testWaitMs }).toBeGreaterThanOrEqual(5)
     await expect
       .poll(
         async () => {
           await page.goto(panel("/"))
           return page.getByTestId("webhook-failing").count()
         },
-        { timeout: 30_000 }
+        { timeout: testWaitMs }
       )
       .toBe(1)
     expect(await page.getByTestId("webhook-failing").textContent()).toMatch(

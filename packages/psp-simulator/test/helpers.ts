@@ -1,6 +1,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
+import { testWaitMs } from "../../../test/support/wait.js"
 import type { PspSimulator } from "../src/PspSimulator.js"
 
 /** An answer of the simulator, read whole. */
@@ -115,7 +116,7 @@ export const receiver = async (answerStatus = 200) => {
 }
 
 /** Waits until `check` holds, polling (for callbacks delivered on their own schedule). */
-export const eventually = async (check: () => boolean, what: string, limitMs = 20_000) => {
+export const eventually = async (check: () => boolean, what: string, limitMs = testWaitMs) => {
   const started = Date.now()
   while (!check()) {
     if (Date.now() - started > limitMs) throw new Error(`never happened: ${what}`)

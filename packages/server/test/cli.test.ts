@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testWait } from "../../../test/support/wait.js"
 import { listen, send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
@@ -476,7 +477,7 @@ describe("pixgate as a child process", () => {
       out += chunk
     })
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), 100_000)
+      const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), testWait(5 / 3))
       child.stdout!.on("data", () => {
         const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
         if (line !== undefined) {

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Webhook } from "standardwebhooks"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-listen-"))
@@ -109,21 +110,25 @@ describe("pixgate listen", () => {
     child.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString()
     })
-    await until(() => stdout.includes("Keys: "), 60_000, `listen to start (stderr: ${stderr})`)
+    await until(() => stdout.includes("Keys: "), testWaitMs, `listen to start (stderr: ${stderr})`)
     expect(stdout).toContain(`Signing key (webhook-signature, Standard Webhooks): ${signingKey}\n`)
     expect(stdout).toContain("Secret (X-Pixgate-Signature): endpoint-secret-1\n")
 
     const triggered = await cli("trigger", "transaction.completed", "--merchant", merchant, "--json")
     expect(triggered.code).toBe(0)
-    await until(() => received.length >= 2, 30_000, "two deliveries")
-    await until(() => (stdout.match(/ -> 200\n/g) ?? []).length >= 2, 10_000, "two lines")
+    await until(() => received.length >= 2, testWaitMs, "two deliveries")
+    await until(() => (stdout.match(/ -> 200\n/g) ?? []).length >= 2, testWaitMs, "two lines")
 
     const verifier = new Webhook(signingKey)
     const events = received.map(({ headers, body }) => {
       expect(headers["x-pixgate-signature"]).toBe("endpoint-secret-1")
       expect(headers["content-type"]).toContain("application/json")
       // Throws unless the signature, id and timestamp are right.
-      return verifier.verify(body, headers) as { id: string; event: string; data: { transactionId?: string } }
+      return verifier.verify(body, headers) as {
+        id: string
+        event: string
+        data: { transactionId?: string }
+      }
     })
     expect(events.map((e) => e.event).sort()).toEqual(["transaction.completed", "transaction.created"])
     for (const e of events) expect(e.data).toMatchObject({ transactionId: triggered.json.transactionId })
@@ -136,7 +141,7 @@ describe("pixgate listen", () => {
       new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0]!.body, received[0]!.headers)
     ).toThrow()
     child.kill("SIGTERM")
-  }, 120_000)
+  })
 
   it("refuses a bad --forward-to, --events or a live --mode (exit 2)", async () => {
     for (const [flag, value, message] of [

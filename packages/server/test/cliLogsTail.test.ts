@@ -12,6 +12,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { Pixgate } from "../src/index.js"
 import { cliOn } from "./support/cli.js"
 
@@ -88,7 +89,7 @@ describe("pixgate logs tail", () => {
     child.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString()
     })
-    await until(() => stdout.includes("Following"), 60_000, `logs tail to start (stderr: ${stderr})`)
+    await until(() => stdout.includes("Following"), testWaitMs, `logs tail to start (stderr: ${stderr})`)
 
     const pixgate = await Pixgate.make({
       store: SqliteStore.layer({ filename: file }),
@@ -98,7 +99,7 @@ describe("pixgate logs tail", () => {
     expect((await cli("trigger", "transaction.completed", "--merchant", merchant)).code).toBe(0)
     await until(
       () => (stdout.match(/ -> 200 /g) ?? []).length >= 2,
-      60_000,
+      testWaitMs,
       `two attempts (stdout: ${stdout})`
     )
     const lines = stdout.split("\n").filter((l) => l.includes(" -> "))
@@ -108,5 +109,5 @@ describe("pixgate logs tail", () => {
     ])
     for (const line of lines)
       expect(line).toMatch(/ dlv_\w+ {2}attempt 1 {2}-> 200 \(\d+ ms\) {2}http:\/\/127\.0\.0\.1:\d+\/hook$/)
-  }, 120_000)
+  })
 })

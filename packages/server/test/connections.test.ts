@@ -11,9 +11,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Engine } from "@pixgate/core"
 import { Effect } from "effect"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { Server } from "../src/index.js"
 import * as ServeProcess from "./support/serveProcess.js"
+
+// Hundreds of sockets against one server: three base waits a test.
+vi.setConfig({ testTimeout: testWait(3), hookTimeout: testWait(3) })
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-connections-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -79,7 +83,9 @@ describe("the connection cap", () => {
       Array.from({ length: cap * 10 }, () => open(server.url).catch(() => undefined))
     )
     const outcomes = await Promise.all(
-      extra.map((socket) => (socket === undefined ? { text: "", closed: true } : received(socket, 60_000)))
+      extra.map((socket) =>
+        socket === undefined ? { text: "", closed: true } : received(socket, testWaitMs)
+      )
     )
     expect(outcomes.filter((o) => !o.closed || o.text !== "")).toEqual([])
     // The refused connections hold no file: the count stays near what the cap allows.
@@ -95,7 +101,7 @@ describe("the connection cap", () => {
     server.child.kill("SIGTERM")
     expect(await server.exited).toBe(0)
     expect(server.output()).toMatch(/Connections refused: maxConnections reached/)
-  }, 180_000)
+  })
 })
 
 /** GET /api/health through `agent`: the status and whether it went out on a reused socket. */
@@ -135,7 +141,7 @@ describe("keep-alive", () => {
       agent.destroy()
       await server.close()
     }
-  }, 60_000)
+  })
 
   it("a configured short keep-alive closes the idle connection after it", async () => {
     const server = await Server.start({
@@ -147,13 +153,13 @@ describe("keep-alive", () => {
     const socket = await open(server.url)
     try {
       expect(await health(socket)).toBe(200)
-      const outcome = await received(socket, 30_000)
+      const outcome = await received(socket, testWaitMs)
       expect(outcome).toEqual({ text: "", closed: true })
     } finally {
       socket.destroy()
       await server.close()
     }
-  }, 60_000)
+  })
 })
 
 describe("header and request time-outs", () => {
@@ -169,7 +175,7 @@ describe("header and request time-outs", () => {
   /** Writes `parts` one every `everyMs` while the socket is open; what came back, once closed. */
   const trickle = async (url: string, parts: ReadonlyArray<string>, everyMs: number) => {
     const socket = await open(url)
-    const outcome = received(socket, 60_000)
+    const outcome = received(socket, testWaitMs)
     for (const part of parts) {
       if (socket.destroyed || socket.writableEnded) break
       socket.write(part)
@@ -195,7 +201,7 @@ describe("header and request time-outs", () => {
     } finally {
       await server.close()
     }
-  }, 60_000)
+  })
 
   it("a body trickled slower than the request time-out gets 408", async () => {
     const server = await slow()
@@ -213,17 +219,17 @@ describe("header and request time-outs", () => {
     } finally {
       await server.close()
     }
-  }, 60_000)
+  })
 
   it("a connection that sends nothing is closed after the header time-out", async () => {
     const server = await slow()
     try {
       const socket = await open(server.url)
-      const outcome = await received(socket, 30_000)
+      const outcome = await received(socket, testWaitMs)
       expect(outcome.closed).toBe(true)
       expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
     } finally {
       await server.close()
     }
-  }, 60_000)
+  })
 })

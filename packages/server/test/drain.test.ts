@@ -117,7 +117,7 @@ describe("graceful shutdown", () => {
     const closing = outcomes.filter((o) => "status" in o && o.connection === "close")
     expect(closing.length).toBeGreaterThan(0)
     expect(created.length).toBeGreaterThanOrEqual(300)
-  }, 120_000)
+  })
 })
 
 describe("graceful shutdown of an idle server", () => {
@@ -146,7 +146,7 @@ describe("graceful shutdown of an idle server", () => {
     await server.close()
     await Promise.all(closed)
     agent.destroy()
-  }, 60_000)
+  })
 })
 
 /** Blocks this process's event loop for `ms`, as a starved machine does between two turns. */
@@ -185,7 +185,7 @@ describe("graceful shutdown of a starved server", () => {
     // Answered (the server accepts it before it stops listening), then closed by the drain.
     expect(await received).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
     await closed
-  }, 60_000)
+  })
 
   it("answers requests whose bytes arrived while the event loop was blocked past the idle grace", async () => {
     const server = await Server.start({
@@ -228,5 +228,5 @@ describe("graceful shutdown of a starved server", () => {
     for (const text of await Promise.all(answers))
       expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/i)
     await closed
-  }, 60_000)
+  })
 })

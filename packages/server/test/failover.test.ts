@@ -18,9 +18,14 @@ import { fileURLToPath } from "node:url"
 import { Engine, Money, Store } from "@pixgate/core"
 import { Duration, Effect } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { startReceiver } from "../../store-pg/test/processes.js"
 import { Pixgate } from "../src/index.js"
+
+// A formation of three Postgres servers set up, failed over and torn down: five base waits a test or hook.
+vi.setConfig({ testTimeout: testWait(5), hookTimeout: testWait(5) })
 
 const script = fileURLToPath(new URL("../../../scripts/pg-failover.sh", import.meta.url))
 
@@ -48,13 +53,13 @@ const freePort = () =>
   })
 
 /** Runs the script to its end (bounded). */
-const runScript = (args: ReadonlyArray<string>, timeoutMs = 60_000) => {
+const runScript = (args: ReadonlyArray<string>, timeoutMs = testWaitMs) => {
   const result = spawnSync("bash", [script, ...args], { encoding: "utf8", timeout: timeoutMs })
   return { code: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }
 }
 
 /** Runs the script without blocking the engine, which shares this process. */
-const runScriptAsync = (args: ReadonlyArray<string>, timeoutMs = 60_000) =>
+const runScriptAsync = (args: ReadonlyArray<string>, timeoutMs = testWaitMs) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile("bash", [script, ...args], { encoding: "utf8", timeout: timeoutMs }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
@@ -93,7 +98,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
 
   // Should the worker exit without its afterAll (a crash), the formation still goes.
   const downOnExit = () => {
-    if (dir !== undefined) runScript(["down", dir], 60_000)
+    if (dir !== undefined) runScript(["down", dir], testWaitMs)
   }
   process.once("exit", downOnExit)
 
@@ -136,21 +141,21 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     await new Promise<void>((resolve) => http?.listen(0, "127.0.0.1", resolve))
     const address = http.address()
     base = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
-  }, 240_000)
+  })
 
   afterAll(async () => {
     up?.kill("SIGTERM")
     http?.closeAllConnections()
     await new Promise<void>((resolve) => (http === undefined ? resolve() : http.close(() => resolve())))
-    await Promise.race([pixgate?.dispose(), new Promise((r) => setTimeout(r, 20_000))])
+    await Promise.race([pixgate?.dispose(), new Promise((r) => setTimeout(r, testWait(1 / 3)))])
     await receiver?.close()
     if (dir !== undefined) {
-      const down = runScript(["down", dir], 90_000)
+      const down = runScript(["down", dir], testWait(1.5))
       if (down.code !== 0) console.warn(`pg-failover.sh down: ${down.stderr}`)
       dir = undefined
     }
     process.off("exit", downOnExit)
-  }, 150_000)
+  })
 
   it("answers 503 while the standby takes over, then loses, doubles and breaks nothing", async () => {
     if (pixgate === undefined || dir === undefined || receiver === undefined) throw new Error("no setup")
@@ -203,7 +208,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     let killedAt: number | undefined
     let killedPort = ""
     const queue = [...keys]
-    const loadEnd = Date.now() + 150_000
+    const loadEnd = Date.now() + testWait(2.5)
 
     // Three clients send the payouts, each key again until it gets its 201. The primary is
     // killed once a third of them went through.
@@ -233,7 +238,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
     const slowest = Math.max(...answers.map((a) => a.ms))
     const state = runScript(["state", dir]).stdout.trim()
-    console.info("failover:", {
+    report("failover:", {
       answers: Object.fromEntries(statuses),
       codes: [...new Set(answers.filter((a) => a.status !== 201).map((a) => a.body?.code))],
       slowestMs: slowest,
@@ -295,7 +300,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     await until(
       "every payout to settle",
       async () => (await settled()).data.every((t) => t.status === "completed"),
-      90_000
+      testWait(1.5)
     )
     const listed = await settled()
     expect(listed.total).toBe(payouts)
@@ -310,7 +315,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
         const all = await events()
         return all.length === payouts * 3 && all.every((e) => arrived.has(e.id))
       },
-      90_000
+      testWait(1.5)
     )
 
     const after = await engine.runPromise(
@@ -328,5 +333,5 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     expect(Math.round((after.balance.available + after.balance.held) * 100)).toBe(
       Math.round((1000 - payouts * (amount + fee)) * 100)
     )
-  }, 300_000)
+  })
 })

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { liveStores } from "../../http/test/support/live.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
@@ -52,7 +53,7 @@ const listening = async (port: number, what: string, exited: () => string | unde
     if (ok) return
     const gone = exited()
     if (gone !== undefined) throw new Error(`${what} exited before listening on ${port}: ${gone}`)
-    if (i > 1200) throw new Error(`${what}: nothing listens on ${port}`)
+    if (i * 100 > testWait(2)) throw new Error(`${what}: nothing listens on ${port}`)
     await sleep(100)
   }
 }
@@ -86,7 +87,7 @@ const run = (script: string, cwd: string, env: NodeJS.ProcessEnv) => {
     } catch {
       return
     }
-    await Promise.race([closed, sleep(15_000)])
+    await Promise.race([closed, sleep(testWait(0.25))])
     if (exit === undefined) process.kill(-child.pid, "SIGKILL")
   }
   return { output: () => out, exited: () => exit, stop }
@@ -98,7 +99,7 @@ const runToEnd = (script: string, cwd: string, env: NodeJS.ProcessEnv) =>
     execFile(
       "bash",
       ["-euo", "pipefail", "-c", script],
-      { cwd, env, timeout: 120_000 },
+      { cwd, env, timeout: testWait(2) },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))
     )
   )
@@ -158,7 +159,8 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
         const simulator = run(block("simulator"), work, env)
         started.push(simulator)
         await listening(Number(ports.PSP_CONTROL_PORT), "the simulator", simulator.exited)
-        for (let i = 0; !existsSync(join(work, "data", "psp", "client.p12")) && i < 600; i++) await sleep(100)
+        for (let i = 0; !existsSync(join(work, "data", "psp", "client.p12")) && i * 100 < testWaitMs; i++)
+          await sleep(100)
 
         const server = run(block("server"), work, env)
         started.push(server)
@@ -176,7 +178,7 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
 
         // The receiver prints the verified transaction.completed of that charge.
         const completed = async () => {
-          for (let i = 0; i < 600; i++) {
+          for (let i = 0; i * 100 < testWaitMs; i++) {
             const line = receiver
               .output()
               .split("\n")
@@ -202,6 +204,6 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
         rmSync(work, { recursive: true, force: true })
       }
     },
-    300_000
+    testWait(5)
   )
 })

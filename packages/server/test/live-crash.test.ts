@@ -16,6 +16,7 @@ import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import { liveStores, pixKey, settingsFor, until } from "../../http/test/support/live.js"
 import * as Cli from "../src/Cli.js"
@@ -64,7 +65,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
   it.each([
     { case: "before the send reached the bank", after: false },
     { case: "after the send reached the bank, its answer lost", after: true }
-  ])("$case: the send happens once, after a restart", { timeout: 180_000 }, async ({ after }) => {
+  ])("$case: the send happens once, after a restart", { timeout: testWait(3) }, async ({ after }) => {
     const db = await store.open()
     const psp = await PspSimulator.start({ pixKeys: [pixKey] })
     try {
@@ -119,7 +120,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
       await until(
         "funded",
         async () => (await statusOf(first.url, charge.body.transactionId)) === "completed",
-        60_000
+        testWaitMs
       )
 
       // The bank never answers the send: before carrying it out, or after (the answer is lost).
@@ -137,7 +138,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
         psp.requests
           .filter((r) => (r.route === "send.put" || r.route === "send.get") && r.path.endsWith(id))
           .map((r) => `${r.route === "send.put" ? "PUT" : "GET"} ${r.outcome}`)
-      await until("the send job sends", () => calls().length > 0, 60_000)
+      await until("the send job sends", () => calls().length > 0, testWaitMs)
       await killed(first.child)
       // The inline attempt was the first: it sent without asking (and a worker's run, if any, asked).
       expect(calls()[0]).toBe("PUT timeout")
@@ -153,18 +154,18 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
       const second = await spawnEngine(options)
       await register(second.url)
       // The next attempt asks first: it sends only what the bank does not know.
-      await until("the restarted engine asks the bank", () => calls().length > asked, 60_000)
+      await until("the restarted engine asks the bank", () => calls().length > asked, testWaitMs)
       expect(calls()[asked]).toBe(after ? "GET 200" : "GET 404")
       await until(
         "the send reaches the bank after the hold",
         () => psp.state.sends.get(id) !== undefined,
-        60_000
+        testWaitMs
       )
       await psp.settleSend(id, { callback: "now" })
       await until(
         "completed",
         async () => (await statusOf(second.url, payout.body.transactionId)) === "completed",
-        60_000
+        testWaitMs
       )
       // One send carried out by the bank: the held one (answer lost) or the restarted engine's.
       expect(calls().filter((c) => c.startsWith("PUT"))).toEqual(

@@ -16,6 +16,7 @@ import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Certificates, PspSimulator } from "@pixgate/psp-simulator"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { testWaitMs } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import * as Server from "../src/Server.js"
@@ -185,7 +186,7 @@ describe("pixgate serve refuses live settings that cannot work", () => {
       server.stop()
       expect(await server.exit).toBe(0)
     }
-  }, 60_000)
+  })
 
   it("Server.start, called with settings in code, names the field", async () => {
     const read = Settings.fromEnv({ ...live, PIXGATE_LIVE_KEY_FILE: "other-key.pem" }, (p) =>
@@ -222,7 +223,10 @@ describe("a gateway misconfiguration found at the first call", () => {
     try {
       const url = await server.listening
       const auth = { authorization: `Bearer ${token}` }
-      const merchant = await send(url, "POST", "/admin/merchants", { body: { name: "Live" }, headers: auth })
+      const merchant = await send(url, "POST", "/admin/merchants", {
+        body: { name: "Live" },
+        headers: auth
+      })
       const charge = await send(url, "POST", "/api/v1/charges", {
         key: merchant.body.liveKey,
         body: { amount: 10 }
@@ -231,7 +235,7 @@ describe("a gateway misconfiguration found at the first call", () => {
       // One log line says what went wrong at the bank's door.
       // (The child writes its log in batches: the line may reach the pipe after the answer.)
       await expect
-        .poll(() => server.stdout(), { timeout: 10_000 })
+        .poll(() => server.stdout(), { timeout: testWaitMs })
         .toMatch(/"status":502,"code":"gateway_error","cause":"Creating the charge: .*certificate/)
       expect(server.stdout()).not.toMatch(/"status":500/)
     } finally {
@@ -239,7 +243,7 @@ describe("a gateway misconfiguration found at the first call", () => {
       await server.exit
       await psp.close()
     }
-  }, 60_000)
+  })
 })
 
 describe("pixgate serve as a child process", () => {
@@ -259,12 +263,12 @@ describe("pixgate serve as a child process", () => {
     const failed = await promisify(execFile)(
       process.execPath,
       ["--import", tsx, "--conditions=@pixgate/source", bin, "serve"],
-      { cwd: dir, env, timeout: 60_000 }
+      { cwd: dir, env, timeout: testWaitMs }
     ).catch((e: { code: number; stderr: string; stdout: string }) => e)
     expect("code" in failed ? failed.code : 0).toBe(2)
     expect(failed.stderr).toBe(
       "pixgate: PIXGATE_LIVE_PFX_PASSPHRASE: wrong passphrase for PIXGATE_LIVE_PFX_FILE (mac verify failure)\n"
     )
     expect(failed.stdout).not.toContain("Pixgate listening")
-  }, 90_000)
+  })
 })

@@ -10,6 +10,8 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWait } from "../../../test/support/wait.js"
 import { type Answer, send, start } from "../../http/test/support/harness.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
@@ -75,7 +77,7 @@ const sharedBurst = async (
     const before = logs().length
     const result = await burst(bases, await newKey())
     if (!logs().slice(before).includes(fallback)) return result
-    console.info(`burst ${attempt}: an instance fell back to its own bucket; trying again`)
+    report(`burst ${attempt}: an instance fell back to its own bucket; trying again`)
     if (attempt === 3)
       throw new Error("every burst fell back to per-instance buckets: the database was too slow")
     await new Promise((resolve) => setTimeout(resolve, 6_000))
@@ -141,7 +143,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
           () => instances.flatMap((i) => i.logs).join("\n")
         )
         const ok = granted(result)
-        console.info("two instances, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
+        report("two instances, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
         expect(ok).toBeGreaterThanOrEqual(limit.burst)
         expect(ok).toBeLessThanOrEqual(allowance(result))
       } finally {
@@ -199,7 +201,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
         outputs[index] = ""
         const timer = setTimeout(
           () => reject(new Error(`serve ${index} logged no URL: ${outputs[index]}`)),
-          100_000
+          testWait(5 / 3)
         )
         const read = (chunk: Buffer) => {
           outputs[index] += chunk.toString()
@@ -220,7 +222,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
     beforeAll(async () => {
       key = await merchantKey(database.url(), "Two processes")
       bases = await Promise.all([0, 1].map(serve))
-    }, 120_000)
+    })
 
     afterAll(async () => {
       await Promise.all(
@@ -244,9 +246,9 @@ describePostgres("the rate limit across instances on one Postgres", () => {
         () => outputs.join("\n")
       )
       const ok = granted(result)
-      console.info("two processes, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
+      report("two processes, shared:", { ok, seconds: result.seconds, allowance: allowance(result) })
       expect(ok).toBeGreaterThanOrEqual(limit.burst)
       expect(ok).toBeLessThanOrEqual(allowance(result))
-    }, 90_000)
+    })
   })
 })

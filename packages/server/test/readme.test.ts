@@ -9,10 +9,11 @@ import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
-import { tmpdir } from "node:os"
+import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")
@@ -24,6 +25,17 @@ const block = (name: string): string => {
 }
 const walkthrough = () => block("walkthrough")
 
+/** The ports block with `ports` in place of the defaults: the variables a reader would change. */
+const portsBlock = (ports: typeof defaultPorts): string => {
+  let text = block("walkthrough-ports")
+  for (const [name, value] of Object.entries(ports)) {
+    const line = `${name}=${defaultPorts[name as keyof typeof defaultPorts]}`
+    expect(text).toContain(line)
+    text = text.replace(line, `${name}=${value}`)
+  }
+  return text
+}
+
 const freePort = () =>
   new Promise<number>((resolve) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
@@ -33,19 +45,27 @@ const freePort = () =>
   })
 
 /** Resolves once something accepts connections on the port (a TCP connect, no request). */
-const listening = async (port: number) => {
-  for (let i = 0; ; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1")
-        .once("connect", () => {
-          socket.destroy()
-          resolve(true)
-        })
-        .once("error", () => resolve(false))
-    })
-    if (ok) return
-    if (i > 600) throw new Error(`nothing listens on ${port}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+const accepts = (port: number, host = "127.0.0.1") =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, host)
+      .once("connect", () => {
+        socket.destroy()
+        resolve(true)
+      })
+      .once("error", () => resolve(false))
+  })
+
+const listening = (port: number) =>
+  until(`something to listen on ${port}`, () => accepts(port), testWaitMs, 100)
+
+/** The walk-through's default ports: the test runs it on others, to prove nothing else names them. */
+const defaultPorts = { PORT: "3000", RECEIVER_PORT: "4000" }
+
+/** A free port that is not one of the defaults. */
+const otherPort = async (): Promise<number> => {
+  for (;;) {
+    const port = await freePort()
+    if (!Object.values(defaultPorts).includes(String(port))) return port
   }
 }
 
@@ -60,8 +80,15 @@ describe("README walk-through", () => {
   let receiverOut = ""
   let server: ChildProcess
   let receiver: ChildProcess
-  let port = 0
-  let receiverPort = 0
+  let ports = defaultPorts
+
+  it("names each port once, in the ports block, as variables every other block reads", () => {
+    expect(block("walkthrough-ports").trim()).toBe("export PORT=3000 RECEIVER_PORT=4000")
+    for (const name of ["receiver", "walkthrough"]) expect(block(name)).not.toMatch(/\b(3000|4000)\b/)
+    expect(block("receiver")).toContain('listen(Number(process.env.RECEIVER_PORT), "127.0.0.1")')
+    expect(walkthrough()).toContain("http://127.0.0.1:$RECEIVER_PORT/webhooks")
+    expect(walkthrough()).toContain('API="http://127.0.0.1:$PORT/api/v1"')
+  })
 
   beforeAll(async () => {
     mkdirSync(work)
@@ -81,10 +108,9 @@ describe("README walk-through", () => {
         scripts: { pixgate: `node ${JSON.stringify(join(root, "scripts", "pixgate.mjs"))}` }
       })
     )
-    port = await freePort()
-    receiverPort = await freePort()
-    // The README's receiver, as written, on a free port.
-    receiver = spawn("bash", ["-c", block("receiver").replace("listen(4000)", `listen(${receiverPort})`)], {
+    ports = { PORT: String(await otherPort()), RECEIVER_PORT: String(await otherPort()) }
+    // The README's receiver, as written, after the ports block with other ports in it.
+    receiver = spawn("bash", ["-euo", "pipefail", "-c", `${portsBlock(ports)}\n${block("receiver")}`], {
       cwd: work,
       env,
       stdio: ["ignore", "pipe", "inherit"]
@@ -92,23 +118,24 @@ describe("README walk-through", () => {
     receiver.stdout!.on("data", (chunk: Buffer) => {
       receiverOut += chunk
     })
-    await listening(receiverPort)
+    await listening(Number(ports.RECEIVER_PORT))
+    // `pnpm start` from the sources, on the ports block's PORT.
     server = spawn(
       process.execPath,
       ["--import", "tsx", "--conditions=@pixgate/source", "packages/server/src/bin.ts", "serve"],
       {
         cwd: root,
-        env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+        env: { ...env, PORT: ports.PORT, HOST: "127.0.0.1" },
         stdio: ["ignore", "pipe", "inherit"]
       }
     )
     await new Promise<void>((resolve, reject) => {
       server.stdout!.on("data", (chunk: Buffer) => {
-        if (chunk.toString().includes(`127.0.0.1:${port}`)) resolve()
+        if (chunk.toString().includes(`127.0.0.1:${ports.PORT}`)) resolve()
       })
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
     })
-  }, 120_000)
+  })
 
   afterAll(() => {
     server?.kill("SIGTERM")
@@ -116,42 +143,70 @@ describe("README walk-through", () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it("runs every command of the README and the merchant is paid, pays out and is notified", async () => {
-    const script = walkthrough()
-      .replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`)
-      .replaceAll("127.0.0.1:4000", `127.0.0.1:${receiverPort}`)
-    const out = await new Promise<string>((resolve, reject) =>
-      execFile(
-        "bash",
-        ["-euo", "pipefail", "-c", script],
-        { cwd: work, env, timeout: 150_000 },
-        (error, stdout, stderr) =>
-          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
+  it("the receiver listens on 127.0.0.1 only", async () => {
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)
+      .map((a) => a!.address)
+    for (const address of others) expect(await accepts(Number(ports.RECEIVER_PORT), address)).toBe(false)
+  })
+
+  it(
+    "runs every command of the README on other ports: the merchant is paid, pays out and is notified",
+    async () => {
+      const script = `${portsBlock(ports)}\n${walkthrough()}`
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(
+          "bash",
+          ["-euo", "pipefail", "-c", script],
+          { cwd: work, env, timeout: testWait(2.5) },
+          (error, stdout, stderr) =>
+            error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)
+        )
       )
-    )
-    // The script prints, in order: the webhook endpoint, the charge, the completed list, the
-    // payout, the list, the balance and the webhook log: seven JSON documents.
-    const docs = out
-      .trim()
-      .replace(/}\s*(?=[{[])/g, "}\n\u0000")
-      .replace(/]\s*(?=[{[])/g, "]\n\u0000")
-      .split("\u0000")
-      .map((d) => JSON.parse(d))
-    expect(docs).toHaveLength(7)
-    const [endpoint, charge, completed, payout, list, balance, log] = docs
-    expect(endpoint).toMatchObject({ mode: "test" })
-    expect(charge).toMatchObject({ amount: 25.9, fees: { feeAmount: 0.26, netAmount: 25.64 } })
-    expect(completed).toMatchObject({ total: 1, data: [{ id: charge.transactionId, status: "completed" }] })
-    expect(payout).toMatchObject({ status: "pending", amount: 10, fees: { feeAmount: 0.33 } })
-    expect(list.total).toBe(2)
-    expect(balance).toMatchObject({ available: 15.31 })
-    expect(Array.isArray(log)).toBe(true)
-    // Every delivery the README's receiver got passed its signature check.
-    const lines = receiverOut.trim().split("\n")
-    expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
-    const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event)
-    expect(events).toContain("transaction.completed")
-    expect(existsSync(join(work, "merchant.json"))).toBe(true)
-    expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
-  }, 240_000)
+      // The script prints, in order: the webhook endpoint, the charge, the completed list, the
+      // payout, the list, the balance and the webhook log: seven JSON documents, each ending its
+      // own line (no answer runs into the next).
+      expect(out).not.toMatch(/[}\]][{[]/)
+      const docs = out
+        .trim()
+        .replace(/}\s*\n(?=[{[])/g, "}\n\u0000")
+        .replace(/]\s*\n(?=[{[])/g, "]\n\u0000")
+        .split("\u0000")
+        .map((d) => JSON.parse(d))
+      expect(docs).toHaveLength(7)
+      const [endpoint, charge, completed, payout, list, balance, log] = docs
+      expect(endpoint).toMatchObject({ mode: "test" })
+      expect(charge).toMatchObject({ amount: 25.9, fees: { feeAmount: 0.26, netAmount: 25.64 } })
+      expect(completed).toMatchObject({ total: 1, data: [{ id: charge.transactionId, status: "completed" }] })
+      expect(payout).toMatchObject({ status: "pending", amount: 10, fees: { feeAmount: 0.33 } })
+      // Step 6 waited for the sandbox: the payout is listed completed, not pending.
+      expect(list).toMatchObject({
+        total: 2,
+        data: [
+          { id: payout.transactionId, status: "completed" },
+          { id: charge.transactionId, status: "completed" }
+        ]
+      })
+      expect(balance).toMatchObject({ available: 15.31 })
+      expect(Array.isArray(log)).toBe(true)
+      // Every delivery the README's receiver got passed its signature check, and the events are
+      // the ones the README names.
+      await until("the payout's last event at the receiver", () =>
+        receiverOut.includes("withdrawal.completed")
+      )
+      const lines = receiverOut.trim().split("\n")
+      expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
+      const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event as string)
+      const named = readme
+        .split("<!-- walkthrough:end -->")[1]!
+        .split("\n\n")[1]!
+        .match(/`[a-z]+\.[a-z]+`/g)!
+        .map((n) => n.slice(1, -1))
+      expect([...new Set(events)].sort()).toEqual([...new Set(named)].sort())
+      expect(existsSync(join(work, "merchant.json"))).toBe(true)
+      expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
+    },
+    testWait(4)
+  )
 })

@@ -73,7 +73,7 @@ describe("pixgate serve options", () => {
       server.stop()
       expect(await server.exit).toBe(0)
     }
-  }, 60_000)
+  })
 
   it("refuses malformed values with a usage error (exit 2)", async () => {
     const malformed: ReadonlyArray<Record<string, string>> = [
@@ -93,5 +93,5 @@ describe("pixgate serve options", () => {
       expect(await server.exit).toBe(2)
       expect(server.stderr()).toMatch(new RegExp(`^pixgate: ${Object.keys(env)[0]} must be`))
     }
-  }, 60_000)
+  })
 })

@@ -14,6 +14,8 @@ import { Agent, request } from "node:http"
 import { Engine } from "@pixgate/core"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWait } from "../../../test/support/wait.js"
 import { send } from "../../http/test/support/harness.js"
 import { liveStores } from "../../http/test/support/live.js"
 import * as Cli from "../src/Cli.js"
@@ -117,7 +119,7 @@ const storedPayouts = async (url: string, key: string) => {
 
 describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (store) => {
   it("resets no request that was sent; every answered payout is committed", {
-    timeout: 600_000
+    timeout: testWait(10)
   }, async () => {
     const db = await store.open()
     try {
@@ -135,7 +137,7 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       const outcomes: Array<Outcome> = []
       let answered = 0
       let stopping = false
-      const deadline = Date.now() + 300_000
+      const deadline = Date.now() + testWait(5)
       // Each client sends one payout after another (with short pauses) on the agent's keep-alive
       // sockets until the server is gone (an error once the SIGTERM went out); bounded in count and time.
       const client = async (n: number) => {
@@ -200,7 +202,7 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       expect(created.length).toBeGreaterThanOrEqual(400)
       // The drain ended in a clean exit.
       expect(exitCode, server.output().slice(-5_000)).toBe(0)
-      console.info(
+      report(
         `${store.name}: ${created.length} payouts answered, ${failed.length} refused at connect, ` +
           `SIGTERM to exit ${drainedMs} ms`
       )

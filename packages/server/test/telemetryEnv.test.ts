@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as Cli from "../src/Cli.js"
 import * as Environment from "../src/Environment.js"
 
@@ -94,7 +95,7 @@ describe("pixgate serve", () => {
   it("serves /metrics on PIXGATE_METRICS_PORT and names it in the start-up line", async () => {
     let stop: () => void = () => {}
     const server = run({ PIXGATE_METRICS_PORT: "0" }, new Promise((resolve) => (stop = resolve)))
-    const deadline = Date.now() + 20_000
+    const deadline = Date.now() + testWaitMs
     while (!server.out.join("").includes("Pixgate listening") && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50))
     const line = JSON.parse(

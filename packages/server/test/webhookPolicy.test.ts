@@ -80,7 +80,7 @@ describe("webhook address policy of pixgate serve", () => {
     )
     server.stop()
     expect(await server.exit).toBe(0)
-  }, 60_000)
+  })
 
   it("PIXGATE_WEBHOOK_PRIVATE_TARGETS=deny refuses loopback and private test-mode URLs, in serve and the CLI", async () => {
     const server = serve({ PIXGATE_WEBHOOK_PRIVATE_TARGETS: "deny" })
@@ -117,7 +117,7 @@ describe("webhook address policy of pixgate serve", () => {
     expect(await set({ PIXGATE_WEBHOOK_PRIVATE_TARGETS: "deny" })).toBe(1)
     expect(err).toMatch(/127\.0\.0\.1 is a loopback address; test-mode webhooks must use a public address/)
     expect(await set({})).toBe(0)
-  }, 60_000)
+  })
 
   it("PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1 in the development profile lets live mode take loopback, with a warning", async () => {
     const server = serve({
@@ -134,5 +134,5 @@ describe("webhook address policy of pixgate serve", () => {
     )
     server.stop()
     expect(await server.exit).toBe(0)
-  }, 60_000)
+  })
 })

@@ -8,6 +8,8 @@ import { SqlClient } from "@effect/sql"
 import { Engine, Money, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWait, testWaitMs } from "../../../test/support/wait.js"
 import { describePostgres } from "./helpers.js"
 import {
   type Line,
@@ -97,7 +99,7 @@ const crashAndRecover =
           if (acked.size === acknowledgedBeforeKill) first.kill("SIGKILL")
         }
       })
-      const timeout = setTimeout(() => first.kill("SIGKILL"), 90_000)
+      const timeout = setTimeout(() => first.kill("SIGKILL"), testWait(1.5))
       const exit = await first.exited
       clearTimeout(timeout)
       expect(exit, first.stderr()).toEqual({ code: null, signal: "SIGKILL" })
@@ -115,14 +117,13 @@ const crashAndRecover =
         keys: unacknowledged,
         inFlightPatienceMs
       })
-      await second.waitFor((l) => l.type === "retried", inFlightPatienceMs + 20_000)
+      await second.waitFor((l) => l.type === "retried", inFlightPatienceMs + testWaitMs)
       const retries = second.lines.filter((l) => l.type === "retry")
       expect(retries.length).toBe(unacknowledged.length)
       await waitUntil(
         "every job to run, every payout to settle and every delivery to be delivered",
         () => run(engine, snapshot).then((s) => s.jobs === 0 && s.undelivered === 0 && s.pending === 0),
-        // Room for a machine at load 8 on 2 cores.
-        120_000
+        testWait(2)
       )
       await second.stop()
 
@@ -198,7 +199,7 @@ const crashAndRecover =
         outcomes[o] = (outcomes[o] ?? 0) + 1
       }
       const stuck = retries.filter((r) => r.code === "idempotency_in_flight").map((r) => r.key as string)
-      console.info(`crash (${label}):`, {
+      report(`crash (${label}):`, {
         started: started.size,
         acknowledged: acked.size,
         unacknowledged: unacknowledged.length,
@@ -229,11 +230,11 @@ const title =
   "a fresh process retries its unacknowledged payouts and delivers its events: no double payout, exact ledger"
 
 describePostgres("An engine process killed mid-work", () => {
-  it(title, () => withFreshDatabase(crashAndRecover("Postgres")), 300_000)
+  it(title, () => withFreshDatabase(crashAndRecover("Postgres")), testWait(5))
 })
 
 // SQLite: both processes write one file (each with its log checkpointer running), and the first
 // is killed in the middle of its commits and checkpoints.
 describe("An engine process on SQLite killed mid-work", () => {
-  it(title, () => withFreshSqliteFile(crashAndRecover("SQLite")), 300_000)
+  it(title, () => withFreshSqliteFile(crashAndRecover("SQLite")), testWait(5))
 })

@@ -22,6 +22,7 @@
 import { createInterface } from "node:readline"
 import { type Auth, Engine, type Errors, Requests, WebhookTransport } from "@pixgate/core"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
+import { testWait } from "../../../test/support/wait.js"
 import { statusOf } from "../../http/src/Status.js"
 import { storeLayer } from "./store-layer.js"
 
@@ -267,7 +268,7 @@ const stop = () => {
   if (stopping) return
   stopping = true
   Effect.runFork(Fiber.interrupt(fiber))
-  setTimeout(() => process.exit(2), 15_000).unref()
+  setTimeout(() => process.exit(2), testWait(0.25)).unref()
 }
 process.on("SIGTERM", stop)
 process.on("SIGINT", stop)

@@ -7,7 +7,9 @@
 import { SqlClient } from "@effect/sql"
 import { Engine, Money, Requests, Store } from "@pixgate/core"
 import { Effect } from "effect"
-import { expect, it } from "vitest"
+import { expect, it, vi } from "vitest"
+import { report } from "../../../test/support/output.js"
+import { testWait } from "../../../test/support/wait.js"
 import { describePostgres } from "./helpers.js"
 import {
   type Hit,
@@ -18,6 +20,9 @@ import {
   webhookLog,
   withFreshDatabase
 } from "./processes.js"
+
+// Two engine processes and 1,000 payouts or 2,000 jobs each test: four base waits.
+vi.setConfig({ testTimeout: testWait(4), hookTimeout: testWait(4) })
 
 const recipient = "recipient@example.com"
 
@@ -57,10 +62,12 @@ describePostgres("Two engine processes on one Postgres", () => {
       // Both connected before either fires, so the two bursts overlap.
       await Promise.all(children.map((c) => c.waitFor((l) => l.type === "ready")))
       for (const c of children) c.send("go")
-      const summaries = await Promise.all(children.map((c) => c.waitFor((l) => l.type === "summary", 45_000)))
+      const summaries = await Promise.all(
+        children.map((c) => c.waitFor((l) => l.type === "summary", testWait(2)))
+      )
       const exits = await Promise.all(children.map((c) => c.exited))
       expect(exits.map((e) => e.code)).toEqual([0, 0])
-      console.info(
+      report(
         "payouts per process:",
         summaries.map((s) => ({ pid: s.pid, created: s.created, refused: s.refused, ms: s.ms }))
       )
@@ -145,8 +152,11 @@ describePostgres("Two engine processes on one Postgres", () => {
         await Promise.all(children.map((c) => c.waitFor((l) => l.type === "ready")))
         const go = Date.now()
         for (const c of children) c.send("go")
-        const waited = await waitUntil("every job to run and every delivery to be delivered", () =>
-          run(engine, workLeft).then((w) => w.jobs === 0 && w.undelivered === 0 && w.pending === 0)
+        // A whole workload, not one step: 2,000 jobs on a machine that may be loaded.
+        const waited = await waitUntil(
+          "every job to run and every delivery to be delivered",
+          () => run(engine, workLeft).then((w) => w.jobs === 0 && w.undelivered === 0 && w.pending === 0),
+          testWait(3)
         )
         const drained = Date.now() - go
         await Promise.all(children.map((c) => c.stop()))
@@ -177,7 +187,7 @@ describePostgres("Two engine processes on one Postgres", () => {
         const perProcess = Object.fromEntries(
           agents.map((a) => [a, receiver.hits.filter((h) => h.agent === `${a}-Webhooks/1.0`).length])
         )
-        console.info("webhooks from two processes:", {
+        report("webhooks from two processes:", {
           events: events.length,
           requests: receiver.hits.length,
           duplicates: duplicates.length,

@@ -32,7 +32,7 @@ const planNodes = (node: Record<string, unknown>): ReadonlyArray<Record<string, 
 ]
 
 describePostgres("Postgres: migrations", () => {
-  const database = useFreshDatabase()
+  const database = useFreshDatabase({ empty: true })
 
   it("engines starting together on one empty database migrate it once, under the advisory lock", async () => {
     const engine = Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 2 }))

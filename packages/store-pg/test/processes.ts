@@ -14,6 +14,7 @@ import type { SqlClient } from "@effect/sql"
 import { Engine, type Store, WebhookTransport } from "@pixgate/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach } from "vitest"
+import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 import type { ChildOptions } from "./engine-process.js"
 import { createDatabase, databaseUrl, dropDatabase } from "./helpers.js"
 import { storeLayer } from "./store-layer.js"
@@ -35,14 +36,14 @@ export interface EngineChild {
   readonly lines: ReadonlyArray<Line>
   /** What it wrote to stderr (logs, failures). */
   readonly stderr: () => string
-  /** Resolves with the first line (already printed or to come) that matches. */
+  /** Resolves with the first line (already printed or to come) that matches; one base wait by default. */
   readonly waitFor: (predicate: (line: Line) => boolean, timeoutMs?: number) => Promise<Line>
   /** Calls `listener` on every line, from now on. */
   readonly onLine: (listener: (line: Line) => void) => void
   /** Writes one line to its stdin. */
   readonly send: (text: string) => void
   readonly kill: (signal: NodeJS.Signals) => void
-  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs` (a quarter of a base wait by default). */
   readonly stop: (graceMs?: number) => Promise<ChildExit>
   readonly exited: Promise<ChildExit>
 }
@@ -122,7 +123,7 @@ export const spawnEngine = (name: string, command: string, options: ChildOptions
     exit = e
   })
 
-  const waitFor = (predicate: (line: Line) => boolean, timeoutMs = 30_000) =>
+  const waitFor = (predicate: (line: Line) => boolean, timeoutMs = testWaitMs) =>
     new Promise<Line>((resolve, reject) => {
       const found = lines.find(predicate)
       if (found !== undefined) return resolve(found)
@@ -170,7 +171,7 @@ export const spawnEngine = (name: string, command: string, options: ChildOptions
       child.stdin.write(`${text}\n`)
     },
     kill,
-    stop: async (graceMs = 15_000) => {
+    stop: async (graceMs = testWait(0.25)) => {
       kill("SIGTERM")
       const timer = setTimeout(() => kill("SIGKILL"), graceMs)
       const e = await exited
@@ -268,20 +269,13 @@ export const withFreshSqliteFile = <A>(test: DatabaseTest<A>) => {
   )
 }
 
-/** Polls `check` every `everyMs` until it answers true, or fails after `timeoutMs`. */
-export const waitUntil = async (
+/** Polls `check` every `everyMs` until it answers true, or fails after `timeoutMs` (one base wait). */
+export const waitUntil = (
   what: string,
   check: () => Promise<boolean>,
-  timeoutMs = 45_000,
+  timeoutMs = testWaitMs,
   everyMs = 200
-): Promise<number> => {
-  const start = Date.now()
-  for (;;) {
-    if (await check()) return Date.now() - start
-    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, everyMs))
-  }
-}
+): Promise<number> => until(what, check, timeoutMs, everyMs)
 
 /** Runs an effect on the test engine. */
 export const run = <A, E>(

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net"
 import { Engine } from "@pixgate/core"
 import { Pixgate } from "@pixgate/server"
 import { Effect } from "effect"
+import { testWaitMs } from "../../../../test/support/wait.js"
 
 /** A running server. */
 export interface TestServer {
@@ -57,7 +58,7 @@ export interface Delivery {
 export interface Receiver {
   readonly url: string
   readonly deliveries: Array<Delivery>
-  /** Waits (up to `timeoutMs`) for a delivery that `match` accepts. */
+  /** Waits (up to `timeoutMs`, one base wait by default) for a delivery that `match` accepts. */
   readonly next: (match: (delivery: Delivery) => boolean, timeoutMs?: number) => Promise<Delivery>
   readonly close: () => Promise<void>
 }
@@ -77,7 +78,7 @@ export const startReceiver = async (): Promise<Receiver> => {
   return {
     url,
     deliveries,
-    next: async (match, timeoutMs = 20_000) => {
+    next: async (match, timeoutMs = testWaitMs) => {
       const deadline = Date.now() + timeoutMs
       while (Date.now() < deadline) {
         const found = deliveries.find(match)

@@ -6,6 +6,7 @@ import {
   HttpClientResponse
 } from "@effect/platform"
 import { Chunk, Clock, Duration, Effect, Layer, TestClock } from "effect"
+import { testWaitMs } from "../../../../test/support/wait.js"
 import * as Config from "../../src/Config.js"
 import type { Event, EventId, MerchantId, Mode } from "../../src/Domain.js"
 import * as HostResolver from "../../src/HostResolver.js"
@@ -108,7 +109,7 @@ const waitForClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   )
 
 const settle = Effect.gen(function* () {
-  const deadline = Date.now() + 5000
+  const deadline = Date.now() + testWaitMs
   do {
     yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
     if (Date.now() > deadline) return yield* Effect.dieMessage("jobs still busy after 5 s of real time")

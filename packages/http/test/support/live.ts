@@ -12,6 +12,7 @@ import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Duration, Effect, Redacted } from "effect"
 import { expect } from "vitest"
+import { testWaitMs } from "../../../../test/support/wait.js"
 import {
   createDatabase,
   databaseUrl,
@@ -96,7 +97,11 @@ export interface Live {
 }
 
 /** Waits until `check` holds (polling), or fails with `what`. */
-export const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000) => {
+export const until = async (
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = testWaitMs
+) => {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for: ${what}`)

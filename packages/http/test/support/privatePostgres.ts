@@ -12,6 +12,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, sta
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { testWaitMs } from "../../../../test/support/wait.js"
 
 /** A running (or stopped) private cluster. */
 export interface PrivatePostgres {
@@ -67,7 +68,7 @@ export const unavailableReason: string =
 const run = (tool: string, args: ReadonlyArray<string>) => {
   const command = join(bin!, tool)
   const [file, argv] = isRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args]
-  execFileSync(file, argv, { stdio: "pipe", timeout: 60_000 })
+  execFileSync(file, argv, { stdio: "pipe", timeout: testWaitMs })
 }
 
 const freePort = () =>
