@@ -7,9 +7,10 @@
  */
 import { Schema } from "effect"
 import type { Chargeback, Event, EventType, Refund, Transaction } from "./Domain.js"
+import * as DueDate from "./DueDate.js"
 import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
-import { DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
+import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
 const exampleTime = "2026-01-02T03:04:05.000Z"
 
@@ -26,7 +27,16 @@ const transactionFields = {
         "When the PIX has one; in live mode always the bank's (a live payout's once the bank gave it)"
     })
   ),
-  pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" }))
+  pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" })),
+  dueDate: Schema.optional(
+    CalendarDate.annotations({ description: "A due-date charge's due date (absent on other transactions)" })
+  ),
+  payableUntil: Schema.optional(
+    CalendarDate.annotations({
+      description:
+        "A due-date charge's last payable day: the due date (moved to a business day) plus `daysAfterDue`, moved to a business day"
+    })
+  )
 }
 
 /** The transaction part of an event's `data`. */
@@ -94,6 +104,8 @@ const deposit = {
   txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V"
 } as const
 const paid = { ...deposit, status: "completed", endToEndId: "E1234567820260102030400000000002" } as const
+/** A due-date charge's fields: due Tuesday 2026-03-10, payable 30 days after it (Thursday 2026-04-09). */
+const due = { dueDate: "2026-03-10", payableUntil: "2026-04-09" } as const
 const withdrawal = {
   transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2Y",
   type: "withdrawal",
@@ -161,7 +173,12 @@ export const webhooks = {
     "TransactionCompletedEvent",
     "A charge was paid",
     { paidAt: DateTime }
-  ).annotations({ examples: [example("transaction.completed", { ...paid, paidAt: exampleTime })] }),
+  ).annotations({
+    examples: [
+      example("transaction.completed", { ...paid, paidAt: exampleTime }),
+      example("transaction.completed", { ...paid, ...due, paidAt: exampleTime })
+    ]
+  }),
   "transaction.failed": webhookBody(
     "transaction.failed",
     "TransactionFailedEvent",
@@ -287,6 +304,10 @@ const summary = (tx: Transaction): TransactionSummary => {
   if (tx.txid !== null) data.txid = tx.txid
   if (tx.endToEndId !== null) data.endToEndId = tx.endToEndId
   if (tx.pixKey !== null) data.pixKey = tx.pixKey
+  if (tx.dueTerms !== null) {
+    data.dueDate = tx.dueTerms.dueDate
+    data.payableUntil = DueDate.formatDay(DueDate.lastPayableDay(tx.dueTerms))
+  }
   return data
 }
 

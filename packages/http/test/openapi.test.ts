@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Domain, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
+import { Domain, DueDate, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
@@ -279,6 +279,101 @@ describe("webhooks", () => {
       expect(validate(schemaOf(event.type), { ...body, event: "other" }), event.type).not.toEqual([])
     }
   })
+
+  it("a due-date charge's events carry its dueDate and payableUntil, and validate", () => {
+    const now = Date.UTC(2026, 0, 2, 3, 4, 5)
+    const terms: DueDate.DueTerms = {
+      dueDate: "2026-03-10",
+      daysAfterDue: 30,
+      fine: null,
+      interest: null,
+      discount: null,
+      abatement: null
+    }
+    const charge = Domain.newTransaction({
+      id: "tx_1" as Domain.Transaction["id"],
+      merchantId: "mer_1" as Domain.Transaction["merchantId"],
+      mode: "test",
+      type: "deposit",
+      status: "pending",
+      amount: 10000 as Money.Cents,
+      createdAt: now,
+      txid: "a".repeat(30),
+      dueTerms: terms
+    })
+    const events = [
+      Events.transactionCreated(charge, now),
+      Events.transactionCompleted({ ...charge, status: "completed", paidAt: now, endToEndId: "E2" }, now),
+      Events.transactionFailed({ ...charge, status: "failed" }, "expired", now)
+    ]
+    for (const event of events) {
+      const body = JSON.parse(new TextDecoder().decode(WebhookSignature.body(event)))
+      // 2026-03-10 is a Tuesday; 30 days later, Thursday 2026-04-09, is a business day.
+      expect(body.data).toMatchObject({ dueDate: "2026-03-10", payableUntil: "2026-04-09" })
+      expect(validate(schemaOf(event.type), body), event.type).toEqual([])
+    }
+    // Other transactions' events have neither field.
+    const plain = JSON.parse(
+      new TextDecoder().decode(
+        WebhookSignature.body(Events.transactionCreated({ ...charge, dueTerms: null }, now))
+      )
+    )
+    expect(plain.data).not.toHaveProperty("dueDate")
+    expect(plain.data).not.toHaveProperty("payableUntil")
+  })
+
+  it("a due-date charge paid in the sandbox: the deliveries carry its dates and validate", async () => {
+    const received: Array<Doc> = []
+    const receiver = createServer((req, res) => {
+      let text = ""
+      req.on("data", (c) => {
+        text += c
+      })
+      req.on("end", () => {
+        received.push(JSON.parse(text))
+        res.writeHead(200).end()
+      })
+    })
+    const url = await listen(receiver)
+    try {
+      const m = await h.merchant()
+      await h.engine((e) =>
+        e.admin.setWebhook({
+          merchantId: m.merchantId,
+          mode: "test",
+          url: `${url}/h`,
+          secret: "s3cret-value"
+        })
+      )
+      const due = DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 10)
+      const body = {
+        amount: 3,
+        dueDate: DueDate.formatDay(due),
+        daysAfterDue: 5,
+        clientName: "Maria Silva",
+        clientDoc: "529.982.247-25"
+      }
+      const answer = await h.request("POST", "/api/v1/charges", { key: m.testKey, body })
+      expect(answer.status, answer.text).toBe(201)
+      const deadline = Date.now() + 30_000
+      while (!received.some((r) => r.event === "transaction.completed") && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      const names = received.map((r) => r.event)
+      expect(names).toContain("transaction.created")
+      expect(names).toContain("transaction.completed")
+      for (const delivered of received) {
+        expect(delivered.data, delivered.event).toMatchObject({
+          transactionId: answer.body.transactionId,
+          dueDate: answer.body.dueDate,
+          payableUntil: answer.body.payableUntil
+        })
+        expect(validate(schemaOf(delivered.event), delivered), delivered.event).toEqual([])
+      }
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise((resolve) => receiver.close(resolve))
+    }
+  }, 60_000)
 
   it("the deliveries a real receiver gets validate, with the documented headers", async () => {
     const received: Array<{ headers: IncomingMessage["headers"]; body: Doc }> = []

@@ -63,6 +63,17 @@ const pt = {
   attempts: "Tentativas",
   redeliver: "Reenviar",
   payNow: "Pagar agora (sandbox)",
+  payOn: "Pagar como no dia",
+  payOnHint: "vazio: hoje; a cobrança com vencimento pede o valor daquele dia",
+  dueDate: "Vencimento",
+  payableUntil: "Pagável até",
+  dueToday: "Valor para hoje",
+  dueOriginal: "Valor original",
+  dueDiscount: "Desconto",
+  dueFine: "Multa",
+  dueInterest: "Juros",
+  dueAbatement: "Abatimento",
+  receivedAmount: "Valor recebido",
   newCharge: "Nova cobrança",
   description: "Descrição",
   payerName: "Nome do pagador",
@@ -210,6 +221,17 @@ const en: Words = {
   attempts: "Attempts",
   redeliver: "Redeliver",
   payNow: "Pay now (sandbox)",
+  payOn: "Pay as on",
+  payOnHint: "empty: today; a due-date charge asks for that day's amount",
+  dueDate: "Due date",
+  payableUntil: "Payable until",
+  dueToday: "Amount due today",
+  dueOriginal: "Original amount",
+  dueDiscount: "Discount",
+  dueFine: "Fine",
+  dueInterest: "Interest",
+  dueAbatement: "Abatement",
+  receivedAmount: "Amount received",
   newCharge: "New charge",
   description: "Description",
   payerName: "Payer name",
@@ -359,6 +381,17 @@ export const time = (lang: Lang, ms: number): string => timeFormats[lang].format
 
 /** The São Paulo calendar day of an instant, `YYYY-MM-DD`. */
 export const day = (ms: number): string => new Intl.DateTimeFormat("en-CA", { timeZone }).format(ms)
+
+const dayFormats = {
+  "pt-BR": new Intl.DateTimeFormat("pt-BR", { timeZone: "UTC", dateStyle: "short" }),
+  en: new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", dateStyle: "short" })
+}
+
+/** A calendar day `YYYY-MM-DD` (a due date: a day, not an instant) as `10/03/2027`. */
+export const calendarDay = (lang: Lang, text: string): string => {
+  const [y, m, d] = text.split("-").map(Number)
+  return dayFormats[lang].format(Date.UTC(y!, m! - 1, d!))
+}
 
 /** A form's amount in reais as the engine takes it (a number), accepting `1.234,56` and `1234.56`. */
 export const parseAmount = (text: string): unknown => {

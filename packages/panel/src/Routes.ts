@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import {
   type Auth,
   Domain,
+  DueDate,
   Engine,
   Errors,
   Fees,
@@ -19,7 +20,17 @@ import {
 import { Effect, Either, Option } from "effect"
 import * as Chart from "./Chart.js"
 import { type Html, html, type Part } from "./Html.js"
-import { type Dictionary, day, type Lang, label, money, parseAmount, time, words } from "./I18n.js"
+import {
+  calendarDay,
+  type Dictionary,
+  day,
+  type Lang,
+  label,
+  money,
+  parseAmount,
+  time,
+  words
+} from "./I18n.js"
 import { bare, csrfField, page, securityHeaders, type View } from "./Layout.js"
 import { cookies, type Run, same } from "./Panel.js"
 import * as Password from "./Password.js"
@@ -212,7 +223,7 @@ export const handle = async (
       const f = fields!
       if (a === "signout" && s.user !== null) return await signOut(s)
       if (a === "charges" && b === undefined) return await createCharge(s, f)
-      if (a === "transactions" && b !== undefined && c === "pay") return await payNow(s, b)
+      if (a === "transactions" && b !== undefined && c === "pay") return await payNow(s, b, f)
       if (a === "transactions" && b !== undefined && c === "refunds" && segments[3] === "review")
         return await reviewRefund(s, b, f)
       if (a === "transactions" && b !== undefined && c === "refunds" && segments.length === 3)
@@ -528,11 +539,47 @@ const txTable = (s: Signed, rows: ReadonlyArray<Views.TransactionJson>) =>
   rows.length === 0
     ? html`<p>${s.t.none}</p>`
     : html`<div class="table-wrap"><table data-testid="transactions">
-<thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.created}</th></tr></thead>
+<thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-id="${r.id}"><td><a class="mono" href="${s.cfg.base}/transactions/${r.id}">${r.id}</a></td><td>${label(s.lang, r.type)}</td><td>${status(s, r.status)}</td><td class="num">${brl(s, Math.round(r.amount * 100))}</td><td class="num">${brl(s, Math.round(r.feeAmount * 100))}</td><td>${when(s, Date.parse(r.createdAt))}</td></tr>`
+          html`<tr data-id="${r.id}"><td><a class="mono" href="${s.cfg.base}/transactions/${r.id}">${r.id}</a></td><td>${label(s.lang, r.type)}</td><td>${status(s, r.status)}</td><td class="num">${brl(s, Math.round(r.amount * 100))}${
+            r.amountDue === undefined
+              ? ""
+              : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
+          }</td><td class="num">${brl(s, Math.round(r.feeAmount * 100))}</td><td>${dueCell(s, r)}</td><td>${when(s, Date.parse(r.createdAt))}</td></tr>`
       )}</tbody></table></div>`
+
+/** A due-date charge's due date and last payable day in the list; a dash for other transactions. */
+const dueCell = (s: Signed, r: Views.TransactionJson) =>
+  r.dueDate === undefined
+    ? "—"
+    : html`<span data-testid="due-date">${calendarDay(s.lang, r.dueDate)}</span>${
+        r.payableUntil === undefined
+          ? ""
+          : html`<br><span class="hint" data-testid="payable-until">${s.t.payableUntil} ${calendarDay(s.lang, r.payableUntil)}</span>`
+      }`
+
+/**
+ * What a pending due-date charge asks for today (São Paulo) and how: the original amount less
+ * abatement and discount, plus fine and interest (the parts that are not zero).
+ */
+const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTerms): Part => {
+  const due = DueDate.amountDueAt(tx.amount, terms, Date.now())
+  const parts: ReadonlyArray<readonly [string, string, number]> = [
+    ["−", s.t.dueAbatement, due.abatement],
+    ["−", s.t.dueDiscount, due.discount],
+    ["+", s.t.dueFine, due.fine],
+    ["+", s.t.dueInterest, due.interest]
+  ]
+  const shown = parts.filter(([, , cents]) => cents > 0)
+  return html`<span data-testid="due-today">${brl(s, due.total)}</span>${
+    shown.length === 0
+      ? ""
+      : html` <span class="hint" data-testid="due-breakdown">(${s.t.dueOriginal} ${brl(s, due.original)}${shown.map(
+          ([sign, name, cents]) => ` ${sign} ${name} ${brl(s, cents)}`
+        )})</span>`
+  }`
+}
 
 const select = (
   id: string,
@@ -656,7 +703,7 @@ const csv = async (s: Signed) => {
   return new Response(stream, { status: 200, headers })
 }
 
-const detail = async (s: Signed, id: string, error?: unknown) => {
+const detail = async (s: Signed, id: string, error?: unknown, code = 409) => {
   const tx = await ownTransaction(s, id)
   const { events, deliveries, chargebacks } = await s.cfg.run(
     Effect.gen(function* () {
@@ -680,6 +727,7 @@ const detail = async (s: Signed, id: string, error?: unknown) => {
     [s.t.status, status(s, tx.status)],
     [s.t.mode, s.t[tx.mode]],
     [s.t.amount, brl(s, tx.amount)],
+    ...dueFields(s, tx),
     [s.t.fee, brl(s, tx.feeAmount)],
     ["gatewayFeeAmount", brl(s, tx.gatewayFeeAmount)],
     [s.t.net, brl(s, tx.netAmount)],
@@ -715,7 +763,11 @@ const detail = async (s: Signed, id: string, error?: unknown) => {
 <p><button type="button" class="secondary" data-copy="brcode" data-copied="${s.t.copied}">${s.t.copy}</button></p>
 ${
   tx.mode === "test"
-    ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}<button type="submit" data-testid="pay-now">${s.t.payNow}</button></form>`
+    ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${
+        tx.dueTerms === null
+          ? ""
+          : html`<div><label for="pay-on">${s.t.payOn} <span class="hint">(${s.t.optional}; ${s.t.payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
+      }<button type="submit" data-testid="pay-now">${s.t.payNow}</button></form>`
     : ""
 }</section>`
       : ""
@@ -739,8 +791,30 @@ ${deliveryTable(s, deliveries)}`
   return respond(
     s,
     page(s.view, `${label(s.lang, tx.type)} ${brl(s, tx.amount)}`, body, error ? errorBox(error) : notice(s)),
-    error ? 409 : 200
+    error ? code : 200
   )
+}
+
+/** A due-date charge's dates, today's amount while pending, and what it was paid once a PIX came. */
+const dueFields = (s: Signed, tx: Domain.Transaction): ReadonlyArray<readonly [string, Part]> => {
+  const terms = tx.dueTerms
+  if (terms === null) return []
+  return [
+    [s.t.dueDate, html`<span data-testid="detail-due-date">${calendarDay(s.lang, terms.dueDate)}</span>`],
+    [
+      s.t.payableUntil,
+      html`<span data-testid="detail-payable-until">${calendarDay(s.lang, DueDate.formatDay(DueDate.lastPayableDay(terms)))}</span>`
+    ],
+    ...(tx.status === "pending" ? [[s.t.dueToday, dueToday(s, tx, terms)] as const] : []),
+    ...(tx.receivedAmount === null
+      ? []
+      : [
+          [
+            s.t.receivedAmount,
+            html`<span data-testid="received-amount">${brl(s, tx.receivedAmount)}</span>`
+          ] as const
+        ])
+  ]
 }
 
 const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLogEntry>) =>
@@ -760,13 +834,22 @@ const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLogEntry>
           }</td></tr>`
       )}</tbody></table></div>`
 
-const payNow = async (s: Signed, id: string) => {
+/**
+ * The sandbox's payer pays now, or, given a day (a due-date charge's form asks for one), as on
+ * that day: the engine's `paidAt`, which asks for what the terms give on it. Today means now
+ * (noon today may be before the charge was created).
+ */
+const payNow = async (s: Signed, id: string, f: URLSearchParams) => {
   const tx = await ownTransaction(s, id)
+  const on = f.get("paidAt")?.trim() ?? ""
+  const paidAt = on === "" || on === day(Date.now()) ? {} : { paidAt: on }
   try {
-    await engine(s, (e) => e.admin.sandboxPayCharge(tx.id))
+    await engine(s, (e) => e.admin.sandboxPayCharge(tx.id, paidAt))
   } catch (error) {
     // Already paid (the sandbox pays most test charges by itself), expired, or live mode.
     if (httpStatus(error) === 409) return detail(s, tx.id, error)
+    // A day that is not one, or before the charge was created.
+    if (httpStatus(error) === 422) return detail(s, tx.id, error, 422)
     throw error
   }
   return redirect(s, `/transactions/${tx.id}`, "paid")

@@ -30,7 +30,7 @@ export interface BankSettings {
   /** Merchant name and city written into BR Codes. */
   readonly merchantName: string
   readonly merchantCity: string
-  /** Host (and port) of cob locations, e.g. `127.0.0.1:8443`. */
+  /** Host and port of the charges' locations (their own HTTPS server, no client certificate). */
   readonly locationHost: () => string
   /** The account's Pix keys; any key is accepted when absent. */
   readonly pixKeys?: ReadonlyArray<string>
@@ -218,7 +218,8 @@ export class Bank {
     if (existing) return existing.fingerprint === fingerprint ? { cob: existing, created: false } : "conflict"
     const now = this.settings.now()
     const locId = this.state.nextLocId++
-    const location = `${this.settings.locationHost()}/qr/v2/${randomAlphanumeric(32).toLowerCase()}`
+    // The standard serves a cobv at `/cobv/{pixUrlAccessToken}` (the payer's PSP adds DPP and codMun).
+    const location = `${this.settings.locationHost()}/qr/v2/${input.vencimento ? "cobv/" : ""}${randomAlphanumeric(32).toLowerCase()}`
     const cob: Cob = {
       txid,
       criacao: now,

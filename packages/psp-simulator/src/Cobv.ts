@@ -28,7 +28,8 @@ export interface CobvTerms {
 }
 
 const day = 86_400_000
-const dateOf = (text: string) => Date.parse(`${text}T00:00:00Z`) / day
+/** The day number of a `YYYY-MM-DD` date. */
+export const dateOf = (text: string) => Date.parse(`${text}T00:00:00Z`) / day
 
 /** The São Paulo calendar day (days since 1970-01-01) of an instant. */
 export const saoPauloDay = (at: Date) => Math.floor((at.getTime() - 3 * 3_600_000) / day)
@@ -94,13 +95,23 @@ const share = (cents: number, hundredths: number, count: number, per: number) =>
 export const lastDay = (terms: CobvTerms) =>
   rollForward(rollForward(dateOf(terms.dataDeVencimento)) + terms.validadeAposVencimento)
 
-/** The amount due (centavos) on São Paulo day `pay` for a cobv of `original` (centavos). */
-export const amountOn = (original: number, terms: CobvTerms, pay: number) => {
+/** What a cobv asks for on one day, in centavos: its parts and the total (`final`). */
+export interface Parts {
+  readonly abatimento: number
+  readonly desconto: number
+  readonly multa: number
+  readonly juros: number
+  readonly final: number
+}
+
+/** The parts of the amount due on São Paulo day `pay` for a cobv of `original` (centavos). */
+export const partsOn = (original: number, terms: CobvTerms, pay: number): Parts => {
   const due = rollForward(dateOf(terms.dataDeVencimento))
   const value = (rule: Rule) => toCents(rule.valorPerc ?? "0.00")
   const flat = (rule: Rule | undefined) =>
     rule === undefined ? 0 : rule.modalidade === 1 ? value(rule) : share(original, value(rule), 1, 1)
-  let total = original - flat(terms.abatimento)
+  const abatimento = flat(terms.abatimento)
+  let desconto = 0
   const d = terms.desconto
   if (d !== undefined && pay <= due) {
     if (d.modalidade === 1 || d.modalidade === 2) {
@@ -111,22 +122,29 @@ export const amountOn = (original: number, terms: CobvTerms, pay: number) => {
         }))
         .filter((x) => pay <= x.until)
         .sort((x, y) => x.until - y.until)[0]
-      if (open) total -= d.modalidade === 1 ? open.v : share(original, open.v, 1, 1)
+      if (open) desconto = d.modalidade === 1 ? open.v : share(original, open.v, 1, 1)
     } else {
       const early = d.modalidade === 4 || d.modalidade === 6 ? businessBetween(pay, due) : due - pay
-      total -= d.modalidade <= 4 ? value(d) * early : share(original, value(d), early, 1)
+      desconto = d.modalidade <= 4 ? value(d) * early : share(original, value(d), early, 1)
     }
   }
+  let multa = 0
+  let juros = 0
   if (pay > due) {
-    total += flat(terms.multa)
+    multa = flat(terms.multa)
     const j = terms.juros
     if (j !== undefined) {
       const calendar = pay - due
       const business = businessBetween(due + 1, pay + 1)
       const n = j.modalidade <= 4 ? calendar : business
       const per = [1, 1, 30, 365, 1, 1, 21, 252][j.modalidade - 1] ?? 1
-      total += j.modalidade === 1 || j.modalidade === 5 ? value(j) * n : share(original, value(j), n, per)
+      juros = j.modalidade === 1 || j.modalidade === 5 ? value(j) * n : share(original, value(j), n, per)
     }
   }
-  return Math.max(1, total)
+  const final = Math.max(1, original - abatimento - desconto + multa + juros)
+  return { abatimento, desconto, multa, juros, final }
 }
+
+/** The amount due (centavos) on São Paulo day `pay` for a cobv of `original` (centavos). */
+export const amountOn = (original: number, terms: CobvTerms, pay: number) =>
+  partsOn(original, terms, pay).final

@@ -7,6 +7,7 @@ import { type CallbackDelivery, type CallbackMode, Callbacks, type HeldCallback 
 import { generatePki, shared, type TestPki } from "./Certificates.js"
 import { makeControlHandler } from "./Control.js"
 import { type Fault, Faults } from "./Faults.js"
+import { makeLocationHandler } from "./Locations.js"
 import type { Cob, Devolucao, ReceivedPix, Send, State } from "./Model.js"
 import { type OAuthClient, tokenRoute } from "./OAuth.js"
 import { sendRoutes } from "./SendApi.js"
@@ -18,6 +19,8 @@ export interface PspSimulatorOptions {
   readonly host?: string
   /** Port of the HTTPS API (default 0: any free port). */
   readonly port?: number
+  /** Port of the charges' locations (open HTTPS; default 0: any free port). */
+  readonly locationPort?: number
   /** Port of the plain-HTTP control API on `host`; no control server when absent (0: any free port). */
   readonly controlPort?: number
   /** OAuth2 clients (default one: `pixgate` / `pixgate-secret`, every scope). */
@@ -63,6 +66,11 @@ export interface PspSimulator {
   /** Base URL of the HTTPS API, e.g. `https://127.0.0.1:8443` (API Pix under `/v2`). */
   readonly url: string
   readonly port: number
+  /**
+   * Base URL of the charges' locations (open HTTPS, no client certificate): a cob's or cobv's
+   * `location` is on this host, and a GET on it answers the charge as a JWS.
+   */
+  readonly locationUrl: string
   /** Base URL of the control API, when one was asked for. */
   readonly controlUrl: string | undefined
   /** The test CA and the client certificate (PEM and PKCS#12) to reach the API. */
@@ -143,6 +151,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   let callbackMode: CallbackMode = options.callbackMode ?? "now"
   let refundOutcome: RefundOutcome = options.refundOutcome ?? "settle"
   let apiPort = 0
+  let locationPort = 0
   const faults = new Faults()
   const requests: Array<RequestRecord> = []
   const timers = new Set<NodeJS.Timeout>()
@@ -169,7 +178,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
       ispb: options.ispb ?? "99999999",
       merchantName: "PIXGATE SIMULADO",
       merchantCity: "SAO PAULO",
-      locationHost: () => `${hostForUrl(host)}:${apiPort}`,
+      locationHost: () => `${hostForUrl(host)}:${locationPort}`,
       ...(options.pixKeys ? { pixKeys: options.pixKeys } : {}),
       sendOutcome: options.sendOutcome ?? "manual",
       callbackMode: () => callbackMode,
@@ -211,10 +220,22 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   )
   apiPort = await listen(api, options.port ?? 0, host)
   const url = `https://${hostForUrl(host)}:${apiPort}`
+  // The locations are open to any payer's PSP: no client certificate, their own server.
+  const locations = https.createServer(
+    { key: pki.serverKeyPem, cert: pki.serverCertPem, minVersion: "TLSv1.2" },
+    makeLocationHandler({ bank, keyPem: pki.serverKeyPem, certPem: pki.serverCertPem })
+  )
+  try {
+    locationPort = await listen(locations, options.locationPort ?? 0, host)
+  } catch (error) {
+    await shut(api)
+    throw error
+  }
 
   const simulator: PspSimulator = {
     url,
     port: apiPort,
+    locationUrl: `https://${hostForUrl(host)}:${locationPort}`,
     controlUrl: undefined,
     tls: pki,
     client: { clientId: clients[0]!.clientId, clientSecret: clients[0]!.clientSecret },
@@ -248,7 +269,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     close: async () => {
       callbacks.close()
       for (const timer of timers) clearTimeout(timer)
-      await Promise.all([shut(api), ...(control ? [shut(control)] : [])])
+      await Promise.all([shut(api), shut(locations), ...(control ? [shut(control)] : [])])
     }
   }
 
@@ -260,7 +281,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
       return { ...simulator, controlUrl: `http://${hostForUrl(host)}:${controlPort}` }
     } catch (error) {
       control = undefined
-      await shut(api)
+      await Promise.all([shut(api), shut(locations)])
       throw error
     }
   }

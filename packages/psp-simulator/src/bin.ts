@@ -90,6 +90,7 @@ writeFileSync(join(out, "client.p12.passphrase"), simulator.tls.clientPkcs12Pass
 process.stdout.write(`PSP simulator
   API (mTLS)      ${simulator.url}   (API Pix under /v2, sends under /v3/gn and /v2/gn)
   control (HTTP)  ${simulator.controlUrl}
+  locations       ${simulator.locationUrl}   (open HTTPS: a charge's location answers its payload as a JWS)
   OAuth2 client   ${simulator.client.clientId} / ${simulator.client.clientSecret}
   CA              ${files.ca}
   client cert     ${files.cert}

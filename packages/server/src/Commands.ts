@@ -128,6 +128,11 @@ export const flags: Readonly<Record<string, Flag>> = {
     message: "--plan must be a JSON object"
   },
   amount: { value: "N", description: "an amount in reais, e.g. 100 or 25.90" },
+  "paid-at": {
+    value: "YYYY-MM-DD|TIME",
+    description:
+      "when the sandbox's payer pays: a day (noon in São Paulo) or an ISO 8601 time, not before the charge was created (default now); a due-date charge asks for what its terms give on that day"
+  },
   overlap: {
     value: "SECONDS",
     description: "seconds the replaced signing key keeps signing too (default 86400, at most 604800)",
@@ -298,12 +303,32 @@ export const commands: Readonly<Record<string, Command>> = {
       )
   },
   "sandbox pay": {
-    summary: "Pays a pending test-mode charge now instead of after 2-3 s.",
-    examples: ["pixgate sandbox pay tx_..."],
-    usage: "sandbox pay TX_ID",
+    summary:
+      "Pays a pending test-mode charge now instead of after 2-3 s, or as on another day (a due-date charge then asks for that day's amount).",
+    examples: [
+      "pixgate sandbox pay tx_...",
+      "pixgate sandbox pay tx_... --paid-at 2027-03-13",
+      "pixgate sandbox pay tx_... --paid-at 2027-03-10 --amount 95.00"
+    ],
+    usage: "sandbox pay TX_ID [--paid-at YYYY-MM-DD|TIME] [--amount N]",
     required: [],
+    optional: ["paid-at", "amount"],
     args: ["TX_ID"],
-    run: (a, _, [id]) => a.sandboxPayCharge(id!)
+    flags: {
+      amount: {
+        value: "N",
+        description:
+          "what the payer sends, in reais (default: what the charge asks for on that day); another amount is recorded and returned, not credited"
+      }
+    },
+    run: (a, f, [id]) =>
+      Effect.flatMap(
+        decode(Requests.SandboxPay)({
+          ...(f["paid-at"] === undefined ? {} : { paidAt: f["paid-at"] }),
+          ...(f.amount === undefined ? {} : { amount: f.amount })
+        }),
+        (pay) => a.sandboxPayCharge(id!, pay)
+      )
   },
   "sandbox settle": {
     summary: "Completes a pending test-mode payout now.",

@@ -33,10 +33,62 @@ export const decode =
   (input: unknown): Effect.Effect<A, Errors.ValidationError | Errors.InvalidJson, Engine.Engine> =>
     Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
 
+/** A flag whose value is a JSON object (the API's field of the same name; its decoder judges the rest). */
+function jsonObject(name: string): Pick<Flag, "test" | "message"> {
+  return {
+    test: (v) => {
+      try {
+        const value = JSON.parse(v)
+        return typeof value === "object" && value !== null && !Array.isArray(value)
+      } catch {
+        return false
+      }
+    },
+    message: `--${name} must be a JSON object`
+  }
+}
+
 /** Flags only these commands take. */
 export const moneyFlags: Readonly<Record<string, Flag>> = {
   description: { value: "TEXT", description: "a note: shown to the payer (charges), kept with the payout" },
   "client-name": { value: "NAME", description: "the payer's (charges) or recipient's (payouts) name" },
+  "client-doc": {
+    value: "CPF|CNPJ",
+    description: "the payer's (charges) or recipient's (payouts) CPF or CNPJ, formatted or digits only"
+  },
+  "due-date": {
+    value: "YYYY-MM-DD",
+    description:
+      "makes the charge a due-date charge (the API Pix cobv), due on this day (São Paulo), today or later; " +
+      "needs --client-name and --client-doc"
+  },
+  "days-after-due": {
+    value: "N",
+    description: "days a due-date charge stays payable after its due date (0 to 365, default 30)"
+  },
+  fine: {
+    value: "JSON",
+    description:
+      'a due-date charge\'s fine for paying late, as in the API, e.g. {"type":"percent","value":2}',
+    ...jsonObject("fine")
+  },
+  interest: {
+    value: "JSON",
+    description:
+      'a due-date charge\'s interest for paying late, as in the API, e.g. {"type":"percentPerMonth","value":1}',
+    ...jsonObject("interest")
+  },
+  discount: {
+    value: "JSON",
+    description:
+      'a due-date charge\'s discount for paying early, as in the API, e.g. {"type":"fixedUntil","dates":[{"until":"2027-03-01","value":10}]}',
+    ...jsonObject("discount")
+  },
+  abatement: {
+    value: "JSON",
+    description: 'a due-date charge\'s abatement, on any day, as in the API, e.g. {"type":"fixed","value":5}',
+    ...jsonObject("abatement")
+  },
   "pix-key": {
     value: "KEY",
     description: "the recipient's PIX key: CPF, CNPJ, e-mail, phone (+55...) or random key (EVP)"
@@ -62,6 +114,14 @@ const listFlags: Readonly<Record<string, Flag>> = {
 /** `{ [key]: value }`, or nothing when the flag was left out. */
 const optional = (key: string, value: string | undefined): Record<string, string> =>
   value === undefined ? {} : { [key]: value }
+
+/** `{ [key]: the JSON value }`, or nothing when the flag was left out (its value was checked to be JSON). */
+const optionalJson = (key: string, value: string | undefined): Record<string, unknown> =>
+  value === undefined ? {} : { [key]: JSON.parse(value) }
+
+/** `{ [key]: the number }` when the text is one (else the text, for the decoder to refuse), or nothing. */
+const optionalNumber = (key: string, value: string | undefined): Record<string, unknown> =>
+  value === undefined ? {} : { [key]: amountOf(value) }
 
 /** Every money command by its words (and `merchant list`, the operator's view of who there is). */
 export const moneyCommands: Readonly<Record<string, Command>> = {
@@ -94,18 +154,37 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
       "Creates a PIX charge for a merchant (a test one in the sandbox); prints its id, BR Code and fees.",
     examples: [
       "pixgate charge create --merchant mer_... --mode test --amount 25.90",
-      'pixgate charge create --merchant mer_... --mode test --amount 100 --description "Order 1234" --json'
+      'pixgate charge create --merchant mer_... --mode test --amount 100 --description "Order 1234" --json',
+      'pixgate charge create --merchant mer_... --mode test --amount 500 --due-date 2027-03-10 --client-name "Maria Silva" --client-doc 529.982.247-25 --fine \'{"type":"percent","value":2}\' --interest \'{"type":"percentPerMonth","value":1}\''
     ],
     usage:
-      "charge create --merchant ID --mode test|live --amount N [--description TEXT] [--client-name NAME]",
+      "charge create --merchant ID --mode test|live --amount N [--description TEXT] [--client-name NAME] [--client-doc CPF|CNPJ] " +
+      "[--due-date YYYY-MM-DD [--days-after-due N] [--fine JSON] [--interest JSON] [--discount JSON] [--abatement JSON]]",
     required: ["merchant", "mode", "amount"],
-    optional: ["description", "client-name"],
+    optional: [
+      "description",
+      "client-name",
+      "client-doc",
+      "due-date",
+      "days-after-due",
+      "fine",
+      "interest",
+      "discount",
+      "abatement"
+    ],
     run: (_, f) =>
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreateCharge)({
           amount: amountOf(f.amount),
           ...optional("description", f.description),
-          ...optional("clientName", f["client-name"])
+          ...optional("clientName", f["client-name"]),
+          ...optional("clientDoc", f["client-doc"]),
+          ...optional("dueDate", f["due-date"]),
+          ...optionalNumber("daysAfterDue", f["days-after-due"]),
+          ...optionalJson("fine", f.fine),
+          ...optionalJson("interest", f.interest),
+          ...optionalJson("discount", f.discount),
+          ...optionalJson("abatement", f.abatement)
         })
         const who = yield* caller(f.merchant!, f.mode as Mode)
         const charge = yield* Effect.flatMap(Engine.Engine, (engine) => engine.charges.create(who, input))
@@ -117,6 +196,13 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
             ["amount", reais(charge.amount)],
             ["fee", reais(charge.fees.feeAmount)],
             ["net", reais(charge.fees.netAmount)],
+            ...(charge.dueDate === undefined
+              ? []
+              : ([
+                  ["due date", charge.dueDate],
+                  ["payable until", charge.payableUntil ?? ""],
+                  ["due today", charge.amountDue === undefined ? "" : reais(charge.amountDue.total)]
+                ] as const)),
             ["expires", charge.expiresAt],
             ["BR Code", charge.qrCode]
           ])
@@ -130,16 +216,17 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
       "pixgate payout create --merchant mer_... --mode test --amount 5.50 --pix-key +5511999998888 --json"
     ],
     usage:
-      "payout create --merchant ID --mode test|live --amount N --pix-key KEY [--description TEXT] [--client-name NAME]",
+      "payout create --merchant ID --mode test|live --amount N --pix-key KEY [--description TEXT] [--client-name NAME] [--client-doc CPF|CNPJ]",
     required: ["merchant", "mode", "amount", "pix-key"],
-    optional: ["description", "client-name"],
+    optional: ["description", "client-name", "client-doc"],
     run: (_, f) =>
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreatePayout)({
           amount: amountOf(f.amount),
           pixKey: f["pix-key"],
           ...optional("description", f.description),
-          ...optional("clientName", f["client-name"])
+          ...optional("clientName", f["client-name"]),
+          ...optional("clientDoc", f["client-doc"])
         })
         const who = yield* caller(f.merchant!, f.mode as Mode)
         const payout = yield* Effect.flatMap(Engine.Engine, (engine) => engine.payouts.create(who, input))
