@@ -11,7 +11,7 @@ import { Money } from "@pixgate/core"
 import { Duration, Effect, Either } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it, vi } from "vitest"
-import { testWait } from "../../../test/support/wait.js"
+import { testWait, until } from "../../../test/support/wait.js"
 import { describePostgres, serverUrl, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { statusOf } from "../src/Status.js"
 import { type Answer, type Harness, start } from "./support/harness.js"
@@ -69,21 +69,33 @@ describePostgres("fault injection between the engine and Postgres", () => {
     expect(check.unbalancedEntries).toEqual([])
     expect(check.balanceMismatches).toEqual([])
     // The merchant's money: top-ups and paid charges (net), minus every payout that is not
-    // failed (amount + fee): one effect per transaction, no more.
-    const { rows } = await direct.query<{ topups: string; deposits: string; payouts: string }>(
-      `SELECT
+    // failed (amount + fee): one effect per transaction, no more. The sandbox pays charges 2-3 s
+    // after they are made, so a payment can land between the sums and the balance: the balance
+    // counts only when the sums read before and after it agree.
+    const sums = async () => {
+      const { rows } = await direct.query<{ topups: string; deposits: string; payouts: string }>(
+        `SELECT
          (SELECT COALESCE(SUM(amount), 0) FROM postings p JOIN journal_entries e ON e.id = p.entry_id
            WHERE e.kind = 'sandbox.topup' AND p.account = $1) AS topups,
          (SELECT COALESCE(SUM(net_amount), 0) FROM transactions
            WHERE merchant_id = $2 AND type = 'deposit' AND status = 'completed') AS deposits,
          (SELECT COALESCE(SUM(amount + fee_amount), 0) FROM transactions
            WHERE merchant_id = $2 AND type = 'withdrawal' AND status <> 'failed') AS payouts`,
-      [`merchant:${merchantId}:available`, merchantId]
-    )
-    const balance = await server.engine((e) => e.admin.balance(merchantId, "test"))
-    const { topups, deposits, payouts } = rows[0]!
-    const expected = (Number(topups) + Number(deposits) - Number(payouts)) / 100
-    expect(balance.available + balance.held).toBeCloseTo(expected, 2)
+        [`merchant:${merchantId}:available`, merchantId]
+      )
+      const { topups, deposits, payouts } = rows[0]!
+      return (Number(topups) + Number(deposits) - Number(payouts)) / 100
+    }
+    let settled: { expected: number; held: number } | undefined
+    await until("the sums to hold still around a balance read", async () => {
+      const before = await sums()
+      const balance = await server.engine((e) => e.admin.balance(merchantId, "test"))
+      const after = await sums()
+      if (before !== after) return false
+      settled = { expected: before, held: balance.available + balance.held }
+      return true
+    })
+    expect(settled!.held).toBeCloseTo(settled!.expected, 2)
   }
 
   beforeAll(async () => {
