@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 import { testLogs } from "./test/support/output.js"
-import { testTimeoutMs, testWait } from "./test/support/wait.js"
+import { testTimeoutMs, testWait, testWaitMs } from "./test/support/wait.js"
 
 /**
  * How many test files run at once (`PIXGATE_TEST_WORKERS` overrides). Most of the suite's time
@@ -33,6 +33,9 @@ export default defineConfig({
     testTimeout: testTimeoutMs,
     hookTimeout: testTimeoutMs,
     teardownTimeout: testWait(0.5),
+    // `expect.poll` without a timeout of its own: one base wait, not vitest's 1 s (a page that
+    // answers a second late on a loaded machine is not a failure).
+    expect: { poll: { timeout: testWaitMs } },
     pool: "forks",
     maxWorkers: workers,
     minWorkers: 1,

@@ -7,6 +7,7 @@ import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Layer, Option, TestClock } from "effect"
+import { testWaitMs } from "../../../test/support/wait.js"
 import * as EndpointConcurrency from "../src/EndpointConcurrency.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
@@ -138,7 +139,7 @@ describe("lanes that refill (real receiver, TestClock standing still)", () => {
       yield* Layer.launch(
         engineOver(store, NodeWebhookTransport.layer, { workerPollInterval: Duration.hours(1) })
       ).pipe(Effect.forkScoped)
-      const deadline = Date.now() + 60_000
+      const deadline = Date.now() + testWaitMs
       while (target.stats.answered < n && Date.now() < deadline) yield* realWait(20)
       expect(target.stats.answered).toBe(n)
       expect(target.stats.peak).toBeGreaterThan(16)
@@ -168,7 +169,7 @@ describe("lanes that refill (real receiver, TestClock standing still)", () => {
           webhookEndpointMaxConcurrency: 16
         })
       ).pipe(Effect.forkScoped)
-      const deadline = Date.now() + 60_000
+      const deadline = Date.now() + testWaitMs
       while (target.stats.answered < n && Date.now() < deadline) yield* realWait(20)
       expect(target.stats.answered).toBe(n)
       expect(target.stats.peak).toBeLessThanOrEqual(16)

@@ -39,7 +39,7 @@ for (const store of liveStores("cobv")) {
       const m = await h.merchant("Cobranças")
       key = m.testKey
       merchantId = m.merchantId
-    }, 60_000)
+    })
     afterAll(async () => {
       server.close()
       await h?.close()

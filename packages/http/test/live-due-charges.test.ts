@@ -23,11 +23,11 @@ describe.each(stores)("live due-date charges on $name", (store) => {
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url, {}, { now: () => new Date(Date.now() + daysAhead * day) })
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, 60_000)
+  })
 
   const today = DueDate.dayOf(Date.now())
   const due = DueDate.nextBusinessDay(today + 10)

@@ -72,11 +72,11 @@ describe.each(stores)("live sends, counted at the PSP simulator, on $name", (sto
       const db = await store.open()
       drop = db.drop
       live = await startLive(db.url, { sendBudgetMs: budgetMs, pollDelayMs: 1000, timeoutMs: 10_000 })
-    }, 120_000)
+    })
     afterAll(async () => {
       await live?.close()
       await drop()
-    }, 60_000)
+    })
     const { find, funded, payout } = helpers(() => live)
 
     it("the first attempt sends without asking; its callback is confirmed; one send", async () => {
@@ -128,11 +128,11 @@ describe.each(stores)("live sends, counted at the PSP simulator, on $name", (sto
         { sendBudgetMs: budgetMs, pollDelayMs: 120_000, timeoutMs: 10_000 },
         { sendOutcome: "instant", callbackMode: "hold" }
       )
-    }, 120_000)
+    })
     afterAll(async () => {
       await live?.close()
       await drop()
-    }, 60_000)
+    })
     const { find, funded, payout } = helpers(() => live)
 
     it("one PUT and no GET: settled from the send's answer, its later callback changes nothing", async () => {
@@ -171,11 +171,11 @@ describe("live sends without the inline attempt (budget 0), on SQLite", () => {
     const db = await stores[0]!.open()
     drop = db.drop
     live = await startLive(db.url, { sendBudgetMs: 0, pollDelayMs: 120_000, timeoutMs: 10_000 })
-  }, 120_000)
+  })
   afterAll(async () => {
     await live?.close()
     await drop()
-  }, 60_000)
+  })
   const { find, funded, payout } = helpers(() => live)
 
   it("the worker's run asks first (it cannot know no earlier run sent), then sends once", async () => {

@@ -27,13 +27,13 @@ describe.each(stores)("refunds on $name", (store) => {
     adminServer.on("request", live.h.pixgate.admin!.nodeHandler)
     const adminBase = await listen(adminServer)
     admin = adminSender(() => adminBase, token)
-  }, 120_000)
+  })
   afterAll(async () => {
     adminServer.closeAllConnections()
     await new Promise((resolve) => adminServer.close(resolve))
     await live?.close()
     await drop()
-  }, 60_000)
+  })
 
   const refund = (merchantId: string, chargeId: string, body: unknown, key?: string): Promise<Answer> =>
     admin("POST", `/merchants/${merchantId}/charges/${chargeId}/refunds`, {
@@ -126,7 +126,7 @@ describe.each(stores)("refunds on $name", (store) => {
       expect(await available(m.merchantId, "test")).toBeCloseTo(before - 100, 2)
       const done = await refund(m.merchantId, charge, { amount: 1 }, "after-full")
       expect([done.status, done.body.code]).toEqual([409, "refund_not_refundable"])
-    }, 60_000)
+    })
 
     it("refused for balance, with a clear 422 and the balance unchanged; 6.66 fails and its money returns", async () => {
       const m = await live.h.merchant()
@@ -149,7 +149,7 @@ describe.each(stores)("refunds on $name", (store) => {
         failureReason: "bank_rejected"
       })
       expect(await statusOf(m.testKey, charge)).toBe("completed")
-    }, 60_000)
+    })
   })
 
   describe("live, against the PSP simulator", () => {
@@ -215,7 +215,7 @@ describe.each(stores)("refunds on $name", (store) => {
       expect([short.status, short.body.code]).toEqual([422, "insufficient_balance"])
       expect(await available(m.merchantId, "live")).toBeCloseTo(before - 100, 2)
       await expectLedgerClean(live)
-    }, 90_000)
+    })
 
     it("an unknown outcome (the bank refunded, the answer was lost) is asked about, never sent twice; a refusal returns the money", async () => {
       const m = await live.merchant()
@@ -243,6 +243,6 @@ describe.each(stores)("refunds on $name", (store) => {
         live.psp.setRefundOutcome("settle")
       }
       await expectLedgerClean(live)
-    }, 90_000)
+    })
   })
 })

@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type ServerResponse } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Duration } from "effect"
+import { testWait, until } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { type Harness, listen, start } from "./support/harness.js"
 
@@ -53,13 +54,8 @@ const receiver = (delayMs: number) => {
   return { server, stats, release }
 }
 
-const waitUntil = async (what: string, test: () => Promise<boolean> | boolean, ms = 90_000) => {
-  const deadline = Date.now() + ms
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+// 400 charges made, then delivered, on a loaded machine: three base waits per test.
+vi.setConfig({ testTimeout: testWait(3), hookTimeout: testWait(3) })
 
 const refills = (database: () => string) =>
   it("a backlog drains with more than the share in flight, an hour's poll interval notwithstanding", async () => {
@@ -87,7 +83,7 @@ const refills = (database: () => string) =>
         for (const answer of await Promise.all(batch)) expect(answer.status).toBe(201)
       }
       // While the receiver holds its answers, the endpoint has its share in flight and no more.
-      await waitUntil("the endpoint to take its share", () => target.stats.peak >= 16)
+      await until("the endpoint to take its share", () => target.stats.peak >= 16, testWait(1.5))
       expect(target.stats.peak).toBeLessThanOrEqual(16)
       const [backlog] = (await harness.engine((e) => e.admin.webhookStatus(merchant.merchantId))).endpoints
       expect(backlog?.pending).toBeGreaterThanOrEqual(n)
@@ -95,7 +91,7 @@ const refills = (database: () => string) =>
 
       target.release()
       // Every charge's transaction.created arrives (the sandbox's payments add more events).
-      await waitUntil(`${n} events to arrive`, () => target.stats.events.size >= n)
+      await until(`${n} events to arrive`, () => target.stats.events.size >= n, testWait(1.5))
       expect(target.stats.peakAfterRelease).toBeGreaterThan(16)
       expect(target.stats.peak).toBeLessThanOrEqual(48)
     } finally {
@@ -109,13 +105,9 @@ describe("lanes that refill on SQLite", () => {
   const dir = mkdtempSync(join(tmpdir(), "pixgate-lanes-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   refills(() => `sqlite:${join(dir, "pixgate.db")}`)
-}, 180_000)
+})
 
-describePostgres(
-  "lanes that refill on Postgres",
-  () => {
-    const database = useFreshDatabase()
-    refills(database.url)
-  },
-  180_000
-)
+describePostgres("lanes that refill on Postgres", () => {
+  const database = useFreshDatabase()
+  refills(database.url)
+})

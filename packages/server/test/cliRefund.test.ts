@@ -65,5 +65,5 @@ describe("pixgate refund", () => {
 
     const missing = await cli("refund", "list", "--charge", "tx_nope")
     expect(missing).toMatchObject({ code: 1, stderr: "pixgate: Charge not found (not_found)\n" })
-  }, 60_000)
+  })
 })

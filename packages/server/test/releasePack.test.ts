@@ -9,9 +9,13 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 // A plain ES module script; its types are scripts/release-pack.d.mts.
 import * as release from "../../../scripts/release-pack.mjs"
+import { testWait } from "../../../test/support/wait.js"
+
+// `pnpm pack` once per public package, in the hook, is the slow part: five base waits for it.
+vi.setConfig({ testTimeout: testWait(5), hookTimeout: testWait(5) })
 
 const work = mkdtempSync(join(tmpdir(), "pixgate-release-"))
 const out = join(work, "release")
@@ -29,7 +33,7 @@ beforeAll(() => {
   writeFileSync(join(out, "index.json"), "{}")
   writeFileSync(join(out, "pixgate-old-0.0.1.tgz"), "old")
   index = release.releasePack({ out, build: false, allowMissingDist: true })
-}, 300_000)
+})
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe("release:pack", () => {

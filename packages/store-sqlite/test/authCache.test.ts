@@ -38,5 +38,5 @@ describe("SQLite: the authentication cache of two engines on one file", () => {
     // The second opens the file once the first has migrated it.
     await a.runPromise(Engine.Engine)
     await authCacheAcrossInstances(a, engine())
-  }, 60_000)
+  })
 })

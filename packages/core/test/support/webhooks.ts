@@ -112,7 +112,8 @@ const settle = Effect.gen(function* () {
   const deadline = Date.now() + testWaitMs
   do {
     yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
-    if (Date.now() > deadline) return yield* Effect.dieMessage("jobs still busy after 5 s of real time")
+    if (Date.now() > deadline)
+      return yield* Effect.dieMessage(`jobs still busy after ${testWaitMs} ms of real time`)
   } while (busy > 0)
 })
 
