@@ -11,15 +11,27 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Duration } from "effect"
-import { testWait, until } from "../../../test/support/wait.js"
+import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { type Harness, listen, start } from "./support/harness.js"
 
-/** Holds every request until `release`, then answers each 200 after `delayMs`, counting those in flight. */
-const receiver = (delayMs: number) => {
+/**
+ * Holds every request until `release`, then answers each 200 after `delayMs`, counting those in
+ * flight. Right after `release` it answers the held share and holds what comes next until more
+ * than the share (16) is in flight at once, or `gatherMs` passed: only an endpoint whose limit
+ * grew can have a 17th attempt out, so the count does not depend on how fast a loaded machine
+ * turns answers into new attempts (with quick answers, a slow worker never overlaps 17).
+ */
+const receiver = (delayMs: number, gatherMs: number) => {
   const stats = { active: 0, peak: 0, peakAfterRelease: 0, events: new Set<string>() }
-  let released = false
+  let phase: "held" | "gathering" | "open" = "held"
+  let gathering: ReturnType<typeof setTimeout> | undefined
   const held: Array<() => void> = []
+  const open = () => {
+    phase = "open"
+    clearTimeout(gathering)
+    for (const answer of held.splice(0)) answer()
+  }
   const server = createServer((req, res: ServerResponse) => {
     let raw = ""
     req.on("data", (chunk) => {
@@ -28,7 +40,7 @@ const receiver = (delayMs: number) => {
     req.on("end", () => {
       stats.active++
       stats.peak = Math.max(stats.peak, stats.active)
-      if (released) stats.peakAfterRelease = Math.max(stats.peakAfterRelease, stats.active)
+      if (phase !== "held") stats.peakAfterRelease = Math.max(stats.peakAfterRelease, stats.active)
       // An attempt the sender gave up on (its time-out, on a slow machine) is no longer in flight.
       let done = false
       const end = () => {
@@ -43,15 +55,19 @@ const receiver = (delayMs: number) => {
           stats.events.add(JSON.parse(raw).id)
           res.end("ok")
         }, delayMs)
-      if (released) answer()
-      else held.push(answer)
+      if (phase === "open") return answer()
+      held.push(answer)
+      if (phase === "gathering" && stats.active > 16) open()
     })
   })
   const release = () => {
-    released = true
-    for (const answer of held.splice(0)) answer()
+    const share = held.splice(0)
+    phase = "gathering"
+    gathering = setTimeout(open, gatherMs)
+    for (const answer of share) answer()
   }
-  return { server, stats, release }
+  const close = () => clearTimeout(gathering)
+  return { server, stats, release, close }
 }
 
 // 400 charges made, then delivered, on a loaded machine: three base waits per test.
@@ -59,7 +75,7 @@ vi.setConfig({ testTimeout: testWait(3), hookTimeout: testWait(3) })
 
 const refills = (database: () => string) =>
   it("a backlog drains with more than the share in flight, an hour's poll interval notwithstanding", async () => {
-    const target = receiver(3)
+    const target = receiver(3, testWaitMs / 2)
     const url = `${await listen(target.server)}/hook`
     let h: Harness | undefined
     try {
@@ -95,6 +111,7 @@ const refills = (database: () => string) =>
       expect(target.stats.peakAfterRelease).toBeGreaterThan(16)
       expect(target.stats.peak).toBeLessThanOrEqual(48)
     } finally {
+      target.close()
       target.server.closeAllConnections()
       target.server.close()
       await h?.close()
