@@ -8,6 +8,23 @@
 import { Errors } from "@pixgate/core"
 import { Option, ParseResult, Schema, SchemaAST } from "effect"
 
+/** The refusals of a due-date charge's terms (one list, spread into the two below). */
+const dueChargeCodes = [
+  "invalid_due_date",
+  "due_date_in_past",
+  "due_date_required",
+  "expires_in_with_due_date",
+  "client_name_required",
+  "client_doc_required",
+  "invalid_days_after_due",
+  "invalid_fine",
+  "invalid_interest",
+  "invalid_discount",
+  "invalid_abatement",
+  "abatement_too_large",
+  "discount_too_large"
+] as const
+
 /**
  * Every `code` the public API answers with: the router's and transport's own (404, 405, 410,
  * 413, 429, 500, and the HTTP server's 400/408/431), authentication, idempotency, validation
@@ -34,19 +51,7 @@ export const errorCodes = [
   "invalid_client_doc",
   "invalid_description",
   "invalid_expires_in",
-  "invalid_due_date",
-  "due_date_in_past",
-  "due_date_required",
-  "expires_in_with_due_date",
-  "client_name_required",
-  "client_doc_required",
-  "invalid_days_after_due",
-  "invalid_fine",
-  "invalid_interest",
-  "invalid_discount",
-  "invalid_abatement",
-  "abatement_too_large",
-  "discount_too_large",
+  ...dueChargeCodes,
   "pix_key_required",
   "invalid_pix_key",
   "insufficient_balance",
@@ -94,19 +99,7 @@ export const validationCodes = [
   "invalid_client_doc",
   "invalid_description",
   "invalid_expires_in",
-  "invalid_due_date",
-  "due_date_in_past",
-  "due_date_required",
-  "expires_in_with_due_date",
-  "client_name_required",
-  "client_doc_required",
-  "invalid_days_after_due",
-  "invalid_fine",
-  "invalid_interest",
-  "invalid_discount",
-  "invalid_abatement",
-  "abatement_too_large",
-  "discount_too_large",
+  ...dueChargeCodes,
   "pix_key_required",
   "invalid_pix_key",
   "invalid_query"
