@@ -17,6 +17,7 @@ import {
 } from "@effect/platform"
 import { Errors, Requests, type Views } from "@pixgate/core"
 import {
+  ApiErrors,
   ChargesGroup,
   HealthGroup,
   ListTransactionsUrlParams,
@@ -100,7 +101,8 @@ const WireApi = HttpApi.make("pixgate")
 
 /**
  * An error body, read leniently: any `code` (a newer server may add codes), so that every
- * answer outside 2xx becomes a `PixgateApiError` with what the server said.
+ * answer outside 2xx becomes a `PixgateApiError` with what the server said; a code the contract
+ * does not document becomes `unexpected_response`, with the server's message.
  */
 const ErrorBody = Schema.Struct({
   error: Schema.String,
@@ -123,7 +125,7 @@ const apiError = (response: HttpClientError.ResponseError["response"]) =>
     return Either.isRight(body)
       ? new PixgateApiError({
           ...common,
-          code: body.right.code,
+          code: ApiErrors.isCode(body.right.code) ? body.right.code : "unexpected_response",
           message: body.right.error,
           details: body.right.details
         })

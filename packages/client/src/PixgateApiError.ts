@@ -3,6 +3,15 @@
  * server's `{ error, code, details? }` body, its status and `x-request-id`), and
  * `PixgateConnectionError` when no answer came (network failure, time-out).
  */
+import type { ApiErrors } from "@pixgate/http/api"
+
+/**
+ * The stable code of an answer outside 2xx: one of the contract's codes (`ApiErrors.Code`, read
+ * from its error declarations), or `unexpected_response` when the body was not an error body of
+ * the contract (a proxy's page, or a code this client version does not know: the message and
+ * status are still the server's).
+ */
+export type Code = ApiErrors.Code | "unexpected_response"
 
 /** One field at fault in a validation failure. */
 export interface ErrorDetail {
@@ -16,7 +25,7 @@ export class PixgateApiError extends Error {
   /** The HTTP status, e.g. 422. */
   readonly status: number
   /** The stable code, e.g. `insufficient_balance`. */
-  readonly code: string
+  readonly code: Code
   /** The fields at fault, on validation failures. */
   readonly details: ReadonlyArray<ErrorDetail> | undefined
   /** The answer's `x-request-id`, to quote when asking for help. */
@@ -26,7 +35,7 @@ export class PixgateApiError extends Error {
 
   constructor(fields: {
     readonly status: number
-    readonly code: string
+    readonly code: Code
     readonly message: string
     readonly details?: ReadonlyArray<ErrorDetail> | undefined
     readonly requestId?: string | undefined

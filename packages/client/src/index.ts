@@ -2,7 +2,7 @@
 
 /** The promise client and what it rejects with. */
 export { Pixgate, type PixgateOptions, type RequestOptions } from "./Pixgate.js"
-export { PixgateApiError, PixgateConnectionError } from "./PixgateApiError.js"
+export { type Code, PixgateApiError, PixgateConnectionError } from "./PixgateApiError.js"
 export * as PixgateClient from "./PixgateClient.js"
 /** Verifying webhooks (Standard Webhooks signatures) and decoding their events. */
 export * as Webhooks from "./Webhooks.js"

@@ -58,7 +58,7 @@ export interface BalanceJson {
 
 const hasNul = (text: string) => text.includes("\u0000")
 
-const badRequest = (code: string, path: string, message: string) => Errors.validation(code, path, message)
+const badRequest = (code: Errors.ValidationCode, path: string, message: string) => Errors.validation(code, path, message)
 
 const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.NotFound | Errors.Refused =>
   reason === "not_found"
@@ -515,7 +515,7 @@ const sandboxError = () =>
 const sandboxOnly = <T extends { readonly mode: Mode }>(t: T) =>
   t.mode === "test" ? Effect.succeed(t) : Effect.fail(sandboxError())
 
-const refusalOf = (code: string, message: string) => new Errors.Refused({ code, message })
+const refusalOf = (code: Errors.RefusedCode, message: string) => new Errors.Refused({ code, message })
 
 const chargebackJson = (cb: import("./Domain.js").Chargeback) => ({
   chargebackId: cb.id,

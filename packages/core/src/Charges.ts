@@ -45,7 +45,7 @@ const encodeHeld = Schema.encodeSync(HeldCharge)
 /** The farthest due date a charge may have, in days from today. */
 export const latestDueDate = 1830
 
-const refuse = (code: string, path: string, message: string) =>
+const refuse = (code: Errors.ValidationCode, path: string, message: string) =>
   Effect.fail(Errors.validation(code, path, message))
 
 const isPercent = (rule: { readonly type: string }) => rule.type.startsWith("percent")

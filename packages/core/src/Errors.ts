@@ -1,10 +1,14 @@
 /**
  * Every error the engine reports to a merchant, one tagged class per case. Each is a Schema (an
- * HttpApi can list it) with a stable snake_case `code` and its message, verbatim from the spec
- * where it has one; validation failures carry the fields at fault. No HTTP status here: the HTTP
- * package maps each case to its status (`@pixgate/http` `Status.statusOf`).
+ * HttpApi can list it) with its stable snake_case codes as a literal union (the one place each
+ * code is written: everything else reads it through the types or the schemas) and its message,
+ * verbatim from the spec where it has one; validation failures carry the fields at fault.
+ *
+ * No HTTP status and no transport errors here: `@pixgate/http` declares each class's wire form
+ * and status once (`ApiErrors.of`), and adds the errors only a transport raises (405, 410, 413,
+ * 429). Adding a refusal code is one line here (docs/architecture.md, "Adding a refusal code").
  */
-import { Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 
 /** One field at fault in a validation failure. */
 export const ErrorDetail = Schema.Struct({
@@ -24,9 +28,68 @@ const fixedCode = <const C extends string>(code: C) =>
 /** What went wrong underneath, for the log only: never part of the answer. */
 const cause = Schema.optional(Schema.Unknown)
 
+/**
+ * The codes of the validation failures of the public API's requests (docs/decisions.md): what
+ * the charges, payouts and transactions endpoints may answer.
+ */
+export const RequestValidationCode = Schema.Literal(
+  "invalid_text",
+  "invalid_idempotency_key",
+  "invalid_amount",
+  "amount_above_maximum",
+  "amount_below_fee",
+  "invalid_client_name",
+  "invalid_client_doc",
+  "invalid_description",
+  "invalid_expires_in",
+  // A due-date charge's terms.
+  "invalid_due_date",
+  "due_date_in_past",
+  "due_date_required",
+  "expires_in_with_due_date",
+  "client_name_required",
+  "client_doc_required",
+  "invalid_days_after_due",
+  "invalid_fine",
+  "invalid_interest",
+  "invalid_discount",
+  "invalid_abatement",
+  "abatement_too_large",
+  "discount_too_large",
+  "pix_key_required",
+  "invalid_pix_key",
+  "invalid_query"
+)
+
+/** The codes of the admin operations' validation failures, besides those of `RequestValidationCode`. */
+export const AdminValidationCode = Schema.Literal(
+  "invalid_field",
+  "invalid_name",
+  "invalid_fee_plan",
+  "invalid_secret",
+  "invalid_overlap",
+  "invalid_webhook_url",
+  "invalid_email",
+  "invalid_recipient",
+  "refund_exceeds_received"
+)
+
+/** The merchant panel's own validation codes (a form posted without its token). */
+export const PanelValidationCode = Schema.Literal("invalid_form_token")
+
+/** Every code of a validation failure. */
+export const ValidationCode = Schema.Literal(
+  ...RequestValidationCode.literals,
+  ...AdminValidationCode.literals,
+  ...PanelValidationCode.literals
+)
+
+/** Every code of a validation failure. */
+export type ValidationCode = typeof ValidationCode.Type
+
 /** A request field (or query parameter, or header) is invalid: 422 with every field at fault. */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
-  code: Schema.String,
+  code: ValidationCode,
   message: Schema.String,
   details: Details
 }) {}
@@ -88,12 +151,35 @@ export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>
   }
 }
 
+/** The codes of the engine's refusals in the resource's current state (the admin API's 409s). */
+export const AdminRefusedCode = Schema.Literal(
+  "sandbox_only",
+  "charge_not_pending",
+  "payout_not_pending",
+  "email_taken",
+  "chargeback_not_completed",
+  "chargeback_already_open",
+  "chargeback_invalid_amount",
+  "chargeback_not_open",
+  "refund_not_refundable",
+  "refund_window_closed"
+)
+
+/** The merchant panel's own refusals (a test delivery with no event to send). */
+export const PanelRefusedCode = Schema.Literal("no_event")
+
+/** The codes of a refusal in the resource's current state. */
+export const RefusedCode = Schema.Literal(...AdminRefusedCode.literals, ...PanelRefusedCode.literals)
+
+/** The codes of a refusal in the resource's current state. */
+export type RefusedCode = typeof RefusedCode.Type
+
 /**
  * The operation is not possible in the resource's current state (a chargeback refusal, a sandbox
  * action on live mode, a charge or payout no longer pending, an e-mail taken).
  */
 export class Refused extends Schema.TaggedError<Refused>()("Refused", {
-  code: Schema.String,
+  code: RefusedCode,
   message: Schema.String
 }) {}
 
@@ -141,46 +227,6 @@ export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()
   }
 }
 
-/** Too many requests: retry after `retryAfter` seconds. */
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
-  code: fixedCode("rate_limited"),
-  retryAfter: Schema.Number
-}) {
-  override get message() {
-    return "Too many requests"
-  }
-}
-
-/** One of the endpoints removed in version 2.0.0. */
-export class Gone extends Schema.TaggedError<Gone>()("Gone", {
-  code: fixedCode("endpoint_removed")
-}) {
-  override get message() {
-    return "This endpoint was removed in version 2.0.0"
-  }
-}
-
-/** The path exists but not with this method; `allowed` lists the methods it has. */
-export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
-  code: fixedCode("method_not_allowed"),
-  allowed: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return "Method not allowed"
-  }
-}
-
-/** The body is larger than the configured limit (`too_large` is the merchant panel's code). */
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
-  code: Schema.propertySignature(Schema.Literal("payload_too_large", "too_large")).pipe(
-    Schema.withConstructorDefault(() => "payload_too_large" as const)
-  )
-}) {
-  override get message() {
-    return "Request body too large"
-  }
-}
-
 /** A bug on our side, never the input's fault. */
 export class Internal extends Schema.TaggedError<Internal>()("Internal", {
   code: fixedCode("internal_error"),
@@ -191,7 +237,7 @@ export class Internal extends Schema.TaggedError<Internal>()("Internal", {
   }
 }
 
-/** Every error of the engine and its transports. */
+/** Every error of the engine. */
 export type PixgateError =
   | ValidationError
   | InvalidJson
@@ -203,10 +249,6 @@ export type PixgateError =
   | Refused
   | GatewayUnavailable
   | StorageUnavailable
-  | RateLimited
-  | Gone
-  | MethodNotAllowed
-  | PayloadTooLarge
   | Internal
 
 /** The schema of every error (tagged by `_tag`). */
@@ -221,10 +263,6 @@ export const PixgateError = Schema.Union(
   Refused,
   GatewayUnavailable,
   StorageUnavailable,
-  RateLimited,
-  Gone,
-  MethodNotAllowed,
-  PayloadTooLarge,
   Internal
 )
 
@@ -238,6 +276,77 @@ export const isPixgateError = (u: unknown): u is PixgateError =>
   typeof u._tag === "string" &&
   tags.has(u._tag) &&
   PixgateError.members.some((member) => u instanceof member)
+
+/** The class of one error: a tagged-error schema whose instances carry a `code` and a message. */
+export interface ErrorClass<E extends ErrorLike = ErrorLike> {
+  new (...args: never): E
+  readonly _tag: E["_tag"]
+  readonly fields: Schema.Struct.Fields
+}
+
+/** What every error has, the engine's and a transport's: a tag, a stable code and a message. */
+export interface ErrorLike {
+  readonly _tag: string
+  readonly code: string
+  readonly message: string
+}
+
+const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.LiteralValue> =>
+  SchemaAST.isLiteral(ast) ? [ast.literal] : SchemaAST.isUnion(ast) ? ast.types.flatMap(literalsOf) : []
+
+/**
+ * The codes an error class may carry, read from its `code` field's literals (the codes the
+ * class declares, in order).
+ */
+export const codesOf = <E extends ErrorLike>(self: ErrorClass<E>): ReadonlyArray<E["code"]> => {
+  const field = SchemaAST.getPropertySignatures(Schema.Struct(self.fields).ast).find((p) => p.name === "code")
+  return field === undefined
+    ? []
+    : literalsOf(field.type).filter((code): code is E["code"] => typeof code === "string")
+}
+
+/** Every code of the engine's errors. */
+export type Code = PixgateError["code"]
+
+const owners: ReadonlyMap<string, PixgateError["_tag"]> = new Map(
+  PixgateError.members.flatMap((member) => codesOf<PixgateError>(member).map((code) => [code, member._tag] as const))
+)
+
+const decodeError = Schema.decodeUnknownOption(PixgateError)
+
+const notFoundSuffix = " not found"
+
+/**
+ * The error a body `{ error, code, details? }` stands for (the inverse of `body`), found by its
+ * code among the classes' declared codes; none when no class declares the code. The fields a body
+ * does not carry are read from its message (`<resource> not found`, the gateway operation's
+ * message) or left out.
+ */
+export const fromBody = (body: ErrorBody): Option.Option<PixgateError> => {
+  const tag = owners.get(body.code)
+  if (tag === undefined) return Option.none()
+  const details = body.details === undefined ? {} : { details: body.details }
+  const fields =
+    tag === "ValidationError"
+      ? { message: body.error, details: body.details ?? [] }
+      : tag === "Refused"
+        ? { message: body.error }
+        : tag === "NotFound"
+          ? body.error.endsWith(notFoundSuffix) && body.error !== "Not found"
+            ? { resource: body.error.slice(0, -notFoundSuffix.length) }
+            : {}
+          : tag === "GatewayUnavailable"
+            ? {
+                operation:
+                  body.error === chargeGatewayMessage
+                    ? "charge"
+                    : body.error === refundGatewayMessage
+                      ? "refund"
+                      : "payout"
+              }
+            : details
+  return decodeError({ _tag: tag, code: body.code, ...fields })
+}
 
 /**
  * Server-side failures: the input was not at fault, and nothing may have been done (the bank or
@@ -255,27 +364,27 @@ export interface ErrorBody {
   readonly details?: ReadonlyArray<ErrorDetail>
 }
 
-/** The error body of docs/decisions.md: `{ error, code, details? }`. */
-export const body = (error: PixgateError): ErrorBody => {
-  const details = "details" in error ? error.details : undefined
+/** The error body of docs/decisions.md: `{ error, code, details? }` (of any error with a code). */
+export const body = (error: ErrorLike & { readonly details?: ReadonlyArray<ErrorDetail> | undefined }): ErrorBody => {
+  const details = error.details
   return details === undefined
     ? { error: error.message, code: error.code }
     : { error: error.message, code: error.code, details }
 }
 
-const replays = new WeakSet<PixgateError>()
+const replays = new WeakSet<ErrorLike>()
 
 /** Marks an error as the idempotent replay of an earlier request's answer. */
-export const replayed = <E extends PixgateError>(error: E): E => {
+export const replayed = <E extends ErrorLike>(error: E): E => {
   replays.add(error)
   return error
 }
 
 /** True when the error is the idempotent replay of an earlier request's answer. */
-export const isReplayed = (error: PixgateError): boolean => replays.has(error)
+export const isReplayed = (error: ErrorLike): boolean => replays.has(error)
 
 /** A 422 for one invalid field. */
-export const validation = (code: string, path: string, message: string): ValidationError =>
+export const validation = (code: ValidationCode, path: string, message: string): ValidationError =>
   new ValidationError({ code, message, details: [{ path, message }] })
 
 /** `Invalid JSON body`, with what was wrong when known (e.g. the content type). */

@@ -9,19 +9,15 @@ import { EngineConfig } from "./Config.js"
 import { findById, TransactionId } from "./Domain.js"
 import {
   Conflict,
+  fromBody,
   IdempotencyMismatch,
-  InsufficientBalance,
-  InvalidJson,
+  Internal,
   invalidJson,
   isServerSide,
-  NotFound,
   PixgateError,
-  Refused,
   replayed,
   StorageUnavailable,
-  Unauthorized,
   unavailable,
-  ValidationError,
   validation
 } from "./Errors.js"
 import * as Sha256 from "./Sha256.js"
@@ -96,33 +92,24 @@ export const refusalStatus = 400
 const encodeRefusal = Schema.encodeSync(PixgateError)
 const decodeRefusal = Schema.decodeUnknownEither(PixgateError)
 
-// A refusal stored before errors were tagged: `{ status, code, message, details }`.
+/**
+ * A refusal stored before errors were tagged, `{ status, code, message, details }`: the error its
+ * code belongs to (`Errors.fromBody`; each code belongs to one class). A code no class declares
+ * (no version stored one) replays as an internal error rather than as a guess.
+ */
 const legacyRefusal = (stored: {
-  readonly status?: number
   readonly code?: string
   readonly message?: string
   readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }>
-}): PixgateError => {
-  const code = stored.code ?? "invalid_json"
-  const message = stored.message ?? ""
-  switch (code) {
-    case "invalid_json":
-      return new InvalidJson(stored.details === undefined ? {} : { details: stored.details })
-    case "unauthorized":
-      return new Unauthorized()
-    case "not_found":
-      return new NotFound({ resource: message.replace(/ not found$/, "") })
-    case "insufficient_balance":
-      return new InsufficientBalance()
-    case "idempotency_in_flight":
-      return new Conflict()
-    case "idempotency_mismatch":
-      return new IdempotencyMismatch()
-  }
-  return stored.status === 409
-    ? new Refused({ code, message })
-    : new ValidationError({ code, message, details: stored.details ?? [] })
-}
+}): PixgateError =>
+  Option.getOrElse(
+    fromBody({
+      error: stored.message ?? "",
+      code: stored.code ?? "invalid_json",
+      ...(stored.details === undefined ? {} : { details: stored.details })
+    }),
+    (): PixgateError => new Internal({ cause: stored })
+  )
 
 /** The refusal a stored record holds (marked replayed). */
 const storedRefusal = (body: string): PixgateError => {

@@ -11,7 +11,7 @@ import { Array as Arr, Context, Effect, Either, Option, ParseResult, Schema, Sch
 import * as Document from "./Document.js"
 import { transactionStatuses, transactionTypes } from "./Domain.js"
 import * as DueDate from "./DueDate.js"
-import { type ErrorDetail, InvalidJson, ValidationError, validation } from "./Errors.js"
+import { type ErrorDetail, InvalidJson, ValidationError, type ValidationCode, validation } from "./Errors.js"
 import * as Money from "./Money.js"
 import * as PixKey from "./PixKey.js"
 
@@ -28,14 +28,14 @@ export const ProblemId: unique symbol = Symbol.for("@pixgate/core/Requests/Probl
  * (the code and message stay the contract's).
  */
 export interface Problem {
-  readonly code: string
+  readonly code: ValidationCode
   readonly message: string
   readonly path?: string
   readonly hint?: (actual: unknown) => string | undefined
 }
 
 /** Annotations for a check: our problem, and the same message for Effect's own formatters. */
-export const problem = (code: string, message: string, path?: string) => ({
+export const problem = (code: ValidationCode, message: string, path?: string) => ({
   [ProblemId]: path === undefined ? { code, message } : { code, message, path },
   message: () => message
 })
@@ -54,7 +54,7 @@ const problemOf = (ast: SchemaAST.Annotated | undefined): Problem | undefined =>
 // An AST node that only names a problem, for failures raised inside a transformation.
 const problemAst = (p: Problem) => new SchemaAST.Literal("", { [ProblemId]: p })
 
-const fail = (code: string, message: string, actual: unknown) =>
+const fail = (code: ValidationCode, message: string, actual: unknown) =>
   ParseResult.fail(new ParseResult.Type(problemAst({ code, message }), actual, message))
 
 /** The largest amount of one charge or payout; `Engine.layer` provides the configured one. */
@@ -78,7 +78,7 @@ export const Cents = Schema.Number.pipe(Schema.fromBrand(Money.Cents))
  * `aboveMaximumCode` is the code of an amount above the maximum (admin top-ups say
  * `invalid_amount`).
  */
-export const amount = (aboveMaximumCode = "amount_above_maximum") => {
+export const amount = (aboveMaximumCode: ValidationCode = "amount_above_maximum") => {
   const notPositive = problem("invalid_amount", "amount must be a positive number")
   const notANumber: Problem = {
     ...notPositive[ProblemId],
@@ -156,7 +156,7 @@ export const optionalField = <A, I, R>(
  * Optional free text: a string of at most 140 characters without NUL, trimmed; absent, null or
  * blank is absent.
  */
-export const text = (field: string, code: string, description: string) => {
+export const text = (field: string, code: ValidationCode, description: string) => {
   const wrong = problem(code, `${field} must be a string of at most ${maxText} characters`)
   const checked = Schema.String.annotations(wrong).pipe(
     Schema.maxLength(maxText, wrong),
@@ -289,7 +289,7 @@ const largestTermValue = Money.Cents(10_000_000_000)
  * percent for percentages), read as an integer count of hundredths (2.5 is 250); the engine
  * checks it against the term's type and the charge's amount.
  */
-const termValue = (path: string, code: string) => {
+const termValue = (path: string, code: ValidationCode) => {
   const p = problem(code, `${path} must be a positive number with at most 2 decimal places`)
   const number = Schema.Union(Schema.Number, Schema.instanceOf(Money.JsonDecimal)).annotations({
     ...p,
@@ -307,7 +307,7 @@ const termValue = (path: string, code: string) => {
 }
 
 /** A calendar date `YYYY-MM-DD` that exists. */
-const calendarDate = (path: string, code: string, description: string) => {
+const calendarDate = (path: string, code: ValidationCode, description: string) => {
   const p = problem(code, `${path} must be a date YYYY-MM-DD`)
   return Schema.String.annotations(p).pipe(
     Schema.filter((s) => parseDay(s) !== undefined, p),
@@ -315,11 +315,11 @@ const calendarDate = (path: string, code: string, description: string) => {
   )
 }
 
-const requiredIn = <S extends Schema.Schema.Any>(schema: S, code: string, path: string, what: string) =>
+const requiredIn = <S extends Schema.Schema.Any>(schema: S, code: ValidationCode, path: string, what: string) =>
   required(schema, problem(code, `${path} is required: ${what}`))
 
 /** A fine or an abatement: a fixed amount in reais or a percentage of the original amount. */
-const flatRule = (field: string, code: string, description: string) => {
+const flatRule = (field: string, code: ValidationCode, description: string) => {
   const types = ["fixed", "percent"] as const
   const typeProblem = problem(code, `${field}.type must be one of: ${types.join(", ")}`)
   return Schema.Struct({

@@ -9,6 +9,7 @@ import { Errors } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Incoming, RawBody } from "./Incoming.js"
 import * as JsonText from "./JsonText.js"
+import type { ApiError } from "./TransportErrors.js"
 
 /** Default body limit: 64 KiB. */
 export const defaultMaxBodySize = 64 * 1024
@@ -108,7 +109,7 @@ const contentTypeDetail = (header: string | undefined): Errors.ErrorDetail => ({
 /** The request's JSON object body (content type first, then size, then syntax). */
 export const readJsonObject = (
   request: Incoming
-): Effect.Effect<Record<string, unknown>, Errors.PixgateError> =>
+): Effect.Effect<Record<string, unknown>, ApiError> =>
   isJsonContentType(request.header("content-type"))
     ? Effect.flatMap(request.body(), parseObject)
     : Effect.fail(Errors.invalidJson([contentTypeDetail(request.header("content-type"))]))

@@ -42,6 +42,7 @@ import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
 import * as Security from "./Security.js"
 import { statusOf } from "./Status.js"
+import { type ApiError, isApiError } from "./TransportErrors.js"
 
 /** How the layer serves the API. */
 export interface HttpApiOptions {
@@ -64,7 +65,7 @@ const adminBase = "/admin"
 const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<RawBody, Errors.PixgateError> => {
+): Effect.Effect<RawBody, ApiError> => {
   if (Body.declaredTooLarge(request.headers["content-length"], limit))
     return Effect.fail(Respond.payloadTooLarge())
   const start: { chunks: Array<Uint8Array>; size: number } = { chunks: [], size: 0 }
@@ -112,14 +113,14 @@ const failed = (failure: Respond.Failure): Effect.Effect<Respond.Answer> => {
   const answer = Respond.failure(failure)
   return statusOf(error) >= 500 && !Errors.isReplayed(error)
     ? Effect.as(
-        Effect.logWarning("Request failed", error._tag, Errors.body(error).code, error.cause ?? ""),
+        Effect.logWarning("Request failed", error._tag, error.code, ("cause" in error ? error.cause : undefined) ?? ""),
         answer
       )
     : Effect.succeed(answer)
 }
 
 const isFailure = (error: unknown): error is Respond.Failure =>
-  Errors.isPixgateError(error) || error instanceof Respond.Refusal
+  isApiError(error) || error instanceof Respond.Refusal
 
 /**
  * A refusal handed to the API-level middleware as a defect, past the definition's error

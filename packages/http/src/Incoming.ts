@@ -4,6 +4,7 @@
  */
 import type { Errors } from "@pixgate/core"
 import type { Effect } from "effect"
+import type { ApiError } from "./TransportErrors.js"
 
 /** A body as it came in: bytes, or text already read by a host's body parser. */
 export type RawBody = Uint8Array | string
@@ -19,5 +20,5 @@ export interface Incoming {
   /** A header by its lower-case name; repeated headers joined with `, `. */
   readonly header: (name: string) => string | undefined
   /** The body, failing with 413 once more than the transport's limit arrived. */
-  readonly body: () => Effect.Effect<RawBody, Errors.PixgateError>
+  readonly body: () => Effect.Effect<RawBody, ApiError>
 }

@@ -12,6 +12,7 @@ import type { Layer, Runtime } from "effect"
 import * as NodeHandler from "./NodeHandler.js"
 import * as Web from "./Pixgate.js"
 import type * as Router from "./Router.js"
+import * as Status from "./Status.js"
 
 export type { Services } from "./Pixgate.js"
 
@@ -79,7 +80,9 @@ export interface PanelHandlers {
 export interface PanelModule {
   readonly make: (
     runtime: Runtime.Runtime<Engine.Engine | Store.Store>,
-    options?: PanelOptions
+    options: PanelOptions,
+    /** The contract's status of each error (the panel cannot import this package: it is embedded by it). */
+    statuses: ReadonlyMap<string, number>
   ) => PanelHandlers
 }
 
@@ -145,7 +148,7 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
       fallthrough
     })
   })
-  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel)
+  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel, Status.all)
   return {
     ...serve(built.api),
     errorHandler: NodeHandler.bodyParserErrors,

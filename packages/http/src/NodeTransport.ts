@@ -12,12 +12,13 @@ import * as Body from "./Body.js"
 import type * as Dispatch from "./Dispatch.js"
 import type { RawBody } from "./Incoming.js"
 import * as Respond from "./Respond.js"
+import type { ApiError } from "./TransportErrors.js"
 
 /** An IncomingMessage as Express or Connect may leave it. */
 type HostRequest = IncomingMessage & { readonly body?: unknown; readonly baseUrl?: string }
 
 /** A body a host parser already read, as bytes or text (objects re-serialized as JSON). */
-const preparsed = (body: unknown, limit: number): Effect.Effect<RawBody, Errors.PixgateError> => {
+const preparsed = (body: unknown, limit: number): Effect.Effect<RawBody, ApiError> => {
   let raw: RawBody
   if (body instanceof Uint8Array || typeof body === "string") raw = body
   else {
@@ -36,14 +37,14 @@ const discardRest = (req: IncomingMessage) => {
   if (!req.readableEnded) req.resume()
 }
 
-const read = (req: HostRequest, limit: number): Effect.Effect<RawBody, Errors.PixgateError> =>
+const read = (req: HostRequest, limit: number): Effect.Effect<RawBody, ApiError> =>
   Effect.suspend(() => {
     if (req.readableEnded) return req.body === undefined ? Effect.succeed("") : preparsed(req.body, limit)
     if (Body.declaredTooLarge(req.headers["content-length"], limit)) {
       discardRest(req)
       return Effect.fail(Respond.payloadTooLarge())
     }
-    return Effect.async<RawBody, Errors.PixgateError>((resume) => {
+    return Effect.async<RawBody, ApiError>((resume) => {
       const chunks: Array<Buffer> = []
       let size = 0
       const stop = () => {
@@ -99,7 +100,7 @@ class NodeExchange implements Dispatch.Exchange {
     return typeof value === "string" || value === undefined ? value : value.join(", ")
   }
 
-  body(): Effect.Effect<RawBody, Errors.PixgateError> {
+  body(): Effect.Effect<RawBody, ApiError> {
     return read(this.req, this.limit)
   }
 

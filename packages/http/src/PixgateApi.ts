@@ -15,13 +15,14 @@ import {
   OpenApi,
   OpenApiJsonSchema
 } from "@effect/platform"
-import { AdminViews, type Auth, Domain, type Errors, Requests, Views } from "@pixgate/core"
+import { AdminViews, type Auth, Domain, Requests, Views } from "@pixgate/core"
 import { Context, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
+import type * as TransportErrors from "./TransportErrors.js"
 
-/** Every error of the contract, as a client decodes it (core's tagged errors). */
-export type ApiError = Errors.PixgateError
+/** Every error of the contract, as a client decodes it (core's and the transport's tagged errors). */
+export type ApiError = TransportErrors.ApiError
 
 /** The spec's version. */
 export const version = "2.0.0"
@@ -31,11 +32,8 @@ export class CurrentCaller extends Context.Tag("@pixgate/http/CurrentCaller")<Cu
 
 /** A merchant's API key in `x-api-key` (401 when missing, malformed, unknown or revoked), then the rate limit. */
 export class ApiKey extends HttpApiMiddleware.Tag<ApiKey>()("@pixgate/http/ApiKey", {
-  // A middleware's failures carry their status as an annotation (there is no addError for them).
-  failure: Schema.Union(
-    ApiErrors.Unauthorized.annotations(HttpApiSchema.annotations({ status: 401 })),
-    ApiErrors.RateLimited.annotations(HttpApiSchema.annotations({ status: 429 }))
-  ),
+  // Each wire declaration carries its status as an annotation (a middleware has no addError).
+  failure: Schema.Union(ApiErrors.Unauthorized, ApiErrors.RateLimited),
   provides: CurrentCaller,
   security: {
     apiKey: HttpApiSecurity.apiKey({ key: "x-api-key", in: "header" }).pipe(
@@ -46,7 +44,7 @@ export class ApiKey extends HttpApiMiddleware.Tag<ApiKey>()("@pixgate/http/ApiKe
 
 /** The admin token as `Authorization: Bearer <token>`. */
 export class AdminToken extends HttpApiMiddleware.Tag<AdminToken>()("@pixgate/http/AdminToken", {
-  failure: ApiErrors.Unauthorized.annotations(HttpApiSchema.annotations({ status: 401 })),
+  failure: ApiErrors.Unauthorized,
   security: {
     adminToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The admin token (PIXGATE_ADMIN_TOKEN)")
@@ -183,6 +181,18 @@ export const HealthGroup = HttpApiGroup.make("health")
     })
   )
 
+/**
+ * What a create operation run under an Idempotency-Key may answer besides its own refusals: a
+ * body that is not JSON or too large, a field at fault, the key in flight or reused.
+ */
+const IdempotentCreateErrors = Schema.Union(
+  ApiErrors.InvalidJson,
+  ApiErrors.Conflict,
+  ApiErrors.PayloadTooLarge,
+  ApiErrors.ValidationError,
+  ApiErrors.IdempotencyMismatch
+)
+
 /** `POST /api/v1/charges`. */
 export const ChargesGroup = HttpApiGroup.make("charges")
   .add(
@@ -191,12 +201,7 @@ export const ChargesGroup = HttpApiGroup.make("charges")
       .setPayload(Requests.CreateCharge)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Views.Charge, { status: 201 })
-      .addError(ApiErrors.InvalidJson, { status: 400 })
-      .addError(ApiErrors.Conflict, { status: 409 })
-      .addError(ApiErrors.PayloadTooLarge, { status: 413 })
-      .addError(ApiErrors.ValidationError, { status: 422 })
-      .addError(ApiErrors.IdempotencyMismatch, { status: 422 })
-      .addError(ApiErrors.GatewayUnavailable, { status: 502 })
+      .addError(Schema.Union(IdempotentCreateErrors, ApiErrors.GatewayUnavailable))
       .annotateContext(
         describe(
           "createCharge",
@@ -222,13 +227,7 @@ export const PayoutsGroup = HttpApiGroup.make("payouts")
       .setPayload(Requests.CreatePayout)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Views.Payout, { status: 201 })
-      .addError(ApiErrors.InvalidJson, { status: 400 })
-      .addError(ApiErrors.Conflict, { status: 409 })
-      .addError(ApiErrors.PayloadTooLarge, { status: 413 })
-      .addError(ApiErrors.ValidationError, { status: 422 })
-      .addError(ApiErrors.IdempotencyMismatch, { status: 422 })
-      .addError(ApiErrors.InsufficientBalance, { status: 422 })
-      .addError(ApiErrors.GatewayUnavailable, { status: 502 })
+      .addError(Schema.Union(IdempotentCreateErrors, ApiErrors.InsufficientBalance, ApiErrors.GatewayUnavailable))
       .annotateContext(
         describe(
           "createPayout",
@@ -249,7 +248,7 @@ export const TransactionsGroup = HttpApiGroup.make("transactions")
     HttpApiEndpoint.get("list", "/api/v1/transactions")
       .setUrlParams(ListTransactionsUrlParams)
       .addSuccess(Views.TransactionPage)
-      .addError(ApiErrors.ValidationError, { status: 422 })
+      .addError(ApiErrors.ValidationError)
       .annotateContext(
         describe(
           "listTransactions",
@@ -321,7 +320,7 @@ const pathParams = (path: string) =>
 const removedEndpoint = (endpoint: RemovedEndpoint) =>
   HttpApiEndpoint.make(endpoint.method)(removedName(endpoint.method, endpoint.path), endpoint.path)
     .setPath(pathParams(endpoint.path))
-    .addError(ApiErrors.Gone, { status: 410 })
+    .addError(ApiErrors.Gone)
     .annotateContext(
       OpenApi.annotations({
         identifier: removedName(endpoint.method, endpoint.path),
@@ -584,9 +583,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPayload(Requests.CreateRefund)
       .setHeaders(RefundHeaders)
       .addSuccess(AdminViews.Refund, { status: 201 })
-      .addError(ApiErrors.IdempotencyMismatch, { status: 422 })
-      .addError(ApiErrors.InsufficientBalance, { status: 422 })
-      .addError(ApiErrors.GatewayUnavailable, { status: 502 })
+      .addError(
+        Schema.Union(ApiErrors.IdempotencyMismatch, ApiErrors.InsufficientBalance, ApiErrors.GatewayUnavailable)
+      )
       .annotateContext(
         describe(
           "createRefund",
@@ -607,12 +606,16 @@ export const AdminGroup = HttpApiGroup.make("admin")
         describe("listRefunds", "A charge's refunds, oldest first, with what is left to refund")
       )
   )
-  .addError(ApiErrors.InvalidJson, { status: 400 })
-  .addError(ApiErrors.NotFound, { status: 404 })
-  .addError(ApiErrors.Refused, { status: 409 })
-  .addError(ApiErrors.PayloadTooLarge, { status: 413 })
-  .addError(ApiErrors.AdminValidationError, { status: 422 })
-  .addError(ApiErrors.StorageUnavailable, { status: 503 })
+  .addError(
+    Schema.Union(
+      ApiErrors.InvalidJson,
+      ApiErrors.NotFound,
+      ApiErrors.Refused,
+      ApiErrors.PayloadTooLarge,
+      ApiErrors.AdminValidationError,
+      ApiErrors.StorageUnavailable
+    )
+  )
   .middleware(AdminToken)
   .annotateContext(
     OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
@@ -633,15 +636,13 @@ export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
 /** The public API: health, charges, payouts, transactions, the removed endpoints and the documents. */
 export const PublicApi = HttpApi.make("pixgate")
   .add(HealthGroup)
-  .add(ChargesGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
-  .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
-  .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable, { status: 503 }))
+  .add(ChargesGroup.addError(ApiErrors.StorageUnavailable))
+  .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable))
+  .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable))
   .add(DocumentationGroup)
   // Last: the removed endpoints' tag closes the reference (docs/decisions.md).
   .add(RemovedGroup)
-  .addError(ApiErrors.NotFound, { status: 404 })
-  .addError(ApiErrors.MethodNotAllowed, { status: 405 })
-  .addError(ApiErrors.Internal, { status: 500 })
+  .addError(Schema.Union(ApiErrors.NotFound, ApiErrors.MethodNotAllowed, ApiErrors.Internal))
   .annotateContext(
     OpenApi.annotations({
       title: "Pixgate API",
@@ -661,8 +662,7 @@ export const PublicApi = HttpApi.make("pixgate")
 const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
   .add(AdminDocumentationGroup)
-  .addError(ApiErrors.MethodNotAllowed, { status: 405 })
-  .addError(ApiErrors.Internal, { status: 500 })
+  .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 
 /** The admin API, relative to where it is mounted (the standalone server uses `/admin`). */
 export const AdminApi = adminGroups

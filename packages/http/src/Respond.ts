@@ -6,6 +6,7 @@
 import { Errors } from "@pixgate/core"
 import { Data } from "effect"
 import { statusOf } from "./Status.js"
+import * as TransportErrors from "./TransportErrors.js"
 
 /** A successful answer of a route: status, JSON body and extra headers. */
 export interface Reply {
@@ -28,12 +29,12 @@ export class Answer {
 
 /** A refusal that needs headers besides its error body (Allow, Retry-After). */
 export class Refusal extends Data.TaggedError("Refusal")<{
-  readonly error: Errors.PixgateError
+  readonly error: TransportErrors.ApiError
   readonly headers: Readonly<Record<string, string>>
 }> {}
 
 /** What a route may fail with. */
-export type Failure = Errors.PixgateError | Refusal
+export type Failure = TransportErrors.ApiError | Refusal
 
 /** Header set on idempotent replays (docs/decisions.md). */
 export const replayedHeader = "Idempotent-Replayed"
@@ -81,20 +82,20 @@ export const notFound = (): Errors.NotFound => new Errors.NotFound()
 /** 405 with the methods the path allows. */
 export const methodNotAllowed = (allowed: ReadonlyArray<string>): Refusal =>
   new Refusal({
-    error: new Errors.MethodNotAllowed({ allowed }),
+    error: new TransportErrors.MethodNotAllowed({ allowed }),
     headers: { allow: allowed.join(", ") }
   })
 
 /** 410 for the paths removed in 2.0.0. */
-export const endpointRemoved = (): Errors.Gone => new Errors.Gone()
+export const endpointRemoved = (): TransportErrors.Gone => new TransportErrors.Gone()
 
 /** 413 for bodies above the configured limit. */
-export const payloadTooLarge = (): Errors.PayloadTooLarge => new Errors.PayloadTooLarge()
+export const payloadTooLarge = (): TransportErrors.PayloadTooLarge => new TransportErrors.PayloadTooLarge()
 
 /** 429 with `Retry-After` in whole seconds (at least 1). */
 export const rateLimited = (retryAfterSeconds: number): Refusal =>
   new Refusal({
-    error: new Errors.RateLimited({ retryAfter: retryAfterSeconds }),
+    error: new TransportErrors.RateLimited({ retryAfter: retryAfterSeconds }),
     headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) }
   })
 

@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as Body from "./Body.js"
 import type { Incoming } from "./Incoming.js"
 import * as Respond from "./Respond.js"
+import type { ApiError } from "./TransportErrors.js"
 
 /** HTTP methods routes use. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
@@ -60,7 +61,7 @@ const queryOf = (url: string): URLSearchParams => {
 }
 
 // No id holds U+0000 and no store can look one up (Postgres refuses it): not found, or 422.
-const nulIn = (params: Params, query: URLSearchParams): Errors.PixgateError | undefined => {
+const nulIn = (params: Params, query: URLSearchParams): ApiError | undefined => {
   for (const name in params) if (params[name]?.includes("\u0000")) return Respond.notFound()
   for (const [name, value] of query) {
     if (value.includes("\u0000"))

@@ -1,48 +1,25 @@
 /**
- * The HTTP status of every engine error (core's errors carry none), read from the definition:
- * each error `PixgateApi` lists, with the status it is listed with (`addError(..., { status })`,
- * or a middleware failure's status annotation). The router, the merchant panel and the CLI read
- * this one table; building it fails if the definition gives an error two statuses or leaves one
- * out.
+ * The HTTP status of every error of the contract, read from its wire declaration
+ * (`ApiErrors.of(..., { status })`): one status per error, given once. The router, the admin
+ * API, the merchant panel (handed this table by its embedder) and the CLI read this one table.
+ * An error class without a declaration does not compile (`Undeclared` below), and the tests check
+ * the table against the OpenAPI document.
  */
-import { HttpApi } from "@effect/platform"
-import { Errors } from "@pixgate/core"
-import { Option, SchemaAST } from "effect"
-import { errorTagOf } from "./ApiErrors.js"
-import { PixgateApi } from "./PixgateApi.js"
+import * as ApiErrors from "./ApiErrors.js"
+import type { ApiError } from "./TransportErrors.js"
 
-type Tag = Errors.PixgateError["_tag"]
+/** The tags of the errors that have a wire declaration. */
+type Declared = ApiErrors.AnyWire["tag"]
 
-/** The members of an error schema (a status listing several errors is their union). */
-const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
-  SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
+/** The errors of the contract without a wire declaration: must be none. */
+type Undeclared = Exclude<ApiError["_tag"], Declared>
 
-const read = (): ReadonlyMap<string, number> => {
-  const statuses = new Map<string, number>()
-  HttpApi.reflect(PixgateApi, {
-    onGroup: () => undefined,
-    onEndpoint: ({ endpoint, errors }) => {
-      for (const [status, { ast }] of errors) {
-        for (const member of Option.match(ast, { onNone: () => [], onSome: members })) {
-          const tag = errorTagOf(member)
-          if (tag === undefined) continue
-          const known = statuses.get(tag)
-          if (known !== undefined && known !== status)
-            throw new Error(`PixgateApi lists ${tag} with statuses ${known} and ${status} (${endpoint.name})`)
-          statuses.set(tag, status)
-        }
-      }
-    }
-  })
-  for (const member of Errors.PixgateError.members)
-    if (!statuses.has(member._tag)) throw new Error(`PixgateApi lists no status for ${member._tag}`)
-  return statuses
-}
+const everyErrorDeclared: [Undeclared] extends [never] ? true : Undeclared = true
 
-const statuses = read()
+/** Every error's status, by `_tag`. */
+export const all: ReadonlyMap<string, number> = new Map(
+  everyErrorDeclared ? ApiErrors.all.map((wire) => [wire.tag, wire.status] as const) : []
+)
 
-/** Every error's status, as the definition lists it. */
-export const all: ReadonlyMap<string, number> = statuses
-
-/** The HTTP status of an error. */
-export const statusOf = (error: Errors.PixgateError): number => statuses.get(error._tag satisfies Tag) ?? 500
+/** The HTTP status of an error of the contract. */
+export const statusOf = (error: ApiError): number => all.get(error._tag) ?? 500

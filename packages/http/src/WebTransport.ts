@@ -12,6 +12,7 @@ import type * as Dispatch from "./Dispatch.js"
 import type { RawBody } from "./Incoming.js"
 import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
+import type { ApiError } from "./TransportErrors.js"
 
 /** What the host told about a request: a body it already read (settled), its mount prefix. */
 export interface Context {
@@ -46,7 +47,7 @@ export const context = (given: unknown, defaultMountPath: string): Context => {
 const encoder = new TextEncoder()
 
 /** A body the host already read, as bytes or text (other values re-serialized as JSON). */
-const preparsed = (value: unknown, limit: number): Effect.Effect<RawBody, Errors.PixgateError> => {
+const preparsed = (value: unknown, limit: number): Effect.Effect<RawBody, ApiError> => {
   let raw: RawBody
   if (value instanceof Uint8Array || typeof value === "string") raw = value
   else {
@@ -63,7 +64,7 @@ const preparsed = (value: unknown, limit: number): Effect.Effect<RawBody, Errors
 const given = (
   body: NonNullable<Context["body"]>,
   limit: number
-): Effect.Effect<RawBody, Errors.PixgateError> =>
+): Effect.Effect<RawBody, ApiError> =>
   Effect.flatMap(
     Effect.promise(() => body),
     (settled) => (settled.ok ? preparsed(settled.value, limit) : Effect.fail(Errors.invalidJson()))
@@ -93,7 +94,7 @@ const collect = async (stream: ReadableStream<Uint8Array>, limit: number, signal
   return bytes
 }
 
-const read = (request: Request, limit: number): Effect.Effect<RawBody, Errors.PixgateError> =>
+const read = (request: Request, limit: number): Effect.Effect<RawBody, ApiError> =>
   Effect.suspend(() => {
     const declared = request.headers.get("content-length") ?? undefined
     if (Body.declaredTooLarge(declared, limit)) return Effect.fail(Respond.payloadTooLarge())
@@ -138,7 +139,7 @@ class WebExchange implements Dispatch.Exchange {
     return this.request.headers.get(name) ?? undefined
   }
 
-  body(): Effect.Effect<RawBody, Errors.PixgateError> {
+  body(): Effect.Effect<RawBody, ApiError> {
     const body = this.host.body
     return body === undefined ? read(this.request, this.limit) : given(body, this.limit)
   }

@@ -9,9 +9,10 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Option, Redacted } from "effect"
+import { Context, Option, Redacted, SchemaAST } from "effect"
 import * as Admin from "../src/Admin.js"
 import * as Api from "../src/Api.js"
+import { errorTagOf } from "../src/ApiErrors.js"
 import { encodesToItself } from "../src/Endpoints.js"
 import { AdminApi, PixgateApi, PublicApi } from "../src/PixgateApi.js"
 import * as Status from "../src/Status.js"
@@ -58,7 +59,26 @@ describe("PixgateApi drives the native routes", () => {
     })
   })
 
-  it("reads one status per error from the definition", () => {
+  it("the definition lists each error with its declared status, and every declared error somewhere", () => {
+    const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
+      SchemaAST.isUnion(ast) ? ast.types.flatMap(members) : [ast]
+    const listed = new Map<string, Set<number>>()
+    HttpApi.reflect(PixgateApi, {
+      onGroup: () => undefined,
+      onEndpoint: ({ errors }) => {
+        for (const [status, { ast }] of errors)
+          for (const member of Option.match(ast, { onNone: () => [], onSome: members })) {
+            const tag = errorTagOf(member)
+            if (tag !== undefined) listed.set(tag, (listed.get(tag) ?? new Set()).add(status))
+          }
+      }
+    })
+    expect(Object.fromEntries([...listed].map(([tag, statuses]) => [tag, [...statuses]]))).toEqual(
+      Object.fromEntries([...Status.all].map(([tag, status]) => [tag, [status]]))
+    )
+  })
+
+  it("reads one status per error from the declarations", () => {
     expect(Object.fromEntries(Status.all)).toEqual({
       InvalidJson: 400,
       Unauthorized: 401,

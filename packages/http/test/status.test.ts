@@ -1,12 +1,16 @@
-import { Errors } from "@pixgate/core"
+import { Errors, MemoryStore } from "@pixgate/core"
 import { Schema } from "effect"
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as PanelStatus from "../../panel/src/Status.js"
 import { statusOf as panelStatusOf } from "../../panel/src/Status.js"
+import * as ApiErrors from "../src/ApiErrors.js"
+import * as NodePixgate from "../src/NodePixgate.js"
 import * as Respond from "../src/Respond.js"
-import { statusOf } from "../src/Status.js"
+import { all, statusOf } from "../src/Status.js"
+import * as TransportErrors from "../src/TransportErrors.js"
 
 // One instance of every error, with the status and body the API answers for it.
-const cases: ReadonlyArray<readonly [Errors.PixgateError, number, Errors.ErrorBody]> = [
+const cases: ReadonlyArray<readonly [TransportErrors.ApiError, number, Errors.ErrorBody]> = [
   [
     Errors.validation("invalid_amount", "amount", "amount must be a positive number"),
     422,
@@ -47,34 +51,61 @@ const cases: ReadonlyArray<readonly [Errors.PixgateError, number, Errors.ErrorBo
     { error: "Failed to process payout", code: "gateway_not_configured" }
   ],
   [Errors.unavailable(), 503, { error: "Service temporarily unavailable", code: "service_unavailable" }],
-  [new Errors.RateLimited({ retryAfter: 2 }), 429, { error: "Too many requests", code: "rate_limited" }],
-  [new Errors.Gone(), 410, { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }],
+  [new TransportErrors.RateLimited({ retryAfter: 2 }), 429, { error: "Too many requests", code: "rate_limited" }],
+  [new TransportErrors.Gone(), 410, { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }],
   [
-    new Errors.MethodNotAllowed({ allowed: ["GET"] }),
+    new TransportErrors.MethodNotAllowed({ allowed: ["GET"] }),
     405,
     { error: "Method not allowed", code: "method_not_allowed" }
   ],
-  [new Errors.PayloadTooLarge(), 413, { error: "Request body too large", code: "payload_too_large" }],
+  [new TransportErrors.PayloadTooLarge(), 413, { error: "Request body too large", code: "payload_too_large" }],
   [new Errors.Internal(), 500, { error: "Internal server error", code: "internal_error" }]
 ]
+
+// The panel gets the contract's statuses from its embedder: made here as a host makes it.
+let embedded: NodePixgate.Pixgate | undefined
+beforeAll(async () => {
+  embedded = await NodePixgate.make({ store: MemoryStore.layer, log: { level: "none" }, panel: {} })
+})
+afterAll(() => embedded?.dispose())
 
 describe("error statuses and bodies", () => {
   it("every error class has a case here", () => {
     expect(new Set(cases.map(([e]) => e._tag))).toEqual(
-      new Set(Errors.PixgateError.members.map((m) => m._tag))
+      new Set(TransportErrors.ApiError.members.map((m) => m._tag))
     )
+  })
+
+  it("every error class, core's and the transport's, has one wire declaration with its status and codes", () => {
+    const classes = TransportErrors.ApiError.members
+    const declared = new Map(ApiErrors.all.map((wire) => [wire.tag, wire]))
+    expect(ApiErrors.all.length).toBe(declared.size)
+    for (const member of classes) {
+      const wire = declared.get(member._tag)
+      expect(wire, `${member._tag} has no wire declaration (ApiErrors.of)`).toBeDefined()
+      expect([member._tag, all.get(member._tag)]).toEqual([member._tag, wire?.status])
+      // Every code the class declares is on the wire, but the merchant panel's own (never an API answer).
+      const panelOnly: ReadonlyArray<string> = [
+        ...Errors.PanelValidationCode.literals,
+        ...Errors.PanelRefusedCode.literals
+      ]
+      const codes: ReadonlyArray<string> = Errors.codesOf(member)
+      expect([member._tag, codes.filter((code) => !panelOnly.includes(code))]).toEqual([member._tag, wire?.codes])
+    }
+    expect([...all.keys()].sort()).toEqual(classes.map((m) => m._tag).sort())
   })
 
   it("each error answers its status and docs/decisions.md body, in the API and the panel", () => {
     for (const [error, status, body] of cases) {
       expect([error._tag, statusOf(error), Errors.body(error)]).toEqual([error._tag, status, body])
       expect([error._tag, panelStatusOf(error)]).toEqual([error._tag, status])
-      expect(Errors.isPixgateError(error)).toBe(true)
+      expect(TransportErrors.isApiError(error)).toBe(true)
       const answer = Respond.failure(error)
       expect([answer.status, JSON.parse(answer.body)]).toEqual([status, body])
     }
     expect(panelStatusOf(new Error("x"))).toBe(500)
-    expect(Errors.isPixgateError(new Error("x"))).toBe(false)
+    expect(panelStatusOf(new PanelStatus.PayloadTooLarge())).toBe(413)
+    expect(TransportErrors.isApiError(new Error("x"))).toBe(false)
   })
 
   it("a 503 says when to retry; a replayed error says it is one", () => {
@@ -91,8 +122,8 @@ describe("error statuses and bodies", () => {
 
   it("errors are Schemas: they encode and decode (how an idempotent refusal is stored)", () => {
     for (const [error] of cases) {
-      const encoded = Schema.encodeSync(Errors.PixgateError)(error)
-      const decoded = Schema.decodeUnknownSync(Errors.PixgateError)(JSON.parse(JSON.stringify(encoded)))
+      const encoded = Schema.encodeSync(TransportErrors.ApiError)(error)
+      const decoded = Schema.decodeUnknownSync(TransportErrors.ApiError)(JSON.parse(JSON.stringify(encoded)))
       expect([error._tag, Errors.body(decoded), statusOf(decoded)]).toEqual([
         error._tag,
         Errors.body(error),

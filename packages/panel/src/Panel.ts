@@ -16,7 +16,7 @@ import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { securityHeaders } from "./Layout.js"
 import * as Routes from "./Routes.js"
-import { statusOf } from "./Status.js"
+import { isAnswered, type Statuses, statusOf, use } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
 
 /** Services the panel runs on. */
@@ -97,7 +97,16 @@ export const same = (a: string, b: string): boolean => {
 }
 
 /** Builds the panel's handlers on a runtime that has the engine and the store. */
-export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOptions = {}): PanelHandlers => {
+/**
+ * The panel's handlers. `statuses` is the HTTP contract's status of each error (`@pixgate/http`
+ * `Status.all`, which `@pixgate/http/node` passes): the panel answers an error with it.
+ */
+export const make = (
+  runtime: Runtime.Runtime<PanelServices>,
+  options: PanelOptions,
+  statuses: Statuses
+): PanelHandlers => {
+  use(statuses)
   const base = normalizeBasePath(options.basePath)
   const maxBody = options.maxBodySize ?? 64 * 1024
   const runExit = Runtime.runPromiseExit(runtime)
@@ -133,7 +142,7 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     try {
       return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
     } catch (error) {
-      if (!Errors.isPixgateError(error)) {
+      if (!isAnswered(error)) {
         // The path without an invite's token; never a body (it may hold passwords or secrets).
         const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
         void Runtime.runPromise(runtime)(
@@ -218,7 +227,7 @@ const asset = (body: string, type: string) =>
 const failure = (error: unknown): Response => {
   const lang: Lang = "pt-BR"
   const status = statusOf(error)
-  const message = Errors.isPixgateError(error) ? error.message : words(lang).error
+  const message = isAnswered(error) ? error.message : words(lang).error
   const body = new Html(
     `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status}</h1><p>${message.replace(/[<>&"]/g, "")}</p></main></body></html>`
   )

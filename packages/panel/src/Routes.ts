@@ -34,7 +34,7 @@ import {
 import { bare, csrfField, page, securityHeaders, type View } from "./Layout.js"
 import { cookies, type Run, same } from "./Panel.js"
 import * as Password from "./Password.js"
-import { statusOf as httpStatus } from "./Status.js"
+import { statusOf as httpStatus, PayloadTooLarge } from "./Status.js"
 import type { Throttle } from "./Throttle.js"
 
 /** What the routes need from `Panel.make`. */
@@ -104,9 +104,9 @@ const redirect = (ctx: Ctx, path: string, done?: keyof Dictionary) => {
 
 const form = async (ctx: Ctx): Promise<URLSearchParams> => {
   const text = await ctx.request.text().catch(() => {
-    throw new Errors.PayloadTooLarge({ code: "too_large" })
+    throw new PayloadTooLarge()
   })
-  if (text.length > ctx.cfg.maxBody) throw new Errors.PayloadTooLarge({ code: "too_large" })
+  if (text.length > ctx.cfg.maxBody) throw new PayloadTooLarge()
   return new URLSearchParams(text)
 }
 

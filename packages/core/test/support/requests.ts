@@ -50,8 +50,7 @@ export const answer = (error: Errors.PixgateError) => ({
   message: error.message,
   details: "details" in error ? error.details : undefined,
   outcome: error._tag === "StorageUnavailable" ? error.outcome : undefined,
-  retryAfter:
-    error._tag === "StorageUnavailable" || error._tag === "RateLimited" ? error.retryAfter : undefined,
+  retryAfter: error._tag === "StorageUnavailable" ? error.retryAfter : undefined,
   replayed: Errors.isReplayed(error),
   body: Errors.body(error)
 })
