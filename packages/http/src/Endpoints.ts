@@ -14,12 +14,11 @@ import type * as Handlers from "./Handlers.js"
 import * as PixgateApi from "./PixgateApi.js"
 import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"
-import type { ApiError } from "./TransportErrors.js"
 
 /** A handler as the compiled route calls it: its input is what the definition's schemas decoded. */
 type AnyHandler<R> = (
   input: Handlers.Input<unknown, unknown, unknown, unknown>
-) => Effect.Effect<unknown, ApiError, R>
+) => Effect.Effect<unknown, Errors.PixgateError, R>
 
 /** A handler answered at once, outside the runtime (the health check, the documents). */
 export type PlainHandler = (input: Route.Input<undefined>) => Route.Output

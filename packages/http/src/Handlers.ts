@@ -13,7 +13,6 @@ import { type Auth, type Domain, Engine, Errors, Views } from "@pixgate/core"
 import { Effect } from "effect"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
 import * as Timestamp from "./Timestamp.js"
-import type { ApiError } from "./TransportErrors.js"
 
 /** What a handler receives: the decoded request. */
 export interface Input<Path, UrlParams, Payload, Headers> {
@@ -34,7 +33,7 @@ export type Handler<E extends HttpApiEndpoint.HttpApiEndpoint.Any, Provided = ne
     HttpApiEndpoint.HttpApiEndpoint.Payload<E>,
     HttpApiEndpoint.HttpApiEndpoint.Headers<E>
   >
-) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<E>, ApiError, Engine.Engine | Provided>
+) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<E>, Errors.PixgateError, Engine.Engine | Provided>
 
 type Groups = typeof PixgateApi extends HttpApi.HttpApi<infer _Id, infer G, infer _E, infer _R> ? G : never
 

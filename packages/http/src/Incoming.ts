@@ -2,7 +2,6 @@
  * A request as the dispatcher and the routes see it, whatever the host: Node's IncomingMessage
  * and the web's Request each become one (NodeTransport, WebTransport).
  */
-import type { Errors } from "@pixgate/core"
 import type { Effect } from "effect"
 import type { ApiError } from "./TransportErrors.js"
 

@@ -89,7 +89,7 @@ describe("error statuses and bodies", () => {
         ...Errors.PanelValidationCode.literals,
         ...Errors.PanelRefusedCode.literals
       ]
-      const codes: ReadonlyArray<string> = Errors.codesOf(member)
+      const codes: ReadonlyArray<string> = Errors.codesOf<TransportErrors.ApiError>(member)
       expect([member._tag, codes.filter((code) => !panelOnly.includes(code))]).toEqual([member._tag, wire?.codes])
     }
     expect([...all.keys()].sort()).toEqual(classes.map((m) => m._tag).sort())
