@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Errors } from "@pixgate/core"
+import type { Errors } from "@pixgate/core"
 import { AdminApi, ApiErrors, PublicApi } from "@pixgate/http/api"
 import { type Code, Pixgate, PixgateApiError } from "../src/index.js"
 
@@ -15,8 +15,9 @@ import { type Code, Pixgate, PixgateApiError } from "../src/index.js"
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 const codeEnum = (doc: unknown): ReadonlyArray<string> => {
-  const schemas = (doc as { components: { schemas: Record<string, { properties: { code: { enum: string[] } } }> } })
-    .components.schemas
+  const schemas = (
+    doc as { components: { schemas: Record<string, { properties: { code: { enum: string[] } } }> } }
+  ).components.schemas
   return schemas.Error?.properties.code.enum ?? []
 }
 
@@ -53,7 +54,11 @@ describe("PixgateApiError.code", () => {
       )
       expect(error).toBeInstanceOf(PixgateApiError)
       const apiError = error as PixgateApiError
-      expect([apiError.status, apiError.code, apiError.message]).toEqual([422, "unexpected_response", "Something new"])
+      expect([apiError.status, apiError.code, apiError.message]).toEqual([
+        422,
+        "unexpected_response",
+        "Something new"
+      ])
     } finally {
       newer.closeAllConnections()
       await new Promise((resolve) => newer.close(resolve))

@@ -58,7 +58,8 @@ export interface BalanceJson {
 
 const hasNul = (text: string) => text.includes("\u0000")
 
-const badRequest = (code: Errors.ValidationCode, path: string, message: string) => Errors.validation(code, path, message)
+const badRequest = (code: Errors.ValidationCode, path: string, message: string) =>
+  Errors.validation(code, path, message)
 
 const refusal = (reason: Chargebacks.ChargebackRefusal): Errors.NotFound | Errors.Refused =>
   reason === "not_found"

@@ -6,7 +6,7 @@
  */
 import { Effect, Option } from "effect"
 import type { ApiKeyId, Merchant, Mode } from "./Domain.js"
-import { type PixgateError, unauthorized, unavailable } from "./Errors.js"
+import { type StorageUnavailable, type Unauthorized, unauthorized, unavailable } from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { MerchantStore } from "./Store.js"
 
@@ -23,7 +23,9 @@ export interface Caller {
 /** Auth operations. */
 export interface AuthShape {
   /** Resolves a raw key; missing, malformed, unknown or revoked keys are 401 `Unauthorized`. */
-  readonly authenticate: (rawKey: string | undefined) => Effect.Effect<Caller, PixgateError>
+  readonly authenticate: (
+    rawKey: string | undefined
+  ) => Effect.Effect<Caller, Unauthorized | StorageUnavailable>
 }
 
 /** How stale an API key's recorded last use may be. */
@@ -79,7 +81,9 @@ export const make = Effect.gen(function* () {
       remember(rawKey, version, entry)
       return Effect.succeed(entry)
     })
-  const authenticate = (rawKey: string | undefined): Effect.Effect<Caller, PixgateError> => {
+  const authenticate = (
+    rawKey: string | undefined
+  ): Effect.Effect<Caller, Unauthorized | StorageUnavailable> => {
     const mode = rawKey === undefined ? undefined : Ids.apiKeyMode(rawKey)
     if (rawKey === undefined || mode === undefined) return Effect.fail(unauthorized())
     return store.credentialsVersion().pipe(

@@ -192,13 +192,20 @@ export const dueTermsOf = (
     return terms
   })
 
+/**
+ * What creating a charge may fail with: a term at fault (the amount below the fee, a due-date
+ * charge's terms), the Idempotency-Key's first request still running, the bank, the store.
+ */
+export type CreateChargeError =
+  | Errors.ValidationError
+  | Errors.Conflict
+  | Errors.GatewayUnavailable
+  | Errors.StorageUnavailable
+
 /** Charge operations. */
 export interface ChargesShape {
   /** Creates a charge (the spec's POST /api/v1/charges; decode its body with `Requests.CreateCharge`). */
-  readonly create: (
-    caller: Caller,
-    input: CreateCharge
-  ) => Effect.Effect<Views.ChargeJson, Errors.PixgateError>
+  readonly create: (caller: Caller, input: CreateCharge) => Effect.Effect<Views.ChargeJson, CreateChargeError>
   /** Fails a charge still pending at its `expiresAt` (`transaction.failed`, reason `expired`). */
   readonly expire: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }

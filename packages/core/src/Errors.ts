@@ -309,7 +309,9 @@ export const codesOf = <E extends ErrorLike>(self: ErrorClass<E>): ReadonlyArray
 export type Code = PixgateError["code"]
 
 const owners: ReadonlyMap<string, PixgateError["_tag"]> = new Map(
-  PixgateError.members.flatMap((member) => codesOf<PixgateError>(member).map((code) => [code, member._tag] as const))
+  PixgateError.members.flatMap((member) =>
+    codesOf<PixgateError>(member).map((code) => [code, member._tag] as const)
+  )
 )
 
 const decodeError = Schema.decodeUnknownOption(PixgateError)
@@ -365,7 +367,9 @@ export interface ErrorBody {
 }
 
 /** The error body of docs/decisions.md: `{ error, code, details? }` (of any error with a code). */
-export const body = (error: ErrorLike & { readonly details?: ReadonlyArray<ErrorDetail> | undefined }): ErrorBody => {
+export const body = (
+  error: ErrorLike & { readonly details?: ReadonlyArray<ErrorDetail> | undefined }
+): ErrorBody => {
   const details = error.details
   return details === undefined
     ? { error: error.message, code: error.code }

@@ -28,7 +28,10 @@ export interface PaymentsShape {
   readonly create: (
     caller: Caller,
     request: PaymentRequest
-  ) => Effect.Effect<Views.TransactionJson, Errors.PixgateError>
+  ) => Effect.Effect<
+    Views.TransactionJson,
+    Errors.ValidationError | Errors.InsufficientBalance | Errors.StorageUnavailable
+  >
 }
 
 /** Builds the service. */

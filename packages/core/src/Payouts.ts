@@ -31,13 +31,21 @@ import { type CreatePayout, checkAmount } from "./Requests.js"
 import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "./Store.js"
 import type * as Views from "./Views.js"
 
+/**
+ * What sending a payout may fail with: the amount at fault, the balance short of it and its fee,
+ * the Idempotency-Key's first request still running, the bank, the store.
+ */
+export type CreatePayoutError =
+  | Errors.ValidationError
+  | Errors.InsufficientBalance
+  | Errors.Conflict
+  | Errors.GatewayUnavailable
+  | Errors.StorageUnavailable
+
 /** Payout operations. */
 export interface PayoutsShape {
   /** Creates a payout (the spec's POST /api/v1/payouts; decode its body with `Requests.CreatePayout`). */
-  readonly create: (
-    caller: Caller,
-    input: CreatePayout
-  ) => Effect.Effect<Views.PayoutJson, Errors.PixgateError>
+  readonly create: (caller: Caller, input: CreatePayout) => Effect.Effect<Views.PayoutJson, CreatePayoutError>
   /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
   readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
   /**

@@ -77,12 +77,21 @@ export interface RefundsShape {
     transactionId: string,
     input: CreateRefund,
     idempotencyKey: string
-  ) => Effect.Effect<Refund, Errors.PixgateError>
+  ) => Effect.Effect<
+    Refund,
+    | Errors.NotFound
+    | Errors.Refused
+    | Errors.ValidationError
+    | Errors.IdempotencyMismatch
+    | Errors.InsufficientBalance
+    | Errors.GatewayUnavailable
+    | Errors.StorageUnavailable
+  >
   /** A charge of the merchant with its refunds, oldest first. */
   readonly list: (
     merchantId: MerchantId,
     transactionId: string
-  ) => Effect.Effect<RefundSummary, Errors.PixgateError>
+  ) => Effect.Effect<RefundSummary, Errors.NotFound | Errors.StorageUnavailable>
   /** The bank returned the refund (with the returned PIX's id, when it gives one): `refund.completed`. */
   readonly settle: (id: RefundId, returnId?: string) => Effect.Effect<boolean, StoreError>
   /** The bank refused the refund: `failed`, its amount back on the balance, `refund.failed`. */

@@ -11,7 +11,7 @@ import { Array as Arr, Context, Effect, Either, Option, ParseResult, Schema, Sch
 import * as Document from "./Document.js"
 import { transactionStatuses, transactionTypes } from "./Domain.js"
 import * as DueDate from "./DueDate.js"
-import { type ErrorDetail, InvalidJson, ValidationError, type ValidationCode, validation } from "./Errors.js"
+import { type ErrorDetail, InvalidJson, type ValidationCode, ValidationError, validation } from "./Errors.js"
 import * as Money from "./Money.js"
 import * as PixKey from "./PixKey.js"
 
@@ -315,8 +315,12 @@ const calendarDate = (path: string, code: ValidationCode, description: string) =
   )
 }
 
-const requiredIn = <S extends Schema.Schema.Any>(schema: S, code: ValidationCode, path: string, what: string) =>
-  required(schema, problem(code, `${path} is required: ${what}`))
+const requiredIn = <S extends Schema.Schema.Any>(
+  schema: S,
+  code: ValidationCode,
+  path: string,
+  what: string
+) => required(schema, problem(code, `${path} is required: ${what}`))
 
 /** A fine or an abatement: a fixed amount in reais or a percentage of the original amount. */
 const flatRule = (field: string, code: ValidationCode, description: string) => {

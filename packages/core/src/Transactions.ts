@@ -15,7 +15,7 @@ export interface TransactionsShape {
   readonly list: (
     caller: Caller,
     input: ListTransactions
-  ) => Effect.Effect<Views.TransactionPageJson, Errors.PixgateError>
+  ) => Effect.Effect<Views.TransactionPageJson, Errors.StorageUnavailable>
 }
 
 /** Builds the service. */

@@ -15,13 +15,13 @@ import { Effect } from "effect"
 import ipaddr from "ipaddr.js"
 import { EngineConfig, type EngineConfigShape } from "./Config.js"
 import type { Mode } from "./Domain.js"
-import { type PixgateError, validation } from "./Errors.js"
+import { type ValidationError, validation } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 
 /** Longest accepted webhook URL. */
 export const maxLength = 2048
 
-const invalid = (message: string): PixgateError => validation("invalid_webhook_url", "url", message)
+const invalid = (message: string): ValidationError => validation("invalid_webhook_url", "url", message)
 
 /** IPv6 global unicast (IANA's IPv6 address space: everything else is reserved or special). */
 const globalUnicast = ipaddr.IPv6.parseCIDR("2000::/3")
@@ -220,7 +220,7 @@ export const insecureMessage =
 export const check = (
   url: string,
   mode: Mode
-): Effect.Effect<void, PixgateError, EngineConfig | HostResolver> =>
+): Effect.Effect<void, ValidationError, EngineConfig | HostResolver> =>
   Effect.gen(function* () {
     if (url.length > maxLength) return yield* invalid(`Webhook URL must be at most ${maxLength} characters`)
     if (!URL.canParse(url)) return yield* invalid("Webhook URL must be a valid absolute URL")

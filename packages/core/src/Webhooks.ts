@@ -6,7 +6,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "./Config.js"
 import { DeliveryId, type Event, fairnessKey, findById, type Mode, type WebhookEndpoint } from "./Domain.js"
-import type { PixgateError } from "./Errors.js"
+import type { ValidationError } from "./Errors.js"
 import { HostResolver } from "./HostResolver.js"
 import type { AttemptFeedback } from "./Jobs.js"
 import * as SigningKeys from "./SigningKeys.js"
@@ -46,7 +46,7 @@ export interface WebhooksShape {
    */
   readonly attempt: (job: ClaimedJob) => Effect.Effect<AttemptFeedback | undefined, StoreError>
   /** Checks a webhook URL for `mode` (see `WebhookUrl.check`); 422 `invalid_webhook_url`. */
-  readonly checkUrl: (url: string, mode: Mode) => Effect.Effect<void, PixgateError>
+  readonly checkUrl: (url: string, mode: Mode) => Effect.Effect<void, ValidationError>
 }
 
 /**

@@ -19,7 +19,9 @@ const every: ReadonlyArray<Errors.PixgateError> = [
   new Errors.Conflict(),
   new Errors.IdempotencyMismatch(),
   ...(["charge", "payout", "refund"] as const).flatMap((operation) =>
-    Errors.codesOf(Errors.GatewayUnavailable).map((code) => new Errors.GatewayUnavailable({ operation, code }))
+    Errors.codesOf(Errors.GatewayUnavailable).map(
+      (code) => new Errors.GatewayUnavailable({ operation, code })
+    )
   ),
   Errors.unavailable(),
   new Errors.Internal()

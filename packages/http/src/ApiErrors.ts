@@ -69,7 +69,8 @@ export interface WireOptions<E extends Errors.ErrorLike> {
 }
 
 /** A wire declaration: the schema of the body <-> the error, annotated with its status. */
-export interface Wire<E extends Errors.ErrorLike> extends Schema.Schema<E, Schema.Schema.Encoded<BodySchema<E["code"]>>> {
+export interface Wire<E extends Errors.ErrorLike>
+  extends Schema.Schema<E, Schema.Schema.Encoded<BodySchema<E["code"]>>> {
   /** The error's `_tag`. */
   readonly tag: E["_tag"]
   /** The error's status. */
@@ -79,7 +80,11 @@ export interface Wire<E extends Errors.ErrorLike> extends Schema.Schema<E, Schem
   /** The same error with fewer codes documented (another API's view of it), same status. */
   readonly narrow: (
     codes: ReadonlyArray<E["code"]>,
-    annotations: { readonly identifier: string; readonly description: string; readonly example: Body<E["code"]> }
+    annotations: {
+      readonly identifier: string
+      readonly description: string
+      readonly example: Body<E["code"]>
+    }
   ) => Wire<E>
 }
 
@@ -88,7 +93,9 @@ export interface Wire<E extends Errors.ErrorLike> extends Schema.Schema<E, Schem
  * the error. Encoding an error whose code is not among the documented ones fails: the definition
  * would not document it.
  */
-export const of = <E extends Errors.ErrorLike & { readonly details?: ReadonlyArray<Errors.ErrorDetail> | undefined }>(
+export const of = <
+  E extends Errors.ErrorLike & { readonly details?: ReadonlyArray<Errors.ErrorDetail> | undefined }
+>(
   self: Errors.ErrorClass<E>,
   options: WireOptions<E>
 ): Wire<E> => {
@@ -117,7 +124,9 @@ export const of = <E extends Errors.ErrorLike & { readonly details?: ReadonlyArr
         const { code, ...rest } = Errors.body(error)
         return known.has(code)
           ? ParseResult.succeed({ ...rest, code: error.code })
-          : ParseResult.fail(new ParseResult.Type(ast, error, `code ${code} is not one of ${codes.join(", ")}`))
+          : ParseResult.fail(
+              new ParseResult.Type(ast, error, `code ${code} is not one of ${codes.join(", ")}`)
+            )
       }
     }
   ).annotations({
@@ -131,7 +140,11 @@ export const of = <E extends Errors.ErrorLike & { readonly details?: ReadonlyArr
     codes,
     narrow: (
       narrower: ReadonlyArray<E["code"]>,
-      annotations: { readonly identifier: string; readonly description: string; readonly example: Body<E["code"]> }
+      annotations: {
+        readonly identifier: string
+        readonly description: string
+        readonly example: Body<E["code"]>
+      }
     ) => of(self, { ...options, ...annotations, codes: narrower })
   })
 }
@@ -334,9 +347,10 @@ export const errorCodes: ReadonlyArray<string> = [
 ]
 
 /** The admin API's own codes besides those of `errorCodes`. */
-export const adminErrorCodes: ReadonlyArray<string> = [...AdminValidationError.codes, ...Refused.codes].filter(
-  (code) => !errorCodes.includes(code)
-)
+export const adminErrorCodes: ReadonlyArray<string> = [
+  ...AdminValidationError.codes,
+  ...Refused.codes
+].filter((code) => !errorCodes.includes(code))
 
 /** Every code of the contract, for a client: one of the engine's or the transport's codes. */
 export type Code = TransportErrors.ApiError["code"] | (typeof serverCodes)[number]

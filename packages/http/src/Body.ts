@@ -107,9 +107,7 @@ const contentTypeDetail = (header: string | undefined): Errors.ErrorDetail => ({
 })
 
 /** The request's JSON object body (content type first, then size, then syntax). */
-export const readJsonObject = (
-  request: Incoming
-): Effect.Effect<Record<string, unknown>, ApiError> =>
+export const readJsonObject = (request: Incoming): Effect.Effect<Record<string, unknown>, ApiError> =>
   isJsonContentType(request.header("content-type"))
     ? Effect.flatMap(request.body(), parseObject)
     : Effect.fail(Errors.invalidJson([contentTypeDetail(request.header("content-type"))]))

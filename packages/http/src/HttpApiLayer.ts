@@ -113,7 +113,12 @@ const failed = (failure: Respond.Failure): Effect.Effect<Respond.Answer> => {
   const answer = Respond.failure(failure)
   return statusOf(error) >= 500 && !Errors.isReplayed(error)
     ? Effect.as(
-        Effect.logWarning("Request failed", error._tag, error.code, ("cause" in error ? error.cause : undefined) ?? ""),
+        Effect.logWarning(
+          "Request failed",
+          error._tag,
+          error.code,
+          ("cause" in error ? error.cause : undefined) ?? ""
+        ),
         answer
       )
     : Effect.succeed(answer)

@@ -148,7 +148,8 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
       fallthrough
     })
   })
-  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel, Status.all)
+  const panel =
+    options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel, Status.all)
   return {
     ...serve(built.api),
     errorHandler: NodeHandler.bodyParserErrors,

@@ -227,7 +227,9 @@ export const PayoutsGroup = HttpApiGroup.make("payouts")
       .setPayload(Requests.CreatePayout)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Views.Payout, { status: 201 })
-      .addError(Schema.Union(IdempotentCreateErrors, ApiErrors.InsufficientBalance, ApiErrors.GatewayUnavailable))
+      .addError(
+        Schema.Union(IdempotentCreateErrors, ApiErrors.InsufficientBalance, ApiErrors.GatewayUnavailable)
+      )
       .annotateContext(
         describe(
           "createPayout",
@@ -584,7 +586,11 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setHeaders(RefundHeaders)
       .addSuccess(AdminViews.Refund, { status: 201 })
       .addError(
-        Schema.Union(ApiErrors.IdempotencyMismatch, ApiErrors.InsufficientBalance, ApiErrors.GatewayUnavailable)
+        Schema.Union(
+          ApiErrors.IdempotencyMismatch,
+          ApiErrors.InsufficientBalance,
+          ApiErrors.GatewayUnavailable
+        )
       )
       .annotateContext(
         describe(

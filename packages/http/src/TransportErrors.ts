@@ -70,4 +70,3 @@ export const isApiError = (u: unknown): u is ApiError =>
     typeof u._tag === "string" &&
     transportTags.has(u._tag) &&
     TransportError.members.some((member) => u instanceof member))
-

@@ -61,10 +61,7 @@ const preparsed = (value: unknown, limit: number): Effect.Effect<RawBody, ApiErr
   return size > limit ? Effect.fail(Respond.payloadTooLarge()) : Effect.succeed(raw)
 }
 
-const given = (
-  body: NonNullable<Context["body"]>,
-  limit: number
-): Effect.Effect<RawBody, ApiError> =>
+const given = (body: NonNullable<Context["body"]>, limit: number): Effect.Effect<RawBody, ApiError> =>
   Effect.flatMap(
     Effect.promise(() => body),
     (settled) => (settled.ok ? preparsed(settled.value, limit) : Effect.fail(Errors.invalidJson()))

@@ -51,14 +51,26 @@ const cases: ReadonlyArray<readonly [TransportErrors.ApiError, number, Errors.Er
     { error: "Failed to process payout", code: "gateway_not_configured" }
   ],
   [Errors.unavailable(), 503, { error: "Service temporarily unavailable", code: "service_unavailable" }],
-  [new TransportErrors.RateLimited({ retryAfter: 2 }), 429, { error: "Too many requests", code: "rate_limited" }],
-  [new TransportErrors.Gone(), 410, { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }],
+  [
+    new TransportErrors.RateLimited({ retryAfter: 2 }),
+    429,
+    { error: "Too many requests", code: "rate_limited" }
+  ],
+  [
+    new TransportErrors.Gone(),
+    410,
+    { error: "This endpoint was removed in version 2.0.0", code: "endpoint_removed" }
+  ],
   [
     new TransportErrors.MethodNotAllowed({ allowed: ["GET"] }),
     405,
     { error: "Method not allowed", code: "method_not_allowed" }
   ],
-  [new TransportErrors.PayloadTooLarge(), 413, { error: "Request body too large", code: "payload_too_large" }],
+  [
+    new TransportErrors.PayloadTooLarge(),
+    413,
+    { error: "Request body too large", code: "payload_too_large" }
+  ],
   [new Errors.Internal(), 500, { error: "Internal server error", code: "internal_error" }]
 ]
 
@@ -90,7 +102,10 @@ describe("error statuses and bodies", () => {
         ...Errors.PanelRefusedCode.literals
       ]
       const codes: ReadonlyArray<string> = Errors.codesOf<TransportErrors.ApiError>(member)
-      expect([member._tag, codes.filter((code) => !panelOnly.includes(code))]).toEqual([member._tag, wire?.codes])
+      expect([member._tag, codes.filter((code) => !panelOnly.includes(code))]).toEqual([
+        member._tag,
+        wire?.codes
+      ])
     }
     expect([...all.keys()].sort()).toEqual(classes.map((m) => m._tag).sort())
   })
