@@ -22,6 +22,7 @@ import {
   Domain,
   type Errors,
   type Payouts,
+  type Refunds,
   Requests,
   type Transactions,
   Views
@@ -436,6 +437,29 @@ const RefundHeaders = Schema.Struct({
   )
 })
 
+/** What every admin operation may answer: a body or field at fault, an unknown id, a refusal, the store. */
+const AdminErrors = Schema.Union(
+  ApiErrors.InvalidJson,
+  ApiErrors.NotFound,
+  ApiErrors.Refused,
+  ApiErrors.PayloadTooLarge,
+  ApiErrors.AdminValidationError,
+  ApiErrors.StorageUnavailable
+)
+
+/** What creating a refund may answer besides the admin operations' errors. */
+const CreateRefundErrors = Schema.Union(
+  ApiErrors.IdempotencyMismatch,
+  ApiErrors.InsufficientBalance,
+  ApiErrors.GatewayUnavailable
+)
+
+const createRefundCovered: Covers<
+  typeof AdminErrors.Type | typeof CreateRefundErrors.Type,
+  Effect.Effect.Error<ReturnType<Refunds.RefundsShape["create"]>>
+> = true
+void createRefundCovered
+
 /** The merchant panel's operations, behind the admin token; paths relative to the admin mount. */
 export const AdminGroup = HttpApiGroup.make("admin")
   .add(
@@ -622,13 +646,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .setPayload(Requests.CreateRefund)
       .setHeaders(RefundHeaders)
       .addSuccess(AdminViews.Refund, { status: 201 })
-      .addError(
-        Schema.Union(
-          ApiErrors.IdempotencyMismatch,
-          ApiErrors.InsufficientBalance,
-          ApiErrors.GatewayUnavailable
-        )
-      )
+      .addError(CreateRefundErrors)
       .annotateContext(
         describe(
           "createRefund",
@@ -649,16 +667,7 @@ export const AdminGroup = HttpApiGroup.make("admin")
         describe("listRefunds", "A charge's refunds, oldest first, with what is left to refund")
       )
   )
-  .addError(
-    Schema.Union(
-      ApiErrors.InvalidJson,
-      ApiErrors.NotFound,
-      ApiErrors.Refused,
-      ApiErrors.PayloadTooLarge,
-      ApiErrors.AdminValidationError,
-      ApiErrors.StorageUnavailable
-    )
-  )
+  .addError(AdminErrors)
   .middleware(AdminToken)
   .annotateContext(
     OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
