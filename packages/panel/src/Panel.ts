@@ -12,9 +12,10 @@ import { Readable, Transform } from "node:stream"
 import { type Engine, Errors, type Store } from "@pixgate/core"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import * as Assets from "./Assets.js"
+import * as Brand from "./Brand.js"
 import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
-import { securityHeaders } from "./Layout.js"
+import { cspWith, securityHeaders } from "./Layout.js"
 import * as Routes from "./Routes.js"
 import { statusOf } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
@@ -47,6 +48,12 @@ export interface PanelOptions {
   readonly throttle?: ThrottleOptions
   /** Largest form body in bytes (default 64 KiB). */
   readonly maxBodySize?: number
+  /**
+   * White-label options for a platform that embeds the panel: product name, logo (URL, path or
+   * inline SVG), primary colour (a CSS colour in hex, `rgb()` or `hsl()` notation) and support
+   * link. Checked here: a bad value throws a `TypeError` naming it.
+   */
+  readonly brand?: Brand.BrandOptions
 }
 
 /** Handlers of the panel. */
@@ -99,6 +106,7 @@ export const same = (a: string, b: string): boolean => {
 /** Builds the panel's handlers on a runtime that has the engine and the store. */
 export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOptions = {}): PanelHandlers => {
   const base = normalizeBasePath(options.basePath)
+  const brand = Brand.make(options.brand, base)
   const maxBody = options.maxBodySize ?? 64 * 1024
   const runExit = Runtime.runPromiseExit(runtime)
   const run: Run = async (effect) => {
@@ -123,6 +131,14 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     throttle: new Throttle(options.throttle)
   } satisfies Routes.Config
 
+  // A logo on another origin: the pages' policy allows images from it too.
+  const policy = brand.imageOrigin === undefined ? undefined : cspWith({ imageOrigin: brand.imageOrigin })
+  const withBrand = (response: Response): Response => {
+    if (policy !== undefined && response.headers.has("content-security-policy"))
+      response.headers.set("content-security-policy", policy)
+    return response
+  }
+
   const matches = (path: string) => base === "" || path === base || path.startsWith(`${base}/`)
 
   const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
@@ -130,8 +146,12 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     const sub = url.pathname.slice(base.length) || "/"
     if (request.method === "GET" && sub === "/assets/panel.css") return asset(Assets.css, "text/css")
     if (request.method === "GET" && sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
+    if (request.method === "GET" && sub === "/assets/brand.css" && brand.css !== "")
+      return asset(brand.css, "text/css")
+    if (request.method === "GET" && sub === "/assets/logo.svg" && brand.logoSvg !== undefined)
+      return asset(brand.logoSvg, "image/svg+xml")
     try {
-      return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
+      return withBrand(await Routes.handle(config, request, url, sub, info?.address ?? "unknown"))
     } catch (error) {
       if (!Errors.isPixgateError(error)) {
         // The path without an invite's token; never a body (it may hold passwords or secrets).
