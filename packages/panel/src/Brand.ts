@@ -161,7 +161,7 @@ export const make = (options: BrandOptions | undefined, base: string): Brand => 
   let productName: string | undefined
   if (o.productName !== undefined) {
     productName = o.productName.trim()
-    if (productName === "" || productName.length > 60 || /[\u0000-\u001f\u007f]/.test(productName))
+    if (productName === "" || productName.length > 60 || /\p{Cc}/u.test(productName))
       fail("brand.productName must be 1 to 60 printable characters")
   }
   let logoSrc: string | undefined
