@@ -63,6 +63,16 @@ export interface PanelOptions {
   }
   /** Largest form body in bytes (default 64 KiB). */
   readonly maxBodySize?: number
+  /**
+   * White-label options: product name, logo (an https URL, a path, or an inline SVG), primary
+   * colour (#hex, rgb() or hsl()) and support link (https, mailto or a path).
+   */
+  readonly brand?: {
+    readonly productName?: string
+    readonly logo?: string
+    readonly primaryColor?: string
+    readonly supportUrl?: string
+  }
 }
 
 /** The merchant panel's handlers (what `@pixgate/panel` makes). */
