@@ -8,6 +8,7 @@
 export const css = `
 :root{--fg:#1b1f24;--muted:#57606a;--bg:#fff;--line:#d0d7de;--accent:#0b5fff;--brand:#0b5fff;--on-brand:#fff;--ok:#116329;--bad:#a40e26;--warn:#7a4d00;--soft:#f6f8fa;color-scheme:light}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);overflow-wrap:break-word}
 a{color:var(--accent)}
