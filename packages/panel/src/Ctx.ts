@@ -8,6 +8,7 @@
 import { timingSafeEqual } from "node:crypto"
 import { type Auth, type Domain, Engine, Errors, Store } from "@pixgate/core"
 import { Data, Effect } from "effect"
+import type { Brand } from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
 import { type Dictionary, type Lang, label, money, time } from "./I18n.js"
 import { securityHeaders, type View } from "./Layout.js"
@@ -40,6 +41,8 @@ export interface Config {
   readonly idleMs: number
   readonly maxMs: number
   readonly throttle: Throttle
+  /** The embedding platform's white-label options (`Brand.none` without them). */
+  readonly brand: Brand
 }
 
 export const cookieNames = {

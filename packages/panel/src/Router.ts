@@ -41,6 +41,7 @@ import * as Detail from "./pages/Detail.js"
 import * as Keys from "./pages/Keys.js"
 import * as Overview from "./pages/Overview.js"
 import * as Payouts from "./pages/Payouts.js"
+import * as Receipts from "./pages/Receipts.js"
 import * as Refunds from "./pages/Refunds.js"
 import * as Transactions from "./pages/Transactions.js"
 import * as Webhooks from "./pages/Webhooks.js"
@@ -65,6 +66,16 @@ const routes: ReadonlyArray<Route> = [
   { method: "GET", path: at("/transactions"), handle: (s) => Transactions.list(s) },
   { method: "GET", path: at("/transactions\\.csv"), handle: (s) => Transactions.csv(s) },
   { method: "GET", path: at(`/transactions/${id}`), handle: (s, p) => Detail.detail(s, param(p, 0)) },
+  {
+    method: "GET",
+    path: at(`/transactions/${id}/receipt`),
+    handle: (s, p) => Receipts.receipt(s, param(p, 0))
+  },
+  {
+    method: "GET",
+    path: at(`/transactions/${id}/status`),
+    handle: (s, p) => Receipts.status(s, param(p, 0))
+  },
   { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
@@ -169,7 +180,7 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
         return respond(
           ctx,
           bare(
-            { base: cfg.base, lang },
+            { base: cfg.base, lang, brand: cfg.brand },
             ctx.t.error,
             html`<p class="error" role="alert">${ctx.t.forbidden}</p>`
           ),
@@ -188,7 +199,11 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
     const signed = yield* signedIn(ctx)
     if (signed === undefined) {
       if (cfg.authenticate !== undefined)
-        return respond(ctx, bare({ base: cfg.base, lang }, ctx.t.signIn, html`<p>401</p>`), 401)
+        return respond(
+          ctx,
+          bare({ base: cfg.base, lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
+          401
+        )
       return redirect(ctx, "/signin")
     }
     const segments = path.split("/").filter((p) => p !== "")
@@ -222,7 +237,8 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
       mode: ctx.mode,
       csrf: ctx.csrf,
       email: user?.email ?? null,
-      merchantName: m.name
+      merchantName: m.name,
+      brand: cfg.brand
     }
     return {
       ...ctx,

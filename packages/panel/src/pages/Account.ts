@@ -21,7 +21,7 @@ import * as Password from "../Password.js"
 
 const signInForm = (ctx: Ctx, email: string, error?: string) =>
   bare(
-    { base: ctx.cfg.base, lang: ctx.lang },
+    { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
     ctx.t.signIn,
     html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
 <form class="stack" method="post" action="${ctx.cfg.base}/signin">${csrfField(ctx)}
@@ -91,7 +91,7 @@ const inviteForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
   respond(
     ctx,
     bare(
-      { base: ctx.cfg.base, lang: ctx.lang },
+      { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
       ctx.t.setPassword,
       html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
 <form class="stack" method="post" action="${ctx.cfg.base}/invite/${token}">${csrfField(ctx)}

@@ -20,6 +20,8 @@ import {
 import { html, type Part } from "../Html.js"
 import { calendarDay, day, label } from "../I18n.js"
 import { csrfField, page } from "../Layout.js"
+import * as LiveStatus from "../LiveStatus.js"
+import * as Receipt from "../Receipt.js"
 import { deliveryTable, dueToday, ownTransaction } from "./Parts.js"
 
 /** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
@@ -78,6 +80,7 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
     const body = html`${
       qrCode !== null
         ? html`<section class="qr" aria-labelledby="qr-heading"><h2 id="qr-heading">QR Code</h2>
+${LiveStatus.marker(s.view, tx)}
 <img src="data:image/png;base64,${QrImage.pngBase64(qrCode)}" alt="${s.t.qrAlt}" data-testid="qr">
 <p><span id="copy-label">${s.t.copyPaste}</span></p>
 <code class="secret" id="brcode" aria-labelledby="copy-label" data-testid="brcode">${qrCode}</code>
@@ -92,7 +95,7 @@ ${
     : ""
 }</section>`
         : ""
-    }
+    }${tx.type === "deposit" ? LiveStatus.paidBox(s.view, tx) : Receipt.link(s.view, tx)}
 <h2>${s.t.details}</h2>
 <dl class="fields">${fields.map(([k, val]) => html`<dt>${k}</dt><dd>${val}</dd>`)}</dl>
 ${refunds === undefined ? "" : refundSection(s, tx, refunds)}
@@ -194,7 +197,14 @@ export const payNow = (s: Signed, id: string, f: URLSearchParams): Handler =>
       // day that is not one, or before the charge was created.
       Effect.catchIf(
         (error) => statusOf(error) === 409 || statusOf(error) === 422,
-        (error) => detail(s, tx.id, error, statusOf(error))
+        (error) =>
+          Effect.flatMap(ownTransaction(s, tx.id), (now) =>
+            // Lost the race with the sandbox's own payment (or a second click): the charge is
+            // paid, which is what "pay now" asked for, so the page says so in the panel's words.
+            now.status === "completed"
+              ? Effect.succeed(redirect(s, `/transactions/${tx.id}`, "alreadyPaid"))
+              : detail(s, tx.id, error, statusOf(error))
+          )
       )
     )
   })

@@ -16,13 +16,13 @@ export const page = (s: Signed, created?: { readonly key: string; readonly mode:
         : ""
     }
 <form method="post" action="${s.cfg.base}/keys">${csrfField(s)}<button type="submit">${s.t.createKey} (${s.t[s.mode]})</button></form>
-<div class="table-wrap"><table data-testid="keys">
+<div class="table-wrap"><table class="responsive" data-testid="keys">
 <thead><tr><th scope="col">${s.t.prefix}</th><th scope="col">${s.t.mode}</th><th scope="col">${s.t.created}</th><th scope="col">${s.t.lastUsed}</th><th scope="col">${s.t.status}</th><th scope="col"><span class="skip">${s.t.revoke}</span></th></tr></thead>
 <tbody>${keys.map(
       (k) =>
-        html`<tr data-key="${k.id}"><td class="mono">sk_${k.mode}_…${k.hint}</td><td>${s.t[k.mode]}</td><td>${when(s, k.createdAt)}</td><td>${
+        html`<tr data-key="${k.id}"><td class="mono" data-label="${s.t.prefix}">sk_${k.mode}_…${k.hint}</td><td data-label="${s.t.mode}">${s.t[k.mode]}</td><td data-label="${s.t.created}">${when(s, k.createdAt)}</td><td data-label="${s.t.lastUsed}">${
           k.lastUsedAt ? when(s, k.lastUsedAt) : s.t.never
-        }</td><td>${k.revokedAt === null ? s.t.active : html`${s.t.revoked} ${when(s, k.revokedAt)}`}</td><td>${
+        }</td><td data-label="${s.t.status}">${k.revokedAt === null ? s.t.active : html`${s.t.revoked} ${when(s, k.revokedAt)}`}</td><td>${
           k.revokedAt === null
             ? html`<a href="${s.cfg.base}/keys/${k.id}/revoke" aria-label="${s.t.revoke} sk_${k.mode}_…${k.hint}">${s.t.revoke}</a>`
             : ""

@@ -8,15 +8,15 @@ import { calendarDay, label } from "../I18n.js"
 export const txTable = (s: Signed, rows: ReadonlyArray<Views.TransactionJson>) =>
   rows.length === 0
     ? html`<p>${s.t.none}</p>`
-    : html`<div class="table-wrap"><table data-testid="transactions">
+    : html`<div class="table-wrap"><table class="responsive" data-testid="transactions">
 <thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-id="${r.id}"><td><a class="mono" href="${s.cfg.base}/transactions/${r.id}">${r.id}</a></td><td>${label(s.lang, r.type)}</td><td>${status(s, r.status)}</td><td class="num">${brl(s, Math.round(r.amount * 100))}${
+          html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td><td data-label="${s.t.status}">${status(s, r.status)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
             r.amountDue === undefined
               ? ""
               : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
-          }</td><td class="num">${brl(s, Math.round(r.feeAmount * 100))}</td><td>${dueCell(s, r)}</td><td>${when(s, Date.parse(r.createdAt))}</td></tr>`
+          }</td><td class="num" data-label="${s.t.fee}">${brl(s, Math.round(r.feeAmount * 100))}</td><td data-label="${s.t.dueDate}">${dueCell(s, r)}</td><td data-label="${s.t.created}">${when(s, Date.parse(r.createdAt))}</td></tr>`
       )}</tbody></table></div>`
 
 /** A due-date charge's due date and last payable day in the list; a dash for other transactions. */
@@ -54,11 +54,11 @@ export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTe
 export const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLogEntry>) =>
   entries.length === 0
     ? html`<p>${s.t.none}</p>`
-    : html`<div class="table-wrap"><table data-testid="deliveries">
+    : html`<div class="table-wrap"><table class="responsive" data-testid="deliveries">
 <thead><tr><th scope="col">${s.t.event}</th><th scope="col">${s.t.url}</th><th scope="col">${s.t.status}</th><th scope="col">${s.t.attempts}</th></tr></thead>
 <tbody>${entries.map(
         ({ delivery, event, attempts }) =>
-          html`<tr><td><code>${event.type}</code><br><span class="mono">${event.id}</span></td><td class="mono">${delivery.url}</td><td>${status(s, delivery.status)}</td><td>${
+          html`<tr><td data-label="${s.t.event}"><code>${event.type}</code><br><span class="mono id" title="${event.id}">${event.id}</span></td><td class="wrap" data-label="${s.t.url}"><span class="mono">${delivery.url}</span></td><td data-label="${s.t.status}">${status(s, delivery.status)}</td><td data-label="${s.t.attempts}">${
             attempts.length === 0
               ? "—"
               : html`<ul>${attempts.map(
