@@ -155,7 +155,16 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
       fallthrough
     })
   })
-  const panel = options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel)
+  // A bad panel option (a white-label colour that is none) throws here: release what was built.
+  const makePanel = async (panelOptions: PanelOptions) => {
+    try {
+      return (await loadPanel()).make(built.rt, panelOptions)
+    } catch (error) {
+      await built.dispose()
+      throw error
+    }
+  }
+  const panel = options.panel === undefined ? undefined : await makePanel(options.panel)
   return {
     ...serve(built.api),
     errorHandler: NodeHandler.bodyParserErrors,

@@ -4,6 +4,8 @@
  * the live-status markers.
  */
 import { Domain } from "@pixgate/core"
+import { Pixgate } from "@pixgate/http/node"
+import { SqliteStore } from "@pixgate/store-sqlite"
 import { describe, expect, it } from "vitest"
 import * as Brand from "../src/Brand.js"
 import * as Chart from "../src/Chart.js"
@@ -116,6 +118,46 @@ describe("white-label options", () => {
     const plain = page(view(), "Visão geral", "").text
     expect(plain).toContain("Painel Pixgate · Loja Aurora")
     expect(plain).not.toContain("brand.css")
+  })
+})
+
+describe("white-label options in a running panel", () => {
+  it("serve the colour sheet and allow an https logo's origin in the pages' policy only when set", async () => {
+    const pixgate = await Pixgate.make({
+      store: SqliteStore.layer({ filename: ":memory:" }),
+      panel: {
+        basePath: "/merchants/panel",
+        brand: {
+          logo: "https://cdn.acme.example/logo.png",
+          primaryColor: "rgb(106 27 154)",
+          productName: "Acme"
+        }
+      }
+    })
+    try {
+      const get = (path: string) =>
+        pixgate.panel!.webHandler(new Request(`http://host.example/merchants/panel${path}`))
+      const signin = await get("/signin")
+      expect(signin.status).toBe(200)
+      expect(signin.headers.get("content-security-policy")).toContain(
+        "img-src 'self' data: https://cdn.acme.example;"
+      )
+      const text = await signin.text()
+      expect(text).toContain('<img src="https://cdn.acme.example/logo.png" alt="" height="32">')
+      expect(text).toContain("<title>Entrar · Acme</title>")
+      expect(await (await get("/assets/brand.css")).text()).toContain("--brand:#6a1b9a")
+      // No inline SVG given: no logo route.
+      expect((await get("/assets/logo.svg")).status).not.toBe(200)
+    } finally {
+      await pixgate.dispose()
+    }
+    // A bad option stops the panel from being made at all.
+    await expect(
+      Pixgate.make({
+        store: SqliteStore.layer({ filename: ":memory:" }),
+        panel: { brand: { primaryColor: "blue" } }
+      })
+    ).rejects.toThrow(/brand.primaryColor "blue" is not a CSS colour/)
   })
 })
 
