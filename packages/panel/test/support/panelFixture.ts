@@ -17,7 +17,7 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Auth, Engine } from "@pixgate/core"
+import { type Auth, Engine, type Money } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
 import axe from "axe-core"
 import { Effect } from "effect"
@@ -58,7 +58,7 @@ export interface Merchant {
 export interface MerchantOptions {
   readonly name?: string
   /** Balance topped up in test mode, in centavos. */
-  readonly balance?: number
+  readonly balance?: Money.Cents
   readonly email?: string
   readonly password?: string
 }
