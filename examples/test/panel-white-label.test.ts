@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Auth, Engine, Money } from "@pixgate/core"
+import { Engine, Money } from "@pixgate/core"
 import { Effect } from "effect"
 import { brand, panelPath, platformSessions, start } from "../panel-white-label.js"
 import { merchant } from "./support.js"
@@ -8,7 +8,7 @@ describe("examples/panel-white-label.ts", () => {
   it("serves the panel under /merchants/panel with the platform's name, logo, colour and support link", async () => {
     const { pixgate, url, close } = await start(0, ":memory:")
     try {
-      const { merchantId } = await merchant(pixgate)
+      const { merchantId, testKey } = await merchant(pixgate)
       platformSessions.set("acme-s3cret", merchantId)
       const headers = { cookie: "acme_session=acme-s3cret" }
       const overview = await fetch(`${url}${panelPath}/`, { headers })
@@ -33,16 +33,10 @@ describe("examples/panel-white-label.ts", () => {
       expect(await logo.text()).toBe(brand.logo)
 
       // A charge's page and its JSON status route work under the prefix too.
-      const caller = await pixgate.runtime.runPromise(
-        Effect.flatMap(Engine.Engine, (e) =>
-          Effect.flatMap(e.admin.createKey(merchantId, "test"), (k) => e.auth.authenticate(k.key))
-        ) as Effect.Effect<Auth.Caller, never, Engine.Engine>
-      )
-      const charge = await pixgate.runtime.runPromise(
-        Effect.flatMap(Engine.Engine, (e) =>
-          e.charges.create(caller, { amount: Money.reais(6.66) })
-        ) as Effect.Effect<{ readonly transactionId: string }, never, Engine.Engine>
-      )
+      const engine = <A>(f: (e: Engine.EngineShape) => Effect.Effect<A, unknown>) =>
+        pixgate.runtime.runPromise(Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>)
+      const caller = await engine((e) => e.auth.authenticate(testKey))
+      const charge = await engine((e) => e.charges.create(caller, { amount: Money.reais(6.66) }))
       const detail = await fetch(`${url}${panelPath}/transactions/${charge.transactionId}`, { headers })
       expect(detail.status).toBe(200)
       expect(await detail.text()).toContain(
