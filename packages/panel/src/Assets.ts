@@ -66,6 +66,7 @@ td.wrap,td.wrap .mono{white-space:normal;overflow-wrap:anywhere;min-width:14ch}
 .chart svg.bars{display:block;width:100%;height:240px;overflow:visible}
 .chart text.axis{font-size:13px;fill:#424a53}
 .chart g.day:hover rect.hit{fill:rgba(11,95,255,.08)}
+.chart-tip{min-height:1.5em;margin:4px 0;font-size:.9rem;color:var(--fg)}
 .legend{display:flex;flex-wrap:wrap;gap:6px 16px;list-style:none;padding:0;margin:6px 0}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
 .s-received{background:#116329}.s-sent{background:#0b5fff}.s-fees{background:#a40e26}
@@ -222,4 +223,22 @@ document.querySelectorAll("[data-print]").forEach(function (button) {
   });
   schedule();
 })();
+// The chart's tooltips on touch screens (no hover there): a tap or a pointer over a day writes
+// its amounts in a line under the chart (the same text as the day's SVG title).
+document.querySelectorAll(".chart svg.bars").forEach(function (svg) {
+  var tip = document.createElement("p");
+  tip.className = "chart-tip";
+  tip.setAttribute("data-testid", "chart-tip");
+  tip.setAttribute("aria-live", "polite");
+  svg.insertAdjacentElement("afterend", tip);
+  function show(event) {
+    var target = event.target;
+    if (!(target instanceof Element)) return;
+    var day = target.closest("g.day");
+    var title = day && day.querySelector("title");
+    if (title) tip.textContent = title.textContent;
+  }
+  svg.addEventListener("click", show);
+  svg.addEventListener("pointerover", show);
+});
 `

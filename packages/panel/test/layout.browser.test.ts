@@ -200,6 +200,11 @@ describe.skipIf(!available)("panel layout, receipts, live status and white label
       // The page is at most 1100 px wide (less its padding); the chart takes all of it.
       expect(width, label).toBeGreaterThanOrEqual(Math.min(size.width - 40, 1000))
       expect(await page.locator(".chart rect.hit title").count()).toBe(30)
+      // A tap (no hover on a phone) shows the day's amounts under the chart.
+      await page.locator(".chart g.day").last().locator("rect.hit").click()
+      expect(await page.getByTestId("chart-tip").textContent()).toMatch(
+        /^\d{2}\/\d{2}\/\d{4} · Cobranças recebidas: R\$ [\d.,]+ · Saques enviados: R\$ [\d.,]+ · Tarifas: R\$ [\d.,]+$/
+      )
     }
     await page.setViewportSize(desktop)
     await inspect("overview")
