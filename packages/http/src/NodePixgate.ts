@@ -64,6 +64,16 @@ export interface PanelOptions {
   }
   /** Largest form body in bytes (default 64 KiB). */
   readonly maxBodySize?: number
+  /**
+   * White-label options: product name, logo (an https URL, a path, or an inline SVG), primary
+   * colour (#hex, rgb() or hsl()) and support link (https, mailto or a path).
+   */
+  readonly brand?: {
+    readonly productName?: string
+    readonly logo?: string
+    readonly primaryColor?: string
+    readonly supportUrl?: string
+  }
 }
 
 /** The merchant panel's handlers (what `@pixgate/panel` makes). */
@@ -148,8 +158,16 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
       fallthrough
     })
   })
-  const panel =
-    options.panel === undefined ? undefined : (await loadPanel()).make(built.rt, options.panel, Status.all)
+  // A bad panel option (a white-label colour that is none) throws here: release what was built.
+  const makePanel = async (panelOptions: PanelOptions) => {
+    try {
+      return (await loadPanel()).make(built.rt, panelOptions, Status.all)
+    } catch (error) {
+      await built.dispose()
+      throw error
+    }
+  }
+  const panel = options.panel === undefined ? undefined : await makePanel(options.panel)
   return {
     ...serve(built.api),
     errorHandler: NodeHandler.bodyParserErrors,

@@ -162,7 +162,30 @@ const pt = {
   confirmRefund: "Confirmar devolução",
   refundDebit: "Sai do saldo disponível agora; a tarifa da cobrança não é devolvida.",
   refundCreated: "Devolução solicitada.",
-  bankReturn: "devolução no banco"
+  bankReturn: "devolução no banco",
+  // Layout, receipts (comprovantes), live status and white-label
+  lookSupport: "Suporte",
+  receipt: "Comprovante",
+  receiptCharge: "Comprovante de recebimento PIX",
+  receiptPayout: "Comprovante de transferência PIX",
+  receiptPayer: "Pagador",
+  receiptRecipient: "Recebedor",
+  receiptWhen: "Data e hora (horário de Brasília)",
+  receiptE2e: "ID fim a fim (E2E)",
+  receiptTxid: "Identificador (txid)",
+  receiptTransaction: "ID da transação",
+  receiptIssuer: "Emitido por",
+  receiptTestMark: "Modo de teste: nenhum dinheiro foi movimentado",
+  receiptSavePdf: "Salvar como PDF",
+  receiptPrintHint: 'Para salvar ou compartilhar, imprima a página e escolha "Salvar como PDF" como destino.',
+  receiptView: "Ver comprovante",
+  receiptBack: "Voltar à transação",
+  receiptKey: "Chave PIX",
+  receiptDocument: "CPF/CNPJ",
+  livePaid: "Pagamento recebido.",
+  liveWaiting: "Aguardando o pagamento: esta página se atualiza sozinha.",
+  alreadyPaid: "Esta cobrança já foi paga.",
+  paidAt: "Paga em"
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -320,7 +343,30 @@ const en: Words = {
   confirmRefund: "Confirm refund",
   refundDebit: "Leaves the available balance now; the charge's fee is not returned.",
   refundCreated: "Refund requested.",
-  bankReturn: "bank return"
+  bankReturn: "bank return",
+  // Layout, receipts (comprovantes), live status and white-label
+  lookSupport: "Support",
+  receipt: "Receipt",
+  receiptCharge: "PIX payment receipt",
+  receiptPayout: "PIX transfer receipt",
+  receiptPayer: "Payer",
+  receiptRecipient: "Recipient",
+  receiptWhen: "Date and time (Brasília time)",
+  receiptE2e: "End-to-end ID (E2E)",
+  receiptTxid: "Identifier (txid)",
+  receiptTransaction: "Transaction ID",
+  receiptIssuer: "Issued by",
+  receiptTestMark: "Test mode: no money moved",
+  receiptSavePdf: "Save as PDF",
+  receiptPrintHint: 'To save or share it, print the page and pick "Save as PDF" as the destination.',
+  receiptView: "View receipt",
+  receiptBack: "Back to the transaction",
+  receiptKey: "PIX key",
+  receiptDocument: "CPF/CNPJ",
+  livePaid: "Payment received.",
+  liveWaiting: "Waiting for the payment: this page updates by itself.",
+  alreadyPaid: "This charge is already paid.",
+  paidAt: "Paid at"
 }
 
 /** The words of a language. */
@@ -389,8 +435,8 @@ const dayFormats = {
 
 /** A calendar day `YYYY-MM-DD` (a due date: a day, not an instant) as `10/03/2027`. */
 export const calendarDay = (lang: Lang, text: string): string => {
-  const [y, m, d] = text.split("-").map(Number)
-  return dayFormats[lang].format(Date.UTC(y!, m! - 1, d!))
+  const [y = Number.NaN, m = Number.NaN, d = Number.NaN] = text.split("-").map(Number)
+  return dayFormats[lang].format(Date.UTC(y, m - 1, d))
 }
 
 /** A form's amount in reais as the engine takes it (a number), accepting `1.234,56` and `1234.56`. */

@@ -1,5 +1,6 @@
 /** The page frame: header with navigation, the test/live switch and language, and the security headers. */
 
+import type * as Brand from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
 import { type Dictionary, type Lang, words } from "./I18n.js"
 
@@ -15,12 +16,43 @@ export interface View {
   /** Who is signed in, when the panel signs people in itself (null when embedded). */
   readonly email: string | null
   readonly merchantName: string
+  /** The embedding platform's white-label options (none: the panel's own look). */
+  readonly brand?: Brand.Brand
 }
 
-/** The Content-Security-Policy of every response: no inline script or style, no framing. */
-export const csp =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+/** The product's name: the platform's, or the panel's own in the page's language. */
+export const productName = (v: { readonly lang: Lang; readonly brand?: Brand.Brand | undefined }): string =>
+  v.brand?.productName ?? words(v.lang).title
+
+/** The style sheets of a page: the panel's, then the platform's colour when it set one. */
+const styles = (v: { readonly base: string; readonly brand?: Brand.Brand | undefined }): Html =>
+  html`<link rel="stylesheet" href="${v.base}/assets/panel.css">${
+    v.brand !== undefined && v.brand.css !== ""
+      ? html`\n<link rel="stylesheet" href="${v.base}/assets/brand.css">`
+      : ""
+  }`
+
+/** The brand's logo (decorative: the name follows it), or nothing. */
+const logo = (v: { readonly brand?: Brand.Brand | undefined }): Part =>
+  v.brand?.logoSrc === undefined ? "" : html`<img src="${v.brand.logoSrc}" alt="" height="32">`
+
+/** The support link of the platform, or nothing. */
+const footer = (v: { readonly lang: Lang; readonly brand?: Brand.Brand | undefined }): Part =>
+  v.brand?.supportUrl === undefined
+    ? ""
+    : html`<footer class="site"><a href="${v.brand.supportUrl}" data-testid="support-link">${words(v.lang).lookSupport}</a></footer>`
+
+/**
+ * The Content-Security-Policy of a response: no inline script or style, no framing; images from
+ * the panel itself, `data:` URLs (the QR codes) and a white-label logo's origin when it has one.
+ */
+export const cspWith = (o: { readonly imageOrigin?: string | undefined } = {}): string =>
+  `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:${
+    o.imageOrigin === undefined ? "" : ` ${o.imageOrigin}`
+  }; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`
+
+/** The Content-Security-Policy of every response without a logo on another origin. */
+export const csp = cspWith()
 
 /** Security headers of every response. */
 export const securityHeaders: Readonly<Record<string, string>> = {
@@ -56,15 +88,15 @@ export const page = (v: View, title: string, body: Part, notice?: Part): Html =>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${v.t.title}</title>
-<link rel="stylesheet" href="${v.base}/assets/panel.css">
+<title>${title} · ${productName(v)}</title>
+${styles(v)}
 <script src="${v.base}/assets/panel.js" defer></script>
 </head>
 <body class="${v.mode === "live" ? "mode-live" : "mode-test"}">
 <a class="skip" href="#content">${v.t.skip}</a>
 <header class="top">
-<a class="brand" href="${v.base}/">${v.t.title} · ${v.merchantName}</a>
-<nav class="main" aria-label="${v.t.title}"><ul>${nav.map(
+<a class="brand" href="${v.base}/">${logo(v)}<span>${productName(v)} · ${v.merchantName}</span></a>
+<nav class="main" aria-label="${productName(v)}"><ul>${nav.map(
     ([href, key]) =>
       html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
   )}</ul></nav>
@@ -92,13 +124,15 @@ ${
 ${notice ?? ""}
 ${body}
 </main>
+<div id="live-announce" class="visually-hidden" aria-live="polite"></div>
+${footer(v)}
 </body>
 </html>`
 }
 
 /** A page without the frame (sign-in, invites, errors before sign-in). */
 export const bare = (
-  v: { readonly base: string; readonly lang: Lang },
+  v: { readonly base: string; readonly lang: Lang; readonly brand?: Brand.Brand | undefined },
   title: string,
   body: Part
 ): Html => html`<!doctype html>
@@ -106,13 +140,15 @@ export const bare = (
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${words(v.lang).title}</title>
-<link rel="stylesheet" href="${v.base}/assets/panel.css">
+<title>${title} · ${productName(v)}</title>
+${styles(v)}
 </head>
 <body>
 <main id="content" class="signin">
+${v.brand?.logoSrc === undefined ? "" : html`<p class="brand-logo">${logo(v)} <span>${productName(v)}</span></p>`}
 <h1>${title}</h1>
 ${body}
 </main>
+${footer(v)}
 </body>
 </html>`
