@@ -19,11 +19,13 @@ const cents = (text: string | null): number => {
 
 /** The fields a form would submit, as the browser sends them. */
 const formOf = (page: Page, selector: string): Promise<Record<string, string>> =>
-  page
-    .locator(selector)
-    .evaluate((form: HTMLFormElement) =>
-      Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v)]))
-    )
+  page.locator(selector).evaluate((form: HTMLFormElement) => {
+    const out: Record<string, string> = {}
+    new FormData(form).forEach((value, name) => {
+      out[name] = String(value)
+    })
+    return out
+  })
 
 describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("money-safe panel forms", () => {
   let fx: PanelFixture.Fixture
