@@ -164,6 +164,47 @@ describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("mone
       await fx.screenshot(page, `charge-created-${name}`)
     })
 
+    it(`${name}: "pay now" and a webhook secret rotation submitted twice act once, the repeat shown the first result`, async () => {
+      const m = await fx.merchant()
+      const page = await fx.signedIn(m, size)
+      // 6.66: a charge the sandbox never pays by itself, so "pay now" is what pays it.
+      await page.goto(fx.url("/charges"))
+      await page.locator("#c-amount").fill("6,66")
+      await page.locator('form[action$="/charges"] button[type=submit]').click()
+      await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/panel\/transactions\/tx_/)
+      const charge = new URL(page.url()).pathname
+      const pay = await formOf(page, 'form[action$="/pay"]')
+      await page.getByTestId("pay-now").click()
+      await expect.poll(() => page.getByRole("status").textContent()).toBe("Pagamento registrado.")
+      const paid = await page.request.post(fx.url(`${charge.replace("/panel", "")}/pay`), {
+        form: pay,
+        maxRedirects: 0
+      })
+      // Not the engine's "already paid" (409): the first submission's result.
+      expect(paid.status()).toBe(303)
+      expect(new URL(paid.headers().location ?? "", fx.url()).searchParams.get("done")).toBe("formRepeated")
+
+      await page.goto(fx.url("/webhooks"))
+      await page.locator("#w-url").fill("http://127.0.0.1:9/hooks")
+      await page.locator('form[action$="/webhooks"] button[type=submit]').click()
+      await page.getByTestId("signing-key").waitFor()
+      await page.goto(fx.url("/webhooks"))
+      const secret = async () => (await page.locator("#w-secret-value").textContent()) ?? ""
+      const before = await secret()
+      const rotate = await formOf(page, 'form[action$="/webhooks/rotate"]')
+      await page.locator('form[action$="/webhooks/rotate"] button[type=submit]').click()
+      await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
+      const rotated = await secret()
+      expect(rotated).not.toBe(before)
+      const again = await page.request.post(fx.url("/webhooks/rotate"), { form: rotate, maxRedirects: 0 })
+      expect(again.status()).toBe(303)
+      await page.goto(new URL(again.headers().location ?? "", fx.url()).toString())
+      expect(await page.getByRole("status").textContent()).toContain("já tinha sido enviado")
+      expect(await secret()).toBe(rotated)
+      await fx.axe(page, `webhooks-repeated-${name}`)
+      await fx.screenshot(page, `webhooks-repeated-${name}`)
+    })
+
     it(`${name}: a key form submitted twice makes one key, and reloading the key-created page makes none`, async () => {
       const m = await fx.merchant()
       const page = await fx.signedIn(m, size)
