@@ -185,7 +185,23 @@ const pt = {
   livePaid: "Pagamento recebido.",
   liveWaiting: "Aguardando o pagamento: esta página se atualiza sozinha.",
   alreadyPaid: "Esta cobrança já foi paga.",
-  paidAt: "Paga em"
+  paidAt: "Paga em",
+  // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.
+  formTokenInvalid: "Este formulário não vale mais: abra a página de novo e repita a operação.",
+  formRepeated:
+    "Este formulário já tinha sido enviado: este é o resultado do primeiro envio; nada foi feito de novo.",
+  amountSent: "Valor enviado (o destinatário recebe)",
+  totalDebited: "Total debitado (valor + tarifa)",
+  balanceNow: "Saldo disponível agora",
+  balanceAfter: "Saldo depois do saque",
+  feeOnTop: "A tarifa é debitada do seu saldo além do valor enviado; o destinatário recebe o valor inteiro.",
+  balanceShort: "Saldo insuficiente para este saque. Faltam",
+  balanceShortHint: "Se confirmar, o saque será recusado e nada sairá do saldo.",
+  keyCreated: "Chave criada.",
+  keyShownOnce:
+    "Esta chave já foi criada. O segredo é mostrado uma única vez e não pode ser exibido de novo; se não o guardou, revogue a chave e crie outra.",
+  signingKeyShownOnce:
+    "Já feito. A chave de assinatura é mostrada uma única vez e não pode ser exibida de novo; se não a guardou, gere outra."
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -366,7 +382,24 @@ const en: Words = {
   livePaid: "Payment received.",
   liveWaiting: "Waiting for the payment: this page updates by itself.",
   alreadyPaid: "This charge is already paid.",
-  paidAt: "Paid at"
+  paidAt: "Paid at",
+  // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.
+  formTokenInvalid: "This form is no longer valid: open the page again and repeat the operation.",
+  formRepeated:
+    "This form had already been sent: this is the result of the first submission; nothing was done again.",
+  amountSent: "Amount sent (the recipient receives it)",
+  totalDebited: "Total debited (amount + fee)",
+  balanceNow: "Available balance now",
+  balanceAfter: "Balance after the payout",
+  feeOnTop:
+    "The fee is debited from your balance on top of the amount sent; the recipient receives the whole amount.",
+  balanceShort: "Insufficient balance for this payout. Missing",
+  balanceShortHint: "If you confirm, the payout will be refused and nothing will leave the balance.",
+  keyCreated: "Key created.",
+  keyShownOnce:
+    "This key was already created. Its secret is shown only once and cannot be shown again; if you did not keep it, revoke the key and create another.",
+  signingKeyShownOnce:
+    "Already done. The signing key is shown only once and cannot be shown again; if you did not keep it, make another."
 }
 
 /** The words of a language. */

@@ -107,16 +107,16 @@ const routes: ReadonlyArray<Route> = [
   },
   { method: "POST", path: at("/payouts/review"), handle: (s, _, f) => Payouts.review(s, f) },
   { method: "POST", path: at("/payouts"), handle: (s, _, f) => Payouts.create(s, f) },
-  { method: "POST", path: at("/keys"), handle: (s) => Keys.create(s) },
-  { method: "POST", path: at(`/keys/${id}/revoke`), handle: (s, p) => Keys.revoke(s, param(p, 0)) },
+  { method: "POST", path: at("/keys"), handle: (s, _, f) => Keys.create(s, f) },
+  { method: "POST", path: at(`/keys/${id}/revoke`), handle: (s, p, f) => Keys.revoke(s, param(p, 0), f) },
   { method: "POST", path: at("/webhooks"), handle: (s, _, f) => Webhooks.setWebhook(s, f) },
-  { method: "POST", path: at("/webhooks/rotate"), handle: (s) => Webhooks.rotateSecret(s) },
+  { method: "POST", path: at("/webhooks/rotate"), handle: (s, _, f) => Webhooks.rotateSecret(s, f) },
   {
     method: "POST",
     path: at("/webhooks/signing-key"),
     handle: (s, _, f) => Webhooks.rotateSigningKey(s, f)
   },
-  { method: "POST", path: at("/webhooks/test"), handle: (s) => Webhooks.testEvent(s) },
+  { method: "POST", path: at("/webhooks/test"), handle: (s, _, f) => Webhooks.testEvent(s, f) },
   { method: "POST", path: at("/password"), ownUsers: true, handle: (s, _, f) => Account.changePassword(s, f) }
 ]
 

@@ -1,5 +1,5 @@
 /** Charges: the new-charge form and the latest charges. */
-import { type Errors, Requests } from "@pixgate/core"
+import { Errors, Requests } from "@pixgate/core"
 import { Effect } from "effect"
 import {
   engine,
@@ -12,13 +12,14 @@ import {
   type Signed,
   textField
 } from "../Ctx.js"
+import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
 import { txTable } from "./Parts.js"
 
 const chargeForm = (s: Signed, f?: URLSearchParams) =>
-  html`<form class="stack" method="post" action="${s.cfg.base}/charges">${csrfField(s)}
+  html`<form class="stack" method="post" action="${s.cfg.base}/charges">${csrfField(s)}${FormToken.field(s)}
 <div><label for="c-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="c-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="c-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="c-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
 <div><label for="c-name">${s.t.payerName} <span class="hint">(${s.t.optional})</span></label><input id="c-name" name="clientName" type="text" maxlength="140" value="${f?.get("clientName") ?? ""}"></div>
@@ -43,12 +44,26 @@ export const create = (s: Signed, f: URLSearchParams): Handler => {
     clientName: textField(f, "clientName"),
     clientDoc: textField(f, "clientDoc")
   }
-  return engine((e) =>
-    Effect.flatMap(Requests.decode(Requests.CreateCharge, e.config)(body), (input) =>
-      e.charges.create(s.caller, input)
-    )
+  // Once per form token: the repeat of a submission is sent to the charge the first one made.
+  return FormToken.once(
+    s,
+    f,
+    "charge.create",
+    engine((e) =>
+      Effect.flatMap(Requests.decode(Requests.CreateCharge, e.config)(body), (input) =>
+        e.charges.create(s.caller, input)
+      )
+    ),
+    (charge) => ({ transactionId: charge.transactionId }),
+    FormToken.CreatedTransaction
   ).pipe(
-    Effect.map((charge) => redirect(s, `/transactions/${charge.transactionId}`, "chargeCreated")),
-    Effect.catchAll((error) => page(s, f, error))
+    Effect.map(({ outcome }) =>
+      redirect(
+        s,
+        `/transactions/${outcome.record.transactionId}`,
+        outcome._tag === "Done" ? "chargeCreated" : "formRepeated"
+      )
+    ),
+    Effect.catchIf(Errors.isPixgateError, (error) => page(s, f, error))
   )
 }

@@ -1,5 +1,5 @@
 /** A transaction's page (fields, QR while pending, refunds, timeline, events, deliveries), "pay now" and redelivery. */
-import { Domain, DueDate, Errors, QrImage, type Refunds, Store, Views } from "@pixgate/core"
+import { Domain, DueDate, Errors, Money, QrImage, type Refunds, Store, Views } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   brl,
@@ -17,6 +17,7 @@ import {
   store,
   when
 } from "../Ctx.js"
+import * as FormToken from "../FormToken.js"
 import { html, type Part } from "../Html.js"
 import { calendarDay, day, label } from "../I18n.js"
 import { csrfField, page } from "../Layout.js"
@@ -44,16 +45,23 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
     const refunds =
       tx.type === "deposit" ? yield* engine((e) => e.refunds.list(s.merchant.id, tx.id)) : undefined
     const v = Views.transaction(tx)
+    const payout = tx.type === "withdrawal"
     const fields: ReadonlyArray<readonly [string, Part]> = [
       [s.t.id, html`<span class="mono">${tx.id}</span>`],
       [s.t.type, label(s.lang, tx.type)],
       [s.t.status, status(s, tx.status)],
       [s.t.mode, s.t[tx.mode]],
-      [s.t.amount, brl(s, tx.amount)],
+      // A payout's recipient receives its amount and the fee is debited on top: no "net" for it.
+      [payout ? s.t.amountSent : s.t.amount, brl(s, tx.amount)],
       ...dueFields(s, tx),
       [s.t.fee, brl(s, tx.feeAmount)],
       ["gatewayFeeAmount", brl(s, tx.gatewayFeeAmount)],
-      [s.t.net, brl(s, tx.netAmount)],
+      payout
+        ? [
+            s.t.totalDebited,
+            html`<span data-testid="detail-debit">${brl(s, Money.add(tx.amount, tx.feeAmount))}</span>`
+          ]
+        : [s.t.net, brl(s, tx.netAmount)],
       [s.t.description, tx.description ?? "—"],
       ["clientName", v.clientName ?? "—"],
       ["clientDocument", v.clientDocument ?? "—"],
@@ -87,7 +95,7 @@ ${LiveStatus.marker(s.view, tx)}
 <p><button type="button" class="secondary" data-copy="brcode" data-copied="${s.t.copied}">${s.t.copy}</button></p>
 ${
   tx.mode === "test"
-    ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${
+    ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${FormToken.field(s)}${
         tx.dueTerms === null
           ? ""
           : html`<div><label for="pay-on">${s.t.payOn} <span class="hint">(${s.t.optional}; ${s.t.payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
@@ -107,7 +115,7 @@ ${
     ? html`<p>${s.t.none}</p>`
     : html`<ul>${events.map(
         (e) => html`<li><code>${e.type}</code> · <span class="mono">${e.id}</span> · ${when(s, e.createdAt)}
-<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form></li>`
+<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form></li>`
       )}</ul>`
 }
 <h2>${s.t.deliveries}</h2>
@@ -191,12 +199,22 @@ export const payNow = (s: Signed, id: string, f: URLSearchParams): Handler =>
     const tx = yield* ownTransaction(s, id)
     const on = f.get("paidAt")?.trim() ?? ""
     const paidAt = on === "" || on === day(Date.now()) ? {} : { paidAt: on }
-    return yield* engine((e) => e.admin.sandboxPayCharge(tx.id, paidAt)).pipe(
-      Effect.as(redirect(s, `/transactions/${tx.id}`, "paid")),
+    return yield* FormToken.once(
+      s,
+      f,
+      "charge.pay-now",
+      engine((e) => e.admin.sandboxPayCharge(tx.id, paidAt)),
+      () => ({ done: true as const }),
+      FormToken.Done
+    ).pipe(
+      Effect.map(({ outcome }) =>
+        redirect(s, `/transactions/${tx.id}`, outcome._tag === "Done" ? "paid" : "formRepeated")
+      ),
       // Already paid (the sandbox pays most test charges by itself), expired, or live mode; or a
-      // day that is not one, or before the charge was created.
+      // day that is not one, or before the charge was created; or a form that is no longer valid.
       Effect.catchIf(
-        (error) => statusOf(error) === 409 || statusOf(error) === 422,
+        (error): error is Errors.PixgateError =>
+          Errors.isPixgateError(error) && (statusOf(error) === 409 || statusOf(error) === 422),
         (error) =>
           Effect.flatMap(ownTransaction(s, tx.id), (now) =>
             // Lost the race with the sandbox's own payment (or a second click): the charge is
@@ -209,12 +227,24 @@ export const payNow = (s: Signed, id: string, f: URLSearchParams): Handler =>
     )
   })
 
+/** Sends an event of the merchant again (once per form token), back to the page it was asked from. */
 export const redeliver = (s: Signed, id: string, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const event = yield* store((st) => Domain.findById(Domain.EventId, id, st.getEvent))
     if (Option.isNone(event) || event.value.merchantId !== s.merchant.id)
       return yield* Effect.fail(Errors.notFound("Event"))
     const eventId = event.value.id
-    yield* engine((e) => e.admin.redeliver(eventId))
-    return redirect(s, safePath(f.get("back"), "/webhooks"), "redelivered")
+    const { outcome } = yield* FormToken.once(
+      s,
+      f,
+      "event.redeliver",
+      engine((e) => e.admin.redeliver(eventId)),
+      () => ({ done: true as const }),
+      FormToken.Done
+    )
+    return redirect(
+      s,
+      safePath(f.get("back"), "/webhooks"),
+      outcome._tag === "Done" ? "redelivered" : "formRepeated"
+    )
   })

@@ -1,5 +1,5 @@
 /** Payouts: the form, the review step (fee and debit) and the payout itself. */
-import { type Errors, Fees, Money, Requests } from "@pixgate/core"
+import { Errors, Fees, Money, Requests } from "@pixgate/core"
 import { Effect, Either } from "effect"
 import {
   brl,
@@ -14,6 +14,7 @@ import {
   store,
   textField
 } from "../Ctx.js"
+import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
@@ -49,27 +50,55 @@ export const review = (s: Signed, f: URLSearchParams): Handler =>
     const config = yield* engineConfig
     const input = Requests.decodeEither(Requests.CreatePayout, config)(payoutFields(f))
     if (Either.isLeft(input)) return yield* page(s, f, input.left)
-    const fees = Fees.forPayout(s.merchant.feePlan, input.right.amount)
-    const debit = Money.add(input.right.amount, fees.feeAmount)
+    const amount = input.right.amount
+    // As the engine moves it: the recipient receives `amount`; the fee is debited on top.
+    const fees = Fees.forPayout(s.merchant.feePlan, amount)
+    const debit = Money.add(amount, fees.feeAmount)
+    const balance = yield* store((st) => st.balance(s.merchant.id, s.mode))
+    const after = balance.available - debit
     const hidden = (name: string) => html`<input type="hidden" name="${name}" value="${f.get(name) ?? ""}">`
     const body = html`<dl class="fields" data-testid="payout-review">
-<dt>${s.t.amount}</dt><dd>${brl(s, input.right.amount)}</dd>
+<dt>${s.t.amountSent}</dt><dd data-testid="payout-amount">${brl(s, amount)}</dd>
 <dt>${s.t.fee}</dt><dd data-testid="payout-fee">${brl(s, fees.feeAmount)}</dd>
-<dt>${s.t.net}</dt><dd data-testid="payout-net">${brl(s, fees.netAmount)}</dd>
-<dt>${s.t.debited}</dt><dd>${brl(s, debit)}</dd>
+<dt>${s.t.totalDebited}</dt><dd data-testid="payout-debit">${brl(s, debit)}</dd>
+<dt>${s.t.balanceNow}</dt><dd data-testid="payout-balance">${brl(s, balance.available)}</dd>
+<dt>${s.t.balanceAfter}</dt><dd data-testid="payout-balance-after">${brl(s, after)}</dd>
 <dt>${s.t.pixKey}</dt><dd class="mono">${input.right.pixKey.value}</dd>
 </dl>
-<form method="post" action="${s.cfg.base}/payouts">${csrfField(s)}${hidden("amount")}${hidden("pixKey")}${hidden("description")}
-<button type="submit">${s.t.confirmPayout}</button> <a class="button secondary" href="${s.cfg.base}/payouts">${s.t.cancel}</a></form>`
+<p class="hint">${s.t.feeOnTop}</p>
+${
+  after < 0
+    ? html`<div class="error" role="alert" data-testid="payout-short"><p>${s.t.balanceShort} ${brl(s, -after)}.</p><p>${s.t.balanceShortHint}</p></div>`
+    : ""
+}
+<form method="post" action="${s.cfg.base}/payouts">${csrfField(s)}${FormToken.field(s)}${hidden("amount")}${hidden("pixKey")}${hidden("description")}
+<button type="submit" data-testid="confirm-payout">${s.t.confirmPayout}</button> <a class="button secondary" href="${s.cfg.base}/payouts">${s.t.cancel}</a></form>`
     return respond(s, frame(s.view, s.t.confirmPayout, body))
   })
 
+/**
+ * The confirmed payout, once per form token: the engine stores the payout's answer with its debit
+ * under the token, so a repeated confirmation is sent to the first payout and never debits twice.
+ */
 export const create = (s: Signed, f: URLSearchParams): Handler =>
-  engine((e) =>
-    Effect.flatMap(Requests.decode(Requests.CreatePayout, e.config)(payoutFields(f)), (input) =>
-      e.payouts.create(s.caller, input)
-    )
+  FormToken.once(
+    s,
+    f,
+    "payout.create",
+    engine((e) =>
+      Effect.flatMap(Requests.decode(Requests.CreatePayout, e.config)(payoutFields(f)), (input) =>
+        e.payouts.create(s.caller, input)
+      )
+    ),
+    (payout) => ({ transactionId: payout.transactionId }),
+    FormToken.CreatedTransaction
   ).pipe(
-    Effect.map((payout) => redirect(s, `/transactions/${payout.transactionId}`, "payoutCreated")),
-    Effect.catchAll((error) => page(s, f, error))
+    Effect.map(({ outcome }) =>
+      redirect(
+        s,
+        `/transactions/${outcome.record.transactionId}`,
+        outcome._tag === "Done" ? "payoutCreated" : "formRepeated"
+      )
+    ),
+    Effect.catchIf(Errors.isPixgateError, (error) => page(s, f, error))
   )

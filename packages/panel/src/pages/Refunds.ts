@@ -1,9 +1,9 @@
 /** Refunds (devoluções) of a received charge: the review step and the refund itself. */
 
-import { randomBytes } from "node:crypto"
-import { Errors, Requests } from "@pixgate/core"
+import { Requests } from "@pixgate/core"
 import { Effect, Either } from "effect"
 import { brl, engine, type Handler, redirect, respond, type Signed, textField } from "../Ctx.js"
+import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page } from "../Layout.js"
@@ -26,7 +26,6 @@ export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
     const config = yield* engineConfig
     const input = Requests.decodeEither(Requests.CreateRefund, config)(refundFields(f))
     if (Either.isLeft(input)) return yield* detail(s, tx.id, input.left)
-    const token = randomBytes(18).toString("base64url")
     const hidden = (name: string, value: string) =>
       html`<input type="hidden" name="${name}" value="${value}">`
     const body = html`<dl class="fields" data-testid="refund-review">
@@ -35,7 +34,7 @@ export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
 <dt>${s.t.id}</dt><dd class="mono">${tx.id}</dd>
 </dl>
 <p>${s.t.refundDebit}</p>
-<form method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds">${csrfField(s)}${hidden("amount", f.get("amount") ?? "")}${hidden("description", f.get("description") ?? "")}${hidden("token", token)}
+<form method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds">${csrfField(s)}${hidden("amount", f.get("amount") ?? "")}${hidden("description", f.get("description") ?? "")}${FormToken.field(s)}
 <button type="submit" data-testid="confirm-refund">${s.t.confirmRefund}</button> <a class="button secondary" href="${s.cfg.base}/transactions/${tx.id}">${s.t.cancel}</a></form>`
     return respond(s, page(s.view, s.t.confirmRefund, body))
   })
@@ -43,20 +42,13 @@ export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
 export const create = (s: Signed, id: string, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const tx = yield* ownTransaction(s, id)
-    const token = f.get("token") ?? ""
-    if (!/^[A-Za-z0-9_-]{16,64}$/.test(token))
-      return yield* detail(
-        s,
-        tx.id,
-        Errors.validation(
-          "invalid_form_token",
-          "token",
-          "This form is no longer valid: review the refund again"
-        )
-      )
+    // The token's nonce is the refund's own idempotency key (the refund's id derives from it).
+    const nonce = FormToken.nonceOf(s, f)
+    if (Either.isLeft(nonce)) return yield* detail(s, tx.id, nonce.left, 422)
+    const key = `panel-${nonce.right}`
     return yield* engine((e) =>
       Effect.flatMap(Requests.decode(Requests.CreateRefund, e.config)(refundFields(f)), (input) =>
-        e.refunds.create(s.merchant.id, tx.id, input, `panel-${token}`)
+        e.refunds.create(s.merchant.id, tx.id, input, key)
       )
     ).pipe(
       Effect.as(redirect(s, `/transactions/${tx.id}`, "refundCreated")),

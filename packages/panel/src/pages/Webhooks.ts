@@ -2,7 +2,7 @@
 
 import { randomBytes } from "node:crypto"
 import { Engine, Errors, SigningKeys, Store, WebhookSignature } from "@pixgate/core"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import {
   engine,
   errorBox,
@@ -18,6 +18,7 @@ import {
   store,
   when
 } from "../Ctx.js"
+import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import type { Dictionary } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
@@ -78,7 +79,7 @@ export const page = (s: Signed, opts: PageOptions = {}): Handler =>
           }</div>`
         : ""
     }
-<form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}
+<form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}${FormToken.field(s)}
 <div><label for="w-url">${s.t.url} (${s.t[s.mode]})</label><input id="w-url" name="url" type="url" required value="${url ?? e?.url ?? ""}"></div>
 <div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="${SigningKeys.secretLength.min}" maxlength="${SigningKeys.secretLength.max}"></div>
 <div><button type="submit">${s.t.save}</button></div>
@@ -105,7 +106,7 @@ ${
       }
 </dl>
 <h2>${s.t.signingKey}</h2>
-<form class="stack" method="post" action="${s.cfg.base}/webhooks/signing-key">${csrfField(s)}
+<form class="stack" method="post" action="${s.cfg.base}/webhooks/signing-key">${csrfField(s)}${FormToken.field(s)}
 <div><label for="w-overlap">${s.t.overlap}</label><select id="w-overlap" name="overlapSeconds">${overlaps.map(
         ([seconds, word]) => html`<option value="${String(seconds)}">${s.t[word]}</option>`
       )}</select></div>
@@ -113,8 +114,8 @@ ${
 </form>
 <p class="hint">${s.t.signingKeyLost}</p>
 <h2>${s.t.secret}</h2><details><summary>${s.t.secret}</summary><code class="secret" id="w-secret-value">${e.secret}</code></details>
-<p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
-<form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
+<p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}${FormToken.field(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
+<form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}${FormToken.field(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
 <p class="hint">${s.t.sendTestHint}</p>`
 }
 <h2>${s.t.deliveryLog}</h2>
@@ -122,17 +123,33 @@ ${deliveryTable(s, log)}`
     return respond(s, frame(s.view, s.t.webhooks, body, shown ? "" : notice(s)), pageStatus(error))
   })
 
+const WebhookChange = Schema.Struct({ signingKeyShown: Schema.Boolean })
+
+/** A repeated webhook form: the first one's result, without a signing key it showed once. */
+const repeated = (s: Signed, change: { readonly signingKeyShown: boolean }) =>
+  redirect(s, "/webhooks", change.signingKeyShown ? "signingKeyShownOnce" : "formRepeated")
+
 export const setWebhook = (s: Signed, f: URLSearchParams): Handler => {
   const url = (f.get("url") ?? "").trim()
   const given = f.get("secret") ?? ""
-  return Effect.gen(function* () {
+  const set = Effect.gen(function* () {
     const existing = yield* store((st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
     const secret = given !== "" ? given : Option.isSome(existing) ? existing.value.secret : newSecret()
-    const set = yield* engine((e) =>
-      e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret })
+    return yield* engine((e) => e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret }))
+  })
+  return Effect.gen(function* () {
+    const { outcome, value } = yield* FormToken.once(
+      s,
+      f,
+      "webhook.set",
+      set,
+      (done) => ({ signingKeyShown: done.signingKey !== undefined }),
+      WebhookChange
     )
+    if (outcome._tag === "Repeat") return repeated(s, outcome.record)
     // The first set answers the endpoint's signing key: shown on this answer only, like a new API key.
-    if (set.signingKey !== undefined) return yield* page(s, { shown: { signingKey: set.signingKey } })
+    const signingKey = value?.signingKey
+    if (signingKey !== undefined) return yield* page(s, { shown: { signingKey } })
     return redirect(s, "/webhooks", "saved")
   }).pipe(
     Effect.catchIf(
@@ -142,32 +159,49 @@ export const setWebhook = (s: Signed, f: URLSearchParams): Handler => {
   )
 }
 
-export const rotateSecret = (s: Signed): Handler =>
+export const rotateSecret = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const existing = yield* store((st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
     if (Option.isNone(existing)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
     const url = existing.value.url
-    yield* engine((e) =>
-      e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret: newSecret() })
+    const { outcome } = yield* FormToken.once(
+      s,
+      f,
+      "webhook.rotate-secret",
+      engine((e) =>
+        e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret: newSecret() })
+      ),
+      () => ({ done: true as const }),
+      FormToken.Done
     )
-    return redirect(s, "/webhooks", "saved")
+    return redirect(s, "/webhooks", outcome._tag === "Done" ? "saved" : "formRepeated")
   })
 
 export const rotateSigningKey = (s: Signed, f: URLSearchParams): Handler => {
   const raw = (f.get("overlapSeconds") ?? "").trim()
   // The engine checks the range; text that is no number goes to it as NaN and is refused there.
   const overlapSeconds = raw === "" ? undefined : /^\d+$/.test(raw) ? Number(raw) : Number.NaN
-  return engine((e) =>
+  const rotate = engine((e) =>
     e.admin.rotateSigningKey({
       merchantId: s.merchant.id,
       mode: s.mode,
       ...(overlapSeconds === undefined ? {} : { overlapSeconds })
     })
+  )
+  return FormToken.once(
+    s,
+    f,
+    "webhook.signing-key",
+    rotate,
+    () => ({ signingKeyShown: true }),
+    WebhookChange
   ).pipe(
-    Effect.flatMap((rotated) =>
-      page(s, {
-        shown: { signingKey: rotated.signingKey, previousKeyExpiresAt: rotated.previousKeyExpiresAt }
-      })
+    Effect.flatMap(({ outcome, value }) =>
+      outcome._tag === "Repeat" || value === undefined
+        ? Effect.succeed(repeated(s, { signingKeyShown: true }))
+        : page(s, {
+            shown: { signingKey: value.signingKey, previousKeyExpiresAt: value.previousKeyExpiresAt }
+          })
     ),
     Effect.catchIf(
       (error): error is Errors.PixgateError => Errors.isPixgateError(error) && statusOf(error) === 422,
@@ -176,12 +210,20 @@ export const rotateSigningKey = (s: Signed, f: URLSearchParams): Handler => {
   )
 }
 
-export const testEvent = (s: Signed): Handler =>
+/** Sends the mode's latest event again (once per form token). */
+export const testEvent = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const events = yield* store((st) => st.listEvents(s.merchant.id, s.mode))
     const latest = events[events.length - 1]
     if (latest === undefined)
       return yield* page(s, { error: new Errors.Refused({ code: "no_event", message: s.t.noEvent }) })
-    yield* engine((e) => e.admin.redeliver(latest.id))
-    return redirect(s, "/webhooks", "testSent")
+    const { outcome } = yield* FormToken.once(
+      s,
+      f,
+      "webhook.test",
+      engine((e) => e.admin.redeliver(latest.id)),
+      () => ({ done: true as const }),
+      FormToken.Done
+    )
+    return redirect(s, "/webhooks", outcome._tag === "Done" ? "testSent" : "formRepeated")
   })
