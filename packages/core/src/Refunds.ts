@@ -16,7 +16,7 @@
  * completed refunds reach what it received), rejected (`refund.failed`, the amount back on the
  * balance), unknown (the refund stays pending and the bank is asked again, never sent blindly).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Gateways, type PixRefunder, type SendStatus } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
 import {
@@ -353,3 +353,9 @@ export const summaryJson = (summary: RefundSummary) => ({
   refundable: Money.toReais(summary.refundable),
   refunds: summary.refunds.map(toJson)
 })
+
+/** The refunds (devoluções) service, for the services and transports that use it. */
+export class Refunds extends Context.Tag("@pixgate/core/Refunds")<Refunds, RefundsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Refunds, make)
