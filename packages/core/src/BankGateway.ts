@@ -184,6 +184,11 @@ export interface BankGatewayShape {
   readonly sender?: PixSender
   /** Refunds received PIX (devoluções); without one, live refunds are refused (the sandbox settles its own). */
   readonly refunder?: PixRefunder
+  /**
+   * Timers to write with a new refund, for a gateway that settles its own refunds (the
+   * sandbox); without it, a refund is sent through a `refund.send` job and the `refunder`.
+   */
+  readonly refundTimers?: (refund: Refund, now: number) => ReadonlyArray<Job>
   /** Timers to write with a change (the sandbox's settlement, a gateway's refund of a PIX). */
   readonly timers: (
     moment: GatewayMoment,

@@ -35,7 +35,6 @@ import { CurrentJob, completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import { type CreateRefund, checkAmount } from "./Requests.js"
-import * as Sandbox from "./Sandbox.js"
 import * as Sha256 from "./Sha256.js"
 import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
@@ -185,7 +184,11 @@ export const make = Effect.gen(function* () {
         entry: Ledger.refundCreated(refund, now),
         effects: (current, refunded) => ({
           events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
-          jobs: charge.mode === "test" ? Sandbox.refundTimers(refund, now) : [sendJob(id, now)]
+          // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
+          jobs: Option.match(
+            Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refundTimers)),
+            { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
+          )
         })
       })
       switch (outcome._tag) {

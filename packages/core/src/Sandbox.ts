@@ -86,6 +86,7 @@ export const jobs = {
 /** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
 export const make = (locationHost: string): BankGatewayShape => ({
   jobs,
+  refundTimers: (refund, now) => refundTimers(refund, now),
   createCharge: (tx) =>
     Effect.sync(() => ({
       location: `${locationHost}/v2/${tx.dueTerms === null ? "cob" : "cobv"}/${Ids.randomBase62(25).toLowerCase()}`
