@@ -18,6 +18,13 @@ const graph = () =>
     detectiveOptions: { ts: { skipTypeImports: false } }
   })
 
+/** A module's key in the graph by its file name, wherever it lives under src (`Engine.ts`, `services/Charges.ts`). */
+const named = (deps: Record<string, ReadonlyArray<string>>, file: string) => {
+  const key = Object.keys(deps).find((k) => k === file || k.endsWith(`/${file}`))
+  if (key === undefined) throw new Error(`${file} is not in core's import graph`)
+  return key
+}
+
 /** Every module a module reaches through its imports. */
 const reach = (deps: Record<string, ReadonlyArray<string>>, from: string) => {
   const seen = new Set<string>()
@@ -38,8 +45,9 @@ describe("core's imports", () => {
       const result = await graph()
       const deps = result.obj()
       // The graph is the real one: the façade imports the services, and nothing was skipped.
-      expect(deps["Engine.ts"]).toContain("Charges.ts")
-      expect(deps["Engine.ts"]).toContain("Admin.ts")
+      const engine = named(deps, "Engine.ts")
+      expect(deps[engine]).toContain(named(deps, "Charges.ts"))
+      expect(deps[engine]).toContain(named(deps, "Admin.ts"))
       expect(result.warnings().skipped).toEqual([])
       expect(result.circular()).toEqual([])
       const port = reach(deps, "BankGateway.ts")
