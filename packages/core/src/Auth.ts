@@ -4,7 +4,7 @@
  * guessed key is right; the key itself is never logged. Keys that authenticated are cached in
  * the process, checked against the store's credentials version on every request (see `make`).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { ApiKeyId, Merchant, Mode } from "./Domain.js"
 import { type StorageUnavailable, type Unauthorized, unauthorized, unavailable } from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -108,3 +108,9 @@ export const make = Effect.gen(function* () {
   }
   return { authenticate } satisfies AuthShape
 })
+
+/** The API keys to callers service, for the services and transports that use it. */
+export class Auth extends Context.Tag("@pixgate/core/Auth")<Auth, AuthShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Auth, make)

@@ -12,8 +12,8 @@
  * (a devolução) send the money back and mark the charge `refunded`, told by `transaction.failed`
  * with `status: refunded`, its reason and `receivedAmount`. Neither touches a balance.
  */
-import { Effect, Option } from "effect"
-import { type GatewayMoment, Gateways } from "./BankGateway.js"
+import { Context, Effect, Layer, Option } from "effect"
+import { type ChargePaid, type ChargePaidOutcome, type GatewayMoment, Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
 import type { Transaction, TransactionId } from "./Domain.js"
 import * as DueDate from "./DueDate.js"
@@ -22,25 +22,10 @@ import * as Ids from "./Ids.js"
 import { completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Metrics from "./Metrics.js"
-import type { Cents } from "./Money.js"
 import * as Money from "./Money.js"
 import { LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
-/** A payer's PIX arrived for a charge. */
-export interface ChargePaid {
-  readonly txid: string
-  /** The payer's PSP's end-to-end id; generated when absent (sandbox). */
-  readonly endToEndId?: string
-  readonly paidAt?: number
-  /**
-   * What the bank received (centavos); when absent (the sandbox's payer), what the charge asks
-   * for: its amount, or a due-date charge's amount due on `paidAt`.
-   */
-  readonly amount?: Cents
-}
-
-/** What became of a reported PIX. */
-export type ChargePaidOutcome = "completed" | "returned" | "ignored"
+export type { ChargePaid, ChargePaidOutcome } from "./BankGateway.js"
 
 /** Bank event operations. */
 export interface BankEventsShape {
@@ -216,3 +201,9 @@ export const make = Effect.gen(function* () {
 
   return { chargePaid, pixReceived, pixReturned } satisfies BankEventsShape
 })
+
+/** The the bank's reports service, for the services and transports that use it. */
+export class BankEvents extends Context.Tag("@pixgate/core/BankEvents")<BankEvents, BankEventsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(BankEvents, make)

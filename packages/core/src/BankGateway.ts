@@ -5,9 +5,18 @@
  * over the Central Bank's API Pix standard, and a platform plugs its own bank in the same way.
  */
 import { Context, Data, type Effect, type Option, type Scope } from "effect"
-import type { Job, Mode, Refund, Transaction } from "./Domain.js"
-import type { EngineShape } from "./Engine.js"
-import type { ClaimedJob, StoreError, StoreShape } from "./Store.js"
+import type {
+  ChargebackId,
+  Job,
+  JobId,
+  Mode,
+  Refund,
+  RefundId,
+  Transaction,
+  TransactionId
+} from "./Domain.js"
+import type { Cents } from "./Money.js"
+import type { ClaimedJob, StoreError } from "./Store.js"
 
 /**
  * The bank could not be reached or refused the request. `outcome: "unknown"` when the request
@@ -90,11 +99,70 @@ export interface PixRefunder {
   readonly pollDelay: number
 }
 
-/** What a gateway's own jobs and tasks may use: the engine and its store. */
-export interface GatewayContext {
-  readonly engine: EngineShape
-  readonly store: StoreShape
+/** A payer's PIX arrived for a charge. */
+export interface ChargePaid {
+  readonly txid: string
+  /** The payer's PSP's end-to-end id; generated when absent (sandbox). */
+  readonly endToEndId?: string
+  readonly paidAt?: number
+  /**
+   * What the bank received (centavos); when absent (the sandbox's payer), what the charge asks
+   * for: its amount, or a due-date charge's amount due on `paidAt`.
+   */
+  readonly amount?: Cents
 }
+
+/** What became of a reported PIX. */
+export type ChargePaidOutcome = "completed" | "returned" | "ignored"
+
+/**
+ * What a gateway's jobs, callbacks and start may do: tell the engine what the bank said, read
+ * one transaction, and finish, retry or schedule its own jobs. Each report is idempotent and
+ * answers whether it changed anything (a repeated or late report changes nothing). This is all
+ * a gateway sees of the engine and its store.
+ */
+export interface GatewayContext {
+  /** A PIX arrived for a charge: credited, recorded to be returned, or already known. */
+  readonly paymentReceived: (event: ChargePaid) => Effect.Effect<ChargePaidOutcome, StoreError>
+  /** The devolução of a PIX that was not credited was accepted: the failed charge becomes `refunded`. */
+  readonly paymentReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+  /** A payout's PIX left the account: it completes. */
+  readonly payoutSettled: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
+  /** A payout's PIX was refused or returned: it fails and its money comes back. */
+  readonly payoutFailed: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
+  /** A refund (devolução) the bank settled (`returnId`: the returned PIX's id). */
+  readonly refundSettled: (id: RefundId, returnId?: string) => Effect.Effect<boolean, StoreError>
+  /** A refund the bank refused: it fails and its amount comes back to the balance. */
+  readonly refundFailed: (id: RefundId, reason: string) => Effect.Effect<boolean, StoreError>
+  /** An infraction (MED) was opened over a completed charge; false when it could not be. */
+  readonly chargebackOpened: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+  /** An infraction was resolved, for the payer (`accepted`) or the merchant (`rejected`). */
+  readonly chargebackResolved: (
+    id: ChargebackId,
+    outcome: "accepted" | "rejected"
+  ) => Effect.Effect<boolean, StoreError>
+  /** One transaction by id. */
+  readonly getTransaction: (id: TransactionId) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** One charge by the txid the bank knows it by. */
+  readonly findByTxid: (txid: string) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /** The job is done: it is removed. */
+  readonly finishJob: (id: JobId) => Effect.Effect<void, StoreError>
+  /** The job runs again at `runAt` (epoch ms). */
+  readonly retryJob: (id: JobId, runAt: number) => Effect.Effect<void, StoreError>
+  /** Writes a new job; fails when one with its id exists already. */
+  readonly scheduleJob: (job: Job) => Effect.Effect<void, StoreError>
+  /**
+   * Runs a report as the job's own change: the change completes the job in its unit; when it
+   * changes nothing (the transaction moved on), the job is finished here. A timer's usual body.
+   */
+  readonly asJob: (
+    job: ClaimedJob,
+    change: Effect.Effect<boolean, StoreError>
+  ) => Effect.Effect<void, StoreError>
+}
+
+/** What runs one job kind of a gateway; it finishes or reschedules its job. */
+export type JobRun = (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>
 
 /** A bank callback as the HTTP transport received it, past its secret path segment. */
 export interface BankCallback {
@@ -116,6 +184,11 @@ export interface BankGatewayShape {
   readonly sender?: PixSender
   /** Refunds received PIX (devoluções); without one, live refunds are refused (the sandbox settles its own). */
   readonly refunder?: PixRefunder
+  /**
+   * Timers to write with a new refund, for a gateway that settles its own refunds (the
+   * sandbox); without it, a refund is sent through a `refund.send` job and the `refunder`.
+   */
+  readonly refundTimers?: (refund: Refund, now: number) => ReadonlyArray<Job>
   /** Timers to write with a change (the sandbox's settlement, a gateway's refund of a PIX). */
   readonly timers: (
     moment: GatewayMoment,
@@ -125,11 +198,9 @@ export interface BankGatewayShape {
   ) => ReadonlyArray<Job>
   /**
    * The gateway's own job kinds (polls, reconciliation, refunds), run by the engine's worker.
-   * A runner finishes or reschedules its job (`store.finishJob` / `store.retryJob`).
+   * A runner finishes or reschedules its job (`ctx.finishJob` / `ctx.retryJob` / `ctx.asJob`).
    */
-  readonly jobs?: Readonly<
-    Record<string, (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>>
-  >
+  readonly jobs?: Readonly<Record<string, JobRun>>
   /** Runs once the engine's worker starts (e.g. schedules the first reconciliation), for its scope. */
   readonly start?: (ctx: GatewayContext) => Effect.Effect<void, never, Scope.Scope>
   /** Handles a callback from the bank; fails when it could not be applied (the bank retries). */

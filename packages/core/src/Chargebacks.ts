@@ -4,7 +4,7 @@
  * accepting (resolved for the payer) refunds the deposit and the held money leaves; rejecting
  * (resolved for the merchant) releases the hold. Each step sends its event.
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Gateways } from "./BankGateway.js"
 import type { Chargeback, ChargebackId, TransactionId } from "./Domain.js"
 import * as Events from "./Events.js"
@@ -115,3 +115,9 @@ export const make = Effect.gen(function* () {
 
   return { open, resolve } satisfies ChargebacksShape
 })
+
+/** The chargebacks (MED) service, for the services and transports that use it. */
+export class Chargebacks extends Context.Tag("@pixgate/core/Chargebacks")<Chargebacks, ChargebacksShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Chargebacks, make)

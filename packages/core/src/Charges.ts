@@ -10,7 +10,7 @@
  * `charge.unknown` timers are written so the bank's copy is found out, and withdrawn if no
  * retry adopts it.
  */
-import { Duration, Effect, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import * as BrCode from "./BrCode.js"
@@ -398,3 +398,9 @@ export const make = Effect.gen(function* () {
 
   return { create, expire } satisfies ChargesShape
 })
+
+/** The charges service, for the services and transports that use it. */
+export class Charges extends Context.Tag("@pixgate/core/Charges")<Charges, ChargesShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Charges, make)

@@ -1,9 +1,11 @@
 /**
- * The engine: every service wired over a `Store` and the bank gateways, plus the job worker
- * that runs timers (webhook attempts, expiry, sandbox settlement). One layer gives a platform a
- * running engine: `Engine.layer({ config, liveGateway })` over a store and a WebhookTransport.
+ * The engine: the embedder's one object over the engine's services, each its own tag and layer
+ * (`Charges.Charges`, `Payouts.Payouts`, ... `Admin.Admin`), wired over a `Store` and the bank
+ * gateways, plus the job worker that runs timers (webhook attempts, expiry, the gateways' own
+ * jobs). One layer gives a platform a running engine: `Engine.layer({ config, liveGateway })`
+ * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
-import { Context, Effect, Layer, Option, type Schema } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Admin from "./Admin.js"
 import * as Auth from "./Auth.js"
 import * as BankEvents from "./BankEvents.js"
@@ -13,12 +15,13 @@ import {
   type GatewayContext,
   GatewayFailure,
   Gateways,
+  type JobRun,
   LiveGateway
 } from "./BankGateway.js"
 import * as Chargebacks from "./Chargebacks.js"
 import * as Charges from "./Charges.js"
 import * as Config from "./Config.js"
-import { ChargebackId, findById, idDecoder, RefundId, TransactionId } from "./Domain.js"
+import { idDecoder, TransactionId } from "./Domain.js"
 import * as Health from "./Health.js"
 import * as HostResolver from "./HostResolver.js"
 import * as Idempotency from "./Idempotency.js"
@@ -28,7 +31,16 @@ import * as Payments from "./Payments.js"
 import * as Payouts from "./Payouts.js"
 import * as Refunds from "./Refunds.js"
 import * as Sandbox from "./Sandbox.js"
-import { type ClaimedJob, fromFull, JobStore, ReadStore, Store, type StoreError } from "./Store.js"
+import {
+  type ClaimedJob,
+  type FocusedStores,
+  fromFull,
+  JobStore,
+  LedgerStore,
+  ReadStore,
+  type Store,
+  type StoreError
+} from "./Store.js"
 import * as Telemetry from "./Telemetry.js"
 import * as Transactions from "./Transactions.js"
 import * as Webhooks from "./Webhooks.js"
@@ -62,136 +74,194 @@ export interface EngineShape {
 /** The engine's tag. */
 export class Engine extends Context.Tag("@pixgate/core/Engine")<Engine, EngineShape>() {}
 
+/** The engine's services, each its own tag: what `Engine.layer` provides besides `Engine`. */
+export type Services =
+  | Auth.Auth
+  | Idempotency.Idempotency
+  | Charges.Charges
+  | Payouts.Payouts
+  | Payments.Payments
+  | Transactions.Transactions
+  | BankEvents.BankEvents
+  | Chargebacks.Chargebacks
+  | Refunds.Refunds
+  | Admin.Admin
+  | Health.Health
+
+/** What a service's layer may need: the focused store tags, the config, the gateways, webhooks. */
+export type ServiceDependencies = FocusedStores | Config.EngineConfig | Gateways | Webhooks.Webhooks
+
+/**
+ * Layers that replace the engine's own, one per service (e.g. a fake `Transactions` in a
+ * test): every other service, the façade and the worker use the replacement.
+ */
+export interface ServiceLayers {
+  readonly auth?: Layer.Layer<Auth.Auth, never, ServiceDependencies>
+  readonly idempotency?: Layer.Layer<Idempotency.Idempotency, never, ServiceDependencies>
+  readonly charges?: Layer.Layer<Charges.Charges, never, ServiceDependencies>
+  readonly payouts?: Layer.Layer<Payouts.Payouts, never, ServiceDependencies>
+  readonly payments?: Layer.Layer<Payments.Payments, never, ServiceDependencies>
+  readonly transactions?: Layer.Layer<Transactions.Transactions, never, ServiceDependencies>
+  readonly bankEvents?: Layer.Layer<BankEvents.BankEvents, never, ServiceDependencies>
+  readonly chargebacks?: Layer.Layer<Chargebacks.Chargebacks, never, ServiceDependencies>
+  readonly refunds?: Layer.Layer<Refunds.Refunds, never, ServiceDependencies>
+  readonly health?: Layer.Layer<Health.Health, never, ServiceDependencies>
+  readonly admin?: Layer.Layer<
+    Admin.Admin,
+    never,
+    ServiceDependencies | Payouts.Payouts | BankEvents.BankEvents | Chargebacks.Chargebacks | Refunds.Refunds
+  >
+}
+
+/** A service's layer with its operations in spans (`Telemetry`), built where the tracer is known. */
+const traced = <I, S, R>(
+  tag: Context.Tag<I, S>,
+  make: Effect.Effect<S, never, R>,
+  wrap: (service: S, span: Telemetry.Span) => S
+): Layer.Layer<I, never, R> =>
+  Layer.effect(
+    tag,
+    Effect.flatMap(make, (service) => Effect.map(Telemetry.spans, (span) => wrap(service, span)))
+  )
+
+/** The engine's services, each over the dependencies its layer declares; `replace` swaps some. */
+export const services = (replace: ServiceLayers = {}) => {
+  const flows = Layer.mergeAll(
+    replace.auth ?? traced(Auth.Auth, Auth.make, Telemetry.auth),
+    replace.idempotency ?? Idempotency.layer,
+    replace.charges ?? traced(Charges.Charges, Charges.make, Telemetry.charges),
+    replace.payouts ?? traced(Payouts.Payouts, Payouts.make, Telemetry.payouts),
+    replace.payments ?? traced(Payments.Payments, Payments.make, Telemetry.payments),
+    replace.transactions ?? traced(Transactions.Transactions, Transactions.make, Telemetry.transactions),
+    replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Telemetry.bankEvents),
+    replace.chargebacks ?? Chargebacks.layer,
+    replace.refunds ?? Refunds.layer,
+    replace.health ?? Health.layer
+  )
+  return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
+}
+
+/**
+ * What a gateway's jobs, callbacks and start may do (`GatewayContext`), over the services that
+ * apply a bank's reports and the store's job and transaction reads.
+ */
+export const gatewayContext: Effect.Effect<
+  GatewayContext,
+  never,
+  | BankEvents.BankEvents
+  | Payouts.Payouts
+  | Refunds.Refunds
+  | Chargebacks.Chargebacks
+  | ReadStore
+  | JobStore
+  | LedgerStore
+> = Effect.gen(function* () {
+  const bankEvents = yield* BankEvents.BankEvents
+  const payouts = yield* Payouts.Payouts
+  const refunds = yield* Refunds.Refunds
+  const chargebacks = yield* Chargebacks.Chargebacks
+  const reads = yield* ReadStore
+  const jobs = yield* JobStore
+  const ledger = yield* LedgerStore
+  return {
+    paymentReceived: bankEvents.pixReceived,
+    paymentReturned: bankEvents.pixReturned,
+    payoutSettled: payouts.settle,
+    payoutFailed: payouts.fail,
+    refundSettled: refunds.settle,
+    refundFailed: refunds.fail,
+    chargebackOpened: (id) => Effect.map(chargebacks.open(id), (r) => r.ok),
+    chargebackResolved: (id, outcome) => Effect.map(chargebacks.resolve(id, outcome), (r) => r.ok),
+    getTransaction: reads.getTransaction,
+    findByTxid: reads.findByTxid,
+    finishJob: jobs.finishJob,
+    retryJob: jobs.retryJob,
+    scheduleJob: (job) =>
+      Effect.asVoid(
+        ledger.insertTransactions({
+          transactions: [],
+          entry: null,
+          guard: null,
+          effects: { events: [], jobs: [job] }
+        })
+      ),
+    // A timer's change runs as the current job; when it changes nothing, the job is finished here.
+    asJob: (job, change) =>
+      Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
+        applied ? Effect.void : jobs.finishJob(job.id)
+      )
+  }
+})
+
+/** The façade: one object over the services, as embedders and transports call it. */
 const make = Effect.gen(function* () {
-  const config = yield* Config.EngineConfig
-  const store = yield* Store
   const gateways = yield* Gateways
   yield* Metrics.preregister
-  const span = yield* Telemetry.spans
-  const payouts = Telemetry.payouts(yield* Payouts.make, span)
-  const bankEvents = Telemetry.bankEvents(yield* BankEvents.make, span)
-  const chargebacks = yield* Chargebacks.make
-  const refunds = yield* Refunds.make
+  const ctx = yield* gatewayContext
   const self: EngineShape = {
-    config,
-    auth: Telemetry.auth(yield* Auth.make, span),
-    idempotency: yield* Idempotency.make,
-    charges: Telemetry.charges(yield* Charges.make, span),
-    payouts,
-    payments: Telemetry.payments(yield* Payments.make, span),
-    transactions: Telemetry.transactions(yield* Transactions.make, span),
-    bankEvents,
-    chargebacks,
-    refunds,
-    admin: yield* Admin.make({ payouts, bankEvents, chargebacks, refunds }),
-    health: yield* Health.make,
+    config: yield* Config.EngineConfig,
+    auth: yield* Auth.Auth,
+    idempotency: yield* Idempotency.Idempotency,
+    charges: yield* Charges.Charges,
+    payouts: yield* Payouts.Payouts,
+    payments: yield* Payments.Payments,
+    transactions: yield* Transactions.Transactions,
+    bankEvents: yield* BankEvents.BankEvents,
+    chargebacks: yield* Chargebacks.Chargebacks,
+    refunds: yield* Refunds.Refunds,
+    admin: yield* Admin.Admin,
+    health: yield* Health.Health,
     bankCallback: (callback) =>
       Option.match(
         Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),
         {
           onNone: () => Effect.fail(new GatewayFailure({ message: "No live gateway takes callbacks" })),
-          onSome: (handle) => handle(callback, { engine, store })
+          onSome: (handle) => handle(callback, ctx)
         }
       )
   }
-  const engine: EngineShape = self
   return self
 })
 
 /**
- * Routes each job kind to the service that knows what it means. A timer runs as the current
- * job: the change it causes completes the job in its own unit; when it changes nothing (the
- * transaction moved on), the job is finished here.
+ * Routes each job kind to what runs it: the engine's own kinds (webhook attempts, charge
+ * expiry, payout and refund sends) and every gateway's registered kinds (`BankGatewayShape.jobs`:
+ * the sandbox's timers, a live gateway's polls and reconciliation), all by one table.
  */
 const runner = Layer.effect(
   JobRunner,
   Effect.gen(function* () {
-    const engine = yield* Engine
     const webhooks = yield* Webhooks.Webhooks
-    const store = yield* Store
-    const reads = yield* ReadStore
-    const jobs = yield* JobStore
+    const charges = yield* Charges.Charges
+    const payouts = yield* Payouts.Payouts
+    const refunds = yield* Refunds.Refunds
     const gateways = yield* Gateways
-    const ctx: GatewayContext = { engine, store }
-    // A timer's change runs as the current job; when it changes nothing, the job is finished here.
-    const timer = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
-      Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
-        applied ? Effect.void : jobs.finishJob(job.id)
-      )
-    // A job's ref names what it acts on; a ref of another kind or shape finds nothing to change.
-    const on = <A, I>(
-      job: ClaimedJob,
-      id: Schema.Schema<A, I>,
-      change: (ref: A) => Effect.Effect<boolean, StoreError>
-    ) =>
-      Option.match(idDecoder(id)(job.ref), {
-        onNone: () => Effect.succeed(false),
-        onSome: change
-      })
-    const run = (job: ClaimedJob): Effect.Effect<void, StoreError> => {
-      switch (job.kind) {
-        case "webhook.attempt":
-          return webhooks.attempt(job)
-        case "charge.expire":
-          return timer(
-            job,
-            on(job, TransactionId, (id) => engine.charges.expire(id))
-          )
-        case "sandbox.charge.pay":
-          return timer(
-            job,
-            Effect.flatMap(findById(TransactionId, job.ref, reads.getTransaction), (tx) =>
-              Option.isSome(tx) && tx.value.txid !== null
-                ? engine.bankEvents.chargePaid({ txid: tx.value.txid })
-                : Effect.succeed(false)
-            )
-          )
-        case "sandbox.payout.settle":
-          return timer(
-            job,
-            on(job, TransactionId, (id) => engine.payouts.settle(id))
-          )
-        case "sandbox.payout.fail":
-          return timer(
-            job,
-            on(job, TransactionId, (id) => engine.payouts.fail(id, "bank_rejected"))
-          )
-        case "sandbox.chargeback.open":
-          return timer(
-            job,
-            on(job, TransactionId, (id) => Effect.map(engine.chargebacks.open(id), (r) => r.ok))
-          )
-        case "sandbox.chargeback.resolve":
-          return timer(
-            job,
-            on(job, ChargebackId, (id) => Effect.map(engine.chargebacks.resolve(id, "accepted"), (r) => r.ok))
-          )
-        case "payout.send":
-          return engine.payouts.send(job)
-        case "refund.send":
-          return engine.refunds.send(job)
-        case "sandbox.refund.settle":
-          return timer(
-            job,
-            on(job, RefundId, (id) => engine.refunds.settle(id))
-          )
-        case "sandbox.refund.fail":
-          return timer(
-            job,
-            on(job, RefundId, (id) => engine.refunds.fail(id, "bank_rejected"))
-          )
-        default: {
-          // A gateway's own kind (polls, reconciliation, refunds); unknown kinds wait for their lease.
-          const own = Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.jobs?.[job.kind]))
-          return Option.isSome(own)
-            ? own.value(job, ctx)
-            : Effect.logWarning("No runner for this job kind; it runs again when its lease ends").pipe(
-                Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
-              )
-        }
-      }
+    const ctx = yield* gatewayContext
+    const gatewayJobs = (mode: "test" | "live") =>
+      Option.match(gateways.forMode(mode), { onNone: () => ({}), onSome: (g) => g.jobs ?? {} })
+    const own: Readonly<Record<string, JobRun>> = {
+      "charge.expire": (job) =>
+        ctx.asJob(
+          job,
+          Option.match(idDecoder(TransactionId)(job.ref), {
+            onNone: () => Effect.succeed(false),
+            onSome: charges.expire
+          })
+        ),
+      "payout.send": payouts.send,
+      "refund.send": refunds.send
     }
-
+    const kinds: Readonly<Record<string, JobRun>> = { ...gatewayJobs("test"), ...gatewayJobs("live"), ...own }
+    const run = (job: ClaimedJob) => {
+      if (job.kind === "webhook.attempt") return webhooks.attempt(job)
+      const runs = Object.hasOwn(kinds, job.kind) ? kinds[job.kind] : undefined
+      // Unknown kinds wait for their lease (another instance, or a later version, may know them).
+      return runs !== undefined
+        ? runs(job, ctx)
+        : Effect.logWarning("No runner for this job kind; it runs again when its lease ends").pipe(
+            Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
+          )
+    }
     return { run }
   })
 )
@@ -208,6 +278,8 @@ export interface EngineOptions {
   readonly workerOptions?: Worker.WorkerOptions
   /** Resolves webhook hosts for the live-mode address check (default: IP literals only). */
   readonly hostResolver?: Layer.Layer<HostResolver.HostResolver>
+  /** Replaces services' layers (e.g. a fake `Transactions` in a test); the others are the engine's own. */
+  readonly services?: ServiceLayers
 }
 
 /**
@@ -217,7 +289,7 @@ export interface EngineOptions {
  */
 export const layer = (
   options: EngineOptions = {}
-): Layer.Layer<Engine | Config.EngineConfig, never, Store | WebhookTransport> => {
+): Layer.Layer<Engine | Services | Config.EngineConfig, never, Store | WebhookTransport> => {
   const config = Config.layer(options.config)
   const gateways = Layer.effect(
     Gateways,
@@ -233,14 +305,16 @@ export const layer = (
     Layer.provideMerge(options.hostResolver ?? HostResolver.literalsOnly),
     Layer.provideMerge(config)
   )
-  const engine = Layer.effect(Engine, make).pipe(Layer.provideMerge(support))
+  const engine = Layer.effect(Engine, make).pipe(
+    Layer.provideMerge(services(options.services)),
+    Layer.provideMerge(support)
+  )
   // The live gateway's own start (its first reconciliation), with the worker that runs its jobs.
   const started = Layer.scopedDiscard(
     Effect.gen(function* () {
-      const engine = yield* Engine
-      const store = yield* Store
       const live = (yield* Gateways).forMode("live")
-      if (Option.isSome(live) && live.value.start !== undefined) yield* live.value.start({ engine, store })
+      if (Option.isSome(live) && live.value.start !== undefined)
+        yield* live.value.start(yield* gatewayContext)
     })
   )
   const worker =

@@ -4,7 +4,7 @@
  * host set `draining` at the start of a graceful stop, so load balancers take it out of rotation
  * while it finishes what it has). Liveness needs none of this: the process answering is enough.
  */
-import { Duration, Effect, Ref } from "effect"
+import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { EngineConfig } from "./Config.js"
 import { ReadStore } from "./Store.js"
 
@@ -78,3 +78,9 @@ export const make: Effect.Effect<HealthShape, never, ReadStore | EngineConfig> =
   })
   return { draining, readiness }
 })
+
+/** The readiness service, for the services and transports that use it. */
+export class Health extends Context.Tag("@pixgate/core/Health")<Health, HealthShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Health, make)

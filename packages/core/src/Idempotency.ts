@@ -3,7 +3,7 @@
  * result instead of acting twice; the same key with another body is refused; a repeat while the
  * first is still running gets 409. Kept per merchant and mode for `idempotencyTtl`.
  */
-import { Cause, Context, Duration, Effect, Either, Exit, Option, Schema } from "effect"
+import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option, Schema } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
 import { findById, TransactionId } from "./Domain.js"
@@ -264,3 +264,9 @@ export const make = Effect.gen(function* () {
   }
   return { run } satisfies IdempotencyShape
 })
+
+/** The idempotency keys service, for the services and transports that use it. */
+export class Idempotency extends Context.Tag("@pixgate/core/Idempotency")<Idempotency, IdempotencyShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Idempotency, make)

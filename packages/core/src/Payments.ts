@@ -3,7 +3,7 @@
  * engine and mode, with no bank involved. Each side gets its own completed transaction; the
  * debit is guarded like a payout's. Engine API only (the spec has no public endpoint for it).
  */
-import { Effect, Either, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { EngineConfig } from "./Config.js"
 import { availableAccount, findById, MerchantId, newTransaction, type Transaction } from "./Domain.js"
@@ -92,3 +92,9 @@ export const make = Effect.gen(function* () {
 
   return { create } satisfies PaymentsShape
 })
+
+/** The internal payments service, for the services and transports that use it. */
+export class Payments extends Context.Tag("@pixgate/core/Payments")<Payments, PaymentsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Payments, make)

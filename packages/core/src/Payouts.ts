@@ -12,7 +12,7 @@
  * in time, `null` otherwise, and the attempt goes on to its end either way. The sandbox issues
  * its own ids at creation.
  */
-import { Duration, Effect, Fiber, Option } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import type { Caller } from "./Auth.js"
 import { Gateways } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
@@ -220,3 +220,9 @@ export const make = Effect.gen(function* () {
 
   return { create, settle, fail, send } satisfies PayoutsShape
 })
+
+/** The payouts service, for the services and transports that use it. */
+export class Payouts extends Context.Tag("@pixgate/core/Payouts")<Payouts, PayoutsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Payouts, make)

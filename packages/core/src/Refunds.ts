@@ -16,7 +16,7 @@
  * completed refunds reach what it received), rejected (`refund.failed`, the amount back on the
  * balance), unknown (the refund stays pending and the bank is asked again, never sent blindly).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Gateways, type PixRefunder, type SendStatus } from "./BankGateway.js"
 import { EngineConfig } from "./Config.js"
 import {
@@ -35,7 +35,6 @@ import { CurrentJob, completing } from "./Jobs.js"
 import * as Ledger from "./Ledger.js"
 import * as Money from "./Money.js"
 import { type CreateRefund, checkAmount } from "./Requests.js"
-import * as Sandbox from "./Sandbox.js"
 import * as Sha256 from "./Sha256.js"
 import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "./Store.js"
 
@@ -194,7 +193,11 @@ export const make = Effect.gen(function* () {
         entry: Ledger.refundCreated(refund, now),
         effects: (current, refunded) => ({
           events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
-          jobs: charge.mode === "test" ? Sandbox.refundTimers(refund, now) : [sendJob(id, now)]
+          // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
+          jobs: Option.match(
+            Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refundTimers)),
+            { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
+          )
         })
       })
       switch (outcome._tag) {
@@ -362,3 +365,9 @@ export const summaryJson = (summary: RefundSummary) => ({
   refundable: Money.toReais(summary.refundable),
   refunds: summary.refunds.map(toJson)
 })
+
+/** The refunds (devoluções) service, for the services and transports that use it. */
+export class Refunds extends Context.Tag("@pixgate/core/Refunds")<Refunds, RefundsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Refunds, make)

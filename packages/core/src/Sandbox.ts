@@ -6,10 +6,20 @@
  * Refunds (devoluções) complete 2-3 s after their creation, but a refund of 6.66 fails (the
  * bank refuses it; its amount comes back to the balance).
  */
-import { Effect } from "effect"
-import type { BankGatewayShape } from "./BankGateway.js"
-import type { Job, JobKind, Refund, Transaction } from "./Domain.js"
+import { Effect, Option, type Schema } from "effect"
+import type { BankGatewayShape, GatewayContext, JobRun } from "./BankGateway.js"
+import {
+  ChargebackId,
+  type CoreJobKind,
+  idDecoder,
+  type Job,
+  type Refund,
+  RefundId,
+  type Transaction,
+  TransactionId
+} from "./Domain.js"
 import * as Ids from "./Ids.js"
+import type { ClaimedJob, StoreError } from "./Store.js"
 
 /** The PIX key whose payouts the sandbox fails. */
 export const failingPixKey = "fail@pixgate.test"
@@ -31,15 +41,52 @@ export const settlementDelay = (id: string): number => {
   return 2000 + (hash % 1001)
 }
 
-const job = (kind: JobKind, ref: string, runAt: number): Job => ({
+const job = (kind: CoreJobKind, ref: string, runAt: number): Job => ({
   id: Ids.jobId(runAt),
   kind,
   ref,
   runAt
 })
 
+/**
+ * A sandbox timer: what the bank "says" when it fires, run as the job's own change (which
+ * completes it); a ref of another kind or shape finds nothing to change and the job is finished.
+ */
+const timer =
+  <A, I>(
+    id: Schema.Schema<A, I>,
+    says: (ref: A, ctx: GatewayContext) => Effect.Effect<boolean, StoreError>
+  ): JobRun =>
+  (job: ClaimedJob, ctx) =>
+    ctx.asJob(
+      job,
+      Option.match(idDecoder(id)(job.ref), {
+        onNone: () => Effect.succeed(false),
+        onSome: (ref) => says(ref, ctx)
+      })
+    )
+
+/** The sandbox bank's timers, registered like any gateway's jobs (`BankGatewayShape.jobs`). */
+export const jobs = {
+  "sandbox.charge.pay": timer(TransactionId, (id, ctx) =>
+    Effect.flatMap(ctx.getTransaction(id), (tx) =>
+      Option.isSome(tx) && tx.value.txid !== null
+        ? Effect.map(ctx.paymentReceived({ txid: tx.value.txid }), (outcome) => outcome === "completed")
+        : Effect.succeed(false)
+    )
+  ),
+  "sandbox.payout.settle": timer(TransactionId, (id, ctx) => ctx.payoutSettled(id)),
+  "sandbox.payout.fail": timer(TransactionId, (id, ctx) => ctx.payoutFailed(id, "bank_rejected")),
+  "sandbox.chargeback.open": timer(TransactionId, (id, ctx) => ctx.chargebackOpened(id)),
+  "sandbox.chargeback.resolve": timer(ChargebackId, (id, ctx) => ctx.chargebackResolved(id, "accepted")),
+  "sandbox.refund.settle": timer(RefundId, (id, ctx) => ctx.refundSettled(id)),
+  "sandbox.refund.fail": timer(RefundId, (id, ctx) => ctx.refundFailed(id, "bank_rejected"))
+} satisfies Readonly<Record<Extract<CoreJobKind, `sandbox.${string}`>, JobRun>>
+
 /** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
 export const make = (locationHost: string): BankGatewayShape => ({
+  jobs,
+  refundTimers: (refund, now) => refundTimers(refund, now),
   createCharge: (tx) =>
     Effect.sync(() => ({
       location: `${locationHost}/v2/${tx.dueTerms === null ? "cob" : "cobv"}/${Ids.randomBase62(25).toLowerCase()}`

@@ -2,7 +2,7 @@
  * The merchant's transaction list: its own transactions of the key's mode only, newest first,
  * filtered and paginated exactly as docs/decisions.md says.
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { Caller } from "./Auth.js"
 import * as Errors from "./Errors.js"
 import type { ListTransactions } from "./Requests.js"
@@ -44,3 +44,12 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
   return { list } satisfies TransactionsShape
 })
+
+/** The transaction reads service, for the services and transports that use it. */
+export class Transactions extends Context.Tag("@pixgate/core/Transactions")<
+  Transactions,
+  TransactionsShape
+>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Transactions, make)

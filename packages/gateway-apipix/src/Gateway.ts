@@ -358,7 +358,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   const credit = (ctx: BankGateway.GatewayContext, pix: ReceivedPix) =>
     pix.txid === undefined
       ? Effect.succeed("ignored" as const)
-      : ctx.engine.bankEvents.pixReceived({
+      : ctx.paymentReceived({
           txid: pix.txid,
           endToEndId: pix.endToEndId,
           amount: pix.amount,
@@ -374,14 +374,10 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         const envio = str(record(r.gnExtras).idEnvio) ?? str(r.idEnvio)
         if (envio !== undefined) {
           // A send's callback: its status, asked of the PSP, decides.
-          const payout = yield* Domain.findById(
-            Domain.TransactionId,
-            payoutIdOf(envio),
-            ctx.store.getTransaction
-          )
+          const payout = yield* Domain.findById(Domain.TransactionId, payoutIdOf(envio), ctx.getTransaction)
           if (Option.isNone(payout) || payout.value.status !== "pending") continue
           const status = yield* sender.status(payout.value)
-          if (status._tag === "Settled") yield* ctx.engine.payouts.settle(payout.value.id, status.endToEndId)
+          if (status._tag === "Settled") yield* ctx.payoutSettled(payout.value.id, status.endToEndId)
           else if (status._tag === "Rejected") {
             yield* Effect.logWarning("The bank rejected a payout; its money returns").pipe(
               Effect.annotateLogs({
@@ -390,7 +386,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
                 ...(status.code === undefined ? {} : { bankCode: status.code })
               })
             )
-            yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
+            yield* ctx.payoutFailed(payout.value.id, "bank_rejected")
           }
           continue
         }
@@ -412,10 +408,10 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
   /** One charge still pending: asks `GET /cob/{txid}` and credits what it lists. */
   const cobCheck = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
     Effect.gen(function* () {
-      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.store.getTransaction)
+      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.getTransaction)
       const now = yield* Clock.currentTimeMillis
       if (Option.isNone(found) || found.value.status !== "pending" || found.value.txid === null) {
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       const charge = found.value
       const res = yield* Effect.either(
@@ -431,8 +427,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
       // Ask again while the charge can still be paid (and once after its expiry).
       const expiresAt = charge.expiresAt ?? now
       return yield* now > expiresAt + interval
-        ? ctx.store.finishJob(j.id)
-        : ctx.store.retryJob(j.id, Math.min(now + interval, Math.max(now + 1000, expiresAt + 1000)))
+        ? ctx.finishJob(j.id)
+        : ctx.retryJob(j.id, Math.min(now + interval, Math.max(now + 1000, expiresAt + 1000)))
     })
 
   /** Reads every PIX received in the window and hands each to the engine (which knows them once). */
@@ -485,13 +481,13 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           Effect.annotateLogs(findings)
         )
       else yield* Effect.logInfo("Reconciliation run").pipe(Effect.annotateLogs(findings))
-      yield* ctx.store.retryJob(j.id, now + interval)
+      yield* ctx.retryJob(j.id, now + interval)
     })
 
   /** Returns a PIX the engine recorded but did not credit (devolução), asking first if it was asked. */
   const pixReturn = (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext) =>
     Effect.gen(function* () {
-      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.store.getTransaction)
+      const found = yield* Domain.findById(Domain.TransactionId, j.ref, ctx.getTransaction)
       const now = yield* Clock.currentTimeMillis
       if (
         Option.isNone(found) ||
@@ -499,7 +495,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         found.value.endToEndId === null ||
         found.value.receivedAmount === null
       ) {
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       const charge = found.value
       const path = `${pix}/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
@@ -521,12 +517,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           Effect.annotateLogs({ transactionId: charge.id, endToEndId: charge.endToEndId })
         )
         // As the current job: the charge's change completes this job in its unit.
-        const applied = yield* Effect.provideService(
-          ctx.engine.bankEvents.pixReturned(charge.id),
-          Jobs.CurrentJob,
-          j.id
-        )
-        return applied ? undefined : yield* ctx.store.finishJob(j.id)
+        const applied = yield* Effect.provideService(ctx.paymentReturned(charge.id), Jobs.CurrentJob, j.id)
+        return applied ? undefined : yield* ctx.finishJob(j.id)
       }
       if (status === "NAO_REALIZADO") {
         const b = res._tag === "Right" ? record(res.right.body) : {}
@@ -540,7 +532,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
             ...(codigo === undefined ? {} : { bankCode: codigo })
           })
         )
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       if (
         res._tag === "Right" &&
@@ -565,7 +557,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           })
         )
       }
-      return yield* ctx.store.retryJob(j.id, now + pollDelay)
+      return yield* ctx.retryJob(j.id, now + pollDelay)
     })
 
   return {
@@ -609,16 +601,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         // One row for every instance: a second insert of the same id fails, and is ignored.
-        yield* ctx.store
-          .insertTransactions({
-            transactions: [],
-            entry: null,
-            guard: null,
-            effects: {
-              events: [],
-              jobs: [{ id: reconcileJobId, kind: jobKinds.reconcile, ref: "apipix", runAt: now }]
-            }
-          })
+        yield* ctx
+          .scheduleJob({ id: reconcileJobId, kind: jobKinds.reconcile, ref: "apipix", runAt: now })
           .pipe(Effect.ignore)
       }),
     callback

@@ -23,12 +23,12 @@ export const runner =
       const txid = j.ref
       const path = `${apiPixPath(settings)}/${resource}/${encodeURIComponent(txid)}`
       const later = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        ctx.store.retryJob(j.id, now + (settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs))
+        ctx.retryJob(j.id, now + (settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs))
       )
-      const adopted = Effect.map(ctx.store.findByTxid(txid), Option.isSome)
+      const adopted = Effect.map(ctx.findByTxid(txid), Option.isSome)
       const log = (message: string, fields: Record<string, unknown> = {}) =>
         Effect.logWarning(message).pipe(Effect.annotateLogs({ txid, ...fields }))
-      if (yield* adopted) return yield* ctx.store.finishJob(j.id)
+      if (yield* adopted) return yield* ctx.finishJob(j.id)
       const asked = yield* Effect.either(psp.call({ method: "GET", path }))
       if (asked._tag === "Left") {
         yield* log("An unknown charge could not be asked about; asked again later", {
@@ -41,7 +41,7 @@ export const runner =
         yield* Effect.logInfo("An unknown charge was never created at the bank").pipe(
           Effect.annotateLogs({ txid })
         )
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       if (res.status !== 200) {
         yield* log(
@@ -55,22 +55,22 @@ export const runner =
         yield* Effect.logError(
           "A cob no charge adopted was paid at the bank; the PIX is in the settlement account, not credited"
         ).pipe(Effect.annotateLogs({ txid }))
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       if (status !== "ATIVA") {
         yield* Effect.logInfo("An unknown charge is no longer active at the bank").pipe(
           Effect.annotateLogs({ txid, cobStatus: String(status) })
         )
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       // Asked once more just before withdrawing: a retry may have adopted it meanwhile.
-      if (yield* adopted) return yield* ctx.store.finishJob(j.id)
+      if (yield* adopted) return yield* ctx.finishJob(j.id)
       const removed = yield* Effect.either(
         psp.call({ method: "PATCH", path, body: { status: "REMOVIDA_PELO_USUARIO_RECEBEDOR" } })
       )
       if (removed._tag === "Right" && removed.right.status === 200) {
         yield* log("A cob no charge adopted was withdrawn at the bank (REMOVIDA_PELO_USUARIO_RECEBEDOR)")
-        return yield* ctx.store.finishJob(j.id)
+        return yield* ctx.finishJob(j.id)
       }
       yield* log(
         "A cob no charge adopted could not be withdrawn; tried again later",
