@@ -375,6 +375,7 @@ const rules: ReadonlyArray<readonly [RegExp, Entry]> = [
   [/exceeds what is left/, e("passa do que falta devolver", "exceeds what is left to refund")],
   [/greater than the charge fee/, e("precisa ser maior que a tarifa", "must be greater than the fee")],
   [/positive/, e("precisa ser um valor positivo", "must be a positive amount")],
+  [/JSON number|number/, e("precisa ser um número", "must be a number")],
   [/NUL/, e("contém caracteres não permitidos", "contains characters that are not allowed")],
   [/at most \d+ characters|characters/, e("é longo demais", "is too long")],
   [/CPF or CNPJ/, e("precisa ser um CPF ou CNPJ válido", "must be a valid CPF or CNPJ")],
