@@ -162,7 +162,19 @@ const pt = {
   confirmRefund: "Confirmar devolução",
   refundDebit: "Sai do saldo disponível agora; a tarifa da cobrança não é devolvida.",
   refundCreated: "Devolução solicitada.",
-  bankReturn: "devolução no banco"
+  bankReturn: "devolução no banco",
+  // Exports and the message catalogue
+  exportCsvIntl: "CSV internacional",
+  exportCsvHint: "Planilha em português: separador ;, vírgula decimal, horário de São Paulo",
+  exportOfx: "Extrato OFX",
+  exportOfxHint:
+    "Para o sistema contábil ou o GnuCash: as movimentações do saldo no período, com as tarifas à parte",
+  exports: "Exportar",
+  chargeback: "Contestação",
+  chargebackOpen: "aberta",
+  chargebackAccepted: "aceita (valor devolvido ao pagador)",
+  chargebackRejected: "recusada (valor liberado)",
+  day: "Dia"
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -320,7 +332,18 @@ const en: Words = {
   confirmRefund: "Confirm refund",
   refundDebit: "Leaves the available balance now; the charge's fee is not returned.",
   refundCreated: "Refund requested.",
-  bankReturn: "bank return"
+  bankReturn: "bank return",
+  // Exports and the message catalogue
+  exportCsvIntl: "International CSV",
+  exportCsvHint: "Brazilian spreadsheet: ; separator, decimal comma, São Paulo time",
+  exportOfx: "OFX statement",
+  exportOfxHint: "For accounting software or GnuCash: the balance's movements in the period, fees apart",
+  exports: "Export",
+  chargeback: "Chargeback",
+  chargebackOpen: "open",
+  chargebackAccepted: "accepted (money returned to the payer)",
+  chargebackRejected: "rejected (money released)",
+  day: "Day"
 }
 
 /** The words of a language. */

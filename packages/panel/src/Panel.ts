@@ -15,6 +15,7 @@ import type { PanelServices } from "./Ctx.js"
 import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { securityHeaders } from "./Layout.js"
+import * as Messages from "./Messages.js"
 import * as Router from "./Router.js"
 import { statusOf } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
@@ -188,7 +189,7 @@ const asset = (body: string, type: string) =>
 const failure = (error: unknown): Response => {
   const lang: Lang = "pt-BR"
   const status = statusOf(error)
-  const message = Errors.isPixgateError(error) ? error.message : words(lang).error
+  const message = Errors.isPixgateError(error) ? Messages.errorMessage(lang, error) : words(lang).error
   const body = new Html(
     `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status}</h1><p>${message.replace(/[<>&"]/g, "")}</p></main></body></html>`
   )

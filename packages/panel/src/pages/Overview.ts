@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import * as Chart from "../Chart.js"
 import { brl, type Handler, lift, notice, respond, type Signed } from "../Ctx.js"
 import { html } from "../Html.js"
-import { day } from "../I18n.js"
+import { calendarDay, day } from "../I18n.js"
 import { page } from "../Layout.js"
 import { endpointStatus, failingBanner } from "./Parts.js"
 
@@ -67,7 +67,12 @@ export const overview = (s: Signed): Handler =>
 </section>
 <h2 id="chart-heading">${s.t.last30}</h2>
 <figure class="chart" aria-labelledby="chart-heading">
-${Chart.svg(series, s.t.chart, (c) => brl(s, c))}
+${Chart.svg(series, s.t.chart, (c) => brl(s, c), {
+  received: s.t.received,
+  sent: s.t.sent,
+  fees: s.t.fees,
+  day: (d) => calendarDay(s.lang, d)
+})}
 <figcaption><ul class="legend">
 <li><span class="swatch s-received" aria-hidden="true"></span>${s.t.received}: <span data-testid="total-received">${brl(s, total("received"))}</span></li>
 <li><span class="swatch s-sent" aria-hidden="true"></span>${s.t.sent}: <span data-testid="total-sent">${brl(s, total("sent"))}</span></li>
@@ -75,8 +80,8 @@ ${Chart.svg(series, s.t.chart, (c) => brl(s, c))}
 </ul></figcaption>
 </figure>
 <details><summary>${s.t.details}</summary><div class="table-wrap"><table>
-<thead><tr><th scope="col">${s.t.time}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
-<tbody>${series.map((d) => html`<tr><td>${d.day}</td><td class="num">${brl(s, d.received)}</td><td class="num">${brl(s, d.sent)}</td><td class="num">${brl(s, d.fees)}</td></tr>`)}</tbody>
+<thead><tr><th scope="col">${s.t.day}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
+<tbody>${series.map((d) => html`<tr><td>${calendarDay(s.lang, d.day)}</td><td class="num">${brl(s, d.received)}</td><td class="num">${brl(s, d.sent)}</td><td class="num">${brl(s, d.fees)}</td></tr>`)}</tbody>
 </table></div></details>`
     return respond(s, page(s.view, s.t.overview, body, notice(s)))
   })
