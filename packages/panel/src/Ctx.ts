@@ -152,7 +152,9 @@ export const errorBox = (error: unknown, lang: Lang): Html => {
     return html`<div class="error" role="alert">${lang === "en" ? "Error" : "Erro"}</div>`
   const lines = Messages.detailLines(lang, error)
   return html`<div class="error" role="alert" data-code="${error.code}"><p>${Messages.errorMessage(lang, error)}</p>${
-    lines.length > 1 ? html`<ul>${lines.map((line) => html`<li>${line}</li>`)}</ul>` : ""
+    lines.length > 1 || error.code === "invalid_query" || error.code === "invalid_field"
+      ? html`<ul>${lines.map((line) => html`<li>${line}</li>`)}</ul>`
+      : ""
   }</div>`
 }
 
