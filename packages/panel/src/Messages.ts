@@ -196,8 +196,8 @@ export const codes: Readonly<Record<string, Entry>> = {
   invalid_name: e("O nome precisa ter de 1 a 140 caracteres.", "The name must be 1 to 140 characters."),
   invalid_fee_plan: e("Plano de tarifas inválido.", "Invalid fee plan."),
   invalid_secret: e(
-    "O segredo precisa ter de 8 a 256 caracteres ASCII imprimíveis.",
-    "The secret must be 8 to 256 printable ASCII characters."
+    "O segredo precisa ter de 8 a 256 caracteres ASCII imprimíveis, sem espaço no início ou no fim.",
+    "The secret must be 8 to 256 printable ASCII characters, with no space at its start or end."
   ),
   invalid_overlap: e(
     "A sobreposição das chaves vai de 0 a 7 dias.",
@@ -214,8 +214,8 @@ export const codes: Readonly<Record<string, Entry>> = {
   ),
   invalid_recipient: e("O destinatário precisa ser outra conta.", "The recipient must be another account."),
   charge_not_pending: e(
-    "Esta cobrança não está mais pendente: ela já foi paga ou expirou.",
-    "This charge is no longer pending: it was already paid or expired."
+    "Esta cobrança não pode ser paga agora: ela já foi paga, expirou ou passou do último dia de pagamento.",
+    "This charge cannot be paid now: it was already paid, expired or is past its last payable day."
   ),
   payout_not_pending: e("Este saque não está mais pendente.", "This payout is no longer pending."),
   sandbox_only: e(
@@ -370,6 +370,10 @@ export const fieldLabel = (lang: Lang, path: string): string => {
  */
 const rules: ReadonlyArray<readonly [RegExp, Entry]> = [
   [/must not be after/, e("não pode ser posterior à data final", "must not be after the end date")],
+  [
+    /must not be before/,
+    e("não pode ser anterior à criação da cobrança", "must not be before the charge was created")
+  ],
   [/valid date|date YYYY-MM-DD|YYYY-MM-DD/, e("precisa ser uma data válida", "must be a valid date")],
   [/exceeds the maximum/, e("passa do máximo permitido", "is above the maximum allowed")],
   [/exceeds what is left/, e("passa do que falta devolver", "exceeds what is left to refund")],
