@@ -18,7 +18,7 @@ import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "./D
 import { panelOps } from "./internal/memoryPanel.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "./internal/memoryTables.js"
 import * as Money from "./Money.js"
-import type { ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
+import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "./Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "./Store.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
@@ -303,10 +303,16 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
               (q.type === undefined || tx.type === q.type) &&
               (q.status === undefined || tx.status === q.status) &&
               (q.from === undefined || tx.createdAt >= q.from) &&
-              (q.to === undefined || tx.createdAt < q.to)
+              (q.to === undefined || tx.createdAt < q.to) &&
+              (q.before === undefined ||
+                tx.createdAt < q.before.createdAt ||
+                (tx.createdAt === q.before.createdAt && compareIds(tx.id, q.before.id) < 0))
           )
           .sort(newestFirst)
-        return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length }
+        return {
+          rows: rows.slice(q.offset, q.offset + q.limit),
+          total: q.countTotal === false ? 0 : rows.length
+        }
       }),
     getChargeback: (id) => atomic(() => found(t.chargebacks.get(id))),
     listChargebacks: (transactionId) =>
@@ -320,6 +326,42 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
       })),
     accountBalance: (mode, account) => atomic(() => t.accountBalance(mode, account)),
     checkLedger: (mode) => atomic(() => t.checkLedger(mode)),
+    listAccountMovements: (q) =>
+      atomic(() => {
+        const out: Array<AccountMovement> = []
+        for (const entry of t.entries.values()) {
+          if (entry.mode !== q.mode) continue
+          if (q.from !== undefined && entry.createdAt < q.from) continue
+          if (q.to !== undefined && entry.createdAt >= q.to) continue
+          entry.postings.forEach((p, seq) => {
+            if (p.account !== q.account) return
+            const after = q.after
+            if (after !== undefined && (compareIds(entry.id, after.entryId) || seq - after.seq) <= 0) return
+            const transaction =
+              entry.transactionId === null ? undefined : t.transactions.get(entry.transactionId)
+            out.push({
+              entryId: entry.id,
+              seq,
+              kind: entry.kind,
+              amount: p.amount,
+              createdAt: entry.createdAt,
+              transaction: transaction ?? null
+            })
+          })
+        }
+        return out
+          .sort((a, b) => compareIds(a.entryId, b.entryId) || a.seq - b.seq)
+          .slice(0, Math.max(0, q.limit))
+      }),
+    accountBalanceBefore: (mode, account, before) =>
+      atomic(() => {
+        let total = 0
+        for (const entry of t.entries.values()) {
+          if (entry.mode !== mode || entry.createdAt >= before) continue
+          for (const p of entry.postings) if (p.account === account) total += p.amount
+        }
+        return total as Money.Cents
+      }),
     listEvents: (merchantId, mode) =>
       atomic(() =>
         [...t.events.values()].filter((e) => e.merchantId === merchantId && e.mode === mode).sort(oldestFirst)

@@ -206,6 +206,13 @@ export interface TransactionQuery {
   readonly to?: number
   readonly offset: number
   readonly limit: number
+  /**
+   * Keyset paging: only rows after this one in the list's order (older, or as old with a
+   * smaller id), so a long read (an export) costs the same per page however far it is.
+   */
+  readonly before?: { readonly createdAt: number; readonly id: string }
+  /** `false` skips counting the filtered rows (`total` is then 0): a page read by an export. */
+  readonly countTotal?: boolean
 }
 
 /** A page of transactions, newest first (`createdAt` desc, `id` desc), and the filtered count. */
@@ -438,6 +445,47 @@ export interface LedgerStoreShape {
   readonly accountBalance: (mode: Mode, account: Account) => Effect.Effect<Cents, StoreError>
   /** Checks the ledger's invariants for one mode. */
   readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, StoreError>
+  /**
+   * A page of one account's postings in journal order (entry id, then the posting's place in
+   * its entry), each with its entry and the entry's transaction: a statement's movements. The
+   * page starts after `after` (keyset paging: stable while new entries arrive).
+   */
+  readonly listAccountMovements: (
+    query: AccountMovementQuery
+  ) => Effect.Effect<ReadonlyArray<AccountMovement>, StoreError>
+  /** An account's balance from its postings of entries created before `before` (epoch ms). */
+  readonly accountBalanceBefore: (
+    mode: Mode,
+    account: Account,
+    before: number
+  ) => Effect.Effect<Cents, StoreError>
+}
+
+/** Where a page of an account's movements starts and what it covers (`from` inclusive, `to` exclusive). */
+export interface AccountMovementQuery {
+  readonly mode: Mode
+  readonly account: Account
+  readonly from?: number
+  readonly to?: number
+  /** The last movement of the previous page; none for the first page. */
+  readonly after?: MovementCursor
+  readonly limit: number
+}
+
+/** A movement's place in journal order. */
+export interface MovementCursor {
+  readonly entryId: string
+  readonly seq: number
+}
+
+/** One posting on an account, with its entry and the entry's transaction, if it has one. */
+export interface AccountMovement extends MovementCursor {
+  /** The entry's kind: `charge.completed`, `payout.created`, `sandbox.topup`, ... */
+  readonly kind: string
+  /** Signed: positive adds to the account. */
+  readonly amount: Cents
+  readonly createdAt: number
+  readonly transaction: Transaction | null
 }
 
 /**

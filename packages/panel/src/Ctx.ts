@@ -10,9 +10,10 @@ import { type Auth, type Domain, Engine, Errors, Store } from "@pixgate/core"
 import { Data, Effect } from "effect"
 import type { Brand } from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
-import { type Dictionary, type Lang, label, money, time } from "./I18n.js"
+import { type Dictionary, type Lang, label, money, time, utcTitle } from "./I18n.js"
 import { securityHeaders, type View } from "./Layout.js"
-import { statusOf as httpStatus, isAnswered, type PayloadTooLarge } from "./Status.js"
+import * as Messages from "./Messages.js"
+import { statusOf as httpStatus, PayloadTooLarge } from "./Status.js"
 import type { Throttle } from "./Throttle.js"
 
 /** Services the panel runs on. */
@@ -144,17 +145,23 @@ export const notice = (ctx: Ctx): Part => {
     : ""
 }
 
-/** An engine error as an alert box (its details listed when there are several). */
-export const errorBox = (error: unknown): Html =>
-  html`<div class="error" role="alert">${
-    isAnswered(error)
-      ? html`<p>${error.message}</p>${
-          "details" in error && error.details && error.details.length > 1
-            ? html`<ul>${error.details.map((d) => html`<li>${d.path}: ${d.message}</li>`)}</ul>`
-            : ""
-        }`
-      : "Error"
+/**
+ * An engine error as an alert box in the page's language: the catalogue's text of its code
+ * (`Messages`), and one line per field at fault when there are several; never the engine's
+ * English message.
+ */
+export const errorBox = (error: unknown, lang: Lang): Html => {
+  if (error instanceof PayloadTooLarge)
+    return html`<div class="error" role="alert" data-code="${error.code}"><p>${Messages.forCode(lang, "too_large") ?? "413"}</p></div>`
+  if (!Errors.isPixgateError(error))
+    return html`<div class="error" role="alert">${lang === "en" ? "Error" : "Erro"}</div>`
+  const lines = Messages.detailLines(lang, error)
+  return html`<div class="error" role="alert" data-code="${error.code}"><p>${Messages.errorMessage(lang, error)}</p>${
+    lines.length > 1 || error.code === "invalid_query" || error.code === "invalid_field"
+      ? html`<ul>${lines.map((line) => html`<li>${line}</li>`)}</ul>`
+      : ""
   }</div>`
+}
 
 /** The HTTP status of an error (the one table in Status.ts). */
 export const statusOf = (error: unknown): number => httpStatus(error)
@@ -162,12 +169,14 @@ export const statusOf = (error: unknown): number => httpStatus(error)
 /** The page's status: the engine's error's, 200 without one. */
 export const pageStatus = (error: unknown): number => (error === undefined ? 200 : httpStatus(error))
 
-export const status = (ctx: Ctx, s: string) => html`<span class="status-${s}">${label(ctx.lang, s)}</span>`
+/** A status; given the transaction's type, in agreement with it ("Cobrança paga", "Saque concluído"). */
+export const status = (ctx: Ctx, s: string, type?: string) =>
+  html`<span class="status-${s}">${type === undefined ? label(ctx.lang, s) : Messages.statusLabel(ctx.lang, type, s)}</span>`
 
 export const when = (ctx: Ctx, ms: number | null) =>
   ms === null
     ? "—"
-    : html`<time datetime="${new Date(ms).toISOString()}" title="${new Date(ms).toISOString()}">${time(ctx.lang, ms)}</time>`
+    : html`<time datetime="${new Date(ms).toISOString()}" title="${utcTitle(ms)}">${time(ctx.lang, ms)}</time>`
 
 export const brl = (ctx: Ctx, cents: number) => money(ctx.lang, cents)
 

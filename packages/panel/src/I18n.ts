@@ -201,7 +201,19 @@ const pt = {
   keyShownOnce:
     "Esta chave já foi criada. O segredo é mostrado uma única vez e não pode ser exibido de novo; se não o guardou, revogue a chave e crie outra.",
   signingKeyShownOnce:
-    "Já feito. A chave de assinatura é mostrada uma única vez e não pode ser exibida de novo; se não a guardou, gere outra."
+    "Já feito. A chave de assinatura é mostrada uma única vez e não pode ser exibida de novo; se não a guardou, gere outra.",
+  // Exports and the message catalogue
+  exportCsvIntl: "CSV internacional",
+  exportCsvHint: "Planilha em português: separador ;, vírgula decimal, horário de São Paulo",
+  exportOfx: "Extrato OFX",
+  exportOfxHint:
+    "Para o sistema contábil ou o GnuCash: as movimentações do saldo no período, com as tarifas à parte",
+  exports: "Exportar",
+  chargeback: "Contestação",
+  chargebackOpen: "aberta",
+  chargebackAccepted: "aceita (valor devolvido ao pagador)",
+  chargebackRejected: "recusada (valor liberado)",
+  day: "Dia"
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -399,7 +411,18 @@ const en: Words = {
   keyShownOnce:
     "This key was already created. Its secret is shown only once and cannot be shown again; if you did not keep it, revoke the key and create another.",
   signingKeyShownOnce:
-    "Already done. The signing key is shown only once and cannot be shown again; if you did not keep it, make another."
+    "Already done. The signing key is shown only once and cannot be shown again; if you did not keep it, make another.",
+  // Exports and the message catalogue
+  exportCsvIntl: "International CSV",
+  exportCsvHint: "Brazilian spreadsheet: ; separator, decimal comma, São Paulo time",
+  exportOfx: "OFX statement",
+  exportOfxHint: "For accounting software or GnuCash: the balance's movements in the period, fees apart",
+  exports: "Export",
+  chargeback: "Chargeback",
+  chargebackOpen: "open",
+  chargebackAccepted: "accepted (money returned to the payer)",
+  chargebackRejected: "rejected (money released)",
+  day: "Day"
 }
 
 /** The words of a language. */
@@ -478,4 +501,81 @@ export const parseAmount = (text: string): unknown => {
   if (t === "") return undefined
   const normalized = t.includes(",") ? t.replace(/\./g, "").replace(",", ".") : t
   return /^\d+(\.\d+)?$/.test(normalized) ? Number(normalized) : t
+}
+
+// ---- Exports and the message catalogue: dates, times and amounts in files and titles ----
+
+const localParts = new Intl.DateTimeFormat("en-GB", {
+  timeZone,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23"
+})
+
+/** The São Paulo wall clock of an instant: year, month, day, hour, minute, second (2 digits, year 4). */
+export const saoPaulo = (
+  ms: number
+): {
+  readonly year: string
+  readonly month: string
+  readonly day: string
+  readonly hour: string
+  readonly minute: string
+  readonly second: string
+} => {
+  const parts: Record<string, string> = {}
+  for (const p of localParts.formatToParts(ms)) parts[p.type] = p.value
+  return {
+    year: parts.year ?? "0000",
+    month: parts.month ?? "01",
+    day: parts.day ?? "01",
+    hour: parts.hour ?? "00",
+    minute: parts.minute ?? "00",
+    second: parts.second ?? "00"
+  }
+}
+
+/** Minutes São Paulo is ahead of UTC at an instant (-180 since 2019). */
+export const saoPauloOffsetMinutes = (ms: number): number => {
+  const p = saoPaulo(ms)
+  const wall = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second)
+  return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000)
+}
+
+/** The instant São Paulo's calendar day `YYYY-MM-DD` starts, or undefined for no such day. */
+export const saoPauloDayStart = (text: string): number | undefined => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  if (m === null) return undefined
+  const utc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)
+  const check = new Date(utc)
+  if (check.getUTCDate() !== +m[3]! || check.getUTCMonth() !== +m[2]! - 1) return undefined
+  // The offset of noon that day is the day's (no change of offset at midnight in São Paulo).
+  return utc - saoPauloOffsetMinutes(utc + 12 * 3_600_000) * 60_000
+}
+
+/** A São Paulo date `28/10/2026` (pt-BR) or `28/10/2026` (en-GB) of an instant. */
+export const localDate = (ms: number): string => {
+  const p = saoPaulo(ms)
+  return `${p.day}/${p.month}/${p.year}`
+}
+
+/** A São Paulo time `23:15:07` of an instant. */
+export const localClock = (ms: number): string => {
+  const p = saoPaulo(ms)
+  return `${p.hour}:${p.minute}:${p.second}`
+}
+
+/** The UTC instant as the panel writes it in a title (hover): `2026-10-29 02:15:07 UTC`. */
+export const utcTitle = (ms: number): string =>
+  `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`
+
+/** Centavos as a plain decimal with two places: `1234,56` (`,`) or `1234.56` (`.`), `-` when negative. */
+export const decimal = (cents: number, separator: "," | "."): string => {
+  const sign = cents < 0 ? "-" : ""
+  const abs = Math.abs(cents)
+  return `${sign}${Math.floor(abs / 100)}${separator}${String(abs % 100).padStart(2, "0")}`
 }

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable, Transform } from "node:stream"
-import type { Errors, Store } from "@pixgate/core"
+import { Errors, type Store } from "@pixgate/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import * as Assets from "./Assets.js"
 import * as Brand from "./Brand.js"
@@ -16,8 +16,9 @@ import type { PanelServices } from "./Ctx.js"
 import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { cspWith, securityHeaders } from "./Layout.js"
+import * as Messages from "./Messages.js"
 import * as Router from "./Router.js"
-import { isAnswered, type Statuses, statusOf, use } from "./Status.js"
+import { isAnswered, PayloadTooLarge, type Statuses, statusOf, use } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
 
 export { cookies, type PanelServices, same } from "./Ctx.js"
@@ -218,7 +219,11 @@ const asset = (body: string, type: string) =>
 const failure = (error: unknown): Response => {
   const lang: Lang = "pt-BR"
   const status = statusOf(error)
-  const message = isAnswered(error) ? error.message : words(lang).error
+  const message = Errors.isPixgateError(error)
+    ? Messages.errorMessage(lang, error)
+    : error instanceof PayloadTooLarge
+      ? (Messages.forCode(lang, "too_large") ?? "413")
+      : words(lang).error
   const body = new Html(
     `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status}</h1><p>${message.replace(/[<>&"]/g, "")}</p></main></body></html>`
   )

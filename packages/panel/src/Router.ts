@@ -66,6 +66,7 @@ const routes: ReadonlyArray<Route> = [
   { method: "GET", path: at("/"), handle: (s) => Overview.overview(s) },
   { method: "GET", path: at("/transactions"), handle: (s) => Transactions.list(s) },
   { method: "GET", path: at("/transactions\\.csv"), handle: (s) => Transactions.csv(s) },
+  { method: "GET", path: at("/transactions\\.ofx"), handle: (s) => Transactions.ofx(s) },
   { method: "GET", path: at(`/transactions/${id}`), handle: (s, p) => Detail.detail(s, param(p, 0)) },
   {
     method: "GET",

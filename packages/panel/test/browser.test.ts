@@ -182,7 +182,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Pagamento registrado.")
     await page.goto(panel("/transactions?status=completed&type=deposit"))
     const row = page.locator(`tr[data-id="${txId}"]`)
-    await expect.poll(() => row.textContent()).toContain("Concluída")
+    await expect.poll(() => row.textContent()).toContain("Paga")
     await expect.poll(() => row.textContent()).toContain("R$ 6,66")
     await check("transactions")
     await page.goto(panel("/"))
@@ -302,9 +302,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     // A secret the engine refuses: its 422 message on the form, nothing stored.
     await page.getByLabel(/^Segredo/).fill(" padded secret")
     await page.getByRole("button", { name: "Salvar" }).click()
-    await expect
-      .poll(() => page.getByRole("alert").textContent())
-      .toContain("secret must not start or end with a space")
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("sem espaço no início ou no fim")
     await page.goto(panel("/webhooks"))
     expect(await secret()).toBe(rotatedSecret)
 
@@ -375,9 +373,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(new URL(page.url()).searchParams.get("page")).toBe("2")
     const bad = await page.goto(panel("/transactions?startDate=2026-13-01"))
     expect(bad?.status()).toBe(422)
-    expect(await page.getByRole("alert").textContent()).toContain(
-      "startDate must be a valid date in YYYY-MM-DD format"
-    )
+    expect(await page.getByRole("alert").textContent()).toContain("Data inicial: precisa ser uma data válida")
   })
 
   it("exports the filtered transactions as CSV", async () => {
@@ -388,11 +384,13 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     ])
     const text = await readFile((await download.path())!, "utf8")
     const lines = text.trim().split("\r\n")
+    // The Brazilian form (docs: packages/panel/README.md): BOM, `;`, São Paulo day and time, decimal comma.
+    expect(text.charCodeAt(0)).toBe(0xfeff)
     expect(lines[0]).toBe(
-      "id,type,status,amount,feeAmount,gatewayFeeAmount,netAmount,clientName,clientDocument,pixKey,txid,endToEndId,createdAt,updatedAt"
+      "ID;Data;Hora;Tipo;Status;Valor;Tarifa;Descrição;Nome do pagador ou recebedor;CPF ou CNPJ;Chave PIX;Identificador da cobrança (txid);ID fim a fim (E2E);Motivo da falha;Data do pagamento;Hora do pagamento"
     )
     expect(lines).toHaveLength(2)
-    expect(lines[1]).toMatch(/^tx_\w+,deposit,completed,6\.66,/)
+    expect(lines[1]).toMatch(/^tx_\w+;\d{2}\/\d{2}\/\d{4};\d{2}:\d{2}:\d{2};Cobrança;Paga;6,66;/)
   })
 
   it("refunds part of a paid charge after a confirmation; submitting the confirmation again makes no second refund", async () => {
@@ -490,7 +488,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.goto(panel("/charges"))
     await page.getByLabel(/^Amount/).fill("10")
     await page.getByRole("button", { name: "Create" }).click()
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Failed to create charge")
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Live mode is not enabled")
     await check("charges-live-error")
     await page.goto(panel("/password"))
     await check("password-en-live")

@@ -133,7 +133,7 @@ describe.skipIf(!available)("due-date charges in the panel (Chromium)", () => {
     await page.getByTestId("pay-now").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Pagamento registrado.")
     expect(await text("received-amount")).toBe("R$ 7,96")
-    expect(await page.locator("main").textContent()).toContain("Concluída")
+    expect(await page.locator("main").textContent()).toContain("Paga")
     // The merchant is credited what was paid less the fee quoted at creation.
     const after = (await engine((e) => e.admin.balance(merchantId, "test"))).available
     expect(Math.round((after - before) * 100)).toBe(796 - Math.round(charge.fees.feeAmount * 100))
@@ -152,7 +152,9 @@ describe.skipIf(!available)("due-date charges in the panel (Chromium)", () => {
     await page.goto(panel(`/transactions/${charge.transactionId}`))
     await page.getByLabel(/^Pagar como no dia/).fill(iso(lastDay + 1))
     await page.getByTestId("pay-now").click()
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Charge is not pending")
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toContain("Esta cobrança não pode ser paga agora")
     const listed = await engine((e) => e.transactions.list(caller, { page: 1, limit: 100, type: "deposit" }))
     expect(listed.data.find((t) => t.id === charge.transactionId)?.status).toBe("pending")
   })

@@ -13,7 +13,7 @@ import { deliveries } from "./internal/deliveries.js"
 import type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
-import { ledger, ledgerClean } from "./internal/ledger.js"
+import { ledger, ledgerClean, movements } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
@@ -51,6 +51,7 @@ export const runStoreConformance = (
     listing(it)
     totals(it)
     ledger(it)
+    movements(it)
     idempotency(it)
     jobs(it)
     timers(it)
@@ -94,6 +95,7 @@ export const runLedgerStoreConformance = (
     listing(it)
     totals(it)
     ledger(it)
+    movements(it)
     concurrency(it, options.concurrency)
     ledgerClean(it)
   })

@@ -33,7 +33,7 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
     const recent = yield* engine((e) =>
       e.transactions.list(s.caller, { page: 1, limit: 10, type: "deposit" })
     )
-    const body = html`${error ? errorBox(error) : ""}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
+    const body = html`${error ? errorBox(error, s.lang) : ""}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
     return respond(s, frame(s.view, s.t.charges, body, notice(s)), pageStatus(error))
   })
 

@@ -22,6 +22,7 @@ import { html, type Part } from "../Html.js"
 import { calendarDay, day, label } from "../I18n.js"
 import { csrfField, page } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
+import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
 import { deliveryTable, dueToday, ownTransaction } from "./Parts.js"
 
@@ -49,35 +50,49 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
     const fields: ReadonlyArray<readonly [string, Part]> = [
       [s.t.id, html`<span class="mono">${tx.id}</span>`],
       [s.t.type, label(s.lang, tx.type)],
-      [s.t.status, status(s, tx.status)],
+      [s.t.status, status(s, tx.status, tx.type)],
       [s.t.mode, s.t[tx.mode]],
       // A payout's recipient receives its amount and the fee is debited on top: no "net" for it.
       [payout ? s.t.amountSent : s.t.amount, brl(s, tx.amount)],
       ...dueFields(s, tx),
       [s.t.fee, brl(s, tx.feeAmount)],
-      ["gatewayFeeAmount", brl(s, tx.gatewayFeeAmount)],
-      payout
-        ? [
-            s.t.totalDebited,
-            html`<span data-testid="detail-debit">${brl(s, Money.add(tx.amount, tx.feeAmount))}</span>`
-          ]
-        : [s.t.net, brl(s, tx.netAmount)],
+      // What the balance gets or gives: a charge's amount less its fee; a payout's amount plus its
+      // fee on top (the recipient gets the amount). The platform's own cost is never shown.
+      ...(tx.type === "deposit"
+        ? [[s.t.net, brl(s, tx.netAmount)] as const]
+        : payout
+          ? [
+              [
+                s.t.totalDebited,
+                html`<span data-testid="detail-debit">${brl(s, Money.add(tx.amount, tx.feeAmount))}</span>`
+              ] as const
+            ]
+          : []),
       [s.t.description, tx.description ?? "—"],
-      ["clientName", v.clientName ?? "—"],
-      ["clientDocument", v.clientDocument ?? "—"],
-      ["pixKey", tx.pixKey ?? "—"],
-      ["txid", tx.txid ?? "—"],
-      ["endToEndId", tx.endToEndId ?? "—"],
-      ["failureReason", tx.failureReason ?? "—"],
+      [Messages.fieldLabel(s.lang, "clientName"), v.clientName ?? "—"],
+      [Messages.fieldLabel(s.lang, "clientDocument"), v.clientDocument ?? "—"],
+      [Messages.fieldLabel(s.lang, "pixKey"), tx.pixKey ?? "—"],
+      [Messages.fieldLabel(s.lang, "txid"), tx.txid ?? "—"],
+      [Messages.fieldLabel(s.lang, "endToEndId"), tx.endToEndId ?? "—"],
+      [
+        Messages.fieldLabel(s.lang, "failureReason"),
+        tx.failureReason === null ? "—" : Messages.reasonLabel(s.lang, tx.failureReason)
+      ],
       [s.t.expires, when(s, tx.expiresAt)],
       [s.t.created, when(s, tx.createdAt)],
       [s.t.updated, when(s, tx.updatedAt)]
     ]
-    const timeline: Array<readonly [number, string]> = [[tx.createdAt, label(s.lang, "pending")]]
-    if (tx.paidAt !== null) timeline.push([tx.paidAt, label(s.lang, "completed")])
-    if (tx.status !== "pending" && tx.paidAt === null) timeline.push([tx.updatedAt, label(s.lang, tx.status)])
+    const timeline: Array<readonly [number, string]> = [
+      [tx.createdAt, Messages.statusLabel(s.lang, tx.type, "pending")]
+    ]
+    if (tx.paidAt !== null) timeline.push([tx.paidAt, Messages.statusLabel(s.lang, tx.type, "completed")])
+    if (tx.status !== "pending" && tx.paidAt === null)
+      timeline.push([tx.updatedAt, Messages.statusLabel(s.lang, tx.type, tx.status)])
     for (const cb of chargebacks)
-      timeline.push([cb.createdAt, `chargeback ${cb.status} (${brl(s, cb.amount)})`])
+      timeline.push([
+        cb.createdAt,
+        `${s.t.chargeback} ${s.t[chargebackWord[cb.status]]} (${brl(s, cb.amount)})`
+      ])
     for (const r of refunds?.refunds ?? []) {
       timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
       if (r.status !== "pending")
@@ -126,7 +141,7 @@ ${deliveryTable(s, deliveries)}`
         s.view,
         `${label(s.lang, tx.type)} ${brl(s, tx.amount)}`,
         body,
-        error ? errorBox(error) : notice(s)
+        error ? errorBox(error, s.lang) : notice(s)
       ),
       error ? code : 200
     )
@@ -172,7 +187,7 @@ ${
     : html`<ul class="receipts">${r.refunds.map(
         (x) =>
           html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status)}${
-            x.failureReason === null ? "" : html` (${x.failureReason})`
+            x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
             x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
           }${x.description === null ? "" : html` · ${x.description}`}</li>`
@@ -248,3 +263,10 @@ export const redeliver = (s: Signed, id: string, f: URLSearchParams): Handler =>
       outcome._tag === "Done" ? "redelivered" : "formRepeated"
     )
   })
+
+/** A chargeback's state in the timeline. */
+const chargebackWord = {
+  open: "chargebackOpen",
+  accepted: "chargebackAccepted",
+  rejected: "chargebackRejected"
+} as const

@@ -75,8 +75,8 @@ ${Chart.svg(series, s.t.chart, (c) => brl(s, c), Chart.wordsOf(s.lang, s.t))}
 </ul></figcaption>
 </figure>
 <details><summary>${s.t.details}</summary><div class="table-wrap"><table class="responsive">
-<thead><tr><th scope="col">${s.t.time}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
-<tbody>${series.map((d) => html`<tr><td data-label="${s.t.time}">${calendarDay(s.lang, d.day)}</td><td class="num" data-label="${s.t.received}">${brl(s, d.received)}</td><td class="num" data-label="${s.t.sent}">${brl(s, d.sent)}</td><td class="num" data-label="${s.t.fees}">${brl(s, d.fees)}</td></tr>`)}</tbody>
+<thead><tr><th scope="col">${s.t.day}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
+<tbody>${series.map((d) => html`<tr><td data-label="${s.t.day}">${calendarDay(s.lang, d.day)}</td><td class="num" data-label="${s.t.received}">${brl(s, d.received)}</td><td class="num" data-label="${s.t.sent}">${brl(s, d.sent)}</td><td class="num" data-label="${s.t.fees}">${brl(s, d.fees)}</td></tr>`)}</tbody>
 </table></div></details>`
     return respond(s, page(s.view, s.t.overview, body, notice(s)))
   })

@@ -12,7 +12,7 @@ export const txTable = (s: Signed, rows: ReadonlyArray<Views.TransactionJson>) =
 <thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td><td data-label="${s.t.status}">${status(s, r.status)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
+          html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td><td data-label="${s.t.status}">${status(s, r.status, r.type)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
             r.amountDue === undefined
               ? ""
               : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`

@@ -1,6 +1,6 @@
 /** The transactions list with its filters and pages, and the CSV export streamed from the store. */
-import { Domain, Requests, Store, Views } from "@pixgate/core"
-import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { Domain, Errors, Requests, type Store } from "@pixgate/core"
+import { Effect, Either, Stream } from "effect"
 import {
   engine,
   errorBox,
@@ -11,8 +11,9 @@ import {
   type Signed,
   statusOf
 } from "../Ctx.js"
+import * as Exports from "../Exports.js"
 import { html } from "../Html.js"
-import { day, label } from "../I18n.js"
+import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
 import { txTable } from "./Parts.js"
 
@@ -40,6 +41,25 @@ const select = (
     (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${label(s.lang, v)}</option>`
   )}</select></div>`
 
+/** The downloads: the list as CSV (Brazilian or international) and the statement as OFX for a period. */
+const exportsBox = (s: Signed, csvQuery: URLSearchParams) => {
+  const intl = new URLSearchParams(csvQuery)
+  intl.set("format", "international")
+  const today = Exports.fileDay(Date.now())
+  const q = s.url.searchParams
+  return html`<section class="exports" aria-labelledby="exports-heading" data-testid="exports">
+<h2 id="exports-heading">${s.t.exports}</h2>
+<p><a class="button secondary" data-testid="export-csv" href="${s.cfg.base}/transactions.csv?${csvQuery.toString()}" download title="${s.t.exportCsvHint}">${s.t.exportCsv}</a>
+<a class="button secondary" data-testid="export-csv-intl" href="${s.cfg.base}/transactions.csv?${intl.toString()}" download>${s.t.exportCsvIntl}</a></p>
+<form class="filters" method="get" action="${s.cfg.base}/transactions.ofx" data-testid="export-ofx-form">
+<div><label for="ofx-from">${s.t.from}</label><input id="ofx-from" name="from" type="date" required value="${q.get("startDate") || `${today.slice(0, 8)}01`}"></div>
+<div><label for="ofx-to">${s.t.to}</label><input id="ofx-to" name="to" type="date" required value="${q.get("endDate") || today}"></div>
+<div><button type="submit" class="secondary" data-testid="export-ofx">${s.t.exportOfx}</button></div>
+</form>
+<p class="hint">${s.t.exportOfxHint}</p>
+</section>`
+}
+
 export const list = (s: Signed): Handler =>
   Effect.gen(function* () {
     const params = listParams(s.url)
@@ -58,7 +78,7 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
     ).pipe(Effect.either)
     if (Either.isLeft(found)) {
       if (statusOf(found.left) !== 422) return yield* Effect.fail(found.left)
-      return respond(s, page(s.view, s.t.transactions, html`${filters}${errorBox(found.left)}`), 422)
+      return respond(s, page(s.view, s.t.transactions, html`${filters}${errorBox(found.left, s.lang)}`), 422)
     }
     const result = found.right
     const link = (p: number) => {
@@ -71,7 +91,8 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
     csvQuery.delete("page")
     csvQuery.delete("done")
     const body = html`${filters}
-<p><a class="button secondary" href="${s.cfg.base}/transactions.csv?${csvQuery.toString()}" download>${s.t.exportCsv}</a> <span data-testid="total">${result.total}</span></p>
+<p><span data-testid="total">${result.total}</span></p>
+${exportsBox(s, csvQuery)}
 ${txTable(s, result.data)}
 <nav class="pager" aria-label="${s.t.page}">${
       result.page > 1 ? html`<a href="${link(result.page - 1)}" rel="prev">${s.t.previous}</a>` : ""
@@ -81,74 +102,98 @@ ${txTable(s, result.data)}
     return respond(s, page(s.view, s.t.transactions, body, notice(s)))
   })
 
-const csvColumns = [
-  "id",
-  "type",
-  "status",
-  "amount",
-  "feeAmount",
-  "gatewayFeeAmount",
-  "netAmount",
-  "clientName",
-  "clientDocument",
-  "pixKey",
-  "txid",
-  "endToEndId",
-  "createdAt",
-  "updatedAt"
-] as const satisfies ReadonlyArray<keyof Views.TransactionJson>
-
-/** A CSV cell; text a spreadsheet would run as a formula starts with a quote. */
-const cell = (value: unknown): string => {
-  if (value === null || value === undefined) return ""
-  let text = String(value)
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+/** The period of a statement: São Paulo days `from` to `to` (inclusive), this month so far by default. */
+const statementPeriod = (s: Signed, now: number) => {
+  const q = s.url.searchParams
+  const today = Exports.fileDay(now)
+  const fromText = q.get("from") || `${today.slice(0, 8)}01`
+  const toText = q.get("to") || today
+  const from = saoPauloDayStart(fromText)
+  const toStart = saoPauloDayStart(toText)
+  const details: Array<Errors.ErrorDetail> = []
+  if (from === undefined)
+    details.push({ path: "from", message: "from must be a valid date in YYYY-MM-DD format" })
+  if (toStart === undefined)
+    details.push({ path: "to", message: "to must be a valid date in YYYY-MM-DD format" })
+  if (from !== undefined && toStart !== undefined && from > toStart)
+    details.push({ path: "from", message: "from must not be after to" })
+  const first = details[0]
+  if (first !== undefined || from === undefined || toStart === undefined)
+    return Either.left(
+      new Errors.ValidationError({ code: "invalid_query", message: first?.message ?? "", details })
+    )
+  // The end of the last day: the next day's start in São Paulo.
+  const to = saoPauloDayStart(Exports.fileDay(toStart + 36 * 3_600_000)) ?? toStart + 86_400_000
+  return Either.right({ from, to, fromText, toText })
 }
 
-const pageSize = 500
+/** A download's answer: the stream with its file name and type, read by the host as it is sent. */
+const download = (
+  s: Signed,
+  body: Stream.Stream<Uint8Array, Store.StoreError, Store.Store>,
+  name: string,
+  type: string
+) =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<PanelServices>()
+    const headers = new Headers({
+      ...securityHeaders,
+      "content-type": type,
+      "content-disposition": `attachment; filename="${name}"`,
+      "cache-control": "no-store"
+    })
+    for (const c of s.setCookies) headers.append("set-cookie", c)
+    return new Response(Stream.toReadableStreamRuntime(body, runtime), { status: 200, headers })
+  })
 
+/** A refused download: the transactions page's words, in the page's language (422). */
+const refusedDownload = (s: Signed, error: Errors.PixgateError) =>
+  respond(s, page(s.view, s.t.transactions, errorBox(error, s.lang)), statusOf(error))
+
+/**
+ * GET /transactions.csv: the list's filters (type, status, startDate, endDate as the list reads
+ * them), every row, in the Brazilian form, or the international one with `?format=international`.
+ */
 export const csv = (s: Signed): Handler =>
   Effect.gen(function* () {
     const parsed = Requests.decodeEither(Requests.ListTransactionsRequest)(listParams(s.url))
-    if (Either.isLeft(parsed))
-      return respond(s, parsed.left.message, statusOf(parsed.left), "text/plain; charset=utf-8")
+    if (Either.isLeft(parsed)) return refusedDownload(s, parsed.left)
     const input = parsed.right
-    // Rows created after the export starts are left out, so offsets stay stable while it streams.
-    const to = Math.min(input.to ?? Number.POSITIVE_INFINITY, Date.now() + 1)
-    const query = {
+    const format: Exports.CsvFormat =
+      s.url.searchParams.get("format") === "international" ? "international" : "br"
+    const now = Date.now()
+    const filter: Exports.TransactionFilter = {
       merchantId: s.merchant.id,
       mode: s.mode,
       ...(input.type === undefined ? {} : { type: input.type }),
       ...(input.status === undefined ? {} : { status: input.status }),
       ...(input.from === undefined ? {} : { from: input.from }),
-      to
+      ...(input.to === undefined ? {} : { to: input.to })
     }
-    const encoder = new TextEncoder()
-    const rows = Stream.paginateChunkEffect(0, (offset) =>
-      Effect.flatMap(Store.Store, (st) => st.listTransactions({ ...query, offset, limit: pageSize })).pipe(
-        Effect.map((found) => {
-          const lines = found.rows
-            .map((tx) => {
-              const v = Views.transaction(tx)
-              return `${csvColumns.map((c) => cell(v[c])).join(",")}\r\n`
-            })
-            .join("")
-          const next = found.rows.length < pageSize ? Option.none() : Option.some(offset + found.rows.length)
-          return [lines === "" ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(lines)), next] as const
-        })
-      )
+    const name =
+      format === "br"
+        ? `pixgate-transacoes-${s.mode === "live" ? "producao" : "teste"}-${Exports.fileDay(now)}.csv`
+        : `pixgate-transactions-${s.mode}-${Exports.fileDay(now)}.csv`
+    return yield* download(
+      s,
+      Exports.csv(filter, format, now),
+      name,
+      "text/csv; charset=utf-8; header=present"
     )
-    const runtime = yield* Effect.runtime<PanelServices>()
-    const body = Stream.make(encoder.encode(`${csvColumns.join(",")}\r\n`)).pipe(
-      Stream.concat(rows),
-      Stream.toReadableStreamRuntime(runtime)
+  })
+
+/** GET /transactions.ofx?from=YYYY-MM-DD&to=YYYY-MM-DD: the available balance's statement (São Paulo days). */
+export const ofx = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const now = Date.now()
+    const period = statementPeriod(s, now)
+    if (Either.isLeft(period)) return refusedDownload(s, period.left)
+    const { from, to, fromText, toText } = period.right
+    const name = `pixgate-extrato-${s.mode === "live" ? "producao" : "teste"}-${fromText}-a-${toText}.ofx`
+    return yield* download(
+      s,
+      Exports.ofx({ merchantId: s.merchant.id, mode: s.mode, from, to }, now),
+      name,
+      "application/x-ofx"
     )
-    const headers = new Headers({
-      ...securityHeaders,
-      "content-type": "text/csv; charset=utf-8",
-      "content-disposition": `attachment; filename="transactions-${s.mode}-${day(Date.now())}.csv"`
-    })
-    for (const c of s.setCookies) headers.append("set-cookie", c)
-    return new Response(body, { status: 200, headers })
   })

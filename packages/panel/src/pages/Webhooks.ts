@@ -69,7 +69,7 @@ export const page = (s: Signed, opts: PageOptions = {}): Handler =>
     )
     const e = Option.getOrUndefined(endpoint)
     const health = e === undefined ? undefined : yield* endpointStatus(s)
-    const body = html`${error ? errorBox(error) : ""}${failingBanner(s, health, false)}${
+    const body = html`${error ? errorBox(error, s.lang) : ""}${failingBanner(s, health, false)}${
       shown
         ? html`<div class="notice" role="status"><p>${s.t.signingKeyOnce}</p><code class="secret" id="new-signing-key" data-testid="signing-key">${shown.signingKey}</code>
 <p><button type="button" class="secondary" data-copy="new-signing-key" data-copied="${s.t.copied}">${s.t.copy}</button></p>${

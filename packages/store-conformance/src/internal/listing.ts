@@ -115,6 +115,45 @@ export const listing = (it: Suite<LedgerParts>) =>
       })
     )
 
+    it.effect("pages by keyset after a row (ties by id), and can skip the count", () =>
+      Effect.gen(function* () {
+        const merchant = yield* freshMerchant()
+        const m = merchant.id
+        const rows = [
+          ...[0, 1, 2, 3].map(() => makeCharge(m, { at: baseTime + hour })),
+          makePayout(m, { at: baseTime }),
+          makePayout(m, { at: baseTime + 2 * hour })
+        ]
+        yield* seed(rows)
+        const order = newest(rows)
+        const byId = new Map(rows.map((r) => [r.id, r]))
+        const seen: Array<string> = []
+        let before: { readonly createdAt: number; readonly id: string } | undefined
+        for (;;) {
+          const page = yield* list({
+            merchantId: m,
+            mode: "test",
+            offset: 0,
+            limit: 2,
+            countTotal: false,
+            ...(before === undefined ? {} : { before })
+          })
+          expect(page.total).toBe(0)
+          seen.push(...page.rows.map((r) => r.id))
+          const last = page.rows[page.rows.length - 1]
+          if (page.rows.length < 2 || last === undefined) break
+          before = { createdAt: last.createdAt, id: last.id }
+        }
+        expect(seen).toEqual(order)
+        const tie = byId.get(order[2]!)!
+        expect(
+          (yield* list({ merchantId: m, mode: "test", offset: 0, limit: 10, before: tie })).rows.map(
+            (r) => r.id
+          )
+        ).toEqual(order.slice(3))
+      })
+    )
+
     it.effect("shows a merchant only its own transactions of the asked mode", () =>
       Effect.gen(function* () {
         const a = yield* freshMerchant()

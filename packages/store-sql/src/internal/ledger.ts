@@ -5,6 +5,7 @@
  */
 import type { Domain, Money, Store } from "@pixgate/core"
 import { Effect } from "effect"
+import { transactionColumns, valuesToTransaction } from "./rows.js"
 import { atomic, int, query, type Sql, single } from "./sql.js"
 import { Writes, type writer } from "./writes.js"
 
@@ -19,7 +20,25 @@ export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
       (r) => int(r.total) as Money.Cents
     ).pipe(Effect.map((rows) => rows[0] ?? (0 as Money.Cents)))
 
-  const ops: Pick<Store.StoreShape, "postEntry" | "balance" | "accountBalance" | "checkLedger"> = {
+  // The transaction's columns after the posting's five: entry id, seq, amount, kind, created at.
+  const movementColumns = [
+    "p.entry_id",
+    "p.seq",
+    "p.amount",
+    "e.kind",
+    "e.created_at",
+    ...transactionColumns.map((c) => `t.${c}`)
+  ].join(", ")
+
+  const ops: Pick<
+    Store.StoreShape,
+    | "postEntry"
+    | "balance"
+    | "accountBalance"
+    | "checkLedger"
+    | "listAccountMovements"
+    | "accountBalanceBefore"
+  > = {
     postEntry: (entry) =>
       atomic(sql)(
         Effect.suspend(() => {
@@ -42,6 +61,45 @@ export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
         })
       ),
     accountBalance: (mode, account) => single(sumOf(mode, account)),
+    listAccountMovements: (q) => {
+      const after = q.after
+      const where = sql.and([
+        sql`p.mode = ${q.mode}`,
+        sql`p.account = ${q.account}`,
+        ...(after === undefined
+          ? []
+          : [
+              sql`(p.entry_id > ${after.entryId} OR (p.entry_id = ${after.entryId} AND p.seq > ${after.seq}))`
+            ]),
+        ...(q.from === undefined ? [] : [sql`e.created_at >= ${q.from}`]),
+        ...(q.to === undefined ? [] : [sql`e.created_at < ${q.to}`])
+      ])
+      return single(
+        query(
+          sql`SELECT ${sql.literal(movementColumns)} FROM postings p
+            JOIN journal_entries e ON e.id = p.entry_id
+            LEFT JOIN transactions t ON t.id = e.transaction_id
+            WHERE ${where} ORDER BY p.entry_id, p.seq LIMIT ${Math.max(0, q.limit)}`.values,
+          (v): Store.AccountMovement => ({
+            entryId: String(v[0]),
+            seq: int(v[1]),
+            amount: int(v[2]) as Money.Cents,
+            kind: String(v[3]),
+            createdAt: int(v[4]),
+            transaction: v[5] === null || v[5] === undefined ? null : valuesToTransaction(v.slice(5))
+          })
+        )
+      )
+    },
+    accountBalanceBefore: (mode, account, before) =>
+      single(
+        query(
+          sql`SELECT COALESCE(SUM(p.amount), 0) AS total FROM postings p
+            JOIN journal_entries e ON e.id = p.entry_id
+            WHERE p.mode = ${mode} AND p.account = ${account} AND e.created_at < ${before}`,
+          (r) => int(r.total) as Money.Cents
+        ).pipe(Effect.map((rows) => rows[0] ?? (0 as Money.Cents)))
+      ),
     checkLedger: (mode) =>
       atomic(sql)(
         Effect.all({

@@ -39,7 +39,12 @@ export const transactions = (
       const where = sql.and([
         ...filter,
         ...(q.from === undefined ? [] : [sql`created_at >= ${q.from}`]),
-        ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`])
+        ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`]),
+        ...(q.before === undefined
+          ? []
+          : [
+              sql`(created_at < ${q.before.createdAt} OR (created_at = ${q.before.createdAt} AND id < ${q.before.id}))`
+            ])
       ])
       return single(
         Effect.all(
@@ -51,11 +56,14 @@ export const transactions = (
                 .values,
               valuesToTransaction
             ),
-            total: Counts.countable(q)
-              ? Counts.total(sql, q, filter)
-              : Effect.map(sql`SELECT COUNT(*) AS n FROM transactions WHERE ${where}`, (rows) =>
-                  int(rows[0]?.n ?? 0)
-                )
+            total:
+              q.countTotal === false
+                ? Effect.succeed(0)
+                : Counts.countable(q) && q.before === undefined
+                  ? Counts.total(sql, q, filter)
+                  : Effect.map(sql`SELECT COUNT(*) AS n FROM transactions WHERE ${where}`, (rows) =>
+                      int(rows[0]?.n ?? 0)
+                    )
           },
           { concurrency }
         )

@@ -1,0 +1,406 @@
+/**
+ * The panel's downloads, streamed page by page from the store (keyset paging, one page in memory
+ * at a time) so a million rows cost the same memory as ten:
+ *
+ * - the transaction list as CSV, by default in the Brazilian convention a spreadsheet in pt-BR
+ *   opens as is (`;` between fields, decimal comma with two places, UTF-8 with BOM, São Paulo
+ *   date and time columns, Portuguese headers and values); `international` is `,`, `.`, ISO-8601
+ *   UTC and English. The platform's own cost (`gatewayFeeAmount`) is never in it.
+ * - the available balance's statement (extrato) as OFX 1.0.2 (SGML), the form Brazilian banks
+ *   export and accounting software and GnuCash import: one `STMTTRN` per ledger movement of the
+ *   period, fees as movements of their own, `LEDGERBAL` the balance at the period's end, so the
+ *   opening balance plus the movements is the closing balance to the centavo.
+ */
+import { Domain, type Money, Store } from "@pixgate/core"
+import { Chunk, Effect, Option, Stream } from "effect"
+import { decimal, type Lang, localClock, localDate, saoPaulo, saoPauloOffsetMinutes } from "./I18n.js"
+import { fieldLabel, reasonLabel, statusLabel, typeLabel } from "./Messages.js"
+
+/** Rows read from the store per page. */
+export const pageSize = 500
+
+// ---- CSV ----
+
+/** `br`: `;`, decimal comma, São Paulo date and time, Portuguese; `international`: `,`, `.`, ISO-8601 UTC, English. */
+export type CsvFormat = "br" | "international"
+
+/** Which transactions go in a CSV. */
+export interface TransactionFilter {
+  readonly merchantId: Domain.MerchantId
+  readonly mode: Domain.Mode
+  readonly type?: Domain.TransactionType
+  readonly status?: Domain.TransactionStatus
+  readonly from?: number
+  /** Exclusive; the export also stops at the instant it starts, so rows made meanwhile stay out. */
+  readonly to?: number
+}
+
+interface Column {
+  readonly header: Readonly<Record<CsvFormat, string>>
+  readonly value: (tx: Domain.Transaction, f: CsvFormat) => string | number | null
+}
+
+const lang = (f: CsvFormat): Lang => (f === "br" ? "pt-BR" : "en")
+const label = (path: string) => ({ br: fieldLabel("pt-BR", path), international: path })
+const amountOf = (cents: number, f: CsvFormat) => decimal(cents, f === "br" ? "," : ".")
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+/** The CSV's columns, in order. */
+export const csvColumns: ReadonlyArray<Column> = [
+  { header: label("id"), value: (tx) => tx.id },
+  {
+    header: { br: "Data", international: "createdAt" },
+    value: (tx, f) => (f === "br" ? localDate(tx.createdAt) : iso(tx.createdAt))
+  },
+  { header: { br: "Hora", international: "" }, value: (tx) => localClock(tx.createdAt) },
+  { header: label("type"), value: (tx, f) => (f === "br" ? typeLabel("pt-BR", tx.type) : tx.type) },
+  {
+    header: label("status"),
+    value: (tx, f) => (f === "br" ? statusLabel("pt-BR", tx.type, tx.status) : tx.status)
+  },
+  { header: label("amount"), value: (tx, f) => amountOf(tx.amount, f) },
+  { header: label("feeAmount"), value: (tx, f) => amountOf(tx.feeAmount, f) },
+  { header: label("description"), value: (tx) => tx.description },
+  { header: label("clientName"), value: (tx) => tx.clientName },
+  { header: label("clientDocument"), value: (tx) => tx.clientDocument },
+  { header: label("pixKey"), value: (tx) => tx.pixKey },
+  { header: label("txid"), value: (tx) => tx.txid },
+  { header: label("endToEndId"), value: (tx) => tx.endToEndId },
+  {
+    header: label("failureReason"),
+    value: (tx, f) =>
+      tx.failureReason === null
+        ? null
+        : f === "br"
+          ? reasonLabel(lang(f), tx.failureReason)
+          : tx.failureReason
+  },
+  {
+    header: { br: "Data do pagamento", international: "paidAt" },
+    value: (tx, f) => (tx.paidAt === null ? null : f === "br" ? localDate(tx.paidAt) : iso(tx.paidAt))
+  },
+  {
+    header: { br: "Hora do pagamento", international: "" },
+    value: (tx) => (tx.paidAt === null ? null : localClock(tx.paidAt))
+  }
+]
+
+/** The columns of a format (the international form has one ISO time column where pt-BR has two). */
+const columnsOf = (f: CsvFormat) => csvColumns.filter((c) => c.header[f] !== "")
+
+/**
+ * One CSV field: quoted when it holds the separator, a quote or a line break; text a spreadsheet
+ * would run as a formula (`=`, `+`, `-`, `@`, tab, CR at its start) gets a leading `'`.
+ */
+export const csvField = (value: string | number | null, separator: string, guard: boolean): string => {
+  if (value === null) return ""
+  let text = String(value)
+  if (guard && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  return text.includes(separator) || /["\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+const amountColumns = new Set(["amount", "feeAmount"])
+
+/** One transaction as a CSV line (with its CRLF). */
+export const csvLine = (tx: Domain.Transaction, f: CsvFormat): string => {
+  const separator = f === "br" ? ";" : ","
+  return `${columnsOf(f)
+    .map((c) => csvField(c.value(tx, f), separator, !amountColumns.has(c.header.international)))
+    .join(separator)}\r\n`
+}
+
+/** The header line, after the BOM in the Brazilian form (Excel reads the file as UTF-8 only with it). */
+export const csvHeader = (f: CsvFormat): string =>
+  `${f === "br" ? "\uFEFF" : ""}${columnsOf(f)
+    .map((c) => csvField(c.header[f], f === "br" ? ";" : ",", false))
+    .join(f === "br" ? ";" : ",")}\r\n`
+
+/**
+ * The transactions of `filter`, newest first as in the list, page by page: each page starts
+ * after the previous page's last row (keyset), without counting, so every page costs the same.
+ */
+export const transactionPages = (
+  filter: TransactionFilter,
+  now: number
+): Stream.Stream<ReadonlyArray<Domain.Transaction>, Store.StoreError, Store.Store> => {
+  const to = Math.min(filter.to ?? Number.POSITIVE_INFINITY, now + 1)
+  type Cursor = { readonly createdAt: number; readonly id: string } | null
+  return Stream.paginateEffect<Cursor, ReadonlyArray<Domain.Transaction>, Store.StoreError, Store.Store>(
+    null,
+    (cursor) =>
+      Effect.flatMap(Store.Store, (st) =>
+        st.listTransactions({
+          merchantId: filter.merchantId,
+          mode: filter.mode,
+          ...(filter.type === undefined ? {} : { type: filter.type }),
+          ...(filter.status === undefined ? {} : { status: filter.status }),
+          ...(filter.from === undefined ? {} : { from: filter.from }),
+          to,
+          ...(cursor === null ? {} : { before: cursor }),
+          offset: 0,
+          limit: pageSize,
+          countTotal: false
+        })
+      ).pipe(
+        Effect.map((page) => {
+          const last = page.rows[page.rows.length - 1]
+          const next: Option.Option<Cursor> =
+            page.rows.length < pageSize || last === undefined
+              ? Option.none()
+              : Option.some({ createdAt: last.createdAt, id: last.id })
+          return [page.rows, next] as const
+        })
+      )
+  )
+}
+
+const encoder = new TextEncoder()
+
+/** The CSV of `filter` as UTF-8 bytes: the header, then one chunk per page of rows. */
+export const csv = (
+  filter: TransactionFilter,
+  format: CsvFormat,
+  now: number
+): Stream.Stream<Uint8Array, Store.StoreError, Store.Store> =>
+  Stream.concat(
+    Stream.succeed(csvHeader(format)),
+    Stream.filterMap(transactionPages(filter, now), (rows) =>
+      rows.length === 0 ? Option.none() : Option.some(rows.map((tx) => csvLine(tx, format)).join(""))
+    )
+  ).pipe(Stream.map((text) => encoder.encode(text)))
+
+// ---- OFX ----
+
+/** One line of a statement: a ledger movement, or the fee part of one. */
+export interface StatementLine {
+  /** Unique and stable: the journal entry, the posting, and `F` for a fee part. */
+  readonly fitId: string
+  readonly postedAt: number
+  /** Signed centavos: positive adds to the balance. */
+  readonly amount: number
+  readonly name: string
+  readonly memo: string
+}
+
+/** Kinds whose posting carries the transaction's fee beside its amount, and the fee's sign there. */
+const feeSign: Readonly<Record<string, -1 | 1>> = {
+  "charge.completed": -1,
+  "payout.created": -1,
+  "payout.failed": 1
+}
+
+const kindNames: Readonly<Record<string, string>> = {
+  "charge.completed": "Cobrança PIX recebida",
+  "payout.created": "Saque PIX enviado",
+  "payout.failed": "Saque PIX devolvido (falhou)",
+  payment: "Pagamento entre contas",
+  "chargeback.opened": "Contestação aberta (valor retido)",
+  "chargeback.rejected": "Contestação encerrada (valor liberado)",
+  "refund.created": "Devolução PIX enviada",
+  "refund.failed": "Devolução PIX estornada (falhou)",
+  "sandbox.topup": "Crédito de teste (sandbox)"
+}
+
+/** The statement lines of one movement: the fee apart from the amount it came with. */
+export const statementLines = (m: Store.AccountMovement): ReadonlyArray<StatementLine> => {
+  const tx = m.transaction
+  const base = `${m.entryId}.${m.seq}`
+  const what = kindNames[m.kind] ?? m.kind
+  const name = tx?.clientName ?? tx?.description ?? what
+  const memo = [what, tx?.description, tx?.endToEndId, tx?.id]
+    .filter((x) => x !== null && x !== undefined && x !== "")
+    .join(" · ")
+  const sign = feeSign[m.kind]
+  const fee = tx === null || sign === undefined ? 0 : tx.feeAmount
+  if (fee === 0) return [{ fitId: base, postedAt: m.createdAt, amount: m.amount, name, memo }]
+  const feePart = sign! * fee
+  return [
+    { fitId: base, postedAt: m.createdAt, amount: m.amount - feePart, name, memo },
+    {
+      fitId: `${base}.F`,
+      postedAt: m.createdAt,
+      amount: feePart,
+      name: feePart < 0 ? "Tarifa" : "Tarifa estornada",
+      memo: `${feePart < 0 ? "Tarifa" : "Tarifa estornada"} · ${what}${tx === null ? "" : ` · ${tx.id}`}`
+    }
+  ]
+}
+
+/** An OFX date-time in São Paulo time: `20261028231507[-3:BRT]`. */
+export const ofxTime = (ms: number): string => {
+  const p = saoPaulo(ms)
+  const offset = saoPauloOffsetMinutes(ms) / 60
+  return `${p.year}${p.month}${p.day}${p.hour}${p.minute}${p.second}[${offset}:${offset === -2 ? "BRST" : "BRT"}]`
+}
+
+/** Text inside an OFX element: no markup characters, no line breaks, at most `max` characters. */
+export const ofxText = (text: string, max: number): string =>
+  text
+    .replace(/[\r\n\t]+/g, " ")
+    .slice(0, max)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+
+/** Which statement: a merchant's available balance in one mode, between two instants. */
+export interface StatementQuery {
+  readonly merchantId: Domain.MerchantId
+  readonly mode: Domain.Mode
+  /** Inclusive. */
+  readonly from: number
+  /** Exclusive; at most the instant the statement is made. */
+  readonly to: number
+}
+
+/** The movements of a statement, page by page in journal order (keyset on entry and posting). */
+export const movementPages = (
+  q: StatementQuery
+): Stream.Stream<ReadonlyArray<Store.AccountMovement>, Store.StoreError, Store.Store> =>
+  Stream.paginateEffect<
+    Store.MovementCursor | null,
+    ReadonlyArray<Store.AccountMovement>,
+    Store.StoreError,
+    Store.Store
+  >(null, (after) =>
+    Effect.flatMap(Store.Store, (st) =>
+      st.listAccountMovements({
+        mode: q.mode,
+        account: Domain.availableAccount(q.merchantId),
+        from: q.from,
+        to: q.to,
+        ...(after === null ? {} : { after }),
+        limit: pageSize
+      })
+    ).pipe(
+      Effect.map((rows) => {
+        const last = rows[rows.length - 1]
+        return [
+          rows,
+          rows.length < pageSize || last === undefined
+            ? Option.none()
+            : Option.some<Store.MovementCursor | null>({ entryId: last.entryId, seq: last.seq })
+        ] as const
+      })
+    )
+  )
+
+const sgml = (lines: ReadonlyArray<string>) => `${lines.join("\r\n")}\r\n`
+
+/**
+ * The statement as OFX 1.0.2 SGML in UTF-8: the header, then one chunk per page of movements,
+ * then the balance at the period's end (read before the first movement, from the postings).
+ */
+export const ofx = (
+  q: StatementQuery,
+  now: number
+): Stream.Stream<Uint8Array, Store.StoreError, Store.Store> => {
+  const to = Math.min(q.to, now + 1)
+  const query = { ...q, to }
+  const head = Effect.flatMap(Store.Store, (st) =>
+    st.accountBalanceBefore(q.mode, Domain.availableAccount(q.merchantId), to)
+  ).pipe(
+    Effect.map((closing: Money.Cents) => ({
+      closing,
+      text: sgml([
+        "OFXHEADER:100",
+        "DATA:OFXSGML",
+        "VERSION:102",
+        "SECURITY:NONE",
+        "ENCODING:UTF-8",
+        "CHARSET:NONE",
+        "COMPRESSION:NONE",
+        "OLDFILEUID:NONE",
+        "NEWFILEUID:NONE",
+        "",
+        "<OFX>",
+        "<SIGNONMSGSRSV1>",
+        "<SONRS>",
+        "<STATUS>",
+        "<CODE>0",
+        "<SEVERITY>INFO",
+        "</STATUS>",
+        `<DTSERVER>${ofxTime(now)}`,
+        "<LANGUAGE>POR",
+        "</SONRS>",
+        "</SIGNONMSGSRSV1>",
+        "<BANKMSGSRSV1>",
+        "<STMTTRNRS>",
+        `<TRNUID>${q.merchantId}-${q.mode}`,
+        "<STATUS>",
+        "<CODE>0",
+        "<SEVERITY>INFO",
+        "</STATUS>",
+        "<STMTRS>",
+        "<CURDEF>BRL",
+        "<BANKACCTFROM>",
+        "<BANKID>PIXGATE",
+        `<ACCTID>${q.merchantId}-${q.mode}`,
+        "<ACCTTYPE>CHECKING",
+        "</BANKACCTFROM>",
+        "<BANKTRANLIST>",
+        `<DTSTART>${ofxTime(q.from)}`,
+        `<DTEND>${ofxTime(to - 1)}`
+      ])
+    }))
+  )
+  return Stream.unwrap(
+    Effect.map(head, ({ closing, text }) =>
+      Stream.concat(
+        Stream.succeed(text),
+        Stream.concat(
+          Stream.filterMap(movementPages(query), (rows) =>
+            rows.length === 0
+              ? Option.none()
+              : Option.some(
+                  rows
+                    .flatMap(statementLines)
+                    .map((line) =>
+                      sgml([
+                        "<STMTTRN>",
+                        `<TRNTYPE>${line.amount < 0 ? "DEBIT" : "CREDIT"}`,
+                        `<DTPOSTED>${ofxTime(line.postedAt)}`,
+                        `<TRNAMT>${decimal(line.amount, ".")}`,
+                        `<FITID>${line.fitId}`,
+                        `<NAME>${ofxText(line.name, 32)}`,
+                        `<MEMO>${ofxText(line.memo, 255)}`,
+                        "</STMTTRN>"
+                      ])
+                    )
+                    .join("")
+                )
+          ),
+          Stream.succeed(
+            sgml([
+              "</BANKTRANLIST>",
+              "<LEDGERBAL>",
+              `<BALAMT>${decimal(closing, ".")}`,
+              `<DTASOF>${ofxTime(to - 1)}`,
+              "</LEDGERBAL>",
+              "</STMTRS>",
+              "</STMTTRNRS>",
+              "</BANKMSGSRSV1>",
+              "</OFX>"
+            ])
+          )
+        )
+      )
+    )
+  ).pipe(Stream.map((t) => encoder.encode(t)))
+}
+
+/** A file name's date part: São Paulo's `YYYY-MM-DD` of an instant. */
+export const fileDay = (ms: number): string => {
+  const p = saoPaulo(ms)
+  return `${p.year}-${p.month}-${p.day}`
+}
+
+/** A whole download as text (for small ones and tests: the routes stream). */
+export const text = <R>(stream: Stream.Stream<Uint8Array, Store.StoreError, R>) =>
+  Stream.runCollect(stream).pipe(
+    Effect.map((chunks) => {
+      const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+      return Chunk.toReadonlyArray(chunks)
+        .map((c) => decoder.decode(c, { stream: true }))
+        .join("")
+    })
+  )
