@@ -166,6 +166,8 @@ export interface PanelSession {
   readonly address?: string | null
   /** The browser's User-Agent at sign-in (migration 0014, at most 256 characters), when known. */
   readonly userAgent?: string | null
+  /** When the session passed the second factor (migration 0014); null or absent until then. */
+  readonly secondFactorAt?: number | null
 }
 
 /**

@@ -59,7 +59,7 @@ export const invite = (
   Effect.gen(function* () {
     if (role !== undefined && !isPanelRole(role))
       return yield* Effect.fail(
-        Errors.validation("invalid_role", "role", "role must be owner, finance, developer or viewer")
+        Errors.validation("invalid_field", "role", "role must be one of: owner, finance, developer, viewer")
       )
     const store = yield* PanelStore
     const merchants = yield* MerchantStore

@@ -686,6 +686,8 @@ export interface PanelStoreShape {
     idHash: string,
     at: number
   ) => Effect.Effect<boolean, StoreError>
+  /** Records that a live session passed the second factor at `at`; false when it is not live. */
+  readonly markPanelSessionSecondFactor: (idHash: string, at: number) => Effect.Effect<boolean, StoreError>
   /** The user's TOTP factor, pending or confirmed. */
   readonly getPanelTotp: (userId: string) => Effect.Effect<Option.Option<PanelTotp>, StoreError>
   /**

@@ -80,7 +80,10 @@ export const panelOps = (
     createPanelSession: (session) =>
       atomic(() => {
         if (sessions.has(session.idHash)) throw new Error("duplicate panel session")
-        sessions.set(session.idHash, Object.freeze({ address: null, userAgent: null, ...session }))
+        sessions.set(
+          session.idHash,
+          Object.freeze({ address: null, userAgent: null, secondFactorAt: null, ...session })
+        )
       }),
     touchPanelSession: (idHash, now, idleMs, touchAfterMs) =>
       atomic(() => {
@@ -123,6 +126,13 @@ export const panelOps = (
         const s = sessions.get(idHash)
         if (s === undefined || s.userId !== userId || s.revokedAt !== null) return false
         sessions.set(idHash, Object.freeze({ ...s, revokedAt: at }))
+        return true
+      }),
+    markPanelSessionSecondFactor: (idHash, at) =>
+      atomic(() => {
+        const s = sessions.get(idHash)
+        if (s === undefined || s.revokedAt !== null || s.expiresAt <= at) return false
+        sessions.set(idHash, Object.freeze({ ...s, secondFactorAt: at }))
         return true
       }),
     getPanelTotp: (userId) => atomic(() => Option.map(Option.fromNullable(totps.get(userId)), withCodes)),

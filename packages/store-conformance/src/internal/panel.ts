@@ -37,7 +37,8 @@ const session = (u: Domain.PanelUser, at = baseTime): Domain.PanelSession => ({
   expiresAt: at + 10_000,
   revokedAt: null,
   address: null,
-  userAgent: null
+  userAgent: null,
+  secondFactorAt: null
 })
 
 /** Registers the panel tests. */
@@ -198,6 +199,16 @@ export const panel = (it: Suite<Store.MerchantStore | Store.PanelStore>) =>
           expect((yield* s.listPanelSessions(u.id, baseTime + 9)).map((x) => x.idHash)).toEqual([
             newer.idHash
           ])
+          // The second factor is recorded on a live session only.
+          expect(yield* s.markPanelSessionSecondFactor(newer.idHash, baseTime + 9)).toBe(true)
+          expect(yield* s.markPanelSessionSecondFactor(older.idHash, baseTime + 9)).toBe(false)
+          const seen = (hash: string) =>
+            Effect.map(
+              s.touchPanelSession(hash, baseTime + 10, 100, 1000),
+              Option.map((x) => x.secondFactorAt)
+            )
+          expect(yield* seen(newer.idHash)).toEqual(Option.some(baseTime + 9))
+          expect(yield* seen(theirs.idHash)).toEqual(Option.some(null))
         })
     )
 

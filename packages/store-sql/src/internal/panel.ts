@@ -25,7 +25,8 @@ const toSession = (r: Row): Domain.PanelSession => ({
   expiresAt: int(r.expires_at),
   revokedAt: intOrNull(r.revoked_at),
   address: textOrNull(r.address),
-  userAgent: textOrNull(r.user_agent)
+  userAgent: textOrNull(r.user_agent),
+  secondFactorAt: intOrNull(r.second_factor_at)
 })
 
 const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
@@ -119,7 +120,8 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
             expires_at: s.expiresAt,
             revoked_at: s.revokedAt,
             address: s.address ?? null,
-            user_agent: s.userAgent ?? null
+            user_agent: s.userAgent ?? null,
+            second_factor_at: s.secondFactorAt ?? null
           })}`
         )
       ),
@@ -167,6 +169,11 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
       single(
         sql`UPDATE panel_sessions SET revoked_at = ${at}
           WHERE id_hash = ${idHash} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id_hash`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    markPanelSessionSecondFactor: (idHash, at) =>
+      single(
+        sql`UPDATE panel_sessions SET second_factor_at = ${at}
+          WHERE id_hash = ${idHash} AND revoked_at IS NULL AND expires_at > ${at} RETURNING id_hash`
       ).pipe(Effect.map((rows) => rows.length > 0)),
     getPanelTotp: (userId) =>
       single(

@@ -50,6 +50,7 @@ export const panelAccess = (dialect: Dialect): ReadonlyArray<string> => {
       CHECK (role IN ('owner', 'finance', 'developer', 'viewer'))`,
     `ALTER TABLE panel_sessions ADD COLUMN address ${text}`,
     `ALTER TABLE panel_sessions ADD COLUMN user_agent ${text}`,
+    "ALTER TABLE panel_sessions ADD COLUMN second_factor_at BIGINT",
     `CREATE TABLE panel_totp (
     user_id ${text} PRIMARY KEY REFERENCES panel_users (id),
     secret ${text} NOT NULL,
