@@ -2,10 +2,10 @@
  * Sign-in throttling shared by every instance through the store's counters (fixed windows of
  * `windowMs`). It slows guessing without letting an outsider lock an owner out:
  *
- * - per (account, address): from the 3rd failure in a window each answer waits (1 s, 2 s, 4 s,
- *   up to 8 s); from the 10th, sign-in of that account from that address is refused until the
- *   window ends. The owner signing in from another address is not affected.
- * - per address, whatever the account: from the 50th failure in a window, that address may not
+ * - per (account, address): after the 3rd and 4th failure in a window the answer waits (1 s,
+ *   2 s); from the 5th, sign-in of that account from that address is refused until the window
+ *   ends. The owner signing in from another address is not affected.
+ * - per address, whatever the account: from the 20th failure in a window, that address may not
  *   sign in at all until the window ends (one machine guessing many accounts).
  * - per account, whatever the address: failures are counted and only slow answers (2 s past 20
  *   in a window), never refuse them, so no one can lock an account by failing on purpose.
@@ -34,8 +34,8 @@ export interface Limits {
 export const defaults: Limits = {
   windowMs: 15 * 60_000,
   pairSlowAfter: 2,
-  pairRefuseAt: 10,
-  addressRefuseAt: 50,
+  pairRefuseAt: 5,
+  addressRefuseAt: 20,
   accountSlowAfter: 20,
   maxDelayMs: 8_000
 }

@@ -80,7 +80,6 @@ describe("TwoFactor", () => {
 
 describe("SignInThrottle", () => {
   it("slows one account from one address, refuses it past the limit, and never refuses on account failures alone", () => {
-    const d = SignInThrottle.defaults
     expect(SignInThrottle.decide({ pair: 0, address: 0, account: 0 })).toEqual({
       _tag: "Allowed",
       delayMs: 0
@@ -97,12 +96,8 @@ describe("SignInThrottle", () => {
       _tag: "Allowed",
       delayMs: 2000
     })
-    expect(SignInThrottle.decide({ pair: 9, address: 9, account: 9 })).toEqual({
-      _tag: "Allowed",
-      delayMs: d.maxDelayMs
-    })
-    expect(SignInThrottle.decide({ pair: 10, address: 10, account: 10 })._tag).toBe("Refused")
-    expect(SignInThrottle.decide({ pair: 0, address: 50, account: 0 })._tag).toBe("Refused")
+    expect(SignInThrottle.decide({ pair: 5, address: 5, account: 5 })._tag).toBe("Refused")
+    expect(SignInThrottle.decide({ pair: 0, address: 20, account: 0 })._tag).toBe("Refused")
     // Thousands of failures on the account from elsewhere: the owner's address is slowed, not refused.
     expect(SignInThrottle.decide({ pair: 0, address: 0, account: 10_000 })).toEqual({
       _tag: "Allowed",
@@ -112,7 +107,7 @@ describe("SignInThrottle", () => {
 
   it.live("counts through the store: the attacker's address is refused, the owner's is not", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < 10; i++) yield* SignInThrottle.failed("ana@example.com", "203.0.113.9")
+      for (let i = 0; i < 5; i++) yield* SignInThrottle.failed("ana@example.com", "203.0.113.9")
       expect((yield* SignInThrottle.check("ana@example.com", "203.0.113.9"))._tag).toBe("Refused")
       expect(yield* SignInThrottle.check("ana@example.com", "198.51.100.4")).toEqual({
         _tag: "Allowed",

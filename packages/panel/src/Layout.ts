@@ -15,6 +15,8 @@ export interface View {
   /** Who is signed in, when the panel signs people in itself (null when embedded). */
   readonly email: string | null
   readonly merchantName: string
+  /** The signed-in user's role (null when embedded: the platform decides). */
+  readonly role?: "owner" | "finance" | "developer" | "viewer" | null
 }
 
 /** The Content-Security-Policy of every response: no inline script or style, no framing. */
@@ -45,6 +47,14 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/webhooks", "webhooks"]
 ]
 
+/** Role-aware navigation: pages whose actions the role cannot use are left out (the server refuses them anyway). */
+const visible = (v: View, href: string): boolean =>
+  v.role === "viewer" || v.role === "developer"
+    ? href !== "/payouts"
+    : v.role === "finance"
+      ? href !== "/keys" && href !== "/webhooks"
+      : true
+
 const back = (v: View) => encodeURIComponent(v.path)
 
 /** A full page with the panel's frame. */
@@ -64,10 +74,12 @@ export const page = (v: View, title: string, body: Part, notice?: Part): Html =>
 <a class="skip" href="#content">${v.t.skip}</a>
 <header class="top">
 <a class="brand" href="${v.base}/">${v.t.title} · ${v.merchantName}</a>
-<nav class="main" aria-label="${v.t.title}"><ul>${nav.map(
-    ([href, key]) =>
-      html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
-  )}</ul></nav>
+<nav class="main" aria-label="${v.t.title}"><ul>${nav
+    .filter(([href]) => visible(v, href))
+    .map(
+      ([href, key]) =>
+        html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
+    )}</ul></nav>
 <div class="switches">
 <span id="mode-label">${v.t.mode}:</span>
 <span role="group" aria-labelledby="mode-label">${(["test", "live"] as const).map(
@@ -82,7 +94,10 @@ export const page = (v: View, title: string, body: Part, notice?: Part): Html =>
 ${
   v.email === null
     ? ""
-    : html`<a class="pill" href="${v.base}/password">${v.t.password}</a>
+    : html`<a class="pill" href="${v.base}/security">${v.t.security}</a>
+<a class="pill" href="${v.base}/sessions">${v.t.sessions}</a>
+${v.role === "owner" ? html`<a class="pill" href="${v.base}/audit">${v.t.audit}</a>` : ""}
+<a class="pill" href="${v.base}/password">${v.t.password}</a>
 <form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
 }
 </div>
