@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type * as AdminViews from "./AdminViews.js"
+import * as Audit from "./Audit.js"
 import * as BankEvents from "./BankEvents.js"
 import * as Chargebacks from "./Chargebacks.js"
 import { EngineConfig } from "./Config.js"
@@ -163,6 +164,16 @@ export interface AdminShape {
     merchantId: string,
     input: Requests.InvitePanelUser
   ) => Effect.Effect<View<typeof AdminViews.PanelInvite>, Errors.PixgateError>
+  /** A one-time password reset link for a panel user (optionally removing the second factor). */
+  readonly resetLink: (
+    merchantId: string,
+    input: Requests.PanelResetLink
+  ) => Effect.Effect<View<typeof AdminViews.PanelResetLink>, Errors.PixgateError>
+  /** A page of a merchant's audit log, newest first. */
+  readonly auditLog: (
+    merchantId: string,
+    query: Requests.AuditQuery
+  ) => Effect.Effect<View<typeof AdminViews.AuditLog>, Errors.PixgateError>
   /** Checks the ledger's sums against the balances of a mode. */
   readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, Errors.PixgateError>
   /** Sandbox: the payer pays a test charge now. */
@@ -511,14 +522,59 @@ export const make: Effect.Effect<
      * `<panel>/invite/<token>` (shown only now), valid for 7 days.
      */
     inviteUser: (merchantId: string, input: Requests.InvitePanelUser) =>
-      Effect.map(Effect.provide(PanelAccess.invite(merchantId, input.email), panel), (invite) => ({
-        userId: invite.userId,
-        merchantId: invite.merchantId,
-        email: invite.email,
-        token: invite.token,
-        path: PanelAccess.invitePath(invite.token),
-        expiresAt: Views.iso(invite.expiresAt)
-      })),
+      Effect.map(
+        Effect.provide(PanelAccess.invite(merchantId, input.email, input.role), panel),
+        (invite) => ({
+          userId: invite.userId,
+          merchantId: invite.merchantId,
+          email: invite.email,
+          token: invite.token,
+          path: PanelAccess.invitePath(invite.token),
+          expiresAt: Views.iso(invite.expiresAt),
+          role: invite.role
+        })
+      ),
+    /**
+     * A one-time password reset link for a panel user (1 hour): `<panel>/reset/<token>`, shown
+     * only now; with `resetSecondFactor` the user's second factor is removed too.
+     */
+    resetLink: (merchantId: string, input: Requests.PanelResetLink) =>
+      Effect.map(
+        Effect.provide(
+          PanelAccess.resetLink(merchantId, input.email, input.resetSecondFactor ?? false),
+          panel
+        ),
+        (link) => ({
+          userId: link.userId,
+          merchantId: link.merchantId,
+          email: link.email,
+          token: link.token,
+          path: PanelAccess.resetPath(link.token),
+          expiresAt: Views.iso(link.expiresAt),
+          secondFactorReset: link.secondFactorReset
+        })
+      ),
+    /** A page of a merchant's audit log, newest first. */
+    auditLog: (merchantId: string, query: Requests.AuditQuery) =>
+      Effect.gen(function* () {
+        const m = yield* merchant(merchantId)
+        const limit = Math.max(1, Math.min(Audit.maxPage, query.limit ?? 50))
+        const rows = yield* Effect.provide(Audit.list(m.id, { before: query.before, limit }), panel)
+        return {
+          data: rows.map((e) => ({
+            id: e.id,
+            at: Views.iso(e.at),
+            actor: e.actor,
+            userId: e.userId,
+            action: e.action,
+            objectId: e.objectId,
+            address: e.address,
+            userAgent: e.userAgent,
+            detail: e.detail
+          })),
+          next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null
+        }
+      }),
     /** Ledger invariants of a mode. */
     checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
       ledger.checkLedger(mode).pipe(
@@ -642,6 +698,8 @@ export const make: Effect.Effect<
     webhookLog: storeSafe(ops.webhookLog),
     redeliver: storeSafe(ops.redeliver),
     inviteUser: storeSafe(ops.inviteUser),
+    resetLink: storeSafe(ops.resetLink),
+    auditLog: storeSafe(ops.auditLog),
     checkLedger: storeSafe(ops.checkLedger),
     sandboxPayCharge: storeSafe(ops.sandboxPayCharge),
     sandboxSettlePayout: storeSafe(ops.sandboxSettlePayout),

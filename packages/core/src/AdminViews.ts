@@ -320,7 +320,10 @@ export const PanelInvite = Schema.Struct({
   email: Schema.String,
   token: Schema.String.annotations({ description: "One-time token (shown only now)" }),
   path: Schema.String.annotations({ description: "The link's path under the panel, `/invite/<token>`" }),
-  expiresAt: DateTime
+  expiresAt: DateTime,
+  role: Schema.Literal("owner", "finance", "developer", "viewer").annotations({
+    description: "The user's role"
+  })
 }).annotations({
   identifier: "PanelInvite",
   description: "A one-time link to the merchant panel, valid for 7 days",
@@ -331,7 +334,80 @@ export const PanelInvite = Schema.Struct({
       email: "maria@example.com",
       token: "4kX9qLr2",
       path: "/invite/4kX9qLr2",
-      expiresAt: exampleTime
+      expiresAt: exampleTime,
+      role: "owner"
+    }
+  ]
+})
+
+/** A password reset link (the only time its token is shown). */
+export const PanelResetLink = Schema.Struct({
+  userId: Schema.String,
+  merchantId: MerchantId,
+  email: Schema.String,
+  token: Schema.String.annotations({ description: "One-time token (shown only now)" }),
+  path: Schema.String.annotations({ description: "The link's path under the panel, `/reset/<token>`" }),
+  expiresAt: DateTime,
+  secondFactorReset: Schema.Boolean.annotations({
+    description: "Whether the user's second factor was removed (they enrol again after signing in)"
+  })
+}).annotations({
+  identifier: "PanelResetLink",
+  description:
+    "A one-time link to set a new password, valid for 1 hour; using it signs the user out everywhere",
+  examples: [
+    {
+      userId: "usr_01JD8Z3Q7W5K2M9N4P6R8T0V2E",
+      merchantId,
+      email: "maria@example.com",
+      token: "4kX9qLr2",
+      path: "/reset/4kX9qLr2",
+      expiresAt: exampleTime,
+      secondFactorReset: false
+    }
+  ]
+})
+
+/** One entry of the audit log. */
+export const AuditEntry = Schema.Struct({
+  id: Schema.String,
+  at: DateTime,
+  actor: Schema.String.annotations({
+    description: "The user's e-mail (also of a failed sign-in), or `operator`"
+  }),
+  userId: Schema.NullOr(Schema.String),
+  action: Schema.String.annotations({ description: "`signin.success`, `payout.create`, `role.change`, ..." }),
+  objectId: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String),
+  userAgent: Schema.NullOr(Schema.String),
+  detail: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "AuditEntry", description: "Who did what, when and from where" })
+
+/** A page of the audit log. */
+export const AuditLog = Schema.Struct({
+  data: Schema.Array(AuditEntry),
+  next: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as `before` for the next (older) page; null on the last page"
+  })
+}).annotations({
+  identifier: "AuditLog",
+  description: "A merchant's audit log, newest first",
+  examples: [
+    {
+      data: [
+        {
+          id: "aud_01JD8Z3Q7W5K2M9N4P6R8T0V2F",
+          at: exampleTime,
+          actor: "maria@example.com",
+          userId: "usr_01JD8Z3Q7W5K2M9N4P6R8T0V2E",
+          action: "payout.create",
+          objectId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2G",
+          address: "203.0.113.9",
+          userAgent: "Mozilla/5.0",
+          detail: null
+        }
+      ],
+      next: null
     }
   ]
 })

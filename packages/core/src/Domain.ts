@@ -136,9 +136,21 @@ export interface PanelUser {
   readonly email: string
   /** `scrypt$N$r$p$salt$hash` (base64url), or null until the invite is used. */
   readonly passwordHash: string | null
+  /** What the user may do in the panel (migration 0014; "owner" for users stored before). */
+  readonly role: PanelRole
   readonly createdAt: number
   readonly updatedAt: number
 }
+
+/** The roles of a panel user (see `PanelAccess.permissions`). */
+export const panelRoles = ["owner", "finance", "developer", "viewer"] as const
+
+/** A panel user's role. */
+export type PanelRole = (typeof panelRoles)[number]
+
+/** Whether `u` names a panel role. */
+export const isPanelRole = (u: unknown): u is PanelRole =>
+  typeof u === "string" && (panelRoles as ReadonlyArray<string>).includes(u)
 
 /** A panel sign-in: only the SHA-256 of its cookie value is stored. */
 export interface PanelSession {
@@ -150,6 +162,46 @@ export interface PanelSession {
   /** Absolute expiry, whatever the activity. */
   readonly expiresAt: number
   readonly revokedAt: number | null
+  /** The client address that signed in (migration 0014), when known. */
+  readonly address?: string | null
+  /** The browser's User-Agent at sign-in (migration 0014, at most 256 characters), when known. */
+  readonly userAgent?: string | null
+  /** When the session passed the second factor (migration 0014); null or absent until then. */
+  readonly secondFactorAt?: number | null
+}
+
+/**
+ * A panel user's TOTP second factor (RFC 6238, migration 0014). The base32 secret is never
+ * logged nor shown again after enrolment; `lastStep` is the last 30-second step whose code was
+ * accepted, so a code is accepted once.
+ */
+export interface PanelTotp {
+  readonly userId: string
+  readonly secret: string
+  /** When the user confirmed the enrolment with a code; null while pending. */
+  readonly confirmedAt: number | null
+  readonly lastStep: number
+  /** Recovery codes not used yet. */
+  readonly recoveryCodesLeft: number
+}
+
+/** One line of a merchant's audit log (migration 0014): who did what, when and from where. */
+export interface AuditEntry {
+  readonly id: string
+  readonly merchantId: MerchantId
+  readonly at: number
+  /** The panel user, or null for the operator (CLI/admin API) or an unknown account. */
+  readonly userId: string | null
+  /** The e-mail used (also for a failed sign-in), or "operator". */
+  readonly actor: string
+  /** `signin.success`, `signin.failure`, `2fa.enrol`, `payout.create`, ... */
+  readonly action: string
+  /** The object acted on (transaction, key, endpoint, user or session id), when any. */
+  readonly objectId: string | null
+  readonly address: string | null
+  readonly userAgent: string | null
+  /** A short free-text detail (never a secret). */
+  readonly detail: string | null
 }
 
 /** A charge, payout or internal payment, as one row of the merchant's transaction list. */

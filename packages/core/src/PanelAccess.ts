@@ -4,7 +4,8 @@
  * (by `pixgate user invite` or the admin API). Passwords are hashed by `@pixgate/panel`.
  */
 import { Effect, Option } from "effect"
-import { findById, MerchantId, type PanelUser } from "./Domain.js"
+import * as Audit from "./Audit.js"
+import { findById, isPanelRole, MerchantId, type PanelRole, type PanelUser } from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import * as Sha256 from "./Sha256.js"
@@ -39,12 +40,27 @@ export interface Invite {
   readonly expiresAt: number
 }
 
-/** Invites `email` to the panel of `merchantId` (creating the user when new). */
+/** How long a password reset link works (1 hour). */
+export const resetLifetimeMs = 3_600_000
+
+/** Path of the page a password reset link opens, under the panel's base path. */
+export const resetPath = (token: string): string => `/reset/${token}`
+
+/**
+ * Invites `email` to the panel of `merchantId` (creating the user when new) with `role`: by
+ * default "owner" for the merchant's first user and "viewer" for later ones. A role given for a
+ * user already invited replaces the user's role.
+ */
 export const invite = (
   merchantId: string,
-  email: unknown
-): Effect.Effect<Invite, Errors.PixgateError, PanelStore | MerchantStore> =>
+  email: unknown,
+  role?: unknown
+): Effect.Effect<Invite & { readonly role: PanelRole }, Errors.PixgateError, PanelStore | MerchantStore> =>
   Effect.gen(function* () {
+    if (role !== undefined && !isPanelRole(role))
+      return yield* Effect.fail(
+        Errors.validation("invalid_field", "role", "role must be one of: owner, finance, developer, viewer")
+      )
     const store = yield* PanelStore
     const merchants = yield* MerchantStore
     const address = normalizeEmail(email)
@@ -56,11 +72,13 @@ export const invite = (
     if (Option.isNone(merchant)) return yield* Effect.fail(Errors.notFound("Merchant"))
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const token = newToken()
+    const existing = yield* store.listPanelUsers(merchant.value.id)
     const user: PanelUser = {
       id: Ids.newId("usr", now),
       merchantId: merchant.value.id,
       email: address,
       passwordHash: null,
+      role: role ?? (existing.length === 0 ? "owner" : "viewer"),
       createdAt: now,
       updatedAt: now
     }
@@ -78,5 +96,88 @@ export const invite = (
         })
       )
     }
-    return { token, userId: result.user.id, merchantId: merchant.value.id, email: address, expiresAt }
+    let stored = result.user
+    if (role !== undefined && stored.role !== role) {
+      yield* store.setPanelUserRole(stored.id, role, now)
+      yield* Audit.record(
+        stored.merchantId,
+        Audit.operator,
+        "role.change",
+        stored.id,
+        `${stored.role} -> ${role}`
+      )
+      stored = { ...stored, role }
+    }
+    yield* Audit.record(
+      stored.merchantId,
+      Audit.operator,
+      "user.invite",
+      stored.id,
+      `${address} as ${stored.role}`
+    )
+    return {
+      token,
+      userId: stored.id,
+      merchantId: merchant.value.id,
+      email: address,
+      expiresAt,
+      role: stored.role
+    }
+  }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))
+
+/** A password reset link: the token (shown once) and whose password it sets. */
+export interface ResetLink {
+  readonly token: string
+  readonly userId: string
+  readonly merchantId: MerchantId
+  readonly email: string
+  readonly expiresAt: number
+  /** Whether the user's second factor was removed too (they set it up again). */
+  readonly secondFactorReset: boolean
+}
+
+/**
+ * Issues a one-time password reset link (1 hour) for an existing panel user of `merchantId`,
+ * by the operator: using it sets a new password and signs the user out everywhere. With
+ * `resetSecondFactor` the user's TOTP factor and recovery codes are removed too (a lost phone).
+ */
+export const resetLink = (
+  merchantId: string,
+  email: unknown,
+  resetSecondFactor = false
+): Effect.Effect<ResetLink, Errors.PixgateError, PanelStore | MerchantStore> =>
+  Effect.gen(function* () {
+    const store = yield* PanelStore
+    const merchants = yield* MerchantStore
+    const address = normalizeEmail(email)
+    if (address === undefined)
+      return yield* Effect.fail(
+        Errors.validation("invalid_email", "email", "email must be a valid e-mail address")
+      )
+    const merchant = yield* findById(MerchantId, merchantId, merchants.getMerchant)
+    if (Option.isNone(merchant)) return yield* Effect.fail(Errors.notFound("Merchant"))
+    const user = yield* store.findPanelUser(address)
+    if (Option.isNone(user) || user.value.merchantId !== merchant.value.id)
+      return yield* Effect.fail(Errors.notFound("Panel user"))
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const token = newToken()
+    const expiresAt = now + resetLifetimeMs
+    const result = yield* store.invitePanelUser(user.value, {
+      tokenHash: hashToken(token),
+      expiresAt,
+      createdAt: now
+    })
+    if (result._tag === "Taken") return yield* Effect.fail(Errors.notFound("Panel user"))
+    const removed = resetSecondFactor ? yield* store.removePanelTotp(user.value.id) : false
+    yield* Audit.record(merchant.value.id, Audit.operator, "password.reset-link", user.value.id, address)
+    if (removed)
+      yield* Audit.record(merchant.value.id, Audit.operator, "2fa.disable", user.value.id, "by the operator")
+    return {
+      token,
+      userId: user.value.id,
+      merchantId: merchant.value.id,
+      email: address,
+      expiresAt,
+      secondFactorReset: removed
+    }
   }).pipe(Effect.catchTag("StoreError", () => Effect.fail(Errors.unavailable())))

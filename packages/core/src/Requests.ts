@@ -911,15 +911,55 @@ export const InvitePanelUser = Schema.Struct({
       jsonSchema: { type: "string", format: "email" }
     }),
     problem("invalid_email", "email must be a valid e-mail address")
+  ),
+  role: Schema.optional(
+    oneOf("role", ["owner", "finance", "developer", "viewer"]).annotations({
+      description:
+        "What the user may do: owner (everything), finance (payouts, refunds), developer (API keys, webhooks), viewer (read only). Default: owner for the merchant's first user, viewer after; given for a user already invited, it replaces the role"
+    })
   )
 }).annotations({
   identifier: "InvitePanelUserRequest",
   [FirstProblemOnlyId]: true,
-  examples: [{ email: "maria@example.com" }]
+  examples: [{ email: "maria@example.com", role: "finance" }]
 })
 
 /** A panel invitation. */
 export interface InvitePanelUser extends Schema.Schema.Type<typeof InvitePanelUser> {}
+
+/** POST /merchants/:merchantId/panel-reset-links. */
+export const PanelResetLink = Schema.Struct({
+  email: required(
+    Schema.String.annotations({
+      ...problem("invalid_email", "email must be a valid e-mail address"),
+      description: "The panel user's e-mail address",
+      jsonSchema: { type: "string", format: "email" }
+    }),
+    problem("invalid_email", "email must be a valid e-mail address")
+  ),
+  resetSecondFactor: Schema.optional(
+    Schema.Boolean.annotations({
+      ...invalidField("resetSecondFactor", "resetSecondFactor must be true or false"),
+      description: "Also remove the user's second factor and recovery codes (a lost phone)"
+    })
+  )
+}).annotations({
+  identifier: "PanelResetLinkRequest",
+  [FirstProblemOnlyId]: true,
+  examples: [{ email: "maria@example.com" }]
+})
+
+/** A password reset link request. */
+export interface PanelResetLink extends Schema.Schema.Type<typeof PanelResetLink> {}
+
+/** GET /merchants/:merchantId/audit-log. */
+export const AuditQuery = Schema.Struct({
+  before: Schema.optional(Schema.String.annotations({ description: "The `next` of the previous page" })),
+  limit: optionalQuery(count("limit"))
+}).annotations({ identifier: "AuditQuery", [FirstProblemOnlyId]: true })
+
+/** An audit log query. */
+export interface AuditQuery extends Schema.Schema.Type<typeof AuditQuery> {}
 
 // ---------------------------------------------------------------------------------------------
 // Decoding

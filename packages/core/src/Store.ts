@@ -13,6 +13,7 @@ import type {
   Account,
   ApiKey,
   ApiKeyId,
+  AuditEntry,
   Balance,
   Chargeback,
   ChargebackId,
@@ -32,7 +33,9 @@ import type {
   MerchantId,
   Mode,
   NewWebhookEndpoint,
+  PanelRole,
   PanelSession,
+  PanelTotp,
   PanelUser,
   Refund,
   RefundId,
@@ -709,6 +712,77 @@ export interface PanelStoreShape {
   ) => Effect.Effect<Option.Option<PanelSession>, StoreError>
   /** Revokes a session (sign-out); false when it was not live. */
   readonly revokePanelSession: (idHash: string, at: number) => Effect.Effect<boolean, StoreError>
+
+  // Migration 0014: roles, sessions list, TOTP, recovery codes, audit log, sign-in throttle.
+
+  /** The panel users of a merchant, oldest first. */
+  readonly listPanelUsers: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<PanelUser>, StoreError>
+  /** Sets a user's role; false when there is no such user. */
+  readonly setPanelUserRole: (
+    userId: string,
+    role: PanelRole,
+    at: number
+  ) => Effect.Effect<boolean, StoreError>
+  /** The live sessions of a user at `now` (not revoked, not expired), newest first. */
+  readonly listPanelSessions: (
+    userId: string,
+    now: number
+  ) => Effect.Effect<ReadonlyArray<PanelSession>, StoreError>
+  /** Revokes a session of `userId` only; false when it was not a live session of that user. */
+  readonly revokeUserPanelSession: (
+    userId: string,
+    idHash: string,
+    at: number
+  ) => Effect.Effect<boolean, StoreError>
+  /** Records that a live session passed the second factor at `at`; false when it is not live. */
+  readonly markPanelSessionSecondFactor: (idHash: string, at: number) => Effect.Effect<boolean, StoreError>
+  /** The user's TOTP factor, pending or confirmed. */
+  readonly getPanelTotp: (userId: string) => Effect.Effect<Option.Option<PanelTotp>, StoreError>
+  /**
+   * Starts an enrolment: stores a pending secret, replacing a pending one; false (and nothing
+   * changes) when the user already has a confirmed factor.
+   */
+  readonly beginPanelTotp: (userId: string, secret: string, at: number) => Effect.Effect<boolean, StoreError>
+  /**
+   * Confirms a pending factor with the step of a valid code, and replaces the user's recovery
+   * codes by `recoveryHashes`, in one unit; false when there is no pending factor.
+   */
+  readonly confirmPanelTotp: (
+    userId: string,
+    step: number,
+    recoveryHashes: ReadonlyArray<string>,
+    at: number
+  ) => Effect.Effect<boolean, StoreError>
+  /**
+   * Accepts a code's time step once: moves `lastStep` to `step` when the factor is confirmed and
+   * `step` is later than `lastStep`; false otherwise (a replayed or older code).
+   */
+  readonly usePanelTotpStep: (userId: string, step: number) => Effect.Effect<boolean, StoreError>
+  /** Uses a recovery code (by hash) once; false when unknown or already used. */
+  readonly usePanelRecoveryCode: (
+    userId: string,
+    codeHash: string,
+    at: number
+  ) => Effect.Effect<boolean, StoreError>
+  /** Removes the user's factor and recovery codes; false when there was none. */
+  readonly removePanelTotp: (userId: string) => Effect.Effect<boolean, StoreError>
+  /** Appends an audit entry. */
+  readonly appendAudit: (entry: AuditEntry) => Effect.Effect<void, StoreError>
+  /** A merchant's audit entries, newest first, `limit` of them with ids below `before`. */
+  readonly listAudit: (
+    merchantId: MerchantId,
+    page: { readonly before?: string | undefined; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreError>
+  /**
+   * Counts a hit on a throttle key in fixed windows of `windowMs`: the count of the window that
+   * holds `now` after this hit (1 when the previous window has passed). Shared by every instance
+   * on the store; rows whose window ended a day ago may be pruned by any call.
+   */
+  readonly hitThrottle: (key: string, now: number, windowMs: number) => Effect.Effect<number, StoreError>
+  /** The count of a throttle key in the window holding `now` (0 when none or passed). */
+  readonly peekThrottle: (key: string, now: number, windowMs: number) => Effect.Effect<number, StoreError>
+  /** Forgets a throttle key (after a successful sign-in). */
+  readonly clearThrottle: (key: string) => Effect.Effect<void, StoreError>
 }
 
 /**

@@ -134,6 +134,8 @@ export const Handlers: AllHandlers = {
         Effect.map(a.webhookLog({ merchantId: path.merchantId, ...urlParams }), (data) => ({ data }))
       ),
     invitePanelUser: ({ path, payload }) => withAdmin((a) => a.inviteUser(path.merchantId, payload)),
+    createPanelResetLink: ({ path, payload }) => withAdmin((a) => a.resetLink(path.merchantId, payload)),
+    getAuditLog: ({ path, urlParams }) => withAdmin((a) => a.auditLog(path.merchantId, urlParams)),
     redeliverEvent: ({ path }) => withAdmin((a) => a.redeliver(path.eventId)),
     sandboxTopUp: ({ path, payload }) => withAdmin((a) => a.topUp(path.merchantId, payload)),
     sandboxPayCharge: ({ path, urlParams }) =>

@@ -290,6 +290,8 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("setFeePlan", serve)
         .handleRaw("getWebhookLog", serve)
         .handleRaw("invitePanelUser", serve)
+        .handleRaw("createPanelResetLink", serve)
+        .handleRaw("getAuditLog", serve)
         .handleRaw("redeliverEvent", serve)
         .handleRaw("sandboxTopUp", serve)
         .handleRaw("sandboxPayCharge", serve)

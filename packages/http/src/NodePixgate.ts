@@ -53,7 +53,11 @@ export interface PanelOptions {
   readonly sessionIdleMs?: number
   /** Session lifetime whatever the activity (default 12 hours). */
   readonly sessionMaxMs?: number
-  /** Sign-in throttling (default 5 failures per account, 20 per address, in 15 minutes). */
+  /** Live payouts, refunds, keys and webhook changes ask for the second factor (default true). */
+  readonly requireSecondFactor?: boolean
+  /** The name authenticator apps show for the panel's codes (default "Pixgate"). */
+  readonly issuer?: string
+  /** Sign-in throttling, shared through the store (default 5 failures per account and address, 20 per address, in 15 minutes). */
   readonly throttle?: {
     /** Failures allowed per account in the window (default 5). */
     readonly perAccount?: number

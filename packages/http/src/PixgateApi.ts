@@ -570,7 +570,31 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .annotateContext(
         describe(
           "invitePanelUser",
-          "Invite a person to the merchant panel: the one-time link's path and token (shown only now)"
+          "Invite a person to the merchant panel with a role: the one-time link's path and token (shown only now)"
+        )
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createPanelResetLink", "/merchants/:merchantId/panel-reset-links")
+      .setPath(MerchantPath)
+      .setPayload(Requests.PanelResetLink)
+      .addSuccess(AdminViews.PanelResetLink, { status: 201 })
+      .annotateContext(
+        describe(
+          "createPanelResetLink",
+          "Issue a one-time password reset link (1 hour) for a panel user: its path and token (shown only now); using it signs the user out everywhere"
+        )
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getAuditLog", "/merchants/:merchantId/audit-log")
+      .setPath(MerchantPath)
+      .setUrlParams(Requests.AuditQuery)
+      .addSuccess(AdminViews.AuditLog)
+      .annotateContext(
+        describe(
+          "getAuditLog",
+          "The merchant's audit log, newest first: who did what, when and from where (sign-ins, second factor, payouts, refunds, keys, webhooks, roles, sessions, password resets)"
         )
       )
   )

@@ -6,7 +6,7 @@
  * `StorageUnavailable`), anything the host or node:crypto throws as `PanelFailure`.
  */
 import { timingSafeEqual } from "node:crypto"
-import { type Auth, type Domain, Engine, Errors, Store } from "@pixgate/core"
+import { type Auth, type Domain, Engine, Errors, type SignInThrottle, Store } from "@pixgate/core"
 import { Data, Effect } from "effect"
 import type { Brand } from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
@@ -14,7 +14,6 @@ import { type Dictionary, type Lang, label, money, time, utcTitle } from "./I18n
 import { securityHeaders, type View } from "./Layout.js"
 import * as Messages from "./Messages.js"
 import { statusOf as httpStatus, PayloadTooLarge } from "./Status.js"
-import type { Throttle } from "./Throttle.js"
 
 /** Services the panel runs on. */
 export type PanelServices = Engine.Engine | Store.Store
@@ -41,9 +40,14 @@ export interface Config {
   readonly secureEnv: boolean | undefined
   readonly idleMs: number
   readonly maxMs: number
-  readonly throttle: Throttle
   /** The embedding platform's white-label options (`Brand.none` without them). */
   readonly brand: Brand
+  /** Sign-in throttling limits (counts in the store). */
+  readonly throttle: SignInThrottle.Limits
+  /** Live payouts, refunds, keys and webhook changes ask for the second factor (default true). */
+  readonly requireSecondFactor: boolean
+  /** The issuer shown by authenticator apps. */
+  readonly issuer: string
 }
 
 export const cookieNames = {
@@ -64,6 +68,8 @@ export interface Ctx {
   readonly mode: "test" | "live"
   readonly csrf: string
   readonly secure: boolean
+  /** The client's address (for the sign-in throttle and the audit log), or "unknown". */
+  readonly address: string
   /** Cookies the answer sets (appended as the request goes). */
   readonly setCookies: Array<string>
 }
@@ -73,6 +79,11 @@ export interface PanelUser {
   readonly id: string
   readonly email: string
   readonly sessionHash: string
+  readonly role: Domain.PanelRole
+  /** Whether the user has a confirmed second factor. */
+  readonly enrolled: boolean
+  /** When this session passed the second factor, or null. */
+  readonly secondFactorAt: number | null
 }
 
 /** A request with someone signed in for a merchant. */

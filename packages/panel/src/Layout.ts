@@ -18,6 +18,8 @@ export interface View {
   readonly merchantName: string
   /** The embedding platform's white-label options (none: the panel's own look). */
   readonly brand?: Brand.Brand
+  /** The signed-in user's role (null when embedded: the platform decides). */
+  readonly role?: "owner" | "finance" | "developer" | "viewer" | null
 }
 
 /** The product's name: the platform's, or the panel's own in the page's language. */
@@ -77,6 +79,14 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/webhooks", "webhooks"]
 ]
 
+/** Role-aware navigation: pages whose actions the role cannot use are left out (the server refuses them anyway). */
+const visible = (v: View, href: string): boolean =>
+  v.role === "viewer" || v.role === "developer"
+    ? href !== "/payouts"
+    : v.role === "finance"
+      ? href !== "/keys" && href !== "/webhooks"
+      : true
+
 const back = (v: View) => encodeURIComponent(v.path)
 
 /** A full page with the panel's frame. */
@@ -96,10 +106,12 @@ ${styles(v)}
 <a class="skip" href="#content">${v.t.skip}</a>
 <header class="top">
 <a class="brand" href="${v.base}/">${logo(v)}<span>${productName(v)} · ${v.merchantName}</span></a>
-<nav class="main" aria-label="${productName(v)}"><ul>${nav.map(
-    ([href, key]) =>
-      html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
-  )}</ul></nav>
+<nav class="main" aria-label="${productName(v)}"><ul>${nav
+    .filter(([href]) => visible(v, href))
+    .map(
+      ([href, key]) =>
+        html`<li><a href="${v.base}${href}"${current(href) ? html` aria-current="page"` : ""}>${v.t[key]}</a></li>`
+    )}</ul></nav>
 <div class="switches">
 <span id="mode-label">${v.t.mode}:</span>
 <span role="group" aria-labelledby="mode-label">${(["test", "live"] as const).map(
@@ -114,7 +126,10 @@ ${styles(v)}
 ${
   v.email === null
     ? ""
-    : html`<a class="pill" href="${v.base}/password">${v.t.password}</a>
+    : html`<a class="pill" href="${v.base}/security">${v.t.security}</a>
+<a class="pill" href="${v.base}/sessions">${v.t.sessions}</a>
+${v.role === "owner" ? html`<a class="pill" href="${v.base}/audit">${v.t.audit}</a>` : ""}
+<a class="pill" href="${v.base}/password">${v.t.password}</a>
 <form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
 }
 </div>

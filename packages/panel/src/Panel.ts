@@ -19,7 +19,7 @@ import { cspWith, securityHeaders } from "./Layout.js"
 import * as Messages from "./Messages.js"
 import * as Router from "./Router.js"
 import { isAnswered, PayloadTooLarge, type Statuses, statusOf, use } from "./Status.js"
-import { Throttle, type ThrottleOptions } from "./Throttle.js"
+import { limits, type ThrottleOptions } from "./Throttle.js"
 
 export { cookies, type PanelServices, same } from "./Ctx.js"
 
@@ -44,8 +44,20 @@ export interface PanelOptions {
   readonly sessionIdleMs?: number
   /** Session lifetime whatever the activity (default 12 hours). */
   readonly sessionMaxMs?: number
-  /** Sign-in throttling (default 5 failures per account, 20 per address, in 15 minutes). */
+  /**
+   * Sign-in throttling, counted in the store and shared by every instance (default: 5 failures
+   * of one account from one address, 20 from one address, in 15 minutes; never an account-wide
+   * lock).
+   */
   readonly throttle?: ThrottleOptions
+  /**
+   * Live-mode payouts, refunds, API keys and webhook changes ask for the user's second factor
+   * (TOTP). Default true, or the environment's `PIXGATE_PANEL_REQUIRE_2FA=false`. Not asked when
+   * the platform signs people in (`authenticate`).
+   */
+  readonly requireSecondFactor?: boolean
+  /** The name authenticator apps show for the panel's codes (default "Pixgate"). */
+  readonly issuer?: string
   /** Largest form body in bytes (default 64 KiB). */
   readonly maxBodySize?: number
   /**
@@ -104,7 +116,10 @@ export const make = (
       (globalThis.process?.env?.PIXGATE_SECURE_COOKIES === "true" ? true : undefined),
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     maxMs: options.sessionMaxMs ?? 12 * 3_600_000,
-    throttle: new Throttle(options.throttle),
+    throttle: limits(options.throttle),
+    requireSecondFactor:
+      options.requireSecondFactor ?? globalThis.process?.env?.PIXGATE_PANEL_REQUIRE_2FA !== "false",
+    issuer: options.issuer ?? "Pixgate",
     brand
   } satisfies Router.Config
 

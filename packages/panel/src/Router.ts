@@ -11,7 +11,7 @@
  * on path segments, here.
  */
 import { randomBytes } from "node:crypto"
-import { Domain, PanelAccess } from "@pixgate/core"
+import { type Audit, Domain, PanelAccess, PanelRoles } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   type Config,
@@ -35,6 +35,7 @@ import {
 import { html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { bare, page, type View } from "./Layout.js"
+import * as Access from "./pages/Access.js"
 import * as Account from "./pages/Account.js"
 import * as Charges from "./pages/Charges.js"
 import * as Detail from "./pages/Detail.js"
@@ -55,6 +56,10 @@ interface Route {
   readonly path: RegExp
   /** Only for the panel's own users (not when the platform signs people in). */
   readonly ownUsers?: true
+  /** What the user's role must allow (`PanelRoles`); reading otherwise. */
+  readonly need?: PanelRoles.Action
+  /** The audit entry a successful POST appends (its object: the first path parameter, or the id it redirects to). */
+  readonly audit?: Audit.AuditAction
   readonly handle: (s: Signed, params: ReadonlyArray<string>, fields: URLSearchParams) => Handler
 }
 
@@ -81,44 +86,132 @@ const routes: ReadonlyArray<Route> = [
   { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
-  { method: "GET", path: at(`/keys/${id}/revoke`), handle: (s, p) => Keys.revokePage(s, param(p, 0)) },
+  {
+    method: "GET",
+    path: at(`/keys/${id}/revoke`),
+    need: "key.manage",
+    handle: (s, p) => Keys.revokePage(s, param(p, 0))
+  },
   { method: "GET", path: at("/webhooks"), handle: (s) => Webhooks.page(s) },
   { method: "GET", path: at("/password"), ownUsers: true, handle: (s) => Account.passwordPage(s) },
   { method: "POST", path: at("/signout"), ownUsers: true, handle: (s) => Account.signOut(s) },
-  { method: "POST", path: at("/charges"), handle: (s, _, f) => Charges.create(s, f) },
+  {
+    method: "POST",
+    path: at("/charges"),
+    need: "charge.create",
+    audit: "charge.create",
+    handle: (s, _, f) => Charges.create(s, f)
+  },
   {
     method: "POST",
     path: at(`/transactions/${id}/pay`),
+    need: "charge.create",
     handle: (s, p, f) => Detail.payNow(s, param(p, 0), f)
   },
   {
     method: "POST",
     path: at(`/transactions/${id}/refunds/review`),
+    need: "refund.create",
     handle: (s, p, f) => Refunds.review(s, param(p, 0), f)
   },
   {
     method: "POST",
     path: at(`/transactions/${id}/refunds`),
+    need: "refund.create",
+    audit: "refund.create",
     handle: (s, p, f) => Refunds.create(s, param(p, 0), f)
   },
   {
     method: "POST",
     path: at(`/events/${id}/redeliver`),
+    need: "webhook.manage",
+    audit: "webhook.redeliver",
     handle: (s, p, f) => Detail.redeliver(s, param(p, 0), f)
   },
-  { method: "POST", path: at("/payouts/review"), handle: (s, _, f) => Payouts.review(s, f) },
-  { method: "POST", path: at("/payouts"), handle: (s, _, f) => Payouts.create(s, f) },
-  { method: "POST", path: at("/keys"), handle: (s, _, f) => Keys.create(s, f) },
-  { method: "POST", path: at(`/keys/${id}/revoke`), handle: (s, p, f) => Keys.revoke(s, param(p, 0), f) },
-  { method: "POST", path: at("/webhooks"), handle: (s, _, f) => Webhooks.setWebhook(s, f) },
-  { method: "POST", path: at("/webhooks/rotate"), handle: (s, _, f) => Webhooks.rotateSecret(s, f) },
+  {
+    method: "POST",
+    path: at("/payouts/review"),
+    need: "payout.create",
+    handle: (s, _, f) => Payouts.review(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/payouts"),
+    need: "payout.create",
+    audit: "payout.create",
+    handle: (s, _, f) => Payouts.create(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/keys"),
+    need: "key.manage",
+    audit: "key.create",
+    handle: (s, _, f) => Keys.create(s, f)
+  },
+  {
+    method: "POST",
+    path: at(`/keys/${id}/revoke`),
+    need: "key.manage",
+    audit: "key.revoke",
+    handle: (s, p, f) => Keys.revoke(s, param(p, 0), f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks"),
+    need: "webhook.manage",
+    audit: "webhook.set",
+    handle: (s, _, f) => Webhooks.setWebhook(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/rotate"),
+    need: "webhook.manage",
+    audit: "webhook.rotate",
+    handle: (s, _, f) => Webhooks.rotateSecret(s, f)
+  },
   {
     method: "POST",
     path: at("/webhooks/signing-key"),
+    need: "webhook.manage",
+    audit: "webhook.rotate",
     handle: (s, _, f) => Webhooks.rotateSigningKey(s, f)
   },
-  { method: "POST", path: at("/webhooks/test"), handle: (s, _, f) => Webhooks.testEvent(s, f) },
-  { method: "POST", path: at("/password"), ownUsers: true, handle: (s, _, f) => Account.changePassword(s, f) }
+  {
+    method: "POST",
+    path: at("/webhooks/test"),
+    need: "webhook.manage",
+    handle: (s, _, f) => Webhooks.testEvent(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/password"),
+    ownUsers: true,
+    handle: (s, _, f) => Account.changePassword(s, f)
+  },
+  // Access: second factor, sessions, audit log.
+  { method: "GET", path: at("/security"), ownUsers: true, handle: (s) => Access.securityPage(s) },
+  { method: "POST", path: at("/security/enrol"), ownUsers: true, handle: (s) => Access.enrol(s) },
+  {
+    method: "POST",
+    path: at("/security/confirm"),
+    ownUsers: true,
+    handle: (s, _, f) => Access.confirm(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/security/disable"),
+    ownUsers: true,
+    handle: (s, _, f) => Access.disable(s, f)
+  },
+  { method: "GET", path: at("/sessions"), ownUsers: true, handle: (s) => Access.sessionsPage(s) },
+  {
+    method: "POST",
+    path: at("/sessions/revoke"),
+    ownUsers: true,
+    handle: (s, _, f) => Access.revokeSession(s, f)
+  },
+  { method: "GET", path: at("/audit"), need: "audit.read", handle: (s) => Access.auditPage(s) },
+  { method: "GET", path: at("/audit\\.csv"), need: "audit.read", handle: (s) => Access.auditCsv(s) }
 ]
 
 /** The route for a signed-in request, with its path parameters. */
@@ -154,7 +247,19 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
       cfg.secureEnv ?? (url.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https")
     const setCookies: Array<string> = []
     const given = jar.get(cookieNames.csrf) ?? ""
-    const base: Ctx = { cfg, request, url, path, lang, t: words(lang), mode, csrf: given, secure, setCookies }
+    const base: Ctx = {
+      cfg,
+      request,
+      url,
+      path,
+      lang,
+      t: words(lang),
+      mode,
+      csrf: given,
+      secure,
+      address,
+      setCookies
+    }
     const fresh = !/^[A-Za-z0-9_-]{32,64}$/.test(given)
     const csrf = fresh ? randomBytes(24).toString("base64url") : given
     if (fresh) setCookies.push(cookie(base, cookieNames.csrf, csrf))
@@ -193,6 +298,9 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
     if (cfg.authenticate === undefined) {
       if (path === "/signin")
         return yield* post ? Account.signIn(ctx, fields, address) : Account.signInPage(ctx)
+      const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
+      if (reset !== undefined)
+        return yield* post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
       const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
       if (invite !== undefined)
         return yield* post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)
@@ -209,15 +317,62 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
       return redirect(ctx, "/signin")
     }
     const segments = path.split("/").filter((p) => p !== "")
-    const found = find(post ? "POST" : "GET", `/${segments.join("/")}`, signed.user !== null)
+    const clean = `/${segments.join("/")}`
+    const user = signed.user
+    // The second step at sign-in: a user with a second factor passes it before anything else.
+    if (user?.enrolled && user.secondFactorAt === null) {
+      if (clean === "/signin/2fa")
+        return yield* post ? Access.secondStep(signed, fields) : Access.secondStepPage(signed)
+      if (!(post && clean === "/signout")) return redirect(signed, "/signin/2fa")
+    }
+    if (clean === "/signin/2fa") return redirect(signed, "/")
+    const found = find(post ? "POST" : "GET", clean, user !== null)
     if (found === undefined) return notFound(signed)
-    return yield* found.route.handle(signed, found.params, fields).pipe(
+    const { route } = found
+    const role = user?.role ?? "owner"
+    if (!PanelRoles.can(role, route.need ?? "read")) return forbidden(signed, signed.t.forbiddenRole)
+    if (
+      post &&
+      user !== null &&
+      signed.mode === "live" &&
+      cfg.requireSecondFactor &&
+      route.need !== undefined &&
+      PanelRoles.needsSecondFactorLive.has(route.need) &&
+      user.secondFactorAt === null
+    )
+      return forbidden(
+        signed,
+        user.enrolled ? signed.t.twoFactorRequired : signed.t.twoFactorEnrolFirst,
+        true
+      )
+    const response = yield* route.handle(signed, found.params, fields).pipe(
       Effect.catchIf(
         (error) => statusOf(error) === 404,
         () => Effect.succeed(notFound(signed))
       )
     )
+    if (post && route.audit !== undefined && response.status < 400) {
+      const location = response.headers.get("location") ?? ""
+      const redirected = /\/(tx_[A-Za-z0-9]+|key_[A-Za-z0-9]+)(?:[/?]|$)/.exec(location)?.[1]
+      const objectId = found.params[0] ?? redirected ?? null
+      yield* Access.record(signed, signed.merchant.id, user, route.audit, objectId, signed.mode)
+    }
+    return response
   })
+
+/** 403: the role does not allow the action, or a live action needs the second factor. */
+const forbidden = (s: Signed, message: string, secondFactor = false) =>
+  respond(
+    s,
+    page(
+      s.view,
+      s.t.error,
+      html`<p class="error" role="alert" data-testid="forbidden">${message}</p>${
+        secondFactor ? html`<p><a class="button" href="${s.cfg.base}/security">${s.t.security}</a></p>` : ""
+      }`
+    ),
+    403
+  )
 
 const notFound = (s: Signed) => respond(s, page(s.view, s.t.notFound, html`<p>${s.t.notFound}</p>`), 404)
 
@@ -240,7 +395,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
       csrf: ctx.csrf,
       email: user?.email ?? null,
       merchantName: m.name,
-      brand: cfg.brand
+      role: user?.role ?? null
     }
     return {
       ...ctx,
@@ -276,9 +431,17 @@ const session = (ctx: Ctx): Effect.Effect<Who | undefined, PanelError, PanelServ
       if (Option.isNone(found)) return undefined
       const u = yield* st.getPanelUser(found.value.userId)
       if (Option.isNone(u)) return undefined
+      const totp = yield* st.getPanelTotp(u.value.id)
       return {
         merchantId: found.value.merchantId,
-        user: { id: u.value.id, email: u.value.email, sessionHash: hash }
+        user: {
+          id: u.value.id,
+          email: u.value.email,
+          sessionHash: hash,
+          role: u.value.role,
+          enrolled: Option.isSome(totp) && totp.value.confirmedAt !== null,
+          secondFactorAt: found.value.secondFactorAt ?? null
+        }
       }
     })
   )

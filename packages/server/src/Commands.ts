@@ -128,6 +128,23 @@ export const flags: Readonly<Record<string, Flag>> = {
     message: "--plan must be a JSON object"
   },
   amount: { value: "N", description: "an amount in reais, e.g. 100 or 25.90" },
+  role: {
+    value: "ROLE",
+    description:
+      "the panel user's role: owner (everything), finance (payouts, refunds), developer (API keys, webhooks) or viewer (read only); default owner for the merchant's first user, viewer after",
+    test: (v) => ["owner", "finance", "developer", "viewer"].includes(v),
+    message: "--role must be owner, finance, developer or viewer"
+  },
+  "reset-2fa": {
+    value: "yes|no",
+    description: "also remove the user's second factor and recovery codes (a lost phone)",
+    test: (v) => v === "yes" || v === "no",
+    message: "--reset-2fa must be yes or no"
+  },
+  before: {
+    value: "AUDIT_ID",
+    description: "only entries older than this one (the `next` of the previous page)"
+  },
   "paid-at": {
     value: "YYYY-MM-DD|TIME",
     description:
@@ -274,22 +291,68 @@ export const commands: Readonly<Record<string, Command>> = {
       )
   },
   "user invite": {
-    summary: "Invites a person to a merchant's panel: prints a one-time link (7 days) to set the password.",
+    summary:
+      "Invites a person to a merchant's panel with a role: prints a one-time link (7 days) to set the password.",
     examples: [
-      "pixgate user invite --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel"
+      "pixgate user invite --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel",
+      "pixgate user invite --merchant mer_... --email bia@example.com --role finance"
     ],
-    usage: "user invite --merchant ID --email EMAIL [--panel URL]",
+    usage: "user invite --merchant ID --email EMAIL [--role owner|finance|developer|viewer] [--panel URL]",
     required: ["merchant", "email"],
-    optional: ["panel"],
+    optional: ["role", "panel"],
     run: (admin, f) =>
       Effect.map(
-        Effect.flatMap(decode(Requests.InvitePanelUser)({ email: f.email }), (invite) =>
-          admin.inviteUser(f.merchant!, invite)
+        Effect.flatMap(
+          decode(Requests.InvitePanelUser)({
+            email: f.email,
+            ...(f.role === undefined ? {} : { role: f.role })
+          }),
+          (invite) => admin.inviteUser(f.merchant!, invite)
         ),
         ({ token: _, path, ...invite }) => ({
           ...invite,
           link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
         })
+      )
+  },
+  "user reset-link": {
+    summary:
+      "Issues a one-time password reset link (1 hour) for a panel user; using it signs the user out everywhere.",
+    examples: [
+      "pixgate user reset-link --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel",
+      "pixgate user reset-link --merchant mer_... --email ana@example.com --reset-2fa yes"
+    ],
+    usage: "user reset-link --merchant ID --email EMAIL [--reset-2fa yes] [--panel URL]",
+    required: ["merchant", "email"],
+    optional: ["reset-2fa", "panel"],
+    run: (admin, f) =>
+      Effect.map(
+        Effect.flatMap(
+          decode(Requests.PanelResetLink)({
+            email: f.email,
+            ...(f["reset-2fa"] === undefined ? {} : { resetSecondFactor: f["reset-2fa"] === "yes" })
+          }),
+          (input) => admin.resetLink(f.merchant!, input)
+        ),
+        ({ token: _, path, ...link }) => ({
+          ...link,
+          link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
+        })
+      )
+  },
+  "audit list": {
+    summary: "Prints a page of a merchant's panel audit log, newest first.",
+    examples: ["pixgate audit list --merchant mer_... --limit 100"],
+    usage: "audit list --merchant ID [--limit N] [--before AUDIT_ID]",
+    required: ["merchant"],
+    optional: ["limit", "before"],
+    run: (admin, f) =>
+      Effect.flatMap(
+        decode(Requests.AuditQuery)({
+          ...(f.limit === undefined ? {} : { limit: f.limit }),
+          ...(f.before === undefined ? {} : { before: f.before })
+        }),
+        (query) => admin.auditLog(f.merchant!, query)
       )
   },
   "sandbox topup": {

@@ -6,7 +6,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { SigningKeys } from "@pixgate/core"
 import { Effect } from "effect"
-import { panelUsers } from "./internal/panelSchema.js"
+import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
   bankEndToEndIds,
@@ -87,7 +87,8 @@ export const pg: Record<string, Migration> = {
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("pg")),
   "0012_refunds": statements(refunds("pg")),
-  "0013_due_terms": statements(dueTerms)
+  "0013_due_terms": statements(dueTerms),
+  "0014_panel_access": statements(panelAccess("pg"))
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -103,5 +104,6 @@ export const sqlite: Record<string, Migration> = {
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("sqlite")),
   "0012_refunds": statements(refunds("sqlite")),
-  "0013_due_terms": statements(dueTerms)
+  "0013_due_terms": statements(dueTerms),
+  "0014_panel_access": statements(panelAccess("sqlite"))
 }

@@ -1,6 +1,6 @@
 /** The panel's users, invites and sessions in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
-import type { ApiKey, PanelSession, PanelUser } from "../Domain.js"
+import type { ApiKey, AuditEntry, MerchantId, PanelSession, PanelTotp, PanelUser } from "../Domain.js"
 import { type MerchantStoreShape, type PanelInvite, type PanelStoreShape, StoreError } from "../Store.js"
 
 interface InviteRow extends PanelInvite {
@@ -23,6 +23,20 @@ export const panelOps = (
   const byEmail = new Map<string, string>()
   const invites = new Map<string, InviteRow>()
   const sessions = new Map<string, PanelSession>()
+  const totps = new Map<string, Omit<PanelTotp, "recoveryCodesLeft">>()
+  /** Recovery codes by user: hash -> used at (null while unused). */
+  const recovery = new Map<string, Map<string, number | null>>()
+  const audit = new Map<MerchantId, Array<AuditEntry>>()
+  const throttle = new Map<string, { readonly start: number; readonly count: number }>()
+  const withCodes = (t: Omit<PanelTotp, "recoveryCodesLeft">): PanelTotp =>
+    Object.freeze({
+      ...t,
+      recoveryCodesLeft: [...(recovery.get(t.userId)?.values() ?? [])].filter((u) => u === null).length
+    })
+  const liveThrottle = (key: string, now: number, windowMs: number) => {
+    const row = throttle.get(key)
+    return row !== undefined && row.start > now - windowMs ? row : undefined
+  }
   const userOf = (id: string | undefined) => Option.fromNullable(id === undefined ? undefined : users.get(id))
   return {
     invitePanelUser: (user, invite) =>
@@ -66,7 +80,10 @@ export const panelOps = (
     createPanelSession: (session) =>
       atomic(() => {
         if (sessions.has(session.idHash)) throw new Error("duplicate panel session")
-        sessions.set(session.idHash, Object.freeze({ ...session }))
+        sessions.set(
+          session.idHash,
+          Object.freeze({ address: null, userAgent: null, secondFactorAt: null, ...session })
+        )
       }),
     touchPanelSession: (idHash, now, idleMs, touchAfterMs) =>
       atomic(() => {
@@ -84,6 +101,103 @@ export const panelOps = (
         if (s === undefined || s.revokedAt !== null) return false
         sessions.set(idHash, Object.freeze({ ...s, revokedAt: at }))
         return true
+      }),
+    listPanelUsers: (merchantId) =>
+      atomic(() =>
+        [...users.values()]
+          .filter((u) => u.merchantId === merchantId)
+          .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      ),
+    setPanelUserRole: (userId, role, at) =>
+      atomic(() => {
+        const user = users.get(userId)
+        if (user === undefined) return false
+        users.set(userId, Object.freeze({ ...user, role, updatedAt: at }))
+        return true
+      }),
+    listPanelSessions: (userId, now) =>
+      atomic(() =>
+        [...sessions.values()]
+          .filter((s) => s.userId === userId && s.revokedAt === null && s.expiresAt > now)
+          .sort((a, b) => b.createdAt - a.createdAt || (a.idHash < b.idHash ? -1 : 1))
+      ),
+    revokeUserPanelSession: (userId, idHash, at) =>
+      atomic(() => {
+        const s = sessions.get(idHash)
+        if (s === undefined || s.userId !== userId || s.revokedAt !== null) return false
+        sessions.set(idHash, Object.freeze({ ...s, revokedAt: at }))
+        return true
+      }),
+    markPanelSessionSecondFactor: (idHash, at) =>
+      atomic(() => {
+        const s = sessions.get(idHash)
+        if (s === undefined || s.revokedAt !== null || s.expiresAt <= at) return false
+        sessions.set(idHash, Object.freeze({ ...s, secondFactorAt: at }))
+        return true
+      }),
+    getPanelTotp: (userId) => atomic(() => Option.map(Option.fromNullable(totps.get(userId)), withCodes)),
+    beginPanelTotp: (userId, secret) =>
+      atomic(() => {
+        const current = totps.get(userId)
+        if (current !== undefined && current.confirmedAt !== null) return false
+        totps.set(userId, Object.freeze({ userId, secret, confirmedAt: null, lastStep: 0 }))
+        return true
+      }),
+    confirmPanelTotp: (userId, step, recoveryHashes, at) =>
+      atomic(() => {
+        const current = totps.get(userId)
+        if (current === undefined || current.confirmedAt !== null) return false
+        totps.set(userId, Object.freeze({ ...current, confirmedAt: at, lastStep: step }))
+        recovery.set(userId, new Map(recoveryHashes.map((h) => [h, null])))
+        return true
+      }),
+    usePanelTotpStep: (userId, step) =>
+      atomic(() => {
+        const current = totps.get(userId)
+        if (current === undefined || current.confirmedAt === null || current.lastStep >= step) return false
+        totps.set(userId, Object.freeze({ ...current, lastStep: step }))
+        return true
+      }),
+    usePanelRecoveryCode: (userId, codeHash, at) =>
+      atomic(() => {
+        const codes = recovery.get(userId)
+        if (codes === undefined || codes.get(codeHash) !== null) return false
+        codes.set(codeHash, at)
+        return true
+      }),
+    removePanelTotp: (userId) =>
+      atomic(() => {
+        recovery.delete(userId)
+        return totps.delete(userId)
+      }),
+    appendAudit: (entry) =>
+      atomic(() => {
+        const list = audit.get(entry.merchantId) ?? []
+        if (list.some((e) => e.id === entry.id)) throw new Error("duplicate audit entry")
+        list.push(Object.freeze({ ...entry }))
+        audit.set(entry.merchantId, list)
+      }),
+    listAudit: (merchantId, page) =>
+      atomic(() =>
+        (audit.get(merchantId) ?? [])
+          .filter((e) => page.before === undefined || e.id < page.before)
+          .sort((a, b) => (a.id < b.id ? 1 : -1))
+          .slice(0, page.limit)
+      ),
+    hitThrottle: (key, now, windowMs) =>
+      atomic(() => {
+        const live = liveThrottle(key, now, windowMs)
+        const next =
+          live === undefined ? { start: now, count: 1 } : { start: live.start, count: live.count + 1 }
+        throttle.set(key, next)
+        if (throttle.size > 100_000)
+          for (const [k, row] of throttle) if (row.start <= now - 86_400_000) throttle.delete(k)
+        return next.count
+      }),
+    peekThrottle: (key, now, windowMs) => atomic(() => liveThrottle(key, now, windowMs)?.count ?? 0),
+    clearThrottle: (key) =>
+      atomic(() => {
+        throttle.delete(key)
       }),
     touchApiKey: (id, at, withinMs) =>
       atomic(() => {

@@ -1,5 +1,5 @@
 /** Sign-in, sessions, invites and the password page of the panel's own users. */
-import { type Domain, PanelAccess } from "@pixgate/core"
+import { type Domain, PanelAccess, SignInThrottle, TwoFactor } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   type Ctx,
@@ -18,6 +18,7 @@ import {
 import { html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
+import * as Access from "./Access.js"
 
 const signInForm = (ctx: Ctx, email: string, error?: string) =>
   bare(
@@ -46,7 +47,10 @@ const startSession = (ctx: Ctx, user: Domain.PanelUser): Effect.Effect<void, Pan
         createdAt: now,
         lastSeenAt: now,
         expiresAt: now + ctx.cfg.maxMs,
-        revokedAt: null
+        revokedAt: null,
+        address: ctx.address === "unknown" ? null : ctx.address,
+        userAgent: (ctx.request.headers.get("user-agent") ?? "").slice(0, 256) || null,
+        secondFactorAt: null
       })
     })
   ).pipe(
@@ -60,19 +64,41 @@ export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =
   Effect.gen(function* () {
     const email = PanelAccess.normalizeEmail(f.get("email")) ?? ""
     const password = f.get("password") ?? ""
-    const now = Date.now()
-    if (!ctx.cfg.throttle.allowed(email, address, now))
-      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany), 429)
+    // Counted in the store, so every instance sees the same failures; never an account-wide lock.
+    const decision = yield* Access.core(SignInThrottle.check(email, address, ctx.cfg.throttle))
     const user = email === "" ? Option.none() : yield* store((s) => s.findPanelUser(email))
+    if (decision._tag === "Refused") {
+      if (Option.isSome(user))
+        yield* Access.record(
+          ctx,
+          user.value.merchantId,
+          { id: user.value.id, email },
+          "signin.throttled",
+          user.value.id
+        )
+      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany), 429)
+    }
+    if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
     const stored = Option.isSome(user) ? user.value.passwordHash : null
     // The same work whether or not the account exists.
     const matches = yield* promise("password", () => Password.verify(password, stored ?? Password.decoy))
     if (!matches || stored === null || Option.isNone(user)) {
-      ctx.cfg.throttle.fail(email, address, now)
+      yield* Access.core(SignInThrottle.failed(email, address, ctx.cfg.throttle))
+      if (Option.isSome(user))
+        yield* Access.record(
+          ctx,
+          user.value.merchantId,
+          { id: user.value.id, email },
+          "signin.failure",
+          user.value.id
+        )
       return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword), 401)
     }
-    ctx.cfg.throttle.succeed(email)
+    yield* Access.core(SignInThrottle.succeeded(email, address))
     yield* startSession(ctx, user.value)
+    const enrolled = yield* Access.core(TwoFactor.enrolled(user.value.id))
+    if (enrolled) return redirect(ctx, "/signin/2fa")
+    yield* Access.record(ctx, user.value.merchantId, user.value, "signin.success", user.value.id)
     return redirect(ctx, "/")
   })
 
@@ -113,6 +139,7 @@ export const acceptInvite = (ctx: Ctx, token: string, f: URLSearchParams): Handl
     const hashed = yield* promise("password", () => Password.hash(password))
     const user = yield* store((st) => st.usePanelInvite(PanelAccess.hashToken(token), hashed, Date.now()))
     if (Option.isNone(user)) return inviteForm(ctx, token, ctx.t.inviteInvalid, 410)
+    yield* Access.record(ctx, user.value.merchantId, user.value, "password.set", user.value.id, "invite")
     yield* startSession(ctx, user.value)
     return redirect(ctx, "/")
   })

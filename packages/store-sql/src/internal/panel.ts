@@ -11,6 +11,7 @@ const toUser = (r: Row): Domain.PanelUser => ({
   merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
   email: String(r.email),
   passwordHash: r.password_hash === null || r.password_hash === undefined ? null : String(r.password_hash),
+  role: Domain.isPanelRole(r.role) ? r.role : "viewer",
   createdAt: int(r.created_at),
   updatedAt: int(r.updated_at)
 })
@@ -22,8 +23,28 @@ const toSession = (r: Row): Domain.PanelSession => ({
   createdAt: int(r.created_at),
   lastSeenAt: int(r.last_seen_at),
   expiresAt: int(r.expires_at),
-  revokedAt: intOrNull(r.revoked_at)
+  revokedAt: intOrNull(r.revoked_at),
+  address: textOrNull(r.address),
+  userAgent: textOrNull(r.user_agent),
+  secondFactorAt: intOrNull(r.second_factor_at)
 })
+
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
+
+const toAudit = (r: Row): Domain.AuditEntry => ({
+  id: String(r.id),
+  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
+  at: int(r.at),
+  userId: textOrNull(r.user_id),
+  actor: String(r.actor),
+  action: String(r.action),
+  objectId: textOrNull(r.object_id),
+  address: textOrNull(r.address),
+  userAgent: textOrNull(r.user_agent),
+  detail: textOrNull(r.detail)
+})
+
+const dayMs = 86_400_000
 
 /** The panel operations, and the last use of API keys, over one client. */
 export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
@@ -43,6 +64,7 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
               merchant_id: user.merchantId,
               email: user.email,
               password_hash: user.passwordHash,
+              role: user.role,
               created_at: user.createdAt,
               updated_at: user.updatedAt
             })}`
@@ -96,7 +118,10 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
             created_at: s.createdAt,
             last_seen_at: s.lastSeenAt,
             expires_at: s.expiresAt,
-            revoked_at: s.revokedAt
+            revoked_at: s.revokedAt,
+            address: s.address ?? null,
+            user_agent: s.userAgent ?? null,
+            second_factor_at: s.secondFactorAt ?? null
           })}`
         )
       ),
@@ -121,6 +146,153 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
         sql`UPDATE panel_sessions SET revoked_at = ${at}
           WHERE id_hash = ${idHash} AND revoked_at IS NULL RETURNING id_hash`
       ).pipe(Effect.map((rows) => rows.length > 0)),
+    listPanelUsers: (merchantId) =>
+      single(
+        query(
+          sql<Row>`SELECT * FROM panel_users WHERE merchant_id = ${merchantId} ORDER BY created_at, id`,
+          toUser
+        )
+      ),
+    setPanelUserRole: (userId, role, at) =>
+      single(
+        sql`UPDATE panel_users SET role = ${role}, updated_at = ${at} WHERE id = ${userId} RETURNING id`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    listPanelSessions: (userId, now) =>
+      single(
+        query(
+          sql<Row>`SELECT * FROM panel_sessions WHERE user_id = ${userId} AND revoked_at IS NULL
+            AND expires_at > ${now} ORDER BY created_at DESC, id_hash`,
+          toSession
+        )
+      ),
+    revokeUserPanelSession: (userId, idHash, at) =>
+      single(
+        sql`UPDATE panel_sessions SET revoked_at = ${at}
+          WHERE id_hash = ${idHash} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id_hash`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    markPanelSessionSecondFactor: (idHash, at) =>
+      single(
+        sql`UPDATE panel_sessions SET second_factor_at = ${at}
+          WHERE id_hash = ${idHash} AND revoked_at IS NULL AND expires_at > ${at} RETURNING id_hash`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    getPanelTotp: (userId) =>
+      single(
+        Effect.map(
+          sql<Row>`SELECT t.*, (SELECT COUNT(*) FROM panel_recovery_codes c
+              WHERE c.user_id = t.user_id AND c.used_at IS NULL) AS codes_left
+            FROM panel_totp t WHERE t.user_id = ${userId}`,
+          (rows) =>
+            Option.map(
+              first(rows),
+              (r): Domain.PanelTotp => ({
+                userId: String(r.user_id),
+                secret: String(r.secret),
+                confirmedAt: intOrNull(r.confirmed_at),
+                lastStep: int(r.last_step),
+                recoveryCodesLeft: int(r.codes_left)
+              })
+            )
+        )
+      ),
+    beginPanelTotp: (userId, secret) =>
+      tx(
+        Effect.gen(function* () {
+          const confirmed = yield* sql<Row>`SELECT user_id FROM panel_totp
+            WHERE user_id = ${userId} AND confirmed_at IS NOT NULL`
+          if (confirmed.length > 0) return false
+          yield* sql`DELETE FROM panel_totp WHERE user_id = ${userId}`
+          yield* sql`INSERT INTO panel_totp ${sql.insert({
+            user_id: userId,
+            secret,
+            confirmed_at: null,
+            last_step: 0
+          })}`
+          return true
+        })
+      ),
+    confirmPanelTotp: (userId, step, recoveryHashes, at) =>
+      tx(
+        Effect.gen(function* () {
+          const done = yield* sql<Row>`UPDATE panel_totp SET confirmed_at = ${at}, last_step = ${step}
+            WHERE user_id = ${userId} AND confirmed_at IS NULL RETURNING user_id`
+          if (done.length === 0) return false
+          yield* sql`DELETE FROM panel_recovery_codes WHERE user_id = ${userId}`
+          if (recoveryHashes.length > 0)
+            yield* sql`INSERT INTO panel_recovery_codes ${sql.insert(
+              recoveryHashes.map((h) => ({ user_id: userId, code_hash: h, used_at: null }))
+            )}`
+          return true
+        })
+      ),
+    usePanelTotpStep: (userId, step) =>
+      single(
+        sql`UPDATE panel_totp SET last_step = ${step}
+          WHERE user_id = ${userId} AND confirmed_at IS NOT NULL AND last_step < ${step} RETURNING user_id`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    usePanelRecoveryCode: (userId, codeHash, at) =>
+      single(
+        sql`UPDATE panel_recovery_codes SET used_at = ${at}
+          WHERE user_id = ${userId} AND code_hash = ${codeHash} AND used_at IS NULL RETURNING user_id`
+      ).pipe(Effect.map((rows) => rows.length > 0)),
+    removePanelTotp: (userId) =>
+      tx(
+        Effect.gen(function* () {
+          yield* sql`DELETE FROM panel_recovery_codes WHERE user_id = ${userId}`
+          const gone = yield* sql`DELETE FROM panel_totp WHERE user_id = ${userId} RETURNING user_id`
+          return gone.length > 0
+        })
+      ),
+    appendAudit: (e) =>
+      single(
+        Effect.asVoid(
+          sql`INSERT INTO panel_audit ${sql.insert({
+            id: e.id,
+            merchant_id: e.merchantId,
+            at: e.at,
+            user_id: e.userId,
+            actor: e.actor,
+            action: e.action,
+            object_id: e.objectId,
+            address: e.address,
+            user_agent: e.userAgent,
+            detail: e.detail
+          })}`
+        )
+      ),
+    listAudit: (merchantId, page) =>
+      single(
+        query(
+          page.before === undefined
+            ? sql<Row>`SELECT * FROM panel_audit WHERE merchant_id = ${merchantId}
+                ORDER BY id DESC LIMIT ${page.limit}`
+            : sql<Row>`SELECT * FROM panel_audit WHERE merchant_id = ${merchantId} AND id < ${page.before}
+                ORDER BY id DESC LIMIT ${page.limit}`,
+          toAudit
+        )
+      ),
+    hitThrottle: (key, now, windowMs) =>
+      single(
+        Effect.gen(function* () {
+          const rows = yield* sql<Row>`INSERT INTO panel_throttle (throttle_key, window_start, hits)
+            VALUES (${key}, ${now}, 1)
+            ON CONFLICT (throttle_key) DO UPDATE SET
+              hits = CASE WHEN panel_throttle.window_start <= ${now - windowMs} THEN 1
+                ELSE panel_throttle.hits + 1 END,
+              window_start = CASE WHEN panel_throttle.window_start <= ${now - windowMs} THEN ${now}
+                ELSE panel_throttle.window_start END
+            RETURNING hits`
+          // About one call in a hundred prunes the rows whose window ended over a day ago.
+          if (Math.random() < 0.01) yield* sql`DELETE FROM panel_throttle WHERE window_start < ${now - dayMs}`
+          return int(rows[0]?.hits)
+        })
+      ),
+    peekThrottle: (key, now, windowMs) =>
+      single(
+        sql<Row>`SELECT hits FROM panel_throttle
+          WHERE throttle_key = ${key} AND window_start > ${now - windowMs}`
+      ).pipe(Effect.map((rows) => (rows[0] === undefined ? 0 : int(rows[0].hits)))),
+    clearThrottle: (key) =>
+      single(Effect.asVoid(sql`DELETE FROM panel_throttle WHERE throttle_key = ${key}`)),
     touchApiKey: (id, at, withinMs) =>
       single(
         Effect.asVoid(

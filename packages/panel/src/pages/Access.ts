@@ -1,0 +1,325 @@
+/**
+ * Access for real money: the second step at sign-in, second-factor enrolment (QR of the
+ * `otpauth://` URI, confirmed by a code, recovery codes shown once), the user's sessions, the
+ * owner's audit log (with CSV export), the operator's password reset link, and the audit entry
+ * of every sensitive action.
+ */
+import {
+  Audit,
+  type Domain,
+  type Errors,
+  PanelAccess,
+  QrImage,
+  SignInThrottle,
+  Store,
+  TwoFactor
+} from "@pixgate/core"
+import { Effect, Either, Option } from "effect"
+import {
+  type Ctx,
+  cookie,
+  cookieNames,
+  type Handler,
+  lift,
+  notice,
+  type PanelError,
+  type PanelServices,
+  promise,
+  redirect,
+  respond,
+  type Signed,
+  store,
+  when
+} from "../Ctx.js"
+import { html } from "../Html.js"
+import { bare, csrfField, page } from "../Layout.js"
+import * as Password from "../Password.js"
+
+/** A core access operation (on `PanelStore`) over the panel's store, a store failure as the engine's. */
+export const core = <A, E extends Errors.PixgateError>(
+  effect: Effect.Effect<A, E | Store.StoreError, Store.PanelStore>
+): Effect.Effect<A, E | Errors.PixgateError, Store.Store> =>
+  lift(Effect.provideServiceEffect(effect, Store.PanelStore, Store.Store))
+
+/** A second-factor operation with its refusal as a value (`Left`), store failures kept as failures. */
+const refusal = <A, R>(
+  effect: Effect.Effect<A, TwoFactor.TwoFactorRefused | Store.StoreError, R>
+): Effect.Effect<Either.Either<A, TwoFactor.TwoFactorRefused>, Store.StoreError, R> =>
+  effect.pipe(
+    Effect.map((a) => Either.right(a)),
+    Effect.catchTag("TwoFactorRefused", (e) => Effect.succeed(Either.left(e)))
+  )
+
+/** Who acts, from where: the signed-in user (or the embedding platform) and the request. */
+export const actor = (
+  ctx: Ctx,
+  user: { readonly id: string; readonly email: string } | null
+): Audit.Actor => ({
+  userId: user?.id ?? null,
+  actor: user?.email ?? "platform",
+  address: ctx.address === "unknown" ? null : ctx.address,
+  userAgent: ctx.request.headers.get("user-agent")
+})
+
+/** Appends an audit entry; a store failure is the engine's `StorageUnavailable`. */
+export const record = (
+  ctx: Ctx,
+  merchantId: Domain.MerchantId,
+  user: { readonly id: string; readonly email: string } | null,
+  action: Audit.AuditAction,
+  objectId: string | null = null,
+  detail: string | null = null
+): Effect.Effect<void, PanelError, PanelServices> =>
+  Effect.asVoid(core(Audit.record(merchantId, actor(ctx, user), action, objectId, detail)))
+
+/** The throttle key of second-factor codes (counted like passwords). */
+const codeAccount = (email: string) => `2fa:${email}`
+
+const codeField = (ctx: Ctx) =>
+  html`<div><label for="code">${ctx.t.twoFactorCode}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32"></div>`
+
+// ---- The second step at sign-in ----
+
+const secondStepForm = (s: Signed, error?: string) =>
+  bare(
+    { base: s.cfg.base, lang: s.lang },
+    s.t.twoFactor,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<p>${s.t.twoFactorStep}</p>
+<form class="stack" method="post" action="${s.cfg.base}/signin/2fa">${csrfField(s)}
+${codeField(s)}
+<div><button type="submit">${s.t.twoFactorConfirm}</button></div>
+</form>
+<form class="inline" method="post" action="${s.cfg.base}/signout">${csrfField(s)}<button type="submit" class="secondary">${s.t.signOut}</button></form>`
+  )
+
+export const secondStepPage = (s: Signed): Handler => Effect.succeed(respond(s, secondStepForm(s)))
+
+/** Checks a code (or recovery code) for the signed-in user: counted by the throttle. */
+const checkCode = (
+  s: Signed,
+  code: string
+): Effect.Effect<"ok" | "wrong" | "throttled", PanelError, PanelServices> =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return "wrong" as const
+    const account = codeAccount(user.email)
+    const decision = yield* core(SignInThrottle.check(account, s.address, s.cfg.throttle))
+    if (decision._tag === "Refused") return "throttled" as const
+    if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
+    const result = yield* core(refusal(TwoFactor.verify(user.id, code)))
+    if (result._tag === "Right") {
+      yield* core(SignInThrottle.succeeded(account, s.address))
+      return "ok" as const
+    }
+    yield* core(SignInThrottle.failed(account, s.address, s.cfg.throttle))
+    yield* record(s, s.merchant.id, user, "2fa.failure")
+    return "wrong" as const
+  })
+
+export const secondStep = (s: Signed, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const outcome = yield* checkCode(s, f.get("code") ?? "")
+    if (outcome === "throttled") return respond(s, secondStepForm(s, s.t.tooMany), 429)
+    if (outcome === "wrong") return respond(s, secondStepForm(s, s.t.twoFactorWrong), 401)
+    yield* store((st) => st.markPanelSessionSecondFactor(user.sessionHash, Date.now()))
+    yield* record(s, s.merchant.id, user, "signin.success", null, "second factor")
+    return redirect(s, "/")
+  })
+
+// ---- Enrolment ----
+
+const securityBody = (s: Signed, totp: Option.Option<Domain.PanelTotp>) => {
+  const on = Option.isSome(totp) && totp.value.confirmedAt !== null
+  return on
+    ? html`<p data-testid="2fa-status">${s.t.twoFactorOn}</p>
+<p>${s.t.recoveryLeft}: <span data-testid="recovery-left">${Option.isSome(totp) ? totp.value.recoveryCodesLeft : 0}</span></p>
+<form class="stack" method="post" action="${s.cfg.base}/security/disable">${csrfField(s)}
+${codeField(s)}
+<div><button type="submit" class="danger">${s.t.twoFactorDisable}</button></div>
+</form>`
+    : html`<p data-testid="2fa-status">${s.t.twoFactorOff}</p>
+<form method="post" action="${s.cfg.base}/security/enrol">${csrfField(s)}<button type="submit">${s.t.twoFactorStart}</button></form>`
+}
+
+export const securityPage = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const totp = yield* store((st) => st.getPanelTotp(user.id))
+    return respond(s, page(s.view, s.t.security, securityBody(s, totp), notice(s)))
+  })
+
+const enrolForm = (s: Signed, enrolment: { readonly secret: string; readonly uri: string }, error?: string) =>
+  page(
+    s.view,
+    s.t.twoFactor,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<p>${s.t.twoFactorScan}</p>
+<img class="qr" src="data:image/png;base64,${QrImage.pngBase64(enrolment.uri)}" alt="QR Code ${s.t.twoFactor}" data-testid="totp-qr">
+<p>${s.t.twoFactorSecret}: <code class="secret" data-testid="totp-secret">${enrolment.secret}</code></p>
+<form class="stack" method="post" action="${s.cfg.base}/security/confirm">${csrfField(s)}
+${codeField(s)}
+<div><button type="submit">${s.t.twoFactorConfirm}</button></div>
+</form>`
+  )
+
+export const enrol = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const started = yield* core(refusal(TwoFactor.begin(user.id, s.cfg.issuer, user.email)))
+    if (started._tag === "Left") return redirect(s, "/security")
+    return respond(s, enrolForm(s, started.right))
+  })
+
+export const confirm = (s: Signed, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const result = yield* core(refusal(TwoFactor.confirm(user.id, f.get("code") ?? "")))
+    if (result._tag === "Left") {
+      const pending = yield* store((st) => st.getPanelTotp(user.id))
+      if (Option.isNone(pending) || pending.value.confirmedAt !== null) return redirect(s, "/security")
+      const uri = TwoFactor.otpauthUri(s.cfg.issuer, user.email, pending.value.secret)
+      return respond(s, enrolForm(s, { secret: pending.value.secret, uri }, s.t.twoFactorWrong), 422)
+    }
+    yield* store((st) => st.markPanelSessionSecondFactor(user.sessionHash, Date.now()))
+    yield* record(s, s.merchant.id, user, "2fa.enrol", user.id)
+    const body = html`<p class="notice" role="status">${s.t.twoFactorOn}</p>
+<h2>${s.t.recoveryCodes}</h2>
+<p>${s.t.recoveryCodesNote}</p>
+<ul class="mono" data-testid="recovery-codes">${result.right.map((c) => html`<li>${c}</li>`)}</ul>
+<p><a class="button" href="${s.cfg.base}/">${s.t.overview}</a></p>`
+    return respond(s, page(s.view, s.t.recoveryCodes, body))
+  })
+
+export const disable = (s: Signed, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const outcome = yield* checkCode(s, f.get("code") ?? "")
+    if (outcome !== "ok") {
+      const totp = yield* store((st) => st.getPanelTotp(user.id))
+      const error = html`<p class="error" role="alert">${outcome === "throttled" ? s.t.tooMany : s.t.twoFactorWrong}</p>`
+      return respond(
+        s,
+        page(s.view, s.t.security, html`${error}${securityBody(s, totp)}`),
+        outcome === "throttled" ? 429 : 422
+      )
+    }
+    yield* core(TwoFactor.disable(user.id))
+    yield* record(s, s.merchant.id, user, "2fa.disable", user.id)
+    return redirect(s, "/security", "twoFactorDisabled")
+  })
+
+// ---- Sessions ----
+
+export const sessionsPage = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const list = yield* store((st) => st.listPanelSessions(user.id, Date.now()))
+    const rows = list.map(
+      (x) => html`<tr${x.idHash === user.sessionHash ? html` data-current="true"` : ""}>
+<td data-label="${s.t.started}">${when(s, x.createdAt)}${x.idHash === user.sessionHash ? html` <strong>(${s.t.currentSession})</strong>` : ""}</td>
+<td data-label="${s.t.address}">${x.address ?? "—"}</td>
+<td data-label="${s.t.browser}">${(x.userAgent ?? "—").slice(0, 80)}</td>
+<td>${
+        x.idHash === user.sessionHash
+          ? ""
+          : html`<form class="inline" method="post" action="${s.cfg.base}/sessions/revoke">${csrfField(s)}<input type="hidden" name="session" value="${x.idHash}"><button type="submit" class="secondary">${s.t.endSession}</button></form>`
+      }</td></tr>`
+    )
+    const body = html`<table class="list" data-testid="sessions"><thead><tr><th>${s.t.started}</th><th>${s.t.address}</th><th>${s.t.browser}</th><th><span class="visually-hidden">${s.t.endSession}</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`
+    return respond(s, page(s.view, s.t.sessions, body, notice(s)))
+  })
+
+export const revokeSession = (s: Signed, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    if (user === null) return redirect(s, "/")
+    const hash = f.get("session") ?? ""
+    const done = /^[0-9a-f]{64}$/.test(hash)
+      ? yield* store((st) => st.revokeUserPanelSession(user.id, hash, Date.now()))
+      : false
+    if (done) yield* record(s, s.merchant.id, user, "session.revoke", hash.slice(0, 12))
+    return redirect(s, "/sessions", "sessionRevoked")
+  })
+
+// ---- Audit log (owners) ----
+
+const pageSize = 50
+
+export const auditPage = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const before = s.url.searchParams.get("before") ?? undefined
+    const entries = yield* core(Audit.list(s.merchant.id, { before, limit: pageSize }))
+    const rows = entries.map(
+      (e) => html`<tr>
+<td data-label="${s.t.auditWhen}">${when(s, e.at)}</td>
+<td data-label="${s.t.who}">${e.actor}</td>
+<td data-label="${s.t.action}" data-testid="audit-action">${e.action}</td>
+<td data-label="${s.t.object}" class="mono">${e.objectId ?? "—"}</td>
+<td data-label="${s.t.address}">${e.address ?? "—"}</td></tr>`
+    )
+    const last = entries[entries.length - 1]
+    const body = html`<p><a class="button secondary" href="${s.cfg.base}/audit.csv" download>${s.t.exportCsv}</a></p>
+<table class="list" data-testid="audit"><thead><tr><th>${s.t.auditWhen}</th><th>${s.t.who}</th><th>${s.t.action}</th><th>${s.t.object}</th><th>${s.t.address}</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${entries.length === pageSize && last !== undefined ? html`<p><a href="${s.cfg.base}/audit?before=${last.id}">${s.t.older}</a></p>` : ""}`
+    return respond(s, page(s.view, s.t.audit, body))
+  })
+
+/** The whole log as CSV (newest first), read by pages of 500. */
+export const auditCsv = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const lines: Array<string> = [Audit.csvHeader]
+    let before: string | undefined
+    for (;;) {
+      const chunk = yield* core(Audit.list(s.merchant.id, { before, limit: Audit.maxPage }))
+      for (const e of chunk) lines.push(Audit.csvLine(e))
+      const last = chunk[chunk.length - 1]
+      if (chunk.length < Audit.maxPage || last === undefined) break
+      before = last.id
+    }
+    const response = respond(s, lines.map((l) => `${l}\r\n`).join(""), 200, "text/csv; charset=utf-8")
+    response.headers.set("content-disposition", `attachment; filename="audit-${s.merchant.id}.csv"`)
+    return response
+  })
+
+// ---- Password reset link (issued by the operator) ----
+
+const resetForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang },
+      ctx.t.resetPassword,
+      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<form class="stack" method="post" action="${ctx.cfg.base}/reset/${token}">${csrfField(ctx)}
+<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>
+<div><button type="submit">${ctx.t.setPassword}</button></div>
+</form>`
+    ),
+    status
+  )
+
+export const resetPage = (ctx: Ctx, token: string): Handler => Effect.succeed(resetForm(ctx, token))
+
+export const acceptReset = (ctx: Ctx, token: string, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const password = f.get("password") ?? ""
+    if (password.length < Password.limits.min || password.length > Password.limits.max)
+      return resetForm(ctx, token, ctx.t.passwordRule, 422)
+    const hashed = yield* promise("password", () => Password.hash(password))
+    const user = yield* store((st) => st.usePanelInvite(PanelAccess.hashToken(token), hashed, Date.now()))
+    if (Option.isNone(user)) return resetForm(ctx, token, ctx.t.resetInvalid, 410)
+    yield* record(ctx, user.value.merchantId, user.value, "password.set", user.value.id, "reset link")
+    // Signed out everywhere: sign in again with the new password (and the second factor).
+    ctx.setCookies.push(cookie(ctx, cookieNames.session, "", 0))
+    return redirect(ctx, "/signin")
+  })
