@@ -94,8 +94,8 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
         const response = await client.request({
           method: spec.method,
           path: spec.path,
-          headers: spec.headers,
-          body: spec.body
+          headers: spec.headers ?? null,
+          body: spec.body ?? null
         })
         status = response.statusCode
         if (ok(status)) await response.body.dump({ limit: 1 << 20 })
