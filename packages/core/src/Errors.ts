@@ -296,6 +296,4 @@ export const insufficientBalance = (): InsufficientBalance => new InsufficientBa
  * the change may have been kept).
  */
 export const unavailable = (cause?: { readonly outcome?: "unknown" | undefined }): StorageUnavailable =>
-  new StorageUnavailable(
-    cause === undefined ? {} : { cause, ...(cause.outcome === undefined ? {} : { outcome: cause.outcome }) }
-  )
+  new StorageUnavailable(cause === undefined ? {} : { cause, outcome: cause.outcome })
