@@ -387,7 +387,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
               Effect.annotateLogs({
                 transactionId: payout.value.id,
                 bankReason: status.reason,
-                ...(status.code === undefined ? {} : { bankCode: status.code })
+                bankCode: status.code
               })
             )
             yield* ctx.engine.payouts.fail(payout.value.id, "bank_rejected")
@@ -536,8 +536,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           Effect.annotateLogs({
             transactionId: charge.id,
             endToEndId: charge.endToEndId,
-            ...(motivo === undefined ? {} : { bankReason: motivo }),
-            ...(codigo === undefined ? {} : { bankCode: codigo })
+            bankReason: motivo,
+            bankCode: codigo
           })
         )
         return yield* ctx.store.finishJob(j.id)
