@@ -102,7 +102,7 @@ const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerRespon
   return HttpServerResponse.text(answer.body, {
     status: answer.status,
     headers,
-    ...(contentType === undefined ? {} : { contentType })
+    contentType
   })
 }
 

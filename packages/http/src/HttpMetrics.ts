@@ -67,6 +67,6 @@ export const span = <A, E, R>(
   return Effect.withSpan(effect, `${method} ${route}`, {
     kind: "server",
     attributes: { "http.request.method": method, "http.route": route },
-    ...(parent === undefined ? {} : { parent })
+    parent
   })
 }

@@ -111,7 +111,7 @@ export const ListTransactionsUrlParams = Schema.compose(
 
 /** `{ identifier, summary, description }` of an operation as OpenAPI annotations. */
 const describe = (identifier: string, summary: string, description?: string) =>
-  OpenApi.annotations({ identifier, summary, ...(description === undefined ? {} : { description }) })
+  OpenApi.annotations({ identifier, summary, description })
 
 /**
  * The readiness answer: `ready` (200) or `unready` (503), each check by name and the names of

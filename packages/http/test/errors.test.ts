@@ -231,7 +231,7 @@ describe("422 pixKey, clientDoc and text fields", () => {
     ["blank", "   "]
   ] as const) {
     it(`pixKey ${what}: pixKey is required`, async () => {
-      const body = { amount: 10, ...(pixKey === undefined ? {} : { pixKey }) }
+      const body = { amount: 10, pixKey }
       const answer = await h.request("POST", "/api/v1/payouts", { key, body })
       expectError(answer, 422, "pixKey is required", "pix_key_required")
       expect(answer.body.details).toEqual([{ path: "pixKey", message: "pixKey is required" }])

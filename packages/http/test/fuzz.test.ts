@@ -204,7 +204,7 @@ const suite = (storage: () => Partial<Pixgate.PixgateOptions> & { readonly datab
       const target = `${path}${path.includes("transactions") || chance(0.1) ? query() : ""}`
       let answer: Awaited<ReturnType<typeof send>>
       try {
-        answer = await send(h.base, method, target, { headers, ...(body === undefined ? {} : { body }) })
+        answer = await send(h.base, method, target, { headers, body })
       } catch (error) {
         // The client itself refused to send it (e.g. a header value fetch does not allow).
         if ((error as { cause?: { code?: string } }).cause?.code === "UND_ERR_INVALID_ARG") return

@@ -97,7 +97,7 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     const admin = (method: string, path: string, body?: unknown, token = secrets.adminToken!) =>
       send(base, method, `/admin${path}`, {
         headers: { authorization: `Bearer ${token}` },
-        ...(body === undefined ? {} : { body })
+        body
       })
 
     // Admin: a wrong token, a merchant, keys (one revoked), the webhook and its keys.
