@@ -173,8 +173,7 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: "merchant create --name NAME [--city CITY]",
     required: ["name"],
     optional: ["city"],
-    run: (admin, f) =>
-      admin.createMerchant({ name: f.name!, ...(f.city === undefined ? {} : { city: f.city }) })
+    run: (admin, f) => admin.createMerchant({ name: f.name!, city: f.city })
   },
   "key create": {
     summary: "Creates another API key for a merchant; prints the key (shown only once).",
@@ -324,8 +323,8 @@ export const commands: Readonly<Record<string, Command>> = {
     run: (a, f, [id]) =>
       Effect.flatMap(
         decode(Requests.SandboxPay)({
-          ...(f["paid-at"] === undefined ? {} : { paidAt: f["paid-at"] }),
-          ...(f.amount === undefined ? {} : { amount: f.amount })
+          paidAt: f["paid-at"],
+          amount: f.amount
         }),
         (pay) => a.sandboxPayCharge(id!, pay)
       )

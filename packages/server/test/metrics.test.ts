@@ -56,7 +56,7 @@ afterAll(async () => {
 
 const auth = { authorization: `Bearer ${token}` }
 const admin = (method: string, path: string, body?: unknown) =>
-  send(server.url, method, `/admin${path}`, { headers: auth, ...(body === undefined ? {} : { body }) })
+  send(server.url, method, `/admin${path}`, { headers: auth, body })
 
 const scrape = async (): Promise<ReadonlyArray<Sample>> => {
   const answer = await send(server.url, "GET", "/metrics", { headers: auth })

@@ -26,7 +26,7 @@ export const logsTailCommand: Command = {
       const mode = f.mode === "test" || f.mode === "live" ? f.mode : undefined
       const read = admin.webhookLog({
         merchantId: f.merchant!,
-        ...(mode === undefined ? {} : { mode }),
+        mode,
         limit: window
       })
       const seen = new Set<string>()

@@ -81,7 +81,7 @@ export const refundCommands: Readonly<Record<string, Command>> = {
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreateRefund)({
           amount: amountOf(f.amount),
-          ...(f.description === undefined ? {} : { description: f.description })
+          description: f.description
         })
         const merchantId = yield* merchantOf(f.charge!, f.merchant)
         const key = f["idempotency-key"] ?? `cli-${randomUUID()}`
