@@ -1001,7 +1001,7 @@ export const toValidationError = (error: ParseResult.ParseError): ValidationErro
           { path, message: f.hint }
         ]
   })
-  return new ValidationError({ code: found[0]!.problem.code, message: found[0]!.message, details })
+  return new ValidationError({ code: found[0].problem.code, message: found[0].message, details })
 }
 
 /** What a decoder needs from the engine's configuration. */

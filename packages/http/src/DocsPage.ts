@@ -64,7 +64,7 @@ const operation = (method: string, path: string, op: Json): string => {
     `<section class="op"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${html(path)}</code></h3>`,
     `<p><b>${html(String(op.summary))}</b></p>`,
     op.description ? `<p>${html(String(op.description))}</p>` : "",
-    `<p>Auth: ${security.length === 0 ? "none" : security.map((s) => html(Object.keys(s)[0]!)).join(", ")}</p>`,
+    `<p>Auth: ${security.length === 0 ? "none" : security.map((s) => html(Object.keys(s)[0])).join(", ")}</p>`,
     parameters.length === 0
       ? ""
       : `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Description</th></tr>${parameters
@@ -75,7 +75,7 @@ const operation = (method: string, path: string, op: Json): string => {
           )
           .join("")}</table>`,
     body
-      ? `<h4>Request body (application/json)</h4>${fieldTable(body["application/json"]!.schema as Json)}`
+      ? `<h4>Request body (application/json)</h4>${fieldTable(body["application/json"].schema as Json)}`
       : "",
     `<h4>Responses</h4><ul>${responses.join("")}</ul></section>`
   ].join("\n")

@@ -309,13 +309,13 @@ export const removedPaths: ReadonlyArray<`/${string}`> = [...new Set(removedEndp
 const removedName = (method: string, path: string) =>
   `removed${method[0]}${method.slice(1).toLowerCase()}${path
     .split(/[^A-Za-z0-9]+/)
-    .map((w) => (w === "" ? "" : `${w[0]!.toUpperCase()}${w.slice(1)}`))
+    .map((w) => (w === "" ? "" : `${w[0].toUpperCase()}${w.slice(1)}`))
     .join("")}`
 
 /** The path parameters of a router path, as a schema. */
 const pathParams = (path: string) =>
   Schema.Struct(
-    Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1]!, Schema.String]))
+    Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1], Schema.String]))
   )
 
 const removedEndpoint = (endpoint: RemovedEndpoint) =>
@@ -335,7 +335,7 @@ const [firstRemoved, ...otherRemoved] = removedEndpoints.map(removedEndpoint)
 
 /** The endpoints removed in 2.0.0, documented as deprecated operations answering 410. */
 export const RemovedGroup = otherRemoved
-  .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
+  .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved))
   .annotateContext(
     OpenApi.annotations({
       title: "Removed in 2.0.0",

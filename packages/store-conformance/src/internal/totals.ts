@@ -64,7 +64,7 @@ export const totals = (it: Suite<LedgerParts>) =>
           const moved = yield* Effect.forEach(
             transitions,
             ({ pick, kind }) => {
-              const tx = made[pick % made.length]!
+              const tx = made[pick % made.length]
               return s.advance({
                 id: tx.id,
                 from: "pending",
@@ -79,7 +79,7 @@ export const totals = (it: Suite<LedgerParts>) =>
           for (const tx of moved) if (Option.isSome(tx)) rows.set(tx.value.id, tx.value)
 
           for (const { pick } of changes.filter((c) => c.kind === "refund")) {
-            const deposit = rows.get(made[pick % made.length]!.id)!
+            const deposit = rows.get(made[pick % made.length].id)!
             if (deposit.type !== "deposit") continue
             const cb = makeChargeback(deposit, { amount: 1 })
             if (!(yield* s.openChargeback(cb, chargebackOpenedEntry(cb), effects()))) continue

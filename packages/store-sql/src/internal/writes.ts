@@ -241,7 +241,7 @@ export const writer = (sql: Sql) => {
       {
         name: "delivered",
         bulk: deliveries,
-        rows: w.events.map((e, i) => [eventIds[i]![0], e.id, e.merchantId, e.mode, e.createdAt]),
+        rows: w.events.map((e, i) => [eventIds[i][0], e.id, e.merchantId, e.mode, e.createdAt]),
         returns: ["created_at"]
       },
       {
