@@ -73,8 +73,7 @@ const rawDataModules = (version: number): number => {
 }
 
 const totalCodewords = (version: number) => rawDataModules(version) >> 3
-const dataCodewords = (version: number) =>
-  totalCodewords(version) - ECC_PER_BLOCK[version] * BLOCKS[version]
+const dataCodewords = (version: number) => totalCodewords(version) - ECC_PER_BLOCK[version] * BLOCKS[version]
 
 // GF(256) with the QR polynomial x^8 + x^4 + x^3 + x^2 + 1.
 const EXP = new Uint8Array(512)
@@ -647,8 +646,7 @@ export const encode = (text: string, options?: { readonly mask?: number }): Matr
   if (mask === -1) {
     const scores = penalties(lanes, size)
     mask = 0
-    for (let candidate = 1; candidate < 8; candidate++)
-      if (scores[candidate] < scores[mask]) mask = candidate
+    for (let candidate = 1; candidate < 8; candidate++) if (scores[candidate] < scores[mask]) mask = candidate
   } else if (!Number.isInteger(mask) || mask < 0 || mask > 7) {
     throw new RangeError(`mask must be an integer from 0 to 7, got ${mask}`)
   }

@@ -418,6 +418,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.store.finishJob(j.id)
       }
       const charge = found.value
+      const txid = found.value.txid
       const res = yield* Effect.either(
         psp.call({ method: "GET", path: `${pix}/${CobV.kind(charge)}/${charge.txid}` })
       )
@@ -425,7 +426,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         const pix = record(res.right.body).pix
         for (const item of Array.isArray(pix) ? pix : []) {
           const p = receivedPix(item)
-          if (Option.isSome(p)) yield* credit(ctx, { txid: charge.txid!, ...p.value })
+          if (Option.isSome(p)) yield* credit(ctx, { txid, ...p.value })
         }
       }
       // Ask again while the charge can still be paid (and once after its expiry).
@@ -502,7 +503,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.store.finishJob(j.id)
       }
       const charge = found.value
-      const path = `${pix}/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
+      const { endToEndId, receivedAmount } = found.value
+      const path = `${pix}/pix/${encodeURIComponent(endToEndId)}/devolucao/${devolucaoId(charge.id)}`
       const asked = yield* Effect.either(psp.call({ method: "GET", path }))
       let res = asked
       if (asked._tag === "Right" && asked.right.status === 404) {
@@ -510,7 +512,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           psp.call({
             method: "PUT",
             path,
-            body: { valor: MoneyModule.formatReais(charge.receivedAmount!) }
+            body: { valor: MoneyModule.formatReais(receivedAmount) }
           })
         )
       }

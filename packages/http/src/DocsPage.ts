@@ -16,7 +16,10 @@ import * as Respond from "./Respond.js"
 type Json = { readonly [k: string]: unknown }
 
 const html = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c
+  )
 
 const refName = (schema: Json): string | undefined =>
   typeof schema.$ref === "string" ? schema.$ref.split("/").pop() : undefined

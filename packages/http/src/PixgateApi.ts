@@ -314,9 +314,7 @@ const removedName = (method: string, path: string) =>
 
 /** The path parameters of a router path, as a schema. */
 const pathParams = (path: string) =>
-  Schema.Struct(
-    Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1], Schema.String]))
-  )
+  Schema.Struct(Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1], Schema.String])))
 
 const removedEndpoint = (endpoint: RemovedEndpoint) =>
   HttpApiEndpoint.make(endpoint.method)(removedName(endpoint.method, endpoint.path), endpoint.path)

@@ -199,9 +199,9 @@ export const make = <R>(routes: ReadonlyArray<Route.Route<R>>, options: RouterOp
         served = "GET"
       }
       if (hit !== undefined) {
-        return hit.entry.removed
-          ? { _tag: "Refused", answer: gone }
-          : { _tag: "Route", route: hit.entry.routes.get(served)!, params: hit.params }
+        if (hit.entry.removed) return { _tag: "Refused", answer: gone }
+        const route = hit.entry.routes.get(served)
+        if (route !== undefined) return { _tag: "Route", route, params: hit.params }
       }
       const other = known ? lookup(path, decodeParams, (e) => !e.removed) : undefined
       return other === undefined ? notFound : { _tag: "Refused", answer: other.entry.notAllowed }

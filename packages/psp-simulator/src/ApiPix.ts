@@ -54,7 +54,8 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
       violation("cob.devedor.cpf", "cpf must be 11 digits.")
     } else if (value.cnpj !== undefined && cnpj === undefined) {
       violation("cob.devedor.cnpj", "cnpj must be 14 digits or capital letters.")
-    } else devedor = cpf !== undefined ? { nome, cpf } : { nome, cnpj: cnpj! }
+    } else if (cpf !== undefined) devedor = { nome, cpf }
+    else if (cnpj !== undefined) devedor = { nome, cnpj }
   }
   const valor = asObject(cob.valor)
   const original = typeof valor?.original === "string" ? valor.original : undefined
@@ -91,15 +92,15 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
       }
     }
   }
-  if (violacoes.length > 0) return { violacoes }
+  if (violacoes.length > 0 || original === undefined || chave === undefined) return { violacoes }
   const input: CobInput = {
     expiracao,
     ...(devedor ? { devedor } : {}),
     valor: {
-      original: original!,
+      original,
       ...(modalidade === undefined ? {} : { modalidadeAlteracao: modalidade as number })
     },
-    chave: chave!,
+    chave,
     ...(solicitacaoPagador === undefined ? {} : { solicitacaoPagador: solicitacaoPagador as string }),
     ...(info === undefined ? {} : { infoAdicionais })
   }
@@ -441,10 +442,10 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
           "The refund does not follow the schema.",
           list
         )
-      if (violacoes.length > 0) return invalid(violacoes)
+      if (violacoes.length > 0 || valor === undefined) return invalid(violacoes)
       const input = {
         id: params.id,
-        valor: valor!,
+        valor,
         natureza: natureza as string,
         ...(descricao === undefined ? {} : { descricao: descricao as string })
       }

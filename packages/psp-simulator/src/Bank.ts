@@ -116,7 +116,14 @@ export const cobJson = (cob: Cob, state: State) => ({
   solicitacaoPagador: cob.solicitacaoPagador,
   infoAdicionais: cob.infoAdicionais,
   pixCopiaECola: cob.pixCopiaECola,
-  ...(cob.pix.length > 0 ? { pix: cob.pix.map((id) => pixJson(state.pix.get(id)!)) } : {})
+  ...(cob.pix.length > 0
+    ? {
+        pix: cob.pix.flatMap((id) => {
+          const pix = state.pix.get(id)
+          return pix === undefined ? [] : [pixJson(pix)]
+        })
+      }
+    : {})
 })
 
 /** The API Pix representation of a refund. */
