@@ -114,7 +114,7 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     for (const access of failed) {
       const explained = lines.filter((l) => l.requestId === access.requestId && l.level === "warn")
       expect(explained).toHaveLength(1)
-      expect(String(explained[0]!.cause)).toMatch(/locked|busy/i)
+      expect(String(explained[0].cause)).toMatch(/locked|busy/i)
     }
   })
 })

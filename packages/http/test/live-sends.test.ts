@@ -168,7 +168,7 @@ describe("live sends without the inline attempt (budget 0), on SQLite", () => {
   let live: Live
   let drop: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    const db = await stores[0]!.open()
+    const db = await stores[0].open()
     drop = db.drop
     live = await startLive(db.url, { sendBudgetMs: 0, pollDelayMs: 120_000, timeoutMs: 10_000 })
   })

@@ -41,7 +41,7 @@ const validators = (doc: Doc) => {
 /** The document's path template matching a concrete path. */
 const templateOf = (doc: Doc, path: string): string | undefined =>
   Object.keys(doc.paths).find((template) =>
-    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path.split("?")[0]!)
+    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path.split("?")[0])
   )
 
 let h: Harness

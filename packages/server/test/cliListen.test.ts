@@ -138,7 +138,7 @@ describe("pixgate listen", () => {
       expect(lines[i]).toMatch(new RegExp(`  ${e.event.replace(".", "\\.")} +${e.id}  -> 200$`))
     // A forged signature fails the same check.
     expect(() =>
-      new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0]!.body, received[0]!.headers)
+      new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0].body, received[0].headers)
     ).toThrow()
     child.kill("SIGTERM")
   })

@@ -23,9 +23,7 @@ const guide = readFileSync(join(root, "docs", "going-live.md"), "utf8")
 
 /** The shell script between `<!-- going-live-name:start -->` and `<!-- going-live-name:end -->`. */
 const block = (name: string): string => {
-  const text = guide
-    .split(`<!-- going-live-${name}:start -->`)[1]!
-    .split(`<!-- going-live-${name}:end -->`)[0]!
+  const text = guide.split(`<!-- going-live-${name}:start -->`)[1].split(`<!-- going-live-${name}:end -->`)[0]
   return text.replace(/^\s*```sh\n/, "").replace(/```\s*$/, "")
 }
 

@@ -53,7 +53,7 @@ const burst = async (
   const began = performance.now()
   for (let i = 0; i < count; i += inFlight) {
     const round = Array.from({ length: Math.min(inFlight, count - i) }, (_, j) =>
-      send(bases[(i + j) % bases.length]!, "GET", "/api/v1/transactions", { key })
+      send(bases[(i + j) % bases.length], "GET", "/api/v1/transactions", { key })
     )
     answers.push(...(await Promise.all(round)))
   }
@@ -205,7 +205,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
         )
         const read = (chunk: Buffer) => {
           outputs[index] += chunk.toString()
-          const line = outputs[index]!.split("\n").find((l) => l.includes("Pixgate listening"))
+          const line = outputs[index].split("\n").find((l) => l.includes("Pixgate listening"))
           if (line !== undefined) {
             clearTimeout(timer)
             resolve(JSON.parse(line).url)

@@ -38,7 +38,7 @@ describe("Server.start", () => {
       adminToken: "server-admin-token-123",
       log: { write: (line) => logs.push(line) }
     })
-    expect(JSON.parse(logs[0]!)).toMatchObject({
+    expect(JSON.parse(logs[0])).toMatchObject({
       msg: "Pixgate listening",
       url: server.url,
       database: `sqlite:${join(dir, "standalone.db")}`,

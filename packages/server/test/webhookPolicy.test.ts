@@ -34,7 +34,7 @@ const serve = (env: Record<string, string>) => {
     stdout: (text) => {
       out += text
       const match = /"url":"(http:[^"]+)"/.exec(out)
-      if (match) announce(match[1]!)
+      if (match) announce(match[1])
     },
     stderr: () => {},
     stopSignal

@@ -22,7 +22,7 @@ interface Options {
   readonly secret: string
 }
 
-const options = JSON.parse(process.argv[2]!) as Options
+const options = JSON.parse(process.argv[2]) as Options
 const settings: Settings.ApiPixSettings = {
   baseUrl: options.baseUrl,
   clientId: options.clientId,
