@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
-import { testWaitMs, until } from "../../test/support/wait.js"
+import { testWaitMs, until } from "@pixgate/testkit/wait"
 import { panelPath, platformSessions, start } from "../panel-embedded.js"
 import { merchant } from "./support.js"
 

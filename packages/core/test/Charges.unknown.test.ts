@@ -6,6 +6,7 @@
  * the key and the next attempt is a new charge; the gateway's `charge.unknown` timers are written.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { merchant } from "@pixgate/testkit/engineFixture"
 import { Cause, Duration, Effect, Exit, Layer, Option, TestClock } from "effect"
 import { type BankGatewayShape, GatewayFailure } from "../src/BankGateway.js"
 import type { Transaction } from "../src/Domain.js"
@@ -14,7 +15,6 @@ import * as Ids from "../src/Ids.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store } from "../src/Store.js"
 import * as WebhookTransport from "../src/WebhookTransport.js"
-import { merchant } from "./engineFixture.js"
 import { RequestEngine } from "./support/requests.js"
 
 type Answer = "ok" | "unknown" | "refused" | "die"

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, FastCheck as fc, Option } from "effect"
 import { RefundId, TransactionId } from "../src/Domain.js"
 import { Engine } from "../src/Engine.js"
@@ -6,7 +7,6 @@ import * as Fees from "../src/Fees.js"
 import * as Money from "../src/Money.js"
 import * as Requests from "../src/Requests.js"
 import { Store } from "../src/Store.js"
-import { merchant, testEngine } from "./engineFixture.js"
 
 /** One step on a merchant's two paid charges; indices pick among what exists at that moment. */
 const step = fc.oneof(

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BankGateway, MemoryStore, Money, Store } from "@pixgate/core"
+import { type Harness, start } from "@pixgate/testkit/harness"
 import { Effect, Layer } from "effect"
-import { type Harness, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 const posts = ["/api/v1/charges", "/api/v1/payouts"] as const

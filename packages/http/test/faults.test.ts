@@ -8,13 +8,13 @@
  */
 
 import { Money } from "@pixgate/core"
+import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
+import { describePostgres, serverUrl, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWait, until } from "@pixgate/testkit/wait"
 import { Duration, Effect, Either } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it, vi } from "vitest"
-import { testWait, until } from "../../../test/support/wait.js"
-import { describePostgres, serverUrl, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { statusOf } from "../src/Status.js"
-import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PgProxy from "./support/pgProxy.js"
 
 // Connections cut under load, retried until the store answers: four base waits a test or hook.

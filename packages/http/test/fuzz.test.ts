@@ -6,10 +6,10 @@
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type BankGateway, MemoryStore, Money } from "@pixgate/core"
+import { type Harness, send, start } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Effect } from "effect"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import type { Pixgate } from "../src/node.js"
-import { type Harness, send, start } from "./support/harness.js"
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed. */
 const prng = (seed: number) => () => {

@@ -10,10 +10,10 @@
  */
 import { randomUUID } from "node:crypto"
 import { Gateway } from "@pixgate/gateway-apipix"
+import { send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-live-charges")
 

@@ -10,13 +10,13 @@ import { createServer, type IncomingMessage, type Server } from "node:http"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Domain, DueDate, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
+import { type Answer, type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
-import { testWaitMs } from "../../../test/support/wait.js"
 import * as Schemas from "../src/ApiErrors.js"
 import { Pixgate } from "../src/node.js"
-import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
 type Doc = any

@@ -8,9 +8,9 @@
  */
 import { createServer } from "node:http"
 import { Refunds } from "@pixgate/core"
+import { type Answer, adminSender, listen, send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, adminSender, listen, send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-refunds")
 const token = "refunds-admin-token-0123456789"

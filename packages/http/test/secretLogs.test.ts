@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { storeOf } from "@pixgate/testkit/database"
+import { listen, send } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { Pixgate } from "../src/node.js"
-import { storeOf } from "./support/database.js"
-import { listen, send } from "./support/harness.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const random = (bytes = 18) => randomBytes(bytes).toString("hex")

@@ -12,14 +12,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Auth, type Domain, Engine, Money, SigningKeys } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
+import * as Chromium from "@pixgate/testkit/chromium"
+import { report } from "@pixgate/testkit/output"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import axe from "axe-core"
 import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWaitMs } from "../../../test/support/wait.js"
-import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's browser tests")
 

@@ -1,7 +1,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
-import { testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import type { PspSimulator } from "../src/PspSimulator.js"
 
 /** An answer of the simulator, read whole. */

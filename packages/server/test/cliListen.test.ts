@@ -12,8 +12,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Webhook } from "standardwebhooks"
-import { testWaitMs } from "../../../test/support/wait.js"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-listen-"))

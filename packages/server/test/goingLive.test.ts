@@ -14,9 +14,9 @@ import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { liveStores } from "@pixgate/testkit/live"
+import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { describe, expect, it } from "vitest"
-import { testWait, testWaitMs } from "../../../test/support/wait.js"
-import { liveStores } from "../../http/test/support/live.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const guide = readFileSync(join(root, "docs", "going-live.md"), "utf8")

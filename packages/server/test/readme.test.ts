@@ -12,8 +12,8 @@ import { type AddressInfo, connect } from "node:net"
 import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")

@@ -9,10 +9,10 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { testWait } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 // A plain ES module script; its types are scripts/release-pack.d.mts.
 import * as release from "../../../scripts/release-pack.mjs"
-import { testWait } from "../../../test/support/wait.js"
 
 // `pnpm pack` once per public package, in the hook, is the slow part: five base waits for it.
 vi.setConfig({ testTimeout: testWait(5), hookTimeout: testWait(5) })

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { send } from "@pixgate/testkit/harness"
 import { FiberRef } from "effect"
-import { send } from "../../http/test/support/harness.js"
 import { Database, Pixgate, Server } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-server-"))

@@ -6,11 +6,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Engine, Money, Requests, Store } from "@pixgate/core"
+import { report } from "@pixgate/testkit/output"
+import { describePostgres } from "@pixgate/testkit/postgres"
+import { testWait } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { expect, it, vi } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWait } from "../../../test/support/wait.js"
-import { describePostgres } from "./helpers.js"
 import {
   type Hit,
   run,

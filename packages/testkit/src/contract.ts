@@ -14,9 +14,9 @@
  * a host's own 404), and paths outside both APIs (the panel's pages), are not checked.
  */
 import { MemoryStore } from "@pixgate/core"
+import { Pixgate } from "@pixgate/http"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
-import { Pixgate } from "../../src/index.js"
 import * as Findings from "./findings.js"
 
 /** What `check` reads of an answer. */

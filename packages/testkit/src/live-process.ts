@@ -6,8 +6,8 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import { Pixgate } from "@pixgate/http/node"
 import { Duration, Redacted } from "effect"
-import { Pixgate } from "../../src/node.js"
 import { storeOf } from "./database.js"
 
 interface Options {
