@@ -8,8 +8,10 @@
  * The creation's inline attempt is a first attempt (no question before its `PUT`); every later
  * attempt asks first.
  */
+
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { Engine } from "@pixgate/core"
 import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
@@ -22,7 +24,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
 
-const script = fileURLToPath(import.meta.resolve("@pixgate/testkit/live-process"))
+const script = createRequire(import.meta.url).resolve("@pixgate/testkit/live-process")
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const children = new Set<ChildProcessWithoutNullStreams>()
 afterEach(() => {
