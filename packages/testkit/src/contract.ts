@@ -102,7 +102,9 @@ const load = () => {
     const pixgate = await Pixgate.make({ store: MemoryStore.layer, log: { level: "none" }, admin: { token } })
     try {
       const api = await (await pixgate.webHandler(new Request("http://x/api/openapi.json"))).json()
-      const adminAnswer = await pixgate.admin!.webHandler(
+      const admin = pixgate.admin
+      if (admin === undefined) throw new Error("the admin API is configured above")
+      const adminAnswer = await admin.webHandler(
         new Request("http://x/openapi.json", { headers: { authorization: `Bearer ${token}` } })
       )
       return { api: new Document(api), admin: new Document(await adminAnswer.json()) }
