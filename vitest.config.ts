@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
-import { testLogs } from "./test/support/output.js"
-import { testTimeoutMs, testWait, testWaitMs } from "./test/support/wait.js"
+import { testLogs } from "./packages/testkit/src/output.js"
+import { testTimeoutMs, testWait, testWaitMs } from "./packages/testkit/src/wait.js"
 
 /**
  * How many test files run at once (`PIXGATE_TEST_WORKERS` overrides). Most of the suite's time
@@ -15,7 +15,7 @@ const workers = Number(process.env.PIXGATE_TEST_WORKERS ?? availableParallelism(
 // One vitest run over the whole workspace. Workspace packages resolve to their TypeScript
 // sources through the "@pixgate/source" export condition. The global setup gives the run its
 // own temporary directory and drops its Postgres databases at the end. Every time limit derives
-// from one setting, PIXGATE_TEST_WAIT_MS (test/support/wait.ts), sized for a machine at load 8
+// from one setting, PIXGATE_TEST_WAIT_MS (packages/testkit/src/wait.ts), sized for a machine at load 8
 // on 2 cores (tests assert outcomes, never durations). Output stays quiet unless
 // PIXGATE_TEST_LOGS=1: one line per test file and the summary, plus whatever fails.
 export default defineConfig({
@@ -26,9 +26,9 @@ export default defineConfig({
     globalSetup: ["./vitest.global-setup.ts"],
     setupFiles: [
       // Every answer the shared test senders receive is held against the OpenAPI document.
-      "./packages/http/test/support/contract.setup.ts",
+      "./packages/testkit/src/contract.setup.ts",
       // Request logs of in-process servers off unless PIXGATE_TEST_LOGS=1.
-      "./test/support/quiet.setup.ts"
+      "./packages/testkit/src/quiet.setup.ts"
     ],
     testTimeout: testTimeoutMs,
     hookTimeout: testTimeoutMs,

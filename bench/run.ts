@@ -123,7 +123,7 @@ const runStore = async (kind: StoreKind, bare: Http.Bare, first: boolean) => {
     const rest = memoryOf(pixgate.pid)
     await Payouts.seedBaselineAccounts(db, settings.spreadMerchants)
     baseline = await startBaseline(db)
-    const run: StoreRun = { kind, db, pixgate, baseline, one: one!, spread }
+    const run: StoreRun = { kind, db, pixgate, baseline, one: one, spread }
 
     // Health touches no storage: measured once, on the first store's server.
     if (only.has("health") && first)

@@ -38,7 +38,8 @@ export const start = async (port = Number(process.env.PORT ?? 3000), filename = 
       authenticate: (request) => platformSession(request) ?? null
     }
   })
-  const panel = pixgate.panel!
+  const panel = pixgate.panel
+  if (panel === undefined) throw new Error("the panel is configured above")
   const app = express()
   app.get("/", (_req, res) => void res.json({ platform: "open" }))
   // The platform's sign-in, reduced to a one-time link: it opens a session for the link's

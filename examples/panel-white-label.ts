@@ -50,7 +50,8 @@ export const start = async (port = Number(process.env.PORT ?? 3000), filename = 
       brand
     }
   })
-  const panel = pixgate.panel!
+  const panel = pixgate.panel
+  if (panel === undefined) throw new Error("the panel was not mounted")
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/"
     if (panel.matches(path)) return panel.nodeHandler(req, res)

@@ -7,7 +7,8 @@
 //     scripts" box (the line names which dependencies may build).
 // In each, TypeScript compiles the examples and a file using the public types against the
 // installed declarations, `strict` with `skipLibCheck: false`, without the optional peers
-// (@pixgate/panel, @pixgate/gateway-apipix), and checks `pixgate.panel` is not `any`. Then each
+// (@pixgate/panel, @pixgate/gateway-apipix), and checks `pixgate.panel` is not `any`; the npm
+// project also bundles @pixgate/client for the browser (scripts/browser-bundle.mjs). Then each
 // runs: the in-memory example, the installed `pixgate` command (help, `merchant create`), a server
 // (the node:http example on SQLite; `pixgate serve` on Postgres) and a charge over fetch (and with
 // the installed @pixgate/client). The Postgres project also checks that choosing SQLite there
@@ -106,6 +107,7 @@ export const matches = async (path: string): Promise<boolean> => {
 const clientFile = `import { Pixgate, PixgateClient } from "@pixgate/client"
 import { Money, Requests } from "@pixgate/core"
 import { Effect } from "effect"
+import { browserBundle } from "./browser-bundle.mjs"
 
 export const viaPromise = (apiKey: string, baseUrl: string) => new Pixgate({ apiKey, baseUrl }).charges.create({ amount: 5.67 })
 export const viaEffect = Effect.gen(function* () {
@@ -256,6 +258,10 @@ try {
     writeFileSync(join(project, "types.ts"), typesFile("sqlite"))
     writeFileSync(join(project, "client.ts"), clientFile)
     const bin = common(project, "npm")
+
+    log("npm: @pixgate/client bundled for the browser (esbuild): no Node modules, no QR writer")
+    const bundle = await browserBundle(requireRoot("esbuild"), { resolveDir: project })
+    if (bundle.problems.length > 0) throw new Error(bundle.problems.join("\n"))
 
     log("npm: the installed pixgate command and the node:http example")
     const env = { PIXGATE_DATABASE: "sqlite:./data/pixgate.db" }

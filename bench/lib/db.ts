@@ -62,7 +62,7 @@ export const removeLeftovers = async (pgUp: boolean): Promise<ReadonlyArray<stri
   const removed: Array<string> = []
   const dead = (pid: string) => /^\d+$/.test(pid) && Number(pid) !== process.pid && !isAlive(Number(pid))
   for (const entry of readdirSync(tmpdir())) {
-    if (entry.startsWith(dirPrefix) && dead(entry.slice(dirPrefix.length).split("-")[0]!)) {
+    if (entry.startsWith(dirPrefix) && dead(entry.slice(dirPrefix.length).split("-")[0])) {
       rmSync(join(tmpdir(), entry), { recursive: true, force: true })
       removed.push(join(tmpdir(), entry))
     }
@@ -74,7 +74,7 @@ export const removeLeftovers = async (pgUp: boolean): Promise<ReadonlyArray<stri
         "SELECT datname FROM pg_database WHERE datname LIKE 'pixgate\\_bench\\_%'"
       )
       for (const { datname } of rows) {
-        if (dead(datname.slice(prefix.length).split("_")[0]!)) {
+        if (dead(datname.slice(prefix.length).split("_")[0])) {
           await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)} WITH (FORCE)`)
           removed.push(datname)
         }

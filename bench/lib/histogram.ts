@@ -32,14 +32,14 @@ export class Histogram {
       this.sorted = true
     }
     const rank = Math.min(this.size, Math.max(1, Math.ceil((p / 100) * this.size)))
-    return this.values[rank - 1]!
+    return this.values[rank - 1]
   }
 
   /** The arithmetic mean; NaN without samples. */
   mean(): number {
     if (this.size === 0) return Number.NaN
     let sum = 0
-    for (let i = 0; i < this.size; i++) sum += this.values[i]!
+    for (let i = 0; i < this.size; i++) sum += this.values[i]
     return sum / this.size
   }
 

@@ -77,7 +77,7 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
   const interval = options.rate === undefined ? 0 : 1000 / options.rate
 
   const worker = async (connection: number) => {
-    const client = clients[connection]!
+    const client = clients[connection]
     for (;;) {
       const n = issued++
       if (interval > 0) {
@@ -94,8 +94,8 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
         const response = await client.request({
           method: spec.method,
           path: spec.path,
-          headers: spec.headers,
-          body: spec.body
+          headers: spec.headers ?? null,
+          body: spec.body ?? null
         })
         status = response.statusCode
         if (ok(status)) await response.body.dump({ limit: 1 << 20 })
@@ -151,7 +151,7 @@ export const alternating = async (
   for (let round = 0; round < rounds; round++)
     for (const side of sides) side.results.push(await load(side.options))
   const [first, second] = sides.map(({ results }) => sum(results))
-  return [first!, second!]
+  return [first, second]
 }
 
 /** Rounds of one load as one: counts summed, latencies of the last (it holds all of them). */
@@ -169,6 +169,6 @@ const sum = (results: ReadonlyArray<LoadResult>): LoadResult => {
     firstFailure: results.find((r) => r.firstFailure !== null)?.firstFailure ?? null,
     seconds,
     rps: ok / seconds,
-    latency: results[results.length - 1]!.latency
+    latency: results[results.length - 1].latency
   }
 }

@@ -140,7 +140,7 @@ export const call = async <T = Record<string, unknown>>(
   const response = await request(`${origin}${path}`, {
     method,
     headers: { "content-type": "application/json", ...options.headers },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body)
+    body: options.body === undefined ? null : JSON.stringify(options.body)
   })
   const text = await response.body.text()
   if (response.statusCode < 200 || response.statusCode > 299) {

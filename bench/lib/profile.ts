@@ -32,9 +32,9 @@ const owner = (url: string): string => {
   if (url.startsWith("node:")) return "node internals"
   const path = source(url)
   const pkg = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)
-  if (pkg !== null) return pkg[1]!
+  if (pkg !== null) return pkg[1]
   const workspace = /^(packages\/[^/]+)/.exec(path)
-  return workspace !== null ? workspace[1]! : path
+  return workspace !== null ? workspace[1] : path
 }
 
 /** Self and inclusive time by function and by package, in milliseconds. */
@@ -62,8 +62,8 @@ export const analyse = (file: string) => {
   let idle = 0
   for (let i = Math.max(0, first); i < profile.samples.length; i++) {
     const micros = profile.timeDeltas[i] ?? 0
-    const frames = stack(profile.samples[i]!)
-    const leaf = frames[0]!
+    const frames = stack(profile.samples[i])
+    const leaf = frames[0]
     if (leaf.callFrame.functionName === "(idle)") {
       idle += micros
       continue

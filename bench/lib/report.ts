@@ -68,9 +68,8 @@ export const table = (results: ReadonlyArray<Result>): string => {
     r.target ?? "",
     r.met === undefined ? "" : r.met ? "yes" : "NO"
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
-  const line = (cells: ReadonlyArray<string>) =>
-    `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`
   return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
 }
 

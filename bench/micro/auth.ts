@@ -60,7 +60,7 @@ const run = async (kind: StoreKind) => {
         const start = performance.now()
         await Promise.all(
           Array.from({ length: 32 }, async () => {
-            while (next < total) await runtime.runPromise(authenticate(keys[next++ % keys.length]!))
+            while (next < total) await runtime.runPromise(authenticate(keys[next++ % keys.length]))
           })
         )
         const seconds = (performance.now() - start) / 1000

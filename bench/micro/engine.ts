@@ -59,7 +59,7 @@ const measure = async (kind: string) => {
     }
     const body = { amount: 0.01, pixKey: "cliente@example.com" }
     let turn = 0
-    const nextKey = () => keys[turn++ % keys.length]!
+    const nextKey = () => keys[turn++ % keys.length]
     const payout = Effect.suspend(() =>
       Effect.flatMap(engine.auth.authenticate(nextKey()), (caller) =>
         Effect.flatMap(Requests.decode(Requests.CreatePayout, engine.config)(body), (input) =>

@@ -26,19 +26,19 @@ const pngs = codes.map((code) => QrImage.png(code))
 let sink = 0
 const steps: Record<string, (i: number) => void> = {
   "qrcode.create (matrix)": (i) => {
-    sink += create(codes[i]!, { errorCorrectionLevel: "M" }).modules.size
+    sink += create(codes[i], { errorCorrectionLevel: "M" }).modules.size
   },
   "QrMatrix.encode (matrix)": (i) => {
-    sink += QrMatrix.encode(codes[i]!).size
+    sink += QrMatrix.encode(codes[i]).size
   },
   "QrImage.png (matrix + PNG)": (i) => {
-    sink += QrImage.png(codes[i]!).length
+    sink += QrImage.png(codes[i]).length
   },
   "base64 of the PNG": (i) => {
-    sink += Buffer.from(pngs[i]!).toString("base64").length
+    sink += Buffer.from(pngs[i]).toString("base64").length
   },
   "QrImage.pngBase64 (all)": (i) => {
-    sink += QrImage.pngBase64(codes[i]!).length
+    sink += QrImage.pngBase64(codes[i]).length
   }
 }
 
@@ -53,12 +53,12 @@ for (let round = -1; round < rounds; round++) {
   }
 }
 console.log(
-  `${codes.length} BR Codes of ${codes[0]!.length} characters (version ${matrices[0]!.version}), ${rounds} rounds; ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(1)}`
+  `${codes.length} BR Codes of ${codes[0].length} characters (version ${matrices[0].version}), ${rounds} rounds; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}`
 )
 for (const [name, values] of samples) {
   const sorted = [...values].sort((a, b) => a - b)
   console.log(
-    `${name.padEnd(30)} median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1).padStart(7)} us   min ${sorted[0]!.toFixed(1).padStart(7)} us`
+    `${name.padEnd(30)} median ${sorted[Math.floor(sorted.length / 2)].toFixed(1).padStart(7)} us   min ${sorted[0].toFixed(1).padStart(7)} us`
   )
 }
 if (sink === 0) console.log("")

@@ -25,7 +25,7 @@ const total = Number(args.find((a) => a.startsWith("--n="))?.split("=")[1] ?? 5_
 const options = { requestsPerSecond: 1_000_000, burst: 1_000_000 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 
 const db = await createDb("postgres", "ratelimit")
 const runtime = ManagedRuntime.make(

@@ -72,7 +72,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       summary(`GET /api/v1/transactions at ${steadyRate}/s, ${label(size)} (${store.kind})`, steady)
     )
     p99s.set(size, steady.latency.p99)
-    const smallest = p99s.get(settings.listSizes[0]!)!
+    const smallest = p99s.get(settings.listSizes[0])!
     results.push(
       ...loadFigures({
         name: `GET /api/v1/transactions, ${label(size)} rows, at ${steadyRate} req/s`,
@@ -87,13 +87,13 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
     )
     if (index > 0) {
       results.push({
-        name: `Listing p99 at ${steadyRate} req/s: ${label(size)} vs ${label(settings.listSizes[0]!)} rows`,
+        name: `Listing p99 at ${steadyRate} req/s: ${label(size)} vs ${label(settings.listSizes[0])} rows`,
         store: store.kind,
         metric: "p99 latency",
         value: steady.latency.p99,
         unit: "ms",
         baseline: smallest,
-        baselineOf: `the ${label(settings.listSizes[0]!)} row`,
+        baselineOf: `the ${label(settings.listSizes[0])} row`,
         ratio: steady.latency.p99 / smallest,
         ...(size >= 1_000_000 ? { target: "<= 2x", met: steady.latency.p99 <= 2 * smallest } : {})
       })

@@ -91,7 +91,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       result = await measure(settings, store.pixgate.origin, (i) => ({
         method: "POST",
         path: "/api/v1/payouts",
-        headers: keyHeaders(keys[i % keys.length]!, true),
+        headers: keyHeaders(keys[i % keys.length], true),
         body
       }))
       settings.log(summary(`POST /api/v1/payouts, ${shape} (${store.kind})`, result))
@@ -122,8 +122,8 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       })
     )
   }
-  const one = loads.one!
-  const spread = loads.spread!
+  const one = loads.one
+  const spread = loads.spread
   results.push({
     name: `Payouts: ${store.spread.length} merchants vs 1`,
     store: store.kind,

@@ -63,7 +63,7 @@ export const run = async (count: number, rounds: number): Promise<ReadonlyArray<
     samples.matrix.push(await timeEach(inputs, matrix))
     samples.theirMatrix.push(await timeEach(inputs, theirMatrix))
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   const oursMs = median(samples.ours)
   const theirsMs = median(samples.theirs)
   const matrixMs = median(samples.matrix)

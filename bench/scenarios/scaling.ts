@@ -67,9 +67,9 @@ const together = (results: ReadonlyArray<LoadResult>): LoadResult => {
     failed: results.reduce((n, r) => n + r.failed, 0),
     statuses,
     firstFailure: results.find((r) => r.firstFailure !== null)?.firstFailure ?? null,
-    seconds: results[0]!.seconds,
-    rps: ok / results[0]!.seconds,
-    latency: results[0]!.latency
+    seconds: results[0].seconds,
+    rps: ok / results[0].seconds,
+    latency: results[0].latency
   }
 }
 
@@ -109,13 +109,13 @@ export const run = async (
         started(server)
       }
       if (merchants.length === 0)
-        merchants = await fundedMerchants(admin(servers[0]!), "Scaling", settings.spreadMerchants, 50_000)
+        merchants = await fundedMerchants(admin(servers[0]), "Scaling", settings.spreadMerchants, 50_000)
       const pids = servers.map((s) => s.pid)
       // What the processes burn at rest (job polls, timers): 2 s before the load, no request.
       const rest = pids.map(cpuMsOf)
       const pgRest = snapshot(await pgBackends(db))
       await new Promise((resolve) => setTimeout(resolve, 2000))
-      const restMsPerSecond = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - rest[i]!), 0) / 2
+      const restMsPerSecond = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - rest[i]), 0) / 2
       const pgRestMsPerSecond = spent(pgRest, snapshot(await pgBackends(db))) / 2
       const made = await payoutsMade(db)
       const committed = await commits(db)
@@ -132,7 +132,7 @@ export const run = async (
               (k) => ({
                 method: "POST",
                 path: "/api/v1/payouts",
-                headers: keyHeaders(merchants[(k * n + i) % merchants.length]!.testKey, true),
+                headers: keyHeaders(merchants[(k * n + i) % merchants.length].testKey, true),
                 body
               }),
               {
@@ -144,7 +144,7 @@ export const run = async (
       )
       const left = await settled(db, 120_000)
       if (left > 0) settings.log(`  ${left} payouts still pending after the ${n}-process load`)
-      const nodeMs = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - nodeBefore[i]!), 0)
+      const nodeMs = pids.reduce((sum, pid, i) => sum + (cpuMsOf(pid) - nodeBefore[i]), 0)
       const pgMs = spent(backendsBefore, snapshot(await pgBackends(db)))
       const payouts = (await payoutsMade(db)) - made
       const seconds = (Date.now() - loadStart) / 1000
@@ -172,7 +172,7 @@ export const run = async (
           `${result.failed > 0 ? `; ${result.failed} failed: ${result.firstFailure}` : ""})`
       )
     }
-    const one = steps[0]!
+    const one = steps[0]
     const baselineOf = "1 process, same run"
     return steps.flatMap((step) => {
       const name = `Scaling: ${step.servers} server process${step.servers === 1 ? "" : "es"}, 1 Postgres`

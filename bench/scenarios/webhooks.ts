@@ -118,7 +118,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
     })
     const baseLatency = await control(receiver, "/_stats")
     settings.log(
-      `baseline sender (${store.kind}): ${Math.round(sent.rps!)}/s; at ${steadyRate}/s p50 ${baseLatency.latency.p50} ms, ` +
+      `baseline sender (${store.kind}): ${Math.round(sent.rps)}/s; at ${steadyRate}/s p50 ${baseLatency.latency.p50} ms, ` +
         `p99 ${baseLatency.latency.p99} ms`
     )
 
@@ -138,7 +138,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
           metric: "deliveries/s (backlog)",
           value: rate,
           unit: "/s",
-          baseline: sent.rps!,
+          baseline: sent.rps,
           baselineOf: "plain node:http loop, 64 in flight"
         }),
         target: ">= 2,000/s",

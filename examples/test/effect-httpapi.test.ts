@@ -145,16 +145,16 @@ describe("examples/effect-httpapi.ts", () => {
       const [a, b] = await Promise.all(
         [effect, native].map((server, i) =>
           send(`${server.url}${r.path}`, r.method, {
-            ...(r.key ? { key: keys[i]! } : {}),
+            ...(r.key ? { key: keys[i] } : {}),
             ...(r.body === undefined ? {} : { body: r.body }),
             ...(r.type === undefined ? {} : { type: r.type })
           })
         )
       )
-      expect({ request: r, status: a!.status, body: normalize(a!.body) }).toEqual({
+      expect({ request: r, status: a.status, body: normalize(a.body) }).toEqual({
         request: r,
-        status: b!.status,
-        body: normalize(b!.body)
+        status: b.status,
+        body: normalize(b.body)
       })
     }
   })

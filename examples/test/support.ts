@@ -2,8 +2,8 @@
 import { expect } from "@effect/vitest"
 import { Engine } from "@pixgate/core"
 import type { Pixgate } from "@pixgate/http"
+import * as Contract from "@pixgate/testkit/contract"
 import { Effect } from "effect"
-import * as Contract from "../../packages/http/test/support/contract.js"
 
 /** One request, its status, headers and JSON body (undefined when not JSON). */
 export const send = async (

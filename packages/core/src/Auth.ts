@@ -59,7 +59,11 @@ export const make = Effect.gen(function* () {
   let cachedAt: number | undefined
   const remember = (rawKey: string, version: number, entry: Cached) => {
     if (version !== cachedAt) return
-    if (cache.size >= cachedKeys) cache.delete(cache.keys().next().value!)
+    if (cache.size >= cachedKeys)
+      for (const oldest of cache.keys()) {
+        cache.delete(oldest)
+        break
+      }
     cache.set(rawKey, entry)
   }
   const touch = (entry: Cached, now: number) => {

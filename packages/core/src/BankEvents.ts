@@ -54,7 +54,11 @@ export const make = Effect.gen(function* () {
       if (reported.has(endToEndId)) return false
       reported.add(endToEndId)
       // The oldest goes first (a Set iterates in insertion order).
-      if (reported.size > reportedLimit) reported.delete(reported.values().next().value!)
+      if (reported.size > reportedLimit)
+        for (const oldest of reported) {
+          reported.delete(oldest)
+          break
+        }
       return true
     })
   const store = yield* LedgerStore
@@ -73,13 +77,14 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const completes = yield* completing
       const endToEndId = event.endToEndId ?? Ids.newEndToEndId(config.ispb, now)
+      const receivedAmount = event.amount ?? charge.amount
       const recorded: Transaction = {
         ...charge,
         status: "failed",
         endToEndId,
         paidAt,
         failureReason: reason,
-        receivedAmount: event.amount ?? charge.amount,
+        receivedAmount,
         updatedAt: now
       }
       const advanced = yield* store.advance({
@@ -91,7 +96,7 @@ export const make = Effect.gen(function* () {
         endToEndId,
         paidAt,
         failureReason: reason,
-        receivedAmount: recorded.receivedAmount!,
+        receivedAmount,
         unpaid: true,
         entry: null,
         effects: {
@@ -150,12 +155,13 @@ export const make = Effect.gen(function* () {
       }
       // The fee quoted at creation stays; the merchant is credited the rest of what was paid.
       const netAmount = charge.dueTerms === null ? charge.netAmount : Money.sub(due, charge.feeAmount)
+      const endToEndId = event.endToEndId ?? Ids.newEndToEndId(config.ispb, now)
       const paid: Transaction = {
         ...charge,
         status: "completed",
         receivedAmount: due,
         netAmount,
-        endToEndId: event.endToEndId ?? Ids.newEndToEndId(config.ispb, now),
+        endToEndId,
         paidAt,
         updatedAt: now
       }
@@ -165,7 +171,7 @@ export const make = Effect.gen(function* () {
         from: "pending",
         to: "completed",
         at: now,
-        endToEndId: paid.endToEndId!,
+        endToEndId,
         paidAt,
         receivedAmount: due,
         ...(charge.dueTerms === null ? {} : { netAmount }),

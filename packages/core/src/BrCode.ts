@@ -121,15 +121,17 @@ const merchantAccount = (input: BrCodeInput): Either.Either<string, BrCodeError>
       return fail("pixKey is not part of a dynamic BR Code (it carries a location)")
     }
     if (input.description !== undefined) return fail("description is not part of a dynamic BR Code")
-    const problem = checkText("location", input.location, maxLocation)
-    if (problem !== undefined) return fail(problem)
-    if (SCHEME.test(input.location!)) return fail("location must be a URL without its scheme (no https://)")
-    return Either.right(tlv("00", pixGui) + tlv("25", input.location!))
+    const location = input.location
+    const problem = checkText("location", location, maxLocation)
+    if (problem !== undefined || location === undefined) return fail(problem ?? "location is required")
+    if (SCHEME.test(location)) return fail("location must be a URL without its scheme (no https://)")
+    return Either.right(tlv("00", pixGui) + tlv("25", location))
   }
   if (input.location !== undefined) return fail("location is only part of a dynamic BR Code")
-  const problem = checkText("pixKey", input.pixKey, maxKey)
-  if (problem !== undefined) return fail(problem)
-  let template = tlv("00", pixGui) + tlv("01", input.pixKey!)
+  const pixKey = input.pixKey
+  const problem = checkText("pixKey", pixKey, maxKey)
+  if (problem !== undefined || pixKey === undefined) return fail(problem ?? "pixKey is required")
+  let template = tlv("00", pixGui) + tlv("01", pixKey)
   const description = transliterate(input.description ?? "")
   if (description !== "") template += tlv("02", description)
   if (template.length > maxTemplate) {
@@ -216,7 +218,7 @@ export const decode = (code: string): Either.Either<DecodedBrCode, BrCodeError> 
     const ids = [...top.keys()]
     if (ids[0] !== "00") return yield* fail("field 00 (payload format indicator) must come first")
     if (ids[ids.length - 1] !== "63") return yield* fail("field 63 (CRC) must come last")
-    const crc = top.get("63")!
+    const crc = top.get("63") ?? ""
     if (!/^[0-9A-F]{4}$/.test(crc)) return yield* fail(`CRC "${crc}" is not 4 uppercase hexadecimal digits`)
     const expected = crc16(code.slice(0, -4))
     if (crc !== expected) return yield* fail(`CRC mismatch: code says ${crc}, content gives ${expected}`)

@@ -91,7 +91,7 @@ export const dueTermsOf = (
         "clientDoc is required with dueDate (the payer's name and CPF or CNPJ)"
       )
     }
-    const due = DueDate.parseDay(dueDate)!
+    const due = DueDate.checkedDay(dueDate)
     if (due < today) {
       return yield* refuse("due_date_in_past", "dueDate", "dueDate must be today or later (São Paulo)")
     }
@@ -145,7 +145,7 @@ export const dueTermsOf = (
             "discount.dates must have different dates"
           )
         }
-        if (dates.some((d) => DueDate.parseDay(d.until)! > due)) {
+        if (dates.some((d) => DueDate.checkedDay(d.until) > due)) {
           return yield* refuse(
             "invalid_discount",
             "discount.dates",
@@ -301,9 +301,9 @@ export const make = Effect.gen(function* () {
         yield* resumable.value.keep(
           encodeHeld({
             id: draft.id,
-            txid: draft.txid!,
+            txid: identity.txid,
             createdAt: draft.createdAt,
-            expiresAt: draft.expiresAt!
+            expiresAt: identity.expiresAt
           })
         )
       }
@@ -336,14 +336,14 @@ export const make = Effect.gen(function* () {
         id: Ids.jobId(now),
         kind: "charge.expire",
         ref: charge.id,
-        runAt: charge.expiresAt!
+        runAt: identity.expiresAt
       }
       const result: Views.ChargeJson = {
         transactionId: charge.id,
-        txid: charge.txid!,
+        txid: identity.txid,
         qrCode,
         qrCodeBase64: QrImage.pngBase64(qrCode),
-        expiresAt: Views.iso(charge.expiresAt!),
+        expiresAt: Views.iso(identity.expiresAt),
         amount: Money.toReais(charge.amount),
         fees: Fees.toJson(fees),
         ...(terms === null

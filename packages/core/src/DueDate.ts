@@ -197,8 +197,18 @@ const businessDaysIn = (from: Day, to: Day): number => {
   return n
 }
 
+/**
+ * The day of a date the request schemas already checked (YYYY-MM-DD); anything else is a defect
+ * (a bug, not a refusal).
+ */
+export const checkedDay = (text: string): Day => {
+  const day = parseDay(text)
+  if (day === undefined) throw new Error(`Not a YYYY-MM-DD date: ${JSON.stringify(text)}`)
+  return day
+}
+
 /** The due date moved to a business day: the day every rule refers to. */
-export const effectiveDueDay = (terms: DueTerms): Day => nextBusinessDay(parseDay(terms.dueDate)!)
+export const effectiveDueDay = (terms: DueTerms): Day => nextBusinessDay(checkedDay(terms.dueDate))
 
 /** The last day the charge can be paid (inclusive). */
 export const lastPayableDay = (terms: DueTerms): Day =>
@@ -243,7 +253,7 @@ const discountOn = (original: Cents, terms: DueTerms, day: Day, due: Day): numbe
     case "percentUntil": {
       // The first deadline not yet passed; one on the due date moves with it.
       const deadlines = rule.dates
-        .map((d) => ({ until: d.until === terms.dueDate ? due : parseDay(d.until)!, value: d.value }))
+        .map((d) => ({ until: d.until === terms.dueDate ? due : checkedDay(d.until), value: d.value }))
         .filter((d) => day <= d.until)
         .sort((a, b) => a.until - b.until)
       const applicable = deadlines[0]

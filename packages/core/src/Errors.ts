@@ -359,11 +359,11 @@ export const isServerSide = (
 ): error is GatewayUnavailable | StorageUnavailable | Internal =>
   error._tag === "GatewayUnavailable" || error._tag === "StorageUnavailable" || error._tag === "Internal"
 
-/** The error body of docs/decisions.md: `{ error, code, details? }`. */
+/** The error body of docs/decisions.md: `{ error, code, details? }` (`details` absent or undefined when none). */
 export interface ErrorBody {
   readonly error: string
   readonly code: string
-  readonly details?: ReadonlyArray<ErrorDetail>
+  readonly details?: ReadonlyArray<ErrorDetail> | undefined
 }
 
 /** The error body of docs/decisions.md: `{ error, code, details? }` (of any error with a code). */
@@ -409,6 +409,4 @@ export const insufficientBalance = (): InsufficientBalance => new InsufficientBa
  * the change may have been kept).
  */
 export const unavailable = (cause?: { readonly outcome?: "unknown" | undefined }): StorageUnavailable =>
-  new StorageUnavailable(
-    cause === undefined ? {} : { cause, ...(cause.outcome === undefined ? {} : { outcome: cause.outcome }) }
-  )
+  new StorageUnavailable(cause === undefined ? {} : { cause, outcome: cause.outcome })

@@ -77,8 +77,8 @@ export const inFlight = (): Conflict => new Conflict()
 const lockedFor = (error: PixgateError, lockMs: number): PixgateError =>
   error._tag === "StorageUnavailable"
     ? new StorageUnavailable({
-        ...(error.outcome === undefined ? {} : { outcome: error.outcome }),
-        ...(error.cause === undefined ? {} : { cause: error.cause }),
+        outcome: error.outcome,
+        cause: error.cause,
         retryAfter: Math.max(1, Math.ceil(lockMs / 1000))
       })
     : error

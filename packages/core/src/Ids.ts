@@ -86,7 +86,7 @@ export const secretBase62 = (n: number): string => {
     // 248/256 of the bytes are kept: n + n/16 + 8 bytes almost always suffice in one draw.
     const bytes = secretBytes(n - out.length + ((n - out.length) >>> 4) + 8)
     for (let i = 0; i < bytes.length && out.length < n; i++) {
-      if (bytes[i]! < BASE62_LIMIT) out.push(BASE62[bytes[i]! % 62]!)
+      if (bytes[i] < BASE62_LIMIT) out.push(BASE62[bytes[i] % 62])
     }
     bytes.fill(0)
   }
@@ -184,7 +184,7 @@ export const entryId = (nowMs: number): EntryId => checked(isEntryId, newId("je"
 const base62Digits = (value: number, n: number): string => {
   let out = ""
   for (let i = 0; i < n; i++) {
-    out = String.fromCharCode(BASE62[value % 62]!) + out
+    out = String.fromCharCode(BASE62[value % 62]) + out
     value = Math.floor(value / 62)
   }
   return out

@@ -423,7 +423,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
                   ? fairness.perEndpoint
                   : fairness.failingPerEndpoint
               )
-            if (row.leaseUntil !== null && row.leaseUntil > now) left.set(key, left.get(key)! - 1)
+            if (row.leaseUntil !== null && row.leaseUntil > now) left.set(key, (left.get(key) ?? 0) - 1)
           }
         }
         const due = inLane
@@ -432,7 +432,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           .filter((row) => {
             if (fairness === undefined) return true
             const key = keyOf(row.job.ref)
-            const n = left.get(key)!
+            const n = left.get(key) ?? 0
             left.set(key, n - 1)
             return n > 0
           })

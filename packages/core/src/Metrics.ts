@@ -47,7 +47,7 @@ export const labels = (
     labelRoots.set(names, node)
   }
   for (const value of values) node = child(node, value)
-  node.tags ??= names.map((name, i) => MetricLabel.make(name, values[i]!))
+  node.tags ??= names.map((name, i) => MetricLabel.make(name, values[i]))
   return node.tags
 }
 

@@ -102,7 +102,7 @@ export const make = (changes: PayoutChanges) =>
               Effect.annotateLogs({
                 transactionId: payout.id,
                 bankReason: status.reason,
-                ...(status.code === undefined ? {} : { bankCode: status.code })
+                bankCode: status.code
               })
             )
             return yield* asJob(job, changes.fail(payout.id, "bank_rejected"))

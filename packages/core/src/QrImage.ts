@@ -55,7 +55,7 @@ const pngOf = (matrix: QrMatrix.Matrix, scale: number, margin: number): Uint8Arr
     for (let col = 0; col < size; col++) {
       if (modules[row * size + col] === 0) continue
       for (let x = (margin + col) * scale, end = x + scale; x < end; x++)
-        line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7))
+        line[1 + (x >> 3)] &= ~(0x80 >> (x & 7))
     }
     // A module row like the one above continues its run of repeated scanlines.
     stream.repeat(line, scale, sameBytes(line, previous))
@@ -164,8 +164,8 @@ for (let index = 0; index < LENGTH_BASE.length; index++) {
 /** Distance symbol (5-bit fixed code) and extra bits, as [bit string, bit count]. */
 const distanceCode = (distance: number): readonly [number, number] => {
   let index = DISTANCE_BASE.length - 1
-  while (DISTANCE_BASE[index]! > distance) index--
-  return [reverse(index, 5) | ((distance - DISTANCE_BASE[index]!) << 5), 5 + DISTANCE_EXTRA[index]!]
+  while (DISTANCE_BASE[index] > distance) index--
+  return [reverse(index, 5) | ((distance - DISTANCE_BASE[index]) << 5), 5 + DISTANCE_EXTRA[index]]
 }
 const DISTANCE_ONE = distanceCode(1)
 
@@ -202,7 +202,7 @@ class Deflate {
   }
 
   private match(length: number, distance: readonly [number, number]) {
-    this.write(LENGTH_CODE[length]!, LENGTH_BITS[length]!)
+    this.write(LENGTH_CODE[length], LENGTH_BITS[length])
     this.write(distance[0], distance[1])
   }
 
@@ -247,8 +247,8 @@ class Deflate {
         this.match(run, DISTANCE_ONE)
         i += run
       } else {
-        const literal = line[i++]!
-        this.write(LITERAL_CODE[literal]!, LITERAL_BITS[literal]!)
+        const literal = line[i++]
+        this.write(LITERAL_CODE[literal], LITERAL_BITS[literal])
       }
     }
   }
@@ -259,8 +259,8 @@ class Deflate {
     let sum = 0
     let weighted = 0
     for (let i = 0; i < n; i++) {
-      sum += line[i]!
-      weighted += (n - i) * line[i]!
+      sum += line[i]
+      weighted += (n - i) * line[i]
     }
     sum %= 65521
     weighted %= 65521
@@ -271,7 +271,7 @@ class Deflate {
   }
 
   finish(): Uint8Array {
-    this.write(LITERAL_CODE[256]!, LITERAL_BITS[256]!)
+    this.write(LITERAL_CODE[256], LITERAL_BITS[256])
     if (this.count > 0) this.out[this.at++] = this.buffer & 0xff
     const adler = ((this.adlerB << 16) | this.adlerA) >>> 0
     this.out[this.at++] = adler >>> 24

@@ -73,8 +73,7 @@ const rawDataModules = (version: number): number => {
 }
 
 const totalCodewords = (version: number) => rawDataModules(version) >> 3
-const dataCodewords = (version: number) =>
-  totalCodewords(version) - ECC_PER_BLOCK[version]! * BLOCKS[version]!
+const dataCodewords = (version: number) => totalCodewords(version) - ECC_PER_BLOCK[version] * BLOCKS[version]
 
 // GF(256) with the QR polynomial x^8 + x^4 + x^3 + x^2 + 1.
 const EXP = new Uint8Array(512)
@@ -87,7 +86,7 @@ const LOG = new Uint8Array(256)
     x <<= 1
     if (x & 0x100) x ^= 0x11d
   }
-  for (let i = 255; i < 512; i++) EXP[i] = EXP[i - 255]!
+  for (let i = 255; i < 512; i++) EXP[i] = EXP[i - 255]
 }
 
 const generators = new Map<number, Uint8Array>()
@@ -99,13 +98,13 @@ const generatorLogs = (degree: number): Uint8Array => {
   for (let i = 0; i < degree; i++) {
     const next = new Array<number>(poly.length + 1).fill(0)
     for (let j = 0; j < poly.length; j++) {
-      next[j] ^= poly[j]!
-      if (poly[j] !== 0) next[j + 1] ^= EXP[LOG[poly[j]!]! + i]!
+      next[j] ^= poly[j]
+      if (poly[j] !== 0) next[j + 1] ^= EXP[LOG[poly[j]] + i]
     }
     poly = next
   }
   // Every coefficient of a QR generator polynomial is non-zero, so each has a log.
-  const logs = Uint8Array.from(poly.slice(1), (c) => LOG[c]!)
+  const logs = Uint8Array.from(poly.slice(1), (c) => LOG[c])
   generators.set(degree, logs)
   return logs
 }
@@ -122,15 +121,15 @@ const reedSolomon = (
   const gen = generatorLogs(degree)
   const last = at + degree - 1
   for (let i = from; i < to; i++) {
-    const factor = data[i]! ^ out[at]!
+    const factor = data[i] ^ out[at]
     if (factor === 0) {
       out.copyWithin(at, at + 1, last + 1)
       out[last] = 0
       continue
     }
-    const log = LOG[factor]!
-    for (let j = at; j < last; j++) out[j] = out[j + 1]! ^ EXP[gen[j - at]! + log]!
-    out[last] = EXP[gen[degree - 1]! + log]!
+    const log = LOG[factor]
+    for (let j = at; j < last; j++) out[j] = out[j + 1] ^ EXP[gen[j - at] + log]
+    out[last] = EXP[gen[degree - 1] + log]
   }
 }
 
@@ -175,7 +174,7 @@ const alignmentCoords = (version: number, size: number): Array<number> => {
   const count = Math.floor(version / 7) + 2
   const step = size === 145 ? 26 : Math.ceil((size - 13) / (2 * count - 2)) * 2
   const coords = [size - 7]
-  for (let i = 1; i < count - 1; i++) coords.push(coords[i - 1]! - step)
+  for (let i = 1; i < count - 1; i++) coords.push(coords[i - 1] - step)
   coords.push(6)
   return coords.reverse()
 }
@@ -216,8 +215,8 @@ const template = (version: number): Template => {
       for (let r = -2; r <= 2; r++) {
         for (let c = -2; c <= 2; c++) {
           set(
-            coords[i]! + r,
-            coords[j]! + c,
+            coords[i] + r,
+            coords[j] + c,
             r === -2 || r === 2 || c === -2 || c === 2 || (r === 0 && c === 0)
           )
         }
@@ -265,7 +264,7 @@ const template = (version: number): Template => {
     for (let col = 0; col < size; col++) {
       const at = row * size + col
       if (reserved[at] !== 0) continue
-      for (let mask = 0; mask < 8; mask++) if (maskBit(mask, row, col)) flips[at]! |= 1 << mask
+      for (let mask = 0; mask < 8; mask++) if (maskBit(mask, row, col)) flips[at] |= 1 << mask
     }
   }
   const built: Template = { size, base, order, flips, format }
@@ -292,13 +291,13 @@ const FORMAT_LANES = Uint8Array.from({ length: 15 }, (_, i) => {
 // ("lanes"), counted per lane with 4 counters of 8 bits in one 32-bit integer.
 /** 4 bits spread to the low bit of each byte of a 32-bit integer. */
 const SPREAD = new Uint32Array(16)
-for (let n = 0; n < 16; n++) for (let j = 0; j < 4; j++) if ((n >> j) & 1) SPREAD[n]! |= 1 << (8 * j)
+for (let n = 0; n < 16; n++) for (let j = 0; j < 4; j++) if ((n >> j) & 1) SPREAD[n] |= 1 << (8 * j)
 
 /** Adds the 8 per-lane byte counters held in `lo` (lanes 0-3) and `hi` (lanes 4-7), times `weight`. */
 const flush = (totals: Float64Array, lo: number, hi: number, weight: number) => {
   for (let j = 0; j < 4; j++) {
-    totals[j]! += ((lo >>> (8 * j)) & 0xff) * weight
-    totals[4 + j]! += ((hi >>> (8 * j)) & 0xff) * weight
+    totals[j] += ((lo >>> (8 * j)) & 0xff) * weight
+    totals[4 + j] += ((hi >>> (8 * j)) & 0xff) * weight
   }
 }
 
@@ -332,7 +331,7 @@ const linePenalty = (lanes: Uint8Array, from: number, step: number, size: number
   let w8 = 0
   let w9 = 0
   for (let k = 0, at = from; k < size; k++, at += step) {
-    const v = lanes[at]!
+    const v = lanes[at]
     const same = k === 0 ? 0 : ~(v ^ last) & 0xff
     last = v
     ge6 = same & ge5
@@ -341,16 +340,16 @@ const linePenalty = (lanes: Uint8Array, from: number, step: number, size: number
     ge3 = same & ge2
     ge2 = same
     const five = ge5 & ~ge6
-    runLo += SPREAD[five & 15]! * 3 + SPREAD[ge6 & 15]!
-    runHi += SPREAD[five >> 4]! * 3 + SPREAD[ge6 >> 4]!
+    runLo += SPREAD[five & 15] * 3 + SPREAD[ge6 & 15]
+    runHi += SPREAD[five >> 4] * 3 + SPREAD[ge6 >> 4]
     if (k >= 10) {
       const n = ~v
       // 1011101 then 0000, or 0000 then 1011101 (exclusive: they differ in the first module).
       const finder =
         (w0 & ~w1 & w2 & w3 & w4 & ~w5 & w6 & ~(w7 | w8 | w9) & n) |
         (~(w0 | w1 | w2 | w3) & w4 & ~w5 & w6 & w7 & w8 & ~w9 & v)
-      finderLo += SPREAD[finder & 15]!
-      finderHi += SPREAD[(finder >> 4) & 15]!
+      finderLo += SPREAD[finder & 15]
+      finderHi += SPREAD[(finder >> 4) & 15]
     }
     w0 = w1
     w1 = w2
@@ -386,16 +385,16 @@ const penalties = (lanes: Uint8Array, size: number): Float64Array => {
     let blockHi = 0
     const start = row * size
     for (let at = start, end = start + size; at < end; at++) {
-      const a = lanes[at]!
-      darkLo += SPREAD[a & 15]!
-      darkHi += SPREAD[a >> 4]!
+      const a = lanes[at]
+      darkLo += SPREAD[a & 15]
+      darkHi += SPREAD[a >> 4]
       if (row < size - 1 && at < end - 1) {
-        const b = lanes[at + 1]!
-        const c = lanes[at + size]!
-        const d = lanes[at + size + 1]!
+        const b = lanes[at + 1]
+        const c = lanes[at + size]
+        const d = lanes[at + size + 1]
         const uniform = (a & b & c & d) | (~(a | b | c | d) & 0xff)
-        blockLo += SPREAD[uniform & 15]!
-        blockHi += SPREAD[uniform >> 4]!
+        blockLo += SPREAD[uniform & 15]
+        blockHi += SPREAD[uniform >> 4]
       }
     }
     flush(dark, darkLo, darkHi, 1)
@@ -403,7 +402,7 @@ const penalties = (lanes: Uint8Array, size: number): Float64Array => {
   }
   const total = size * size
   for (let mask = 0; mask < 8; mask++) {
-    totals[mask]! += Math.abs(Math.ceil((dark[mask]! * 100) / total / 5) - 10) * 10
+    totals[mask] += Math.abs(Math.ceil((dark[mask] * 100) / total / 5) - 10) * 10
   }
   return totals
 }
@@ -443,9 +442,9 @@ interface Run {
  * points in sixths of a bit, as in Nayuki's QR Code generator), as runs of code point indices.
  */
 const optimalRuns = (points: Int32Array, count: number, group: number): Array<Run> => {
-  const headByte = (4 + countBits[BYTE]![group]!) * 6
-  const headAlnum = (4 + countBits[ALNUM]![group]!) * 6
-  const headNumeric = (4 + countBits[NUMERIC]![group]!) * 6
+  const headByte = (4 + countBits[BYTE][group]) * 6
+  const headAlnum = (4 + countBits[ALNUM][group]) * 6
+  const headNumeric = (4 + countBits[NUMERIC][group]) * 6
   const head = [headByte, headAlnum, headNumeric]
   // from[i * 3 + j]: the mode code point i is in when the state after it is mode j.
   const from = new Int8Array(count * 3)
@@ -455,54 +454,54 @@ const optimalRuns = (points: Int32Array, count: number, group: number): Array<Ru
   const cost = [0, 0, 0]
   const via = [0, 0, 0]
   for (let i = 0; i < count; i++) {
-    const cp = points[i]!
+    const cp = points[i]
     cost[BYTE] = prevByte + utf8Length(cp) * 48
     via[BYTE] = BYTE
-    const alnum = cp < 128 && ALNUM_VALUE[cp]! >= 0
+    const alnum = cp < 128 && ALNUM_VALUE[cp] >= 0
     cost[ALNUM] = alnum ? prevAlnum + 33 : Infinity
     via[ALNUM] = alnum ? ALNUM : -1
     const numeric = cp >= 48 && cp <= 57
     cost[NUMERIC] = numeric ? prevNumeric + 20 : Infinity
     via[NUMERIC] = numeric ? NUMERIC : -1
     // Or end the segment after this code point and start one in another mode.
-    const endByte = Math.ceil(cost[BYTE]! / 6) * 6
-    const endAlnum = Math.ceil(cost[ALNUM]! / 6) * 6
-    const endNumeric = Math.ceil(cost[NUMERIC]! / 6) * 6
+    const endByte = Math.ceil(cost[BYTE] / 6) * 6
+    const endAlnum = Math.ceil(cost[ALNUM] / 6) * 6
+    const endNumeric = Math.ceil(cost[NUMERIC] / 6) * 6
     for (let to = 0; to < 3; to++) {
-      const h = head[to]!
-      if (endByte + h < cost[to]!) {
+      const h = head[to]
+      if (endByte + h < cost[to]) {
         cost[to] = endByte + h
         via[to] = BYTE
       }
-      if (alnum && endAlnum + h < cost[to]!) {
+      if (alnum && endAlnum + h < cost[to]) {
         cost[to] = endAlnum + h
         via[to] = ALNUM
       }
-      if (numeric && endNumeric + h < cost[to]!) {
+      if (numeric && endNumeric + h < cost[to]) {
         cost[to] = endNumeric + h
         via[to] = NUMERIC
       }
     }
-    from[i * 3] = via[0]!
-    from[i * 3 + 1] = via[1]!
-    from[i * 3 + 2] = via[2]!
-    prevByte = cost[0]!
-    prevAlnum = cost[1]!
-    prevNumeric = cost[2]!
+    from[i * 3] = via[0]
+    from[i * 3 + 1] = via[1]
+    from[i * 3 + 2] = via[2]
+    prevByte = cost[0]
+    prevAlnum = cost[1]
+    prevNumeric = cost[2]
   }
   const final = [prevByte, prevAlnum, prevNumeric]
   let state = 0
-  for (let j = 1; j < 3; j++) if (final[j]! < final[state]!) state = j
+  for (let j = 1; j < 3; j++) if (final[j] < final[state]) state = j
   const modes = new Int8Array(count)
   for (let i = count - 1; i >= 0; i--) {
-    state = from[i * 3 + state]!
+    state = from[i * 3 + state]
     modes[i] = state
   }
   const runs: Array<Run> = []
   for (let i = 0; i < count; ) {
     let j = i + 1
     while (j < count && modes[j] === modes[i]) j++
-    runs.push({ mode: modes[i]!, from: i, to: j })
+    runs.push({ mode: modes[i], from: i, to: j })
     i = j
   }
   return runs
@@ -510,11 +509,11 @@ const optimalRuns = (points: Int32Array, count: number, group: number): Array<Ru
 
 const runBits = (run: Run, points: Int32Array, group: number): number => {
   const n = run.to - run.from
-  const header = 4 + countBits[run.mode]![group]!
-  if (run.mode === NUMERIC) return header + 10 * Math.floor(n / 3) + [0, 4, 7][n % 3]!
+  const header = 4 + countBits[run.mode][group]
+  if (run.mode === NUMERIC) return header + 10 * Math.floor(n / 3) + [0, 4, 7][n % 3]
   if (run.mode === ALNUM) return header + 11 * Math.floor(n / 2) + 6 * (n % 2)
   let bytes = 0
-  for (let i = run.from; i < run.to; i++) bytes += utf8Length(points[i]!)
+  for (let i = run.from; i < run.to; i++) bytes += utf8Length(points[i])
   return header + bytes * 8
 }
 
@@ -525,7 +524,7 @@ const plan = (text: string) => {
     const runs = optimalRuns(points, count, group)
     let bits = 0
     for (const run of runs) bits += runBits(run, points, group)
-    for (let version = groupFirst[group]!; version <= groupLast[group]!; version++) {
+    for (let version = groupFirst[group]; version <= groupLast[group]; version++) {
       if (bits <= dataCodewords(version) * 8) return { version, runs, points, starts, group }
     }
   }
@@ -536,7 +535,7 @@ const plan = (text: string) => {
 export const segments = (text: string): Array<Segment> => {
   const { runs, starts } = plan(text)
   return runs.map((run) => ({
-    mode: modeNames[run.mode]!,
+    mode: modeNames[run.mode],
     text: text.slice(starts[run.from], starts[run.to])
   }))
 }
@@ -559,28 +558,28 @@ const dataBytes = (runs: ReadonlyArray<Run>, points: Int32Array, version: number
     }
   }
   for (const run of runs) {
-    put(modeIndicator[run.mode]!, 4)
-    const cc = countBits[run.mode]![group]!
+    put(modeIndicator[run.mode], 4)
+    const cc = countBits[run.mode][group]
     if (run.mode === NUMERIC) {
       put(run.to - run.from, cc)
       for (let i = run.from; i < run.to; i += 3) {
         const n = Math.min(3, run.to - i)
         let value = 0
-        for (let k = 0; k < n; k++) value = value * 10 + points[i + k]! - 48
+        for (let k = 0; k < n; k++) value = value * 10 + points[i + k] - 48
         put(value, n === 3 ? 10 : n === 2 ? 7 : 4)
       }
     } else if (run.mode === ALNUM) {
       put(run.to - run.from, cc)
       for (let i = run.from; i < run.to; i += 2) {
-        if (i + 1 < run.to) put(ALNUM_VALUE[points[i]!]! * 45 + ALNUM_VALUE[points[i + 1]!]!, 11)
-        else put(ALNUM_VALUE[points[i]!]!, 6)
+        if (i + 1 < run.to) put(ALNUM_VALUE[points[i]] * 45 + ALNUM_VALUE[points[i + 1]], 11)
+        else put(ALNUM_VALUE[points[i]], 6)
       }
     } else {
       let bytes = 0
-      for (let i = run.from; i < run.to; i++) bytes += utf8Length(points[i]!)
+      for (let i = run.from; i < run.to; i++) bytes += utf8Length(points[i])
       put(bytes, cc)
       for (let i = run.from; i < run.to; i++) {
-        const cp = points[i]!
+        const cp = points[i]
         if (cp < 0x80) put(cp, 8)
         else if (cp < 0x800) put(((0xc0 | (cp >> 6)) << 8) | 0x80 | (cp & 0x3f), 16)
         else if (cp < 0x10000)
@@ -605,22 +604,22 @@ const dataBytes = (runs: ReadonlyArray<Run>, points: Int32Array, version: number
 /** Data and error correction codewords, split into blocks and interleaved. */
 const codewords = (data: Uint8Array, version: number): Uint8Array => {
   const total = totalCodewords(version)
-  const blocks = BLOCKS[version]!
-  const ecc = ECC_PER_BLOCK[version]!
+  const blocks = BLOCKS[version]
+  const ecc = ECC_PER_BLOCK[version]
   const shortBlocks = blocks - (total % blocks)
   const shortData = Math.floor(total / blocks) - ecc
   const eccOut = new Uint8Array(blocks * ecc) // zeros: each block's register starts empty
   const starts = new Int32Array(blocks + 1)
-  for (let b = 0; b < blocks; b++) starts[b + 1] = starts[b]! + shortData + (b < shortBlocks ? 0 : 1)
-  for (let b = 0; b < blocks; b++) reedSolomon(data, starts[b]!, starts[b + 1]!, ecc, eccOut, b * ecc)
+  for (let b = 0; b < blocks; b++) starts[b + 1] = starts[b] + shortData + (b < shortBlocks ? 0 : 1)
+  for (let b = 0; b < blocks; b++) reedSolomon(data, starts[b], starts[b + 1], ecc, eccOut, b * ecc)
   const out = new Uint8Array(total)
   let at = 0
   for (let i = 0; i <= shortData; i++) {
     for (let b = 0; b < blocks; b++) {
-      if (i < shortData || b >= shortBlocks) out[at++] = data[starts[b]! + i]!
+      if (i < shortData || b >= shortBlocks) out[at++] = data[starts[b] + i]
     }
   }
-  for (let i = 0; i < ecc; i++) for (let b = 0; b < blocks; b++) out[at++] = eccOut[b * ecc + i]!
+  for (let i = 0; i < ecc; i++) for (let b = 0; b < blocks; b++) out[at++] = eccOut[b * ecc + i]
   return out
 }
 
@@ -634,25 +633,24 @@ export const encode = (text: string, options?: { readonly mask?: number }): Matr
   const { size, base, order, flips, format } = template(version)
   const placed = base.slice()
   for (let k = 0, n = Math.min(order.length, bytes.length * 8); k < n; k++) {
-    placed[order[k]!] = (bytes[k >> 3]! >> (7 - (k & 7))) & 1
+    placed[order[k]] = (bytes[k >> 3] >> (7 - (k & 7))) & 1
   }
   // The symbol under all 8 masks at once: bit p of a module's byte is its colour under mask p.
   const lanes = new Uint8Array(placed.length)
-  for (let i = 0; i < placed.length; i++) lanes[i] = (-placed[i]! & 0xff) ^ flips[i]!
+  for (let i = 0; i < placed.length; i++) lanes[i] = (-placed[i] & 0xff) ^ flips[i]
   for (let i = 0; i < 15; i++) {
-    lanes[format[i]!] = FORMAT_LANES[i]!
-    lanes[format[15 + i]!] = FORMAT_LANES[i]!
+    lanes[format[i]] = FORMAT_LANES[i]
+    lanes[format[15 + i]] = FORMAT_LANES[i]
   }
   let mask = options?.mask ?? -1
   if (mask === -1) {
     const scores = penalties(lanes, size)
     mask = 0
-    for (let candidate = 1; candidate < 8; candidate++)
-      if (scores[candidate]! < scores[mask]!) mask = candidate
+    for (let candidate = 1; candidate < 8; candidate++) if (scores[candidate] < scores[mask]) mask = candidate
   } else if (!Number.isInteger(mask) || mask < 0 || mask > 7) {
     throw new RangeError(`mask must be an integer from 0 to 7, got ${mask}`)
   }
   const modules = new Uint8Array(lanes.length)
-  for (let i = 0; i < lanes.length; i++) modules[i] = (lanes[i]! >> mask) & 1
+  for (let i = 0; i < lanes.length; i++) modules[i] = (lanes[i] >> mask) & 1
   return { version, mask, size, modules }
 }

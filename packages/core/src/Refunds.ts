@@ -322,7 +322,7 @@ export const make = Effect.gen(function* () {
             Effect.annotateLogs({
               refundId: refund.id,
               bankReason: status.reason,
-              ...(status.code === undefined ? {} : { bankCode: status.code })
+              bankCode: status.code
             })
           )
           return yield* asJob(job, fail(refund.id, "bank_rejected"))

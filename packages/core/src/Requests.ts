@@ -607,9 +607,9 @@ const listQuery = (query: typeof ListTransactionsQuery.Type) => {
   return ParseResult.succeed({
     page,
     limit,
-    ...(type === undefined ? {} : { type }),
-    ...(status === undefined ? {} : { status }),
-    ...(from === undefined ? {} : { from }),
+    type,
+    status,
+    from,
     ...(endDay === undefined ? {} : { to: endDay + dayMs })
   })
 }
@@ -626,8 +626,8 @@ export const ListTransactionsRequest = Schema.transformOrFail(ListTransactionsQu
     ParseResult.succeed({
       page: String(input.page),
       limit: String(input.limit),
-      ...(input.type === undefined ? {} : { type: input.type }),
-      ...(input.status === undefined ? {} : { status: input.status }),
+      type: input.type,
+      status: input.status,
       ...(input.from === undefined ? {} : { startDate: new Date(input.from).toISOString().slice(0, 10) }),
       ...(input.to === undefined ? {} : { endDate: new Date(input.to - dayMs).toISOString().slice(0, 10) })
     })
@@ -1045,7 +1045,7 @@ export const toValidationError = (error: ParseResult.ParseError): ValidationErro
           { path, message: f.hint }
         ]
   })
-  return new ValidationError({ code: found[0]!.problem.code, message: found[0]!.message, details })
+  return new ValidationError({ code: found[0].problem.code, message: found[0].message, details })
 }
 
 /** What a decoder needs from the engine's configuration. */

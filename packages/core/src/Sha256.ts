@@ -40,7 +40,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 export const hex = (data: Input | ReadonlyArray<Input>): string => {
   const bytes = digest(data)
   let out = ""
-  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!]
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]]
   return out
 }
 
@@ -54,7 +54,7 @@ export const hmac = (key: Uint8Array, message: Input | ReadonlyArray<Input>): Ui
 /** Equality of two byte strings that takes the same time wherever they differ (no early exit). */
 export const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => {
   let difference = a.length ^ b.length
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ (b[i] ?? 0)
+  for (let i = 0; i < a.length; i++) difference |= a[i] ^ (b[i] ?? 0)
   return difference === 0
 }
 

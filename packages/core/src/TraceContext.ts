@@ -44,7 +44,11 @@ export const remember = (transactionId: string): Effect.Effect<void> =>
     enabled
       ? Effect.flatMap(Effect.currentParentSpan, (span) =>
           Effect.sync(() => {
-            if (links.size >= maxLinks) links.delete(links.keys().next().value!)
+            if (links.size >= maxLinks)
+              for (const oldest of links.keys()) {
+                links.delete(oldest)
+                break
+              }
             links.set(transactionId, { traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })
           })
         ).pipe(Effect.ignore)

@@ -166,7 +166,7 @@ export const make = Effect.gen(function* () {
         jobId: job.id,
         attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
         status: delivered ? "delivered" : retry ? "pending" : "failed",
-        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]!) : null,
+        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]) : null,
         ...(endpoint === null ? {} : { url: endpoint.url })
       })
       if (endpoint === null) return undefined

@@ -6,6 +6,7 @@
  * the key and the next attempt is a new charge; the gateway's `charge.unknown` timers are written.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { merchant } from "@pixgate/testkit/engineFixture"
 import { Cause, Duration, Effect, Exit, Layer, Option, TestClock } from "effect"
 import { type BankGatewayShape, GatewayFailure } from "../src/BankGateway.js"
 import type { Transaction } from "../src/Domain.js"
@@ -14,7 +15,6 @@ import * as Ids from "../src/Ids.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store } from "../src/Store.js"
 import * as WebhookTransport from "../src/WebhookTransport.js"
-import { merchant } from "./engineFixture.js"
 import { RequestEngine } from "./support/requests.js"
 
 type Answer = "ok" | "unknown" | "refused" | "die"
@@ -74,16 +74,16 @@ describe("a live charge with an unknown outcome", () => {
       expect(Exit.isFailure(first)).toBe(true)
       const retried = yield* create
       expect(Exit.isSuccess(retried)).toBe(true)
-      expect(b.asked.map((c) => c.txid)).toEqual([b.asked[0]!.txid, b.asked[0]!.txid])
-      expect(b.asked[1]!.id).toBe(b.asked[0]!.id)
-      expect(b.asked[1]!.expiresAt).toBe(b.asked[0]!.expiresAt)
+      expect(b.asked.map((c) => c.txid)).toEqual([b.asked[0].txid, b.asked[0].txid])
+      expect(b.asked[1].id).toBe(b.asked[0].id)
+      expect(b.asked[1].expiresAt).toBe(b.asked[0].expiresAt)
       if (Exit.isSuccess(retried)) {
-        expect(retried.value.value).toMatchObject({ transactionId: b.asked[0]!.id, txid: b.asked[0]!.txid })
+        expect(retried.value.value).toMatchObject({ transactionId: b.asked[0].id, txid: b.asked[0].txid })
       }
       // The gateway's timer for the unknown attempt was written.
       const store = yield* Store
       const jobs = yield* store.claimDueJobs(Number.MAX_SAFE_INTEGER, 100, Number.MAX_SAFE_INTEGER, "timers")
-      expect(jobs.filter((j) => j.kind === "test.cob.unknown").map((j) => j.ref)).toEqual([b.asked[0]!.id])
+      expect(jobs.filter((j) => j.kind === "test.cob.unknown").map((j) => j.ref)).toEqual([b.asked[0].id])
     }).pipe(Effect.provide(layer))
   })
 
@@ -107,7 +107,7 @@ describe("a live charge with an unknown outcome", () => {
       const retried = yield* create
       expect(Exit.isSuccess(retried)).toBe(true)
       expect(b.asked).toHaveLength(2)
-      expect([b.asked[1]!.id, b.asked[1]!.txid]).toEqual([b.asked[0]!.id, b.asked[0]!.txid])
+      expect([b.asked[1].id, b.asked[1].txid]).toEqual([b.asked[0].id, b.asked[0].txid])
     }).pipe(Effect.provide(layer))
   })
 
@@ -123,9 +123,9 @@ describe("a live charge with an unknown outcome", () => {
       expect(Exit.isFailure(yield* create)).toBe(true)
       expect(Exit.isFailure(yield* create)).toBe(true)
       expect(Exit.isSuccess(yield* create)).toBe(true)
-      expect(b.asked[1]!.txid).toBe(b.asked[0]!.txid)
-      expect(b.asked[2]!.txid).not.toBe(b.asked[0]!.txid)
-      expect(b.asked[2]!.id).not.toBe(b.asked[0]!.id)
+      expect(b.asked[1].txid).toBe(b.asked[0].txid)
+      expect(b.asked[2].txid).not.toBe(b.asked[0].txid)
+      expect(b.asked[2].id).not.toBe(b.asked[0].id)
     }).pipe(Effect.provide(layer))
   })
 })

@@ -90,7 +90,7 @@ const oracle = (originalCents: number, t: DueDate.DueTerms, pay: string) => {
         .filter((d) => pay <= d.until)
         .sort((a, b) => (a.until < b.until ? -1 : 1))
       if (open.length > 0) {
-        const v = decimal(open[0]!.value)
+        const v = decimal(open[0].value)
         discount = cents(r.type === "fixedUntil" ? v : pct(v))
       }
     } else if ("value" in r) {

@@ -3,6 +3,7 @@
  * the façade, the other services, the worker and the gateways' jobs all use the replacement.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { merchant } from "@pixgate/testkit/engineFixture"
 import { Duration, Effect, Layer, Ref, TestClock } from "effect"
 import { Engine, type EngineOptions, layer as engineLayer } from "../src/Engine.js"
 import * as MemoryStore from "../src/MemoryStore.js"
@@ -10,14 +11,13 @@ import * as Payouts from "../src/Payouts.js"
 import * as Sandbox from "../src/Sandbox.js"
 import * as Transactions from "../src/Transactions.js"
 import * as WebhookTransport from "../src/WebhookTransport.js"
-import { merchant } from "./engineFixture.js"
 import { RequestEngine } from "./support/requests.js"
 
 const engineWith = (services: EngineOptions["services"]) =>
-  engineLayer({ config: { workerPollInterval: Duration.minutes(10) }, services }).pipe(
-    Layer.provideMerge(MemoryStore.layer),
-    Layer.provide(WebhookTransport.fetch)
-  )
+  engineLayer({
+    config: { workerPollInterval: Duration.minutes(10) },
+    ...(services === undefined ? {} : { services })
+  }).pipe(Layer.provideMerge(MemoryStore.layer), Layer.provide(WebhookTransport.fetch))
 
 /** A Transactions service that answers one fixed, empty page. */
 const fakeTransactions = Layer.succeed(Transactions.Transactions, {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
+import { merchant, observe, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, Exit, Option, TestClock } from "effect"
 import type { PixgateError } from "../src/Errors.js"
 import * as Sandbox from "../src/Sandbox.js"
 import { Store } from "../src/Store.js"
-import { merchant, observe, testEngine } from "./engineFixture.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
 const errorOf = <A>(effect: Effect.Effect<A, PixgateError>) =>
@@ -42,7 +42,7 @@ describe("Engine (in memory, TestClock)", () => {
       const store = yield* Store
       const events = yield* store.listEvents(m.merchantId as never, "test")
       expect(events.map((e) => e.type)).toEqual(["transaction.created", "transaction.completed"])
-      const completed = events[1]!.data
+      const completed = events[1].data
       expect(completed).toMatchObject({ transactionId: charge.transactionId, txid: charge.txid, amount: 10 })
       expect(typeof completed.endToEndId).toBe("string")
       expect(typeof completed.paidAt).toBe("string")
@@ -107,7 +107,7 @@ describe("Engine (in memory, TestClock)", () => {
         "chargeback.created",
         "chargeback.updated"
       ])
-      expect(events[3]!.data).toMatchObject({
+      expect(events[3].data).toMatchObject({
         status: "refunded",
         chargeback: { status: "accepted", amount: 7.77 }
       })

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
+import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, FastCheck as fc } from "effect"
 import * as Fees from "../src/Fees.js"
 import * as Money from "../src/Money.js"
 import { Store } from "../src/Store.js"
-import { merchant, testEngine } from "./engineFixture.js"
 import { RequestEngine } from "./support/requests.js"
 
 const cents = fc.integer({ min: 1, max: 50_000 })
@@ -43,30 +43,30 @@ describe("Engine money invariants (property)", () => {
 
         for (const s of steps) {
           if (s.op === "topUp") {
-            yield* engine.admin.topUp(ms[s.who]!.merchantId, s.cents / 100)
-            model[s.who]!.available += s.cents
+            yield* engine.admin.topUp(ms[s.who].merchantId, s.cents / 100)
+            model[s.who].available += s.cents
           } else if (s.op === "charge") {
-            const charge = yield* engine.charges.create(ms[s.who]!.test, { amount: s.cents / 100 })
+            const charge = yield* engine.charges.create(ms[s.who].test, { amount: s.cents / 100 })
             const fees = Fees.forCharge(Fees.defaultPlan, Money.Cents(s.cents))
             expect(charge.fees).toEqual(Fees.toJson(fees))
             if (s.pay) {
               yield* engine.admin.sandboxPayCharge(charge.transactionId)
-              model[s.who]!.available += fees.netAmount
+              model[s.who].available += fees.netAmount
               paidDeposits.push({ id: charge.transactionId, owner: s.who, amount: s.cents })
             }
           } else if (s.op === "payout") {
             const debit = s.cents + 33
             const result = yield* Effect.either(
-              engine.payouts.create(ms[s.who]!.test, { amount: s.cents / 100, pixKey: "pix@example.com" })
+              engine.payouts.create(ms[s.who].test, { amount: s.cents / 100, pixKey: "pix@example.com" })
             )
-            if (model[s.who]!.available >= debit) {
+            if (model[s.who].available >= debit) {
               expect(result._tag).toBe("Right")
-              model[s.who]!.available -= debit
+              model[s.who].available -= debit
               if (result._tag === "Right" && s.outcome === "settle")
                 yield* engine.admin.sandboxSettlePayout(result.right.transactionId)
               if (result._tag === "Right" && s.outcome === "fail") {
                 yield* engine.admin.sandboxFailPayout(result.right.transactionId)
-                model[s.who]!.available += debit
+                model[s.who].available += debit
               }
             } else {
               expect(result._tag === "Left" && result.left.code).toBe("insufficient_balance")
@@ -74,25 +74,25 @@ describe("Engine money invariants (property)", () => {
           } else if (s.op === "payment") {
             const to = 1 - s.who
             const result = yield* Effect.either(
-              engine.payments.create(ms[s.who]!.test, { to: ms[to]!.merchantId, amount: s.cents / 100 })
+              engine.payments.create(ms[s.who].test, { to: ms[to].merchantId, amount: s.cents / 100 })
             )
-            if (model[s.who]!.available >= s.cents) {
+            if (model[s.who].available >= s.cents) {
               expect(result._tag).toBe("Right")
-              model[s.who]!.available -= s.cents
-              model[to]!.available += s.cents
+              model[s.who].available -= s.cents
+              model[to].available += s.cents
             } else expect(result._tag === "Left" && result.left.code).toBe("insufficient_balance")
           } else if (paidDeposits.length > 0) {
             const [deposit] = paidDeposits.splice(s.pick % paidDeposits.length, 1)
-            const cb = yield* engine.admin.sandboxOpenChargeback(deposit!.id)
-            model[deposit!.owner]!.available -= deposit!.amount
-            model[deposit!.owner]!.held += deposit!.amount
-            model[deposit!.owner]!.disputed = true
+            const cb = yield* engine.admin.sandboxOpenChargeback(deposit.id)
+            model[deposit.owner].available -= deposit.amount
+            model[deposit.owner].held += deposit.amount
+            model[deposit.owner].disputed = true
             if (s.outcome === "open")
-              openChargebacks.push({ id: cb.chargebackId, owner: deposit!.owner, amount: deposit!.amount })
+              openChargebacks.push({ id: cb.chargebackId, owner: deposit.owner, amount: deposit.amount })
             else {
               yield* engine.admin.sandboxResolveChargeback(cb.chargebackId, s.outcome)
-              model[deposit!.owner]!.held -= deposit!.amount
-              if (s.outcome === "rejected") model[deposit!.owner]!.available += deposit!.amount
+              model[deposit.owner].held -= deposit.amount
+              if (s.outcome === "rejected") model[deposit.owner].available += deposit.amount
             }
           }
 
@@ -103,10 +103,10 @@ describe("Engine money invariants (property)", () => {
           for (const [i, m] of ms.entries()) {
             const balance = yield* store.balance(m.merchantId as never, "test")
             expect({ available: balance.available, held: balance.held }).toEqual({
-              available: model[i]!.available,
-              held: model[i]!.held
+              available: model[i].available,
+              held: model[i].held
             })
-            if (!model[i]!.disputed) expect(balance.available).toBeGreaterThanOrEqual(0)
+            if (!model[i].disputed) expect(balance.available).toBeGreaterThanOrEqual(0)
           }
         }
         // Every transaction's fees follow the plan.

@@ -4,13 +4,13 @@
  * runs the request once; only a definite failure releases the key at once.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { merchant } from "@pixgate/testkit/engineFixture"
 import { Duration, Effect, Exit, Layer, TestClock } from "effect"
 import { type Engine, layer as engineLayer } from "../src/Engine.js"
 import type { PixgateError } from "../src/Errors.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import { Store, StoreError } from "../src/Store.js"
 import * as WebhookTransport from "../src/WebhookTransport.js"
-import { merchant } from "./engineFixture.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
 type Fault = "none" | "keptThenLost" | "lostBeforeCommit" | "rolledBack"

@@ -1,10 +1,10 @@
 /** A refusal stored under an Idempotency-Key is replayed as the same error, marked replayed. */
 import { describe, expect, it } from "@effect/vitest"
+import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, Exit } from "effect"
 import type * as Errors from "../src/Errors.js"
 import * as Sha256 from "../src/Sha256.js"
 import { Store } from "../src/Store.js"
-import { merchant, testEngine } from "./engineFixture.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
 const failure = <A>(exit: Exit.Exit<A, Errors.PixgateError>) => {

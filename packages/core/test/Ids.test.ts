@@ -60,7 +60,7 @@ describe("Ids", () => {
         })
         for (let i = 1; i < ids.length; i++)
           expect(ids[i - 1] < ids[i], `${ids[i - 1]} < ${ids[i]}`).toBe(true)
-        expect(decodeTime(ids[ids.length - 1]!)).toBe(ms)
+        expect(decodeTime(ids[ids.length - 1])).toBe(ms)
       }
     )
 
@@ -72,8 +72,8 @@ describe("Ids", () => {
         const ids = draw(count, () => Ids.newId(prefix, ms))
         for (const id of ids) expect(id).toMatch(new RegExp(`^${prefix}_[0-7][0-9A-HJKMNP-TV-Z]{25}$`))
         const tails = ids.map(decodeTail)
-        expect(tails[0]! < 2n ** 79n).toBe(true)
-        for (let i = 1; i < tails.length; i++) expect(tails[i]! - tails[i - 1]!).toBe(1n)
+        expect(tails[0] < 2n ** 79n).toBe(true)
+        for (let i = 1; i < tails.length; i++) expect(tails[i] - tails[i - 1]).toBe(1n)
       }
     )
 
@@ -81,7 +81,7 @@ describe("Ids", () => {
       // 70,000 ids in one millisecond wrap the low byte hundreds of times and the low 16 bits once.
       Ids.newId("txn", 1_767_225_599_999)
       const tails = draw(70_000, () => Ids.newId("txn", 1_767_225_600_000)).map(decodeTail)
-      for (let i = 1; i < tails.length; i++) expect(tails[i]! - tails[i - 1]!).toBe(1n)
+      for (let i = 1; i < tails.length; i++) expect(tails[i] - tails[i - 1]).toBe(1n)
       expect(tails.filter((t) => t % 256n === 0n).length).toBeGreaterThan(250)
       expect(tails.some((t) => t % 65_536n === 0n)).toBe(true)
     })

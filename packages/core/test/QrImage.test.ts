@@ -101,7 +101,7 @@ describe("png", () => {
     await expect(parse(bytes)).resolves.toBeUndefined()
     for (const at of [8 + 8 + 13, bytes.length - 12 - 4]) {
       const corrupted = Uint8Array.from(bytes)
-      corrupted[at] = corrupted[at]! ^ 0x01
+      corrupted[at] = corrupted[at] ^ 0x01
       await expect(parse(corrupted)).rejects.toThrow(/Crc error/)
     }
   })

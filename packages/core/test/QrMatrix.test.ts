@@ -44,7 +44,7 @@ const readJsQr = (text: string) => {
 const readZxing = (text: string, pure = false) => {
   const { png } = image(text)
   const luminance = new Uint8ClampedArray(png.width * png.height)
-  for (let i = 0; i < luminance.length; i++) luminance[i] = png.data[i * 4]!
+  for (let i = 0; i < luminance.length; i++) luminance[i] = png.data[i * 4]
   const bitmap = new BinaryBitmap(
     new HybridBinarizer(new RGBLuminanceSource(luminance, png.width, png.height))
   )

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, FastCheck as fc, Option } from "effect"
 import { RefundId, TransactionId } from "../src/Domain.js"
 import { Engine } from "../src/Engine.js"
@@ -6,7 +7,6 @@ import * as Fees from "../src/Fees.js"
 import * as Money from "../src/Money.js"
 import * as Requests from "../src/Requests.js"
 import { Store } from "../src/Store.js"
-import { merchant, testEngine } from "./engineFixture.js"
 
 /** One step on a merchant's two paid charges; indices pick among what exists at that moment. */
 const step = fc.oneof(
@@ -67,13 +67,13 @@ describe("Refunds money invariants (property)", () => {
             const result = yield* Effect.either(
               engine.refunds.create(
                 m.test.merchant.id,
-                charges[s.charge]!,
+                charges[s.charge],
                 { amount: Money.Cents(s.cents) },
                 key
               )
             )
-            const room = amounts[s.charge]! - live(s.charge)
-            const refunded = completed(s.charge) >= amounts[s.charge]!
+            const room = amounts[s.charge] - live(s.charge)
+            const refunded = completed(s.charge) >= amounts[s.charge]
             if (earlier !== undefined) {
               // A retry: the first refund, or a mismatch; never a second one.
               if (earlier[1].amount === s.cents) expect(Either(result)).toEqual(earlier[0])
@@ -96,7 +96,7 @@ describe("Refunds money invariants (property)", () => {
           } else {
             const pending = [...refunds.entries()].filter(([, r]) => r.status === "pending")
             if (pending.length === 0) continue
-            const [id, r] = pending[s.pick % pending.length]!
+            const [id, r] = pending[s.pick % pending.length]
             const changed =
               s.outcome === "settle"
                 ? yield* engine.refunds.settle(RefundId.make(id))
@@ -117,9 +117,9 @@ describe("Refunds money invariants (property)", () => {
             const stored = yield* store.listRefunds(id)
             const sum = stored.filter((r) => r.status !== "failed").reduce((n, r) => n + r.amount, 0)
             expect(sum).toBe(live(i))
-            expect(sum).toBeLessThanOrEqual(amounts[i]!)
+            expect(sum).toBeLessThanOrEqual(amounts[i])
             const charge = Option.getOrThrow(yield* store.getTransaction(id))
-            expect(charge.status).toBe(completed(i) >= amounts[i]! ? "refunded" : "completed")
+            expect(charge.status).toBe(completed(i) >= amounts[i] ? "refunded" : "completed")
           }
         }
       }).pipe(Effect.provide(testEngine({}, { worker: false }))),

@@ -9,8 +9,8 @@ import * as dns from "node:dns"
 import { createServer } from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration, Effect, Layer, Schedule } from "effect"
-import { testWaitMs } from "../../../test/support/wait.js"
 import * as Config from "../src/Config.js"
 import type { Mode } from "../src/Domain.js"
 import { HostResolutionError, HostResolver } from "../src/HostResolver.js"
@@ -28,7 +28,7 @@ const tableResolver = (table: Record<string, ReadonlyArray<string>>) =>
   Layer.succeed(HostResolver, {
     lookup: (hostname) =>
       hostname in table
-        ? Effect.sync(() => table[hostname]!)
+        ? Effect.sync(() => table[hostname])
         : Effect.fail(new HostResolutionError({ hostname, message: "ENOTFOUND" }))
   })
 
@@ -303,7 +303,7 @@ describe("the send-time check, after DNS", () => {
         yield* setEndpoint("http://elsewhere.example/hook", "s", "test")
         yield* emit(event("evt_connect", Date.now(), "test"))
         return yield* log.pipe(
-          Effect.filterOrFail((e) => e.length === 1 && e[0]!.delivery.status !== "pending"),
+          Effect.filterOrFail((e) => e.length === 1 && e[0].delivery.status !== "pending"),
           Effect.retry(Schedule.spaced("10 millis")),
           Effect.timeout(Duration.millis(testWaitMs))
         )

@@ -7,9 +7,9 @@ import * as dns from "node:dns"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration, Effect, type Layer, Schedule } from "effect"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
-import { testWaitMs } from "../../../test/support/wait.js"
 import type { EngineConfigShape } from "../src/Config.js"
 import type { Mode } from "../src/Domain.js"
 import * as MemoryStore from "../src/MemoryStore.js"
@@ -123,8 +123,8 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
         const [seen] = receiver.seen
         expect(seen?.method).toBe("POST")
         expect(seen?.url).toBe("/hook")
-        const sent = event("evt_http", entry!.event.createdAt)
-        expect(JSON.parse(seen!.body)).toEqual({
+        const sent = event("evt_http", entry.event.createdAt)
+        expect(JSON.parse(seen.body)).toEqual({
           id: "evt_http",
           event: "transaction.completed",
           data: sent.data,
@@ -139,10 +139,10 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
         expect(seen?.headers.traceparent).toBeUndefined()
         expect(Math.abs(Number(seen?.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(300)
         expect(String(seen?.headers["webhook-signature"])).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
-        expect(verifies(testSigningKey, seen!)).toBe(true)
+        expect(verifies(testSigningKey, seen)).toBe(true)
         // The secret every request shows cannot make a valid signature, as raw bytes or as a key.
-        expect(verifies(new TextEncoder().encode("plain-secret-123"), seen!)).toBe(false)
-        expect(verifies(`whsec_${btoa("plain-secret-123")}`, seen!)).toBe(false)
+        expect(verifies(new TextEncoder().encode("plain-secret-123"), seen)).toBe(false)
+        expect(verifies(`whsec_${btoa("plain-secret-123")}`, seen)).toBe(false)
       })
   )
 
@@ -157,8 +157,8 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
         const [seen] = receiver.seen
         expect(seen?.headers["x-acme-signature"]).toBe(secret)
         expect(seen?.headers["user-agent"]).toBe("Acme-Webhooks/1.0")
-        expect(verifies(testSigningKey, seen!)).toBe(true)
-        expect(verifies(secret, seen!)).toBe(false)
+        expect(verifies(testSigningKey, seen)).toBe(true)
+        expect(verifies(secret, seen)).toBe(false)
       })
   )
 

@@ -50,8 +50,8 @@ describe("webhook signing keys (TestClock)", () => {
           yield* setEndpoint("https://receiver.example/hook", "the-secret", "test", keyA)
           yield* emit(event("evt_before", yield* Clock.currentTimeMillis))
           yield* advance("1 second")
-          expect(header(calls[0]!, "webhook-signature")).toBe(expected(keyA, calls[0]!))
-          expect(header(calls[0]!, "x-pixgate-signature")).toBe("the-secret")
+          expect(header(calls[0], "webhook-signature")).toBe(expected(keyA, calls[0]))
+          expect(header(calls[0], "x-pixgate-signature")).toBe("the-secret")
 
           const rotatedAt = yield* Clock.currentTimeMillis
           yield* store.rotateSigningKey({
@@ -63,7 +63,7 @@ describe("webhook signing keys (TestClock)", () => {
           })
           yield* emit(event("evt_overlap", rotatedAt))
           yield* advance("1 second")
-          const during = calls[1]!
+          const during = calls[1]
           // Standard Webhooks: space-separated signatures, the new key's first.
           expect(header(during, "webhook-signature")).toBe(
             `${expected(keyB, during)} ${expected(keyA, during)}`
@@ -91,12 +91,12 @@ describe("webhook signing keys (TestClock)", () => {
           const last = yield* Clock.currentTimeMillis
           yield* emit(event("evt_last_overlap", last))
           yield* advance("1 second")
-          expect(header(calls[2]!, "webhook-signature").split(" ")).toHaveLength(2)
+          expect(header(calls[2], "webhook-signature").split(" ")).toHaveLength(2)
           yield* advance("1 second")
           const after = yield* Clock.currentTimeMillis
           yield* emit(event("evt_after", after))
           yield* advance("1 second")
-          const late = calls[3]!
+          const late = calls[3]
           expect(header(late, "webhook-signature")).toBe(expected(keyB, late))
           expect(calls).toHaveLength(4)
         }).pipe(Effect.provide(engine(store, client, config)), Effect.provideService(Store, store))

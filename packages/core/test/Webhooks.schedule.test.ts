@@ -121,7 +121,7 @@ describe("webhook schedule (TestClock)", () => {
           yield* emit(event("evt_same", 3000))
           yield* advance("5 minutes")
           expect(new Set(calls.map((c) => c.body)).size).toBe(1)
-          expect(JSON.parse(calls[0]!.body)).toEqual({
+          expect(JSON.parse(calls[0].body)).toEqual({
             id: "evt_same",
             event: "transaction.completed",
             data: event("evt_same", 0).data,
@@ -185,8 +185,8 @@ describe("webhook schedule (TestClock)", () => {
         yield* emit()
         yield* advance("1 second")
         expect(calls.map((c) => c.at)).toEqual([0, 1000])
-        expect(calls[1]!.body).toBe(calls[0]!.body)
-        expect(calls[1]!.request.headers["webhook-id"]).toBe("evt_again")
+        expect(calls[1].body).toBe(calls[0].body)
+        expect(calls[1].request.headers["webhook-id"]).toBe("evt_again")
         const entries = yield* log
         expect(entries.map((e) => [e.event.id, e.delivery.status])).toEqual([
           ["evt_again", "delivered"],

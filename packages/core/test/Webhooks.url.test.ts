@@ -22,7 +22,7 @@ const dns: Record<string, ReadonlyArray<string>> = {
 const fakeDns = Layer.succeed(HostResolver, {
   lookup: (hostname) =>
     hostname in dns
-      ? Effect.succeed(dns[hostname]!)
+      ? Effect.succeed(dns[hostname])
       : Effect.fail(new HostResolutionError({ hostname, message: "ENOTFOUND" }))
 })
 

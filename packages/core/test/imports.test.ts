@@ -4,8 +4,8 @@
  */
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
+import { testWait } from "@pixgate/testkit/wait"
 import madge from "madge"
-import { testWait } from "../../../test/support/wait.js"
 
 const src = fileURLToPath(new URL("../src", import.meta.url))
 const tsConfig = fileURLToPath(new URL("../../../tsconfig.base.json", import.meta.url))

@@ -33,7 +33,7 @@ export const tlsOptions = (settings: ApiPixSettings) => ({
   ...(settings.certificate._tag === "Pem"
     ? { cert: settings.certificate.cert, key: Redacted.value(settings.certificate.key) }
     : { pfx: settings.certificate.pfx, passphrase: Redacted.value(settings.certificate.passphrase) }),
-  ...(settings.ca === undefined ? {} : { ca: settings.ca })
+  ca: settings.ca
 })
 
 /** Node's HttpClient presenting the settings' client certificate (mTLS). */

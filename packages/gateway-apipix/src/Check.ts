@@ -41,7 +41,7 @@ const problem = (setting: Setting, text: string, naming: Naming) =>
 /** OpenSSL's reason without its code prefix ("error:0480006C:PEM routines::no start line"). */
 const reason = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error))
-    .split("\n")[0]!
+    .split("\n")[0]
     .replace(/^error:[0-9A-F]+:/, "")
     .replace(/^[^:]*routines::/, "")
 

@@ -383,7 +383,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
               Effect.annotateLogs({
                 transactionId: payout.value.id,
                 bankReason: status.reason,
-                ...(status.code === undefined ? {} : { bankCode: status.code })
+                bankCode: status.code
               })
             )
             yield* ctx.payoutFailed(payout.value.id, "bank_rejected")
@@ -414,6 +414,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.finishJob(j.id)
       }
       const charge = found.value
+      const txid = found.value.txid
       const res = yield* Effect.either(
         psp.call({ method: "GET", path: `${pix}/${CobV.kind(charge)}/${charge.txid}` })
       )
@@ -421,7 +422,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         const pix = record(res.right.body).pix
         for (const item of Array.isArray(pix) ? pix : []) {
           const p = receivedPix(item)
-          if (Option.isSome(p)) yield* credit(ctx, { txid: charge.txid!, ...p.value })
+          if (Option.isSome(p)) yield* credit(ctx, { txid, ...p.value })
         }
       }
       // Ask again while the charge can still be paid (and once after its expiry).
@@ -498,7 +499,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
         return yield* ctx.finishJob(j.id)
       }
       const charge = found.value
-      const path = `${pix}/pix/${encodeURIComponent(charge.endToEndId!)}/devolucao/${devolucaoId(charge.id)}`
+      const { endToEndId, receivedAmount } = found.value
+      const path = `${pix}/pix/${encodeURIComponent(endToEndId)}/devolucao/${devolucaoId(charge.id)}`
       const asked = yield* Effect.either(psp.call({ method: "GET", path }))
       let res = asked
       if (asked._tag === "Right" && asked.right.status === 404) {
@@ -506,7 +508,7 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           psp.call({
             method: "PUT",
             path,
-            body: { valor: MoneyModule.formatReais(charge.receivedAmount!) }
+            body: { valor: MoneyModule.formatReais(receivedAmount) }
           })
         )
       }
@@ -528,8 +530,8 @@ export const make = (settings: ApiPixSettings, psp: PspClient): BankGateway.Bank
           Effect.annotateLogs({
             transactionId: charge.id,
             endToEndId: charge.endToEndId,
-            ...(motivo === undefined ? {} : { bankReason: motivo }),
-            ...(codigo === undefined ? {} : { bankCode: codigo })
+            bankReason: motivo,
+            bankCode: codigo
           })
         )
         return yield* ctx.finishJob(j.id)

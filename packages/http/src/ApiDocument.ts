@@ -196,7 +196,7 @@ const webhookHeaders = [
 const operationIdOf = (event: string) =>
   `webhook${event
     .split(".")
-    .map((w) => `${w[0]!.toUpperCase()}${w.slice(1)}`)
+    .map((w) => `${w[0].toUpperCase()}${w.slice(1)}`)
     .join("")}`
 
 /** OpenAPI 3.1 `webhooks`: the requests the engine sends to the merchant, one per event type. */

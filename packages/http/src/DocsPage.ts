@@ -16,7 +16,10 @@ import * as Respond from "./Respond.js"
 type Json = { readonly [k: string]: unknown }
 
 const html = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c
+  )
 
 const refName = (schema: Json): string | undefined =>
   typeof schema.$ref === "string" ? schema.$ref.split("/").pop() : undefined
@@ -64,7 +67,7 @@ const operation = (method: string, path: string, op: Json): string => {
     `<section class="op"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${html(path)}</code></h3>`,
     `<p><b>${html(String(op.summary))}</b></p>`,
     op.description ? `<p>${html(String(op.description))}</p>` : "",
-    `<p>Auth: ${security.length === 0 ? "none" : security.map((s) => html(Object.keys(s)[0]!)).join(", ")}</p>`,
+    `<p>Auth: ${security.length === 0 ? "none" : security.map((s) => html(Object.keys(s)[0])).join(", ")}</p>`,
     parameters.length === 0
       ? ""
       : `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Description</th></tr>${parameters
@@ -75,7 +78,7 @@ const operation = (method: string, path: string, op: Json): string => {
           )
           .join("")}</table>`,
     body
-      ? `<h4>Request body (application/json)</h4>${fieldTable(body["application/json"]!.schema as Json)}`
+      ? `<h4>Request body (application/json)</h4>${fieldTable(body["application/json"].schema as Json)}`
       : "",
     `<h4>Responses</h4><ul>${responses.join("")}</ul></section>`
   ].join("\n")

@@ -103,7 +103,7 @@ const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerRespon
   return HttpServerResponse.text(answer.body, {
     status: answer.status,
     headers,
-    ...(contentType === undefined ? {} : { contentType })
+    contentType
   })
 }
 
@@ -270,7 +270,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         const [last, ...others] = Object.keys(h.group.endpoints)
         let served = h
         for (const name of others) served = served.handleRaw(name, gone)
-        return served.handleRaw(last!, gone)
+        return served.handleRaw(last, gone)
       })
     ),
     HttpApiBuilder.group(PixgateApi, "documentation", (h) =>

@@ -45,11 +45,11 @@ const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 /** The caller's span from a W3C `traceparent` header (version 00), when it is well formed. */
 export const callerSpan = (header: string | undefined): Tracer.ExternalSpan | undefined => {
   const match = header === undefined ? null : traceparent.exec(header.trim())
-  if (match === null || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return undefined
+  if (match === null || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined
   return Tracer.externalSpan({
-    traceId: match[1]!,
-    spanId: match[2]!,
-    sampled: (Number.parseInt(match[3]!, 16) & 1) === 1
+    traceId: match[1],
+    spanId: match[2],
+    sampled: (Number.parseInt(match[3], 16) & 1) === 1
   })
 }
 
@@ -67,6 +67,6 @@ export const span = <A, E, R>(
   return Effect.withSpan(effect, `${method} ${route}`, {
     kind: "server",
     attributes: { "http.request.method": method, "http.route": route },
-    ...(parent === undefined ? {} : { parent })
+    parent
   })
 }

@@ -160,6 +160,6 @@ export const failureLine = (
     status,
     code,
     cause,
-    ...(outcome === undefined ? {} : { outcome }),
+    outcome,
     requestId
   })

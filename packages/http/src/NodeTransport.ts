@@ -109,7 +109,7 @@ class NodeExchange implements Dispatch.Exchange {
     const res = this.res
     if (res.writableEnded) return
     const headers: Array<string | number> = []
-    for (const name in answer.headers) headers.push(name, answer.headers[name]!)
+    for (const name in answer.headers) headers.push(name, answer.headers[name])
     headers.push("content-length", Buffer.byteLength(answer.body), "x-request-id", requestId)
     res.writeHead(answer.status, headers)
     res.end(answer.body)

@@ -120,7 +120,7 @@ export const ListTransactionsUrlParams = Schema.compose(
 
 /** `{ identifier, summary, description }` of an operation as OpenAPI annotations. */
 const describe = (identifier: string, summary: string, description?: string) =>
-  OpenApi.annotations({ identifier, summary, ...(description === undefined ? {} : { description }) })
+  OpenApi.annotations({ identifier, summary, description })
 
 /**
  * The readiness answer: `ready` (200) or `unready` (503), each check by name and the names of
@@ -348,14 +348,12 @@ export const removedPaths: ReadonlyArray<`/${string}`> = [...new Set(removedEndp
 const removedName = (method: string, path: string) =>
   `removed${method[0]}${method.slice(1).toLowerCase()}${path
     .split(/[^A-Za-z0-9]+/)
-    .map((w) => (w === "" ? "" : `${w[0]!.toUpperCase()}${w.slice(1)}`))
+    .map((w) => (w === "" ? "" : `${w[0].toUpperCase()}${w.slice(1)}`))
     .join("")}`
 
 /** The path parameters of a router path, as a schema. */
 const pathParams = (path: string) =>
-  Schema.Struct(
-    Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1]!, Schema.String]))
-  )
+  Schema.Struct(Object.fromEntries([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1], Schema.String])))
 
 const removedEndpoint = (endpoint: RemovedEndpoint) =>
   HttpApiEndpoint.make(endpoint.method)(removedName(endpoint.method, endpoint.path), endpoint.path)
@@ -374,7 +372,7 @@ const [firstRemoved, ...otherRemoved] = removedEndpoints.map(removedEndpoint)
 
 /** The endpoints removed in 2.0.0, documented as deprecated operations answering 410. */
 export const RemovedGroup = otherRemoved
-  .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved!))
+  .reduce((group, endpoint) => group.add(endpoint), HttpApiGroup.make("removed").add(firstRemoved))
   .annotateContext(
     OpenApi.annotations({
       title: "Removed in 2.0.0",

@@ -48,7 +48,7 @@ export const json = (status: number, body: unknown, headers?: Readonly<Record<st
   let all: Record<string, string> = jsonHeaders
   for (const name in headers) {
     if (all === jsonHeaders) all = { "cache-control": "no-store" }
-    all[name.toLowerCase()] = headers[name]!
+    all[name.toLowerCase()] = headers[name]
   }
   if (all !== jsonHeaders) all["content-type"] = jsonType
   return new Answer(status, all, JSON.stringify(body) ?? "")

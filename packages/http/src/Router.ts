@@ -119,7 +119,7 @@ const isParam = (segment: string) => segment.charCodeAt(0) === 58
 // Earlier segments decide first; a static segment goes before a parameter.
 const byPrecedence = <R>(a: Pattern<R>, b: Pattern<R>): number => {
   for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
-    const order = Number(isParam(a.segments[i]!)) - Number(isParam(b.segments[i]!))
+    const order = Number(isParam(a.segments[i])) - Number(isParam(b.segments[i]))
     if (order !== 0) return order
   }
   return 0
@@ -129,8 +129,8 @@ const match = <R>(pattern: Pattern<R>, segments: ReadonlyArray<string>, decode: 
   if (pattern.segments.length !== segments.length) return undefined
   const params: Record<string, string> = {}
   for (let i = 0; i < segments.length; i++) {
-    const expected = pattern.segments[i]!
-    const segment = segments[i]!
+    const expected = pattern.segments[i]
+    const segment = segments[i]
     if (isParam(expected)) params[expected.slice(1)] = decode ? RoutePath.decodeParam(segment) : segment
     else if (expected !== segment) return undefined
   }
@@ -176,7 +176,7 @@ export const make = <R>(routes: ReadonlyArray<Route.Route<R>>, options: RouterOp
       if (!accept(pattern.entry)) continue
       const params = match(pattern, segments, decode)
       if (params === undefined) continue
-      for (const name in params) if (params[name]!.length > maxParamLength) return undefined
+      for (const name in params) if (params[name].length > maxParamLength) return undefined
       return { entry: pattern.entry, params }
     }
     return undefined
@@ -199,9 +199,9 @@ export const make = <R>(routes: ReadonlyArray<Route.Route<R>>, options: RouterOp
         served = "GET"
       }
       if (hit !== undefined) {
-        return hit.entry.removed
-          ? { _tag: "Refused", answer: gone }
-          : { _tag: "Route", route: hit.entry.routes.get(served)!, params: hit.params }
+        if (hit.entry.removed) return { _tag: "Refused", answer: gone }
+        const route = hit.entry.routes.get(served)
+        if (route !== undefined) return { _tag: "Route", route, params: hit.params }
       }
       const other = known ? lookup(path, decodeParams, (e) => !e.removed) : undefined
       return other === undefined ? notFound : { _tag: "Refused", answer: other.entry.notAllowed }

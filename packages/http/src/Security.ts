@@ -44,7 +44,7 @@ export const adminToken = (token: Redacted.Redacted<string>): Route.Security<und
       Effect.gen(function* () {
         const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.header("authorization") ?? "")
         if (match === null) return yield* Effect.fail(unauthorized())
-        if (!Sha256.equalBytes(Sha256.digest(match[1]!), expected)) return yield* Effect.fail(unauthorized())
+        if (!Sha256.equalBytes(Sha256.digest(match[1]), expected)) return yield* Effect.fail(unauthorized())
         return undefined
       })
   }

@@ -5,8 +5,8 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { adminSender, type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { Pixgate } from "../src/node.js"
-import { adminSender, type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"

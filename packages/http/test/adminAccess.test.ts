@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { adminSender, type Harness, listen, start } from "./support/harness.js"
+import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"

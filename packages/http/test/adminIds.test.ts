@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { adminSender, type Harness, listen, start } from "./support/harness.js"
+import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
 
 const token = "admin-token-ids-0123456789abcdef"
 let h: Harness

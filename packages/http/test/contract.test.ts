@@ -4,8 +4,8 @@
  * and lets the documented answers and a host's own answers through.
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import * as Contract from "./support/contract.js"
-import * as Findings from "./support/findings.js"
+import * as Contract from "@pixgate/testkit/contract"
+import * as Findings from "@pixgate/testkit/findings"
 
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
   status,

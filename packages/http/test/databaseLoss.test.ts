@@ -6,10 +6,11 @@
  * connection bound allows), the worker's failed rounds are warnings, and everything recovers by
  * itself once the database is back: readiness 200, requests served, the ledger balanced.
  */
+
+import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
+import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { testWait, testWaitMs } from "../../../test/support/wait.js"
-import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PrivatePostgres from "./support/privatePostgres.js"
 
 // A private Postgres cluster made, stopped and started again: three base waits a test or hook.

@@ -109,7 +109,7 @@ describe("PixgateApi drives the native routes", () => {
         expect(spec, `${file} imports ${spec}`).not.toMatch(
           /^node:|^@pixgate\/store|^@effect\/sql|^better-sqlite3|^pg$/
         )
-        if (spec!.startsWith("./")) visit(spec!.slice(2).replace(/\.js$/, ".ts"))
+        if (spec.startsWith("./")) visit(spec.slice(2).replace(/\.js$/, ".ts"))
       }
     }
     visit("contract.ts")

@@ -6,9 +6,9 @@
 import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { listen } from "@pixgate/testkit/harness"
 import { Effect, Layer, ManagedRuntime, Supervisor } from "effect"
 import { Api, Handler, Log, Pixgate, Route, Router } from "../src/node.js"
-import { listen } from "./support/harness.js"
 
 /** Counts the fibers started on a runtime. */
 class Forks extends Supervisor.AbstractSupervisor<number> {

@@ -10,11 +10,11 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Chromium from "@pixgate/testkit/chromium"
+import { type Harness, start } from "@pixgate/testkit/harness"
+import { report } from "@pixgate/testkit/output"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import type { Browser } from "playwright-core"
-import { report } from "../../../test/support/output.js"
-import { testWaitMs } from "../../../test/support/wait.js"
-import * as Chromium from "./support/chromium.js"
-import { type Harness, start } from "./support/harness.js"
 
 const available = Chromium.available("the docs page's browser tests")
 

@@ -8,8 +8,8 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { DueDate } from "@pixgate/core"
-import { adminSender, type Harness, listen, start } from "./support/harness.js"
-import { liveStores } from "./support/live.js"
+import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
+import { liveStores } from "@pixgate/testkit/live"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"

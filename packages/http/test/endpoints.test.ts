@@ -6,9 +6,9 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore, Money } from "@pixgate/core"
+import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
 import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/node.js"
-import { type Harness, listen, send, start } from "./support/harness.js"
 import { validate } from "./support/jsonSchema.js"
 import {
   expectCharge,

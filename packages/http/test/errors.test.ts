@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BankGateway, MemoryStore, Money, Store } from "@pixgate/core"
+import { type Harness, start } from "@pixgate/testkit/harness"
 import { Effect, Layer } from "effect"
-import { type Harness, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 const posts = ["/api/v1/charges", "/api/v1/payouts"] as const
@@ -231,7 +231,7 @@ describe("422 pixKey, clientDoc and text fields", () => {
     ["blank", "   "]
   ] as const) {
     it(`pixKey ${what}: pixKey is required`, async () => {
-      const body = { amount: 10, ...(pixKey === undefined ? {} : { pixKey }) }
+      const body = { amount: 10, pixKey }
       const answer = await h.request("POST", "/api/v1/payouts", { key, body })
       expectError(answer, 422, "pixKey is required", "pix_key_required")
       expect(answer.body.details).toEqual([{ path: "pixKey", message: "pixKey is required" }])

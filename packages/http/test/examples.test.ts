@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Charges, DueDate, Money, Requests } from "@pixgate/core"
+import { type Harness, start } from "@pixgate/testkit/harness"
 import { Effect, Either } from "effect"
-import { type Harness, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
 type Doc = any

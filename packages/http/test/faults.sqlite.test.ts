@@ -10,10 +10,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Money } from "@pixgate/core"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { type Answer, type Harness, start } from "./support/harness.js"
 
 describe("fault injection on SQLite: another process holds the write lock", () => {
   const directory = mkdtempSync(join(tmpdir(), "pixgate-faults-"))
@@ -114,7 +114,7 @@ describe("fault injection on SQLite: another process holds the write lock", () =
     for (const access of failed) {
       const explained = lines.filter((l) => l.requestId === access.requestId && l.level === "warn")
       expect(explained).toHaveLength(1)
-      expect(String(explained[0]!.cause)).toMatch(/locked|busy/i)
+      expect(String(explained[0].cause)).toMatch(/locked|busy/i)
     }
   })
 })

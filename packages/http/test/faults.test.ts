@@ -8,13 +8,13 @@
  */
 
 import { Money } from "@pixgate/core"
+import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
+import { describePostgres, serverUrl, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWait, until } from "@pixgate/testkit/wait"
 import { Duration, Effect, Either } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect, it, vi } from "vitest"
-import { testWait, until } from "../../../test/support/wait.js"
-import { describePostgres, serverUrl, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { statusOf } from "../src/Status.js"
-import { type Answer, type Harness, start } from "./support/harness.js"
 import * as PgProxy from "./support/pgProxy.js"
 
 // Connections cut under load, retried until the store answers: four base waits a test or hook.
@@ -83,7 +83,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
            WHERE merchant_id = $2 AND type = 'withdrawal' AND status <> 'failed') AS payouts`,
         [`merchant:${merchantId}:available`, merchantId]
       )
-      const { topups, deposits, payouts } = rows[0]!
+      const { topups, deposits, payouts } = rows[0]
       return (Number(topups) + Number(deposits) - Number(payouts)) / 100
     }
     let settled: { expected: number; held: number } | undefined
@@ -154,14 +154,14 @@ describePostgres("fault injection between the engine and Postgres", () => {
         expect(final.status, final.text).toBe(201)
         const rows = await rowsWith(idempotencyKey)
         expect(rows).toHaveLength(1)
-        expect(final.body.transactionId).toBe(rows[0]!.id)
+        expect(final.body.transactionId).toBe(rows[0].id)
         // The cut after COMMIT kept the unit: the retry is the stored answer, not a second one.
         if (kind === "afterCommit") expect(final.headers.get("idempotent-replayed")).toBe("true")
         else expect(final.headers.get("idempotent-replayed")).toBeNull()
         // A repeat now replays the same answer.
         const again = await request("POST", operation.path, body, idempotencyKey)
         expect(again.status).toBe(201)
-        expect(again.body.transactionId).toBe(rows[0]!.id)
+        expect(again.body.transactionId).toBe(rows[0].id)
         await ledgerHolds()
       })
 
@@ -227,7 +227,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
           `SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'pixgate'`
         )
-        terminated += Number(rows[0]!.n)
+        terminated += Number(rows[0].n)
         await sleep(40)
       }
     })()
@@ -242,7 +242,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
       expect(final.status, final.text).toBe(201)
       const rows = await rowsWith(k)
       expect(rows).toHaveLength(1)
-      expect(final.body.transactionId).toBe(rows[0]!.id)
+      expect(final.body.transactionId).toBe(rows[0].id)
     }
     await ledgerHolds()
   })
@@ -266,7 +266,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
         (l) => l.requestId === access.requestId && l.msg !== "request" && l.level === "warn"
       )
       expect(explained, JSON.stringify(access)).toHaveLength(1)
-      expect(String(explained[0]!.cause)).not.toBe("")
+      expect(String(explained[0].cause)).not.toBe("")
     }
   })
 })

@@ -6,10 +6,10 @@
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type BankGateway, MemoryStore, Money } from "@pixgate/core"
+import { type Harness, send, start } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Effect } from "effect"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import type { Pixgate } from "../src/node.js"
-import { type Harness, send, start } from "./support/harness.js"
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed. */
 const prng = (seed: number) => () => {
@@ -22,7 +22,7 @@ const prng = (seed: number) => () => {
 const seed = Number(process.env.FUZZ_SEED ?? 20261122)
 const random = prng(seed)
 const int = (n: number) => Math.floor(random() * n)
-const pick = <A>(items: ReadonlyArray<A>): A => items[int(items.length)]!
+const pick = <A>(items: ReadonlyArray<A>): A => items[int(items.length)]
 const chance = (p: number) => random() < p
 
 const text = (max: number, alphabet = "abcXYZ019 -_.@/+%&?=#\"'\\{}[]<>éçãõ€😀\u0000\u202e\uffff") =>
@@ -35,11 +35,11 @@ const scalar = (): unknown =>
     () => int(1e6) - 5e5,
     () => random() * 1e4,
     () => -random(),
-    () => pick([0, -0, 1e308, -1e308, 5e-324, 0.1 + 0.2, 10.005, 1_000_000.01, Number.MAX_SAFE_INTEGER + 2])!,
+    () => pick([0, -0, 1e308, -1e308, 5e-324, 0.1 + 0.2, 10.005, 1_000_000.01, Number.MAX_SAFE_INTEGER + 2]),
     () => text(20),
     () => "x".repeat(int(100_000)),
     () => pick([true, false, null])!,
-    () => pick(["10", "1e3", "NaN", "Infinity", "-1", " 10 ", "0x10", "١٠"])!
+    () => pick(["10", "1e3", "NaN", "Infinity", "-1", " 10 ", "0x10", "١٠"])
   ])()
 
 const value = (depth = 0): unknown =>
@@ -204,7 +204,7 @@ const suite = (storage: () => Partial<Pixgate.PixgateOptions> & { readonly datab
       const target = `${path}${path.includes("transactions") || chance(0.1) ? query() : ""}`
       let answer: Awaited<ReturnType<typeof send>>
       try {
-        answer = await send(h.base, method, target, { headers, ...(body === undefined ? {} : { body }) })
+        answer = await send(h.base, method, target, { headers, body })
       } catch (error) {
         // The client itself refused to send it (e.g. a header value fetch does not allow).
         if ((error as { cause?: { code?: string } }).cause?.code === "UND_ERR_INVALID_ARG") return
@@ -256,7 +256,7 @@ const suite = (storage: () => Partial<Pixgate.PixgateOptions> & { readonly datab
         socket.on("error", () => resolve(data))
         socket.end(request)
       })
-    const key = keys[0]!
+    const key = keys[0]
     const requests = [
       `POST /api/v1/charges HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`,
       `POST /api/v1/charges HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"amount":1}`,

@@ -113,7 +113,7 @@ describe("HttpApiLayer", () => {
       ["GET", "/api/docs/scalar.js"]
     ]
     // A charge first, so the listings hold something.
-    await answer(server.handlers[0]![1], "POST", "/api/v1/charges", json(key, JSON.stringify({ amount: 3 })))
+    await answer(server.handlers[0][1], "POST", "/api/v1/charges", json(key, JSON.stringify({ amount: 3 })))
     // Queries the definition's schemas refuse before any handler runs.
     const refusedByDefinition = new Set(["/api/v1/transactions?status=nope", "/api/v1/transactions?type=%00"])
     for (const [method, path, init] of requests) {
@@ -129,7 +129,7 @@ describe("HttpApiLayer", () => {
           expect([other.status, JSON.parse(other.body)._tag]).toEqual([400, "HttpApiDecodeError"])
           continue
         }
-        expect({ ...other, name: native!.name, requestId: null }).toEqual({ ...native, requestId: null })
+        expect({ ...other, name: native.name, requestId: null }).toEqual({ ...native, requestId: null })
       }
     }
   })
@@ -146,10 +146,10 @@ describe("HttpApiLayer", () => {
         )
       )
     )
-    expect(first!.status).toBe(201)
+    expect(first.status).toBe(201)
     for (const replay of replays) {
       expect(replay.headers["idempotent-replayed"]).toBe("true")
-      expect([replay.status, replay.body]).toEqual([201, first!.body])
+      expect([replay.status, replay.body]).toEqual([201, first.body])
     }
   })
 
@@ -166,7 +166,7 @@ describe("HttpApiLayer", () => {
     await Effect.runPromise(Ref.set(server.pixgate.draining, true))
     try {
       const [native, ...others] = await all()
-      expect([native!.status, native!.headers["retry-after"], JSON.parse(native!.body)]).toEqual([
+      expect([native.status, native.headers["retry-after"], JSON.parse(native.body)]).toEqual([
         503,
         "1",
         { status: "unready", checks: { database: "ok", instance: "draining" }, failed: ["instance"] }

@@ -10,10 +10,10 @@
  */
 import { randomUUID } from "node:crypto"
 import { Gateway } from "@pixgate/gateway-apipix"
+import { send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-live-charges")
 
@@ -83,7 +83,7 @@ describe.each(stores)("live charge creation on $name", (store) => {
     expect(refused.body).toEqual({ error: "Failed to create charge", code: "gateway_error" })
     // Generous: the deadline is 3 s; the report was of a request that never ended.
     expect(refused.ms).toBeLessThan(30_000)
-    const attempt = unknownAttempts()[attemptsBefore]!
+    const attempt = unknownAttempts()[attemptsBefore]
     expect(attempt).toBeDefined()
     expect(cobCount()).toBe(cobsBefore)
 
@@ -121,30 +121,30 @@ describe.each(stores)("live charge creation on $name", (store) => {
     const [adopted, abandoned] = unknownAttempts().slice(attemptsBefore)
     expect(adopted).toBeDefined()
     expect(abandoned).toBeDefined()
-    expect((await cobAtBank(adopted!.txid))?.status).toBe("ATIVA")
-    expect((await cobAtBank(abandoned!.txid))?.status).toBe("ATIVA")
+    expect((await cobAtBank(adopted.txid))?.status).toBe("ATIVA")
+    expect((await cobAtBank(abandoned.txid))?.status).toBe("ATIVA")
 
     const retried = await create(m.liveKey, 20, adoptedKey)
     expect(retried.status, retried.text).toBe(201)
-    expect(retried.body).toMatchObject({ transactionId: adopted!.transactionId, txid: adopted!.txid })
-    expect(retried.body.qrCode).toBe(live.psp.state.cobs.get(adopted!.txid)?.pixCopiaECola)
+    expect(retried.body).toMatchObject({ transactionId: adopted.transactionId, txid: adopted.txid })
+    expect(retried.body.qrCode).toBe(live.psp.state.cobs.get(adopted.txid)?.pixCopiaECola)
     expect(cobCount()).toBe(cobsBefore + 2)
 
     // Past the window, the abandoned cob is withdrawn; the adopted one is left as it is.
     await until(
       "the abandoned cob is withdrawn at the bank",
-      async () => (await cobAtBank(abandoned!.txid))?.status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
+      async () => (await cobAtBank(abandoned.txid))?.status === "REMOVIDA_PELO_USUARIO_RECEBEDOR",
       windowMs + testWaitMs
     )
-    expect(cobPatches(abandoned!.txid)).toHaveLength(1)
+    expect(cobPatches(abandoned.txid)).toHaveLength(1)
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    expect((await cobAtBank(adopted!.txid))?.status).toBe("ATIVA")
-    expect(cobPatches(adopted!.txid)).toHaveLength(0)
-    expect((await statusOf(m.liveKey, adopted!.transactionId))?.status).toBe("pending")
-    expect(await statusOf(m.liveKey, abandoned!.transactionId)).toBeUndefined()
+    expect((await cobAtBank(adopted.txid))?.status).toBe("ATIVA")
+    expect(cobPatches(adopted.txid)).toHaveLength(0)
+    expect((await statusOf(m.liveKey, adopted.transactionId))?.status).toBe("pending")
+    expect(await statusOf(m.liveKey, abandoned.transactionId)).toBeUndefined()
     // Its withdrawal is logged once.
     const withdrawn = live.h.logs.filter(
-      (line) => line.includes("was withdrawn at the bank") && line.includes(abandoned!.txid)
+      (line) => line.includes("was withdrawn at the bank") && line.includes(abandoned.txid)
     )
     expect(withdrawn).toHaveLength(1)
 
@@ -154,7 +154,7 @@ describe.each(stores)("live charge creation on $name", (store) => {
     expect(late.status).toBe(502)
     const fresh = await create(m.liveKey, 21, abandonedKey)
     expect(fresh.status, fresh.text).toBe(201)
-    expect(fresh.body.txid).not.toBe(abandoned!.txid)
+    expect(fresh.body.txid).not.toBe(abandoned.txid)
     expect((await cobAtBank(fresh.body.txid))?.status).toBe("ATIVA")
     await expectLedgerClean(live)
   })
@@ -167,22 +167,22 @@ describe.each(stores)("live charge creation on $name", (store) => {
     live.psp.addFault({ route: "cob.put", kind: "timeout", after: true, times: 1 })
     expect((await create(m.liveKey, 31, randomUUID())).status).toBe(502)
     const [never, paid] = unknownAttempts().slice(attemptsBefore)
-    expect(await cobAtBank(never!.txid)).toBeUndefined()
-    await live.psp.payCob(paid!.txid, { callback: "never" })
+    expect(await cobAtBank(never.txid)).toBeUndefined()
+    await live.psp.payCob(paid.txid, { callback: "never" })
     const logged = (text: string, txid: string) =>
       live.h.logs.filter((line) => line.includes(text) && line.includes(txid))
     await until(
       "both found out",
       () =>
-        logged("was never created at the bank", never!.txid).length > 0 &&
-        logged("was paid at the bank", paid!.txid).length > 0,
+        logged("was never created at the bank", never.txid).length > 0 &&
+        logged("was paid at the bank", paid.txid).length > 0,
       windowMs + testWaitMs
     )
     await new Promise((resolve) => setTimeout(resolve, 2000))
-    expect(logged("was never created at the bank", never!.txid)).toHaveLength(1)
-    expect(logged("was paid at the bank", paid!.txid)).toHaveLength(1)
-    expect(cobPatches(paid!.txid)).toHaveLength(0)
-    expect((await cobAtBank(paid!.txid))?.status).toBe("CONCLUIDA")
+    expect(logged("was never created at the bank", never.txid)).toHaveLength(1)
+    expect(logged("was paid at the bank", paid.txid)).toHaveLength(1)
+    expect(cobPatches(paid.txid)).toHaveLength(0)
+    expect((await cobAtBank(paid.txid))?.status).toBe("CONCLUIDA")
     await expectLedgerClean(live)
   })
 

@@ -7,9 +7,9 @@
  */
 
 import { DueDate } from "@pixgate/core"
+import { send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-live-cobv")
 const day = 86_400_000

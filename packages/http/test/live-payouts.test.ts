@@ -12,10 +12,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Events } from "@pixgate/core"
 import { Gateway } from "@pixgate/gateway-apipix"
+import { send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-live-payouts")
 const bankIspb = "12345678"

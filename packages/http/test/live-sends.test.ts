@@ -8,9 +8,9 @@
  */
 import { Gateway } from "@pixgate/gateway-apipix"
 import type { PspSimulator } from "@pixgate/psp-simulator"
+import { send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-live-sends")
 // The inline budget: twice the default, room for a loaded machine to answer in time.
@@ -168,7 +168,7 @@ describe("live sends without the inline attempt (budget 0), on SQLite", () => {
   let live: Live
   let drop: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    const db = await stores[0]!.open()
+    const db = await stores[0].open()
     drop = db.drop
     live = await startLive(db.url, { sendBudgetMs: 0, pollDelayMs: 120_000, timeoutMs: 10_000 })
   })

@@ -159,7 +159,7 @@ describe("one writer for Effect's logger and the access log", () => {
     expect(written).toEqual([])
     await pixgate.dispose()
     expect(written).toHaveLength(1)
-    const lines = written[0]!
+    const lines = written[0]
       .trimEnd()
       .split("\n")
       .map((line) => JSON.parse(line))
@@ -179,7 +179,7 @@ describe("one writer for Effect's logger and the access log", () => {
     })
     await pixgate.webHandler(new Request("http://x/api/health"))
     expect(lines).toHaveLength(1)
-    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: "request", status: 200 })
+    expect(JSON.parse(lines[0])).toMatchObject({ msg: "request", status: 200 })
     await pixgate.dispose()
   })
 

@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
-import { type Harness, listen, start } from "./support/harness.js"
+import { type Harness, listen, start } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWaitMs } from "@pixgate/testkit/wait"
 
 /** Merchant A's receiver: reads each request and never answers it. */
 const hanging = () => {
@@ -90,7 +90,7 @@ const noisyNeighbour = (database: () => string) =>
       const sent = Date.now()
       await waitUntil("the quiet merchant's first delivery", () => fast.arrivals.length > 0)
       expect(fast.arrivals[0]?.event).toBe("transaction.created")
-      expect(fast.arrivals[0]!.at - sent).toBeLessThan(2_000)
+      expect(fast.arrivals[0].at - sent).toBeLessThan(2_000)
       expect((await statusOf()).endpoints[0]?.inFlight).toBeLessThanOrEqual(16)
     } finally {
       // Cut the hanging connections first, so that stopping does not wait out the time-out.

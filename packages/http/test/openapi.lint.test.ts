@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { Pixgate } from "../src/node.js"
-import { type Harness, listen, send, start } from "./support/harness.js"
 
 const cli = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")
 const config = fileURLToPath(new URL("../redocly.yaml", import.meta.url))

@@ -10,13 +10,13 @@ import { createServer, type IncomingMessage, type Server } from "node:http"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Domain, DueDate, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
+import { type Answer, type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Effect } from "effect"
-import { testWaitMs } from "../../../test/support/wait.js"
 import * as Schemas from "../src/ApiErrors.js"
 import { Pixgate } from "../src/node.js"
-import { type Answer, type Harness, listen, send, start } from "./support/harness.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
 type Doc = any
@@ -41,7 +41,7 @@ const validators = (doc: Doc) => {
 /** The document's path template matching a concrete path. */
 const templateOf = (doc: Doc, path: string): string | undefined =>
   Object.keys(doc.paths).find((template) =>
-    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path.split("?")[0]!)
+    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path.split("?")[0])
   )
 
 let h: Harness

@@ -6,9 +6,9 @@
  * against the OpenAPI document by the harness.
  */
 import { MemoryStore, Store } from "@pixgate/core"
+import { type Harness, start } from "@pixgate/testkit/harness"
 import { Duration, Effect, Layer, Ref } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { type Harness, start } from "./support/harness.js"
 
 /** MemoryStore whose ping never answers, as a database that took the connection and went quiet. */
 const hangingStore: Layer.Layer<Store.Store> = Layer.effect(

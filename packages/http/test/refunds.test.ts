@@ -8,9 +8,9 @@
  */
 import { createServer } from "node:http"
 import { Refunds } from "@pixgate/core"
+import { type Answer, adminSender, listen, send } from "@pixgate/testkit/harness"
+import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Answer, adminSender, listen, send } from "./support/harness.js"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "./support/live.js"
 
 const stores = liveStores("pixgate-refunds")
 const token = "refunds-admin-token-0123456789"
@@ -208,7 +208,7 @@ describe.each(stores)("refunds on $name", (store) => {
         () => events("refund.completed", rest.body.refundId).length === 1
       )
       expect(events("refund.created", first.body.refundId)).toHaveLength(1)
-      expect(events("refund.completed", rest.body.refundId)[0]!.data.status).toBe("refunded")
+      expect(events("refund.completed", rest.body.refundId)[0].data.status).toBe("refunded")
 
       // What is left (the second charge's net) does not cover its full refund.
       const short = await refund(m.merchantId, b, { amount: 50 }, "live-short")

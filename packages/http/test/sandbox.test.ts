@@ -7,8 +7,8 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Money } from "@pixgate/core"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { type Harness, listen, start } from "./support/harness.js"
+import { type Harness, listen, start } from "@pixgate/testkit/harness"
+import { testWaitMs } from "@pixgate/testkit/wait"
 
 interface Delivery {
   readonly headers: IncomingHttpHeaders

@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { storeOf } from "@pixgate/testkit/database"
+import { listen, send } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import { Pixgate } from "../src/node.js"
-import { storeOf } from "./support/database.js"
-import { listen, send } from "./support/harness.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const random = (bytes = 18) => randomBytes(bytes).toString("hex")
@@ -36,7 +36,7 @@ const spellings = (value: string): ReadonlyArray<string> => [
 const cookieOf = (response: Response, name: string) =>
   response.headers
     .getSetCookie()
-    .map((c) => c.split(";")[0]!)
+    .map((c) => c.split(";")[0])
     .find((c) => c.startsWith(`${name}=`))
 
 /** Runs the whole session against a fresh server on `database`; returns the secrets and every line written. */
@@ -72,8 +72,8 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
 
   const pixgate = await Pixgate.make({
     store: storeOf(database),
-    admin: { token: secrets.adminToken!, basePath: "/admin" },
-    bankCallbacks: { secret: secrets.callbackSecret! },
+    admin: { token: secrets.adminToken, basePath: "/admin" },
+    bankCallbacks: { secret: secrets.callbackSecret },
     panel: { basePath: "/panel" },
     // Slow enough that the loop of 40 below runs into 429s however loaded the machine is.
     rateLimit: { requestsPerSecond: 0.01, burst: 20 },
@@ -89,15 +89,15 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
   const server = createServer((req, res) => {
     const url = req.url ?? "/"
     if (url.startsWith("/admin/")) pixgate.admin!.nodeHandler(req, res)
-    else if (pixgate.panel?.matches(url.split("?")[0]!)) pixgate.panel.nodeHandler(req, res)
+    else if (pixgate.panel?.matches(url.split("?")[0])) pixgate.panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   const base = await listen(server)
   try {
-    const admin = (method: string, path: string, body?: unknown, token = secrets.adminToken!) =>
+    const admin = (method: string, path: string, body?: unknown, token = secrets.adminToken) =>
       send(base, method, `/admin${path}`, {
         headers: { authorization: `Bearer ${token}` },
-        ...(body === undefined ? {} : { body })
+        body
       })
 
     // Admin: a wrong token, a merchant, keys (one revoked), the webhook and its keys.
@@ -126,16 +126,16 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
 
     // The API with every key: created, refused (422, 401, 502), rate limited (429).
     const charge = await send(base, "POST", "/api/v1/charges", {
-      key: secrets.testKey!,
+      key: secrets.testKey,
       body: { amount: 10, clientName: "Ana" }
     })
     expect(charge.status, charge.text).toBe(201)
-    for (const key of [secrets.testKey!, secrets.liveKey!, secrets.revokedKey!, secrets.madeUpKey!]) {
+    for (const key of [secrets.testKey, secrets.liveKey, secrets.revokedKey, secrets.madeUpKey]) {
       await send(base, "POST", "/api/v1/charges", { key, body: { amount: -1 } })
       await send(base, "POST", "/api/v1/payouts", { key, body: { amount: 1, pixKey: "a@b.com" } })
       await send(base, "GET", `/api/v1/transactions?api_key=${key}&x-api-key=${key}`)
     }
-    for (let i = 0; i < 40; i++) await send(base, "GET", "/api/v1/transactions", { key: secrets.testKey! })
+    for (let i = 0; i < 40; i++) await send(base, "GET", "/api/v1/transactions", { key: secrets.testKey })
     // The payer pays (unless the sandbox already did, 2-3 s after creation: 409): events go to the
     // receiver, which fails twice (endpoint marked failing, then recovered).
     const paid = await admin("POST", `/sandbox/transactions/${charge.body.transactionId}/pay`)
@@ -146,7 +146,7 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     expect((await send(base, "POST", callback, { body: {} })).status).toBe(503)
     expect((await send(base, "POST", `${callback}/pix`, { body: { pix: [] } })).status).toBe(503)
     await send(base, "POST", `/bank/%63allbacks/${secrets.callbackSecret}`, { body: {} })
-    await send(base, "POST", `/bank/callbacks/${encodeURIComponent(secrets.callbackSecret!)}x`, { body: {} })
+    await send(base, "POST", `/bank/callbacks/${encodeURIComponent(secrets.callbackSecret)}x`, { body: {} })
     await send(base, "GET", callback)
 
     // The panel: an invite, its page, the password set once, a session, a sign-in, a wrong one.
@@ -163,12 +163,12 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
       fetch(link, {
         method: "POST",
         headers: { cookie: csrf, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ _csrf: csrf.split("=")[1]!, password }),
+        body: new URLSearchParams({ _csrf: csrf.split("=")[1], password }),
         redirect: "manual"
       })
-    const accepted = await accept(secrets.password!)
+    const accepted = await accept(secrets.password)
     expect(accepted.status).toBe(303)
-    secrets.session = cookieOf(accepted, "pixgate_session")!.split("=")[1]!
+    secrets.session = cookieOf(accepted, "pixgate_session")!.split("=")[1]
     expect((await accept(`another ${secrets.password}`)).status).toBe(410)
     const overview = await fetch(`${base}/panel/`, {
       headers: { cookie: `pixgate_session=${secrets.session}` }
@@ -178,10 +178,10 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
       fetch(`${base}/panel/signin`, {
         method: "POST",
         headers: { cookie: csrf, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ _csrf: csrf.split("=")[1]!, email: "ana@loja.example", password }),
+        body: new URLSearchParams({ _csrf: csrf.split("=")[1], email: "ana@loja.example", password }),
         redirect: "manual"
       })
-    expect((await signIn(secrets.password!)).status).toBe(303)
+    expect((await signIn(secrets.password)).status).toBe(303)
     await signIn(`wrong ${secrets.password}`)
     await fetch(`${base}/panel/invite/${random(20)}`)
 

@@ -5,10 +5,10 @@
  */
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { Effect, ManagedRuntime } from "effect"
 import { Handler, Log, Respond, Router } from "../src/node.js"
 import * as Route from "../src/Route.js"
-import { type Harness, listen, send, start } from "./support/harness.js"
 import { expectError } from "./support/spec.js"
 
 let h: Harness

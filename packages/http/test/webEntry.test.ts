@@ -15,7 +15,7 @@ import * as esbuild from "esbuild"
 
 const src = fileURLToPath(new URL("../src/", import.meta.url))
 const builtins = new Set(builtinModules)
-const isBuiltin = (path: string) => path.startsWith("node:") || builtins.has(path.split("/")[0]!)
+const isBuiltin = (path: string) => path.startsWith("node:") || builtins.has(path.split("/")[0])
 const forbidden =
   /(^|\/)(better-sqlite3|pg|pg-native|@effect\/sql[^/]*|@pixgate\/(store-[^/]+|panel|gateway-apipix|server))(\/|$)|packages\/(store-[^/]+|panel|gateway-apipix|server)\//
 
@@ -129,7 +129,7 @@ describe("the web entry", () => {
       logLevel: "silent"
     })
     const context = vm.createContext(Object.fromEntries(webGlobals.map((name) => [name, globalThis[name]])))
-    vm.runInContext(`${bundled.outputFiles[0]!.text}\nglobalThis.PixgateWeb = PixgateWeb`, context)
+    vm.runInContext(`${bundled.outputFiles[0].text}\nglobalThis.PixgateWeb = PixgateWeb`, context)
     expect(
       vm.runInContext("[typeof process, typeof Buffer, typeof require, typeof setImmediate]", context)
     ).toEqual(["undefined", "undefined", "undefined", "undefined"])

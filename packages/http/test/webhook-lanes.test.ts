@@ -10,10 +10,10 @@ import { createServer, type ServerResponse } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
+import { type Harness, listen, start } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { Duration } from "effect"
-import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
-import { type Harness, listen, start } from "./support/harness.js"
 
 /**
  * Holds every request until `release`, then answers each 200 after `delayMs`, counting those in

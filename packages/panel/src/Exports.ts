@@ -212,8 +212,9 @@ export const statementLines = (m: Store.AccountMovement): ReadonlyArray<Statemen
     .join(" · ")
   const sign = feeSign[m.kind]
   const fee = tx === null || sign === undefined ? 0 : tx.feeAmount
-  if (fee === 0) return [{ fitId: base, postedAt: m.createdAt, amount: m.amount, name, memo }]
-  const feePart = sign! * fee
+  if (fee === 0 || sign === undefined)
+    return [{ fitId: base, postedAt: m.createdAt, amount: m.amount, name, memo }]
+  const feePart = sign * fee
   return [
     { fitId: base, postedAt: m.createdAt, amount: m.amount - feePart, name, memo },
     {

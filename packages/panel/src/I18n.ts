@@ -633,9 +633,10 @@ export const saoPauloOffsetMinutes = (ms: number): number => {
 export const saoPauloDayStart = (text: string): number | undefined => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
   if (m === null) return undefined
-  const utc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const utc = Date.UTC(y, mo - 1, d)
   const check = new Date(utc)
-  if (check.getUTCDate() !== +m[3]! || check.getUTCMonth() !== +m[2]! - 1) return undefined
+  if (check.getUTCDate() !== d || check.getUTCMonth() !== mo - 1) return undefined
   // The offset of noon that day is the day's (no change of offset at midnight in São Paulo).
   return utc - saoPauloOffsetMinutes(utc + 12 * 3_600_000) * 60_000
 }

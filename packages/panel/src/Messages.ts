@@ -48,14 +48,14 @@ export const codes: Readonly<Record<string, Entry>> = {
   bad_request: e("Requisição inválida.", "Bad request."),
   unauthorized: e("Acesso não autorizado: entre de novo.", "Not authorized: please sign in again."),
   not_found: e(
-    (p) =>
-      p.resource && resources[p.resource]
-        ? `${text(resources[p.resource]!, "pt-BR", p)} não encontrada.`
-        : "Não encontrado.",
-    (p) =>
-      p.resource && resources[p.resource]
-        ? `${text(resources[p.resource]!, "en", p)} not found.`
-        : "Not found."
+    (p) => {
+      const r = p.resource === undefined ? undefined : resources[p.resource]
+      return r === undefined ? "Não encontrado." : `${text(r, "pt-BR", p)} não encontrada.`
+    },
+    (p) => {
+      const r = p.resource === undefined ? undefined : resources[p.resource]
+      return r === undefined ? "Not found." : `${text(r, "en", p)} not found.`
+    }
   ),
   method_not_allowed: e("Método não permitido neste endereço.", "Method not allowed on this address."),
   request_timeout: e("A requisição demorou demais. Tente de novo.", "The request took too long. Try again."),
@@ -255,19 +255,26 @@ export const codes: Readonly<Record<string, Entry>> = {
   )
 }
 
+/** The catalogue's entry of a code it is known to hold (a missing one is a defect, caught by the tests). */
+const entry = (code: string): Entry => {
+  const found = codes[code]
+  if (found === undefined) throw new Error(`No message for ${code}`)
+  return found
+}
+
 /** Generic texts of each kind of error, for a code the catalogue does not know. */
 const byTag: Readonly<Record<Errors.PixgateError["_tag"], Entry>> = {
   ValidationError: e("Há um campo inválido.", "A field is invalid."),
-  InvalidJson: codes.invalid_json!,
-  Unauthorized: codes.unauthorized!,
-  NotFound: codes.not_found!,
-  InsufficientBalance: codes.insufficient_balance!,
-  Conflict: codes.idempotency_in_flight!,
-  IdempotencyMismatch: codes.idempotency_mismatch!,
+  InvalidJson: entry("invalid_json"),
+  Unauthorized: entry("unauthorized"),
+  NotFound: entry("not_found"),
+  InsufficientBalance: entry("insufficient_balance"),
+  Conflict: entry("idempotency_in_flight"),
+  IdempotencyMismatch: entry("idempotency_mismatch"),
   Refused: e("Não é possível no estado atual.", "Not possible in the current state."),
-  GatewayUnavailable: codes.gateway_error!,
-  StorageUnavailable: codes.service_unavailable!,
-  Internal: codes.internal_error!
+  GatewayUnavailable: entry("gateway_error"),
+  StorageUnavailable: entry("service_unavailable"),
+  Internal: entry("internal_error")
 }
 
 const text = (entry: Entry, lang: Lang, p: MessageParams = {}): string => {

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Engine, Money } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
+import * as Chromium from "@pixgate/testkit/chromium"
 import { Effect } from "effect"
 import { generateSync } from "otplib"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Chromium from "../../http/test/support/chromium.js"
 import * as PanelFixture from "./support/panelFixture.js"
 
 const codeNow = (secret: string) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) })

@@ -12,14 +12,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Auth, type Domain, Engine, Money, SigningKeys } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
+import * as Chromium from "@pixgate/testkit/chromium"
+import { report } from "@pixgate/testkit/output"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import axe from "axe-core"
 import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWaitMs } from "../../../test/support/wait.js"
-import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's browser tests")
 
@@ -253,7 +253,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.getByTestId("send-test").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Evento de teste enviado.")
     await expect.poll(() => received.length, { timeout: testWaitMs }).toBeGreaterThan(before)
-    return received[received.length - 1]!
+    return received[received.length - 1]
   }
 
   it("sets a webhook, shows its signing key once, sends a test event signed with it and shows its delivery", async () => {
@@ -382,7 +382,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Exportar CSV" }).click()
     ])
-    const text = await readFile((await download.path())!, "utf8")
+    const text = await readFile(await download.path(), "utf8")
     const lines = text.trim().split("\r\n")
     // The Brazilian form (docs: packages/panel/README.md): BOM, `;`, São Paulo day and time, decimal comma.
     expect(text.charCodeAt(0)).toBe(0xfeff)

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Auth, DueDate, Engine, Requests } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
+import * as Chromium from "@pixgate/testkit/chromium"
 import axe from "axe-core"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's due-date charge tests")
 

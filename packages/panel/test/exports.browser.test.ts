@@ -8,12 +8,12 @@
  */
 import { readFile } from "node:fs/promises"
 import { type Domain, Money, Requests, Store } from "@pixgate/core"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { parse as parseCsv } from "csv-parse/sync"
 import { Effect } from "effect"
 import { parse as parseOfx } from "ofx-js"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
 import * as PanelFixture from "./support/panelFixture.js"
 
 /** Reais text with exactly two places as centavos. */

@@ -20,13 +20,13 @@ import { join } from "node:path"
 import { type Auth, Engine, Money } from "@pixgate/core"
 import { Pixgate } from "@pixgate/http/node"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import * as Chromium from "@pixgate/testkit/chromium"
+import { report } from "@pixgate/testkit/output"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import axe from "axe-core"
 import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWaitMs } from "../../../test/support/wait.js"
-import * as Chromium from "../../http/test/support/chromium.js"
 
 const available = Chromium.available("the panel's layout browser tests")
 

@@ -54,7 +54,8 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
       violation("cob.devedor.cpf", "cpf must be 11 digits.")
     } else if (value.cnpj !== undefined && cnpj === undefined) {
       violation("cob.devedor.cnpj", "cnpj must be 14 digits or capital letters.")
-    } else devedor = cpf !== undefined ? { nome, cpf } : { nome, cnpj: cnpj! }
+    } else if (cpf !== undefined) devedor = { nome, cpf }
+    else if (cnpj !== undefined) devedor = { nome, cnpj }
   }
   const valor = asObject(cob.valor)
   const original = typeof valor?.original === "string" ? valor.original : undefined
@@ -91,15 +92,15 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
       }
     }
   }
-  if (violacoes.length > 0) return { violacoes }
+  if (violacoes.length > 0 || original === undefined || chave === undefined) return { violacoes }
   const input: CobInput = {
     expiracao,
     ...(devedor ? { devedor } : {}),
     valor: {
-      original: original!,
+      original,
       ...(modalidade === undefined ? {} : { modalidadeAlteracao: modalidade as number })
     },
-    chave: chave!,
+    chave,
     ...(solicitacaoPagador === undefined ? {} : { solicitacaoPagador: solicitacaoPagador as string }),
     ...(info === undefined ? {} : { infoAdicionais })
   }
@@ -233,9 +234,9 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/cob/:txid",
     scope: "cob.write",
     handle: ({ params, body, bank }) => {
-      const parsed = parseCob(params.txid!, body, (chave) => bank.ownsKey(chave))
+      const parsed = parseCob(params.txid, body, (chave) => bank.ownsKey(chave))
       if (!parsed.input) return invalidCob(parsed.violacoes)
-      const outcome = bank.putCob(params.txid!, parsed.input, JSON.stringify(parsed.input))
+      const outcome = bank.putCob(params.txid, parsed.input, JSON.stringify(parsed.input))
       if (outcome === "conflict") {
         return invalidCob([{ propriedade: "cob.txid", razao: "txid is already used by a different cob." }])
       }
@@ -248,7 +249,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/cob/:txid",
     scope: "cob.read",
     handle: ({ params, bank }) => {
-      const cob = bank.state.cobs.get(params.txid!)
+      const cob = bank.state.cobs.get(params.txid)
       return cob
         ? json(200, cobJson(cob, bank.state))
         : notFound("CobNaoEncontrado", "Cob not found.", `No cob with txid ${params.txid}.`)
@@ -261,7 +262,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/cob/:txid",
     scope: "cob.write",
     handle: ({ params, body, bank }) => {
-      const cob = bank.state.cobs.get(params.txid!)
+      const cob = bank.state.cobs.get(params.txid)
       if (!cob) return notFound("CobNaoEncontrado", "Cob not found.", `No cob with txid ${params.txid}.`)
       const revision = asObject(body)
       const others = Object.keys(revision ?? {}).filter((name) => name !== "status")
@@ -287,9 +288,9 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     scope: "cobv.write",
     handle: ({ params, body, bank }) => {
       const today = new Date(bank.settings.now().getTime() - 3 * 3_600_000).toISOString().slice(0, 10)
-      const parsed = parseCobv(params.txid!, body, (chave) => bank.ownsKey(chave), today)
+      const parsed = parseCobv(params.txid, body, (chave) => bank.ownsKey(chave), today)
       if (!parsed.input) return invalidCobv(parsed.violacoes)
-      const outcome = bank.putCob(params.txid!, parsed.input, JSON.stringify(parsed.input))
+      const outcome = bank.putCob(params.txid, parsed.input, JSON.stringify(parsed.input))
       if (outcome === "conflict") {
         return invalidCobv([{ propriedade: "cobv.txid", razao: "txid is already used by a different cob." }])
       }
@@ -302,7 +303,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/cobv/:txid",
     scope: "cobv.read",
     handle: ({ params, bank }) => {
-      const cob = bank.state.cobs.get(params.txid!)
+      const cob = bank.state.cobs.get(params.txid)
       return cob?.vencimento
         ? json(200, cobJson(cob, bank.state))
         : notFound("CobVNaoEncontrada", "Cobv not found.", `No cobv with txid ${params.txid}.`)
@@ -314,7 +315,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/cobv/:txid",
     scope: "cobv.write",
     handle: ({ params, body, bank }) => {
-      const cob = bank.state.cobs.get(params.txid!)
+      const cob = bank.state.cobs.get(params.txid)
       if (!cob?.vencimento)
         return notFound("CobVNaoEncontrada", "Cobv not found.", `No cobv with txid ${params.txid}.`)
       const revision = asObject(body)
@@ -398,7 +399,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/pix/:e2eid",
     scope: "pix.read",
     handle: ({ params, bank }) => {
-      const pix = bank.state.pix.get(params.e2eid!)
+      const pix = bank.state.pix.get(params.e2eid)
       return pix
         ? json(200, pixJson(pix))
         : notFound("PixNaoEncontrado", "Pix not found.", `No Pix with endToEndId ${params.e2eid}.`)
@@ -410,11 +411,11 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/pix/:e2eid/devolucao/:id",
     scope: "pix.write",
     handle: ({ params, body, bank }) => {
-      const pix = bank.state.pix.get(params.e2eid!)
+      const pix = bank.state.pix.get(params.e2eid)
       if (!pix)
         return notFound("PixNaoEncontrado", "Pix not found.", `No Pix with endToEndId ${params.e2eid}.`)
       const violacoes: Array<Violacao> = []
-      if (!devolucaoIdPattern.test(params.id!)) {
+      if (!devolucaoIdPattern.test(params.id)) {
         violacoes.push({ propriedade: "id", razao: "id must be 1 to 35 letters or digits." })
       }
       const request = asObject(body)
@@ -441,10 +442,10 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
           "The refund does not follow the schema.",
           list
         )
-      if (violacoes.length > 0) return invalid(violacoes)
+      if (violacoes.length > 0 || valor === undefined) return invalid(violacoes)
       const input = {
-        id: params.id!,
-        valor: valor!,
+        id: params.id,
+        valor,
         natureza: natureza as string,
         ...(descricao === undefined ? {} : { descricao: descricao as string })
       }
@@ -466,7 +467,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/pix/:e2eid/devolucao/:id",
     scope: "pix.read",
     handle: ({ params, bank }) => {
-      const devolucao = bank.state.pix.get(params.e2eid!)?.devolucoes.find((item) => item.id === params.id)
+      const devolucao = bank.state.pix.get(params.e2eid)?.devolucoes.find((item) => item.id === params.id)
       return devolucao
         ? json(200, devolucaoJson(devolucao))
         : notFound(
@@ -482,7 +483,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/webhook/:chave",
     scope: "webhook.write",
     handle: ({ params, body, bank }) => {
-      const chave = params.chave!
+      const chave = params.chave
       const violacoes: Array<Violacao> = []
       if (!bank.ownsKey(chave))
         violacoes.push({ propriedade: "chave", razao: "chave is not a key of this account." })
@@ -515,7 +516,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/webhook/:chave",
     scope: "webhook.read",
     handle: ({ params, bank }) => {
-      const webhook = bank.state.webhooks.get(params.chave!)
+      const webhook = bank.state.webhooks.get(params.chave)
       return webhook
         ? json(200, { ...webhook, criacao: webhook.criacao.toISOString() })
         : notFound("WebhookNaoEncontrado", "Webhook not found.", `No webhook for ${params.chave}.`)
@@ -527,7 +528,7 @@ export const apiPixRoutes: ReadonlyArray<Route> = [
     path: "/v2/webhook/:chave",
     scope: "webhook.write",
     handle: ({ params, bank }) =>
-      bank.state.webhooks.delete(params.chave!)
+      bank.state.webhooks.delete(params.chave)
         ? empty(204)
         : notFound("WebhookNaoEncontrado", "Webhook not found.", `No webhook for ${params.chave}.`)
   }

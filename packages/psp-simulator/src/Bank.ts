@@ -113,10 +113,17 @@ export const cobJson = (cob: Cob, state: State) => ({
       }
     : cob.valor,
   chave: cob.chave,
-  ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
-  ...(cob.infoAdicionais === undefined ? {} : { infoAdicionais: cob.infoAdicionais }),
+  solicitacaoPagador: cob.solicitacaoPagador,
+  infoAdicionais: cob.infoAdicionais,
   pixCopiaECola: cob.pixCopiaECola,
-  ...(cob.pix.length > 0 ? { pix: cob.pix.map((id) => pixJson(state.pix.get(id)!)) } : {})
+  ...(cob.pix.length > 0
+    ? {
+        pix: cob.pix.flatMap((id) => {
+          const pix = state.pix.get(id)
+          return pix === undefined ? [] : [pixJson(pix)]
+        })
+      }
+    : {})
 })
 
 /** The API Pix representation of a refund. */
@@ -125,8 +132,8 @@ export const devolucaoJson = (devolucao: Devolucao) => ({
   rtrId: devolucao.rtrId,
   valor: devolucao.valor,
   natureza: devolucao.natureza,
-  ...(devolucao.descricao === undefined ? {} : { descricao: devolucao.descricao }),
-  ...(devolucao.motivo === undefined ? {} : { motivo: devolucao.motivo }),
+  descricao: devolucao.descricao,
+  motivo: devolucao.motivo,
   horario: {
     solicitacao: iso(devolucao.solicitacao),
     ...(devolucao.liquidacao ? { liquidacao: iso(devolucao.liquidacao) } : {})
@@ -137,11 +144,11 @@ export const devolucaoJson = (devolucao: Devolucao) => ({
 /** The API Pix representation of a received Pix. */
 export const pixJson = (pix: ReceivedPix) => ({
   endToEndId: pix.endToEndId,
-  ...(pix.txid === undefined ? {} : { txid: pix.txid }),
+  txid: pix.txid,
   valor: pix.valor,
   chave: pix.chave,
   horario: iso(pix.horario),
-  ...(pix.infoPagador === undefined ? {} : { infoPagador: pix.infoPagador }),
+  infoPagador: pix.infoPagador,
   pagador: pix.pagador,
   ...(pix.devolucoes.length > 0 ? { devolucoes: pix.devolucoes.map(devolucaoJson) } : {})
 })
@@ -162,7 +169,7 @@ export const sendJson = (send: Send) => ({
   valor: send.valor,
   chave: send.pagadorChave,
   status: send.status,
-  ...(send.infoPagador === undefined ? {} : { infoPagador: send.infoPagador }),
+  infoPagador: send.infoPagador,
   horario: {
     solicitacao: iso(send.solicitacao),
     ...(send.liquidacao ? { liquidacao: iso(send.liquidacao) } : {})

@@ -75,7 +75,7 @@ export const makeLocationHandler = (settings: {
       title,
       status,
       detail,
-      ...(violacoes === undefined ? {} : { violacoes })
+      violacoes
     })
   })
   const notFound = (status: 404 | 410, detail: string) =>
@@ -98,8 +98,8 @@ export const makeLocationHandler = (settings: {
     status: cob.status,
     ...(cob.devedor ? { devedor: cob.devedor } : {}),
     chave: cob.chave,
-    ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
-    ...(cob.infoAdicionais === undefined ? {} : { infoAdicionais: cob.infoAdicionais })
+    solicitacaoPagador: cob.solicitacaoPagador,
+    infoAdicionais: cob.infoAdicionais
   })
 
   const answer = (url: URL) => {

@@ -69,7 +69,7 @@ export const tokenRoute = (settings: {
   handle: ({ headers, text }) => {
     const authorization = headers.authorization ?? ""
     const match = /^Basic\s+(.+)$/i.exec(authorization)
-    const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : ""
+    const decoded = match ? Buffer.from(match[1], "base64").toString("utf8") : ""
     const colon = decoded.indexOf(":")
     const client =
       colon < 0

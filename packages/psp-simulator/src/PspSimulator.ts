@@ -238,7 +238,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     locationUrl: `https://${hostForUrl(host)}:${locationPort}`,
     controlUrl: undefined,
     tls: pki,
-    client: { clientId: clients[0]!.clientId, clientSecret: clients[0]!.clientSecret },
+    client: { clientId: clients[0].clientId, clientSecret: clients[0].clientSecret },
     state: bank.state,
     requests,
     deliveries: callbacks.deliveries,

@@ -13,7 +13,7 @@ export const sendRoutes: ReadonlyArray<Route> = [
     path: "/v3/gn/pix/:idEnvio",
     scope: "pix.send",
     handle: ({ params, body, bank }) => {
-      const idEnvio = params.idEnvio!
+      const idEnvio = params.idEnvio
       if (!idEnvioPattern.test(idEnvio)) {
         return efiError(400, "json_invalido", "idEnvio must be 1 to 35 letters or digits.")
       }
@@ -55,7 +55,7 @@ export const sendRoutes: ReadonlyArray<Route> = [
     path: "/v2/gn/pix/enviados/id-envio/:idEnvio",
     scope: "gn.pix.send.read",
     handle: ({ params, bank }) => {
-      const send = bank.state.sends.get(params.idEnvio!)
+      const send = bank.state.sends.get(params.idEnvio)
       return send
         ? json(200, sendJson(send))
         : efiError(404, "pix_nao_encontrado", `No send with idEnvio ${params.idEnvio}.`)

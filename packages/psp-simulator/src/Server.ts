@@ -146,7 +146,7 @@ export const makeHandler = (settings: {
       const match = candidate.pattern.exec(url.pathname)
       if (!match) return false
       params = Object.fromEntries(
-        candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)])
+        candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1])])
       )
       return true
     })

@@ -220,9 +220,9 @@ describe("pix received", () => {
     const ids = [txid("paid1"), txid("paid2"), txid("paid3")]
     for (const id of ids)
       await call(psp, { method: "PUT", path: `/v2/cob/${id}`, token: bearer, body: cobBody() })
-    const first = await psp.payCob(ids[0]!, { valor: "9.99" })
-    await psp.payCob(ids[1]!)
-    await psp.payCob(ids[2]!)
+    const first = await psp.payCob(ids[0], { valor: "9.99" })
+    await psp.payCob(ids[1])
+    await psp.payCob(ids[2])
     const cob = await call(psp, { method: "GET", path: `/v2/cob/${ids[0]}`, token: bearer })
     expect(cob.body.status).toBe("CONCLUIDA")
     expect(cob.body.pix).toEqual([expect.objectContaining({ endToEndId: first.endToEndId, valor: "9.99" })])
@@ -265,7 +265,7 @@ describe("pix received", () => {
     expect(byTxid.body.pix.map((pix: { txid: string }) => pix.txid)).toEqual([ids[1]])
     const one = await call(psp, { method: "GET", path: `/v2/pix/${first.endToEndId}`, token: bearer })
     expect(one.body).toMatchObject({ endToEndId: first.endToEndId, valor: "9.99" })
-    await expect(psp.payCob(ids[0]!)).rejects.toThrow(/CONCLUIDA/)
+    await expect(psp.payCob(ids[0])).rejects.toThrow(/CONCLUIDA/)
   })
 
   it("refuses a list query without a window or with fim before inicio", async () => {

@@ -66,7 +66,7 @@ describe("control API", () => {
     expect(hook.received).toHaveLength(0)
     await control("POST", "/callbacks/release", { order: "reverse" })
     const order = hook.received.map(
-      (item) => (item.body as { pix: Array<{ gnExtras: { idEnvio: string } }> }).pix[0]!.gnExtras.idEnvio
+      (item) => (item.body as { pix: Array<{ gnExtras: { idEnvio: string } }> }).pix[0].gnExtras.idEnvio
     )
     expect(order).toEqual(["ctl2", "ctl1"])
     await control("PUT", "/callbacks/mode", { mode: "now" })

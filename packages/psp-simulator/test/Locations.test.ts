@@ -44,7 +44,7 @@ const fetchLocation = (url: string) =>
 /** The payload of a JWS, after checking its signature with the key its `jku` serves. */
 const verified = async (jws: string) => {
   const [header, payload, signature] = jws.split(".")
-  const head = JSON.parse(Buffer.from(header!, "base64url").toString("utf8"))
+  const head = JSON.parse(Buffer.from(header, "base64url").toString("utf8"))
   expect(head).toMatchObject({ alg: "PS256" })
   const keys = JSON.parse((await fetchLocation(head.jku)).text).keys as Array<JsonWebKey & { kid: string }>
   const jwk = keys.find((k) => k.kid === head.kid)!
@@ -56,10 +56,10 @@ const verified = async (jws: string) => {
       padding: constants.RSA_PKCS1_PSS_PADDING,
       saltLength: 32
     },
-    Buffer.from(signature!, "base64url")
+    Buffer.from(signature, "base64url")
   )
   expect(ok).toBe(true)
-  return JSON.parse(Buffer.from(payload!, "base64url").toString("utf8"))
+  return JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
 }
 
 let count = 0

@@ -44,7 +44,7 @@ describe("pnpm psp-simulator", () => {
         const match = /control \(HTTP\)\s+(http:\/\/\S+)/.exec(output)
         if (match) {
           clearInterval(timer)
-          resolve(match[1]!)
+          resolve(match[1])
         }
       }, 50)
       child?.once("exit", (code) => {

@@ -1,7 +1,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
-import { testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import type { PspSimulator } from "../src/PspSimulator.js"
 
 /** An answer of the simulator, read whole. */
@@ -82,7 +82,7 @@ export const token = async (psp: PspSimulator, scope?: string) => {
     method: "POST",
     path: "/oauth/token",
     headers: { authorization: basic(psp.client.clientId, psp.client.clientSecret) },
-    body: { grant_type: "client_credentials", ...(scope === undefined ? {} : { scope }) }
+    body: { grant_type: "client_credentials", scope }
   })
   if (answer.status !== 200) throw new Error(`token: ${answer.status} ${answer.text}`)
   return answer.body.access_token as string

@@ -82,7 +82,7 @@ class Failed extends Data.TaggedError("Failed")<{ readonly message: string }> {}
 
 /** The first line of an error's message: never a stack. */
 const oneLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n")[0]!.trim()
+  (error instanceof Error ? error.message : String(error)).split("\n")[0].trim()
 
 /** The secret from stdin: all of it, without one trailing line break. */
 const readSecret = (stdin: Stdin | undefined, flag: string) =>
@@ -122,6 +122,12 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
           })
       }
     }
+    // What a command's `run` counts on: every required flag set (the parser asks for the others).
+    const missing = command.required.find((flag) => filled[flag] === undefined)
+    if (missing !== undefined)
+      return yield* new UsageError({
+        message: `Missing required flag --${missing} (pixgate ${command.usage})`
+      })
     return filled
   })
 
@@ -329,7 +335,7 @@ const precheck = (argv: ReadonlyArray<string>) => {
   for (const a of argv) {
     if (a === "--") break
     if (!a.startsWith("--")) continue
-    const name = a.split("=")[0]!
+    const name = a.split("=")[0]
     if (seen.has(name)) throw new UsageError({ message: `${name} is given twice` })
     seen.add(name)
   }

@@ -19,6 +19,7 @@ import {
 import * as Span from "@effect/cli/HelpDoc/Span"
 import { Engine, type Errors, Requests, type Store, type WebhookTransport } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
+import { command, type FlagsOf } from "./commands/Command.js"
 import { listenCommand, listenFlags } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
@@ -29,31 +30,36 @@ import * as HelpText from "./HelpText.js"
 /** A usage error: exit code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 
-/** Flag values by name. */
+/** Flag values by name, as the CLI parsed them. */
 export type Flags = Readonly<Record<string, string | undefined>>
 type Admin = Engine.EngineShape["admin"]
 
-/** One command. */
-export interface Command {
+/**
+ * One command; `Required` and `Optional` name its flags (`command(...)` infers them from the
+ * lists). `Command` alone, any command of the table: its `run` then takes the parsed flags.
+ */
+export interface Command<Required extends string = string, Optional extends string = string> {
   /** The synopsis after `pixgate`, e.g. `key create --merchant ID --mode test|live`. */
   readonly usage: string
   /** One sentence: what it does. */
   readonly summary?: string
-  readonly required: ReadonlyArray<string>
-  readonly optional?: ReadonlyArray<string>
+  readonly required: ReadonlyArray<Required>
+  readonly optional?: ReadonlyArray<Optional>
   /** Names of positional arguments. */
   readonly args?: ReadonlyArray<string>
   /** Whole command lines, shown under "Examples". */
   readonly examples?: ReadonlyArray<string>
   /** Flags of this command that mean something else than the shared flag of the same name. */
   readonly flags?: Readonly<Record<string, Flag>>
-  readonly run: (
+  // A method, so that a command typed by its flags is also a `Command` of the table (its
+  // parameters compare both ways); the CLI calls it only with every required flag set.
+  run(
     admin: Admin,
-    flags: Flags,
+    flags: string extends Required ? Flags : FlagsOf<Required, Optional>,
     args: ReadonlyArray<string>,
     /** Writes to stdout at once (a command that follows something prints as it goes). */
     print: (text: string) => Effect.Effect<void>
-  ) => Effect.Effect<
+  ): Effect.Effect<
     unknown,
     Errors.PixgateError | UsageError,
     Engine.Engine | Store.Store | WebhookTransport.WebhookTransport
@@ -181,7 +187,7 @@ const argumentHelp: Readonly<Record<string, string>> = {
 
 /** Every panel command by its words. */
 export const commands: Readonly<Record<string, Command>> = {
-  "merchant create": {
+  "merchant create": command({
     summary: "Creates a merchant; prints its id and its test and live API keys (shown only once).",
     examples: [
       'pixgate merchant create --name "Padaria Pao Quente" --json > merchant.json',
@@ -190,32 +196,31 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: "merchant create --name NAME [--city CITY]",
     required: ["name"],
     optional: ["city"],
-    run: (admin, f) =>
-      admin.createMerchant({ name: f.name!, ...(f.city === undefined ? {} : { city: f.city }) })
-  },
-  "key create": {
+    run: (admin, f) => admin.createMerchant({ name: f.name, city: f.city })
+  }),
+  "key create": command({
     summary: "Creates another API key for a merchant; prints the key (shown only once).",
     examples: ["pixgate key create --merchant mer_... --mode live"],
     usage: "key create --merchant ID --mode test|live",
     required: ["merchant", "mode"],
-    run: (admin, f) => admin.createKey(f.merchant!, f.mode as Mode)
-  },
-  "key revoke": {
+    run: (admin, f) => admin.createKey(f.merchant, f.mode as Mode)
+  }),
+  "key revoke": command({
     summary: "Revokes an API key by its id (key_...); requests with it get 401 at once.",
     examples: ["pixgate key revoke key_..."],
     usage: "key revoke KEY_ID",
     required: [],
     args: ["KEY_ID"],
-    run: (admin, _, [id]) => admin.revokeKey(id!)
-  },
-  "key list": {
+    run: (admin, _, [id]) => admin.revokeKey(id)
+  }),
+  "key list": command({
     summary: "Lists a merchant's API keys: id, mode, hint and state (never the key itself).",
     examples: ["pixgate key list --merchant mer_..."],
     usage: "key list --merchant ID",
     required: ["merchant"],
-    run: (admin, f) => admin.listKeys(f.merchant!)
-  },
-  "webhook set": {
+    run: (admin, f) => admin.listKeys(f.merchant)
+  }),
+  "webhook set": command({
     summary:
       "Sets the URL and secret of a merchant's webhook endpoint for one mode; the first time, prints its signing key (shown only once).",
     examples: [
@@ -225,9 +230,9 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET|-",
     required: ["merchant", "mode", "url", "secret"],
     run: (admin, f) =>
-      admin.setWebhook({ merchantId: f.merchant!, mode: f.mode as Mode, url: f.url!, secret: f.secret! })
-  },
-  "webhook rotate-signing-key": {
+      admin.setWebhook({ merchantId: f.merchant, mode: f.mode as Mode, url: f.url, secret: f.secret })
+  }),
+  "webhook rotate-signing-key": command({
     summary:
       "Replaces the signing key of an endpoint; prints the new key (shown only once). The old one signs too for the overlap.",
     examples: ["pixgate webhook rotate-signing-key --merchant mer_... --mode live --overlap 3600"],
@@ -236,20 +241,20 @@ export const commands: Readonly<Record<string, Command>> = {
     optional: ["overlap"],
     run: (admin, f) =>
       admin.rotateSigningKey({
-        merchantId: f.merchant!,
+        merchantId: f.merchant,
         mode: f.mode as Mode,
         ...(f.overlap === undefined ? {} : { overlapSeconds: Number(f.overlap) })
       })
-  },
-  "webhook status": {
+  }),
+  "webhook status": command({
     summary:
       "Shows each endpoint of a merchant: healthy or failing, failures in a row, deliveries pending, attempts in flight.",
     examples: ["pixgate webhook status --merchant mer_..."],
     usage: "webhook status --merchant ID",
     required: ["merchant"],
-    run: (admin, f) => admin.webhookStatus(f.merchant!)
-  },
-  "webhook log": {
+    run: (admin, f) => admin.webhookStatus(f.merchant)
+  }),
+  "webhook log": command({
     summary: "Shows a merchant's webhook deliveries, newest first, with each attempt.",
     examples: ["pixgate webhook log --merchant mer_... --status failed --limit 20"],
     usage: "webhook log --merchant ID [--mode test|live] [--status pending|delivered|failed] [--limit N]",
@@ -257,28 +262,28 @@ export const commands: Readonly<Record<string, Command>> = {
     optional: ["mode", "status", "limit"],
     run: (admin, f) =>
       admin.webhookLog({
-        merchantId: f.merchant!,
+        merchantId: f.merchant,
         ...(f.mode === undefined ? {} : { mode: f.mode as Mode }),
         ...(f.status === undefined ? {} : { status: f.status as DeliveryStatus }),
         ...(f.limit === undefined ? {} : { limit: Number(f.limit) })
       })
-  },
-  "webhook redeliver": {
+  }),
+  "webhook redeliver": command({
     summary: "Sends an event again (a new delivery of the same event id to the current endpoint).",
     examples: ["pixgate webhook redeliver evt_..."],
     usage: "webhook redeliver EVENT_ID",
     required: [],
     args: ["EVENT_ID"],
-    run: (admin, _, [id]) => admin.redeliver(id!)
-  },
-  balance: {
+    run: (admin, _, [id]) => admin.redeliver(id)
+  }),
+  balance: command({
     summary: "Shows a merchant's available and held balance in one mode.",
     examples: ["pixgate balance --merchant mer_... --mode test"],
     usage: "balance --merchant ID --mode test|live",
     required: ["merchant", "mode"],
-    run: (admin, f) => admin.balance(f.merchant!, f.mode as Mode)
-  },
-  "fee-plan set": {
+    run: (admin, f) => admin.balance(f.merchant, f.mode as Mode)
+  }),
+  "fee-plan set": command({
     summary: "Sets a merchant's fee plan (rates in parts per million, fixed fees in centavos).",
     examples: [
       'pixgate fee-plan set --merchant mer_... --plan \'{"charge":{"gatewayRate":2500,"marginRate":7400,"gatewayFixed":0,"marginFixed":0},"payout":{"gatewayRate":0,"marginRate":0,"gatewayFixed":10,"marginFixed":30}}\''
@@ -286,11 +291,11 @@ export const commands: Readonly<Record<string, Command>> = {
     usage: 'fee-plan set --merchant ID --plan \'{"charge":{...},"payout":{...}}\'',
     required: ["merchant", "plan"],
     run: (admin, f) =>
-      Effect.flatMap(decode(planSchema)({ plan: JSON.parse(f.plan!) }), ({ plan }) =>
-        admin.setFeePlan(f.merchant!, plan)
+      Effect.flatMap(decode(planSchema)({ plan: JSON.parse(f.plan) }), ({ plan }) =>
+        admin.setFeePlan(f.merchant, plan)
       )
-  },
-  "user invite": {
+  }),
+  "user invite": command({
     summary:
       "Invites a person to a merchant's panel with a role: prints a one-time link (7 days) to set the password.",
     examples: [
@@ -307,15 +312,15 @@ export const commands: Readonly<Record<string, Command>> = {
             email: f.email,
             ...(f.role === undefined ? {} : { role: f.role })
           }),
-          (invite) => admin.inviteUser(f.merchant!, invite)
+          (invite) => admin.inviteUser(f.merchant, invite)
         ),
         ({ token: _, path, ...invite }) => ({
           ...invite,
           link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
         })
       )
-  },
-  "user reset-link": {
+  }),
+  "user reset-link": command({
     summary:
       "Issues a one-time password reset link (1 hour) for a panel user; using it signs the user out everywhere.",
     examples: [
@@ -332,15 +337,15 @@ export const commands: Readonly<Record<string, Command>> = {
             email: f.email,
             ...(f["reset-2fa"] === undefined ? {} : { resetSecondFactor: f["reset-2fa"] === "yes" })
           }),
-          (input) => admin.resetLink(f.merchant!, input)
+          (input) => admin.resetLink(f.merchant, input)
         ),
         ({ token: _, path, ...link }) => ({
           ...link,
           link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
         })
       )
-  },
-  "audit list": {
+  }),
+  "audit list": command({
     summary: "Prints a page of a merchant's panel audit log, newest first.",
     examples: ["pixgate audit list --merchant mer_... --limit 100"],
     usage: "audit list --merchant ID [--limit N] [--before AUDIT_ID]",
@@ -352,20 +357,20 @@ export const commands: Readonly<Record<string, Command>> = {
           ...(f.limit === undefined ? {} : { limit: f.limit }),
           ...(f.before === undefined ? {} : { before: f.before })
         }),
-        (query) => admin.auditLog(f.merchant!, query)
+        (query) => admin.auditLog(f.merchant, query)
       )
-  },
-  "sandbox topup": {
+  }),
+  "sandbox topup": command({
     summary: "Adds sandbox (test-mode) money to a merchant's balance.",
     examples: ["pixgate sandbox topup --merchant mer_... --amount 100"],
     usage: "sandbox topup --merchant ID --amount N",
     required: ["merchant", "amount"],
     run: (admin, f) =>
       Effect.flatMap(decode(Requests.TopUp)({ amount: amountOf(f.amount) }), (topUp) =>
-        admin.topUp(f.merchant!, topUp)
+        admin.topUp(f.merchant, topUp)
       )
-  },
-  "sandbox pay": {
+  }),
+  "sandbox pay": command({
     summary:
       "Pays a pending test-mode charge now instead of after 2-3 s, or as on another day (a due-date charge then asks for that day's amount).",
     examples: [
@@ -387,28 +392,28 @@ export const commands: Readonly<Record<string, Command>> = {
     run: (a, f, [id]) =>
       Effect.flatMap(
         decode(Requests.SandboxPay)({
-          ...(f["paid-at"] === undefined ? {} : { paidAt: f["paid-at"] }),
-          ...(f.amount === undefined ? {} : { amount: f.amount })
+          paidAt: f["paid-at"],
+          amount: f.amount
         }),
-        (pay) => a.sandboxPayCharge(id!, pay)
+        (pay) => a.sandboxPayCharge(id, pay)
       )
-  },
-  "sandbox settle": {
+  }),
+  "sandbox settle": command({
     summary: "Completes a pending test-mode payout now.",
     examples: ["pixgate sandbox settle tx_..."],
     usage: "sandbox settle TX_ID",
     required: [],
     args: ["TX_ID"],
-    run: (a, _, [id]) => a.sandboxSettlePayout(id!)
-  },
-  "sandbox fail": {
+    run: (a, _, [id]) => a.sandboxSettlePayout(id)
+  }),
+  "sandbox fail": command({
     summary: "Fails a pending test-mode payout now (the amount and fee return to the balance).",
     examples: ["pixgate sandbox fail tx_..."],
     usage: "sandbox fail TX_ID",
     required: [],
     args: ["TX_ID"],
-    run: (a, _, [id]) => a.sandboxFailPayout(id!)
-  },
+    run: (a, _, [id]) => a.sandboxFailPayout(id)
+  }),
   ...moneyCommands,
   ...refundCommands,
   trigger: triggerCommand,
@@ -532,7 +537,7 @@ const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
 
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
 const option = (name: string, required: boolean, command: Command): Options.Options<string | undefined> => {
-  const flag = command.flags?.[name] ?? flags[name]!
+  const flag = command.flags?.[name] ?? flags[name]
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
     Options.withDescription(`${flag.description} ${need(flag, required)}`)
@@ -568,13 +573,13 @@ const leaf = <E, R>(name: string, command: Command, runner: Runner<E, R>) => {
     ),
     json
   }
-  return CliCommand.make(name.split(" ").at(-1)!, config, (given) =>
+  return CliCommand.make(name.slice(name.lastIndexOf(" ") + 1), config, (given) =>
     runner.panel(name, command, given.flags, given.args, given.json)
   ).pipe(CliCommand.withDescription(command.summary ?? command.usage))
 }
 
 /** The words commands start with (`merchant`, `key`, ...), for group help. */
-const groupOf = (name: string) => name.split(" ")[0]!
+const groupOf = (name: string) => name.split(" ")[0]
 
 /** The groups and the root's own commands, in the table's order. */
 const topLevel = () =>
@@ -618,7 +623,7 @@ export const tree = <E, R>(runner: Runner<E, R>) => {
       CliCommand.withDescription(
         `${top} commands: ${members.map(([n]) => n.slice(top.length + 1)).join(", ")}.`
       ),
-      CliCommand.withSubcommands([first!, ...rest])
+      CliCommand.withSubcommands([first, ...rest])
     )
   })
   return CliCommand.make("pixgate", {}, () => runner.group("")).pipe(

@@ -301,7 +301,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`,
-    ...(telemetry.metricsUrl === undefined ? {} : { metrics: telemetry.metricsUrl })
+    metrics: telemetry.metricsUrl
   })
 
   if (options.allowPrivateLiveWebhooks)

@@ -93,7 +93,7 @@ const listen = (server: Server, port: number, host: string) =>
   })
 
 const otlpLayer = (options: OtlpOptions, resource: { readonly serviceName: string }): Layer.Layer<never> => {
-  const common = { resource, ...(options.headers === undefined ? {} : { headers: options.headers }) }
+  const common = { resource, headers: options.headers }
   const tracer =
     options.tracesUrl === undefined
       ? Layer.empty

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Webhook } from "standardwebhooks"
-import { testWaitMs } from "../../../test/support/wait.js"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-listen-"))
@@ -138,7 +138,7 @@ describe("pixgate listen", () => {
       expect(lines[i]).toMatch(new RegExp(`  ${e.event.replace(".", "\\.")} +${e.id}  -> 200$`))
     // A forged signature fails the same check.
     expect(() =>
-      new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0]!.body, received[0]!.headers)
+      new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0].body, received[0].headers)
     ).toThrow()
     child.kill("SIGTERM")
   })

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
-import { testWaitMs } from "../../../test/support/wait.js"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Pixgate } from "../src/index.js"
 import { cliOn } from "./support/cli.js"
 

@@ -14,18 +14,16 @@ import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { liveStores } from "@pixgate/testkit/live"
+import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { describe, expect, it } from "vitest"
-import { testWait, testWaitMs } from "../../../test/support/wait.js"
-import { liveStores } from "../../http/test/support/live.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const guide = readFileSync(join(root, "docs", "going-live.md"), "utf8")
 
 /** The shell script between `<!-- going-live-name:start -->` and `<!-- going-live-name:end -->`. */
 const block = (name: string): string => {
-  const text = guide
-    .split(`<!-- going-live-${name}:start -->`)[1]!
-    .split(`<!-- going-live-${name}:end -->`)[0]!
+  const text = guide.split(`<!-- going-live-${name}:start -->`)[1].split(`<!-- going-live-${name}:end -->`)[0]
   return text.replace(/^\s*```sh\n/, "").replace(/```\s*$/, "")
 }
 

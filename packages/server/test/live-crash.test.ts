@@ -8,21 +8,23 @@
  * The creation's inline attempt is a first attempt (no question before its `PUT`); every later
  * attempt asks first.
  */
+
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { Engine } from "@pixgate/core"
 import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
+import { send } from "@pixgate/testkit/harness"
+import { liveStores, pixKey, settingsFor, until } from "@pixgate/testkit/live"
+import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { testWait, testWaitMs } from "../../../test/support/wait.js"
-import { send } from "../../http/test/support/harness.js"
-import { liveStores, pixKey, settingsFor, until } from "../../http/test/support/live.js"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
 
-const script = fileURLToPath(new URL("../../http/test/support/live-process.ts", import.meta.url))
+const script = createRequire(import.meta.url).resolve("@pixgate/testkit/live-process")
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const children = new Set<ChildProcessWithoutNullStreams>()
 afterEach(() => {

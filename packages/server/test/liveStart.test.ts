@@ -14,10 +14,10 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Certificates, PspSimulator } from "@pixgate/psp-simulator"
+import { send } from "@pixgate/testkit/harness"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { testWaitMs } from "../../../test/support/wait.js"
-import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 import * as Server from "../src/Server.js"
 
@@ -76,7 +76,7 @@ const serve = (env: Record<string, string>) => {
     stdout: (text) => {
       out += text
       const match = /"url":"(http:[^"]+)"/.exec(out)
-      if (match) announce(match[1]!)
+      if (match) announce(match[1])
     },
     stderr: (text) => {
       err += text

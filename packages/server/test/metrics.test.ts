@@ -12,9 +12,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Engine } from "@pixgate/core"
+import { listen, send } from "@pixgate/testkit/harness"
+import { until } from "@pixgate/testkit/live"
 import { Effect } from "effect"
-import { listen, send } from "../../http/test/support/harness.js"
-import { until } from "../../http/test/support/live.js"
 import { Server } from "../src/index.js"
 import { has, parse, type Sample, value } from "./support/prometheus.js"
 
@@ -56,7 +56,7 @@ afterAll(async () => {
 
 const auth = { authorization: `Bearer ${token}` }
 const admin = (method: string, path: string, body?: unknown) =>
-  send(server.url, method, `/admin${path}`, { headers: auth, ...(body === undefined ? {} : { body }) })
+  send(server.url, method, `/admin${path}`, { headers: auth, body })
 
 const scrape = async (): Promise<ReadonlyArray<Sample>> => {
   const answer = await send(server.url, "GET", "/metrics", { headers: auth })

@@ -4,15 +4,15 @@
  */
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
-import { send } from "../../http/test/support/harness.js"
-import { until } from "../../http/test/support/live.js"
+import { send } from "@pixgate/testkit/harness"
+import { until } from "@pixgate/testkit/live"
 import {
   createDatabase,
   databaseUrl,
   describePostgres,
   dropDatabase,
   postgresAvailable
-} from "../../store-pg/test/helpers.js"
+} from "@pixgate/testkit/postgres"
 import { Server } from "../src/index.js"
 import { parse, value } from "./support/prometheus.js"
 

@@ -4,8 +4,8 @@
  * stricter about than SQLite (NUL characters, huge numbers) never becoming a 5xx.
  */
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
-import { send } from "../../http/test/support/harness.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
+import { send } from "@pixgate/testkit/harness"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import * as Cli from "../src/Cli.js"
 import { Server } from "../src/index.js"
 

@@ -8,12 +8,12 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { type Answer, send, start } from "@pixgate/testkit/harness"
+import { report } from "@pixgate/testkit/output"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
+import { testWait } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWait } from "../../../test/support/wait.js"
-import { type Answer, send, start } from "../../http/test/support/harness.js"
-import { describePostgres, useFreshDatabase } from "../../store-pg/test/helpers.js"
 import * as Cli from "../src/Cli.js"
 import * as Environment from "../src/Environment.js"
 
@@ -53,7 +53,7 @@ const burst = async (
   const began = performance.now()
   for (let i = 0; i < count; i += inFlight) {
     const round = Array.from({ length: Math.min(inFlight, count - i) }, (_, j) =>
-      send(bases[(i + j) % bases.length]!, "GET", "/api/v1/transactions", { key })
+      send(bases[(i + j) % bases.length], "GET", "/api/v1/transactions", { key })
     )
     answers.push(...(await Promise.all(round)))
   }
@@ -205,7 +205,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
         )
         const read = (chunk: Buffer) => {
           outputs[index] += chunk.toString()
-          const line = outputs[index]!.split("\n").find((l) => l.includes("Pixgate listening"))
+          const line = outputs[index].split("\n").find((l) => l.includes("Pixgate listening"))
           if (line !== undefined) {
             clearTimeout(timer)
             resolve(JSON.parse(line).url)

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { send } from "@pixgate/testkit/harness"
 import { Effect, Ref } from "effect"
-import { send } from "../../http/test/support/harness.js"
 import { Server } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-ready-"))

@@ -12,15 +12,15 @@ import { type AddressInfo, connect } from "node:net"
 import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const readme = readFileSync(join(root, "README.md"), "utf8")
 
 /** The shell script between `<!-- name:start -->` and `<!-- name:end -->`. */
 const block = (name: string): string => {
-  const text = readme.split(`<!-- ${name}:start -->`)[1]!.split(`<!-- ${name}:end -->`)[0]!
+  const text = readme.split(`<!-- ${name}:start -->`)[1].split(`<!-- ${name}:end -->`)[0]
   return text.replace(/^```sh\n/m, "").replace(/```\s*$/m, "")
 }
 const walkthrough = () => block("walkthrough")
@@ -199,8 +199,8 @@ describe("README walk-through", () => {
       expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
       const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event as string)
       const named = readme
-        .split("<!-- walkthrough:end -->")[1]!
-        .split("\n\n")[1]!
+        .split("<!-- walkthrough:end -->")[1]
+        .split("\n\n")[1]
         .match(/`[a-z]+\.[a-z]+`/g)!
         .map((n) => n.slice(1, -1))
       expect([...new Set(events)].sort()).toEqual([...new Set(named)].sort())

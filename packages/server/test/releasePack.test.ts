@@ -9,10 +9,10 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { testWait } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 // A plain ES module script; its types are scripts/release-pack.d.mts.
 import * as release from "../../../scripts/release-pack.mjs"
-import { testWait } from "../../../test/support/wait.js"
 
 // `pnpm pack` once per public package, in the hook, is the slow part: five base waits for it.
 vi.setConfig({ testTimeout: testWait(5), hookTimeout: testWait(5) })
@@ -101,11 +101,11 @@ describe("release:pack", () => {
       expect(install).toContain(lines.registry)
     }
     // Every line names the tarballs by $PIXGATE_RELEASE and installs what the packages need.
-    expect(index.install.postgres!.npm).toContain('"$PIXGATE_RELEASE/pixgate-store-pg-0.1.0.tgz"')
-    expect(index.install.postgres!.npm).not.toContain("sqlite")
-    expect(index.install.sqlite!.npm).toContain("@effect/sql@0.52.1")
-    expect(index.install.sqlite!.pnpm.join("\n")).toContain('pnpm.onlyBuiltDependencies=["better-sqlite3"]')
-    expect(index.install.postgres!.pnpm.join("\n")).toContain("pnpm.onlyBuiltDependencies=[]")
+    expect(index.install.postgres.npm).toContain('"$PIXGATE_RELEASE/pixgate-store-pg-0.1.0.tgz"')
+    expect(index.install.postgres.npm).not.toContain("sqlite")
+    expect(index.install.sqlite.npm).toContain("@effect/sql@0.52.1")
+    expect(index.install.sqlite.pnpm.join("\n")).toContain('pnpm.onlyBuiltDependencies=["better-sqlite3"]')
+    expect(index.install.postgres.pnpm.join("\n")).toContain("pnpm.onlyBuiltDependencies=[]")
     // The READMEs' install sections are what `--readmes` writes (run it after changing the packages).
     for (const { path, block } of release.readmes()) {
       expect(readFileSync(path, "utf8"), `${path}: run node scripts/release-pack.mjs --readmes`).toContain(
@@ -113,8 +113,8 @@ describe("release:pack", () => {
       )
     }
     const readme = readFileSync(join(release.root, "README.md"), "utf8")
-    expect(readme).toContain(index.install.sqlite!.npm)
-    expect(readme).toContain(index.install.postgres!.pnpm.join("\n"))
+    expect(readme).toContain(index.install.sqlite.npm)
+    expect(readme).toContain(index.install.postgres.pnpm.join("\n"))
   })
 
   it("refuses to write into a folder that holds something else than a release", () => {

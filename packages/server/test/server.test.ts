@@ -8,8 +8,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { send } from "@pixgate/testkit/harness"
 import { FiberRef } from "effect"
-import { send } from "../../http/test/support/harness.js"
 import { Database, Pixgate, Server } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-server-"))
@@ -38,7 +38,7 @@ describe("Server.start", () => {
       adminToken: "server-admin-token-123",
       log: { write: (line) => logs.push(line) }
     })
-    expect(JSON.parse(logs[0]!)).toMatchObject({
+    expect(JSON.parse(logs[0])).toMatchObject({
       msg: "Pixgate listening",
       url: server.url,
       database: `sqlite:${join(dir, "standalone.db")}`,

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { send } from "@pixgate/testkit/harness"
 import { afterAll, describe, expect, it } from "vitest"
-import { send } from "../../http/test/support/harness.js"
 import * as Cli from "../src/Cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-webhook-policy-"))
@@ -34,7 +34,7 @@ const serve = (env: Record<string, string>) => {
     stdout: (text) => {
       out += text
       const match = /"url":"(http:[^"]+)"/.exec(out)
-      if (match) announce(match[1]!)
+      if (match) announce(match[1])
     },
     stderr: () => {},
     stopSignal

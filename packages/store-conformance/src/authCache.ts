@@ -7,6 +7,7 @@
 import { Engine, Fees, Money } from "@pixgate/core"
 import { Effect, type ManagedRuntime } from "effect"
 import { expect } from "vitest"
+import { present } from "./internal/present.js"
 
 type Instance = ManagedRuntime.ManagedRuntime<Engine.Engine, unknown>
 
@@ -42,7 +43,10 @@ export const authCacheAcrossInstances = async (a: Instance, b: Instance): Promis
 
   // The test key revoked through `a`: refused by `b` at once, and by `a`; the live key still works.
   const keys = await admin(a, (x) => x.listKeys(created.merchantId))
-  const test = keys.find((k) => k.mode === "test")!
+  const test = present(
+    keys.find((k) => k.mode === "test"),
+    "a test key"
+  )
   await admin(a, (x) => x.revokeKey(test.keyId))
   for (const instance of [b, a, b]) {
     const refused = await authenticate(instance, created.testKey)
@@ -51,7 +55,10 @@ export const authCacheAcrossInstances = async (a: Instance, b: Instance): Promis
   }
 
   // Revoked through `b` this time, while `a` holds the key: `a` refuses it next.
-  const live = keys.find((k) => k.mode === "live")!
+  const live = present(
+    keys.find((k) => k.mode === "live"),
+    "a live key"
+  )
   await admin(b, (x) => x.revokeKey(live.keyId))
   const refused = await authenticate(a, created.liveKey)
   expect(refused._tag === "Left" && refused.left._tag).toBe("Unauthorized")

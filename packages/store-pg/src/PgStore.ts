@@ -120,7 +120,7 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
   const applicationName = options.applicationName ?? "pixgate"
   const makePool = () =>
     MultiHost.makePool(url, connectMillis, {
-      ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
+      ssl: options.ssl,
       connectionTimeoutMillis: connectMillis * (url.hosts.length + 1),
       idleTimeoutMillis: millis(options.idleTimeout),
       max: options.maxConnections ?? 10,

@@ -89,5 +89,5 @@ export const layer = (
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   PgClient.layerFromPool({
     acquire: make(options),
-    ...(options.applicationName === undefined ? {} : { applicationName: options.applicationName })
+    applicationName: options.applicationName
   })

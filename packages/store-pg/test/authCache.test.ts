@@ -6,9 +6,9 @@
 import { Engine, WebhookTransport } from "@pixgate/core"
 import { authCacheAcrossInstances } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, it } from "vitest"
-import { describePostgres, useFreshDatabase } from "./helpers.js"
 
 describePostgres("Postgres: the authentication cache of two engines on one database", () => {
   const database = useFreshDatabase()

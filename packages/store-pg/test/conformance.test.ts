@@ -1,7 +1,7 @@
 import { runStoreConformance } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Layer } from "effect"
-import { describePostgres, useFreshDatabase } from "./helpers.js"
 
 describePostgres("Postgres", () => {
   const database = useFreshDatabase()

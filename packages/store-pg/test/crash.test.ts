@@ -6,11 +6,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Engine, Money, Store } from "@pixgate/core"
+import { report } from "@pixgate/testkit/output"
+import { describePostgres } from "@pixgate/testkit/postgres"
+import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWait, testWaitMs } from "../../../test/support/wait.js"
-import { describePostgres } from "./helpers.js"
 import {
   type Line,
   run,

@@ -21,8 +21,8 @@
  */
 import { createInterface } from "node:readline"
 import { type Auth, Engine, type Errors, Requests, WebhookTransport } from "@pixgate/core"
+import { testWait } from "@pixgate/testkit/wait"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
-import { testWait } from "../../../test/support/wait.js"
 import { statusOf } from "../../http/src/Status.js"
 import { storeLayer } from "./store-layer.js"
 

@@ -8,10 +8,10 @@
 import { createServer } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { PgStore } from "@pixgate/store-pg"
+import { describePostgres, serverUrl, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as MultiHost from "../src/internal/multiHost.js"
-import { describePostgres, serverUrl, useFreshDatabase } from "./helpers.js"
 
 /** A port nothing listens on (taken from the system, then freed). */
 const closedPort = () =>

@@ -6,11 +6,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Engine, Money, Requests, Store } from "@pixgate/core"
+import { report } from "@pixgate/testkit/output"
+import { describePostgres } from "@pixgate/testkit/postgres"
+import { testWait } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { expect, it, vi } from "vitest"
-import { report } from "../../../test/support/output.js"
-import { testWait } from "../../../test/support/wait.js"
-import { describePostgres } from "./helpers.js"
 import {
   type Hit,
   run,
@@ -197,7 +197,7 @@ describePostgres("Two engine processes on one Postgres", () => {
         })
         expect(missing).toEqual([])
         expect(receiver.hits.every((h) => arrived.has(h.id) && events.some((e) => e.id === h.id))).toBe(true)
-        expect(duplicates.map((hits) => ({ id: hits[0]!.id, agents: hits.map((h) => h.agent) }))).toEqual([])
+        expect(duplicates.map((hits) => ({ id: hits[0].id, agents: hits.map((h) => h.agent) }))).toEqual([])
         expect(receiver.hits.length).toBe(events.length)
         // Both processes took part, or the test would prove nothing about two of them.
         for (const a of agents) expect(perProcess[a]).toBeGreaterThan(0)
@@ -206,7 +206,7 @@ describePostgres("Two engine processes on one Postgres", () => {
         expect(log.length).toBe(events.length)
         expect(new Set(log.map((d) => d.eventId))).toEqual(new Set(events.map((e) => e.id)))
         const notOnce = log.filter(
-          (d) => d.status !== "delivered" || d.attempts.length !== 1 || d.attempts[0]!.statusCode !== 200
+          (d) => d.status !== "delivered" || d.attempts.length !== 1 || d.attempts[0].statusCode !== 200
         )
         expect(notOnce).toEqual([])
       } finally {

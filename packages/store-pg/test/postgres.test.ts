@@ -20,8 +20,8 @@ import {
 } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
 import { Migrations, SqlStore } from "@pixgate/store-sql"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
-import { describePostgres, useFreshDatabase } from "./helpers.js"
 
 const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id).sort()
 

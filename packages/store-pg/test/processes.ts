@@ -12,11 +12,11 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { SqlClient } from "@effect/sql"
 import { Engine, type Store, WebhookTransport } from "@pixgate/core"
+import { createDatabase, databaseUrl, dropDatabase } from "@pixgate/testkit/postgres"
+import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach } from "vitest"
-import { testWait, testWaitMs, until } from "../../../test/support/wait.js"
 import type { ChildOptions } from "./engine-process.js"
-import { createDatabase, databaseUrl, dropDatabase } from "./helpers.js"
 import { storeLayer } from "./store-layer.js"
 
 /** One JSON line a child printed. */

@@ -8,9 +8,9 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { RateLimitStore } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
+import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Deferred, Effect, Fiber, Layer, Logger, TestClock, TestContext } from "effect"
 import * as RateLimit from "../../http/src/RateLimit.js"
-import { describePostgres, useFreshDatabase } from "./helpers.js"
 
 /** Effectively no refill within a test: 1 token per 1,000 s. */
 const frozen = { requestsPerSecond: 0.001, burst: 10 }
@@ -52,7 +52,7 @@ describePostgres("Rate-limit buckets shared through Postgres", () => {
             { concurrency: "unbounded" }
           )
           const waits = yield* Effect.all(
-            Array.from({ length: 200 }, (_, i) => instances[i % 5]!.take("key_five_pools", frozen)),
+            Array.from({ length: 200 }, (_, i) => instances[i % 5].take("key_five_pools", frozen)),
             { concurrency: "unbounded" }
           )
           expect(waits.filter((w) => w === 0).length).toBe(10)
@@ -65,7 +65,7 @@ describePostgres("Rate-limit buckets shared through Postgres", () => {
         const bucket = { requestsPerSecond: 0.001, burst: 2 }
         const keys = ["key_c", "key_a", "key_b"]
         const waits = yield* Effect.all(
-          Array.from({ length: 15 }, (_, i) => buckets.take(keys[i % 3]!, bucket)),
+          Array.from({ length: 15 }, (_, i) => buckets.take(keys[i % 3], bucket)),
           { concurrency: "unbounded" }
         )
         // Granted in order of arrival: the first two of each key.

@@ -70,7 +70,7 @@ const rebuildJobsWithoutKindCheck: Migration = Effect.gen(function* () {
   yield* sql.unsafe("INSERT INTO jobs_next SELECT * FROM jobs")
   yield* sql.unsafe("DROP TABLE jobs")
   yield* sql.unsafe("ALTER TABLE jobs_next RENAME TO jobs")
-  for (const index of indexes) yield* sql.unsafe(index.sql!)
+  for (const index of indexes) if (index.sql !== null && index.sql !== undefined) yield* sql.unsafe(index.sql)
 })
 
 /** Postgres migrations. */

@@ -63,13 +63,13 @@ export const makePg: Effect.Effect<RateLimitStore.RateLimitStoreShape, never, Sq
         if (group === undefined) byKey.set(take.key, { bucket: take.bucket, at: [i] })
         else group.at.push(i)
       })
-      const keys = [...byKey.keys()].sort()
       return statement
         .run(
-          keys.map((key) => {
-            const { bucket, at } = byKey.get(key)!
-            return [key, at.length, bucket.burst, bucket.requestsPerSecond]
-          })
+          [...byKey]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([key, { bucket, at }]) => {
+              return [key, at.length, bucket.burst, bucket.requestsPerSecond]
+            })
         )
         .pipe(
           Effect.timeoutFail({

@@ -126,7 +126,7 @@ describe("SqliteStore", () => {
     Effect.gen(function* () {
       const { sql } = yield* open(join(dir, "a", "b", "pixgate.db"))
       const pragma = (name: string) =>
-        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0])[0])
       expect(yield* pragma("journal_mode")).toBe("wal")
       expect(yield* pragma("synchronous")).toBe(1)
       expect(yield* pragma("foreign_keys")).toBe(1)
@@ -139,7 +139,7 @@ describe("SqliteStore", () => {
       const filename = join(dir, "checkpoints.db")
       const { store, sql } = yield* open(filename)
       const pragma = (name: string) =>
-        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+        Effect.map(sql.unsafe(`PRAGMA ${name}`), (rows) => Object.values(rows[0])[0])
       expect(yield* pragma("wal_autocheckpoint")).toBe(8192)
       const before = statSync(filename).size
       const merchant = makeMerchant()
@@ -152,7 +152,7 @@ describe("SqliteStore", () => {
       const [result] = yield* sql.unsafe<{ log: number; checkpointed: number }>(
         "PRAGMA wal_checkpoint(PASSIVE)"
       )
-      expect(result!.checkpointed).toBe(result!.log)
+      expect(result.checkpointed).toBe(result.log)
     })
   )
 
@@ -163,7 +163,7 @@ describe("SqliteStore", () => {
       )
       const sql = Context.get(context, SqlClient.SqlClient)
       const rows = yield* sql.unsafe("PRAGMA wal_autocheckpoint")
-      expect(Object.values(rows[0]!)[0]).toBe(1000)
+      expect(Object.values(rows[0])[0]).toBe(1000)
     })
   )
 

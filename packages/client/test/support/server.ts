@@ -7,8 +7,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Engine } from "@pixgate/core"
 import { Pixgate } from "@pixgate/server"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
-import { testWaitMs } from "../../../../test/support/wait.js"
 
 /** A running server. */
 export interface TestServer {

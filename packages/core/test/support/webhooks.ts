@@ -5,8 +5,8 @@ import {
   type HttpClientRequest,
   HttpClientResponse
 } from "@effect/platform"
+import { testWaitMs } from "@pixgate/testkit/wait"
 import { Chunk, Clock, Duration, Effect, Layer, TestClock } from "effect"
-import { testWaitMs } from "../../../../test/support/wait.js"
 import * as Config from "../../src/Config.js"
 import type { Event, EventId, MerchantId, Mode } from "../../src/Domain.js"
 import * as HostResolver from "../../src/HostResolver.js"

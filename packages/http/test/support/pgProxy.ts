@@ -106,7 +106,7 @@ export const start = async (target: { host: string; port: number }): Promise<PgP
           continue
         }
         if (pending.length < 5) return
-        const type = pending[0]!
+        const type = pending[0]
         const length = pending.readInt32BE(1) + 1
         if (pending.length < length) return
         const message = pending.subarray(0, length)

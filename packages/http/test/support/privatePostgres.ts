@@ -12,7 +12,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, sta
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { testWaitMs } from "../../../../test/support/wait.js"
+import { testWaitMs } from "@pixgate/testkit/wait"
 
 /** A running (or stopped) private cluster. */
 export interface PrivatePostgres {

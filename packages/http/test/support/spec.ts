@@ -3,7 +3,7 @@
  * none added. Written from the spec, not from the implementation.
  */
 import { expect } from "@effect/vitest"
-import type { Answer } from "./harness.js"
+import type { Answer } from "@pixgate/testkit/harness"
 
 type Kind = "string" | "number" | "integer" | "nullable string" | "iso" | "object" | "array"
 

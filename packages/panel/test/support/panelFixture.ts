@@ -19,12 +19,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Auth, Engine, type Money } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
+import * as Chromium from "@pixgate/testkit/chromium"
+import { report } from "@pixgate/testkit/output"
 import axe from "axe-core"
 import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { expect } from "vitest"
-import { report } from "../../../../test/support/output.js"
-import * as Chromium from "../../../http/test/support/chromium.js"
 
 /** The two widths every page is checked at. */
 export const desktop = { width: 1366, height: 900 } as const

@@ -16,7 +16,8 @@ import {
   WebhookTransport
 } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
-import type { Command, Flag } from "../Commands.js"
+import type { Flag } from "../Commands.js"
+import { command, type FlagsOf } from "./Command.js"
 
 /** How often the event list is read again. */
 const pollMs = 500
@@ -48,16 +49,16 @@ const modeFlag: Flag = {
 }
 
 const run = (
-  flags: Readonly<Record<string, string | undefined>>,
+  flags: FlagsOf<"forward-to" | "merchant", "mode" | "events">,
   print: (text: string) => Effect.Effect<void>
 ) =>
   Effect.gen(function* () {
     const engine = yield* Engine.Engine
     const store = yield* Store.Store
     const transport = yield* WebhookTransport.WebhookTransport
-    const url = flags["forward-to"]!
+    const url = flags["forward-to"]
     const only = flags.events?.split(",").map((e) => e.trim())
-    const merchant = yield* engine.admin.getMerchant(flags.merchant!)
+    const merchant = yield* engine.admin.getMerchant(flags.merchant)
     const found = yield* store.getWebhookEndpoint(merchant.id, "test")
     // Without a test endpoint, keys made for this run: printed below, like any other.
     const endpoint = Option.getOrElse(found, () => ({
@@ -94,7 +95,7 @@ const run = (
   }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
 
 /** `listen --forward-to URL --merchant ID [--mode test] [--events a,b]`. */
-export const listenCommand: Command = {
+export const listenCommand = command({
   summary:
     "Forwards a merchant's test-mode events, as the server writes them, to a local URL, signed like real deliveries; prints one line per event with the receiver's status.",
   examples: [
@@ -106,4 +107,4 @@ export const listenCommand: Command = {
   optional: ["mode", "events"],
   flags: { mode: modeFlag },
   run: (_, flags, __, print) => run(flags, print)
-}
+})

@@ -5,7 +5,7 @@
  * attempts already there at start are not printed. It runs until stopped (Ctrl-C).
  */
 import { Effect } from "effect"
-import type { Command } from "../Commands.js"
+import { command } from "./Command.js"
 
 /** How often the log is read again. */
 const pollMs = 1000
@@ -14,7 +14,7 @@ const pollMs = 1000
 const window = 100
 
 /** `logs tail --merchant ID [--mode test|live]`. */
-export const logsTailCommand: Command = {
+export const logsTailCommand = command({
   summary:
     "Follows a merchant's webhook delivery log live: one line per attempt the server makes, with the receiver's answer.",
   examples: ["pixgate logs tail --merchant mer_...", "pixgate logs tail --merchant mer_... --mode live"],
@@ -25,8 +25,8 @@ export const logsTailCommand: Command = {
     Effect.gen(function* () {
       const mode = f.mode === "test" || f.mode === "live" ? f.mode : undefined
       const read = admin.webhookLog({
-        merchantId: f.merchant!,
-        ...(mode === undefined ? {} : { mode }),
+        merchantId: f.merchant,
+        mode,
         limit: window
       })
       const seen = new Set<string>()
@@ -51,4 +51,4 @@ export const logsTailCommand: Command = {
       })
       return yield* Effect.forever(Effect.zipRight(poll, Effect.sleep(pollMs)))
     })
-}
+})

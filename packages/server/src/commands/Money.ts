@@ -9,6 +9,7 @@
 import { Engine, type Errors, Requests } from "@pixgate/core"
 import { Effect, type Schema } from "effect"
 import type { Command, Flag } from "../Commands.js"
+import { command } from "./Command.js"
 import { fields, Readable, reais, table } from "./Output.js"
 
 type Mode = "test" | "live"
@@ -125,7 +126,7 @@ const optionalNumber = (key: string, value: string | undefined): Record<string, 
 
 /** Every money command by its words (and `merchant list`, the operator's view of who there is). */
 export const moneyCommands: Readonly<Record<string, Command>> = {
-  "merchant list": {
+  "merchant list": command({
     summary: "Lists every merchant, newest first: id, name, city and when it was created.",
     examples: ["pixgate merchant list", "pixgate merchant list --json"],
     usage: "merchant list",
@@ -148,8 +149,8 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           )
         )
       })
-  },
-  "charge create": {
+  }),
+  "charge create": command({
     summary:
       "Creates a PIX charge for a merchant (a test one in the sandbox); prints its id, BR Code and fees.",
     examples: [
@@ -186,7 +187,7 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           ...optionalJson("discount", f.discount),
           ...optionalJson("abatement", f.abatement)
         })
-        const who = yield* caller(f.merchant!, f.mode as Mode)
+        const who = yield* caller(f.merchant, f.mode as Mode)
         const charge = yield* Effect.flatMap(Engine.Engine, (engine) => engine.charges.create(who, input))
         return new Readable(
           charge,
@@ -208,8 +209,8 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           ])
         )
       })
-  },
-  "payout create": {
+  }),
+  "payout create": command({
     summary: "Sends a PIX payout from a merchant's available balance to a PIX key; prints its id and fees.",
     examples: [
       "pixgate payout create --merchant mer_... --mode test --amount 10 --pix-key maria@example.com",
@@ -228,7 +229,7 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           ...optional("clientName", f["client-name"]),
           ...optional("clientDoc", f["client-doc"])
         })
-        const who = yield* caller(f.merchant!, f.mode as Mode)
+        const who = yield* caller(f.merchant, f.mode as Mode)
         const payout = yield* Effect.flatMap(Engine.Engine, (engine) => engine.payouts.create(who, input))
         return new Readable(
           payout,
@@ -242,8 +243,8 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           ])
         )
       })
-  },
-  "transactions list": {
+  }),
+  "transactions list": command({
     summary: "Lists a merchant's transactions in one mode, newest first, with the API's filters and pages.",
     examples: [
       "pixgate transactions list --merchant mer_... --mode test",
@@ -264,7 +265,7 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           ...optional("page", f.page),
           ...optional("limit", f.limit)
         })
-        const who = yield* caller(f.merchant!, f.mode as Mode)
+        const who = yield* caller(f.merchant, f.mode as Mode)
         const page = yield* Effect.flatMap(Engine.Engine, (engine) => engine.transactions.list(who, query))
         const rows = page.data.map((t) => [
           t.id,
@@ -281,5 +282,5 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
             `page ${page.page} of ${Math.max(page.pages, 1)}, ${page.total} transaction${page.total === 1 ? "" : "s"}\n`
         )
       })
-  }
+  })
 }

@@ -21,7 +21,7 @@ export const table = (
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) =>
     cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i])))
       .join("  ")
       .trimEnd()
   return `${[line(columns), ...rows.map(line)].join("\n")}\n`

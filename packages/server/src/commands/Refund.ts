@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto"
 import { Domain, Errors, Requests, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Command, Flag } from "../Commands.js"
+import { command } from "./Command.js"
 import { amountOf, decode } from "./Money.js"
 import { fields, Readable, reais, table } from "./Output.js"
 
@@ -64,7 +65,7 @@ const receipt = (r: RefundJson) =>
 
 /** The refund commands by their words. */
 export const refundCommands: Readonly<Record<string, Command>> = {
-  "refund create": {
+  "refund create": command({
     summary:
       "Refunds part or all of a completed charge (a devolução), within 90 days of its payment and up to what it received; " +
       "the amount leaves the merchant's available balance at once (the charge's fee stays earned).",
@@ -81,11 +82,11 @@ export const refundCommands: Readonly<Record<string, Command>> = {
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreateRefund)({
           amount: amountOf(f.amount),
-          ...(f.description === undefined ? {} : { description: f.description })
+          description: f.description
         })
-        const merchantId = yield* merchantOf(f.charge!, f.merchant)
+        const merchantId = yield* merchantOf(f.charge, f.merchant)
         const key = f["idempotency-key"] ?? `cli-${randomUUID()}`
-        const refund = yield* admin.createRefund(merchantId, f.charge!, input, key)
+        const refund = yield* admin.createRefund(merchantId, f.charge, input, key)
         return new Readable(
           { ...refund, idempotencyKey: key },
           fields([
@@ -98,8 +99,8 @@ export const refundCommands: Readonly<Record<string, Command>> = {
           ])
         )
       })
-  },
-  "refund list": {
+  }),
+  "refund list": command({
     summary: "Lists a charge's refunds, oldest first, with what was refunded and what is left to refund.",
     examples: ["pixgate refund list --charge tx_...", "pixgate refund list --charge tx_... --json"],
     usage: "refund list --charge TX_ID [--merchant ID]",
@@ -107,8 +108,8 @@ export const refundCommands: Readonly<Record<string, Command>> = {
     optional: ["merchant"],
     run: (admin, f) =>
       Effect.gen(function* () {
-        const merchantId = yield* merchantOf(f.charge!, f.merchant)
-        const list = yield* admin.listRefunds(merchantId, f.charge!)
+        const merchantId = yield* merchantOf(f.charge, f.merchant)
+        const list = yield* admin.listRefunds(merchantId, f.charge)
         return new Readable(
           list,
           `${table(
@@ -118,5 +119,5 @@ export const refundCommands: Readonly<Record<string, Command>> = {
           )}refunded ${reais(list.refunded)} of ${reais(list.amount)}, ${reais(list.refundable)} left to refund\n`
         )
       })
-  }
+  })
 }

@@ -5,8 +5,8 @@
  */
 import { Domain, Engine, Requests } from "@pixgate/core"
 import { Effect } from "effect"
-import type { Command } from "../Commands.js"
 import { UsageError } from "../Commands.js"
+import { command } from "./Command.js"
 import { decode } from "./Money.js"
 import { fields, Readable } from "./Output.js"
 
@@ -138,7 +138,7 @@ const run = (merchantId: string, event: Domain.EventType) =>
   })
 
 /** `trigger EVENT --merchant ID`. */
-export const triggerCommand: Command = {
+export const triggerCommand = command({
   summary:
     "Makes the sandbox produce one event now (test mode): " +
     triggerable.map((e) => `${e}: ${plan[e]}`).join("; ") +
@@ -152,10 +152,10 @@ export const triggerCommand: Command = {
   args: ["EVENT"],
   run: (_, f, [event]) =>
     event !== undefined && isEvent(event)
-      ? run(f.merchant!, event)
+      ? run(f.merchant, event)
       : Effect.fail(
           new UsageError({
             message: `Unknown event: ${event ?? "(none)"}. Supported: ${triggerable.join(", ")}`
           })
         )
-}
+})

@@ -19,8 +19,8 @@ export const parse = (text: string): ReadonlyArray<Sample> =>
     const match = line.exec(row.trim())
     if (match === null || row.startsWith("#")) return []
     const labels: Record<string, string> = {}
-    for (const [, name, value] of (match[2] ?? "").matchAll(label)) labels[name!] = value!
-    return [{ name: match[1]!, labels, value: Number(match[3]) }]
+    for (const [, name, value] of (match[2] ?? "").matchAll(label)) labels[name] = value
+    return [{ name: match[1], labels, value: Number(match[3]) }]
   })
 
 /** The value of the sample named `name` whose labels include `labels`, summed over the others. */

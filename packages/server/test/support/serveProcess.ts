@@ -27,7 +27,7 @@ export const start = (env: Record<string, string>, nice?: number): Promise<Serve
   new Promise((resolve, reject) => {
     const node = [process.execPath, "--import", "tsx", "--conditions=@pixgate/source", bin, "serve"]
     const [command, ...args] = nice === undefined ? node : ["nice", "-n", String(nice), ...node]
-    const child = spawn(command!, args, {
+    const child = spawn(command, args, {
       cwd: packageDir,
       env: { ...process.env, NODE_OPTIONS: "", PORT: "0", ...env },
       stdio: ["pipe", "pipe", "pipe"]
@@ -44,7 +44,7 @@ export const start = (env: Record<string, string>, nice?: number): Promise<Serve
       out = (out + chunk).slice(-50_000)
       const match = /"url":"(http:[^"]+)"/.exec(out)
       if (match !== null && child.pid !== undefined)
-        resolve({ url: match[1]!, child, pid: child.pid, output: () => out, exited })
+        resolve({ url: match[1], child, pid: child.pid, output: () => out, exited })
     }
     child.stdout.on("data", collect)
     child.stderr.on("data", collect)

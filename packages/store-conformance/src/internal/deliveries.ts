@@ -4,6 +4,7 @@ import { Domain, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargeInsert, effects, makeCharge, makeEndpoint, makeEvent } from "../fixtures.js"
 import { and, type DeliveryParts, freshMerchant, inJobWindow, ledgerStore, type Suite } from "./helpers.js"
+import { present } from "./present.js"
 
 /** The concerns this part of the suite exercises. */
 const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
@@ -371,9 +372,18 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
           const e3 = makeEvent(merchant.id, "test", "transaction.completed", { at: b + 2 })
           yield* emit(merchant.id, [e1, e2, e3])
           const all = yield* log({ merchantId: merchant.id })
-          const [d1, d2, d3] = [e1, e2, e3].map((e) => all.find((d) => d.event.id === e.id)!.delivery)
+          const [d1, d2, d3] = [e1, e2, e3].map(
+            (e) =>
+              present(
+                all.find((d) => d.event.id === e.id),
+                `the delivery of ${e.id}`
+              ).delivery
+          )
           const jobs = yield* s.claimDueJobs(b + 10, 10, b + 20, "webhooks")
-          const jobId = jobs.find((j) => j.ref === d3.id)!.id
+          const jobId = present(
+            jobs.find((j) => j.ref === d3.id),
+            "the delivery job"
+          ).id
           const a1 = attempt(d3.id, 1, b + 30, 503)
           const a2 = attempt(d3.id, 2, b + 1_040, 200)
           yield* s.recordAttempt({ jobId, attempt: a1, status: "pending", retryAt: b + 1_030 })

@@ -4,6 +4,7 @@ import type { Domain, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { baseTime, chargeInsert, makeCharge, makePayout } from "../fixtures.js"
 import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+import { present } from "./present.js"
 
 /** The concerns this part of the suite exercises. */
 const store = ledgerStore
@@ -145,7 +146,7 @@ export const listing = (it: Suite<LedgerParts>) =>
           before = { createdAt: last.createdAt, id: last.id }
         }
         expect(seen).toEqual(order)
-        const tie = byId.get(order[2]!)!
+        const tie = present(byId.get(present(order[2], "the third row")), "the third row's key")
         expect(
           (yield* list({ merchantId: m, mode: "test", offset: 0, limit: 10, before: tie })).rows.map(
             (r) => r.id

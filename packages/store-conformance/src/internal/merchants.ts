@@ -35,7 +35,7 @@ export const merchants = (it: Suite<Store.MerchantStore>) =>
         const at = (m: Domain.Merchant) => listed.findIndex((l) => l.id === m.id)
         expect(at(newer)).toBeLessThan(at(older))
         for (let i = 1; i < listed.length; i++)
-          expect(listed[i - 1]!.createdAt).toBeGreaterThanOrEqual(listed[i]!.createdAt)
+          expect(listed[i - 1].createdAt).toBeGreaterThanOrEqual(listed[i].createdAt)
       })
     )
 

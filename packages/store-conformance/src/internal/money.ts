@@ -18,6 +18,7 @@ import {
   payoutInsert
 } from "../fixtures.js"
 import { and, type DeliveryParts, freshMerchant, fund, ledgerStore, type Suite } from "./helpers.js"
+import { present } from "./present.js"
 
 /** The concerns this part of the suite exercises. */
 const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
@@ -40,7 +41,7 @@ export const money = (it: Suite<DeliveryParts>) => {
         const event = makeEvent(merchant.id, "test", "transaction.created")
         expect(yield* s.insertTransactions(chargeInsert(charge, effects([event])))).toBe("created")
         expect(yield* s.getTransaction(charge.id)).toEqual(Option.some(charge))
-        expect(yield* s.findByTxid(charge.txid!)).toEqual(Option.some(charge))
+        expect(yield* s.findByTxid(present(charge.txid, "a txid"))).toEqual(Option.some(charge))
         expect(yield* s.findByTxid("x".repeat(32))).toEqual(Option.none())
         expect(yield* s.listEvents(merchant.id, "test")).toEqual([event])
         expect(yield* s.getEvent(event.id)).toEqual(Option.some(event))
@@ -268,7 +269,7 @@ export const money = (it: Suite<DeliveryParts>) => {
         const charge: Domain.Transaction = { ...makeCharge(merchant.id), dueTerms }
         yield* s.insertTransactions(chargeInsert(charge))
         expect(yield* s.getTransaction(charge.id)).toEqual(Option.some(charge))
-        expect(Option.map(yield* s.findByTxid(charge.txid!), (t) => t.dueTerms)).toEqual(
+        expect(Option.map(yield* s.findByTxid(present(charge.txid, "a txid")), (t) => t.dueTerms)).toEqual(
           Option.some(dueTerms)
         )
         const received = Money.Cents(charge.amount + 321)

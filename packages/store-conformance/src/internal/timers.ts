@@ -98,9 +98,9 @@ export const timers = (it: Suite<DeliveryParts>) =>
               const [delivery] = yield* s.listDeliveries({ merchantId: merchant.id, offset: 0, limit: 1 })
               const [attemptJob] = yield* s.claimDueJobs(b + 5, 1, b + 1_000, "webhooks")
               yield* s.recordAttempt({
-                jobId: attemptJob!.id,
+                jobId: attemptJob.id,
                 attempt: {
-                  deliveryId: delivery!.delivery.id,
+                  deliveryId: delivery.delivery.id,
                   attempt: 1,
                   at: b + 5,
                   statusCode: 500,
@@ -134,7 +134,7 @@ export const timers = (it: Suite<DeliveryParts>) =>
           const merchant = yield* freshMerchant()
           const charge = makeCharge(merchant.id)
           const [first, second, third] = [10, 20, 30].map((t) => makeJob("charge.expire", charge.id, b + t))
-          yield* s.insertTransactions(chargeInsert(charge, effects([], [first!, second!, third!])))
+          yield* s.insertTransactions(chargeInsert(charge, effects([], [first, second, third])))
           const expire = (job: Domain.Job) =>
             s.advance({
               id: charge.id,
@@ -144,15 +144,15 @@ export const timers = (it: Suite<DeliveryParts>) =>
               entry: null,
               effects: { events: [], jobs: [], completes: [job.id] }
             })
-          expect(Option.isSome(yield* expire(first!))).toBe(true)
-          expect(yield* expire(second!)).toEqual(Option.none())
+          expect(Option.isSome(yield* expire(first))).toBe(true)
+          expect(yield* expire(second)).toEqual(Option.none())
           const other = makeCharge(merchant.id)
           yield* s.insertTransactions({
             ...chargeInsert(other),
-            effects: { events: [], jobs: [], completes: [third!.id] }
+            effects: { events: [], jobs: [], completes: [third.id] }
           })
           expect((yield* s.claimDueJobs(b + 100, 10, b + 200, "timers")).map((j) => j.id)).toEqual([
-            second!.id
+            second.id
           ])
         })
       )

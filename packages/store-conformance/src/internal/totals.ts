@@ -18,6 +18,7 @@ import {
   makePayout
 } from "../fixtures.js"
 import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
+import { present } from "./present.js"
 
 /** The concerns this part of the suite exercises. */
 const store = ledgerStore
@@ -64,7 +65,7 @@ export const totals = (it: Suite<LedgerParts>) =>
           const moved = yield* Effect.forEach(
             transitions,
             ({ pick, kind }) => {
-              const tx = made[pick % made.length]!
+              const tx = made[pick % made.length]
               return s.advance({
                 id: tx.id,
                 from: "pending",
@@ -79,7 +80,7 @@ export const totals = (it: Suite<LedgerParts>) =>
           for (const tx of moved) if (Option.isSome(tx)) rows.set(tx.value.id, tx.value)
 
           for (const { pick } of changes.filter((c) => c.kind === "refund")) {
-            const deposit = rows.get(made[pick % made.length]!.id)!
+            const deposit = present(rows.get(made[pick % made.length].id), "the picked transaction")
             if (deposit.type !== "deposit") continue
             const cb = makeChargeback(deposit, { amount: 1 })
             if (!(yield* s.openChargeback(cb, chargebackOpenedEntry(cb), effects()))) continue

@@ -77,7 +77,7 @@ export const make = (
         const chunks: Array<ReadonlyArray<ReadonlyArray<Value>>> = []
         for (let at = 0; at < rows.length; ) {
           const left = rows.length - at
-          const size = pg ? Math.min(left, pgRows) : sqliteChunks.find((s) => s <= left)!
+          const size = pg ? Math.min(left, pgRows) : (sqliteChunks.find((s) => s <= left) ?? 1)
           chunks.push(rows.slice(at, at + size))
           at += size
         }

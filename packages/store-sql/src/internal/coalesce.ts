@@ -47,7 +47,7 @@ export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect
       fiber.addObserver((exit) => {
         running--
         batch.forEach((w, i) => {
-          w.resume(Exit.isSuccess(exit) ? exit.value[i]! : Exit.failCause(exit.cause))
+          w.resume(Exit.isSuccess(exit) ? exit.value[i] : Exit.failCause(exit.cause))
         })
         schedule()
       })

@@ -49,7 +49,7 @@ export const idempotency = (sql: Sql) => {
           RETURNING idempotency_key, held`
         if (claimed.length > 0) {
           // A taken-over attempt hands on what it kept for its retry.
-          const held = claimed[0]!.held
+          const held = claimed[0].held
           return typeof held === "string"
             ? ({ _tag: "Started", held } satisfies Store.IdempotencyBegin)
             : started

@@ -122,7 +122,7 @@ export const reads = (sql: Sql, concurrency: number) => {
       Effect.flatMap((rows) =>
         rows[0] === undefined
           ? Effect.fail(new StoreModule.StoreError({ message: "The credentials version row is missing" }))
-          : Effect.sync(() => int(rows[0]!.version))
+          : Effect.sync(() => int(rows[0].version))
       ),
       Effect.mapError(toStoreError),
       Effect.exit,

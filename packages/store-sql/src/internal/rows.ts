@@ -144,7 +144,7 @@ export const transactionColumns = [
 /** A row read as values, in `transactionColumns` order, as a transaction. */
 export const valuesToTransaction = (values: ReadonlyArray<unknown>): Domain.Transaction => {
   const row: Record<string, unknown> = {}
-  for (let i = 0; i < transactionColumns.length; i++) row[transactionColumns[i]!] = values[i]
+  for (let i = 0; i < transactionColumns.length; i++) row[transactionColumns[i]] = values[i]
   return toTransaction(row)
 }
 

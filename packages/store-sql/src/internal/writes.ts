@@ -241,7 +241,7 @@ export const writer = (sql: Sql) => {
       {
         name: "delivered",
         bulk: deliveries,
-        rows: w.events.map((e, i) => [eventIds[i]![0], e.id, e.merchantId, e.mode, e.createdAt]),
+        rows: w.events.map((e, i) => [eventIds[i][0], e.id, e.merchantId, e.mode, e.createdAt]),
         returns: ["created_at"]
       },
       {
@@ -298,10 +298,10 @@ export const writer = (sql: Sql) => {
       return `${p.name} AS (${text})`
     })
     const reads = list
-      .filter((p) => p.returns !== undefined)
+      .flatMap((p) => (p.returns === undefined ? [] : [{ name: p.name, returns: p.returns }]))
       .map(
         (p) =>
-          `(SELECT COALESCE(json_agg(json_build_object(${p.returns!.map((c) => `'${c}', ${c}`).join(", ")})), '[]') FROM ${p.name}) AS ${p.name}`
+          `(SELECT COALESCE(json_agg(json_build_object(${p.returns.map((c) => `'${c}', ${c}`).join(", ")})), '[]') FROM ${p.name}) AS ${p.name}`
       )
     return Effect.map(
       sql.unsafe<Bulk.Row>(

@@ -5,7 +5,7 @@
  * `<run>` is the vitest run's id (vitest.global-setup.ts), whose teardown drops any of its own
  * run's databases a timed-out test left behind. When the server does not answer,
  * the tests are skipped with a loud warning, except in CI (`process.env.CI`), where that fails.
- * Other packages' tests import this file by relative path.
+ * Tests import it as `@pixgate/testkit/postgres`.
  */
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"

@@ -5,8 +5,8 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Engine, MemoryStore } from "@pixgate/core"
+import { Pixgate } from "@pixgate/http/node"
 import { Effect } from "effect"
-import { Pixgate } from "../../src/node.js"
 import * as Contract from "./contract.js"
 import { storeOf } from "./database.js"
 

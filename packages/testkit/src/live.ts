@@ -9,18 +9,13 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import type { Pixgate } from "@pixgate/http/node"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Duration, Effect, Redacted } from "effect"
 import { expect } from "vitest"
-import { testWaitMs } from "../../../../test/support/wait.js"
-import {
-  createDatabase,
-  databaseUrl,
-  dropDatabase,
-  postgresAvailable
-} from "../../../store-pg/test/helpers.js"
-import type { Pixgate } from "../../src/node.js"
 import { type Harness, listen, start } from "./harness.js"
+import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "./postgres.js"
+import { testWaitMs } from "./wait.js"
 
 /** A database per live test file: a SQLite file in a temporary directory, and Postgres when up. */
 export interface LiveStore {

@@ -6,8 +6,8 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import { Pixgate } from "@pixgate/http/node"
 import { Duration, Redacted } from "effect"
-import { Pixgate } from "../../src/node.js"
 import { storeOf } from "./database.js"
 
 interface Options {
@@ -22,7 +22,7 @@ interface Options {
   readonly secret: string
 }
 
-const options = JSON.parse(process.argv[2]!) as Options
+const options = JSON.parse(process.argv[2]) as Options
 const settings: Settings.ApiPixSettings = {
   baseUrl: options.baseUrl,
   clientId: options.clientId,

@@ -14,9 +14,9 @@
  * a host's own 404), and paths outside both APIs (the panel's pages), are not checked.
  */
 import { MemoryStore } from "@pixgate/core"
+import { Pixgate } from "@pixgate/http"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
-import { Pixgate } from "../../src/index.js"
 import * as Findings from "./findings.js"
 
 /** What `check` reads of an answer. */
@@ -77,7 +77,7 @@ class Document {
   }
 
   operations(template: string): Readonly<Record<string, Operation>> {
-    return (this.doc.paths as Record<string, Record<string, Operation>>)[template]!
+    return (this.doc.paths as Record<string, Record<string, Operation>>)[template]
   }
 
   /** Problems of `value` against the schema at `at` (a JSON pointer into the document). */
@@ -102,7 +102,9 @@ const load = () => {
     const pixgate = await Pixgate.make({ store: MemoryStore.layer, log: { level: "none" }, admin: { token } })
     try {
       const api = await (await pixgate.webHandler(new Request("http://x/api/openapi.json"))).json()
-      const adminAnswer = await pixgate.admin!.webHandler(
+      const admin = pixgate.admin
+      if (admin === undefined) throw new Error("the admin API is configured above")
+      const adminAnswer = await admin.webHandler(
         new Request("http://x/openapi.json", { headers: { authorization: `Bearer ${token}` } })
       )
       return { api: new Document(api), admin: new Document(await adminAnswer.json()) }
@@ -158,14 +160,14 @@ const problemsOf = (document: Document, path: string, method: string, answer: Re
   // A method the path lacks is answered (405, or 410 on a removed path) as its operations say.
   const candidates = operations[own] === undefined ? Object.keys(operations) : [own]
   const reports = candidates.map((name) => {
-    const responses = operations[name]!.responses
+    const responses = operations[name].responses
     const key = responseKey(responses, answer.status)
     if (key === undefined)
       return [`status ${answer.status} not documented for ${name.toUpperCase()} ${template}`]
     const at = pointer("paths", template, name, "responses", key)
     return [
-      ...bodyProblems(document, at, responses[key]!, method, answer),
-      ...headerProblems(document, at, responses[key]!, answer)
+      ...bodyProblems(document, at, responses[key], method, answer),
+      ...headerProblems(document, at, responses[key], answer)
     ]
   })
   // Documented if any candidate operation documents it fully.
@@ -191,10 +193,10 @@ const bodyProblems = (
   const content = response.content as Record<string, Json> | undefined
   if (answer.text === "") return []
   if (content === undefined) return [`a body where the document says none`]
-  const type = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase()
+  const type = (answer.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase()
   if (content[type] === undefined)
     return [`media type ${type} not documented (${Object.keys(content).join(", ")})`]
-  if (content[type]!.schema === undefined) return []
+  if (content[type].schema === undefined) return []
   const value = type.endsWith("json") ? parse(answer.text) : answer.text
   return document.validate(pointer(...pathOf(at), "content", type, "schema"), value).map((p) => `body: ${p}`)
 }
@@ -219,12 +221,12 @@ const headerProblems = (document: Document, at: string, response: Json, answer: 
     }
     const headerAt = pointer(...pathOf(at), "headers", documentedName, "schema")
     const headers = response.headers as Record<string, Json>
-    const type = (headers[documentedName]!.schema as Json | undefined)?.type
+    const type = (headers[documentedName].schema as Json | undefined)?.type
     const typed = type === "integer" || type === "number" ? Number(value) : value
     for (const p of document.validate(headerAt, typed)) problems.push(`header ${name}: ${p}`)
   })
   for (const [lower, name] of documented)
-    if ((response.headers as Record<string, Json>)[name]!.required === true && !answer.headers.has(lower))
+    if ((response.headers as Record<string, Json>)[name].required === true && !answer.headers.has(lower))
       problems.push(`required header ${name} missing`)
   return problems
 }

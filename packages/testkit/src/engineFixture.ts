@@ -1,11 +1,19 @@
 /** An engine on the in-memory store, for tests: TestClock-driven, worker on. */
+
+import {
+  type Auth,
+  type Config,
+  Engine as EngineModule,
+  MemoryStore,
+  Store as StoreModule,
+  WebhookTransport
+} from "@pixgate/core"
 import { Duration, Effect, Layer } from "effect"
-import type { Caller } from "../src/Auth.js"
-import type { EngineConfigShape } from "../src/Config.js"
-import { Engine, layer as engineLayer } from "../src/Engine.js"
-import * as MemoryStore from "../src/MemoryStore.js"
-import { Store } from "../src/Store.js"
-import * as WebhookTransport from "../src/WebhookTransport.js"
+
+type Caller = Auth.Caller
+type EngineConfigShape = Config.EngineConfigShape
+const { Engine, layer: engineLayer } = EngineModule
+const { Store } = StoreModule
 
 /** Engine + the store it runs on. */
 export const testEngine = (config: Partial<EngineConfigShape> = {}, options: { worker?: boolean } = {}) =>
