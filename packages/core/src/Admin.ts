@@ -19,6 +19,7 @@ import {
   TransactionId
 } from "./Domain.js"
 import * as Errors from "./Errors.js"
+import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
@@ -353,6 +354,19 @@ export const make = (deps: {
             updatedAt: Views.iso(delivery.updatedAt)
           }))
         }),
+      /**
+       * Sends a `webhook.test` event to the merchant's endpoint of `mode`: signed, delivered,
+       * retried and logged like every event, moving no money. 404 when the merchant has no
+       * endpoint for the mode.
+       */
+      sendTestEvent: (merchantId: string, mode: Mode) =>
+        Effect.gen(function* () {
+          const m = yield* merchant(merchantId)
+          const event = Events.webhookTest(m.id, mode, yield* now)
+          const delivery = yield* deliveries.insertEvent(event)
+          if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+          return { deliveryId: delivery.value.id, eventId: event.id, status: delivery.value.status }
+        }),
       /** Sends an event again (a new delivery with the same event id). */
       redeliver: (eventId: string) =>
         Effect.gen(function* () {
@@ -497,6 +511,7 @@ export const make = (deps: {
       topUp: storeSafe(ops.topUp),
       webhookLog: storeSafe(ops.webhookLog),
       redeliver: storeSafe(ops.redeliver),
+      sendTestEvent: storeSafe(ops.sendTestEvent),
       inviteUser: storeSafe(ops.inviteUser),
       checkLedger: storeSafe(ops.checkLedger),
       sandboxPayCharge: storeSafe(ops.sandboxPayCharge),

@@ -18,6 +18,7 @@ import {
   initial,
   jobKindCheckPattern,
   openJobKindsPg,
+  panelFlows,
   rateLimitBucketsPg,
   receivedAmountSqlite,
   refunds,
@@ -87,7 +88,8 @@ export const pg: Record<string, Migration> = {
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("pg")),
   "0012_refunds": statements(refunds("pg")),
-  "0013_due_terms": statements(dueTerms)
+  "0013_due_terms": statements(dueTerms),
+  "0015_panel_flows": statements(panelFlows("pg"))
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -103,5 +105,6 @@ export const sqlite: Record<string, Migration> = {
   "0010_bank_end_to_end_ids": statements(bankEndToEndIds),
   "0011_credentials_version": statements(credentialsVersion("sqlite")),
   "0012_refunds": statements(refunds("sqlite")),
-  "0013_due_terms": statements(dueTerms)
+  "0013_due_terms": statements(dueTerms),
+  "0015_panel_flows": statements(panelFlows("sqlite"))
 }

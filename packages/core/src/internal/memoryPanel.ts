@@ -1,12 +1,9 @@
 /** The panel's users, invites and sessions in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
 import type { ApiKey, PanelSession, PanelUser } from "../Domain.js"
-import { type MerchantStoreShape, type PanelInvite, type PanelStoreShape, StoreError } from "../Store.js"
+import { type MerchantStoreShape, type PanelInviteState, type PanelStoreShape, StoreError } from "../Store.js"
 
-interface InviteRow extends PanelInvite {
-  readonly userId: string
-  readonly usedAt: number | null
-}
+type InviteRow = PanelInviteState
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -53,6 +50,7 @@ export const panelOps = (
         }
         return Option.some(updated)
       }),
+    findPanelInvite: (tokenHash) => atomic(() => Option.fromNullable(invites.get(tokenHash))),
     setPanelPassword: (userId, passwordHash, at, keep) =>
       atomic(() => {
         const user = users.get(userId)

@@ -39,7 +39,9 @@ export const transactions = (
       const where = sql.and([
         ...filter,
         ...(q.from === undefined ? [] : [sql`created_at >= ${q.from}`]),
-        ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`])
+        ...(q.to === undefined ? [] : [sql`created_at < ${q.to}`]),
+        ...(q.amount === undefined ? [] : [sql`amount = ${q.amount}`]),
+        ...(q.endToEndId === undefined ? [] : [sql`end_to_end_id = ${q.endToEndId}`])
       ])
       return single(
         Effect.all(
