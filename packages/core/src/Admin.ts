@@ -336,7 +336,7 @@ export const make = (deps: {
             limit: Math.min(Math.max(query.limit ?? 50, 1), 500),
             offset: Math.max(query.offset ?? 0, 0)
           })
-          return entries.map(({ delivery, event, attempts }) => ({
+          return entries.map(({ delivery, event, attempts, nextAttemptAt }) => ({
             deliveryId: delivery.id,
             eventId: event.id,
             event: event.type,
@@ -350,6 +350,7 @@ export const make = (deps: {
               error: a.error,
               durationMs: a.durationMs
             })),
+            nextAttemptAt: nextAttemptAt === null ? null : Views.iso(nextAttemptAt),
             createdAt: Views.iso(delivery.createdAt),
             updatedAt: Views.iso(delivery.updatedAt)
           }))

@@ -135,6 +135,7 @@ export const Handlers: AllHandlers = {
       ),
     invitePanelUser: ({ path, payload }) => withAdmin((a) => a.inviteUser(path.merchantId, payload)),
     redeliverEvent: ({ path }) => withAdmin((a) => a.redeliver(path.eventId)),
+    sendTestEvent: ({ path }) => withAdmin((a) => a.sendTestEvent(path.merchantId, path.mode)),
     sandboxTopUp: ({ path, payload }) => withAdmin((a) => a.topUp(path.merchantId, payload)),
     sandboxPayCharge: ({ path, urlParams }) =>
       withAdmin((a) => a.sandboxPayCharge(path.transactionId, urlParams)),

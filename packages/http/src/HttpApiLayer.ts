@@ -284,6 +284,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("setFeePlan", serve)
         .handleRaw("getWebhookLog", serve)
         .handleRaw("invitePanelUser", serve)
+        .handleRaw("sendTestEvent", serve)
         .handleRaw("redeliverEvent", serve)
         .handleRaw("sandboxTopUp", serve)
         .handleRaw("sandboxPayCharge", serve)
