@@ -169,7 +169,9 @@ export const inviteMessage = (t: Dictionary, state: Exclude<InviteState, "valid"
  */
 export const safeNext = (raw: string | null | undefined): string | undefined => {
   if (raw === null || raw === undefined || raw.length > 2000) return undefined
-  if (!/^\/(?![/\\])[^\s\\\u0000-\u001f\u007f]*$/.test(raw)) return undefined
+  // Printable ASCII only (no control character, space or backslash), one leading slash.
+  if (![...raw].every((c) => c > " " && c < "\u007f" && c !== "\\")) return undefined
+  if (!/^\/(?!\/)/.test(raw)) return undefined
   let url: URL
   try {
     url = new URL(raw, "http://panel.invalid")

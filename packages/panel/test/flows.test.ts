@@ -2,6 +2,7 @@
 import { type Domain, Errors } from "@pixgate/core"
 import { describe, expect, it } from "vitest"
 import * as Flows from "../src/Flows.js"
+import type { Html } from "../src/Html.js"
 import { words } from "../src/I18n.js"
 
 describe("panel flows helpers", () => {
@@ -10,7 +11,7 @@ describe("panel flows helpers", () => {
     expect(Flows.minute("pt-BR", at)).toBe("28/10/2026 14:03")
     expect(Flows.minute("en", at)).toBe("28/10/2026 14:03")
     const part = Flows.nextAttempt("pt-BR", words("pt-BR"), at)
-    expect(typeof part === "string" ? part : part.text).toContain("Próxima tentativa <time")
+    expect((part as Html).text).toContain("Próxima tentativa <time")
     expect(Flows.nextAttempt("pt-BR", words("pt-BR"), null)).toBe("")
   })
 
@@ -93,7 +94,7 @@ describe("panel flows helpers", () => {
     expect(Flows.keyStepDone([key(1000, { lastUsedAt: 5000 })], "live")).toBe(false)
     const t = words("pt-BR")
     const some = Flows.checklist("/panel", t, { key: true, webhook: false, charge: false })
-    const text = typeof some === "string" ? some : some.text
+    const text = (some as Html).text
     expect(text).toContain('data-step="key" data-done="true"')
     expect(text).toContain('href="/panel/webhooks"')
     expect(Flows.checklist("/panel", t, { key: true, webhook: true, charge: true })).toBe("")
