@@ -469,8 +469,8 @@ const dayFormats = {
 
 /** A calendar day `YYYY-MM-DD` (a due date: a day, not an instant) as `10/03/2027`. */
 export const calendarDay = (lang: Lang, text: string): string => {
-  const [y, m, d] = text.split("-").map(Number)
-  return dayFormats[lang].format(Date.UTC(y!, m! - 1, d!))
+  const [y = Number.NaN, m = Number.NaN, d = Number.NaN] = text.split("-").map(Number)
+  return dayFormats[lang].format(Date.UTC(y, m - 1, d))
 }
 
 /** A form's amount in reais as the engine takes it (a number), accepting `1.234,56` and `1234.56`. */

@@ -6,21 +6,20 @@
  * Sign-in is either the panel's own (e-mail and scrypt password, sessions through the store
  * port) or the embedding platform's `authenticate(request)` hook.
  */
-import { timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable, Transform } from "node:stream"
-import { type Engine, Errors, type Store } from "@pixgate/core"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Errors, type Store } from "@pixgate/core"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import * as Assets from "./Assets.js"
+import type { PanelServices } from "./Ctx.js"
 import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { securityHeaders } from "./Layout.js"
-import * as Routes from "./Routes.js"
+import * as Router from "./Router.js"
 import { statusOf } from "./Status.js"
 import { Throttle, type ThrottleOptions } from "./Throttle.js"
 
-/** Services the panel runs on. */
-export type PanelServices = Engine.Engine | Store.Store
+export { cookies, type PanelServices, same } from "./Ctx.js"
 
 /** How an embedding platform or the standalone server mounts the panel. */
 export interface PanelOptions {
@@ -59,7 +58,7 @@ export interface PanelHandlers {
   readonly matches: (path: string) => boolean
 }
 
-/** Runs engine effects for the routes. */
+/** Runs engine effects (a store failure as the engine's `StorageUnavailable`). */
 export type Run = <A>(
   effect: Effect.Effect<A, Errors.PixgateError | Store.StoreError, PanelServices>
 ) => Promise<A>
@@ -73,47 +72,14 @@ export const normalizeBasePath = (path: string | undefined): string => {
   return trimmed
 }
 
-/** Parsed cookies of a request. */
-export const cookies = (request: Request): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const at = part.indexOf("=")
-    if (at < 0) continue
-    const name = part.slice(0, at).trim()
-    try {
-      if (!out.has(name)) out.set(name, decodeURIComponent(part.slice(at + 1).trim()))
-    } catch {
-      // An unreadable cookie is no cookie.
-    }
-  }
-  return out
-}
-
-/** Constant-time equality of two strings. */
-export const same = (a: string, b: string): boolean => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
-
 /** Builds the panel's handlers on a runtime that has the engine and the store. */
 export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOptions = {}): PanelHandlers => {
   const base = normalizeBasePath(options.basePath)
   const maxBody = options.maxBodySize ?? 64 * 1024
   const runExit = Runtime.runPromiseExit(runtime)
-  const run: Run = async (effect) => {
-    const exit = await runExit(effect)
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = Cause.failureOption(exit.cause)
-    if (failure._tag === "Some") {
-      throw failure.value._tag === "StoreError" ? Errors.unavailable() : failure.value
-    }
-    throw Cause.squash(exit.cause)
-  }
   const config = {
     base,
     maxBody,
-    run,
     authenticate: options.authenticate,
     secureEnv:
       options.secureCookies ??
@@ -121,7 +87,7 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     maxMs: options.sessionMaxMs ?? 12 * 3_600_000,
     throttle: new Throttle(options.throttle)
-  } satisfies Routes.Config
+  } satisfies Router.Config
 
   const matches = (path: string) => base === "" || path === base || path.startsWith(`${base}/`)
 
@@ -130,20 +96,24 @@ export const make = (runtime: Runtime.Runtime<PanelServices>, options: PanelOpti
     const sub = url.pathname.slice(base.length) || "/"
     if (request.method === "GET" && sub === "/assets/panel.css") return asset(Assets.css, "text/css")
     if (request.method === "GET" && sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
-    try {
-      return await Routes.handle(config, request, url, sub, info?.address ?? "unknown")
-    } catch (error) {
-      if (!Errors.isPixgateError(error)) {
-        // The path without an invite's token; never a body (it may hold passwords or secrets).
-        const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
-        void Runtime.runPromise(runtime)(
-          Effect.logError("Panel request failed").pipe(
-            Effect.annotateLogs({ method: request.method, path, error: String(error) })
-          )
+    const exit = await runExit(Router.handle(config, request, url, sub, info?.address ?? "unknown"))
+    if (Exit.isSuccess(exit)) return exit.value
+    const failed = Cause.failureOption(exit.cause)
+    const error = Option.isSome(failed)
+      ? failed.value._tag === "PanelFailure"
+        ? failed.value.cause
+        : failed.value
+      : Cause.squash(exit.cause)
+    if (!Errors.isPixgateError(error)) {
+      // The path without an invite's token; never a body (it may hold passwords or secrets).
+      const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
+      void Runtime.runPromise(runtime)(
+        Effect.logError("Panel request failed").pipe(
+          Effect.annotateLogs({ method: request.method, path, error: String(error) })
         )
-      }
-      return failure(error)
+      )
     }
+    return failure(error)
   }
 
   const nodeHandler = (req: IncomingMessage, res: ServerResponse) => {

@@ -1,7 +1,7 @@
 /** Secrets the panel generates pass the engine's own secret rule and are not in the signing key's form. */
 import { SigningKeys } from "@pixgate/core"
 import { describe, expect, it } from "vitest"
-import { newSecret } from "../src/Routes.js"
+import { newSecret } from "../src/pages/Webhooks.js"
 
 describe("generated webhook secrets", () => {
   it("pass SigningKeys.secretProblem, differ each time and do not look like a signing key", () => {

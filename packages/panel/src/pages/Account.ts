@@ -1,0 +1,154 @@
+/** Sign-in, sessions, invites and the password page of the panel's own users. */
+import { type Domain, PanelAccess } from "@pixgate/core"
+import { Effect, Option } from "effect"
+import {
+  type Ctx,
+  cookie,
+  cookieNames,
+  type Handler,
+  notice,
+  type PanelError,
+  type PanelServices,
+  promise,
+  redirect,
+  respond,
+  type Signed,
+  store
+} from "../Ctx.js"
+import { html } from "../Html.js"
+import { bare, csrfField, page } from "../Layout.js"
+import * as Password from "../Password.js"
+
+const signInForm = (ctx: Ctx, email: string, error?: string) =>
+  bare(
+    { base: ctx.cfg.base, lang: ctx.lang },
+    ctx.t.signIn,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<form class="stack" method="post" action="${ctx.cfg.base}/signin">${csrfField(ctx)}
+<div><label for="email">${ctx.t.email}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}"></div>
+<div><label for="password">${ctx.t.passwordLabel}</label><input id="password" name="password" type="password" autocomplete="current-password" required></div>
+<div><button type="submit">${ctx.t.signIn}</button></div>
+</form>
+<p><a href="${ctx.cfg.base}/lang?to=${ctx.lang === "en" ? "pt-BR" : "en"}&amp;back=%2Fsignin">${ctx.lang === "en" ? "Português" : "English"}</a></p>`
+  )
+
+export const signInPage = (ctx: Ctx): Handler => Effect.succeed(respond(ctx, signInForm(ctx, "")))
+
+const startSession = (ctx: Ctx, user: Domain.PanelUser): Effect.Effect<void, PanelError, PanelServices> => {
+  const token = PanelAccess.newToken()
+  return store((st) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      yield* st.createPanelSession({
+        idHash: PanelAccess.hashToken(token),
+        userId: user.id,
+        merchantId: user.merchantId,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt: now + ctx.cfg.maxMs,
+        revokedAt: null
+      })
+    })
+  ).pipe(
+    Effect.tap(() => {
+      ctx.setCookies.push(cookie(ctx, cookieNames.session, token, Math.floor(ctx.cfg.maxMs / 1000)))
+    })
+  )
+}
+
+export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =>
+  Effect.gen(function* () {
+    const email = PanelAccess.normalizeEmail(f.get("email")) ?? ""
+    const password = f.get("password") ?? ""
+    const now = Date.now()
+    if (!ctx.cfg.throttle.allowed(email, address, now))
+      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany), 429)
+    const user = email === "" ? Option.none() : yield* store((s) => s.findPanelUser(email))
+    const stored = Option.isSome(user) ? user.value.passwordHash : null
+    // The same work whether or not the account exists.
+    const matches = yield* promise("password", () => Password.verify(password, stored ?? Password.decoy))
+    if (!matches || stored === null || Option.isNone(user)) {
+      ctx.cfg.throttle.fail(email, address, now)
+      return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword), 401)
+    }
+    ctx.cfg.throttle.succeed(email)
+    yield* startSession(ctx, user.value)
+    return redirect(ctx, "/")
+  })
+
+export const signOut = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const hash = s.user?.sessionHash
+    if (hash !== undefined) yield* store((st) => st.revokePanelSession(hash, Date.now()))
+    s.setCookies.push(cookie(s, cookieNames.session, "", 0))
+    return redirect(s, "/signin")
+  })
+
+const passwordField = (ctx: Ctx) =>
+  html`<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>`
+
+const inviteForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang },
+      ctx.t.setPassword,
+      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<form class="stack" method="post" action="${ctx.cfg.base}/invite/${token}">${csrfField(ctx)}
+${passwordField(ctx)}
+<div><button type="submit">${ctx.t.setPassword}</button></div>
+</form>`
+    ),
+    status
+  )
+
+export const invitePage = (ctx: Ctx, token: string): Handler => Effect.succeed(inviteForm(ctx, token))
+
+const validPassword = (p: string) => p.length >= Password.limits.min && p.length <= Password.limits.max
+
+export const acceptInvite = (ctx: Ctx, token: string, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const password = f.get("password") ?? ""
+    if (!validPassword(password)) return inviteForm(ctx, token, ctx.t.passwordRule, 422)
+    const hashed = yield* promise("password", () => Password.hash(password))
+    const user = yield* store((st) => st.usePanelInvite(PanelAccess.hashToken(token), hashed, Date.now()))
+    if (Option.isNone(user)) return inviteForm(ctx, token, ctx.t.inviteInvalid, 410)
+    yield* startSession(ctx, user.value)
+    return redirect(ctx, "/")
+  })
+
+const passwordForm = (s: Signed, error?: string, status = 200) =>
+  respond(
+    s,
+    page(
+      s.view,
+      s.t.changePassword,
+      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+<form class="stack" method="post" action="${s.cfg.base}/password">${csrfField(s)}
+<div><label for="current-password">${s.t.currentPassword}</label><input id="current-password" name="current" type="password" autocomplete="current-password" required></div>
+${passwordField(s)}
+<div><button type="submit">${s.t.changePassword}</button></div>
+</form>`,
+      notice(s)
+    ),
+    status
+  )
+
+export const passwordPage = (s: Signed): Handler => Effect.succeed(passwordForm(s))
+
+export const changePassword = (s: Signed, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const user = s.user
+    // The router offers this page to the panel's own users only.
+    if (user === null) return passwordForm(s, s.t.wrongPassword, 422)
+    const stored = yield* store((st) => st.getPanelUser(user.id))
+    const hash = Option.isSome(stored) ? stored.value.passwordHash : null
+    const current = f.get("current") ?? ""
+    const matches = hash === null ? false : yield* promise("password", () => Password.verify(current, hash))
+    if (!matches) return passwordForm(s, s.t.wrongPassword, 422)
+    const next = f.get("password") ?? ""
+    if (!validPassword(next)) return passwordForm(s, s.t.passwordRule, 422)
+    const hashed = yield* promise("password", () => Password.hash(next))
+    yield* store((st) => st.setPanelPassword(user.id, hashed, Date.now(), user.sessionHash))
+    return redirect(s, "/password", "passwordChanged")
+  })

@@ -1,0 +1,82 @@
+/** The overview: balance cards, the last 30 days' chart and its table. */
+import { type Domain, Requests, Store } from "@pixgate/core"
+import { Effect } from "effect"
+import * as Chart from "../Chart.js"
+import { brl, type Handler, lift, notice, respond, type Signed } from "../Ctx.js"
+import { html } from "../Html.js"
+import { day } from "../I18n.js"
+import { page } from "../Layout.js"
+import { endpointStatus, failingBanner } from "./Parts.js"
+
+/** Every transaction of the query, page by page (newest first), bounded by `to`. */
+const allTransactions = (
+  query: Omit<Store.TransactionQuery, "offset" | "limit">
+): Effect.Effect<ReadonlyArray<Domain.Transaction>, Store.StoreError, Store.Store> =>
+  Effect.gen(function* () {
+    const st = yield* Store.Store
+    const out: Array<Domain.Transaction> = []
+    for (let offset = 0; ; offset += 500) {
+      const rows = (yield* st.listTransactions({ ...query, offset, limit: 500 })).rows
+      out.push(...rows)
+      if (rows.length < 500) return out
+    }
+  })
+
+export const overview = (s: Signed): Handler =>
+  Effect.gen(function* () {
+    const now = Date.now()
+    const start = now - 29 * 86_400_000
+    const firstDay = Requests.parseDay(day(start)) ?? start
+    const { balance, pending, recent } = yield* lift(
+      Effect.gen(function* () {
+        const st = yield* Store.Store
+        const balance = yield* st.balance(s.merchant.id, s.mode)
+        const pending = yield* allTransactions({
+          merchantId: s.merchant.id,
+          mode: s.mode,
+          type: "deposit",
+          status: "pending"
+        })
+        // A day of margin before São Paulo's first day, filtered by day below.
+        const recent = yield* allTransactions({
+          merchantId: s.merchant.id,
+          mode: s.mode,
+          from: firstDay - 86_400_000
+        })
+        return { balance, pending, recent }
+      })
+    )
+    const days = new Map<string, { received: number; sent: number; fees: number }>()
+    for (let i = 29; i >= 0; i--) days.set(day(now - i * 86_400_000), { received: 0, sent: 0, fees: 0 })
+    for (const tx of recent) {
+      const bucket = days.get(day(tx.createdAt))
+      if (bucket === undefined || tx.status !== "completed") continue
+      if (tx.type === "deposit") bucket.received += tx.amount
+      if (tx.type === "withdrawal") bucket.sent += tx.amount
+      bucket.fees += tx.feeAmount
+    }
+    const series: ReadonlyArray<Chart.Day> = [...days].map(([d, v]) => ({ day: d, ...v }))
+    const health = yield* endpointStatus(s)
+    const pendingSum = pending.reduce((sum, tx) => sum + tx.amount, 0)
+    const total = (k: "received" | "sent" | "fees") => series.reduce((sum, d) => sum + d[k], 0)
+    const body = html`${failingBanner(s, health, true)}
+<section class="cards" aria-label="${s.t.available}">
+<div class="card"><div>${s.t.available}</div><div class="value" data-testid="available">${brl(s, balance.available)}</div></div>
+<div class="card"><div>${s.t.pending}</div><div class="value" data-testid="pending">${brl(s, pendingSum)}</div></div>
+<div class="card"><div>${s.t.held}</div><div class="value" data-testid="held">${brl(s, balance.held)}</div></div>
+</section>
+<h2 id="chart-heading">${s.t.last30}</h2>
+<figure class="chart" aria-labelledby="chart-heading">
+${Chart.svg(series, s.t.chart, (c) => brl(s, c))}
+<figcaption><ul class="legend">
+<li><span class="swatch s-received" aria-hidden="true"></span>${s.t.received}: <span data-testid="total-received">${brl(s, total("received"))}</span></li>
+<li><span class="swatch s-sent" aria-hidden="true"></span>${s.t.sent}: <span data-testid="total-sent">${brl(s, total("sent"))}</span></li>
+<li><span class="swatch s-fees" aria-hidden="true"></span>${s.t.fees}: <span data-testid="total-fees">${brl(s, total("fees"))}</span></li>
+</ul></figcaption>
+</figure>
+<details><summary>${s.t.details}</summary><div class="table-wrap"><table>
+<thead><tr><th scope="col">${s.t.time}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
+<tbody>${series.map((d) => html`<tr><td>${d.day}</td><td class="num">${brl(s, d.received)}</td><td class="num">${brl(s, d.sent)}</td><td class="num">${brl(s, d.fees)}</td></tr>`)}</tbody>
+</table></div></details>`
+    return respond(s, page(s.view, s.t.overview, body, notice(s)))
+  })

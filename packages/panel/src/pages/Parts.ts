@@ -1,0 +1,106 @@
+/** Markup and reads shared by several pages: transaction and delivery tables, due dates, own records. */
+import { Domain, DueDate, Engine, Errors, type Store, type Views } from "@pixgate/core"
+import { Effect, Option } from "effect"
+import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
+import { html, type Part } from "../Html.js"
+import { calendarDay, label } from "../I18n.js"
+
+export const txTable = (s: Signed, rows: ReadonlyArray<Views.TransactionJson>) =>
+  rows.length === 0
+    ? html`<p>${s.t.none}</p>`
+    : html`<div class="table-wrap"><table data-testid="transactions">
+<thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
+<tbody>${rows.map(
+        (r) =>
+          html`<tr data-id="${r.id}"><td><a class="mono" href="${s.cfg.base}/transactions/${r.id}">${r.id}</a></td><td>${label(s.lang, r.type)}</td><td>${status(s, r.status)}</td><td class="num">${brl(s, Math.round(r.amount * 100))}${
+            r.amountDue === undefined
+              ? ""
+              : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
+          }</td><td class="num">${brl(s, Math.round(r.feeAmount * 100))}</td><td>${dueCell(s, r)}</td><td>${when(s, Date.parse(r.createdAt))}</td></tr>`
+      )}</tbody></table></div>`
+
+/** A due-date charge's due date and last payable day in the list; a dash for other transactions. */
+const dueCell = (s: Signed, r: Views.TransactionJson) =>
+  r.dueDate === undefined
+    ? "—"
+    : html`<span data-testid="due-date">${calendarDay(s.lang, r.dueDate)}</span>${
+        r.payableUntil === undefined
+          ? ""
+          : html`<br><span class="hint" data-testid="payable-until">${s.t.payableUntil} ${calendarDay(s.lang, r.payableUntil)}</span>`
+      }`
+
+/**
+ * What a pending due-date charge asks for today (São Paulo) and how: the original amount less
+ * abatement and discount, plus fine and interest (the parts that are not zero).
+ */
+export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTerms): Part => {
+  const due = DueDate.amountDueAt(tx.amount, terms, Date.now())
+  const parts: ReadonlyArray<readonly [string, string, number]> = [
+    ["−", s.t.dueAbatement, due.abatement],
+    ["−", s.t.dueDiscount, due.discount],
+    ["+", s.t.dueFine, due.fine],
+    ["+", s.t.dueInterest, due.interest]
+  ]
+  const shown = parts.filter(([, , cents]) => cents > 0)
+  return html`<span data-testid="due-today">${brl(s, due.total)}</span>${
+    shown.length === 0
+      ? ""
+      : html` <span class="hint" data-testid="due-breakdown">(${s.t.dueOriginal} ${brl(s, due.original)}${shown.map(
+          ([sign, name, cents]) => ` ${sign} ${name} ${brl(s, cents)}`
+        )})</span>`
+  }`
+}
+
+export const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLogEntry>) =>
+  entries.length === 0
+    ? html`<p>${s.t.none}</p>`
+    : html`<div class="table-wrap"><table data-testid="deliveries">
+<thead><tr><th scope="col">${s.t.event}</th><th scope="col">${s.t.url}</th><th scope="col">${s.t.status}</th><th scope="col">${s.t.attempts}</th></tr></thead>
+<tbody>${entries.map(
+        ({ delivery, event, attempts }) =>
+          html`<tr><td><code>${event.type}</code><br><span class="mono">${event.id}</span></td><td class="mono">${delivery.url}</td><td>${status(s, delivery.status)}</td><td>${
+            attempts.length === 0
+              ? "—"
+              : html`<ul>${attempts.map(
+                  (a) =>
+                    html`<li>#${a.attempt} ${when(s, a.at)} · ${s.t.statusCode} ${a.statusCode ?? a.error ?? "—"} · ${a.durationMs} ms</li>`
+                )}</ul>`
+          }</td></tr>`
+      )}</tbody></table></div>`
+
+/** The merchant's own transaction, or NotFound (another merchant's is not found either). */
+export const ownTransaction = (
+  s: Signed,
+  id: string
+): Effect.Effect<Domain.Transaction, Errors.PixgateError, Store.Store> =>
+  store((st) => Domain.findById(Domain.TransactionId, id, st.getTransaction)).pipe(
+    Effect.flatMap((tx) =>
+      Option.isSome(tx) && tx.value.merchantId === s.merchant.id
+        ? Effect.succeed(tx.value)
+        : Effect.fail(Errors.notFound("Transaction"))
+    )
+  )
+
+/** The engine's configuration (for decoding forms as the API decodes requests). */
+export const engineConfig = Effect.map(Engine.Engine, (e) => e.config)
+
+type EndpointStatus = Effect.Effect.Success<
+  ReturnType<Engine.EngineShape["admin"]["webhookStatus"]>
+>["endpoints"][number]
+
+/** The engine's health of the mode's endpoint (failing after `webhookFailingAfter` failures in a row). */
+export const endpointStatus = (
+  s: Signed
+): Effect.Effect<EndpointStatus | undefined, Errors.PixgateError, Engine.Engine> =>
+  Effect.map(
+    engine((e) => e.admin.webhookStatus(s.merchant.id)),
+    (status) => status.endpoints.find((e) => e.mode === s.mode)
+  )
+
+/** The banner shown while the engine marks the mode's endpoint failing. */
+export const failingBanner = (s: Signed, health: EndpointStatus | undefined, link: boolean) =>
+  health?.status === "failing"
+    ? html`<div class="banner" role="alert" data-testid="webhook-failing">${s.t.webhookFailing} ${health.consecutiveFailures} ${s.t.webhookFailingCount}${
+        link ? html` <a href="${s.cfg.base}/webhooks">${s.t.seeLog}</a>` : ""
+      }</div>`
+    : ""

@@ -1,0 +1,65 @@
+/** Refunds (devoluções) of a received charge: the review step and the refund itself. */
+
+import { randomBytes } from "node:crypto"
+import { Errors, Requests } from "@pixgate/core"
+import { Effect, Either } from "effect"
+import { brl, engine, type Handler, redirect, respond, type Signed, textField } from "../Ctx.js"
+import { html } from "../Html.js"
+import { parseAmount } from "../I18n.js"
+import { csrfField, page } from "../Layout.js"
+import { detail } from "./Detail.js"
+import { engineConfig, ownTransaction } from "./Parts.js"
+
+const refundFields = (f: URLSearchParams) => ({
+  amount: parseAmount(f.get("amount") ?? ""),
+  description: textField(f, "description")
+})
+
+/**
+ * The confirmation step: what leaves the balance, and a one-time form token that becomes the
+ * refund's Idempotency-Key, so submitting the confirmation twice (a double click, a reload, a
+ * retry after a lost answer) shows the first refund and never makes a second one.
+ */
+export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const tx = yield* ownTransaction(s, id)
+    const config = yield* engineConfig
+    const input = Requests.decodeEither(Requests.CreateRefund, config)(refundFields(f))
+    if (Either.isLeft(input)) return yield* detail(s, tx.id, input.left)
+    const token = randomBytes(18).toString("base64url")
+    const hidden = (name: string, value: string) =>
+      html`<input type="hidden" name="${name}" value="${value}">`
+    const body = html`<dl class="fields" data-testid="refund-review">
+<dt>${s.t.amount}</dt><dd data-testid="refund-amount">${brl(s, input.right.amount)}</dd>
+<dt>${s.t.debited}</dt><dd>${brl(s, input.right.amount)}</dd>
+<dt>${s.t.id}</dt><dd class="mono">${tx.id}</dd>
+</dl>
+<p>${s.t.refundDebit}</p>
+<form method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds">${csrfField(s)}${hidden("amount", f.get("amount") ?? "")}${hidden("description", f.get("description") ?? "")}${hidden("token", token)}
+<button type="submit" data-testid="confirm-refund">${s.t.confirmRefund}</button> <a class="button secondary" href="${s.cfg.base}/transactions/${tx.id}">${s.t.cancel}</a></form>`
+    return respond(s, page(s.view, s.t.confirmRefund, body))
+  })
+
+export const create = (s: Signed, id: string, f: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const tx = yield* ownTransaction(s, id)
+    const token = f.get("token") ?? ""
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(token))
+      return yield* detail(
+        s,
+        tx.id,
+        Errors.validation(
+          "invalid_form_token",
+          "token",
+          "This form is no longer valid: review the refund again"
+        )
+      )
+    return yield* engine((e) =>
+      Effect.flatMap(Requests.decode(Requests.CreateRefund, e.config)(refundFields(f)), (input) =>
+        e.refunds.create(s.merchant.id, tx.id, input, `panel-${token}`)
+      )
+    ).pipe(
+      Effect.as(redirect(s, `/transactions/${tx.id}`, "refundCreated")),
+      Effect.catchAll((error) => detail(s, tx.id, error))
+    )
+  })
