@@ -98,7 +98,7 @@ const routes: ReadonlyArray<Route> = [
   { method: "POST", path: at("/keys"), handle: (s) => Keys.create(s) },
   { method: "POST", path: at(`/keys/${id}/revoke`), handle: (s, p) => Keys.revoke(s, param(p, 0)) },
   { method: "POST", path: at("/webhooks"), handle: (s, _, f) => Webhooks.setWebhook(s, f) },
-  { method: "POST", path: at("/webhooks/rotate"), handle: (s) => Webhooks.rotateSecret(s) },
+  { method: "POST", path: at("/webhooks/rotate"), handle: (s, _, f) => Webhooks.rotateSecret(s, f) },
   {
     method: "POST",
     path: at("/webhooks/signing-key"),

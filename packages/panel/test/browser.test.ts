@@ -251,7 +251,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
   const sendTest = async () => {
     const before = received.length
     await page.getByTestId("send-test").click()
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("Evento de teste enviado.")
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Evento de teste enviado.")
     await expect.poll(() => received.length, { timeout: testWaitMs }).toBeGreaterThan(before)
     return received[received.length - 1]!
   }
@@ -294,6 +294,8 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(await page.getByTestId("webhook-health").textContent()).toContain("Saudável")
     await check("webhooks")
     await page.getByRole("button", { name: "Gerar novo segredo" }).click()
+    // A confirmation first: nothing changes until it is confirmed.
+    await page.getByTestId("confirm-rotate").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
     const rotatedSecret = (await secret())!
     expect(rotatedSecret).not.toBe(before)
@@ -311,6 +313,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     // Rotating the signing key shows the new key once; during the overlap both keys sign.
     expect(await page.getByLabel("A chave anterior continua assinando por").inputValue()).toBe("86400")
     await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
+    await page.getByTestId("confirm-rotate").click()
     const next = (await page.getByTestId("signing-key").textContent())!.trim()
     expect(next).toMatch(/^whsec_/)
     expect(next).not.toBe(key)
@@ -324,6 +327,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     // Without overlap only the new key signs.
     await page.getByLabel("A chave anterior continua assinando por").selectOption("0")
     await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
+    await page.getByTestId("confirm-rotate").click()
     const third = (await page.getByTestId("signing-key").textContent())!.trim()
     await page.goto(panel("/webhooks"))
     const signedOnce = await sendTest()
