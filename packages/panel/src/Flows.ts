@@ -209,3 +209,20 @@ export const isLiveNotEnabled = (error: unknown): boolean =>
 /** The notice of a live-mode charge or payout page when no bank gateway is configured. */
 export const liveNotEnabled = (t: Dictionary): Html =>
   html`<div class="banner" role="alert" data-testid="live-not-enabled"><p>${t.liveNotEnabled}</p></div>`
+
+/**
+ * What a live charge or payout page shows above its form: that production is not enabled when
+ * live mode has no bank gateway (instead of the engine's "Failed to create charge"), else the
+ * engine's error, if any.
+ */
+export const liveNotice = (
+  s: { readonly mode: Domain.Mode; readonly t: Dictionary },
+  liveEnabled: boolean,
+  error: unknown,
+  errorBox: (error: unknown) => Html
+): Part =>
+  (s.mode === "live" && !liveEnabled) || isLiveNotEnabled(error)
+    ? liveNotEnabled(s.t)
+    : error === undefined
+      ? ""
+      : errorBox(error)

@@ -1,16 +1,18 @@
 /** The transactions list with its filters and pages, and the CSV export streamed from the store. */
-import { Domain, Requests, Store, Views } from "@pixgate/core"
+import { Domain, Money, Requests, Store, Views } from "@pixgate/core"
 import { Chunk, Effect, Either, Option, Stream } from "effect"
 import {
   engine,
   errorBox,
   type Handler,
+  lift,
   notice,
   type PanelServices,
   respond,
   type Signed,
   statusOf
 } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { day, label } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
@@ -40,8 +42,60 @@ const select = (
     (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${label(s.lang, v)}</option>`
   )}</select></div>`
 
+/**
+ * The merchant's transactions of the current mode a search text finds: by id, txid, end-to-end
+ * id or exact amount (each reading the text allows), newest first, at most 50.
+ */
+const searchRows = (s: Signed, query: Flows.SearchQuery) =>
+  lift(
+    Effect.gen(function* () {
+      const st = yield* Store.Store
+      const own = (tx: Option.Option<Domain.Transaction>) =>
+        Option.isSome(tx) && tx.value.merchantId === s.merchant.id && tx.value.mode === s.mode
+          ? [tx.value]
+          : []
+      const base = { merchantId: s.merchant.id, mode: s.mode, offset: 0, limit: 50 } as const
+      const byId =
+        query.transactionId === undefined
+          ? []
+          : own(yield* Domain.findById(Domain.TransactionId, query.transactionId, st.getTransaction))
+      const byTxid = query.txid === undefined ? [] : own(yield* st.findByTxid(query.txid))
+      const byEndToEnd =
+        query.endToEndId === undefined
+          ? []
+          : (yield* st.listTransactions({ ...base, endToEndId: query.endToEndId })).rows
+      const byAmount =
+        query.amount === undefined
+          ? []
+          : (yield* st.listTransactions({ ...base, amount: Money.Cents(query.amount) })).rows
+      const seen = new Map<string, Domain.Transaction>()
+      for (const tx of [...byId, ...byTxid, ...byEndToEnd, ...byAmount]) seen.set(tx.id, tx)
+      return [...seen.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+    })
+  )
+
+const search = (s: Signed, text: string): Handler =>
+  Effect.gen(function* () {
+    const rows = yield* searchRows(s, Flows.parseSearch(text))
+    const body = html`${Flows.searchForm(s.cfg.base, s.t, text)}
+<p class="hint">${s.t.searchHint}</p>
+<h2 data-testid="search-heading">${rows.length === 0 ? s.t.searchNone : s.t.searchResults} “${text}”</h2>
+<p><a href="${s.cfg.base}/transactions">${s.t.transactions}</a> · <span data-testid="search-count">${rows.length}</span></p>
+${
+  rows.length === 0
+    ? ""
+    : txTable(
+        s,
+        rows.map((tx) => Views.transaction(tx))
+      )
+}`
+    return respond(s, page(s.view, s.t.transactions, body))
+  })
+
 export const list = (s: Signed): Handler =>
   Effect.gen(function* () {
+    const text = (s.url.searchParams.get("q") ?? "").trim()
+    if (text !== "") return yield* search(s, text.slice(0, 80))
     const params = listParams(s.url)
     const q = s.url.searchParams
     const filters = html`<form class="filters" method="get" action="${s.cfg.base}/transactions">
@@ -70,7 +124,7 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
     const csvQuery = new URLSearchParams(q)
     csvQuery.delete("page")
     csvQuery.delete("done")
-    const body = html`${filters}
+    const body = html`${Flows.searchForm(s.cfg.base, s.t, "")}${filters}
 <p><a class="button secondary" href="${s.cfg.base}/transactions.csv?${csvQuery.toString()}" download>${s.t.exportCsv}</a> <span data-testid="total">${result.total}</span></p>
 ${txTable(s, result.data)}
 <nav class="pager" aria-label="${s.t.page}">${
