@@ -92,7 +92,7 @@ export const searchForm = (base: string, t: Dictionary, text: string): Html =>
 
 /** Which of a new merchant's first steps are done. */
 export interface FirstSteps {
-  /** A key of the mode was created in the panel, or one of the mode's keys has been used. */
+  /** A key of the mode was created after the merchant's first keys (in the panel). */
   readonly key: boolean
   /** The mode has a webhook endpoint. */
   readonly webhook: boolean
@@ -101,16 +101,13 @@ export interface FirstSteps {
 }
 
 /**
- * Whether the merchant has "created a key" in `mode`: an active key made after the merchant's
- * first ones (those the operator handed over), or any active key already used by a request.
+ * Whether the merchant has "created a key" in `mode`: an active key of the mode made after the
+ * merchant's first ones (those made with the merchant, which the operator handed over).
  */
 export const keyStepDone = (keys: ReadonlyArray<Domain.ApiKey>, mode: Domain.Mode): boolean => {
-  const own = keys.filter((k) => k.mode === mode)
-  if (own.length === 0) return false
-  const first = Math.min(...own.map((k) => k.createdAt))
-  return own.some(
-    (k) => k.revokedAt === null && ((k.lastUsedAt ?? null) !== null || k.createdAt > first + 1000)
-  )
+  if (keys.length === 0) return false
+  const first = Math.min(...keys.map((k) => k.createdAt))
+  return keys.some((k) => k.mode === mode && k.revokedAt === null && k.createdAt > first + 1000)
 }
 
 /** Whether every first step is done (the checklist is then hidden). */
