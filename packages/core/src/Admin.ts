@@ -21,6 +21,7 @@ import {
   TransactionId
 } from "./Domain.js"
 import * as Errors from "./Errors.js"
+import * as Events from "./Events.js"
 import * as Fees from "./Fees.js"
 import * as Ids from "./Ids.js"
 import * as Ledger from "./Ledger.js"
@@ -159,6 +160,11 @@ export interface AdminShape {
   readonly redeliver: (
     eventId: string
   ) => Effect.Effect<View<typeof AdminViews.Redelivery>, Errors.NotFound | Errors.StorageUnavailable>
+  /** Sends a `webhook.test` event to the merchant's endpoint of a mode (404 without one). */
+  readonly sendTestEvent: (
+    merchantId: string,
+    mode: Mode
+  ) => Effect.Effect<View<typeof AdminViews.TestEventSent>, Errors.NotFound | Errors.StorageUnavailable>
   /** Invites a panel user: a one-time sign-in link. */
   readonly inviteUser: (
     merchantId: string,
@@ -490,7 +496,7 @@ export const make: Effect.Effect<
           limit: Math.min(Math.max(query.limit ?? 50, 1), 500),
           offset: Math.max(query.offset ?? 0, 0)
         })
-        return entries.map(({ delivery, event, attempts }) => ({
+        return entries.map(({ delivery, event, attempts, nextAttemptAt }) => ({
           deliveryId: delivery.id,
           eventId: event.id,
           event: event.type,
@@ -504,9 +510,23 @@ export const make: Effect.Effect<
             error: a.error,
             durationMs: a.durationMs
           })),
+          nextAttemptAt: nextAttemptAt === null ? null : Views.iso(nextAttemptAt),
           createdAt: Views.iso(delivery.createdAt),
           updatedAt: Views.iso(delivery.updatedAt)
         }))
+      }),
+    /**
+     * Sends a `webhook.test` event to the merchant's endpoint of `mode`: signed, delivered,
+     * retried and logged like every event, moving no money. 404 when the merchant has no
+     * endpoint for the mode.
+     */
+    sendTestEvent: (merchantId: string, mode: Mode) =>
+      Effect.gen(function* () {
+        const m = yield* merchant(merchantId)
+        const event = Events.webhookTest(m.id, mode, yield* now)
+        const delivery = yield* deliveries.insertEvent(event)
+        if (Option.isNone(delivery)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+        return { deliveryId: delivery.value.id, eventId: event.id, status: delivery.value.status }
       }),
     /** Sends an event again (a new delivery with the same event id). */
     redeliver: (eventId: string) =>
@@ -697,6 +717,7 @@ export const make: Effect.Effect<
     topUp: storeSafe(ops.topUp),
     webhookLog: storeSafe(ops.webhookLog),
     redeliver: storeSafe(ops.redeliver),
+    sendTestEvent: storeSafe(ops.sendTestEvent),
     inviteUser: storeSafe(ops.inviteUser),
     resetLink: storeSafe(ops.resetLink),
     auditLog: storeSafe(ops.auditLog),

@@ -269,6 +269,10 @@ export const Delivery = Schema.Struct({
   url: Schema.String,
   status: DeliveryStatus,
   attempts: Schema.Array(DeliveryAttempt),
+  nextAttemptAt: Schema.NullOr(DateTime).annotations({
+    description:
+      "When the next attempt is scheduled while the delivery is `pending`; null once it is delivered or failed"
+  }),
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({ identifier: "Delivery", description: "One delivery of one event to one endpoint" })
@@ -288,10 +292,28 @@ export const DeliveryList = Schema.Struct({ data: Schema.Array(Delivery) }).anno
           url: "https://example.com/pixgate",
           status: "delivered",
           attempts: [{ attempt: 1, at: exampleTime, statusCode: 200, error: null, durationMs: 42 }],
+          nextAttemptAt: null,
           createdAt: exampleTime,
           updatedAt: exampleTime
         }
       ]
+    }
+  ]
+})
+
+/** A test event sent to an endpoint. */
+export const TestEventSent = Schema.Struct({
+  deliveryId: Schema.String,
+  eventId: Schema.String,
+  status: DeliveryStatus
+}).annotations({
+  identifier: "TestEventSent",
+  description: "The `webhook.test` event and its delivery, pending until the endpoint answers",
+  examples: [
+    {
+      deliveryId: "dlv_01JD8Z3Q7W5K2M9N4P6R8T0V2D",
+      eventId: "evt_01JD8Z3Q7W5K2M9N4P6R8T0V30",
+      status: "pending"
     }
   ]
 })

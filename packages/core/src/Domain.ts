@@ -312,7 +312,7 @@ export interface Balance {
   readonly held: Cents
 }
 
-/** Event names of the spec. */
+/** Event names of the spec, and `webhook.test` (a test the merchant asks for: no money moves). */
 export const eventTypes = [
   "transaction.created",
   "transaction.completed",
@@ -323,7 +323,8 @@ export const eventTypes = [
   "chargeback.updated",
   "refund.created",
   "refund.completed",
-  "refund.failed"
+  "refund.failed",
+  "webhook.test"
 ] as const
 /** One of the spec's event names. */
 export type EventType = (typeof eventTypes)[number]

@@ -69,6 +69,11 @@ export interface EngineShape {
   readonly bankCallback: (callback: BankCallback) => Effect.Effect<void, GatewayFailure | StoreError>
   /** Readiness (database ping, draining flag) for the transports' `/api/health/ready`. */
   readonly health: Health.HealthShape
+  /**
+   * Whether live mode has a bank gateway: without one, live charges, payouts and refunds fail
+   * with `gateway_not_configured` (the panel says production is not enabled).
+   */
+  readonly liveEnabled: boolean
 }
 
 /** The engine's tag. */
@@ -211,6 +216,7 @@ const make = Effect.gen(function* () {
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
     health: yield* Health.Health,
+    liveEnabled: Option.isSome(gateways.forMode("live")),
     bankCallback: (callback) =>
       Option.match(
         Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),

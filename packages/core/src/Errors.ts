@@ -165,8 +165,8 @@ export const AdminRefusedCode = Schema.Literal(
   "refund_window_closed"
 )
 
-/** The merchant panel's own refusals (a test delivery with no event to send). */
-export const PanelRefusedCode = Schema.Literal("no_event")
+/** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */
+export const PanelRefusedCode = Schema.Literal("no_endpoint")
 
 /** The codes of a refusal in the resource's current state. */
 export const RefusedCode = Schema.Literal(...AdminRefusedCode.literals, ...PanelRefusedCode.literals)

@@ -6,13 +6,16 @@
  * the client's event decoder.
  */
 import { Schema } from "effect"
-import type { Chargeback, Event, EventType, Refund, Transaction } from "./Domain.js"
+import type { Chargeback, Event, EventType, MerchantId, Mode, Refund, Transaction } from "./Domain.js"
 import * as DueDate from "./DueDate.js"
 import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
 const exampleTime = "2026-01-02T03:04:05.000Z"
+
+/** The words of every `webhook.test` event. */
+export const testMessage = "A test event: no money moved"
 
 /** The fields every event's `data` has: the transaction's, and the ids that exist. */
 const transactionFields = {
@@ -271,6 +274,39 @@ export const webhooks = {
         refund: { ...refundExample, status: "failed", reason: "bank_rejected", refunded: 0 }
       } as const)
     ]
+  }),
+  "webhook.test": Schema.Struct({
+    id: Schema.String.annotations({
+      description: "The event's id, the same on every retry: deduplicate on it"
+    }),
+    event: Schema.Literal("webhook.test"),
+    data: Schema.Struct({
+      test: Schema.Literal(true).annotations({ description: "Always `true`: no money moved" }),
+      merchantId: Schema.String.annotations({
+        description: "The merchant the endpoint belongs to (`mer_...`)"
+      }),
+      mode: Schema.Literal("test", "live").annotations({ description: "The endpoint's mode" }),
+      message: Schema.String
+    }),
+    timestamp: DateTime
+  }).annotations({
+    identifier: "WebhookTestEvent",
+    title: "A test event the merchant asked for",
+    description:
+      "A test event the merchant asked for (the panel's \"send a test event\", the admin API's `sendTestEvent`, `pixgate trigger webhook.test`): signed and delivered like every event, logged in the delivery log, retried the same way; it carries no transaction and no amount, and moves no money",
+    examples: [
+      {
+        id: "evt_01JD8Z3Q7W5K2M9N4P6R8T0V30",
+        event: "webhook.test",
+        data: {
+          test: true,
+          merchantId: "mer_01JD8Z3Q7W5K2M9N4P6R8T0V2A",
+          mode: "test",
+          message: testMessage
+        },
+        timestamp: exampleTime
+      }
+    ]
   })
 } as const satisfies Record<EventType, Schema.Schema.Any>
 
@@ -279,6 +315,19 @@ export const WebhookEvent = Schema.Union(...Object.values(webhooks))
 
 /** Any webhook body, told apart by `event`. */
 export type WebhookEvent = typeof WebhookEvent.Type
+
+/**
+ * `webhook.test`: a test the merchant asked for, of the endpoint of `mode`. It carries the
+ * merchant and no transaction or amount; nothing else changes when it is recorded.
+ */
+export const webhookTest = (merchantId: MerchantId, mode: Mode, now: number): Event => ({
+  id: Ids.eventId(now),
+  merchantId,
+  mode,
+  type: "webhook.test",
+  data: { test: true, merchantId, mode, message: testMessage },
+  createdAt: now
+})
 
 const make = <D extends TransactionSummary>(
   tx: Transaction,

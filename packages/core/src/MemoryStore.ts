@@ -306,7 +306,9 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
               (q.to === undefined || tx.createdAt < q.to) &&
               (q.before === undefined ||
                 tx.createdAt < q.before.createdAt ||
-                (tx.createdAt === q.before.createdAt && compareIds(tx.id, q.before.id) < 0))
+                (tx.createdAt === q.before.createdAt && compareIds(tx.id, q.before.id) < 0)) &&
+              (q.amount === undefined || tx.amount === q.amount) &&
+              (q.endToEndId === undefined || tx.endToEndId === q.endToEndId)
           )
           .sort(newestFirst)
         return {
@@ -544,6 +546,16 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         watchers.notifyJobs([job])
         return Option.some(delivery)
       }),
+    insertEvent: (event) =>
+      atomic(() => {
+        if (t.events.has(event.id)) throw new Error(`duplicate event ${event.id}`)
+        const endpoint = t.endpoints.get(endpointKey(event.merchantId, event.mode))
+        if (endpoint === undefined) return Option.none()
+        t.events.set(event.id, own(event))
+        const { delivery, job } = t.deliver(event, endpoint, event.createdAt)
+        watchers.notifyJobs([job])
+        return Option.some(delivery)
+      }),
     listDeliveries: (q) =>
       atomic(() =>
         [...t.deliveries.values()]
@@ -562,7 +574,15 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
             const log = [...(t.attempts.get(delivery.id) ?? [])].sort(
               (a, b) => a.attempt - b.attempt || a.at - b.at
             )
-            return [{ delivery, event, attempts: log }]
+            let nextAttemptAt: number | null = null
+            if (delivery.status === "pending") {
+              for (const row of t.jobs.values()) {
+                if (row.job.kind === "webhook.attempt" && row.job.ref === delivery.id)
+                  nextAttemptAt =
+                    nextAttemptAt === null ? row.job.runAt : Math.min(nextAttemptAt, row.job.runAt)
+              }
+            }
+            return [{ delivery, event, attempts: log, nextAttemptAt }]
           })
       )
   }

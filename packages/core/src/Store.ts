@@ -207,6 +207,10 @@ export interface TransactionQuery {
   readonly status?: TransactionStatus
   readonly from?: number
   readonly to?: number
+  /** Only transactions of exactly this amount (the panel's search; migration 0015 indexes it). */
+  readonly amount?: Cents
+  /** Only the transaction with this end-to-end id (the panel's search). */
+  readonly endToEndId?: string
   readonly offset: number
   readonly limit: number
   /**
@@ -321,6 +325,11 @@ export interface DeliveryLogEntry {
   readonly delivery: WebhookDelivery
   readonly event: Event
   readonly attempts: ReadonlyArray<DeliveryAttempt>
+  /**
+   * When the next attempt is scheduled (its job's run time) while the delivery is pending; null
+   * once it is delivered or failed.
+   */
+  readonly nextAttemptAt: number | null
 }
 
 /** A one-time link to set a panel user's password: only its token's SHA-256 is stored. */
@@ -328,6 +337,12 @@ export interface PanelInvite {
   readonly tokenHash: string
   readonly expiresAt: number
   readonly createdAt: number
+}
+
+/** A stored invite as `findPanelInvite` reads it: whether it was used, and when. */
+export interface PanelInviteState extends PanelInvite {
+  readonly userId: string
+  readonly usedAt: number | null
 }
 
 /**
@@ -653,7 +668,13 @@ export interface DeliveryStoreShape {
     mode: Mode,
     now: number
   ) => Effect.Effect<EndpointBacklog, StoreError>
-  /** The webhook log: deliveries newest first, with their attempts. */
+  /**
+   * Records an event that moves no money (`webhook.test`) with its pending delivery and first
+   * attempt job due at the event's time, in one unit, when the merchant has an endpoint for the
+   * event's mode; None, and nothing written, when it has none.
+   */
+  readonly insertEvent: (event: Event) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  /** The webhook log: deliveries newest first, with their attempts and next attempt time. */
   readonly listDeliveries: (
     query: DeliveryQuery
   ) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
@@ -691,6 +712,11 @@ export interface PanelStoreShape {
     passwordHash: string,
     at: number
   ) => Effect.Effect<Option.Option<PanelUser>, StoreError>
+  /**
+   * An invite by its token's hash, used or not, expired or not, without using it (the invite
+   * page tells a valid link from a used or expired one before showing any form).
+   */
+  readonly findPanelInvite: (tokenHash: string) => Effect.Effect<Option.Option<PanelInviteState>, StoreError>
   /** Replaces a user's password and revokes every session of the user but `keep`, in one unit. */
   readonly setPanelPassword: (
     userId: string,

@@ -137,6 +137,7 @@ export const Handlers: AllHandlers = {
     createPanelResetLink: ({ path, payload }) => withAdmin((a) => a.resetLink(path.merchantId, payload)),
     getAuditLog: ({ path, urlParams }) => withAdmin((a) => a.auditLog(path.merchantId, urlParams)),
     redeliverEvent: ({ path }) => withAdmin((a) => a.redeliver(path.eventId)),
+    sendTestEvent: ({ path }) => withAdmin((a) => a.sendTestEvent(path.merchantId, path.mode)),
     sandboxTopUp: ({ path, payload }) => withAdmin((a) => a.topUp(path.merchantId, payload)),
     sandboxPayCharge: ({ path, urlParams }) =>
       withAdmin((a) => a.sandboxPayCharge(path.transactionId, urlParams)),

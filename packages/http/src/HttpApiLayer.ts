@@ -292,6 +292,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("invitePanelUser", serve)
         .handleRaw("createPanelResetLink", serve)
         .handleRaw("getAuditLog", serve)
+        .handleRaw("sendTestEvent", serve)
         .handleRaw("redeliverEvent", serve)
         .handleRaw("sandboxTopUp", serve)
         .handleRaw("sandboxPayCharge", serve)

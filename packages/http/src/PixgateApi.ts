@@ -597,6 +597,17 @@ export const AdminGroup = HttpApiGroup.make("admin")
       )
   )
   .add(
+    HttpApiEndpoint.post("sendTestEvent", "/merchants/:merchantId/webhooks/:mode/test")
+      .setPath(WebhookPath)
+      .addSuccess(AdminViews.TestEventSent, { status: 202 })
+      .annotateContext(
+        describe(
+          "sendTestEvent",
+          "Send a `webhook.test` event to the endpoint of the mode: signed, delivered and logged like every event, moving no money (404 without an endpoint)"
+        )
+      )
+  )
+  .add(
     HttpApiEndpoint.post("redeliverEvent", "/events/:eventId/redeliver")
       .setPath(Schema.Struct({ eventId: Schema.String }))
       .addSuccess(AdminViews.Redelivery, { status: 202 })

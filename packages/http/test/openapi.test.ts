@@ -269,7 +269,8 @@ describe("webhooks", () => {
         { ...refund, status: "failed", failureReason: "bank_rejected" },
         0,
         now
-      )
+      ),
+      Events.webhookTest(base.merchantId, "test", now)
     ]
     expect(events.map((e) => e.type).sort()).toEqual([...Domain.eventTypes].sort())
     for (const event of events) {

@@ -126,7 +126,6 @@ const pt = {
   webhookFailingCount: "tentativas seguidas falharam.",
   sendTest: "Enviar evento de teste",
   sendTestHint: "Reenvia o evento mais recente deste modo para o endpoint.",
-  noEvent: "Ainda não há evento neste modo para enviar: crie uma cobrança de teste primeiro.",
   deliveryLog: "Registro de entregas",
   statusCode: "Código",
   duration: "Duração",
@@ -255,7 +254,47 @@ const pt = {
   object: "Objeto",
   older: "Mais antigos",
   resetPassword: "Nova senha",
-  resetInvalid: "Este link de redefinição é inválido, já foi usado ou expirou."
+  resetInvalid: "Este link de redefinição é inválido, já foi usado ou expirou.",
+  // ---- panel flows: test event, next attempt, first steps, search, invites, session, production, rotation ----
+  testEventHint:
+    "Envia um evento de teste (webhook.test) para o endereço acima, assinado como os outros. Nenhum dinheiro é movimentado.",
+  testEventSent: "Evento de teste enviado. Acompanhe a entrega no registro abaixo.",
+  noEndpoint: "Configure o endereço do webhook antes de enviar um evento de teste.",
+  nextAttempt: "Próxima tentativa",
+  firstSteps: "Primeiros passos",
+  firstStepsIntro: "Três passos para começar a receber PIX. Cada um é marcado quando estiver feito.",
+  stepKey: "Criar uma chave de API",
+  stepWebhook: "Configurar o webhook",
+  stepCharge: "Fazer uma cobrança de teste",
+  stepDone: "feito",
+  stepTodo: "a fazer",
+  noActivity: "Ainda não há movimentação nos últimos 30 dias.",
+  search: "Buscar",
+  searchLabel: "Buscar por ID da transação, txid, identificador end-to-end ou valor",
+  searchResults: "Resultados da busca por",
+  searchNone: "Nenhuma transação encontrada para",
+  searchHint: "Valor como 1.234,56 ou 1234.56.",
+  inviteValid: "Crie sua senha para entrar no painel.",
+  inviteUsed: "Este convite já foi usado. Entre com seu e-mail e senha ou peça um novo convite.",
+  inviteExpired: "Este convite expirou. Peça um novo convite a quem administra a conta.",
+  inviteUnknown: "Este link de convite não é válido. Confira se ele foi copiado por inteiro.",
+  goToSignIn: "Ir para a entrada",
+  sessionExpired: "Sua sessão expirou. Entre de novo para voltar à página em que estava.",
+  liveNotEnabled:
+    "A produção ainda não está habilitada nesta instalação: nenhum banco foi configurado. Use o modo de teste ou peça ao responsável pela plataforma que configure o banco.",
+  rotateSecretTitle: "Gerar um novo segredo?",
+  rotateSecretConfirm:
+    "O segredo atual deixa de valer agora: as próximas mensagens já levam o novo. Atualize o seu sistema logo em seguida para não recusar mensagens.",
+  rotateSecretYes: "Sim, gerar novo segredo",
+  rotateKeyTitle: "Gerar uma nova chave de assinatura?",
+  rotateKeyConfirm:
+    "A nova chave será mostrada uma única vez. A chave atual continua valendo pelo período escolhido; coloque a nova no seu sistema antes que ele termine.",
+  rotateKeyYes: "Sim, gerar nova chave",
+  webhooksIntro:
+    "O webhook avisa o seu sistema quando algo acontece, como uma cobrança paga ou um saque concluído: enviamos uma mensagem para o endereço abaixo.",
+  signingPlain:
+    "cabeçalho com a assinatura de cada mensagem, feita com a sua chave de assinatura: o seu sistema confere a assinatura para ter certeza de que a mensagem veio de nós.",
+  secretPlain: "cabeçalho com o seu segredo, para sistemas mais antigos que conferem só o segredo."
 }
 
 type Words = { readonly [K in keyof typeof pt]: string }
@@ -377,7 +416,6 @@ const en: Words = {
   webhookFailingCount: "attempts in a row failed.",
   sendTest: "Send a test event",
   sendTestHint: "Sends this mode's latest event to the endpoint again.",
-  noEvent: "There is no event in this mode to send yet: create a test charge first.",
   deliveryLog: "Delivery log",
   statusCode: "Code",
   duration: "Duration",
@@ -505,7 +543,47 @@ const en: Words = {
   object: "Object",
   older: "Older",
   resetPassword: "New password",
-  resetInvalid: "This reset link is invalid, used or expired."
+  resetInvalid: "This reset link is invalid, used or expired.",
+  // ---- panel flows: test event, next attempt, first steps, search, invites, session, production, rotation ----
+  testEventHint:
+    "Sends a test event (webhook.test) to the address above, signed like every other. No money moves.",
+  testEventSent: "Test event sent. Follow its delivery in the log below.",
+  noEndpoint: "Set the webhook address before sending a test event.",
+  nextAttempt: "Next attempt",
+  firstSteps: "First steps",
+  firstStepsIntro: "Three steps to start receiving PIX. Each is ticked once it is done.",
+  stepKey: "Create an API key",
+  stepWebhook: "Set up the webhook",
+  stepCharge: "Make a test charge",
+  stepDone: "done",
+  stepTodo: "to do",
+  noActivity: "No activity in the last 30 days yet.",
+  search: "Search",
+  searchLabel: "Search by transaction id, txid, end-to-end id or amount",
+  searchResults: "Search results for",
+  searchNone: "No transaction found for",
+  searchHint: "Amount as 1,234.56 or 1234.56.",
+  inviteValid: "Choose your password to enter the panel.",
+  inviteUsed: "This invite was already used. Sign in with your e-mail and password, or ask for a new invite.",
+  inviteExpired: "This invite has expired. Ask your account administrator for a new one.",
+  inviteUnknown: "This invite link is not valid. Check that it was copied whole.",
+  goToSignIn: "Go to sign-in",
+  sessionExpired: "Your session expired. Sign in again to return to the page you were on.",
+  liveNotEnabled:
+    "Production is not enabled on this installation yet: no bank is configured. Use test mode, or ask the platform's operator to configure the bank.",
+  rotateSecretTitle: "Make a new secret?",
+  rotateSecretConfirm:
+    "The current secret stops working now: the next messages carry the new one. Update your system right after, so it does not refuse messages.",
+  rotateSecretYes: "Yes, make a new secret",
+  rotateKeyTitle: "Make a new signing key?",
+  rotateKeyConfirm:
+    "The new key is shown only once. The current key keeps working for the period you chose; put the new one in your system before it ends.",
+  rotateKeyYes: "Yes, make a new key",
+  webhooksIntro:
+    "The webhook tells your system when something happens, such as a charge paid or a payout completed: we send a message to the address below.",
+  signingPlain:
+    "header with each message's signature, made with your signing key: your system checks it to be sure the message came from us.",
+  secretPlain: "header with your secret, for older systems that only check the secret."
 }
 
 /** The words of a language. */

@@ -249,9 +249,9 @@ export const codes: Readonly<Record<string, Entry>> = {
     "Este formulário não vale mais: revise e confirme de novo.",
     "This form is no longer valid: review and confirm again."
   ),
-  no_event: e(
-    "Ainda não há evento neste modo para enviar: crie uma cobrança de teste primeiro.",
-    "There is no event in this mode to send yet: create a test charge first."
+  no_endpoint: e(
+    "Configure o endereço do webhook antes de enviar um evento de teste.",
+    "Set the webhook address before sending a test event."
   )
 }
 

@@ -32,6 +32,7 @@ import {
   statusOf,
   store
 } from "./Ctx.js"
+import * as Flows from "./Flows.js"
 import { html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { bare, page, type View } from "./Layout.js"
@@ -314,7 +315,14 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
           bare({ base: cfg.base, lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
           401
         )
-      return redirect(ctx, "/signin")
+      // Back to the same page after signing in: a GET page as it was asked for, a form's page
+      // for a POST (its values are not kept); "expired" when a session cookie came with it.
+      const back = Flows.safeNext(post ? Flows.pageOfPost(path) : `${path}${url.search}`)
+      const query = new URLSearchParams()
+      if (back !== undefined && back !== "/") query.set("next", back)
+      if (jar.get(cookieNames.session) !== undefined) query.set("expired", "1")
+      const rest = query.toString()
+      return redirect(ctx, rest === "" ? "/signin" : `/signin?${rest}`)
     }
     const segments = path.split("/").filter((p) => p !== "")
     const clean = `/${segments.join("/")}`

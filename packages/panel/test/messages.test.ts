@@ -28,7 +28,7 @@ const schemaCodes = (): ReadonlyArray<string> => {
 }
 
 /** The codes the panel makes itself (its forms' own refusals). */
-const panelCodes = ["invalid_form_token", "no_event", "too_large"]
+const panelCodes = ["invalid_form_token", "no_endpoint", "too_large"]
 
 const allCodes = [
   ...new Set([...ApiErrors.errorCodes, ...ApiErrors.adminErrorCodes, ...schemaCodes(), ...panelCodes])

@@ -55,6 +55,21 @@ describe("pixgate trigger", () => {
     expect(await newEvents()).toEqual(["transaction.completed", "transaction.created"])
   })
 
+  it("webhook.test: one test event to the test endpoint, no transaction, no money", async () => {
+    const before = (await cli("balance", "--merchant", merchant, "--mode", "test", "--json")).json
+    const run = await cli("trigger", "webhook.test", "--merchant", merchant, "--json")
+    expect(run).toMatchObject({ code: 0, stderr: "" })
+    expect(run.json).toEqual({
+      event: "webhook.test",
+      merchantId: merchant,
+      mode: "test",
+      eventId: expect.stringMatching(/^evt_/),
+      steps: [expect.stringMatching(/^sent test event evt_\S+ \(delivery dlv_\S+\)$/)]
+    })
+    expect(await newEvents()).toEqual(["webhook.test"])
+    expect((await cli("balance", "--merchant", merchant, "--mode", "test", "--json")).json).toEqual(before)
+  })
+
   it("every other event, each seen in the log", async () => {
     const cases = [
       ["transaction.failed", ["transaction.created", "transaction.failed"]],
@@ -93,7 +108,7 @@ describe("pixgate trigger", () => {
       stderr:
         "pixgate: Unknown event: payment.created. Supported: transaction.created, transaction.completed, " +
         "transaction.failed, withdrawal.created, withdrawal.completed, chargeback.created, chargeback.updated, " +
-        "refund.created, refund.completed, refund.failed\n"
+        "refund.created, refund.completed, refund.failed, webhook.test\n"
     })
     const live = await cli("trigger", "transaction.created", "--merchant", merchant, "--mode", "live")
     expect(live.code).toBe(2)

@@ -18,6 +18,7 @@ import {
   initial,
   jobKindCheckPattern,
   openJobKindsPg,
+  panelFlows,
   rateLimitBucketsPg,
   receivedAmountSqlite,
   refunds,
@@ -88,7 +89,8 @@ export const pg: Record<string, Migration> = {
   "0011_credentials_version": statements(credentialsVersion("pg")),
   "0012_refunds": statements(refunds("pg")),
   "0013_due_terms": statements(dueTerms),
-  "0014_panel_access": statements(panelAccess("pg"))
+  "0014_panel_access": statements(panelAccess("pg")),
+  "0015_panel_flows": statements(panelFlows("pg"))
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -105,5 +107,6 @@ export const sqlite: Record<string, Migration> = {
   "0011_credentials_version": statements(credentialsVersion("sqlite")),
   "0012_refunds": statements(refunds("sqlite")),
   "0013_due_terms": statements(dueTerms),
-  "0014_panel_access": statements(panelAccess("sqlite"))
+  "0014_panel_access": statements(panelAccess("sqlite")),
+  "0015_panel_flows": statements(panelFlows("sqlite"))
 }

@@ -1,12 +1,9 @@
 /** The panel's users, invites and sessions in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
 import type { ApiKey, AuditEntry, MerchantId, PanelSession, PanelTotp, PanelUser } from "../Domain.js"
-import { type MerchantStoreShape, type PanelInvite, type PanelStoreShape, StoreError } from "../Store.js"
+import { type MerchantStoreShape, type PanelInviteState, type PanelStoreShape, StoreError } from "../Store.js"
 
-interface InviteRow extends PanelInvite {
-  readonly userId: string
-  readonly usedAt: number | null
-}
+type InviteRow = PanelInviteState
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -67,6 +64,7 @@ export const panelOps = (
         }
         return Option.some(updated)
       }),
+    findPanelInvite: (tokenHash) => atomic(() => Option.fromNullable(invites.get(tokenHash))),
     setPanelPassword: (userId, passwordHash, at, keep) =>
       atomic(() => {
         const user = users.get(userId)

@@ -15,17 +15,24 @@ import {
   type Signed,
   store
 } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
 import * as Access from "./Access.js"
 
-const signInForm = (ctx: Ctx, email: string, error?: string) =>
+const signInForm = (ctx: Ctx, email: string, error?: string, next?: string, expired = false) =>
   bare(
     { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
     ctx.t.signIn,
-    html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
-<form class="stack" method="post" action="${ctx.cfg.base}/signin">${csrfField(ctx)}
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}${
+      expired && !error
+        ? html`<p class="notice" role="status" data-testid="session-expired">${ctx.t.sessionExpired}</p>`
+        : ""
+    }
+<form class="stack" method="post" action="${ctx.cfg.base}/signin">${csrfField(ctx)}${
+      next === undefined ? "" : html`<input type="hidden" name="next" value="${next}">`
+    }
 <div><label for="email">${ctx.t.email}</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}"></div>
 <div><label for="password">${ctx.t.passwordLabel}</label><input id="password" name="password" type="password" autocomplete="current-password" required></div>
 <div><button type="submit">${ctx.t.signIn}</button></div>
@@ -33,7 +40,19 @@ const signInForm = (ctx: Ctx, email: string, error?: string) =>
 <p><a href="${ctx.cfg.base}/lang?to=${ctx.lang === "en" ? "pt-BR" : "en"}&amp;back=%2Fsignin">${ctx.lang === "en" ? "Português" : "English"}</a></p>`
   )
 
-export const signInPage = (ctx: Ctx): Handler => Effect.succeed(respond(ctx, signInForm(ctx, "")))
+export const signInPage = (ctx: Ctx): Handler =>
+  Effect.succeed(
+    respond(
+      ctx,
+      signInForm(
+        ctx,
+        "",
+        undefined,
+        Flows.safeNext(ctx.url.searchParams.get("next")),
+        ctx.url.searchParams.get("expired") === "1"
+      )
+    )
+  )
 
 const startSession = (ctx: Ctx, user: Domain.PanelUser): Effect.Effect<void, PanelError, PanelServices> => {
   const token = PanelAccess.newToken()
@@ -64,6 +83,7 @@ export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =
   Effect.gen(function* () {
     const email = PanelAccess.normalizeEmail(f.get("email")) ?? ""
     const password = f.get("password") ?? ""
+    const next = Flows.safeNext(f.get("next"))
     // Counted in the store, so every instance sees the same failures; never an account-wide lock.
     const decision = yield* Access.core(SignInThrottle.check(email, address, ctx.cfg.throttle))
     const user = email === "" ? Option.none() : yield* store((s) => s.findPanelUser(email))
@@ -76,7 +96,7 @@ export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =
           "signin.throttled",
           user.value.id
         )
-      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany), 429)
+      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany, next), 429)
     }
     if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
     const stored = Option.isSome(user) ? user.value.passwordHash : null
@@ -92,14 +112,14 @@ export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =
           "signin.failure",
           user.value.id
         )
-      return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword), 401)
+      return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword, next), 401)
     }
     yield* Access.core(SignInThrottle.succeeded(email, address))
     yield* startSession(ctx, user.value)
     const enrolled = yield* Access.core(TwoFactor.enrolled(user.value.id))
     if (enrolled) return redirect(ctx, "/signin/2fa")
     yield* Access.record(ctx, user.value.merchantId, user.value, "signin.success", user.value.id)
-    return redirect(ctx, "/")
+    return redirect(ctx, next ?? "/")
   })
 
 export const signOut = (s: Signed): Handler =>
@@ -113,13 +133,15 @@ export const signOut = (s: Signed): Handler =>
 const passwordField = (ctx: Ctx) =>
   html`<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>`
 
-const inviteForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
+const inviteForm = (ctx: Ctx, token: string, error?: string, status = 200, welcome = false) =>
   respond(
     ctx,
     bare(
       { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
       ctx.t.setPassword,
-      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}${
+        welcome ? html`<p data-testid="invite-state" data-state="valid">${ctx.t.inviteValid}</p>` : ""
+      }
 <form class="stack" method="post" action="${ctx.cfg.base}/invite/${token}">${csrfField(ctx)}
 ${passwordField(ctx)}
 <div><button type="submit">${ctx.t.setPassword}</button></div>
@@ -128,7 +150,29 @@ ${passwordField(ctx)}
     status
   )
 
-export const invitePage = (ctx: Ctx, token: string): Handler => Effect.succeed(inviteForm(ctx, token))
+/**
+ * The invite link's page: what the link is before any form. A valid link shows the password
+ * form; a used or expired one says so (410), an unknown one too (404), with no form.
+ */
+export const invitePage = (ctx: Ctx, token: string): Handler =>
+  Effect.gen(function* () {
+    const found = yield* store((st) => st.findPanelInvite(PanelAccess.hashToken(token)))
+    const state = Flows.inviteState(Option.getOrUndefined(found), Date.now())
+    if (state === "valid") return inviteForm(ctx, token, undefined, 200, true)
+    return inviteClosed(ctx, state)
+  })
+
+const inviteClosed = (ctx: Ctx, state: Exclude<Flows.InviteState, "valid">) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang },
+      ctx.t.setPassword,
+      html`<p class="error" role="alert" data-testid="invite-state" data-state="${state}">${Flows.inviteMessage(ctx.t, state)}</p>
+<p><a href="${ctx.cfg.base}/signin">${ctx.t.goToSignIn}</a></p>`
+    ),
+    Flows.inviteStatus(state)
+  )
 
 const validPassword = (p: string) => p.length >= Password.limits.min && p.length <= Password.limits.max
 
@@ -137,8 +181,14 @@ export const acceptInvite = (ctx: Ctx, token: string, f: URLSearchParams): Handl
     const password = f.get("password") ?? ""
     if (!validPassword(password)) return inviteForm(ctx, token, ctx.t.passwordRule, 422)
     const hashed = yield* promise("password", () => Password.hash(password))
-    const user = yield* store((st) => st.usePanelInvite(PanelAccess.hashToken(token), hashed, Date.now()))
-    if (Option.isNone(user)) return inviteForm(ctx, token, ctx.t.inviteInvalid, 410)
+    const hash = PanelAccess.hashToken(token)
+    const user = yield* store((st) => st.usePanelInvite(hash, hashed, Date.now()))
+    if (Option.isNone(user)) {
+      // Say which: used, expired or unknown (the same page as the link's).
+      const found = yield* store((st) => st.findPanelInvite(hash))
+      const state = Flows.inviteState(Option.getOrUndefined(found), Date.now())
+      return inviteClosed(ctx, state === "valid" ? "used" : state)
+    }
     yield* Access.record(ctx, user.value.merchantId, user.value, "password.set", user.value.id, "invite")
     yield* startSession(ctx, user.value)
     return redirect(ctx, "/")

@@ -12,6 +12,7 @@ import {
   type Signed,
   textField
 } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
@@ -33,7 +34,8 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
     const recent = yield* engine((e) =>
       e.transactions.list(s.caller, { page: 1, limit: 10, type: "deposit" })
     )
-    const body = html`${error ? errorBox(error, s.lang) : ""}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
+    const liveEnabled = yield* engine((e) => Effect.succeed(e.liveEnabled))
+    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
     return respond(s, frame(s.view, s.t.charges, body, notice(s)), pageStatus(error))
   })
 

@@ -1,8 +1,9 @@
 /** The overview: balance cards, the last 30 days' chart and its table. */
 import { type Domain, Requests, Store } from "@pixgate/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as Chart from "../Chart.js"
 import { brl, type Handler, lift, notice, respond, type Signed } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { calendarDay, day } from "../I18n.js"
 import { page } from "../Layout.js"
@@ -22,12 +23,32 @@ const allTransactions = (
     }
   })
 
+/** The first steps' state, read from the store: the mode's keys and endpoint, a test charge. */
+const firstSteps = (s: Signed) =>
+  Effect.gen(function* () {
+    const st = yield* Store.Store
+    const keys = yield* st.listApiKeys(s.merchant.id)
+    const endpoint = yield* st.getWebhookEndpoint(s.merchant.id, s.mode)
+    const charges = yield* st.listTransactions({
+      merchantId: s.merchant.id,
+      mode: "test",
+      type: "deposit",
+      offset: 0,
+      limit: 1
+    })
+    return {
+      key: Flows.keyStepDone(keys, s.mode),
+      webhook: Option.isSome(endpoint),
+      charge: charges.rows.length > 0
+    }
+  })
+
 export const overview = (s: Signed): Handler =>
   Effect.gen(function* () {
     const now = Date.now()
     const start = now - 29 * 86_400_000
     const firstDay = Requests.parseDay(day(start)) ?? start
-    const { balance, pending, recent } = yield* lift(
+    const { balance, pending, recent, steps } = yield* lift(
       Effect.gen(function* () {
         const st = yield* Store.Store
         const balance = yield* st.balance(s.merchant.id, s.mode)
@@ -43,7 +64,8 @@ export const overview = (s: Signed): Handler =>
           mode: s.mode,
           from: firstDay - 86_400_000
         })
-        return { balance, pending, recent }
+        const steps = yield* firstSteps(s)
+        return { balance, pending, recent, steps }
       })
     )
     const days = new Map<string, { received: number; sent: number; fees: number }>()
@@ -59,14 +81,19 @@ export const overview = (s: Signed): Handler =>
     const health = yield* endpointStatus(s)
     const pendingSum = pending.reduce((sum, tx) => sum + tx.amount, 0)
     const total = (k: "received" | "sent" | "fees") => series.reduce((sum, d) => sum + d[k], 0)
-    const body = html`${failingBanner(s, health, true)}
+    const quiet = total("received") + total("sent") + total("fees") === 0
+    const body = html`${failingBanner(s, health, true)}${Flows.checklist(s.cfg.base, s.t, steps)}
 <section class="cards" aria-label="${s.t.available}">
 <div class="card"><div>${s.t.available}</div><div class="value" data-testid="available">${brl(s, balance.available)}</div></div>
 <div class="card"><div>${s.t.pending}</div><div class="value" data-testid="pending">${brl(s, pendingSum)}</div></div>
 <div class="card"><div>${s.t.held}</div><div class="value" data-testid="held">${brl(s, balance.held)}</div></div>
 </section>
 <h2 id="chart-heading">${s.t.last30}</h2>
-<figure class="chart" aria-labelledby="chart-heading">
+${
+  // No activity yet: guidance (the checklist above) and a sentence instead of an empty chart.
+  quiet
+    ? html`<p data-testid="no-activity">${s.t.noActivity}</p>`
+    : html`<figure class="chart" aria-labelledby="chart-heading">
 ${Chart.svg(series, s.t.chart, (c) => brl(s, c), Chart.wordsOf(s.lang, s.t))}
 <figcaption><ul class="legend">
 <li><span class="swatch s-received" aria-hidden="true"></span>${s.t.received}: <span data-testid="total-received">${brl(s, total("received"))}</span></li>
@@ -78,5 +105,6 @@ ${Chart.svg(series, s.t.chart, (c) => brl(s, c), Chart.wordsOf(s.lang, s.t))}
 <thead><tr><th scope="col">${s.t.day}</th><th scope="col" class="num">${s.t.received}</th><th scope="col" class="num">${s.t.sent}</th><th scope="col" class="num">${s.t.fees}</th></tr></thead>
 <tbody>${series.map((d) => html`<tr><td data-label="${s.t.day}">${calendarDay(s.lang, d.day)}</td><td class="num" data-label="${s.t.received}">${brl(s, d.received)}</td><td class="num" data-label="${s.t.sent}">${brl(s, d.sent)}</td><td class="num" data-label="${s.t.fees}">${brl(s, d.fees)}</td></tr>`)}</tbody>
 </table></div></details>`
+}`
     return respond(s, page(s.view, s.t.overview, body, notice(s)))
   })

@@ -2,6 +2,7 @@
 import { Domain, DueDate, Engine, Errors, type Store, type Views } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import { html, type Part } from "../Html.js"
 import { calendarDay, label } from "../I18n.js"
 
@@ -57,8 +58,12 @@ export const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLo
     : html`<div class="table-wrap"><table class="responsive" data-testid="deliveries">
 <thead><tr><th scope="col">${s.t.event}</th><th scope="col">${s.t.url}</th><th scope="col">${s.t.status}</th><th scope="col">${s.t.attempts}</th></tr></thead>
 <tbody>${entries.map(
-        ({ delivery, event, attempts }) =>
-          html`<tr><td data-label="${s.t.event}"><code>${event.type}</code><br><span class="mono id" title="${event.id}">${event.id}</span></td><td class="wrap" data-label="${s.t.url}"><span class="mono">${delivery.url}</span></td><td data-label="${s.t.status}">${status(s, delivery.status)}</td><td data-label="${s.t.attempts}">${
+        ({ delivery, event, attempts, nextAttemptAt }) =>
+          html`<tr data-delivery="${delivery.id}"><td data-label="${s.t.event}"><code>${event.type}</code><br><span class="mono id" title="${event.id}">${event.id}</span></td><td class="wrap" data-label="${s.t.url}"><span class="mono">${delivery.url}</span></td><td data-label="${s.t.status}">${status(s, delivery.status)}${
+            delivery.status === "pending" && nextAttemptAt !== null
+              ? html`<br>${Flows.nextAttempt(s.lang, s.t, nextAttemptAt)}`
+              : ""
+          }</td><td data-label="${s.t.attempts}">${
             attempts.length === 0
               ? "—"
               : html`<ul>${attempts.map(

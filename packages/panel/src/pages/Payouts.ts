@@ -14,6 +14,7 @@ import {
   store,
   textField
 } from "../Ctx.js"
+import * as Flows from "../Flows.js"
 import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
@@ -33,7 +34,8 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
     const recent = yield* engine((e) =>
       e.transactions.list(s.caller, { page: 1, limit: 10, type: "withdrawal" })
     )
-    const body = html`${error ? errorBox(error, s.lang) : ""}<p>${s.t.available}: <strong data-testid="available">${brl(s, balance.available)}</strong></p>
+    const liveEnabled = yield* engine((e) => Effect.succeed(e.liveEnabled))
+    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<p>${s.t.available}: <strong data-testid="available">${brl(s, balance.available)}</strong></p>
 <h2>${s.t.newPayout}</h2>
 <form class="stack" method="post" action="${s.cfg.base}/payouts/review">${csrfField(s)}
 <div><label for="p-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="p-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>

@@ -1,10 +1,11 @@
 /** The transactions list with its filters and pages, and the CSV export streamed from the store. */
-import { Domain, Errors, Requests, type Store } from "@pixgate/core"
-import { Effect, Either, Stream } from "effect"
+import { Domain, Errors, Money, Requests, Store, Views } from "@pixgate/core"
+import { Effect, Either, Option, Stream } from "effect"
 import {
   engine,
   errorBox,
   type Handler,
+  lift,
   notice,
   type PanelServices,
   respond,
@@ -12,6 +13,7 @@ import {
   statusOf
 } from "../Ctx.js"
 import * as Exports from "../Exports.js"
+import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
@@ -60,8 +62,60 @@ const exportsBox = (s: Signed, csvQuery: URLSearchParams) => {
 </section>`
 }
 
+/**
+ * The merchant's transactions of the current mode a search text finds: by id, txid, end-to-end
+ * id or exact amount (each reading the text allows), newest first, at most 50.
+ */
+const searchRows = (s: Signed, query: Flows.SearchQuery) =>
+  lift(
+    Effect.gen(function* () {
+      const st = yield* Store.Store
+      const own = (tx: Option.Option<Domain.Transaction>) =>
+        Option.isSome(tx) && tx.value.merchantId === s.merchant.id && tx.value.mode === s.mode
+          ? [tx.value]
+          : []
+      const base = { merchantId: s.merchant.id, mode: s.mode, offset: 0, limit: 50 } as const
+      const byId =
+        query.transactionId === undefined
+          ? []
+          : own(yield* Domain.findById(Domain.TransactionId, query.transactionId, st.getTransaction))
+      const byTxid = query.txid === undefined ? [] : own(yield* st.findByTxid(query.txid))
+      const byEndToEnd =
+        query.endToEndId === undefined
+          ? []
+          : (yield* st.listTransactions({ ...base, endToEndId: query.endToEndId })).rows
+      const byAmount =
+        query.amount === undefined
+          ? []
+          : (yield* st.listTransactions({ ...base, amount: Money.Cents(query.amount) })).rows
+      const seen = new Map<string, Domain.Transaction>()
+      for (const tx of [...byId, ...byTxid, ...byEndToEnd, ...byAmount]) seen.set(tx.id, tx)
+      return [...seen.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+    })
+  )
+
+const search = (s: Signed, text: string): Handler =>
+  Effect.gen(function* () {
+    const rows = yield* searchRows(s, Flows.parseSearch(text))
+    const body = html`${Flows.searchForm(s.cfg.base, s.t, text)}
+<p class="hint">${s.t.searchHint}</p>
+<h2 data-testid="search-heading">${rows.length === 0 ? s.t.searchNone : s.t.searchResults} “${text}”</h2>
+<p><a href="${s.cfg.base}/transactions">${s.t.transactions}</a> · <span data-testid="search-count">${rows.length}</span></p>
+${
+  rows.length === 0
+    ? ""
+    : txTable(
+        s,
+        rows.map((tx) => Views.transaction(tx))
+      )
+}`
+    return respond(s, page(s.view, s.t.transactions, body))
+  })
+
 export const list = (s: Signed): Handler =>
   Effect.gen(function* () {
+    const text = (s.url.searchParams.get("q") ?? "").trim()
+    if (text !== "") return yield* search(s, text.slice(0, 80))
     const params = listParams(s.url)
     const q = s.url.searchParams
     const filters = html`<form class="filters" method="get" action="${s.cfg.base}/transactions">
@@ -90,7 +144,7 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
     const csvQuery = new URLSearchParams(q)
     csvQuery.delete("page")
     csvQuery.delete("done")
-    const body = html`${filters}
+    const body = html`${Flows.searchForm(s.cfg.base, s.t, "")}${filters}
 <p><span data-testid="total">${result.total}</span></p>
 ${exportsBox(s, csvQuery)}
 ${txTable(s, result.data)}

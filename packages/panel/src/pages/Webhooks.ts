@@ -79,14 +79,15 @@ export const page = (s: Signed, opts: PageOptions = {}): Handler =>
           }</div>`
         : ""
     }
+<p data-testid="webhooks-intro">${s.t.webhooksIntro}</p>
 <form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}${FormToken.field(s)}
 <div><label for="w-url">${s.t.url} (${s.t[s.mode]})</label><input id="w-url" name="url" type="url" required value="${url ?? e?.url ?? ""}"></div>
 <div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="${SigningKeys.secretLength.min}" maxlength="${SigningKeys.secretLength.max}"></div>
 <div><button type="submit">${s.t.save}</button></div>
 </form>
 <ul class="hint" data-testid="signature-help">
-<li><code>webhook-signature</code> ${s.t.signingExplain}</li>
-<li><code>${header}</code> ${s.t.secretExplain}</li>
+<li><code>webhook-signature</code>: ${s.t.signingPlain}</li>
+<li><code>${header}</code>: ${s.t.secretPlain}</li>
 </ul>
 ${
   e === undefined
@@ -116,7 +117,7 @@ ${
 <h2>${s.t.secret}</h2><details><summary>${s.t.secret}</summary><code class="secret" id="w-secret-value">${e.secret}</code></details>
 <p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}${FormToken.field(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
 <form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}${FormToken.field(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
-<p class="hint">${s.t.sendTestHint}</p>`
+<p class="hint">${s.t.testEventHint}</p>`
 }
 <h2>${s.t.deliveryLog}</h2>
 ${deliveryTable(s, log)}`
@@ -159,10 +160,32 @@ export const setWebhook = (s: Signed, f: URLSearchParams): Handler => {
   )
 }
 
+/**
+ * The confirmation step of a rotation: what happens, in the merchant's words, and a form that
+ * posts the same action again with `confirm=yes` (and the fields chosen, e.g. the overlap).
+ */
+const confirmRotation = (
+  s: Signed,
+  action: "rotate" | "signing-key",
+  keep: ReadonlyArray<readonly [string, string]>
+) => {
+  const [title, text, yes] =
+    action === "rotate"
+      ? [s.t.rotateSecretTitle, s.t.rotateSecretConfirm, s.t.rotateSecretYes]
+      : [s.t.rotateKeyTitle, s.t.rotateKeyConfirm, s.t.rotateKeyYes]
+  const body = html`<div data-testid="confirm-rotation"><p>${text}</p>
+<form method="post" action="${s.cfg.base}/webhooks/${action}">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="confirm" value="yes">${keep.map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`
+  )}
+<button type="submit" class="danger" data-testid="confirm-rotate">${yes}</button> <a class="button secondary" href="${s.cfg.base}/webhooks">${s.t.cancel}</a></form></div>`
+  return respond(s, frame(s.view, title, body))
+}
+
 export const rotateSecret = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const existing = yield* store((st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
     if (Option.isNone(existing)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+    if (f.get("confirm") !== "yes") return confirmRotation(s, "rotate", [])
     const url = existing.value.url
     const { outcome } = yield* FormToken.once(
       s,
@@ -179,6 +202,8 @@ export const rotateSecret = (s: Signed, f: URLSearchParams): Handler =>
 
 export const rotateSigningKey = (s: Signed, f: URLSearchParams): Handler => {
   const raw = (f.get("overlapSeconds") ?? "").trim()
+  if (f.get("confirm") !== "yes")
+    return Effect.succeed(confirmRotation(s, "signing-key", [["overlapSeconds", raw]]))
   // The engine checks the range; text that is no number goes to it as NaN and is refused there.
   const overlapSeconds = raw === "" ? undefined : /^\d+$/.test(raw) ? Number(raw) : Number.NaN
   const rotate = engine((e) =>
@@ -210,20 +235,25 @@ export const rotateSigningKey = (s: Signed, f: URLSearchParams): Handler => {
   )
 }
 
-/** Sends the mode's latest event again (once per form token). */
+/**
+ * Sends a real `webhook.test` event (signed, delivered and logged like every event; no money
+ * moves) to the mode's endpoint, once per form token; without an endpoint, the page says to set
+ * it first.
+ */
 export const testEvent = (s: Signed, f: URLSearchParams): Handler =>
-  Effect.gen(function* () {
-    const events = yield* store((st) => st.listEvents(s.merchant.id, s.mode))
-    const latest = events[events.length - 1]
-    if (latest === undefined)
-      return yield* page(s, { error: new Errors.Refused({ code: "no_event", message: s.t.noEvent }) })
-    const { outcome } = yield* FormToken.once(
-      s,
-      f,
-      "webhook.test",
-      engine((e) => e.admin.redeliver(latest.id)),
-      () => ({ done: true as const }),
-      FormToken.Done
+  FormToken.once(
+    s,
+    f,
+    "webhook.test",
+    engine((e) => e.admin.sendTestEvent(s.merchant.id, s.mode)),
+    () => ({ done: true as const }),
+    FormToken.Done
+  ).pipe(
+    Effect.map(({ outcome }) =>
+      redirect(s, "/webhooks", outcome._tag === "Done" ? "testEventSent" : "formRepeated")
+    ),
+    Effect.catchIf(
+      (error): error is Errors.PixgateError => Errors.isPixgateError(error) && statusOf(error) === 404,
+      () => page(s, { error: new Errors.Refused({ code: "no_endpoint", message: s.t.noEndpoint }) })
     )
-    return redirect(s, "/webhooks", outcome._tag === "Done" ? "testSent" : "formRepeated")
-  })
+  )

@@ -23,7 +23,8 @@ const plan: Readonly<Record<Domain.EventType, string>> = {
   "refund.created":
     "a test charge of 10.00, paid, then refunded in full now (the refund completes 2-3 s later)",
   "refund.completed": "a test charge of 10.00, paid, refunded in full and the refund completed now",
-  "refund.failed": "a test charge of 10.00, paid, then refunded 6.66 (the sandbox refuses it) and failed now"
+  "refund.failed": "a test charge of 10.00, paid, then refunded 6.66 (the sandbox refuses it) and failed now",
+  "webhook.test": "a test event to the test endpoint (no money moves; the merchant needs a test endpoint)"
 }
 
 /** The events `trigger` knows, in the spec's order. */
@@ -69,8 +70,15 @@ const run = (merchantId: string, event: Domain.EventType) =>
       steps.push(`created payout ${created.transactionId} (1.00)`)
       return created.transactionId
     })
-    let transactionId: string
+    let transactionId: string | undefined
+    let eventId: string | undefined
     switch (event) {
+      case "webhook.test": {
+        const sent = yield* engine.admin.sendTestEvent(merchantId, "test")
+        eventId = sent.eventId
+        steps.push(`sent test event ${sent.eventId} (delivery ${sent.deliveryId})`)
+        break
+      }
       case "transaction.created":
         transactionId = yield* charge(10)
         break
@@ -130,7 +138,13 @@ const run = (merchantId: string, event: Domain.EventType) =>
         break
       }
     }
-    const result = { event, merchantId, mode: "test" as const, transactionId, steps }
+    const result = {
+      event,
+      merchantId,
+      mode: "test" as const,
+      ...(transactionId === undefined ? { eventId } : { transactionId }),
+      steps
+    }
     return new Readable(
       result,
       fields([["event", event], ...steps.map((s, i) => [`step ${i + 1}`, s] as const)])

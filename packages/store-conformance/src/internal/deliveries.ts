@@ -406,4 +406,68 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
         })
       )
     )
+
+    it.effect(
+      "insertEvent: an event alone becomes a pending delivery with a due job; none without an endpoint",
+      () =>
+        inJobWindow((b) =>
+          Effect.gen(function* () {
+            const s = yield* store
+            const { merchant, endpoints } = yield* withEndpoints(["test"])
+            const event = makeEvent(merchant.id, "test", "webhook.test", {
+              at: b,
+              data: { test: true, merchantId: merchant.id, mode: "test", message: "hello" }
+            })
+            const before = yield* s.balance(merchant.id, "test")
+            const delivery = yield* s.insertEvent(event)
+            expect(Option.map(delivery, (d) => [d.eventId, d.status, d.url, d.attempts])).toEqual(
+              Option.some([event.id, "pending", endpoints[0].url, 0])
+            )
+            expect(yield* s.getEvent(event.id)).toEqual(Option.some(event))
+            const [entry, ...others] = yield* log({ merchantId: merchant.id })
+            expect(others).toEqual([])
+            expect(entry.event).toEqual(event)
+            expect(entry.nextAttemptAt).toBe(b)
+            const jobs = yield* s.claimDueJobs(b, 10, b + 100, "webhooks")
+            expect(jobs.map((j) => j.ref)).toEqual([Option.getOrThrow(delivery).id])
+            expect(yield* s.balance(merchant.id, "test")).toEqual(before)
+            // No endpoint for the mode: nothing is written.
+            const live = makeEvent(merchant.id, "live", "webhook.test", { at: b })
+            expect(yield* s.insertEvent(live)).toEqual(Option.none())
+            expect(yield* s.getEvent(live.id)).toEqual(Option.none())
+            expect(yield* s.listEvents(merchant.id, "live")).toEqual([])
+          })
+        )
+    )
+
+    it.effect(
+      "the log's nextAttemptAt: the job's run time while pending, the retry's after a failure, null once done",
+      () =>
+        inJobWindow((b) =>
+          Effect.gen(function* () {
+            const s = yield* store
+            const { merchant } = yield* withEndpoints(["test"])
+            yield* emit(merchant.id, [makeEvent(merchant.id, "test", "transaction.completed", { at: b })])
+            expect((yield* log({ merchantId: merchant.id }))[0].nextAttemptAt).toBe(b)
+            const [job] = yield* s.claimDueJobs(b, 10, b + 50_000, "webhooks")
+            const deliveryId = Domain.DeliveryId.make(job.ref)
+            yield* s.recordAttempt({
+              jobId: job.id,
+              attempt: attempt(deliveryId, 1, b + 5, 500),
+              status: "pending",
+              retryAt: b + 60_000
+            })
+            expect((yield* log({ merchantId: merchant.id }))[0].nextAttemptAt).toBe(b + 60_000)
+            const [again] = yield* s.claimDueJobs(b + 60_000, 10, b + 100_000, "webhooks")
+            yield* s.recordAttempt({
+              jobId: again.id,
+              attempt: attempt(deliveryId, 2, b + 60_001, 200),
+              status: "delivered",
+              retryAt: null
+            })
+            const [done] = yield* log({ merchantId: merchant.id })
+            expect([done.delivery.status, done.nextAttemptAt]).toEqual(["delivered", null])
+          })
+        )
+    )
   })

@@ -1,6 +1,6 @@
 /** listTransactions: filters, order, paging, date bounds, merchant and mode isolation. */
 import { describe, expect } from "@effect/vitest"
-import type { Domain, Store } from "@pixgate/core"
+import { type Domain, Money, type Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { baseTime, chargeInsert, makeCharge, makePayout } from "../fixtures.js"
 import { freshMerchant, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
@@ -168,5 +168,61 @@ export const listing = (it: Suite<LedgerParts>) =>
         expect((yield* list({ merchantId: b.id, mode: "test" })).rows).toEqual([bTest])
         expect(yield* list({ merchantId: b.id, mode: "live" })).toEqual({ rows: [], total: 0 })
       })
+    )
+
+    it.effect(
+      "amount and endToEndId: only the rows of exactly that amount or end-to-end id (the panel's search)",
+      () =>
+        Effect.gen(function* () {
+          const merchant = yield* freshMerchant()
+          const m = merchant.id
+          const a = makeCharge(m, { at: baseTime, amount: 123_456 })
+          const b = {
+            ...makePayout(m, { at: baseTime + hour, amount: 123_456 }),
+            endToEndId: `E${m.slice(-20)}1`
+          }
+          const c = {
+            ...makeCharge(m, { at: baseTime + 2 * hour, amount: 99 }),
+            endToEndId: `E${m.slice(-20)}2`
+          }
+          const otherMode = makeCharge(m, { at: baseTime, amount: 123_456, mode: "live" })
+          yield* seed([a, b, c, otherMode])
+          // Whole days: a count-backed total would count every row of the days; this one counts the match.
+          const day = 86_400_000
+          const from = Math.floor(baseTime / day) * day
+          expect(yield* list({ merchantId: m, mode: "test", amount: Money.Cents(123_456) })).toEqual({
+            rows: [b, a],
+            total: 2
+          })
+          expect(
+            (yield* list({
+              merchantId: m,
+              mode: "test",
+              amount: Money.Cents(123_456),
+              from,
+              to: from + 2 * day
+            })).total
+          ).toBe(2)
+          expect(yield* list({ merchantId: m, mode: "test", amount: Money.Cents(100) })).toEqual({
+            rows: [],
+            total: 0
+          })
+          expect(yield* list({ merchantId: m, mode: "test", endToEndId: c.endToEndId })).toEqual({
+            rows: [c],
+            total: 1
+          })
+          expect(
+            (yield* list({
+              merchantId: m,
+              mode: "test",
+              endToEndId: c.endToEndId,
+              amount: Money.Cents(123_456)
+            })).total
+          ).toBe(0)
+          expect(yield* list({ merchantId: m, mode: "live", endToEndId: c.endToEndId })).toEqual({
+            rows: [],
+            total: 0
+          })
+        })
     )
   })

@@ -331,4 +331,23 @@ export const panel = (it: Suite<Store.MerchantStore | Store.PanelStore>) =>
         expect(yield* s.peekThrottle(other, baseTime + 999, 1000)).toBe(1)
       })
     )
+
+    it.effect("findPanelInvite reads an invite without using it: unused, used, expired, unknown", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const m = yield* freshMerchant()
+        const u = user(m.id)
+        const live = invite(baseTime + 1000)
+        yield* s.invitePanelUser(u, live)
+        const found = yield* s.findPanelInvite(live.tokenHash)
+        expect(found).toEqual(Option.some({ ...live, userId: u.id, usedAt: null }))
+        // Reading it twice uses nothing: the invite still sets a password once.
+        expect(yield* s.findPanelInvite(live.tokenHash)).toEqual(found)
+        expect(Option.isSome(yield* s.usePanelInvite(live.tokenHash, "h1", baseTime + 20))).toBe(true)
+        expect(Option.map(yield* s.findPanelInvite(live.tokenHash), (i) => i.usedAt)).toEqual(
+          Option.some(baseTime + 20)
+        )
+        expect(yield* s.findPanelInvite("0".repeat(64))).toEqual(Option.none())
+      })
+    )
   })

@@ -52,9 +52,15 @@ export class Counts {
   }
 }
 
-/** Whether a query's date bounds fall on whole UTC days, so the counts can answer its total. */
+/**
+ * Whether a query's date bounds fall on whole UTC days and it filters on nothing the counts do
+ * not keep (an amount, an end-to-end id), so the counts can answer its total.
+ */
 export const countable = (q: Store.TransactionQuery): boolean =>
-  (q.from === undefined || q.from % dayMs === 0) && (q.to === undefined || q.to % dayMs === 0)
+  q.amount === undefined &&
+  q.endToEndId === undefined &&
+  (q.from === undefined || q.from % dayMs === 0) &&
+  (q.to === undefined || q.to % dayMs === 0)
 
 /**
  * The total of a countable query, from the counts: `filter` holds its merchant, mode, type and

@@ -100,6 +100,19 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
           return first(rows)
         })
       ),
+    findPanelInvite: (tokenHash) =>
+      single(
+        Effect.map(
+          query(sql<Row>`SELECT * FROM panel_invites WHERE token_hash = ${tokenHash}`, (r) => ({
+            tokenHash: String(r.token_hash),
+            userId: String(r.user_id),
+            createdAt: int(r.created_at),
+            expiresAt: int(r.expires_at),
+            usedAt: intOrNull(r.used_at)
+          })),
+          first
+        )
+      ),
     setPanelPassword: (userId, passwordHash, at, keep) =>
       tx(
         Effect.gen(function* () {

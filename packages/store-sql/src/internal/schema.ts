@@ -438,3 +438,19 @@ const refundEventTypesSqlite: ReadonlyArray<string> = [
   "ALTER TABLE events DROP COLUMN type",
   "ALTER TABLE events RENAME COLUMN type_next TO type"
 ]
+
+/**
+ * Migration 0015: the panel's flows. The events' type CHECK takes `webhook.test` (a test event a
+ * merchant asks for; replaced as in 0012), an index finds a transaction by amount for the panel's
+ * search, and one finds a delivery's pending attempt job for the log's next attempt time.
+ */
+export const panelFlows = (dialect: Dialect): ReadonlyArray<string> => [
+  ...(dialect === "pg"
+    ? [
+        "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check",
+        `ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (${quoted(Domain.eventTypes)}))`
+      ]
+    : refundEventTypesSqlite),
+  "CREATE INDEX transactions_amount ON transactions (merchant_id, mode, amount, created_at, id)",
+  "CREATE INDEX jobs_webhook_ref ON jobs (ref) WHERE kind = 'webhook.attempt'"
+]

@@ -44,7 +44,9 @@ export const transactions = (
           ? []
           : [
               sql`(created_at < ${q.before.createdAt} OR (created_at = ${q.before.createdAt} AND id < ${q.before.id}))`
-            ])
+            ]),
+        ...(q.amount === undefined ? [] : [sql`amount = ${q.amount}`]),
+        ...(q.endToEndId === undefined ? [] : [sql`end_to_end_id = ${q.endToEndId}`])
       ])
       return single(
         Effect.all(

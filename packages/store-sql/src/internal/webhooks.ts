@@ -6,6 +6,7 @@ import type { Coalescer } from "./coalesce.js"
 import {
   attemptJobRow,
   deliveryRow,
+  eventRow,
   toAttempt,
   toDelivery,
   toEndpoint,
@@ -22,6 +23,7 @@ type Ops =
   | "recordAttempt"
   | "redeliver"
   | "listDeliveries"
+  | "insertEvent"
   | "recordEndpointHealth"
   | "endpointBacklog"
 
@@ -63,7 +65,42 @@ export const webhooks = (
       return Option.some(delivery)
     })
 
+  const insertEvent = (event: Domain.Event) =>
+    Effect.gen(function* () {
+      const { merchantId, mode } = event
+      const endpoint = first(
+        yield* query(
+          sql`SELECT * FROM webhook_endpoints WHERE merchant_id = ${merchantId} AND mode = ${mode}`,
+          toEndpoint
+        )
+      )
+      if (Option.isNone(endpoint)) return Option.none()
+      const at = event.createdAt
+      const delivery: Domain.WebhookDelivery = {
+        id: Ids.deliveryId(at),
+        eventId: event.id,
+        merchantId,
+        mode,
+        url: endpoint.value.url,
+        status: "pending",
+        attempts: 0,
+        createdAt: at,
+        updatedAt: at
+      }
+      yield* sql`INSERT INTO events ${sql.insert(eventRow(event))}`
+      yield* sql`INSERT INTO webhook_deliveries ${sql.insert(deliveryRow(delivery))}`
+      yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, at, Domain.fairnessKey(merchantId, mode)))}`
+      return Option.some(delivery)
+    })
+
   return {
+    insertEvent: (event) =>
+      atomic(sql)(insertEvent(event)).pipe(
+        Effect.tap((delivery) => {
+          if (Option.isSome(delivery)) watchers.notify("webhooks", event.createdAt)
+        })
+      ),
+
     listEvents: (merchantId, mode) =>
       single(
         query(
@@ -146,10 +183,21 @@ export const webhooks = (
               ORDER BY attempt, at`,
             toAttempt
           )
+          const pending = page.filter((p) => p.delivery.status === "pending").map((p) => p.delivery.id)
+          const next =
+            pending.length === 0
+              ? []
+              : yield* query(
+                  sql`SELECT ref, MIN(run_at) AS run_at FROM jobs
+                    WHERE kind = 'webhook.attempt' AND ${sql.in("ref", pending)} GROUP BY ref`,
+                  (r) => [String(r.ref), int(r.run_at)] as const
+                )
+          const nextOf = new Map(next)
           return page.map(({ delivery, event }) => ({
             delivery,
             event,
-            attempts: attempts.filter((a) => a.deliveryId === delivery.id)
+            attempts: attempts.filter((a) => a.deliveryId === delivery.id),
+            nextAttemptAt: nextOf.get(delivery.id) ?? null
           }))
         })
       )
