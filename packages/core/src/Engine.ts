@@ -6,9 +6,10 @@
  * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import * as Admin from "./Admin.js"
-import * as Auth from "./Auth.js"
-import * as BankEvents from "./BankEvents.js"
+import * as Sandbox from "./adapters/Sandbox.js"
+import { idDecoder, TransactionId } from "./domain/Domain.js"
+import { CurrentJob, JobRunner } from "./jobs/Jobs.js"
+import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
   type BankGatewayShape,
@@ -17,20 +18,8 @@ import {
   Gateways,
   type JobRun,
   LiveGateway
-} from "./BankGateway.js"
-import * as Chargebacks from "./Chargebacks.js"
-import * as Charges from "./Charges.js"
-import * as Config from "./Config.js"
-import { idDecoder, TransactionId } from "./Domain.js"
-import * as Health from "./Health.js"
-import * as HostResolver from "./HostResolver.js"
-import * as Idempotency from "./Idempotency.js"
-import { CurrentJob, JobRunner } from "./Jobs.js"
-import * as Metrics from "./Metrics.js"
-import * as Payments from "./Payments.js"
-import * as Payouts from "./Payouts.js"
-import * as Refunds from "./Refunds.js"
-import * as Sandbox from "./Sandbox.js"
+} from "./ports/BankGateway.js"
+import * as HostResolver from "./ports/HostResolver.js"
 import {
   type ClaimedJob,
   type FocusedStores,
@@ -40,12 +29,23 @@ import {
   ReadStore,
   type Store,
   type StoreError
-} from "./Store.js"
-import * as Telemetry from "./Telemetry.js"
-import * as Transactions from "./Transactions.js"
-import * as Webhooks from "./Webhooks.js"
-import type { WebhookTransport } from "./WebhookTransport.js"
-import * as Worker from "./Worker.js"
+} from "./ports/Store.js"
+import type { WebhookTransport } from "./ports/WebhookTransport.js"
+import * as Admin from "./services/Admin.js"
+import * as Auth from "./services/Auth.js"
+import * as BankEvents from "./services/BankEvents.js"
+import * as Chargebacks from "./services/Chargebacks.js"
+import * as Charges from "./services/Charges.js"
+import * as Config from "./services/Config.js"
+import * as Health from "./services/Health.js"
+import * as Idempotency from "./services/Idempotency.js"
+import * as Metrics from "./services/Metrics.js"
+import * as Payments from "./services/Payments.js"
+import * as Payouts from "./services/Payouts.js"
+import * as Refunds from "./services/Refunds.js"
+import * as Telemetry from "./services/Telemetry.js"
+import * as Transactions from "./services/Transactions.js"
+import * as Webhooks from "./webhooks/Webhooks.js"
 
 /** Everything a transport or an embedding platform calls. */
 export interface EngineShape {

@@ -1,57 +1,215 @@
-/** Money, ids and the PIX domain (pure). */
-
-/** The engine, its configuration, errors and the public JSON views. */
-export * as Admin from "./Admin.js"
-export * as AdminViews from "./AdminViews.js"
-export * as Audit from "./Audit.js"
-export * as Auth from "./Auth.js"
-/** Building blocks of the engine (usable alone). */
-export * as BankEvents from "./BankEvents.js"
-/** Ports and their in-process implementations. */
-export * as BankGateway from "./BankGateway.js"
-export * as BrCode from "./BrCode.js"
-export * as Chargebacks from "./Chargebacks.js"
-export * as Charges from "./Charges.js"
-export * as Config from "./Config.js"
-export * as Document from "./Document.js"
-export * as Domain from "./Domain.js"
-export * as DueDate from "./DueDate.js"
+/**
+ * `@pixgate/core`: every module by name (`import { Engine, Money } from "@pixgate/core"`), in the
+ * order of the folders they live in (packages/core/README.md, "Layout"). Node-only adapters are
+ * in `@pixgate/core/node`.
+ */
+// Adapters: the ports in process (the memory store, the sandbox bank).
+/** The storage port in memory, for tests and experiments. */
+export * as MemoryStore from "./adapters/MemoryStore.js"
+/**
+ * The sandbox bank: test keys' charges are paid and payouts settle 2-3 s later, on the Effect clock
+ * (deterministic under TestClock: the delay is derived from the transaction id).
+ */
+export * as Sandbox from "./adapters/Sandbox.js"
+// Contract: errors, JSON views, request schemas and webhook events, as the transports show them.
+/**
+ * The JSON of the admin operations (core `Admin`, the admin HTTP API and the CLI's `--json`), as
+ * `effect/Schema` schemas with their descriptions and examples: merchants and fee plans, API keys,
+ * webhook endpoints, their status and deliveries, balances, panel invites, sandbox chargebacks.
+ */
+export * as AdminViews from "./contract/AdminViews.js"
+/** Every error the engine reports to a merchant, one tagged class per case. */
+export * as Errors from "./contract/Errors.js"
+/** Event records and their payloads. */
+export * as Events from "./contract/Events.js"
+/**
+ * Every request body and query of the public API and the admin API as an `effect/Schema`: the Encoded
+ * side is the JSON (or query string) the client sends, the Type side the typed input the engine's
+ * services take.
+ */
+export * as Requests from "./contract/Requests.js"
+/**
+ * The public JSON of the spec's resources, as `effect/Schema` schemas: reais as JSON numbers, ISO 8601
+ * UTC times, lowercase status and type.
+ */
+export * as Views from "./contract/Views.js"
+// Domain: money, ids, PIX keys, documents, fees, due dates and ledger entries (pure values).
+/**
+ * Brazilian taxpayer documents: CPF (people) and CNPJ (companies), including the alphanumeric CNPJ issued
+ * from July 2026.
+ */
+export * as Document from "./domain/Document.js"
+/** The records the engine keeps, named with the spec's words. */
+export * as Domain from "./domain/Domain.js"
+/** Due-date charges (the Central Bank's API Pix `cobv`): what the payer owes on a given day. */
+export * as DueDate from "./domain/DueDate.js"
+/** Fee plans and the spec's Fees object. */
+export * as Fees from "./domain/Fees.js"
+/** Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. */
+export * as Ids from "./domain/Ids.js"
+/** The journal entries of every money movement (pure). */
+export * as Ledger from "./domain/Ledger.js"
+/** Money is an integer count of centavos. */
+export * as Money from "./domain/Money.js"
+/**
+ * What each role of a merchant's panel user may do: one pure table, read by the panel's server side
+ * before every action (a forbidden action answers 403, whatever the page showed) and by its navigation (a
+ * link the role cannot use is not shown).
+ */
+export * as PanelRoles from "./domain/PanelRoles.js"
+/**
+ * PIX keys (chaves PIX): classify what a merchant typed and normalise it to the form the DICT (the
+ * central key directory) stores, so one key always has one spelling.
+ */
+export * as PixKey from "./domain/PixKey.js"
+/**
+ * SHA-256 and HMAC-SHA256, synchronous, on any runtime: a thin adapter over `@noble/hashes` (audited, no
+ * dependencies, no `node:` imports).
+ */
+export * as Sha256 from "./domain/Sha256.js"
+// The engine: every service wired over a store and the bank gateways.
+/**
+ * The engine: the embedder's one object over the engine's services, each its own tag and layer
+ * (`Charges.Charges`, `Payouts.Payouts`, ... `Admin.Admin`), wired over a `Store` and the bank gateways,
+ * plus the job worker that runs timers (webhook attempts, expiry, the gateways' own jobs).
+ */
 export * as Engine from "./Engine.js"
-export * as Errors from "./Errors.js"
-export * as Events from "./Events.js"
-export * as Fees from "./Fees.js"
-export * as Health from "./Health.js"
-export * as HostResolver from "./HostResolver.js"
-export * as Idempotency from "./Idempotency.js"
-export * as Ids from "./Ids.js"
-export * as Jobs from "./Jobs.js"
-export * as Ledger from "./Ledger.js"
-export * as MemoryStore from "./MemoryStore.js"
-export * as Metrics from "./Metrics.js"
-export * as Money from "./Money.js"
-export * as PanelAccess from "./PanelAccess.js"
-export * as PanelRoles from "./PanelRoles.js"
-export * as Payments from "./Payments.js"
-export * as PayoutSend from "./PayoutSend.js"
-export * as Payouts from "./Payouts.js"
-export * as PixKey from "./PixKey.js"
-export * as QrImage from "./QrImage.js"
-export * as QrMatrix from "./QrMatrix.js"
-export * as RateLimitStore from "./RateLimitStore.js"
-export * as Refunds from "./Refunds.js"
-export * as Requests from "./Requests.js"
-export * as Sandbox from "./Sandbox.js"
-export * as Sha256 from "./Sha256.js"
-export * as SignInThrottle from "./SignInThrottle.js"
-export * as SigningKeys from "./SigningKeys.js"
-export * as Store from "./Store.js"
-export * as Telemetry from "./Telemetry.js"
-export * as TraceContext from "./TraceContext.js"
-export * as Transactions from "./Transactions.js"
-export * as TwoFactor from "./TwoFactor.js"
-export * as Views from "./Views.js"
-export * as WebhookSignature from "./WebhookSignature.js"
-export * as Webhooks from "./Webhooks.js"
-export * as WebhookTransport from "./WebhookTransport.js"
-export * as WebhookUrl from "./WebhookUrl.js"
-export * as Worker from "./Worker.js"
+// Jobs: durable timers and the worker that runs them.
+/**
+ * The one durable timer mechanism: every time-based behaviour is a row of the jobs table (webhook
+ * attempts, charge expiry, sandbox settlement).
+ */
+export * as Jobs from "./jobs/Jobs.js"
+/**
+ * The job worker: one loop per lane (webhook attempts, timers), each claiming due jobs of its lane up to
+ * its own concurrency and running them through the `JobRunner`, so receivers that hang cannot hold back
+ * settlements and expiries.
+ */
+export * as Worker from "./jobs/Worker.js"
+// PIX: the BR Code and its QR symbol.
+/**
+ * EMV BR Code (the PIX "copia e cola" string): encoder and decoder for the layout of the BCB's "Manual de
+ * Padrões para Iniciação do Pix".
+ */
+export * as BrCode from "./pix/BrCode.js"
+/** PNG image of a QR code (what the API returns as `qrCodeBase64`). */
+export * as QrImage from "./pix/QrImage.js"
+/**
+ * QR code module matrix (ISO/IEC 18004), error correction level M: the symbol behind every charge's
+ * `qrCodeBase64`.
+ */
+export * as QrMatrix from "./pix/QrMatrix.js"
+// Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
+/** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
+export * as BankGateway from "./ports/BankGateway.js"
+/**
+ * Resolving webhook hosts to addresses, so live-mode URLs that reach the engine's own network can be
+ * refused.
+ */
+export * as HostResolver from "./ports/HostResolver.js"
+/**
+ * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
+ * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
+ */
+export * as RateLimitStore from "./ports/RateLimitStore.js"
+/** The storage port. */
+export * as Store from "./ports/Store.js"
+/**
+ * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
+ */
+export * as WebhookTransport from "./ports/WebhookTransport.js"
+// Services: each engine service is its own tag and layer; `Engine` is the one object over them.
+/**
+ * The merchant panel's operations (the spec moved balance, keys and webhooks there): merchants, API keys
+ * (shown once, stored hashed, revocable), the webhook endpoint of each mode, balances, fee plans, the
+ * webhook log and redelivery, sandbox top-ups and sandbox actions.
+ */
+export * as Admin from "./services/Admin.js"
+/**
+ * The audit log of a merchant's panel: who (user id and e-mail, or "operator"), when, what (an action and
+ * the object's id) and from where (address and browser) for every sensitive action: sign-in success and
+ * failure, second-factor enrolment and removal, payouts, refunds, API keys, webhook changes, role
+ * changes, session revocation, password resets.
+ */
+export * as Audit from "./services/Audit.js"
+/** API-key authentication: a raw `x-api-key` becomes the merchant and mode it acts for. */
+export * as Auth from "./services/Auth.js"
+/**
+ * What the bank tells the engine: a charge was paid, a payout settled or failed, an infraction (MED) was
+ * opened or resolved.
+ */
+export * as BankEvents from "./services/BankEvents.js"
+/** Chargebacks (MED disputes), reported by the bank gateway. */
+export * as Chargebacks from "./services/Chargebacks.js"
+/** Charges: a merchant asks for money, the payer pays a PIX. */
+export * as Charges from "./services/Charges.js"
+/** Engine configuration. */
+export * as Config from "./services/Config.js"
+/** Readiness: whether this instance should get traffic. */
+export * as Health from "./services/Health.js"
+/**
+ * Idempotency keys (docs/decisions.md): a retried POST with the same key and body returns the first
+ * result instead of acting twice; the same key with another body is refused; a repeat while the first is
+ * still running gets 409.
+ */
+export * as Idempotency from "./services/Idempotency.js"
+/**
+ * The engine's metrics, as Effect `Metric`s in the global registry: whatever exports that registry (the
+ * standalone server's Prometheus `/metrics` and OTLP, through `@effect/opentelemetry`) sees them; without
+ * an exporter an update is a few additions.
+ */
+export * as Metrics from "./services/Metrics.js"
+/**
+ * Access to the merchant panel: one-time invites that let a person set the password of a panel user of
+ * one merchant.
+ */
+export * as PanelAccess from "./services/PanelAccess.js"
+/**
+ * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
+ * mode, with no bank involved.
+ */
+export * as Payments from "./services/Payments.js"
+/** A payout's send: the `payout.send` job. */
+export * as PayoutSend from "./services/PayoutSend.js"
+/** Payouts: the merchant sends a PIX from its available balance. */
+export * as Payouts from "./services/Payouts.js"
+/**
+ * Refunds (devoluções) of completed charges, beyond the spec's public API (docs/decisions.md): offered to
+ * the merchant panel, the admin API and CLI, and platforms that embed the engine.
+ */
+export * as Refunds from "./services/Refunds.js"
+/**
+ * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
+ */
+export * as SignInThrottle from "./services/SignInThrottle.js"
+/**
+ * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the services
+ * stay free of telemetry.
+ */
+export * as Telemetry from "./services/Telemetry.js"
+/** Trace context from a request into the webhooks it causes. */
+export * as TraceContext from "./services/TraceContext.js"
+/**
+ * The merchant's transaction list: its own transactions of the key's mode only, newest first, filtered
+ * and paginated exactly as docs/decisions.md says.
+ */
+export * as Transactions from "./services/Transactions.js"
+/**
+ * TOTP second factor of panel users (RFC 6238: SHA-1, 6 digits, 30-second steps, as every authenticator
+ * app reads an `otpauth://` URI), with `otplib` doing the arithmetic.
+ */
+export * as TwoFactor from "./services/TwoFactor.js"
+// Webhooks: deliveries, signatures, signing keys and the URL policy.
+/** Webhook signing keys and secrets. */
+export * as SigningKeys from "./webhooks/SigningKeys.js"
+/**
+ * What a webhook request carries: the JSON body and the Standard Webhooks signature
+ * (https://www.standardwebhooks.com).
+ */
+export * as WebhookSignature from "./webhooks/WebhookSignature.js"
+/**
+ * Webhook delivery: one attempt of a delivery per `webhook.attempt` job, and the URL rules of endpoints.
+ */
+export * as Webhooks from "./webhooks/Webhooks.js"
+/** Webhook URL rules. */
+export * as WebhookUrl from "./webhooks/WebhookUrl.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import * as BrCode from "../src/BrCode.js"
+import * as BrCode from "../src/pix/BrCode.js"
 
 // The examples printed in the BCB "Manual de Padrões para Iniciação do Pix": static (§2.6.3),
 // dynamic (§2.7.2) and composite codes with a recurrence template 80 (§2.8.5).

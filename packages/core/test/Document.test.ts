@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import * as Document from "../src/Document.js"
+import * as Document from "../src/domain/Document.js"
 
 const ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 const value = (c: string) => c.charCodeAt(0) - 48

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import * as DueDate from "../src/DueDate.js"
-import * as Money from "../src/Money.js"
+import * as DueDate from "../src/domain/DueDate.js"
+import * as Money from "../src/domain/Money.js"
 
 // --- the oracle ----------------------------------------------------------------------------
 

@@ -5,12 +5,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant } from "@pixgate/testkit/engineFixture"
 import { Duration, Effect, Layer, Ref, TestClock } from "effect"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import * as Sandbox from "../src/adapters/Sandbox.js"
 import { Engine, type EngineOptions, layer as engineLayer } from "../src/Engine.js"
-import * as MemoryStore from "../src/MemoryStore.js"
-import * as Payouts from "../src/Payouts.js"
-import * as Sandbox from "../src/Sandbox.js"
-import * as Transactions from "../src/Transactions.js"
-import * as WebhookTransport from "../src/WebhookTransport.js"
+import * as WebhookTransport from "../src/ports/WebhookTransport.js"
+import * as Payouts from "../src/services/Payouts.js"
+import * as Transactions from "../src/services/Transactions.js"
 import { RequestEngine } from "./support/requests.js"
 
 const engineWith = (services: EngineOptions["services"]) =>

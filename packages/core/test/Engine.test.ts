@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, observe, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, Exit, Option, TestClock } from "effect"
-import type { PixgateError } from "../src/Errors.js"
-import * as Sandbox from "../src/Sandbox.js"
-import { Store } from "../src/Store.js"
+import * as Sandbox from "../src/adapters/Sandbox.js"
+import type { PixgateError } from "../src/contract/Errors.js"
+import { Store } from "../src/ports/Store.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
 const errorOf = <A>(effect: Effect.Effect<A, PixgateError>) =>

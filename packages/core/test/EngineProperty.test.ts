@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, FastCheck as fc } from "effect"
-import * as Fees from "../src/Fees.js"
-import * as Money from "../src/Money.js"
-import { Store } from "../src/Store.js"
+import * as Fees from "../src/domain/Fees.js"
+import * as Money from "../src/domain/Money.js"
+import { Store } from "../src/ports/Store.js"
 import { RequestEngine } from "./support/requests.js"
 
 const cents = fc.integer({ min: 1, max: 50_000 })

@@ -4,7 +4,7 @@
  */
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Errors from "../src/Errors.js"
+import * as Errors from "../src/contract/Errors.js"
 
 /** One instance per code of every class, built as the engine builds them. */
 const every: ReadonlyArray<Errors.PixgateError> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import * as Fees from "../src/Fees.js"
-import * as Money from "../src/Money.js"
+import * as Fees from "../src/domain/Fees.js"
+import * as Money from "../src/domain/Money.js"
 
 const amount = fc.integer({ min: 1, max: 100_000_000 }).map(Money.Cents)
 const rule = fc.record({

@@ -2,9 +2,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, Exit } from "effect"
-import type * as Errors from "../src/Errors.js"
-import * as Sha256 from "../src/Sha256.js"
-import { Store } from "../src/Store.js"
+import type * as Errors from "../src/contract/Errors.js"
+import * as Sha256 from "../src/domain/Sha256.js"
+import { Store } from "../src/ports/Store.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
 const failure = <A>(exit: Exit.Exit<A, Errors.PixgateError>) => {

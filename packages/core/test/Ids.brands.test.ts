@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import * as Domain from "../src/Domain.js"
-import * as Ids from "../src/Ids.js"
+import * as Domain from "../src/domain/Domain.js"
+import * as Ids from "../src/domain/Ids.js"
 
 /** A typed constructor's id: of its prefix, decoded by its schema, accepted by its guard. */
 const checkKind = <A extends string>(

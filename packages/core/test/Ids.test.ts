@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it, vi } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import * as Ids from "../src/Ids.js"
+import * as Ids from "../src/domain/Ids.js"
 
 const originalGetRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto)
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import * as Money from "../src/Money.js"
+import * as Money from "../src/domain/Money.js"
 
 const cents = fc.integer({ min: 1, max: 100_000_000 })
 

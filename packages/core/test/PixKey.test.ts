@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
-import * as Document from "../src/Document.js"
-import type { PixKeyType } from "../src/PixKey.js"
-import * as PixKey from "../src/PixKey.js"
+import * as Document from "../src/domain/Document.js"
+import type { PixKeyType } from "../src/domain/PixKey.js"
+import * as PixKey from "../src/domain/PixKey.js"
 
 const longEmail = (length: number) => `${"a".repeat(40)}@${"b".repeat(length - 45)}.com`
 

@@ -4,9 +4,9 @@ import { Either, FastCheck as fc } from "effect"
 import jsqrModule from "jsqr"
 import { PNG } from "pngjs"
 import { create } from "qrcode"
-import * as BrCode from "../src/BrCode.js"
-import * as QrImage from "../src/QrImage.js"
-import * as QrMatrix from "../src/QrMatrix.js"
+import * as BrCode from "../src/pix/BrCode.js"
+import * as QrImage from "../src/pix/QrImage.js"
+import * as QrMatrix from "../src/pix/QrMatrix.js"
 
 const brCode = (input: BrCode.BrCodeInput): string => Either.getOrThrow(BrCode.encode(input))
 

@@ -11,9 +11,9 @@ import { Either, FastCheck as fc } from "effect"
 import jsqrModule from "jsqr"
 import { PNG } from "pngjs"
 import { create, type QRCodeMaskPattern, type QRCodeSegment } from "qrcode"
-import * as BrCode from "../src/BrCode.js"
-import * as QrImage from "../src/QrImage.js"
-import * as QrMatrix from "../src/QrMatrix.js"
+import * as BrCode from "../src/pix/BrCode.js"
+import * as QrImage from "../src/pix/QrImage.js"
+import * as QrMatrix from "../src/pix/QrMatrix.js"
 
 // jsqr is CommonJS typed as `export default`: Node hands over the function itself.
 const jsQR = jsqrModule as unknown as typeof jsqrModule.default

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Effect, FastCheck as fc, Option } from "effect"
-import { RefundId, TransactionId } from "../src/Domain.js"
+import * as Requests from "../src/contract/Requests.js"
+import { RefundId, TransactionId } from "../src/domain/Domain.js"
+import * as Fees from "../src/domain/Fees.js"
+import * as Money from "../src/domain/Money.js"
 import { Engine } from "../src/Engine.js"
-import * as Fees from "../src/Fees.js"
-import * as Money from "../src/Money.js"
-import * as Requests from "../src/Requests.js"
-import { Store } from "../src/Store.js"
+import { Store } from "../src/ports/Store.js"
 
 /** One step on a merchant's two paid charges; indices pick among what exists at that moment. */
 const step = fc.oneof(

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, testEngine } from "@pixgate/testkit/engineFixture"
 import { Duration, Effect, Either, TestClock } from "effect"
+import * as Requests from "../src/contract/Requests.js"
+import * as Money from "../src/domain/Money.js"
 import { Engine } from "../src/Engine.js"
-import * as Money from "../src/Money.js"
-import * as Requests from "../src/Requests.js"
 
 describe("Refunds", () => {
   it.effect(

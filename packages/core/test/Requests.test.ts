@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck, JSONSchema, Schema } from "effect"
 import { statusOf } from "../../http/src/Status.js"
-import * as Errors from "../src/Errors.js"
-import * as Money from "../src/Money.js"
-import * as Requests from "../src/Requests.js"
+import * as Errors from "../src/contract/Errors.js"
+import * as Requests from "../src/contract/Requests.js"
+import * as Money from "../src/domain/Money.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, maxAmount?: Money.Cents) =>
   Requests.decodeEither(schema, maxAmount === undefined ? {} : { maxAmount })(input)

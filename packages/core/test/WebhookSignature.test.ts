@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
-import * as WebhookSignature from "../src/WebhookSignature.js"
+import * as WebhookSignature from "../src/webhooks/WebhookSignature.js"
 
 /** The signature as Web Crypto computes it (how `sign` computed it before `Sha256`). */
 const webSign = (secret: string, id: string, timestamp: number, payload: Uint8Array) =>

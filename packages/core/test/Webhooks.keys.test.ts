@@ -7,8 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Logger, LogLevel, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
-import * as MemoryStore from "../src/MemoryStore.js"
-import { Store } from "../src/Store.js"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import { Store } from "../src/ports/Store.js"
 import {
   advance,
   type Call,

@@ -8,10 +8,10 @@ import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Clock, Duration, Effect, Layer, Option, TestClock } from "effect"
-import * as EndpointConcurrency from "../src/EndpointConcurrency.js"
-import * as MemoryStore from "../src/MemoryStore.js"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import * as EndpointConcurrency from "../src/jobs/EndpointConcurrency.js"
 import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
-import { Store } from "../src/Store.js"
+import { Store } from "../src/ports/Store.js"
 import { emit, engineOver, event, log, merchantId, setEndpoint } from "./support/webhooks.js"
 
 const endpoint = `${merchantId}:test`

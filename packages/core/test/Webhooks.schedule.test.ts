@@ -2,10 +2,10 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
-import type { EventId } from "../src/Domain.js"
-import * as MemoryStore from "../src/MemoryStore.js"
-import { Store } from "../src/Store.js"
-import { endpointRemoved } from "../src/Webhooks.js"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import type { EventId } from "../src/domain/Domain.js"
+import { Store } from "../src/ports/Store.js"
+import { endpointRemoved } from "../src/webhooks/Webhooks.js"
 import { advance, emit, engine, event, log, receiver, setEndpoint } from "./support/webhooks.js"
 
 const status = (code: number) => Effect.succeed(new Response(code === 204 ? null : "x", { status: code }))

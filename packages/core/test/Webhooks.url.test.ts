@@ -2,15 +2,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { statusOf } from "../../http/src/Status.js"
-import * as Config from "../src/Config.js"
-import * as Errors from "../src/Errors.js"
-import { HostResolutionError, HostResolver } from "../src/HostResolver.js"
-import * as MemoryStore from "../src/MemoryStore.js"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import * as Errors from "../src/contract/Errors.js"
 import * as NodeHostResolver from "../src/node/NodeHostResolver.js"
-import * as WebhooksModule from "../src/Webhooks.js"
-import { Webhooks } from "../src/Webhooks.js"
-import { WebhookTransport } from "../src/WebhookTransport.js"
-import { addressKind } from "../src/WebhookUrl.js"
+import { HostResolutionError, HostResolver } from "../src/ports/HostResolver.js"
+import { WebhookTransport } from "../src/ports/WebhookTransport.js"
+import * as Config from "../src/services/Config.js"
+import * as WebhooksModule from "../src/webhooks/Webhooks.js"
+import { Webhooks } from "../src/webhooks/Webhooks.js"
+import { addressKind } from "../src/webhooks/WebhookUrl.js"
 
 const dns: Record<string, ReadonlyArray<string>> = {
   "public.example": ["93.184.216.34", "2606:2800:220:1::1"],

@@ -2,12 +2,12 @@
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, HashMap, Layer, Logger, Option, Scope } from "effect"
-import type { DeliveryId, EventId } from "../src/Domain.js"
-import { JobRunner } from "../src/Jobs.js"
-import * as MemoryStore from "../src/MemoryStore.js"
-import { Store, StoreError, type StoreShape } from "../src/Store.js"
-import { Webhooks } from "../src/Webhooks.js"
-import * as Worker from "../src/Worker.js"
+import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import type { DeliveryId, EventId } from "../src/domain/Domain.js"
+import { JobRunner } from "../src/jobs/Jobs.js"
+import * as Worker from "../src/jobs/Worker.js"
+import { Store, StoreError, type StoreShape } from "../src/ports/Store.js"
+import { Webhooks } from "../src/webhooks/Webhooks.js"
 import {
   advance,
   busyWhile,

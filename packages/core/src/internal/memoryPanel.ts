@@ -1,7 +1,12 @@
 /** The panel's users, invites and sessions in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
-import type { ApiKey, AuditEntry, MerchantId, PanelSession, PanelTotp, PanelUser } from "../Domain.js"
-import { type MerchantStoreShape, type PanelInviteState, type PanelStoreShape, StoreError } from "../Store.js"
+import type { ApiKey, AuditEntry, MerchantId, PanelSession, PanelTotp, PanelUser } from "../domain/Domain.js"
+import {
+  type MerchantStoreShape,
+  type PanelInviteState,
+  type PanelStoreShape,
+  StoreError
+} from "../ports/Store.js"
 
 type InviteRow = PanelInviteState
 

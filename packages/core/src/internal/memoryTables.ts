@@ -16,10 +16,10 @@ import type {
   Transaction,
   WebhookDelivery,
   WebhookEndpoint
-} from "../Domain.js"
-import * as Ids from "../Ids.js"
-import type { Cents } from "../Money.js"
-import type { Effects, LedgerCheck } from "../Store.js"
+} from "../domain/Domain.js"
+import * as Ids from "../domain/Ids.js"
+import type { Cents } from "../domain/Money.js"
+import type { Effects, LedgerCheck } from "../ports/Store.js"
 
 /** A job and its lease. */
 export interface JobRow {

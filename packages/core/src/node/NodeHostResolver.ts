@@ -1,7 +1,7 @@
 /** A `HostResolver` over the operating system's resolver (`node:dns` `lookup`, every address). */
 import { lookup } from "node:dns/promises"
 import { Duration, Effect, Layer } from "effect"
-import { HostResolutionError, HostResolver } from "../HostResolver.js"
+import { HostResolutionError, HostResolver } from "../ports/HostResolver.js"
 
 /** Resolves like the HTTP client will connect (getaddrinfo, all families), within `timeout`. */
 export const make = (timeout: Duration.DurationInput = Duration.seconds(5)) =>

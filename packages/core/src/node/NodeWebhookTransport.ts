@@ -15,7 +15,6 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { Effect, Layer } from "effect"
-import { defaults } from "../Config.js"
 import {
   bodyReadLimit,
   causeChain,
@@ -24,8 +23,9 @@ import {
   type WebhookOutcome,
   type WebhookRequest,
   WebhookTransport
-} from "../WebhookTransport.js"
-import { refusal } from "../WebhookUrl.js"
+} from "../ports/WebhookTransport.js"
+import { defaults } from "../services/Config.js"
+import { refusal } from "../webhooks/WebhookUrl.js"
 
 /** Agent settings. */
 export interface NodeWebhookTransportOptions {

@@ -5,10 +5,10 @@
  */
 import { Effect, type Schema } from "effect"
 import { statusOf } from "../../../http/src/Status.js"
-import type { Caller } from "../../src/Auth.js"
+import * as Errors from "../../src/contract/Errors.js"
+import * as Requests from "../../src/contract/Requests.js"
 import { Engine, type EngineShape } from "../../src/Engine.js"
-import * as Errors from "../../src/Errors.js"
-import * as Requests from "../../src/Requests.js"
+import type { Caller } from "../../src/services/Auth.js"
 
 /** The engine with its request-taking operations fed raw bodies, as the HTTP API feeds them. */
 export const withRequests = (engine: EngineShape) => {

@@ -1,0 +1,126 @@
+/**
+ * The sandbox bank: test keys' charges are paid and payouts settle 2-3 s later, on the Effect
+ * clock (deterministic under TestClock: the delay is derived from the transaction id).
+ * Magic values (README): a payout to `fail@pixgate.test` fails; a charge of 6.66 is never paid
+ * (it expires); a charge of 7.77 is paid, disputed 1 s later and refunded 2 s after that.
+ * Refunds (devoluções) complete 2-3 s after their creation, but a refund of 6.66 fails (the
+ * bank refuses it; its amount comes back to the balance).
+ */
+import { Effect, Option, type Schema } from "effect"
+import {
+  ChargebackId,
+  type CoreJobKind,
+  idDecoder,
+  type Job,
+  type Refund,
+  RefundId,
+  type Transaction,
+  TransactionId
+} from "../domain/Domain.js"
+import * as Ids from "../domain/Ids.js"
+import type { BankGatewayShape, GatewayContext, JobRun } from "../ports/BankGateway.js"
+import type { ClaimedJob, StoreError } from "../ports/Store.js"
+
+/** The PIX key whose payouts the sandbox fails. */
+export const failingPixKey = "fail@pixgate.test"
+/** A charge of this amount (centavos) is never paid. */
+export const unpaidAmount = 666
+/** A charge of this amount (centavos) is paid, then charged back and refunded. */
+export const chargebackAmount = 777
+
+/** A refund of this amount (centavos) is refused by the sandbox's bank: it fails, its money returns. */
+export const failingRefundAmount = 666
+
+/** 2000-3000 ms, fixed per id (FNV-1a), so tests know the exact moment. */
+export const settlementDelay = (id: string): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return 2000 + (hash % 1001)
+}
+
+const job = (kind: CoreJobKind, ref: string, runAt: number): Job => ({
+  id: Ids.jobId(runAt),
+  kind,
+  ref,
+  runAt
+})
+
+/**
+ * A sandbox timer: what the bank "says" when it fires, run as the job's own change (which
+ * completes it); a ref of another kind or shape finds nothing to change and the job is finished.
+ */
+const timer =
+  <A, I>(
+    id: Schema.Schema<A, I>,
+    says: (ref: A, ctx: GatewayContext) => Effect.Effect<boolean, StoreError>
+  ): JobRun =>
+  (job: ClaimedJob, ctx) =>
+    ctx.asJob(
+      job,
+      Option.match(idDecoder(id)(job.ref), {
+        onNone: () => Effect.succeed(false),
+        onSome: (ref) => says(ref, ctx)
+      })
+    )
+
+/** The sandbox bank's timers, registered like any gateway's jobs (`BankGatewayShape.jobs`). */
+export const jobs = {
+  "sandbox.charge.pay": timer(TransactionId, (id, ctx) =>
+    Effect.flatMap(ctx.getTransaction(id), (tx) =>
+      Option.isSome(tx) && tx.value.txid !== null
+        ? Effect.map(ctx.paymentReceived({ txid: tx.value.txid }), (outcome) => outcome === "completed")
+        : Effect.succeed(false)
+    )
+  ),
+  "sandbox.payout.settle": timer(TransactionId, (id, ctx) => ctx.payoutSettled(id)),
+  "sandbox.payout.fail": timer(TransactionId, (id, ctx) => ctx.payoutFailed(id, "bank_rejected")),
+  "sandbox.chargeback.open": timer(TransactionId, (id, ctx) => ctx.chargebackOpened(id)),
+  "sandbox.chargeback.resolve": timer(ChargebackId, (id, ctx) => ctx.chargebackResolved(id, "accepted")),
+  "sandbox.refund.settle": timer(RefundId, (id, ctx) => ctx.refundSettled(id)),
+  "sandbox.refund.fail": timer(RefundId, (id, ctx) => ctx.refundFailed(id, "bank_rejected"))
+} satisfies Readonly<Record<Extract<CoreJobKind, `sandbox.${string}`>, JobRun>>
+
+/** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
+export const make = (locationHost: string): BankGatewayShape => ({
+  jobs,
+  refundTimers: (refund, now) => refundTimers(refund, now),
+  createCharge: (tx) =>
+    Effect.sync(() => ({
+      location: `${locationHost}/v2/${tx.dueTerms === null ? "cob" : "cobv"}/${Ids.randomBase62(25).toLowerCase()}`
+    })),
+  timers: (moment, tx: Transaction, ref, now) => {
+    switch (moment) {
+      case "charge.created":
+        return tx.amount === unpaidAmount
+          ? []
+          : [job("sandbox.charge.pay", ref, now + settlementDelay(tx.id))]
+      case "charge.completed":
+        return tx.amount === chargebackAmount ? [job("sandbox.chargeback.open", ref, now + 1000)] : []
+      case "chargeback.opened":
+        return tx.amount === chargebackAmount ? [job("sandbox.chargeback.resolve", ref, now + 2000)] : []
+      case "payment.returned":
+      case "charge.unknown":
+        return []
+      case "payout.created":
+        return [
+          job(
+            tx.pixKey === failingPixKey ? "sandbox.payout.fail" : "sandbox.payout.settle",
+            ref,
+            now + settlementDelay(tx.id)
+          )
+        ]
+    }
+  }
+})
+
+/** The sandbox bank's answer to a new refund: it completes (or fails, for 6.66) 2-3 s later. */
+export const refundTimers = (refund: Refund, now: number): ReadonlyArray<Job> => [
+  job(
+    refund.amount === failingRefundAmount ? "sandbox.refund.fail" : "sandbox.refund.settle",
+    refund.id,
+    now + settlementDelay(refund.id)
+  )
+]

@@ -1,0 +1,349 @@
+/**
+ * The job worker: one loop per lane (webhook attempts, timers), each claiming due jobs of its
+ * lane up to its own concurrency and running them through the `JobRunner`, so receivers that
+ * hang cannot hold back settlements and expiries. A loop sleeps on the Effect Clock until the
+ * next job of its lane is due (so the TestClock drives it exactly), a poll interval at most,
+ * since other instances may add jobs; this instance's store wakes it when a commit stores an
+ * earlier job, and a finished job wakes a lane that was full. A failing job is logged (at warning
+ * with its next attempt's time; a defect at error) and left to its lease; the loop goes on.
+ *
+ * The webhook lane is shared fairly between endpoints (`Store.JobFairness`): a claim leases an
+ * endpoint's attempts only up to its share (`webhookEndpointConcurrency`, or
+ * `webhookFailingEndpointConcurrency` while it is failing) minus those it has in flight, so an
+ * endpoint that hangs holds at most its share of slots and the rest keep flowing. While a claim
+ * leaves due attempts behind for that reason, every finished job wakes the lane.
+ *
+ * Lanes that refill: when a webhook attempt ends, its fiber claims that endpoint's next due
+ * attempts at once (`JobStore.claimEndpointJobs`, within the endpoint's limit counted across
+ * instances), with no round, tick or poll in between. The limit adapts
+ * (`EndpointConcurrency`): a healthy endpoint's grows toward `webhookEndpointMaxConcurrency`,
+ * a failure or time-out halves it back toward its share, and one marked failing keeps its small
+ * share. A refill never takes the lane's last free slots (`reserve`): those are for other
+ * endpoints' shares, claimed by the lane's rounds, so a busy endpoint's growth never delays
+ * another merchant's first attempt.
+ */
+import {
+  Cause,
+  Clock,
+  Duration,
+  Effect,
+  ExecutionStrategy,
+  FiberSet,
+  Layer,
+  Option,
+  Queue,
+  Scope
+} from "effect"
+import { type JobId, type JobLane, jobLanes } from "../domain/Domain.js"
+import {
+  type ClaimedJob,
+  fromFull,
+  type JobFairness,
+  JobStore,
+  type Store,
+  type StoreError
+} from "../ports/Store.js"
+import { EngineConfig } from "../services/Config.js"
+import * as Telemetry from "../services/Telemetry.js"
+import * as EndpointConcurrency from "./EndpointConcurrency.js"
+import { type AttemptFeedback, JobRunner } from "./Jobs.js"
+import * as WorkerMetrics from "./WorkerMetrics.js"
+
+/** Worker options beyond the engine configuration. */
+export interface WorkerOptions {
+  /**
+   * How long stopping waits for jobs in flight before interrupting them (an interrupted job
+   * runs again after its lease). Default: `webhookTimeout` + 1 s, the longest webhook attempt.
+   */
+  readonly shutdownGrace?: Duration.DurationInput
+}
+
+/** One lane's loop state: what runs, when it sleeps until, and how to wake it. */
+interface Lane {
+  readonly name: JobLane
+  readonly concurrency: number
+  readonly running: Set<JobId>
+  /** When the sleeping loop wakes up anyway; -Infinity while it works, so every poke counts. */
+  wakeAt: number
+  /** No round starts before this (the last round's start plus a tick), whatever wakes the loop. */
+  notBefore: number
+  readonly pokes: Queue.Queue<void>
+  /** The claim's per-endpoint shares (the webhook lane only). */
+  readonly fairness: JobFairness | undefined
+  /** The last round left due jobs unclaimed (shares used up): a finished job wakes the lane. */
+  capped: boolean
+  /** Rounds failed in a row (the database gone): only the first is a warning. */
+  failures: number
+  /** Slots a refill has asked the store for and not yet filled (counted as taken). */
+  refilling: number
+}
+
+/** Resumes after the I/O of this event-loop turn (real time, whatever the Clock). */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
+ * A failure the worker retries by itself: a failed operation (the database gone for a moment) at
+ * warning, with when it runs again; a defect (a bug, which a retry rarely cures) at error. The
+ * cause goes on the line without its stack for failures: the message says what went wrong.
+ */
+const logRetried = (message: string, cause: Cause.Cause<unknown>, nextAttemptAt: number) => {
+  const annotations = { nextAttemptAt: new Date(nextAttemptAt).toISOString() }
+  const failure = Cause.failureOption(cause)
+  return Option.isSome(failure) && !Cause.isDie(cause)
+    ? Effect.logWarning(message, describe(failure.value)).pipe(Effect.annotateLogs(annotations))
+    : Effect.logError(message, cause).pipe(Effect.annotateLogs(annotations))
+}
+
+/** An error's tag and message, e.g. `StoreError: Connection terminated unexpectedly`. */
+const describe = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  const tag = "_tag" in error ? String(error._tag) : error instanceof Error ? error.name : "Error"
+  return "message" in error ? `${tag}: ${String(error.message)}` : tag
+}
+
+/** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
+export const runWith = (
+  options: WorkerOptions = {}
+): Effect.Effect<never, never, JobStore | JobRunner | EngineConfig> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const store = yield* JobStore
+      const runner = yield* JobRunner
+      const config = yield* EngineConfig
+      const batchSize = Math.max(1, config.workerBatchSize)
+      const lease = Duration.toMillis(config.jobLease)
+      const poll = Duration.toMillis(config.workerPollInterval)
+      const tick = Duration.toMillis(config.workerTick)
+      const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
+      const span = yield* Telemetry.spans
+
+      // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
+      // reverse order): stopping first waits up to `grace`, then interrupts what is left.
+      const jobsScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+      const fibers = yield* FiberSet.make<void>().pipe(Scope.extend(jobsScope))
+      // Finalizers run uninterruptibly; the wait must be interruptible for the time-out to end it.
+      yield* Effect.addFinalizer(() =>
+        FiberSet.awaitEmpty(fibers).pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
+      )
+
+      const lane = (name: JobLane, concurrency: number, fairness?: JobFairness): Effect.Effect<Lane> =>
+        Effect.map(Queue.sliding<void>(1), (pokes) => ({
+          name,
+          concurrency: Math.max(1, concurrency),
+          running: new Set<JobId>(),
+          wakeAt: Number.NEGATIVE_INFINITY,
+          notBefore: Number.NEGATIVE_INFINITY,
+          pokes,
+          fairness,
+          capped: false,
+          failures: 0,
+          refilling: 0
+        }))
+      const lanes = {
+        webhooks: yield* lane("webhooks", config.webhookConcurrency, {
+          perEndpoint: Math.max(1, config.webhookEndpointConcurrency),
+          failingPerEndpoint: Math.max(1, config.webhookFailingEndpointConcurrency)
+        }),
+        timers: yield* lane("timers", config.timerConcurrency)
+      } satisfies Record<JobLane, Lane>
+      const poke = (l: Lane, at: number) => {
+        if (at < l.wakeAt) Queue.unsafeOffer(l.pokes, undefined)
+      }
+      yield* store.watchJobs((name, at) => poke(lanes[name], at))
+
+      const perEndpoint = Math.max(1, config.webhookEndpointConcurrency)
+      const failingPerEndpoint = Math.max(1, config.webhookFailingEndpointConcurrency)
+      const limits = EndpointConcurrency.make({
+        base: perEndpoint,
+        ceiling: Math.min(config.webhookEndpointMaxConcurrency, lanes.webhooks.concurrency),
+        step: EndpointConcurrency.increaseStep
+      })
+      // Free slots a refill leaves to the lane's rounds: an endpoint's share, or half the lane.
+      const reserve = Math.min(perEndpoint, Math.floor(lanes.webhooks.concurrency / 2))
+      /** Endpoints whose refill runs now; `true` once another attempt of it ended meanwhile. */
+      const refills = new Map<string, boolean>()
+      // One fair claim at a time in this instance: each claim counts the endpoint's attempts in
+      // flight, and two claims side by side (a round and a refill, on two Postgres connections)
+      // would both count before either leased, together going over the endpoint's limit.
+      const fairClaims = yield* Effect.makeSemaphore(1)
+
+      const launch = (l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
+        Effect.gen(function* () {
+          yield* WorkerMetrics.claimed(jobs, now)
+          for (const job of jobs) {
+            if (l.running.has(job.id)) continue
+            l.running.add(job.id)
+            yield* FiberSet.run(fibers, runJob(l, job, now))
+          }
+          WorkerMetrics.inFlight(l.name, l.running.size)
+        })
+
+      // Claims the endpoint's next due attempts into the lane's free slots beyond the reserve,
+      // up to its limit now; attempts of it that end meanwhile make it claim once more.
+      const refill = (l: Lane, endpoint: string): Effect.Effect<void> => {
+        if (refills.has(endpoint)) {
+          refills.set(endpoint, true)
+          return Effect.void
+        }
+        refills.set(endpoint, false)
+        const once: Effect.Effect<void, StoreError> = Effect.gen(function* () {
+          // The attempts of one written batch end together: the rest of this event-loop turn
+          // joins them into this claim (one statement for many, not one each).
+          yield* nextTurn
+          refills.set(endpoint, false)
+          const room = l.concurrency - l.running.size - l.refilling - reserve
+          // No room: the lane's round claims, fairly between endpoints, when slots free.
+          if (room <= 0) {
+            if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+            return
+          }
+          const now = yield* Clock.currentTimeMillis
+          const fairness = { perEndpoint: limits.limitOf(endpoint), failingPerEndpoint }
+          l.refilling += room
+          const jobs = yield* fairClaims
+            .withPermits(1)(store.claimEndpointJobs(now, endpoint, room, now + lease, fairness))
+            .pipe(Effect.ensuring(Effect.sync(() => (l.refilling -= room))))
+          yield* launch(l, jobs, now)
+          if (refills.get(endpoint) === true && jobs.length > 0) return yield* once
+        })
+        return once.pipe(
+          // The lane's rounds find what a failed refill left (the store gone for a moment).
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.void
+              : Effect.logDebug(
+                  "Webhook lane refill failed; the lane's round claims instead",
+                  Cause.pretty(cause)
+                ).pipe(Effect.zipRight(Effect.sync(() => poke(l, Number.NEGATIVE_INFINITY))))
+          ),
+          Effect.ensuring(Effect.sync(() => refills.delete(endpoint)))
+        )
+      }
+
+      // Only a lane whose last round left due attempts behind refills: otherwise no endpoint has
+      // a backlog, and the rounds (woken by each commit) start new attempts.
+      const afterAttempt = (l: Lane, feedback: AttemptFeedback) =>
+        Effect.zipRight(
+          limits.record(feedback.endpoint, feedback.ok, feedback.startedAt),
+          l.capped ? refill(l, feedback.endpoint) : Effect.void
+        )
+
+      const runJob = (l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
+        runner.run(job).pipe(
+          span("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.succeed(undefined)
+              : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
+                  Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
+                  Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job))),
+                  Effect.as(undefined)
+                )
+          ),
+          Effect.ensuring(
+            Clock.clockWith((clock) =>
+              Effect.sync(() => {
+                const wasFull = l.running.size >= l.concurrency
+                l.running.delete(job.id)
+                WorkerMetrics.inFlight(l.name, l.running.size)
+                WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
+                if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
+              })
+            )
+          ),
+          // An attempt refills its endpoint's slots itself; other jobs of a capped lane wake it.
+          Effect.flatMap((feedback) =>
+            feedback !== undefined && feedback !== null && l.fairness !== undefined
+              ? afterAttempt(l, feedback)
+              : Effect.sync(() => {
+                  if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+                })
+          )
+        )
+
+      // Sleeps until `until` or a poke, then (had the round claimed little) until `notBefore`,
+      // so a steady stream of due jobs is claimed in rounds of many rather than one round each.
+      const idle = (l: Lane, ms: number, until: number) =>
+        Effect.suspend(() => {
+          l.wakeAt = until
+          return Effect.raceFirst(Effect.sleep(ms), Queue.take(l.pokes))
+        }).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              l.wakeAt = Number.NEGATIVE_INFINITY
+            })
+          ),
+          Effect.zipRight(
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              now < l.notBefore ? Effect.sleep(l.notBefore - now) : Effect.void
+            )
+          )
+        )
+
+      const round = (l: Lane) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const free = l.concurrency - l.running.size - l.refilling
+          if (free <= 0) {
+            // Full: wait for slots to free, gathering those freed within a tick into one claim.
+            l.notBefore = now + tick
+            return yield* idle(l, poll, now + poll)
+          }
+          const limit = Math.min(batchSize, free)
+          const claim = store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
+          const jobs = yield* l.fairness === undefined ? claim : fairClaims.withPermits(1)(claim)
+          if (l.failures > 0) {
+            yield* Effect.logInfo("Job worker lane claims again").pipe(
+              Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
+            )
+            l.failures = 0
+          }
+          l.capped = false
+          yield* launch(l, jobs, now)
+          if (jobs.length === limit) return
+          l.notBefore = now + tick
+          const next = yield* store.nextJobAt(l.name)
+          const later = yield* Clock.currentTimeMillis
+          // A job due at the claim yet not claimed is over its endpoint's share (a finished job
+          // wakes the lane), or belongs to another instance's race: poll.
+          l.capped = l.fairness !== undefined && Option.isSome(next) && next.value <= now
+          yield* WorkerMetrics.laneState(l.name, l.capped, next, later)
+          const wait = Option.match(next, {
+            onNone: () => poll,
+            onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))
+          })
+          if (wait > 0) yield* idle(l, wait, later + wait)
+        }).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.interrupt
+              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  // One warning per outage, not one per poll: the rounds after it are debug lines.
+                  l.failures++ === 0
+                    ? logRetried("Job worker round failed; the lane claims again", cause, now + poll)
+                    : Effect.logDebug("Job worker round failed again", Cause.pretty(cause))
+                ).pipe(Effect.zipRight(Effect.sleep(poll)), Effect.annotateLogs({ lane: l.name }))
+          )
+        )
+
+      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(lanes[name]))))
+    })
+  )
+
+/** The worker loops with default options. */
+export const run: Effect.Effect<never, never, JobStore | JobRunner | EngineConfig> = runWith()
+
+/**
+ * Runs the worker for the layer's lifetime over a whole Store (its jobs); closing the scope stops
+ * it gracefully.
+ */
+export const layerWith = (
+  options: WorkerOptions = {}
+): Layer.Layer<never, never, Store | JobRunner | EngineConfig> =>
+  Layer.scopedDiscard(Effect.forkScoped(runWith(options))).pipe(Layer.provide(fromFull))
+
+/** `layerWith` with default options. */
+export const layer: Layer.Layer<never, never, Store | JobRunner | EngineConfig> = layerWith()

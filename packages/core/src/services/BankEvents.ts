@@ -1,0 +1,220 @@
+/**
+ * What the bank tells the engine: a charge was paid, a payout settled or failed, an infraction
+ * (MED) was opened or resolved. The sandbox's timers and a live gateway's webhook both arrive
+ * here, so test and live money follow the same rules. Every handler is idempotent: a PIX is
+ * recorded on its charge once (`Advance.unpaid`, in the unit with its events), so callbacks
+ * that arrive twice, late or out of order change nothing.
+ *
+ * A PIX the engine cannot credit is recorded on its charge and returned to the payer: one of a
+ * different amount than the charge's (`amount_mismatch`, never silently accepted) and one that
+ * arrives after the charge expired (`paid_after_expiry`). The charge is `failed` with that
+ * reason, `receivedAmount` and the PIX's endToEndId; the gateway's `payment.returned` timers
+ * (a devolução) send the money back and mark the charge `refunded`, told by `transaction.failed`
+ * with `status: refunded`, its reason and `receivedAmount`. Neither touches a balance.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import * as Events from "../contract/Events.js"
+import type { Transaction, TransactionId } from "../domain/Domain.js"
+import * as DueDate from "../domain/DueDate.js"
+import * as Ids from "../domain/Ids.js"
+import * as Ledger from "../domain/Ledger.js"
+import * as Money from "../domain/Money.js"
+import { completing } from "../jobs/Jobs.js"
+import {
+  type ChargePaid,
+  type ChargePaidOutcome,
+  type GatewayMoment,
+  Gateways
+} from "../ports/BankGateway.js"
+import { LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import { EngineConfig } from "./Config.js"
+import * as Metrics from "./Metrics.js"
+
+export type { ChargePaid, ChargePaidOutcome } from "../ports/BankGateway.js"
+
+/** Bank event operations. */
+export interface BankEventsShape {
+  /** Completes a pending charge, once: balance += netAmount, `transaction.completed`. */
+  readonly chargePaid: (event: ChargePaid) => Effect.Effect<boolean, StoreError>
+  /** `chargePaid` telling what happened: credited, recorded to be returned, or nothing (known already). */
+  readonly pixReceived: (event: ChargePaid) => Effect.Effect<ChargePaidOutcome, StoreError>
+  /**
+   * A returned PIX's devolução was accepted by the bank: the failed charge becomes `refunded`,
+   * and `transaction.failed` says so (status `refunded`, with its reason and `receivedAmount`).
+   */
+  readonly pixReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+}
+
+/**
+ * How many second PIX this process remembers having reported: a reconciliation re-reads its
+ * whole window on every run, and each finding is logged once, not on every run.
+ */
+const reportedLimit = 10_000
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const reported = new Set<string>()
+  const firstReport = (endToEndId: string) =>
+    Effect.sync(() => {
+      if (reported.has(endToEndId)) return false
+      reported.add(endToEndId)
+      // The oldest goes first (a Set iterates in insertion order).
+      if (reported.size > reportedLimit)
+        for (const oldest of reported) {
+          reported.delete(oldest)
+          break
+        }
+      return true
+    })
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
+  const config = yield* EngineConfig
+  const gateways = yield* Gateways
+
+  const timersOf = (moment: GatewayMoment, tx: Transaction, now: number) =>
+    Option.match(gateways.forMode(tx.mode), {
+      onNone: () => [],
+      onSome: (g) => g.timers(moment, tx, tx.id, now)
+    })
+
+  /** Records a PIX that is not credited on its charge, failed with `reason`, to be returned. */
+  const returned = (charge: Transaction, event: ChargePaid, reason: string, now: number, paidAt: number) =>
+    Effect.gen(function* () {
+      const completes = yield* completing
+      const endToEndId = event.endToEndId ?? Ids.newEndToEndId(config.ispb, now)
+      const receivedAmount = event.amount ?? charge.amount
+      const recorded: Transaction = {
+        ...charge,
+        status: "failed",
+        endToEndId,
+        paidAt,
+        failureReason: reason,
+        receivedAmount,
+        updatedAt: now
+      }
+      const advanced = yield* store.advance({
+        id: charge.id,
+        type: "deposit",
+        from: charge.status,
+        to: "failed",
+        at: now,
+        endToEndId,
+        paidAt,
+        failureReason: reason,
+        receivedAmount,
+        unpaid: true,
+        entry: null,
+        effects: {
+          // A charge still pending fails now; one already failed (expired) said so already.
+          events: charge.status === "pending" ? [Events.transactionFailed(recorded, reason, now)] : [],
+          jobs: timersOf("payment.returned", recorded, now),
+          ...completes
+        }
+      })
+      if (Option.isSome(advanced)) {
+        yield* Effect.logWarning("A PIX was received but not credited; it is returned to the payer").pipe(
+          Effect.annotateLogs({
+            transactionId: charge.id,
+            endToEndId,
+            reason,
+            receivedAmount: recorded.receivedAmount
+          })
+        )
+      }
+      return Option.isSome(advanced)
+    })
+
+  const pixReceived = (event: ChargePaid) =>
+    Effect.gen(function* () {
+      const found = yield* reads.findByTxid(event.txid)
+      if (Option.isNone(found) || found.value.type !== "deposit") return "ignored" as const
+      const charge = found.value
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const paidAt = event.paidAt ?? now
+      // Known already: the same PIX again, or another one after the charge was settled.
+      if (charge.paidAt !== null || charge.status === "completed" || charge.status === "refunded") {
+        if (
+          event.endToEndId !== undefined &&
+          event.endToEndId !== charge.endToEndId &&
+          (yield* firstReport(event.endToEndId))
+        ) {
+          yield* Effect.logWarning("A second PIX for a charge already paid; left to the merchant").pipe(
+            Effect.annotateLogs({ transactionId: charge.id, endToEndId: event.endToEndId })
+          )
+        }
+        return "ignored" as const
+      }
+      const late = charge.status === "failed" || (charge.expiresAt !== null && paidAt >= charge.expiresAt)
+      if (late) {
+        // The sandbox's payer (no amount reported) does not pay an expired charge.
+        if (event.amount === undefined) return "ignored" as const
+        return (yield* returned(charge, event, "paid_after_expiry", now, paidAt)) ? "returned" : "ignored"
+      }
+      // A due-date charge asks for what its terms give on the day of payment (São Paulo).
+      const due =
+        charge.dueTerms === null
+          ? charge.amount
+          : DueDate.amountDueAt(charge.amount, charge.dueTerms, paidAt).total
+      if (event.amount !== undefined && event.amount !== due) {
+        return (yield* returned(charge, event, "amount_mismatch", now, paidAt)) ? "returned" : "ignored"
+      }
+      // The fee quoted at creation stays; the merchant is credited the rest of what was paid.
+      const netAmount = charge.dueTerms === null ? charge.netAmount : Money.sub(due, charge.feeAmount)
+      const endToEndId = event.endToEndId ?? Ids.newEndToEndId(config.ispb, now)
+      const paid: Transaction = {
+        ...charge,
+        status: "completed",
+        receivedAmount: due,
+        netAmount,
+        endToEndId,
+        paidAt,
+        updatedAt: now
+      }
+      const timers = timersOf("charge.completed", paid, now)
+      const advanced = yield* store.advance({
+        id: paid.id,
+        from: "pending",
+        to: "completed",
+        at: now,
+        endToEndId,
+        paidAt,
+        receivedAmount: due,
+        ...(charge.dueTerms === null ? {} : { netAmount }),
+        unpaid: true,
+        entry: Ledger.chargeCompleted(paid, now),
+        effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }
+      })
+      yield* Metrics.countChange(Metrics.charges, "paid", advanced)
+      return Option.isSome(advanced) ? ("completed" as const) : ("ignored" as const)
+    })
+
+  const chargePaid = (event: ChargePaid) => Effect.map(pixReceived(event), (o) => o === "completed")
+
+  const pixReturned = (id: TransactionId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const completes = yield* completing
+      const advanced = yield* store.advance({
+        id,
+        type: "deposit",
+        from: "failed",
+        to: "refunded",
+        at: now,
+        entry: null,
+        effects: (refunded) => ({
+          events: [Events.transactionFailed(refunded, refunded.failureReason ?? "returned", now)],
+          jobs: [],
+          ...completes
+        })
+      })
+      return Option.isSome(advanced)
+    })
+
+  return { chargePaid, pixReceived, pixReturned } satisfies BankEventsShape
+})
+
+/** The the bank's reports service, for the services and transports that use it. */
+export class BankEvents extends Context.Tag("@pixgate/core/BankEvents")<BankEvents, BankEventsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(BankEvents, make)

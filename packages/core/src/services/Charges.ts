@@ -1,0 +1,406 @@
+/**
+ * Charges: a merchant asks for money, the payer pays a PIX. Creation validates, prices, asks
+ * the bank for the charge's location, builds the BR Code and its QR image, and records the
+ * pending deposit with its `transaction.created` event and its expiry timer in one unit.
+ *
+ * A bank call with an unknown outcome (time-out, lost connection, 5xx) answers 502 but is not
+ * taken for a failure: the draft's identity (transaction id, txid) is kept on the request's
+ * Idempotency-Key, so the client's retry asks the bank for the same charge again (`PUT /cob`
+ * with the same txid is idempotent) and never a second one; and the gateway's
+ * `charge.unknown` timers are written so the bank's copy is found out, and withdrawn if no
+ * retry adopts it.
+ */
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import * as Errors from "../contract/Errors.js"
+import * as Events from "../contract/Events.js"
+import { type CreateCharge, checkAmount } from "../contract/Requests.js"
+import * as Views from "../contract/Views.js"
+import { type Job, newTransaction, type Transaction, TransactionId } from "../domain/Domain.js"
+import * as DueDate from "../domain/DueDate.js"
+import * as Fees from "../domain/Fees.js"
+import * as Ids from "../domain/Ids.js"
+import * as Money from "../domain/Money.js"
+import { completing } from "../jobs/Jobs.js"
+import * as BrCode from "../pix/BrCode.js"
+import * as QrImage from "../pix/QrImage.js"
+import { Gateways } from "../ports/BankGateway.js"
+import { LedgerStore, type StoreError } from "../ports/Store.js"
+import type { Caller } from "./Auth.js"
+import { EngineConfig } from "./Config.js"
+import * as Idempotency from "./Idempotency.js"
+import * as Metrics from "./Metrics.js"
+
+/** What a charge's unknown attempt keeps for its retry: the identity the bank may hold it under. */
+const HeldCharge = Schema.parseJson(
+  Schema.Struct({
+    id: TransactionId,
+    txid: Schema.String,
+    createdAt: Schema.Number,
+    expiresAt: Schema.Number
+  })
+)
+const decodeHeld = Schema.decodeUnknownOption(HeldCharge)
+const encodeHeld = Schema.encodeSync(HeldCharge)
+
+/** The farthest due date a charge may have, in days from today. */
+export const latestDueDate = 1830
+
+const refuse = (code: Errors.ValidationCode, path: string, message: string) =>
+  Effect.fail(Errors.validation(code, path, message))
+
+const isPercent = (rule: { readonly type: string }) => rule.type.startsWith("percent")
+
+/**
+ * The terms of a due-date charge request, checked against each other and the amount (the
+ * standard's rules for `PUT /cobv`, and docs/decisions.md "Due-date charges"); null for a request
+ * without `dueDate`, which means what it always meant.
+ */
+export const dueTermsOf = (
+  input: CreateCharge,
+  today: DueDate.Day,
+  maxAmount: Money.Cents
+): Effect.Effect<DueDate.DueTerms | null, Errors.ValidationError> =>
+  Effect.gen(function* () {
+    const { dueDate } = input
+    if (dueDate === undefined) {
+      for (const field of ["daysAfterDue", "fine", "interest", "discount", "abatement"] as const) {
+        if (input[field] !== undefined) {
+          return yield* refuse("due_date_required", field, `${field} needs dueDate (a due-date charge)`)
+        }
+      }
+      return null
+    }
+    if (input.expiresIn !== undefined) {
+      return yield* refuse(
+        "expires_in_with_due_date",
+        "expiresIn",
+        "expiresIn cannot be combined with dueDate: a due-date charge is payable until dueDate plus daysAfterDue"
+      )
+    }
+    if (input.clientName === undefined) {
+      return yield* refuse(
+        "client_name_required",
+        "clientName",
+        "clientName is required with dueDate (the payer's name and CPF or CNPJ)"
+      )
+    }
+    if (input.clientDocument === undefined) {
+      return yield* refuse(
+        "client_doc_required",
+        "clientDoc",
+        "clientDoc is required with dueDate (the payer's name and CPF or CNPJ)"
+      )
+    }
+    const due = DueDate.checkedDay(dueDate)
+    if (due < today) {
+      return yield* refuse("due_date_in_past", "dueDate", "dueDate must be today or later (São Paulo)")
+    }
+    if (due > today + latestDueDate) {
+      return yield* refuse("invalid_due_date", "dueDate", "dueDate must be within 5 years")
+    }
+    const amount = input.amount
+    const { fine, interest, discount, abatement } = input
+    if (fine !== undefined && fine.value > (isPercent(fine) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_fine",
+        "fine.value",
+        isPercent(fine) ? "fine.value must be at most 100 (percent)" : "fine.value exceeds the maximum amount"
+      )
+    }
+    if (interest !== undefined && interest.value > (isPercent(interest) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_interest",
+        "interest.value",
+        isPercent(interest)
+          ? "interest.value must be at most 100 (percent)"
+          : "interest.value exceeds the maximum amount"
+      )
+    }
+    if (abatement !== undefined && abatement.value >= (isPercent(abatement) ? 10_000 : amount)) {
+      return yield* refuse("abatement_too_large", "abatement.value", "abatement must be less than the amount")
+    }
+    let discountRule: DueDate.DiscountRule | null = null
+    if (discount !== undefined) {
+      const { type } = discount
+      if (type === "fixedUntil" || type === "percentUntil") {
+        const dates = discount.dates ?? []
+        if (discount.value !== undefined) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.value",
+            `discount.value is not for ${type}: each of discount.dates has its value`
+          )
+        }
+        if (dates.length < 1 || dates.length > 3) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            `discount.dates must have 1 to 3 elements for ${type}`
+          )
+        }
+        if (new Set(dates.map((d) => d.until)).size !== dates.length) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            "discount.dates must have different dates"
+          )
+        }
+        if (dates.some((d) => DueDate.checkedDay(d.until) > due)) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            "discount.dates must be on or before dueDate"
+          )
+        }
+        if (dates.some((d) => d.value >= (type === "percentUntil" ? 10_000 : amount))) {
+          return yield* refuse(
+            "discount_too_large",
+            "discount.dates",
+            "each discount must be less than the amount"
+          )
+        }
+        discountRule = { type, dates: dates.map((d) => ({ until: d.until, value: d.value })) }
+      } else {
+        if (discount.dates !== undefined) {
+          return yield* refuse(
+            "invalid_discount",
+            "discount.dates",
+            `discount.dates is not for ${type}: it takes one value per day`
+          )
+        }
+        if (discount.value === undefined) {
+          return yield* refuse("invalid_discount", "discount.value", `discount.value is required for ${type}`)
+        }
+        discountRule = { type, value: discount.value }
+      }
+    }
+    const terms: DueDate.DueTerms = {
+      dueDate,
+      daysAfterDue: input.daysAfterDue ?? DueDate.defaultDaysAfterDue,
+      fine: fine === undefined ? null : { type: fine.type, value: fine.value },
+      interest: interest === undefined ? null : { type: interest.type, value: interest.value },
+      discount: discountRule,
+      abatement: abatement === undefined ? null : { type: abatement.type, value: abatement.value }
+    }
+    if (DueDate.largestReductionFrom(amount, terms, today) >= amount) {
+      return yield* refuse(
+        "discount_too_large",
+        "discount",
+        "abatement and discount together must leave something to pay on every day"
+      )
+    }
+    return terms
+  })
+
+/**
+ * What creating a charge may fail with: a term at fault (the amount below the fee, a due-date
+ * charge's terms), the Idempotency-Key's first request still running, the bank, the store.
+ */
+export type CreateChargeError =
+  | Errors.ValidationError
+  | Errors.Conflict
+  | Errors.GatewayUnavailable
+  | Errors.StorageUnavailable
+
+/** Charge operations. */
+export interface ChargesShape {
+  /** Creates a charge (the spec's POST /api/v1/charges; decode its body with `Requests.CreateCharge`). */
+  readonly create: (caller: Caller, input: CreateCharge) => Effect.Effect<Views.ChargeJson, CreateChargeError>
+  /** Fails a charge still pending at its `expiresAt` (`transaction.failed`, reason `expired`). */
+  readonly expire: (id: TransactionId) => Effect.Effect<boolean, StoreError>
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* LedgerStore
+  const config = yield* EngineConfig
+  const gateways = yield* Gateways
+
+  /**
+   * The bank may hold `draft` although it did not say so: the retry resumes it (its identity is
+   * on the key already) and the gateway's timers (find out, withdraw if not adopted) are written.
+   */
+  const unknownOutcome = (draft: Transaction, jobs: ReadonlyArray<Job>) =>
+    Effect.gen(function* () {
+      const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
+      if (Option.isSome(resumable)) yield* resumable.value.resume
+      yield* Effect.logWarning("Creating a charge at the bank had an unknown outcome; it is found out").pipe(
+        Effect.annotateLogs({ transactionId: draft.id, txid: draft.txid })
+      )
+      if (jobs.length > 0) {
+        yield* store.insertTransactions({
+          transactions: [],
+          entry: null,
+          guard: null,
+          effects: { events: [], jobs }
+        })
+      }
+    })
+
+  const create = (caller: Caller, input: CreateCharge) =>
+    Effect.gen(function* () {
+      yield* checkAmount(input.amount, config.maxAmount)
+      const fees = Fees.forCharge(caller.merchant.feePlan, input.amount)
+      if (fees.netAmount <= 0) {
+        return yield* Effect.fail(
+          Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
+        )
+      }
+      const gateway = yield* Effect.mapError(
+        gateways.forMode(caller.mode),
+        () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
+      )
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const terms = yield* dueTermsOf(input, DueDate.dayOf(now), config.maxAmount)
+      if (terms !== null) {
+        // The fee is the one quoted now, on the original amount: the least a payer can bring
+        // (after abatement and the largest discount) must still pay it.
+        const least = input.amount - DueDate.largestReductionFrom(input.amount, terms, DueDate.dayOf(now))
+        if (least <= fees.feeAmount) {
+          return yield* refuse(
+            "amount_below_fee",
+            "discount",
+            "the amount after abatement and discount must be greater than the charge fee"
+          )
+        }
+      }
+      const lifetime =
+        input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+      // A retry of an attempt whose outcome was unknown asks for the same charge (while it can be paid).
+      const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
+      const held = Option.flatMap(resumable, (r) =>
+        r.held === undefined ? Option.none() : Option.filter(decodeHeld(r.held), (h) => h.expiresAt > now)
+      )
+      const identity = Option.getOrElse(held, () => ({
+        id: Ids.transactionId(now),
+        txid: Ids.newTxid(now),
+        createdAt: now,
+        expiresAt: terms === null ? now + lifetime : DueDate.expiresAt(terms)
+      }))
+      const draft = newTransaction({
+        id: identity.id,
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        type: "deposit",
+        status: "pending",
+        amount: input.amount,
+        feeAmount: fees.feeAmount,
+        gatewayFeeAmount: fees.gatewayFeeAmount,
+        netAmount: fees.netAmount,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
+        txid: identity.txid,
+        description: input.description ?? null,
+        expiresAt: identity.expiresAt,
+        dueTerms: terms,
+        createdAt: identity.createdAt
+      })
+      // A live charge's identity is on its key before the bank is asked: whatever becomes of this
+      // attempt (a time-out, a crash), the retry asks for the same txid.
+      if (Option.isSome(resumable) && caller.mode === "live" && Option.isNone(held)) {
+        yield* resumable.value.keep(
+          encodeHeld({
+            id: draft.id,
+            txid: identity.txid,
+            createdAt: draft.createdAt,
+            expiresAt: identity.expiresAt
+          })
+        )
+      }
+      const registered = yield* gateway.createCharge(draft).pipe(
+        Effect.tapError((failure) =>
+          failure.outcome === "unknown"
+            ? unknownOutcome(draft, gateway.timers("charge.unknown", draft, draft.id, now))
+            : Effect.void
+        ),
+        Effect.mapError((cause) => new Errors.GatewayUnavailable({ operation: "charge", cause }))
+      )
+      const { location } = registered
+      // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
+      const qrCode = yield* Effect.mapError(
+        registered.brCode !== undefined
+          ? Effect.succeed(registered.brCode)
+          : BrCode.encode({
+              kind: "dynamic",
+              location,
+              // A due-date charge's amount depends on the day: the payer's bank reads it from the
+              // location's payload (`valor.final`), so the BR Code carries none.
+              ...(terms === null ? { amountCents: input.amount } : {}),
+              merchantName: caller.merchant.name,
+              merchantCity: caller.merchant.city || config.defaultCity
+            }),
+        (cause) => new Errors.GatewayUnavailable({ operation: "charge", code: "invalid_location", cause })
+      )
+      const charge: Transaction = { ...draft, qrCode }
+      const expiry: Job = {
+        id: Ids.jobId(now),
+        kind: "charge.expire",
+        ref: charge.id,
+        runAt: identity.expiresAt
+      }
+      const result: Views.ChargeJson = {
+        transactionId: charge.id,
+        txid: identity.txid,
+        qrCode,
+        qrCodeBase64: QrImage.pngBase64(qrCode),
+        expiresAt: Views.iso(identity.expiresAt),
+        amount: Money.toReais(charge.amount),
+        fees: Fees.toJson(fees),
+        ...(terms === null
+          ? {}
+          : {
+              dueDate: terms.dueDate,
+              payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
+              amountDue: Views.dueAmount(DueDate.amountDueAt(charge.amount, terms, now), DueDate.dayOf(now))
+            })
+      }
+      const idempotency = yield* Idempotency.resultFor(result)
+      const outcome = yield* store.insertTransactions({
+        transactions: [charge],
+        entry: null,
+        guard: null,
+        effects: {
+          events: [Events.transactionCreated(charge, now)],
+          jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
+        },
+        ...(idempotency === undefined ? {} : { idempotency })
+      })
+      if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
+      return result
+    }).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+      // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
+      Effect.uninterruptible
+    )
+
+  // No read first: the event is made from the charge as the transition leaves it.
+  const expire = (id: TransactionId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const completes = yield* completing
+      const advanced = yield* store.advance({
+        id,
+        type: "deposit",
+        from: "pending",
+        to: "failed",
+        at: now,
+        failureReason: "expired",
+        entry: null,
+        effects: (failed) => ({
+          events: [Events.transactionFailed(failed, "expired", now)],
+          jobs: [],
+          ...completes
+        })
+      })
+      yield* Metrics.countChange(Metrics.charges, "expired", advanced)
+      return Option.isSome(advanced)
+    })
+
+  return { create, expire } satisfies ChargesShape
+})
+
+/** The charges service, for the services and transports that use it. */
+export class Charges extends Context.Tag("@pixgate/core/Charges")<Charges, ChargesShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Charges, make)

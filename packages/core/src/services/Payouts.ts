@@ -1,0 +1,228 @@
+/**
+ * Payouts: the merchant sends a PIX from its available balance. The debit of `amount + fee` is
+ * guarded and written with the payout, its journal entry, its events and its send (a durable
+ * `payout.send` job, the outbox) in one unit, so no interleaving of payouts can overdraw a
+ * balance and no crash can leave a debited payout that is never sent. The answer is 201 `pending`
+ * whatever the bank does next.
+ *
+ * Live end-to-end ids are the bank's: a live payout has none until the bank gives it. When the
+ * gateway's sender has an inline budget, the creation runs the payout's send job itself after
+ * the commit, holding the job as a worker's lease would (its run time is one job lease past the
+ * budget), so no worker runs it meanwhile; the 201 carries the bank's id when the bank answered
+ * in time, `null` otherwise, and the attempt goes on to its end either way. The sandbox issues
+ * its own ids at creation.
+ */
+import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
+import * as Errors from "../contract/Errors.js"
+import * as Events from "../contract/Events.js"
+import { type CreatePayout, checkAmount } from "../contract/Requests.js"
+import type * as Views from "../contract/Views.js"
+import { availableAccount, type Job, newTransaction, type TransactionId } from "../domain/Domain.js"
+import * as Fees from "../domain/Fees.js"
+import * as Ids from "../domain/Ids.js"
+import * as Ledger from "../domain/Ledger.js"
+import * as Money from "../domain/Money.js"
+import { completing } from "../jobs/Jobs.js"
+import { Gateways } from "../ports/BankGateway.js"
+import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import type { Caller } from "./Auth.js"
+import { EngineConfig } from "./Config.js"
+import * as Idempotency from "./Idempotency.js"
+import * as Metrics from "./Metrics.js"
+import * as PayoutSend from "./PayoutSend.js"
+
+/**
+ * What sending a payout may fail with: the amount at fault, the balance short of it and its fee,
+ * the Idempotency-Key's first request still running, the bank, the store.
+ */
+export type CreatePayoutError =
+  | Errors.ValidationError
+  | Errors.InsufficientBalance
+  | Errors.Conflict
+  | Errors.GatewayUnavailable
+  | Errors.StorageUnavailable
+
+/** Payout operations. */
+export interface PayoutsShape {
+  /** Creates a payout (the spec's POST /api/v1/payouts; decode its body with `Requests.CreatePayout`). */
+  readonly create: (caller: Caller, input: CreatePayout) => Effect.Effect<Views.PayoutJson, CreatePayoutError>
+  /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
+  readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
+  /**
+   * The bank rejected the payout: `failed`, `amount + fee` returned. No webhook in the sandbox
+   * (spec); a live payout sends `transaction.failed` with its reason (docs/decisions.md).
+   */
+  readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
+  /** Runs a claimed `payout.send` job (see `PayoutSend`); a worker's run, so it asks the bank first. */
+  readonly send: (job: ClaimedJob) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * The durable send of a payout, due at `runAt` (at once, unless the creation holds it for its
+ * inline attempt): the worker runs it (`Engine`'s `payout.send`).
+ */
+export const sendJob = (payoutId: TransactionId, now: number, runAt = now): Job => ({
+  id: Ids.jobId(now),
+  kind: "payout.send",
+  ref: payoutId,
+  runAt
+})
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
+  const config = yield* EngineConfig
+  const gateways = yield* Gateways
+
+  const fail = (id: TransactionId, reason: string) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const current = yield* reads.getTransaction(id)
+      if (Option.isNone(current) || current.value.type !== "withdrawal") return false
+      // The sandbox's failures stay silent (spec); a live one is told (docs/decisions.md).
+      const live = current.value.mode === "live"
+      const completes = yield* completing
+      const advanced = yield* store.advance({
+        id,
+        type: "withdrawal",
+        from: "pending",
+        to: "failed",
+        at: now,
+        failureReason: reason,
+        entry: Ledger.payoutFailed(current.value, now),
+        effects: (failed) => ({
+          events: live ? [Events.transactionFailed(failed, reason, now)] : [],
+          jobs: [],
+          ...completes
+        })
+      })
+      yield* Metrics.countChange(Metrics.payouts, "failed", advanced)
+      return Option.isSome(advanced)
+    })
+
+  // No read first: the event is made from the payout as the transition leaves it.
+  const settle = (id: TransactionId, endToEndId?: string) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const completes = yield* completing
+      const advanced = yield* store.advance({
+        id,
+        type: "withdrawal",
+        from: "pending",
+        to: "completed",
+        at: now,
+        ...(endToEndId === undefined ? {} : { endToEndId }),
+        entry: null,
+        effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
+      })
+      yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
+      return Option.isSome(advanced)
+    })
+
+  const run = yield* PayoutSend.make({ settle, fail })
+  const send = (job: ClaimedJob) => run(job)
+  const lease = Duration.toMillis(config.jobLease)
+
+  /**
+   * The send job run inline after the payout's commit, waited for up to `budget`: the 201 then
+   * carries the end-to-end id the bank gave, if any. The attempt is not cut at the budget: it
+   * finishes or reschedules its job itself, like any run of the job, until the hold ends: then
+   * it is cut (an unknown outcome), so it never runs next to a worker's run of the same job.
+   */
+  const inline = (id: TransactionId, result: Views.PayoutJson, job: ClaimedJob, budget: number) =>
+    Effect.gen(function* () {
+      const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      // The first attempt of the send: the job was written by this creation's unit and is held
+      // past its run time, so nothing can have been sent yet (no status question first).
+      const attempt = yield* Effect.forkDaemon(
+        run(job, { first: true }).pipe(
+          Effect.timeoutFail({
+            duration: Math.max(0, job.leaseUntil - start),
+            onTimeout: () => "its hold ended" as const
+          }),
+          Effect.catchAll((e) =>
+            Effect.logWarning("A payout's inline send did not finish; its job runs it again").pipe(
+              Effect.annotateLogs({ transactionId: id, cause: typeof e === "string" ? e : e.message })
+            )
+          ),
+          Effect.interruptible
+        )
+      )
+      yield* Effect.timeoutOption(Effect.interruptible(Fiber.await(attempt)), budget)
+      const current = yield* reads.getTransaction(id)
+      const endToEndId = Option.isSome(current) ? current.value.endToEndId : null
+      return endToEndId === null ? result : { ...result, endToEndId }
+    }).pipe(
+      // The payout is committed: a failed read only means the 201 goes without the bank's id.
+      Effect.catchAll(() => Effect.succeed(result))
+    )
+
+  const create = (caller: Caller, input: CreatePayout) =>
+    Effect.gen(function* () {
+      yield* checkAmount(input.amount, config.maxAmount)
+      const gateway = yield* Effect.mapError(
+        gateways.forMode(caller.mode),
+        () => new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" })
+      )
+      const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const payout = newTransaction({
+        id: Ids.transactionId(now),
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        type: "withdrawal",
+        status: "pending",
+        amount: input.amount,
+        feeAmount: fees.feeAmount,
+        gatewayFeeAmount: fees.gatewayFeeAmount,
+        netAmount: fees.netAmount,
+        clientName: input.clientName ?? null,
+        clientDocument: input.clientDocument ?? null,
+        pixKey: input.pixKey.value,
+        pixKeyType: input.pixKey.type,
+        endToEndId: caller.mode === "test" ? Ids.newEndToEndId(config.ispb, now) : null,
+        description: input.description ?? null,
+        createdAt: now
+      })
+      const budget = caller.mode === "live" ? (gateway.sender?.inlineBudget ?? 0) : 0
+      // Held for the inline attempt as a claimed job is held by its lease (one lease past the budget).
+      const job = sendJob(payout.id, now, budget > 0 ? now + budget + lease : now)
+      const result: Views.PayoutJson = {
+        transactionId: payout.id,
+        endToEndId: payout.endToEndId,
+        status: "pending",
+        amount: Money.toReais(payout.amount),
+        fees: Fees.toJson(fees)
+      }
+      const idempotency = yield* Idempotency.resultFor(result)
+      const outcome = yield* store.insertTransactions({
+        transactions: [payout],
+        entry: Ledger.payoutCreated(payout, now),
+        guard: { account: availableAccount(caller.merchant.id), covers: Ledger.payoutDebit(payout) },
+        effects: {
+          events: [Events.transactionCreated(payout, now), Events.withdrawalCreated(payout, now)],
+          jobs: [
+            ...(gateway.sender === undefined ? [] : [job]),
+            ...gateway.timers("payout.created", payout, payout.id, now)
+          ]
+        },
+        ...(idempotency === undefined ? {} : { idempotency })
+      })
+      if (outcome === "insufficient") return yield* Effect.fail(Errors.insufficientBalance())
+      if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
+      if (budget === 0) return result
+      return yield* inline(payout.id, result, { ...job, leaseUntil: job.runAt }, budget)
+    }).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+      Effect.uninterruptible
+    )
+
+  return { create, settle, fail, send } satisfies PayoutsShape
+})
+
+/** The payouts service, for the services and transports that use it. */
+export class Payouts extends Context.Tag("@pixgate/core/Payouts")<Payouts, PayoutsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Payouts, make)

@@ -1,0 +1,373 @@
+/**
+ * Refunds (devoluções) of completed charges, beyond the spec's public API (docs/decisions.md):
+ * offered to the merchant panel, the admin API and CLI, and platforms that embed the engine.
+ *
+ * A refund returns part or all of what a charge received, within the standard's 90 days of the
+ * payment; several may follow one another up to what was received. Its amount leaves the
+ * merchant's available balance at once, in the unit that writes the refund (guarded: never
+ * below zero), with its journal entry, its `refund.created` event and its send (a durable job,
+ * the outbox). The charge's fee stays earned.
+ *
+ * Its id is derived from the charge and the caller's Idempotency-Key (`refundId`), and the
+ * bank's `id` of the devolução from it (`bankRefundId`): a retry finds the first refund, and the
+ * bank's `PUT /pix/{e2eid}/devolucao/{id}` is idempotent on it, so no retry returns money twice.
+ *
+ * Three outcomes of a send: accepted (`refund.completed`; the charge becomes `refunded` once its
+ * completed refunds reach what it received), rejected (`refund.failed`, the amount back on the
+ * balance), unknown (the refund stays pending and the bank is asked again, never sent blindly).
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import * as Errors from "../contract/Errors.js"
+import * as Events from "../contract/Events.js"
+import { type CreateRefund, checkAmount } from "../contract/Requests.js"
+import {
+  findById,
+  type MerchantId,
+  type Refund,
+  RefundId,
+  type Transaction,
+  TransactionId
+} from "../domain/Domain.js"
+import * as Ids from "../domain/Ids.js"
+import * as Ledger from "../domain/Ledger.js"
+import * as Money from "../domain/Money.js"
+import * as Sha256 from "../domain/Sha256.js"
+import { CurrentJob, completing } from "../jobs/Jobs.js"
+import { Gateways, type PixRefunder, type SendStatus } from "../ports/BankGateway.js"
+import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import { EngineConfig } from "./Config.js"
+import { maxKeyLength } from "./Idempotency.js"
+
+/** The standard's window: a PIX may be returned within 90 days of its payment. */
+export const refundWindowMs = 90 * 86_400_000
+
+/**
+ * A refund's id from its charge and the caller's Idempotency-Key: the same pair always names the
+ * same refund, so a retry (after a time-out, a crash, a double click) finds it instead of making
+ * a second one.
+ */
+export const refundId = (chargeId: TransactionId, key: string): RefundId =>
+  `rfd_${Sha256.hex(`refund\n${chargeId}\n${key}`).slice(0, 32)}` as RefundId
+
+/**
+ * The devolução's `id` at the bank (API Pix: `[a-zA-Z0-9]{1,35}`): the refund id without its
+ * underscore, so it is fixed before the first send and every retry repeats it.
+ */
+export const bankRefundId = (id: RefundId): string => id.replace("_", "")
+
+/** A charge's refunds and what is left to refund. */
+export interface RefundSummary {
+  readonly charge: Transaction
+  readonly refunds: ReadonlyArray<Refund>
+  /** Pending and completed refunds. */
+  readonly refunded: Money.Cents
+  readonly refundable: Money.Cents
+}
+
+/** Refund operations. */
+export interface RefundsShape {
+  /**
+   * Refunds `input.amount` of the merchant's completed charge, named by `idempotencyKey`: the
+   * same key on the same charge answers the first refund (an `IdempotencyMismatch` when its
+   * amount or description differ) and never refunds twice.
+   */
+  readonly create: (
+    merchantId: MerchantId,
+    transactionId: string,
+    input: CreateRefund,
+    idempotencyKey: string
+  ) => Effect.Effect<
+    Refund,
+    | Errors.NotFound
+    | Errors.Refused
+    | Errors.ValidationError
+    | Errors.IdempotencyMismatch
+    | Errors.InsufficientBalance
+    | Errors.GatewayUnavailable
+    | Errors.StorageUnavailable
+  >
+  /** A charge of the merchant with its refunds, oldest first. */
+  readonly list: (
+    merchantId: MerchantId,
+    transactionId: string
+  ) => Effect.Effect<RefundSummary, Errors.NotFound | Errors.StorageUnavailable>
+  /** The bank returned the refund (with the returned PIX's id, when it gives one): `refund.completed`. */
+  readonly settle: (id: RefundId, returnId?: string) => Effect.Effect<boolean, StoreError>
+  /** The bank refused the refund: `failed`, its amount back on the balance, `refund.failed`. */
+  readonly fail: (id: RefundId, reason: string) => Effect.Effect<boolean, StoreError>
+  /** Runs a claimed `refund.send` job (live). */
+  readonly send: (job: ClaimedJob) => Effect.Effect<void, StoreError>
+}
+
+/** The live send of a refund, due at once. */
+export const sendJob = (id: RefundId, now: number) => ({
+  id: Ids.jobId(now),
+  kind: "refund.send" as const,
+  ref: id,
+  runAt: now
+})
+
+const hasControl = (text: string) => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
+}
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* LedgerStore
+  const reads = yield* ReadStore
+  const jobs = yield* JobStore
+  const gateways = yield* Gateways
+  const config = yield* EngineConfig
+
+  const chargeOf = (merchantId: MerchantId, transactionId: string) =>
+    Effect.flatMap(findById(TransactionId, transactionId, reads.getTransaction), (t) =>
+      Option.isSome(t) && t.value.merchantId === merchantId && t.value.type === "deposit"
+        ? Effect.succeed(t.value)
+        : Effect.fail(Errors.notFound("Charge"))
+    )
+
+  const refunderOf = (charge: Transaction): Option.Option<PixRefunder> =>
+    charge.mode === "test"
+      ? Option.none()
+      : Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refunder))
+
+  const sameRequest = (refund: Refund, amount: Money.Cents, description: string | null) =>
+    refund.amount === amount && refund.description === description
+
+  const create: RefundsShape["create"] = (merchantId, transactionId, input, idempotencyKey) =>
+    Effect.gen(function* () {
+      if (idempotencyKey.length === 0 || idempotencyKey.length > maxKeyLength || hasControl(idempotencyKey)) {
+        return yield* Effect.fail(
+          Errors.validation(
+            "invalid_idempotency_key",
+            "Idempotency-Key",
+            `Idempotency-Key must be 1 to ${maxKeyLength} printable characters`
+          )
+        )
+      }
+      yield* checkAmount(input.amount, config.maxAmount)
+      const charge = yield* chargeOf(merchantId, transactionId)
+      const id = refundId(charge.id, idempotencyKey)
+      const description = input.description ?? null
+      // A retry answers the first refund, whatever happened since (even past the window).
+      const earlier = yield* reads.getRefund(id)
+      if (Option.isSome(earlier)) {
+        return sameRequest(earlier.value, input.amount, description)
+          ? earlier.value
+          : yield* Effect.fail(new Errors.IdempotencyMismatch())
+      }
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      if (charge.status === "completed" && charge.paidAt !== null && now - charge.paidAt > refundWindowMs) {
+        return yield* Effect.fail(
+          new Errors.Refused({
+            code: "refund_window_closed",
+            message: "A charge can be refunded within 90 days of its payment"
+          })
+        )
+      }
+      const refunder = refunderOf(charge)
+      if (charge.mode === "live" && Option.isNone(refunder)) {
+        return yield* Effect.fail(
+          new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
+        )
+      }
+      const refund: Refund = {
+        id,
+        transactionId: charge.id,
+        merchantId,
+        mode: charge.mode,
+        amount: input.amount,
+        status: "pending",
+        description,
+        failureReason: null,
+        returnId: null,
+        createdAt: now,
+        updatedAt: now
+      }
+      const outcome = yield* store.insertRefund({
+        refund,
+        entry: Ledger.refundCreated(refund, now),
+        effects: (current, refunded) => ({
+          events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
+          // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
+          jobs: Option.match(
+            Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refundTimers)),
+            { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
+          )
+        })
+      })
+      switch (outcome._tag) {
+        case "Created":
+          return outcome.refund
+        case "Exists":
+          return sameRequest(outcome.refund, input.amount, description)
+            ? outcome.refund
+            : yield* Effect.fail(new Errors.IdempotencyMismatch())
+        case "NotFound":
+          return yield* Effect.fail(Errors.notFound("Charge"))
+        case "NotCompleted":
+          return yield* Effect.fail(
+            new Errors.Refused({
+              code: "refund_not_refundable",
+              message:
+                outcome.status === "refunded"
+                  ? "The charge is already refunded in full"
+                  : `Only a completed charge can be refunded (this one is ${outcome.status})`
+            })
+          )
+        case "Exceeds":
+          return yield* Effect.fail(
+            Errors.validation(
+              "refund_exceeds_received",
+              "amount",
+              `amount exceeds what is left to refund of the charge (${Money.formatReais(outcome.refundable)})`
+            )
+          )
+        case "Insufficient":
+          return yield* Effect.fail(Errors.insufficientBalance())
+      }
+    }).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+      Effect.uninterruptible
+    )
+
+  const list: RefundsShape["list"] = (merchantId, transactionId) =>
+    Effect.gen(function* () {
+      const charge = yield* chargeOf(merchantId, transactionId)
+      const refunds = yield* reads.listRefunds(charge.id)
+      const refunded = refunds.reduce((n, r) => (r.status === "failed" ? n : n + r.amount), 0)
+      const received = charge.status === "completed" ? (charge.receivedAmount ?? charge.amount) : refunded
+      return {
+        charge,
+        refunds,
+        refunded: Money.Cents(refunded),
+        refundable: Money.Cents(Math.max(0, received - refunded))
+      }
+    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
+
+  const settle: RefundsShape["settle"] = (id, returnId) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const completes = yield* completing
+      const done = yield* store.finishRefund({
+        id,
+        to: "completed",
+        at: now,
+        ...(returnId === undefined ? {} : { returnId }),
+        entry: null,
+        effects: (refund, charge, refunded) => ({
+          events: [Events.refundEvent("refund.completed", charge, refund, refunded, now)],
+          jobs: [],
+          ...completes
+        })
+      })
+      return Option.isSome(done)
+    })
+
+  const fail: RefundsShape["fail"] = (id, reason) =>
+    Effect.gen(function* () {
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const current = yield* reads.getRefund(id)
+      if (Option.isNone(current) || current.value.status !== "pending") return false
+      const completes = yield* completing
+      const done = yield* store.finishRefund({
+        id,
+        to: "failed",
+        at: now,
+        failureReason: reason,
+        entry: Ledger.refundFailed(current.value, now),
+        effects: (refund, charge, refunded) => ({
+          events: [Events.refundEvent("refund.failed", charge, refund, refunded, now)],
+          jobs: [],
+          ...completes
+        })
+      })
+      return Option.isSome(done)
+    })
+
+  // The change runs as the job: it completes the job in its unit; when it changes nothing, the
+  // job is finished here.
+  const asJob = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
+    Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
+      applied ? Effect.void : jobs.finishJob(job.id)
+    )
+
+  const send: RefundsShape["send"] = (job) =>
+    Effect.gen(function* () {
+      const found = yield* findById(RefundId, job.ref, reads.getRefund)
+      if (Option.isNone(found) || found.value.status !== "pending") return yield* jobs.finishJob(job.id)
+      const refund = found.value
+      const charge = yield* reads.getTransaction(refund.transactionId)
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const refunder = Option.flatMap(charge, refunderOf)
+      if (Option.isNone(charge) || Option.isNone(refunder)) {
+        yield* Effect.logWarning("No bank gateway sends this refund; asking again in a minute").pipe(
+          Effect.annotateLogs({ refundId: refund.id })
+        )
+        return yield* jobs.retryJob(job.id, now + 60_000)
+      }
+      const bank = refunder.value
+      let status: SendStatus = yield* bank.status(refund, charge.value)
+      const sent = status._tag === "NotFound"
+      if (sent) status = yield* bank.send(refund, charge.value)
+      switch (status._tag) {
+        case "Settled":
+          return yield* asJob(job, settle(refund.id, status.endToEndId))
+        case "Rejected":
+          yield* Effect.logWarning("The bank rejected a refund; its money returns to the balance").pipe(
+            Effect.annotateLogs({
+              refundId: refund.id,
+              bankReason: status.reason,
+              bankCode: status.code
+            })
+          )
+          return yield* asJob(job, fail(refund.id, "bank_rejected"))
+        case "Unknown":
+          yield* Effect.logWarning(
+            sent
+              ? "A refund's send got no answer: it may have reached the bank, so its status is asked, never sent again blindly"
+              : "The bank could not be asked about a refund; nothing was sent this time, asking again"
+          ).pipe(Effect.annotateLogs({ refundId: refund.id, reason: status.reason, sent }))
+          return yield* jobs.retryJob(job.id, now + bank.pollDelay)
+        default:
+          if (status._tag === "Processing" && status.endToEndId !== undefined && refund.returnId === null)
+            yield* store.setRefundReturnId(refund.id, status.endToEndId, now)
+          return yield* jobs.retryJob(job.id, now + bank.pollDelay)
+      }
+    })
+
+  return { create, list, settle, fail, send } satisfies RefundsShape
+})
+
+/** A refund's JSON (`AdminViews.Refund`): the panel's, the admin API's and the CLI's. */
+export const toJson = (refund: Refund) => ({
+  refundId: refund.id,
+  transactionId: refund.transactionId,
+  amount: Money.toReais(refund.amount),
+  status: refund.status,
+  description: refund.description,
+  failureReason: refund.failureReason,
+  bankRefundId: bankRefundId(refund.id),
+  returnId: refund.returnId,
+  createdAt: new Date(refund.createdAt).toISOString(),
+  updatedAt: new Date(refund.updatedAt).toISOString()
+})
+
+/** A charge's refunds as JSON (`AdminViews.RefundList`). */
+export const summaryJson = (summary: RefundSummary) => ({
+  transactionId: summary.charge.id,
+  amount: Money.toReais(summary.charge.receivedAmount ?? summary.charge.amount),
+  refunded: Money.toReais(summary.refunded),
+  refundable: Money.toReais(summary.refundable),
+  refunds: summary.refunds.map(toJson)
+})
+
+/** The refunds (devoluções) service, for the services and transports that use it. */
+export class Refunds extends Context.Tag("@pixgate/core/Refunds")<Refunds, RefundsShape>() {}
+
+/** The service over its dependencies, as its layer declares them (without spans: `Engine.layer` adds them). */
+export const layer = Layer.effect(Refunds, make)

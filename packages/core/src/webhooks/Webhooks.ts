@@ -1,0 +1,231 @@
+/**
+ * Webhook delivery: one attempt of a delivery per `webhook.attempt` job, and the URL rules of
+ * endpoints. The schedule is durable: the attempt's outcome, the delivery's new state and its
+ * next run are written by `Store.recordAttempt` in one unit, and the worker runs the next one.
+ */
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import type { ValidationError } from "../contract/Errors.js"
+import {
+  DeliveryId,
+  type Event,
+  fairnessKey,
+  findById,
+  type Mode,
+  type WebhookEndpoint
+} from "../domain/Domain.js"
+import type { AttemptFeedback } from "../jobs/Jobs.js"
+import { HostResolver } from "../ports/HostResolver.js"
+import {
+  type ClaimedJob,
+  DeliveryStore,
+  fromFull,
+  JobStore,
+  type Store,
+  type StoreError
+} from "../ports/Store.js"
+import { causeChain, refusedAddress, WebhookTransport } from "../ports/WebhookTransport.js"
+import { EngineConfig } from "../services/Config.js"
+import * as Telemetry from "../services/Telemetry.js"
+import * as TraceContext from "../services/TraceContext.js"
+import * as SigningKeys from "./SigningKeys.js"
+import * as WebhookMetrics from "./WebhookMetrics.js"
+import * as WebhookSignature from "./WebhookSignature.js"
+import * as WebhookUrl from "./WebhookUrl.js"
+
+/** The webhook service. */
+
+/**
+ * A webhook URL as a log line may hold it: its origin only. Receivers often carry a token in the
+ * path (`/hooks/<token>`), the query or the user info; the merchant and mode name the endpoint.
+ */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "(unparsable URL)"
+  }
+}
+export interface WebhooksShape {
+  /**
+   * Runs one attempt of the delivery a due `webhook.attempt` job names (`job.ref`): POSTs the
+   * event, then records the attempt as delivered (200 only), pending (retry after the configured
+   * delay, counted from the attempt's end) or failed (last attempt). Every attempt goes to the
+   * endpoint as it is at that moment: its current URL, secret and signing keys, so a retry
+   * after the URL changed goes to the new URL and never takes the new secret to the old one. A
+   * delivery whose endpoint was removed fails at once, without retries; a redelivery can
+   * resend it later. The outcome counts in the endpoint's health (marked failing after
+   * `webhookFailingAfter` failures in a row, cleared by a 200), logged once each way. Answers
+   * the attempt's feedback for the worker (none when no attempt was made: the delivery is no
+   * longer pending, or its endpoint was removed).
+   */
+  readonly attempt: (job: ClaimedJob) => Effect.Effect<AttemptFeedback | undefined, StoreError>
+  /** Checks a webhook URL for `mode` (see `WebhookUrl.check`); 422 `invalid_webhook_url`. */
+  readonly checkUrl: (url: string, mode: Mode) => Effect.Effect<void, ValidationError>
+}
+
+/**
+ * What an attempt sends at `now`: the event's body and its headers: `User-Agent`,
+ * `X-<Service>-Signature` (the endpoint's secret, the spec's scheme) and the Standard Webhooks
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature` (one `v1,<sig>` per active signing
+ * key: two during a rotation's overlap). Deliveries and `pixgate listen` send exactly this.
+ */
+export const signedRequest = (
+  serviceName: string,
+  endpoint: Pick<WebhookEndpoint, "secret" | "signingKey" | "previousSigningKey" | "previousKeyExpiresAt">,
+  event: Event,
+  now: number
+) =>
+  Effect.gen(function* () {
+    const name = WebhookSignature.token(serviceName)
+    const body = WebhookSignature.body(event)
+    const timestamp = Math.floor(now / 1000)
+    const signatures = yield* Effect.forEach(SigningKeys.activeKeys(endpoint, now), (key) =>
+      WebhookSignature.sign(key, event.id, timestamp, body)
+    )
+    const headers: Record<string, string> = {
+      "User-Agent": `${name}-Webhooks/1.0`,
+      [`X-${name}-Signature`]: endpoint.secret,
+      "webhook-id": event.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatures.join(" ")
+    }
+    return { body, headers }
+  })
+
+/** The webhook service's tag. */
+export class Webhooks extends Context.Tag("@pixgate/core/Webhooks")<Webhooks, WebhooksShape>() {}
+
+/** Error text of an attempt whose delivery lost its endpoint. */
+export const endpointRemoved = "No webhook endpoint is configured for this mode"
+
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const store = yield* DeliveryStore
+  const jobs = yield* JobStore
+  const config = yield* EngineConfig
+  const resolver = yield* HostResolver
+  const transport = yield* WebhookTransport
+  const timeoutMs = Duration.toMillis(config.webhookTimeout)
+  const maxAttempts = 1 + config.webhookRetryDelays.length
+  const span = yield* Telemetry.spans
+
+  const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
+    Effect.gen(function* () {
+      // The host may resolve elsewhere than when the URL was set: judged again, before any byte.
+      const refused = yield* WebhookUrl.refusalAtSend(endpoint.url, event.mode).pipe(
+        Effect.provideService(EngineConfig, config),
+        Effect.provideService(HostResolver, resolver)
+      )
+      if (refused !== null) {
+        const error = refusedAddress(refused)
+        yield* Effect.logWarning("Webhook attempt not made: the receiver's address is refused").pipe(
+          Effect.annotateLogs({ merchantId: endpoint.merchantId, mode: event.mode, url: endpoint.url, error })
+        )
+        return { statusCode: null, error }
+      }
+      const { body, headers } = yield* signedRequest(config.serviceName, endpoint, event, now)
+      const trace = yield* TraceContext.headers
+      return yield* transport.post({
+        url: endpoint.url,
+        body,
+        timeoutMs,
+        publicOnly: !WebhookUrl.allowsPrivate(config, event.mode),
+        headers: { ...headers, ...trace }
+      })
+    }).pipe(
+      Effect.catchAll((e) => Effect.succeed({ statusCode: null, error: e.message })),
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed({ statusCode: null, error: causeChain(defect) || String(defect) })
+      )
+    )
+
+  const attempt = (job: ClaimedJob) =>
+    Effect.gen(function* () {
+      const context = yield* findById(DeliveryId, job.ref, store.getDelivery)
+      if (Option.isNone(context) || context.value.delivery.status !== "pending") {
+        yield* jobs.finishJob(job.id)
+        return undefined
+      }
+      const { delivery, event, endpoint, health } = context.value
+      const n = delivery.attempts + 1
+      const at = yield* Clock.currentTimeMillis
+      const outcome =
+        endpoint === null
+          ? { statusCode: null, error: endpointRemoved }
+          : yield* send(endpoint, event, at).pipe(
+              span("pixgate.webhooks.attempt", {
+                kind: "client",
+                attributes: {
+                  "pixgate.mode": event.mode,
+                  "pixgate.event_type": event.type,
+                  "pixgate.attempt": n
+                },
+                ...Option.match(TraceContext.originOf(event.data.transactionId), {
+                  onNone: () => ({}),
+                  onSome: (parent) => ({ parent })
+                })
+              })
+            )
+      const endedAt = yield* Clock.currentTimeMillis
+      const delivered = outcome.statusCode === 200
+      const retry = !delivered && endpoint !== null && n < maxAttempts
+      yield* WebhookMetrics.attempted(
+        event.mode,
+        endpoint === null,
+        outcome,
+        endedAt - at,
+        delivered || !retry
+      )
+      yield* store.recordAttempt({
+        jobId: job.id,
+        attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
+        status: delivered ? "delivered" : retry ? "pending" : "failed",
+        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]) : null,
+        ...(endpoint === null ? {} : { url: endpoint.url })
+      })
+      if (endpoint === null) return undefined
+      const feedback: AttemptFeedback = {
+        endpoint: fairnessKey(delivery.merchantId, delivery.mode),
+        ok: delivered,
+        startedAt: at
+      }
+      // A success of an endpoint that never failed (the usual case) writes nothing more.
+      if (delivered && health.consecutiveFailures === 0) return feedback
+      const change = yield* store.recordEndpointHealth({
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        ok: delivered,
+        at: endedAt,
+        failingAfter: config.webhookFailingAfter
+      })
+      const annotations = {
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        url: originOf(endpoint.url)
+      }
+      yield* WebhookMetrics.transition(delivery.mode, change)
+      if (change === "failing") {
+        yield* Effect.logWarning(
+          `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
+            `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`
+        ).pipe(Effect.annotateLogs({ ...annotations, error: outcome.error ?? `HTTP ${outcome.statusCode}` }))
+      } else if (change === "recovered") {
+        yield* Effect.logInfo("Webhook endpoint recovered: an attempt succeeded").pipe(
+          Effect.annotateLogs(annotations)
+        )
+      }
+      return feedback
+    })
+
+  const checkUrl = (url: string, mode: Mode) =>
+    WebhookUrl.check(url, mode).pipe(
+      Effect.provideService(EngineConfig, config),
+      Effect.provideService(HostResolver, resolver)
+    )
+
+  return Webhooks.of({ attempt, checkUrl })
+})
+
+/** The service over a whole Store (its deliveries and jobs), a WebhookTransport and a HostResolver. */
+export const layer: Layer.Layer<Webhooks, never, Store | EngineConfig | WebhookTransport | HostResolver> =
+  Layer.effect(Webhooks, make).pipe(Layer.provide(fromFull))
