@@ -87,7 +87,10 @@ export const ownTransaction = (
   )
 
 /** The engine's configuration (for decoding forms as the API decodes requests). */
-export const engineConfig = Effect.map(Engine.Engine, (e) => e.config)
+export const engineConfig: Effect.Effect<Engine.EngineShape["config"], never, Engine.Engine> = Effect.map(
+  Engine.Engine,
+  (e) => e.config
+)
 
 type EndpointStatus = Effect.Effect.Success<
   ReturnType<Engine.EngineShape["admin"]["webhookStatus"]>
