@@ -403,6 +403,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
       csrf: ctx.csrf,
       email: user?.email ?? null,
       merchantName: m.name,
+      brand: cfg.brand,
       role: user?.role ?? null
     }
     return {
