@@ -27,6 +27,24 @@ const csrfOf = (page: Page) => page.locator("input[name=_csrf]").first().inputVa
 const post = async (page: Page, url: string, form: Record<string, string>) =>
   page.request.post(url, { form: { _csrf: await csrfOf(page), ...form }, maxRedirects: 0 })
 
+/** The fields a form of the page would submit (its CSRF field and its one-time `token`). */
+const formOf = (page: Page, selector: string): Promise<Record<string, string>> =>
+  page.locator(selector).evaluate((form: HTMLFormElement) => {
+    const out: Record<string, string> = {}
+    new FormData(form).forEach((value, name) => {
+      out[name] = String(value)
+    })
+    return out
+  })
+
+/** The keys page's "new key" form as the browser would send it: a fresh one-time token. */
+const keyForm = async (page: Page) => {
+  await page.goto(page.url())
+  const form = await formOf(page, "form[action$='/keys']")
+  expect(form.token).toMatch(/^[A-Za-z0-9_-]{67}$/)
+  return form
+}
+
 describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel access", () => {
   let fx: PanelFixture.Fixture
   let owner: PanelFixture.Merchant
@@ -49,11 +67,22 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
       const page = await fx.signedIn(owner, size)
       await page.goto(fx.url("/mode?to=live&back=%2Fkeys"))
       expect(new URL(page.url()).pathname).toBe("/panel/keys")
-      const refused = await post(page, fx.url("/keys"), {})
+      // Each POST carries a valid one-time token: the refusal is the second factor's, not the form's.
+      const refused = await page.request.post(fx.url("/keys"), { form: await keyForm(page), maxRedirects: 0 })
       expect(refused.status()).toBe(403)
       expect(await refused.text()).toContain('data-testid="forbidden"')
-      const payout = await post(page, fx.url("/payouts"), { amount: "1,00", pixKey: "ana@example.com" })
+      const review = await post(page, fx.url("/payouts/review"), {
+        amount: "1,00",
+        pixKey: "ana@example.com"
+      })
+      expect(review.status()).toBe(403)
+      const payout = await page.request.post(fx.url("/payouts"), {
+        form: { ...(await keyForm(page)), amount: "1,00", pixKey: "ana@example.com" },
+        maxRedirects: 0
+      })
       expect(payout.status()).toBe(403)
+      expect(await payout.text()).toContain('data-testid="forbidden"')
+      expect(await fx.engine((e) => e.admin.listKeys(owner.merchantId))).toHaveLength(2)
       // The same through the page's own form: the 403 page points to the security page.
       await page.locator("form[action$='/keys'] button[type=submit]").first().click()
       await expect.poll(() => page.getByTestId("forbidden").count()).toBe(1)
@@ -79,18 +108,39 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
     expect(recovery).toHaveLength(10)
     await fx.check(page, "access-recovery-codes")
 
-    // With the second factor the live key is created, and the live payout reaches the engine.
+    // With the second factor the live key is created (post, redirect, its secret shown once),
+    // and the live payout passes the review and reaches the engine.
     await page.goto(fx.url("/mode?to=live&back=%2Fkeys"))
-    const key = await post(page, fx.url("/keys"), {})
-    expect(key.status()).toBe(200)
-    expect(await key.text()).toMatch(/sk_live_[A-Za-z0-9]+/)
-    const payout = await post(page, fx.url("/payouts"), { amount: "1,00", pixKey: "ana@example.com" })
+    const key = await page.request.post(fx.url("/keys"), { form: await keyForm(page), maxRedirects: 0 })
+    expect(key.status()).toBe(303)
+    const created = key.headers().location ?? ""
+    expect(created).toMatch(/\/panel\/keys\?created=key_[A-Za-z0-9]+$/)
+    await page.goto(new URL(created, fx.url()).toString())
+    expect(await page.getByTestId("new-key").textContent()).toMatch(/^sk_live_[A-Za-z0-9]+$/)
+    const reviewPayout = async (amount: string) => {
+      await page.goto(fx.url("/payouts"))
+      await page.locator("#p-amount").fill(amount)
+      await page.locator("#p-key").fill("ana@example.com")
+      await page.locator("form[action$='/payouts/review'] button[type=submit]").click()
+      await page.getByTestId("payout-review").waitFor()
+      const confirm = await formOf(page, "form[action$='/payouts']")
+      expect(confirm.token).toMatch(/^[A-Za-z0-9_-]{67}$/)
+      return confirm
+    }
+    const payout = await page.request.post(fx.url("/payouts"), {
+      form: await reviewPayout("1,00"),
+      maxRedirects: 0
+    })
     expect(payout.status()).not.toBe(403)
     expect(await payout.text()).not.toContain('data-testid="forbidden"')
     await page.goto(fx.url("/mode?to=test&back=%2Fpayouts"))
     // A test payout, for the audit log.
-    const testPayout = await post(page, fx.url("/payouts"), { amount: "2,50", pixKey: "ana@example.com" })
+    const testPayout = await page.request.post(fx.url("/payouts"), {
+      form: await reviewPayout("2,50"),
+      maxRedirects: 0
+    })
     expect(testPayout.status()).toBe(303)
+    expect(testPayout.headers().location ?? "").toMatch(/\/panel\/transactions\/tx_/)
   })
 
   it("asks for the second step at sign-in: a replayed code is refused, a recovery code works once", async () => {
@@ -157,14 +207,19 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
       const page = await fx.signedIn(viewer, size)
       expect(await page.locator(`nav.main a[href$='/payouts']`).count()).toBe(0)
       expect(await page.locator(`a[href$='/audit']`).count()).toBe(0)
-      const key = await post(page, fx.url("/keys"), {})
+      // Valid one-time tokens: the refusals are the role's, not the form's.
+      await page.goto(fx.url("/keys"))
+      const key = await page.request.post(fx.url("/keys"), { form: await keyForm(page), maxRedirects: 0 })
       expect(key.status()).toBe(403)
       const review = await post(page, fx.url("/payouts/review"), {
         amount: "1,00",
         pixKey: "ana@example.com"
       })
       expect(review.status()).toBe(403)
-      const payout = await post(page, fx.url("/payouts"), { amount: "1,00", pixKey: "ana@example.com" })
+      const payout = await page.request.post(fx.url("/payouts"), {
+        form: { ...(await keyForm(page)), amount: "1,00", pixKey: "ana@example.com" },
+        maxRedirects: 0
+      })
       expect(payout.status()).toBe(403)
       const audit = await page.goto(fx.url("/audit"))
       expect(audit?.status()).toBe(403)
