@@ -361,6 +361,12 @@ describe.skipIf(!available)("panel layout, receipts, live status and white label
     await inspect("webhooks")
     await page.goto(at("/password"))
     await inspect("password")
+    // The access pages merged in with the second factor: they too fit a phone.
+    for (const name of ["security", "sessions", "audit"]) {
+      await page.goto(at(`/${name}`))
+      expect(new URL(page.url()).pathname).toBe(`${base}/${name}`)
+      await inspect(name)
+    }
     expect(cspViolations).toEqual([])
     expect([...checked].sort()).toEqual(
       [
@@ -375,7 +381,10 @@ describe.skipIf(!available)("panel layout, receipts, live status and white label
         "payouts",
         "receipt-charge",
         "receipt-payout",
+        "security",
+        "sessions",
         "signin",
+        "audit",
         "transactions",
         "webhooks"
       ].sort()

@@ -233,8 +233,8 @@ export const sessionsPage = (s: Signed): Handler =>
           : html`<form class="inline" method="post" action="${s.cfg.base}/sessions/revoke">${csrfField(s)}<input type="hidden" name="session" value="${x.idHash}"><button type="submit" class="secondary">${s.t.endSession}</button></form>`
       }</td></tr>`
     )
-    const body = html`<table class="list" data-testid="sessions"><thead><tr><th>${s.t.started}</th><th>${s.t.address}</th><th>${s.t.browser}</th><th><span class="visually-hidden">${s.t.endSession}</span></th></tr></thead>
-<tbody>${rows}</tbody></table>`
+    const body = html`<div class="table-wrap"><table class="responsive" data-testid="sessions"><thead><tr><th>${s.t.started}</th><th>${s.t.address}</th><th>${s.t.browser}</th><th><span class="visually-hidden">${s.t.endSession}</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
     return respond(s, page(s.view, s.t.sessions, body, notice(s)))
   })
 
@@ -268,8 +268,8 @@ export const auditPage = (s: Signed): Handler =>
     )
     const last = entries[entries.length - 1]
     const body = html`<p><a class="button secondary" href="${s.cfg.base}/audit.csv" download>${s.t.exportCsv}</a></p>
-<table class="list" data-testid="audit"><thead><tr><th>${s.t.auditWhen}</th><th>${s.t.who}</th><th>${s.t.action}</th><th>${s.t.object}</th><th>${s.t.address}</th></tr></thead>
-<tbody>${rows}</tbody></table>
+<div class="table-wrap"><table class="responsive" data-testid="audit"><thead><tr><th>${s.t.auditWhen}</th><th>${s.t.who}</th><th>${s.t.action}</th><th>${s.t.object}</th><th>${s.t.address}</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
 ${entries.length === pageSize && last !== undefined ? html`<p><a href="${s.cfg.base}/audit?before=${last.id}">${s.t.older}</a></p>` : ""}`
     return respond(s, page(s.view, s.t.audit, body))
   })
