@@ -180,9 +180,15 @@ describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("mone
         form: pay,
         maxRedirects: 0
       })
-      // Not the engine's "already paid" (409): the first submission's result.
+      // Not the engine's "already paid" (409), nor the panel's "Esta cobrança já foi paga." (a
+      // refused second payment): the first submission's result.
       expect(paid.status()).toBe(303)
-      expect(new URL(paid.headers().location ?? "", fx.url()).searchParams.get("done")).toBe("formRepeated")
+      const paidAgain = new URL(paid.headers().location ?? "", fx.url())
+      expect(paidAgain.pathname).toBe(charge)
+      expect(paidAgain.searchParams.get("done")).toBe("formRepeated")
+      await page.goto(paidAgain.toString())
+      expect(await page.getByRole("status").textContent()).toContain("já tinha sido enviado")
+      expect(await page.getByTestId("paid-box").count()).toBe(1)
 
       await page.goto(fx.url("/webhooks"))
       await page.locator("#w-url").fill("http://127.0.0.1:9/hooks")
@@ -191,13 +197,31 @@ describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("mone
       await page.goto(fx.url("/webhooks"))
       const secret = async () => (await page.locator("#w-secret-value").textContent()) ?? ""
       const before = await secret()
-      const rotate = await formOf(page, 'form[action$="/webhooks/rotate"]')
+      // The rotate button only asks for a confirmation; the confirmation's form is the one that
+      // rotates, so it is the one carrying a fresh one-time token.
+      const ask = await formOf(page, 'form[action$="/webhooks/rotate"]')
       await page.locator('form[action$="/webhooks/rotate"] button[type=submit]').click()
+      await page.getByTestId("confirm-rotation").waitFor()
+      const confirmForm = '[data-testid="confirm-rotation"] form[action$="/webhooks/rotate"]'
+      const rotate = await formOf(page, confirmForm)
+      expect(rotate.confirm).toBe("yes")
+      expect(rotate.token).toMatch(/^[A-Za-z0-9_-]{67}$/)
+      expect(rotate.token).not.toBe(ask.token)
+      await page.getByTestId("confirm-rotate").click()
       await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
       const rotated = await secret()
       expect(rotated).not.toBe(before)
+      // The confirmed form's body again, with the browser's cookies: the first rotation's result.
       const again = await page.request.post(fx.url("/webhooks/rotate"), { form: rotate, maxRedirects: 0 })
       expect(again.status()).toBe(303)
+      // The confirmed form without its token changes nothing.
+      const { token: _token, ...bare } = rotate
+      const tokenless = await page.request.post(fx.url("/webhooks/rotate"), { form: bare, maxRedirects: 0 })
+      expect(tokenless.status()).toBe(422)
+      // The rotate button's own body again only asks for the confirmation once more.
+      const asked = await page.request.post(fx.url("/webhooks/rotate"), { form: ask, maxRedirects: 0 })
+      expect(asked.status()).toBe(200)
+      expect(await asked.text()).toContain('data-testid="confirm-rotation"')
       await page.goto(new URL(again.headers().location ?? "", fx.url()).toString())
       expect(await page.getByRole("status").textContent()).toContain("já tinha sido enviado")
       expect(await secret()).toBe(rotated)
