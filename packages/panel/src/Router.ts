@@ -61,6 +61,8 @@ interface Route {
   readonly need?: PanelRoles.Action
   /** The audit entry a successful POST appends (its object: the first path parameter, or the id it redirects to). */
   readonly audit?: Audit.AuditAction
+  /** The action happens on the confirmed POST only (`confirm=yes`); the first shows a confirmation. */
+  readonly confirmed?: true
   readonly handle: (s: Signed, params: ReadonlyArray<string>, fields: URLSearchParams) => Handler
 }
 
@@ -168,6 +170,7 @@ const routes: ReadonlyArray<Route> = [
     path: at("/webhooks/rotate"),
     need: "webhook.manage",
     audit: "webhook.rotate",
+    confirmed: true,
     handle: (s, _, f) => Webhooks.rotateSecret(s, f)
   },
   {
@@ -175,6 +178,7 @@ const routes: ReadonlyArray<Route> = [
     path: at("/webhooks/signing-key"),
     need: "webhook.manage",
     audit: "webhook.rotate",
+    confirmed: true,
     handle: (s, _, f) => Webhooks.rotateSigningKey(s, f)
   },
   {
@@ -359,8 +363,14 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
         () => Effect.succeed(notFound(signed))
       )
     )
-    if (post && route.audit !== undefined && response.status < 400) {
-      const location = response.headers.get("location") ?? ""
+    const location = response.headers.get("location") ?? ""
+    // An action is recorded once, when it happens: not for the first POST of a confirmed action
+    // (it only shows the confirmation page), nor for a repeated form (it changed nothing).
+    const happened =
+      response.status < 400 &&
+      (route.confirmed !== true || fields.get("confirm") === "yes") &&
+      new URL(location, "http://panel.invalid").searchParams.get("done") !== "formRepeated"
+    if (post && route.audit !== undefined && happened) {
       const redirected = /\/(tx_[A-Za-z0-9]+|key_[A-Za-z0-9]+)(?:[/?]|$)/.exec(location)?.[1]
       const objectId = found.params[0] ?? redirected ?? null
       yield* Access.record(signed, signed.merchant.id, user, route.audit, objectId, signed.mode)

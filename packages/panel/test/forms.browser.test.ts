@@ -225,6 +225,9 @@ describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("mone
       await page.goto(new URL(again.headers().location ?? "", fx.url()).toString())
       expect(await page.getByRole("status").textContent()).toContain("já tinha sido enviado")
       expect(await secret()).toBe(rotated)
+      // The audit log has the one rotation: not the confirmation step, not the repeats.
+      const audit = await fx.engine((e) => e.admin.auditLog(m.merchantId, { limit: 100 }))
+      expect(audit.data.filter((entry) => entry.action === "webhook.rotate")).toHaveLength(1)
       await fx.axe(page, `webhooks-repeated-${name}`)
       await fx.screenshot(page, `webhooks-repeated-${name}`)
     })
