@@ -16,7 +16,8 @@
  * package would ship the bundle three times (as text, .gz and .br) instead of once, and tests
  * and the sources' own users would need a fallback for a missing or stale build. Brotli's best
  * quality (11) takes about 20 s for this bundle, quality 9 under a second for 10% more bytes.
- * A host without node:zlib serves it uncompressed.
+ * A host without node:zlib (reached through `process.getBuiltinModule`, not imported, so the
+ * web entry stays free of Node built-ins) serves it uncompressed.
  *
  * Caching: the page names the renderer as `scalar.js?v=<hash>` (the bundle's SHA-256 and the
  * start line's hash), answered `Cache-Control: public, max-age=31536000, immutable`: a new
@@ -237,10 +238,26 @@ export const encodingOf = (acceptEncoding: string | undefined): Encoding => {
 }
 
 // The renderer's bytes by encoding, each made once (a failed compression is tried again later).
-const bodies = new Map<Encoding, Promise<Uint8Array | undefined>>()
+const bodies = new Map<Encoding, Promise<Uint8Array<ArrayBuffer> | undefined>>()
 
-const compress = async (encoding: "br" | "gzip", bytes: Uint8Array): Promise<Uint8Array | undefined> => {
-  const zlib = await import("node:zlib").catch(() => undefined)
+/**
+ * node:zlib when the host has it, through `process.getBuiltinModule` (Node 20.16+, Deno, Bun):
+ * not an import, so the web entry still imports no Node built-in.
+ */
+const zlibOf = (): typeof import("node:zlib") | undefined => {
+  try {
+    const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    return host?.getBuiltinModule?.("node:zlib") as typeof import("node:zlib") | undefined
+  } catch {
+    return undefined
+  }
+}
+
+const compress = async (
+  encoding: "br" | "gzip",
+  bytes: Uint8Array<ArrayBuffer>
+): Promise<Uint8Array<ArrayBuffer> | undefined> => {
+  const zlib = zlibOf()
   if (zlib === undefined) return undefined
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, out: Buffer) => (error ? reject(error) : resolve(new Uint8Array(out)))
@@ -261,13 +278,13 @@ const compress = async (encoding: "br" | "gzip", bytes: Uint8Array): Promise<Uin
 }
 
 /** The renderer's bytes in `encoding`, undefined when this host cannot compress. */
-export const rendererBody = (encoding: Encoding): Promise<Uint8Array | undefined> => {
+export const rendererBody = (encoding: Encoding): Promise<Uint8Array<ArrayBuffer> | undefined> => {
   let body = bodies.get(encoding)
   if (body === undefined) {
     body =
       encoding === "identity"
         ? import("./ScalarBundle.js").then((b) => new TextEncoder().encode(`${b.source}${start}`))
-        : rendererBody("identity").then((bytes) => compress(encoding, bytes as Uint8Array))
+        : rendererBody("identity").then((bytes) => compress(encoding, bytes as Uint8Array<ArrayBuffer>))
     body.catch(() => bodies.delete(encoding))
     bodies.set(encoding, body)
   }
@@ -304,6 +321,6 @@ export const renderer = async (request: {
   return new Respond.Answer(
     200,
     { ...headers, "content-type": "text/javascript; charset=utf-8" },
-    compressed ?? ((await rendererBody("identity")) as Uint8Array)
+    compressed ?? ((await rendererBody("identity")) as Uint8Array<ArrayBuffer>)
   )
 }

@@ -24,7 +24,7 @@ export class Answer {
   constructor(
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
-    readonly body: string | Uint8Array
+    readonly body: string | Uint8Array<ArrayBuffer>
   ) {}
 }
 

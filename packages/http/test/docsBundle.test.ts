@@ -30,7 +30,7 @@ const raw = (url: string, headers: Record<string, string>): Promise<Raw> =>
   })
 
 describe("the docs renderer's bundle", () => {
-  let pixgate: Pixgate
+  let pixgate: Awaited<ReturnType<typeof Pixgate.make>>
   let server: Server
   let base: string
   let url: string
