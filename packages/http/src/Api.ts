@@ -46,7 +46,7 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
           DocsPage.page(
             document(input.request),
             specUrl(input.request),
-            `${root(input.request)}${DocsPage.rendererPath}`
+            DocsPage.rendererUrl(root(input.request))
           )
       }
     },
@@ -61,7 +61,14 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
           )
       },
       documentation: {
-        renderer: (input) => Effect.promise(() => DocsPage.renderer(input.request.header("if-none-match")))
+        renderer: (input) =>
+          Effect.promise(() =>
+            DocsPage.renderer({
+              v: input.query.get("v") ?? undefined,
+              ifNoneMatch: input.request.header("if-none-match"),
+              acceptEncoding: input.request.header("accept-encoding")
+            })
+          )
       }
     },
     security: [[ApiKey, Security.apiKey]]

@@ -56,7 +56,7 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     HttpMetrics.record(exchange.method, route, reply.status, end - start)
     if (logRequests) {
       const path = Redact.path(Router.pathOf(exchange.url))
-      const code = reply.status >= 400 ? Log.codeOf(reply.body) : undefined
+      const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
       log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
     }
     try {

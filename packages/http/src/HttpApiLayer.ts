@@ -100,11 +100,10 @@ const incoming = (request: HttpServerRequest.HttpServerRequest, maxBodySize: num
 /** A native answer as an Effect response, byte for byte. */
 const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = answer.headers
-  return HttpServerResponse.text(answer.body, {
-    status: answer.status,
-    headers,
-    contentType
-  })
+  const options = { status: answer.status, headers, contentType }
+  return typeof answer.body === "string"
+    ? HttpServerResponse.text(answer.body, options)
+    : HttpServerResponse.uint8Array(answer.body, options)
 }
 
 /** A refusal's error body; a 5xx (not a replay) is logged at warning with what went wrong underneath. */

@@ -397,7 +397,9 @@ export const DocumentationGroup = HttpApiGroup.make("documentation")
     HttpApiEndpoint.get("renderer", "/api/docs/scalar.js")
       .addSuccess(
         HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
-          description: "JavaScript; `ETag` names the bundle's version, clients revalidate (`no-cache`)"
+          description:
+            "JavaScript, gzip or brotli as `Accept-Encoding` allows (`Vary: Accept-Encoding`); `ETag` names its hash. " +
+            "Under the docs page's URL (`?v=` the hash) cached for a year (`immutable`), otherwise revalidated (`no-cache`)"
         })
       )
       .addSuccess(

@@ -16,14 +16,15 @@ export interface Reply {
 }
 
 /**
- * An answer ready for any transport: status, headers (lower-case names) and body text. The
- * transport adds `content-length` and `x-request-id`.
+ * An answer ready for any transport: status, headers (lower-case names) and body, text or bytes
+ * (already encoded, as the docs renderer's compressed bundle). The transport adds
+ * `content-length` and `x-request-id`.
  */
 export class Answer {
   constructor(
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
-    readonly body: string
+    readonly body: string | Uint8Array<ArrayBuffer>
   ) {}
 }
 

@@ -142,7 +142,7 @@ class WebExchange implements Dispatch.Exchange {
   }
 
   send(answer: Respond.Answer, requestId: string): void {
-    const bytes = encoder.encode(answer.body)
+    const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
     const headers: Array<[string, string]> = Object.entries(answer.headers)
     headers.push(["content-length", String(bytes.length)], ["x-request-id", requestId])
     this.resolve(new Response(this.method === "HEAD" ? null : bytes, { status: answer.status, headers }))

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import * as DocsPage from "../src/DocsPage.js"
 import { Pixgate } from "../src/index.js"
 
 describe("the docs page", () => {
@@ -28,7 +29,7 @@ describe("the docs page", () => {
     })
     try {
       const page = await (await pixgate.webHandler(new Request("http://x/api/docs"))).text()
-      expect(page).toContain('<script src="/payments/api/docs/scalar.js">')
+      expect(page).toContain(`<script src="/payments/api/docs/scalar.js?v=${DocsPage.rendererHash}">`)
       expect(page).toContain('"url":"/payments/api/openapi.json"')
       const renderer = await pixgate.webHandler(new Request("http://x/api/docs/scalar.js"))
       expect(renderer.status).toBe(200)

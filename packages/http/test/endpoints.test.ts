@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore, Money } from "@pixgate/core"
 import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
+import * as DocsPage from "../src/DocsPage.js"
 import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/node.js"
 import { validate } from "./support/jsonSchema.js"
 import {
@@ -454,7 +455,7 @@ describe("OpenAPI document and docs page", () => {
     // Its only scripts: the renderer's configuration (data) and the renderer this server serves.
     expect(html.match(/<script[^>]*>/gi)).toEqual([
       '<script type="application/json" id="pixgate-docs">',
-      '<script src="/api/docs/scalar.js">'
+      `<script src="/api/docs/scalar.js?v=${DocsPage.rendererHash}">`
     ])
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3)/i)
     const noscript = html.slice(html.indexOf("<noscript>"))
@@ -474,7 +475,7 @@ describe("OpenAPI document and docs page", () => {
     expect(renderer.text).toContain("createApiReference")
     expect(renderer.text).not.toMatch(/sourceMappingURL/)
     const etag = renderer.headers.get("etag")
-    expect(etag).toMatch(/^"scalar-\d+\.\d+\.\d+"$/)
+    expect(etag).toMatch(/^"scalar-\d+\.\d+\.\d+-[0-9a-f]{24}(-gzip|-br)?"$/)
     const again = await h.request("GET", "/api/docs/scalar.js", { headers: { "if-none-match": etag! } })
     expect([again.status, again.text, again.headers.get("etag")]).toEqual([304, "", etag])
   })

@@ -116,7 +116,7 @@ describe("error statuses and bodies", () => {
       expect([error._tag, panelStatusOf(error)]).toEqual([error._tag, status])
       expect(TransportErrors.isApiError(error)).toBe(true)
       const answer = Respond.failure(error)
-      expect([answer.status, JSON.parse(answer.body)]).toEqual([status, body])
+      expect([answer.status, JSON.parse(answer.body as string)]).toEqual([status, body])
     }
     expect(panelStatusOf(new Error("x"))).toBe(500)
     expect(panelStatusOf(new PanelStatus.PayloadTooLarge())).toBe(413)
