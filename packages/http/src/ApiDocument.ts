@@ -68,6 +68,14 @@ const wwwAuthenticate = {
   "WWW-Authenticate": { description: '`Bearer realm="pixgate-admin"`', schema: text }
 }
 
+/** The docs renderer's compression, chosen by the request's `Accept-Encoding`. */
+const contentEncoding = {
+  "Content-Encoding": {
+    description: "`br` or `gzip` when the request's `Accept-Encoding` allows it; absent otherwise",
+    schema: text
+  }
+}
+
 /** The header every answer carries. */
 const requestId = {
   "X-Request-Id": {
@@ -148,6 +156,7 @@ const responses = (spec: Json, errorRef: string) => {
       answer.headers = {
         ...requestId,
         ...headersByStatus[status],
+        ...(op.operationId === "getDocsRenderer" && status === "200" ? contentEncoding : {}),
         ...(idempotent && replayable.has(status) ? replayed : {}),
         ...(status === "401" && usesSecurity(op, "adminToken") ? wwwAuthenticate : {})
       }
