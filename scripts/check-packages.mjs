@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { browserBundle } from "./browser-bundle.mjs"
 import { installLine, publicPackages, releasePack, root, setups } from "./release-pack.mjs"
 
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined
@@ -107,7 +108,6 @@ export const matches = async (path: string): Promise<boolean> => {
 const clientFile = `import { Pixgate, PixgateClient } from "@pixgate/client"
 import { Money, Requests } from "@pixgate/core"
 import { Effect } from "effect"
-import { browserBundle } from "./browser-bundle.mjs"
 
 export const viaPromise = (apiKey: string, baseUrl: string) => new Pixgate({ apiKey, baseUrl }).charges.create({ amount: 5.67 })
 export const viaEffect = Effect.gen(function* () {
