@@ -37,6 +37,8 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
     unit: "charges/s",
     result,
     baseline: base,
-    baselineOf: "raw SQL: one INSERT, same driver"
+    baselineOf: "raw SQL: one INSERT, same driver",
+    // A charge is a payout's work plus its BR Code, QR image and the sandbox payment after.
+    targets: { rps: { text: ">= 0.3x raw INSERT", met: (v, b) => v >= 0.3 * b } }
   })
 }

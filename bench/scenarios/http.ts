@@ -54,7 +54,7 @@ export const health = async (settings: Settings, run: StoreRun, bare: Bare): Pro
       baseline: base,
       baselineOf: "bare node:http, fixed JSON",
       p50: true,
-      targets: { rps: { text: ">= 0.8x baseline", met: (v, b) => v >= 0.8 * b } }
+      targets: { rps: { text: ">= 0.9x baseline", met: (v, b) => v >= 0.9 * b } }
     })
   ]
 }

@@ -57,10 +57,16 @@ const cpuPer = async (db: BenchDb, pid: number, work: () => Promise<void>): Prom
 
 const body = JSON.stringify({ amount: 0.01, pixKey: "cliente@example.com", description: "benchmark" })
 
-const targets = (kind: string) => {
-  const floor = kind === "postgres" ? 2000 : 4000
+/**
+ * The targets are ratios to the raw-SQL baseline of the same run (absolute rates move by
+ * tens of percent with this shared machine's load): on SQLite >= 0.7x, one merchant or
+ * spread; on Postgres >= 1.0x on one merchant (group commit against ten connections queueing
+ * on one balance row) and >= 0.9x spread.
+ */
+const targets = (kind: string, shape: "one" | "spread") => {
+  const floor = kind === "postgres" ? (shape === "one" ? 1.0 : 0.9) : 0.7
   return {
-    rps: { text: `>= ${floor.toLocaleString("en-US")}/s`, met: (v: number) => v >= floor },
+    rps: { text: `>= ${floor.toFixed(1)}x raw SQL`, met: (v: number, b: number) => v >= floor * b },
     p99: { text: "< 50 ms", met: (v: number) => v < 50 }
   }
 }
@@ -118,7 +124,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
         result: result!,
         baseline: base!,
         baselineOf: "raw SQL: guarded UPDATE + INSERT, same driver",
-        targets: targets(store.kind)
+        targets: targets(store.kind, shape)
       })
     )
   }

@@ -141,8 +141,9 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
           baseline: sent.rps,
           baselineOf: "plain node:http loop, 64 in flight"
         }),
-        target: ">= 2,000/s",
-        met: rate >= 2000 && !byStatus.failed,
+        // One healthy endpoint's backlog against the plain sender of the same run.
+        target: store.kind === "postgres" ? ">= 0.5x sender" : ">= 0.7x sender",
+        met: rate >= (store.kind === "postgres" ? 0.5 : 0.7) * sent.rps && !byStatus.failed,
         note: `${drained.answered} deliveries from ${burst.ok} payouts${note ? `; ${note}` : ""}`
       },
       {
