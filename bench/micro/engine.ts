@@ -3,9 +3,12 @@
  * page of 20 of the transaction list) with 32 in flight, on each store, reporting operations/s
  * and the process's CPU time per operation (user + system, which a noisy machine disturbs far
  * less than wall time). Settlements (the sandbox's timers) are off unless `--worker` is given,
- * so the row prices one request's work.
+ * so the row prices one request's work. With `--worker` the measurement starts once the warm-up's
+ * settlements are done and ends once its own are (3.5 s after the last payout; the sandbox
+ * settles 2-3 s after creation), so the CPU per payout includes its settlement. Tracing is off,
+ * as in `pixgate serve`, unless `--tracing` is given.
  *
- *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--merchants=1] [--store=memory|sqlite|postgres] [--n=20000]
+ *   pnpm exec tsx --conditions=@pixgate/source bench/micro/engine.ts [--op=payout|list] [--worker] [--merchants=1] [--store=memory|sqlite|postgres] [--n=20000] [--tracing]
  */
 import { Engine, MemoryStore, Money, Requests, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
@@ -17,6 +20,9 @@ const args = process.argv.slice(2)
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
 const total = Number(flag("n") ?? 20_000)
 const worker = args.includes("--worker")
+const tracing = args.includes("--tracing")
+/** Long enough for every settlement of the payouts before it (2-3 s after each). */
+const settleMs = 3_500
 const op = flag("op") ?? "payout"
 const stores = (flag("store")?.split(",") ?? ["memory", "sqlite", "postgres"]) as ReadonlyArray<string>
 const inFlight = 32
@@ -45,7 +51,11 @@ const storeLayer = async (
 const measure = async (kind: string) => {
   const { layer, cleanup } = await storeLayer(kind)
   const runtime = ManagedRuntime.make(
-    Engine.layer({ worker }).pipe(Layer.provide(layer), Layer.provide(WebhookTransport.fetch))
+    Engine.layer({ worker }).pipe(
+      Layer.provide(layer),
+      Layer.provide(WebhookTransport.fetch),
+      Layer.provide(Layer.setTracerEnabled(tracing))
+    )
   )
   try {
     const engine = await runtime.runPromise(Engine.Engine)
@@ -84,14 +94,16 @@ const measure = async (kind: string) => {
     }
     await run(Math.min(2_000, total / 5))
     if (op === "list") await run(Math.min(2_000, total / 5), list)
+    if (worker) await new Promise((resolve) => setTimeout(resolve, settleMs))
     const cpu = process.cpuUsage()
     const start = performance.now()
     await run(total, op === "list" ? list : payout)
     const seconds = (performance.now() - start) / 1000
+    if (worker) await new Promise((resolve) => setTimeout(resolve, settleMs))
     const used = process.cpuUsage(cpu)
     const cpuUs = (used.user + used.system) / total
     process.stdout.write(
-      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} ${op}s/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on)" : ""}${merchants > 1 ? `, ${merchants} merchants` : ""}\n`
+      `${kind.padEnd(8)} ${String(Math.round(total / seconds)).padStart(6)} ${op}s/s  ${cpuUs.toFixed(0).padStart(5)} µs CPU each${worker ? " (worker on, settlements included)" : ""}${merchants > 1 ? `, ${merchants} merchants` : ""}\n`
     )
   } finally {
     await runtime.dispose()

@@ -48,7 +48,7 @@ const stored = async (db: BenchDb): Promise<number> => {
 }
 
 /** The CPU of `pid` per transaction `work` stores, warm-up included (Pixgate's: settlements too). */
-const cpuPer = async (db: BenchDb, pid: number, work: () => Promise<void>): Promise<number> => {
+export const cpuPer = async (db: BenchDb, pid: number, work: () => Promise<void>): Promise<number> => {
   const [rows, cpu] = [await stored(db), cpuMicros(pid)]
   await work()
   const made = (await stored(db)) - rows

@@ -71,7 +71,10 @@ export const jobs = {
   "sandbox.charge.pay": timer(TransactionId, (id, ctx) =>
     Effect.flatMap(ctx.getTransaction(id), (tx) =>
       Option.isSome(tx) && tx.value.txid !== null
-        ? Effect.map(ctx.paymentReceived({ txid: tx.value.txid }), (outcome) => outcome === "completed")
+        ? Effect.map(
+            ctx.paymentReceived({ txid: tx.value.txid, charge: tx.value }),
+            (outcome) => outcome === "completed"
+          )
         : Effect.succeed(false)
     )
   ),

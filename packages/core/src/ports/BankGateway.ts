@@ -110,6 +110,12 @@ export interface ChargePaid {
    * for: its amount, or a due-date charge's amount due on `paidAt`.
    */
   readonly amount?: Cents
+  /**
+   * The charge as the reporter has just read it, when it has (the sandbox's payer reads it by
+   * id for its txid): it is not looked up again by `txid`. The change itself is still guarded
+   * by the charge's status and `paidAt` as they are when it commits.
+   */
+  readonly charge?: Transaction
 }
 
 /** What became of a reported PIX. */

@@ -126,7 +126,10 @@ export const make = Effect.gen(function* () {
 
   const pixReceived = (event: ChargePaid) =>
     Effect.gen(function* () {
-      const found = yield* reads.findByTxid(event.txid)
+      const found =
+        event.charge !== undefined && event.charge.txid === event.txid
+          ? Option.some(event.charge)
+          : yield* reads.findByTxid(event.txid)
       if (Option.isNone(found) || found.value.type !== "deposit") return "ignored" as const
       const charge = found.value
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
