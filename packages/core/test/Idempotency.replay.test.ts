@@ -73,4 +73,37 @@ describe("Idempotency: stored refusals", () => {
       })
     }).pipe(Effect.provide(testEngine()))
   )
+
+  it.scoped("a stored record holding a server-side failure is never replayed as one (Internal)", () =>
+    Effect.gen(function* () {
+      const engine = yield* RequestEngine
+      const store = yield* Store
+      const m = yield* merchant()
+      const body = { amount: 1, pixKey: "x" }
+      const fingerprint = Sha256.hex(`payouts.create\n{"amount":1,"pixKey":"x"}`)
+      // Only refusals are stored; a tagged or legacy record of a 5xx is not one of them.
+      const records = [
+        { _tag: "GatewayUnavailable", operation: "payout", code: "gateway_error" },
+        { status: 503, code: "service_unavailable", message: "Service temporarily unavailable" }
+      ]
+      for (const [i, record] of records.entries()) {
+        const scope = { merchantId: m.test.merchant.id, mode: "test" as const, key: `server-side-${i}` }
+        yield* store.beginIdempotent(scope, fingerprint, 0, 86_400_000, 10_000)
+        yield* store.finishIdempotent(scope, 400, JSON.stringify(record))
+        const replay = failure(
+          yield* Effect.exit(
+            engine.idempotency.run(
+              m.test,
+              scope.key,
+              "payouts.create",
+              body,
+              engine.payouts.create(m.test, body)
+            )
+          )
+        )
+        expect(replay._tag).toBe("Internal")
+        expect(answer(replay)).toMatchObject({ status: 500, code: "internal_error", replayed: true })
+      }
+    }).pipe(Effect.provide(testEngine()))
+  )
 })

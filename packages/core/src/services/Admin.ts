@@ -89,8 +89,9 @@ const checkedPlan = (plan: Requests.FeePlanInput, maxAmount: Money.Cents) => {
 type View<S extends { readonly Type: unknown }> = S["Type"]
 
 /**
- * The admin service: what the CLI, the admin HTTP router and the panel call. Every operation
- * fails with `PixgateError` members only (storage failures become 503, `StorageUnavailable`).
+ * The admin service: what the CLI, the admin HTTP router and the panel call. Each operation's
+ * error type lists only the `PixgateError` members it can fail with (storage failures become
+ * `StorageUnavailable`).
  */
 export interface AdminShape {
   /** A new merchant with its first test and live keys (shown only now). */
@@ -119,7 +120,10 @@ export interface AdminShape {
     mode: Mode
     url: string
     secret: string
-  }) => Effect.Effect<View<typeof AdminViews.WebhookEndpoint>, Errors.PixgateError>
+  }) => Effect.Effect<
+    View<typeof AdminViews.WebhookEndpoint>,
+    Errors.ValidationError | Errors.NotFound | Errors.StorageUnavailable
+  >
   /** A new signing key; the previous one still signs for `overlapSeconds`. */
   readonly rotateSigningKey: (input: {
     merchantId: string
@@ -169,19 +173,25 @@ export interface AdminShape {
   readonly inviteUser: (
     merchantId: string,
     input: Requests.InvitePanelUser
-  ) => Effect.Effect<View<typeof AdminViews.PanelInvite>, Errors.PixgateError>
+  ) => Effect.Effect<
+    View<typeof AdminViews.PanelInvite>,
+    Errors.ValidationError | Errors.NotFound | Errors.Refused | Errors.StorageUnavailable
+  >
   /** A one-time password reset link for a panel user (optionally removing the second factor). */
   readonly resetLink: (
     merchantId: string,
     input: Requests.PanelResetLink
-  ) => Effect.Effect<View<typeof AdminViews.PanelResetLink>, Errors.PixgateError>
+  ) => Effect.Effect<
+    View<typeof AdminViews.PanelResetLink>,
+    Errors.ValidationError | Errors.NotFound | Errors.StorageUnavailable
+  >
   /** A page of a merchant's audit log, newest first. */
   readonly auditLog: (
     merchantId: string,
     query: Requests.AuditQuery
-  ) => Effect.Effect<View<typeof AdminViews.AuditLog>, Errors.PixgateError>
+  ) => Effect.Effect<View<typeof AdminViews.AuditLog>, Errors.NotFound | Errors.StorageUnavailable>
   /** Checks the ledger's sums against the balances of a mode. */
-  readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, Errors.PixgateError>
+  readonly checkLedger: (mode: Mode) => Effect.Effect<LedgerCheck, Errors.StorageUnavailable>
   /** Sandbox: the payer pays a test charge now. */
   readonly sandboxPayCharge: (
     transactionId: string,
@@ -220,12 +230,21 @@ export interface AdminShape {
     transactionId: string,
     input: Requests.CreateRefund,
     idempotencyKey: string
-  ) => Effect.Effect<View<typeof AdminViews.Refund>, Errors.PixgateError>
+  ) => Effect.Effect<
+    View<typeof AdminViews.Refund>,
+    | Errors.ValidationError
+    | Errors.NotFound
+    | Errors.InsufficientBalance
+    | Errors.IdempotencyMismatch
+    | Errors.Refused
+    | Errors.GatewayUnavailable
+    | Errors.StorageUnavailable
+  >
   /** A charge's refunds and what is left to refund. */
   readonly listRefunds: (
     merchantId: string,
     transactionId: string
-  ) => Effect.Effect<View<typeof AdminViews.RefundList>, Errors.PixgateError>
+  ) => Effect.Effect<View<typeof AdminViews.RefundList>, Errors.NotFound | Errors.StorageUnavailable>
 }
 
 /** Builds the service over the money-flow services it drives. */
@@ -596,7 +615,7 @@ export const make: Effect.Effect<
         }
       }),
     /** Ledger invariants of a mode. */
-    checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.PixgateError> =>
+    checkLedger: (mode: Mode): Effect.Effect<LedgerCheck, Errors.StorageUnavailable> =>
       ledger.checkLedger(mode).pipe(
         Effect.tap((check) => Metrics.ledgerChecked(mode, check)),
         Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e)))
@@ -701,7 +720,7 @@ export const make: Effect.Effect<
         return chargebackJson(r.value)
       })
   }
-  // Every operation fails with PixgateError only: storage failures become 503.
+  // Each operation fails with its own errors only: storage failures become StorageUnavailable.
   return {
     createMerchant: storeSafe(ops.createMerchant),
     getMerchant: storeSafe(ops.getMerchant),

@@ -7,14 +7,17 @@ import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option, Schema }
 import {
   Conflict,
   fromBody,
+  type GatewayUnavailable,
   IdempotencyMismatch,
   Internal,
+  type InvalidJson,
   invalidJson,
   isServerSide,
   PixgateError,
   replayed,
   StorageUnavailable,
   unavailable,
+  type ValidationError,
   validation
 } from "../contract/Errors.js"
 import { findById, TransactionId } from "../domain/Domain.js"
@@ -74,7 +77,7 @@ export const inFlight = (): Conflict => new Conflict()
  * A 503 whose key stays locked: `Retry-After` covers the lock, so the retry comes when the key
  * can be taken over (or its stored answer replayed), not into a 409.
  */
-const lockedFor = (error: PixgateError, lockMs: number): PixgateError =>
+const lockedFor = <E extends PixgateError>(error: E, lockMs: number): E | StorageUnavailable =>
   error._tag === "StorageUnavailable"
     ? new StorageUnavailable({
         outcome: error.outcome,
@@ -93,6 +96,35 @@ const encodeRefusal = Schema.encodeSync(PixgateError)
 const decodeRefusal = Schema.decodeUnknownEither(PixgateError)
 
 /**
+ * A refusal replayed from a key's stored answer: what the operation refused the first time, read
+ * back by its tag. A record written by an earlier version (or before errors were tagged) may hold
+ * any refusal, so this is every error but the server-side ones, which are never stored, plus
+ * `Internal` for a record no error class reads.
+ */
+export type StoredRefusal =
+  | Exclude<PixgateError, GatewayUnavailable | StorageUnavailable | Internal>
+  | Internal
+
+/**
+ * What `run` adds to the errors of the effect it runs: the key's first request still running
+ * (`Conflict`), the key used with another body (`IdempotencyMismatch`), an invalid key
+ * (`ValidationError`), a body it cannot fingerprint (`InvalidJson`), the key store unavailable
+ * (`StorageUnavailable`), and a replayed refusal (`StoredRefusal`).
+ */
+export type IdempotencyError =
+  | Conflict
+  | IdempotencyMismatch
+  | ValidationError
+  | InvalidJson
+  | StorageUnavailable
+  | StoredRefusal
+
+/** True for an error that is a refusal of the request (not a server-side failure). */
+const isRefusal = (
+  error: PixgateError
+): error is Exclude<PixgateError, GatewayUnavailable | StorageUnavailable | Internal> => !isServerSide(error)
+
+/**
  * A refusal stored before errors were tagged, `{ status, code, message, details }`: the error its
  * code belongs to (`Errors.fromBody`; each code belongs to one class). A code no class declares
  * (no version stored one) replays as an internal error rather than as a guess.
@@ -101,23 +133,26 @@ const legacyRefusal = (stored: {
   readonly code?: string
   readonly message?: string
   readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }>
-}): PixgateError =>
+}): StoredRefusal =>
   Option.getOrElse(
     fromBody({
       error: stored.message ?? "",
       code: stored.code ?? "invalid_json",
       ...(stored.details === undefined ? {} : { details: stored.details })
-    }),
-    (): PixgateError => new Internal({ cause: stored })
+    }).pipe(Option.filter(isRefusal)),
+    (): StoredRefusal => new Internal({ cause: stored })
   )
 
 /** The refusal a stored record holds (marked replayed). */
-const storedRefusal = (body: string): PixgateError => {
+const storedRefusal = (body: string): StoredRefusal => {
   const json: unknown = JSON.parse(body)
-  const error = Either.getOrElse(decodeRefusal(json), () =>
-    legacyRefusal(typeof json === "object" && json !== null ? json : {})
+  const decoded = Either.getOrUndefined(decodeRefusal(json))
+  // Only refusals are stored (`run`): anything else is read as a legacy record, or `Internal`.
+  return replayed(
+    decoded !== undefined && isRefusal(decoded)
+      ? decoded
+      : legacyRefusal(typeof json === "object" && json !== null ? json : {})
   )
-  return replayed(error)
 }
 
 /** Longest accepted key. */
@@ -145,13 +180,13 @@ export interface IdempotencyShape {
    * Runs `effect` at most once per key; without a key it just runs it. It runs in the caller's
    * fiber and context, so it may need what the caller's context has (the HTTP route's engine).
    */
-  readonly run: <A, R = never>(
+  readonly run: <A, E extends PixgateError, R = never>(
     caller: Caller,
     key: string | undefined,
     operation: string,
     body: unknown,
-    effect: Effect.Effect<A, PixgateError, R>
-  ) => Effect.Effect<Replayable<A>, PixgateError, R>
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<Replayable<A>, E | IdempotencyError, R>
 }
 
 /** Builds the service over the idempotency store. */
@@ -180,13 +215,13 @@ export const make = Effect.gen(function* () {
   const ttl = Duration.toMillis(config.idempotencyTtl)
   const lock = Duration.toMillis(config.idempotencyLock)
 
-  const run = <A, R = never>(
+  const run = <A, E extends PixgateError, R = never>(
     caller: Caller,
     key: string | undefined,
     operation: string,
     body: unknown,
-    effect: Effect.Effect<A, PixgateError, R>
-  ): Effect.Effect<Replayable<A>, PixgateError, R> => {
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<Replayable<A>, E | IdempotencyError, R> => {
     if (key === undefined) return Effect.map(effect, (value) => ({ value, replayed: false }))
     if (key.length === 0 || key.length > maxKeyLength) {
       return Effect.fail(

@@ -55,7 +55,11 @@ export const invite = (
   merchantId: string,
   email: unknown,
   role?: unknown
-): Effect.Effect<Invite & { readonly role: PanelRole }, Errors.PixgateError, PanelStore | MerchantStore> =>
+): Effect.Effect<
+  Invite & { readonly role: PanelRole },
+  Errors.ValidationError | Errors.NotFound | Errors.Refused | Errors.StorageUnavailable,
+  PanelStore | MerchantStore
+> =>
   Effect.gen(function* () {
     if (role !== undefined && !isPanelRole(role))
       return yield* Effect.fail(
@@ -145,7 +149,11 @@ export const resetLink = (
   merchantId: string,
   email: unknown,
   resetSecondFactor = false
-): Effect.Effect<ResetLink, Errors.PixgateError, PanelStore | MerchantStore> =>
+): Effect.Effect<
+  ResetLink,
+  Errors.ValidationError | Errors.NotFound | Errors.StorageUnavailable,
+  PanelStore | MerchantStore
+> =>
   Effect.gen(function* () {
     const store = yield* PanelStore
     const merchants = yield* MerchantStore
