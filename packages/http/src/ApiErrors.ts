@@ -320,25 +320,6 @@ export type AnyWire = (typeof all)[number]
 /** The HTTP server's own answers before any route runs (400, 408, 431), written by the Node server. */
 export const serverCodes = ["bad_request", "request_timeout", "headers_too_large"] as const
 
-/** One of the HTTP server's own codes. */
-export type ServerCode = (typeof serverCodes)[number]
-
-/**
- * What the Node server writes for each of its own codes, on a socket whose request Node's parser
- * refused (no route ran): the status, its reason phrase and the body's `error` message.
- */
-export const serverErrors: {
-  readonly [C in ServerCode]: { readonly status: number; readonly reason: string; readonly message: string }
-} = {
-  bad_request: { status: 400, reason: "Bad Request", message: "Bad request" },
-  request_timeout: { status: 408, reason: "Request Timeout", message: "Request timeout" },
-  headers_too_large: {
-    status: 431,
-    reason: "Request Header Fields Too Large",
-    message: "Request header fields too large"
-  }
-}
-
 /**
  * Every `code` the public API answers with: the router's and transport's own, authentication,
  * idempotency, validation, the bank gateway's 502s and 503, read from the declarations.
@@ -372,7 +353,7 @@ export const adminErrorCodes: ReadonlyArray<string> = [
 ].filter((code) => !errorCodes.includes(code))
 
 /** Every code of the contract, for a client: one of the engine's or the transport's codes. */
-export type Code = TransportErrors.ApiError["code"] | ServerCode
+export type Code = TransportErrors.ApiError["code"] | (typeof serverCodes)[number]
 
 const documented: ReadonlySet<string> = new Set([...errorCodes, ...adminErrorCodes])
 
