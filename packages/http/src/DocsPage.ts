@@ -24,7 +24,7 @@
  * start line's hash), answered `Cache-Control: public, max-age=31536000, immutable`: a new
  * bundle or start line is a new URL. Without `v`, or with another one, it answers `no-cache`.
  */
-import type { Document } from "./OpenApi.js"
+import type { Document } from "./OpenApiDocuments.js"
 import * as Respond from "./Respond.js"
 import * as Digest from "./ScalarBundleDigest.js"
 

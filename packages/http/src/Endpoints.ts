@@ -10,7 +10,7 @@
 import { HttpApi, type HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { type Auth, Engine, type Errors, Money, Requests } from "@pixgate/core"
 import { Context, Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import type * as Handlers from "./Handlers.js"
+import type * as Handlers from "./EndpointHandlers.js"
 import * as PixgateApi from "./PixgateApi.js"
 import * as Respond from "./Respond.js"
 import * as Route from "./Route.js"

@@ -31,12 +31,12 @@ import {
   Redacted,
   Stream
 } from "effect"
-import * as Admin from "./Admin.js"
-import * as Api from "./Api.js"
+import * as AdminRoutes from "./AdminRoutes.js"
 import * as Body from "./Body.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming, RawBody } from "./Incoming.js"
 import { AdminToken, ApiKey, PixgateApi } from "./PixgateApi.js"
+import * as PublicRoutes from "./PublicRoutes.js"
 import * as RateLimit from "./RateLimit.js"
 import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
@@ -154,9 +154,11 @@ interface Tables {
 }
 
 const tables = (admin: Redacted.Redacted<string> | undefined): Tables => ({
-  public: Router.make(Api.routes(""), { removed: Api.removed }),
+  public: Router.make(PublicRoutes.routes(""), { removed: PublicRoutes.removed }),
   admin:
-    admin === undefined ? undefined : Router.make(Admin.routes(admin, adminBase), { basePath: adminBase })
+    admin === undefined
+      ? undefined
+      : Router.make(AdminRoutes.routes(admin, adminBase), { basePath: adminBase })
 })
 
 const isAdminPath = (url: string) => Router.stripBase(url, adminBase) !== undefined

@@ -1,19 +1,19 @@
 /**
  * A Router as Node's `(req, res, next?)` handler (node:http, Express, Connect, Fastify's raw
  * request): the one dispatcher core (Dispatch) fed by the Node transport. Everything of
- * `Handler.ts` (the web handler) is here too, so `Handler` of `@pixgate/http/node` has both.
+ * `WebHandler.ts` (the web handler) is here too, so `Handler` of `@pixgate/http/node` has both.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Errors } from "@pixgate/core"
 import type { Runtime } from "effect"
 import * as Dispatch from "./Dispatch.js"
-import type { HandlerOptions } from "./Handler.js"
 import * as NodeTransport from "./NodeTransport.js"
 import * as Respond from "./Respond.js"
 import type * as Router from "./Router.js"
 import { statusOf } from "./Status.js"
+import type { HandlerOptions } from "./WebHandler.js"
 
-export * from "./Handler.js"
+export * from "./WebHandler.js"
 
 /** A Node/Express/Connect request handler. `next` is only called when `fallthrough` is on. */
 export type NodeHandler = (

@@ -9,14 +9,14 @@
 import type { HttpClient } from "@effect/platform"
 import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
-import * as Admin from "./Admin.js"
-import * as Api from "./Api.js"
+import * as AdminRoutes from "./AdminRoutes.js"
 import * as BankCallbacks from "./BankCallbacks.js"
 import * as Body from "./Body.js"
-import * as Handler from "./Handler.js"
 import * as Log from "./Log.js"
+import * as PublicRoutes from "./PublicRoutes.js"
 import * as RateLimit from "./RateLimit.js"
 import * as Router from "./Router.js"
+import * as WebHandler from "./WebHandler.js"
 
 /** How to build an embedded Pixgate. */
 export interface PixgateOptions {
@@ -85,7 +85,7 @@ export interface PixgateOptions {
 
 /** The web handler of one router. */
 export interface Handlers {
-  readonly webHandler: Handler.WebHandler
+  readonly webHandler: WebHandler.WebHandler
 }
 
 /** Services the handlers run on; use `runtime` to call the engine directly. */
@@ -214,15 +214,15 @@ export const assemble = async (
       (Redacted.isRedacted(callbackSecret) ? Redacted.value(callbackSecret) : callbackSecret).length >= 32,
     "bankCallbacks.secret must be at least 32 characters"
   )
-  const api = Router.make<Services>([...Api.routes(basePath), ...callbacks], {
-    removed: Api.removed,
+  const api = Router.make<Services>([...PublicRoutes.routes(basePath), ...callbacks], {
+    removed: PublicRoutes.removed,
     basePath
   })
   const adminBase = Router.normalizeBasePath(options.admin?.basePath)
   const admin =
     secret === undefined
       ? undefined
-      : Router.make<Services>(Admin.routes(secret, adminBase), { basePath: adminBase })
+      : Router.make<Services>(AdminRoutes.routes(secret, adminBase), { basePath: adminBase })
   if (secret !== undefined && Redacted.value(secret).length < 16) {
     await runtime.runPromise(
       Effect.logWarning("The admin token is shorter than 16 characters; use a long random one")
@@ -248,7 +248,7 @@ export const assemble = async (
 
 /** The web handler of one of `built`'s routers. */
 export const webHandlers = (built: Assembled, router: Router.Router<Services>): Handlers => ({
-  webHandler: Handler.web(built.rt, router, {
+  webHandler: WebHandler.web(built.rt, router, {
     maxBodySize: built.maxBodySize,
     log: built.writer,
     mountPath: built.mountPath

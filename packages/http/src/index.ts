@@ -6,24 +6,24 @@
  */
 
 /** The transport's building blocks, for hosts that assemble their own handlers. */
-export * as Admin from "./Admin.js"
-export * as Api from "./Api.js"
+export * as Admin from "./AdminRoutes.js"
 export * as ApiErrors from "./ApiErrors.js"
 /** The live bank's callback routes. */
 export * as BankCallbacks from "./BankCallbacks.js"
 export * as Body from "./Body.js"
-export * as Handler from "./Handler.js"
-export * as Handlers from "./Handlers.js"
+export * as Handlers from "./EndpointHandlers.js"
 /** Pixgate's API as `HttpApiBuilder` layers, for Effect applications. */
 export * as HttpApiLayer from "./HttpApiLayer.js"
 export * as Incoming from "./Incoming.js"
 export * as Log from "./Log.js"
-export * as OpenApi from "./OpenApi.js"
+export * as OpenApi from "./OpenApiDocuments.js"
 export * as Pixgate from "./Pixgate.js"
 export * as PixgateApi from "./PixgateApi.js"
+export * as Api from "./PublicRoutes.js"
 export * as RateLimit from "./RateLimit.js"
 export * as Respond from "./Respond.js"
 export * as Route from "./Route.js"
 export * as Router from "./Router.js"
 /** The HTTP status of each engine error (core carries none). */
 export * as Status from "./Status.js"
+export * as Handler from "./WebHandler.js"

@@ -10,11 +10,11 @@ import { fileURLToPath } from "node:url"
 import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Option, Redacted, SchemaAST } from "effect"
-import * as Admin from "../src/Admin.js"
-import * as Api from "../src/Api.js"
+import * as Admin from "../src/AdminRoutes.js"
 import { errorTagOf } from "../src/ApiErrors.js"
 import { encodesToItself } from "../src/Endpoints.js"
 import { AdminApi, PixgateApi, PublicApi } from "../src/PixgateApi.js"
+import * as Api from "../src/PublicRoutes.js"
 import * as Status from "../src/Status.js"
 
 /** `METHOD /path` of the endpoints of `api`, the removed (deprecated) ones or the others. */

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import type { Log, RateLimit } from "@pixgate/http"
+import type { ApiErrors, Log, RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, type Redacted, Ref } from "effect"
 import * as Connections from "./Connections.js"
@@ -111,25 +111,27 @@ const listen = (server: Server, port: number, host: string) =>
     })
   })
 
-const clientErrors: Readonly<Record<string, readonly [number, string, string, string]>> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    "Request Header Fields Too Large",
-    "Request header fields too large",
-    "headers_too_large"
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "Request timeout", "request_timeout"]
+/** A code the server answers with before any route runs, declared once in `ApiErrors.serverCodes`. */
+type ServerCode = (typeof ApiErrors.serverCodes)[number]
+
+/** Each server code's status, reason phrase and message (every code of the contract, no other). */
+const serverAnswers = {
+  bad_request: [400, "Bad Request", "Bad request"],
+  request_timeout: [408, "Request Timeout", "Request timeout"],
+  headers_too_large: [431, "Request Header Fields Too Large", "Request header fields too large"]
+} as const satisfies Record<ServerCode, readonly [number, string, string]>
+
+/** The code of a refusal of Node's parser, by its error code; any other is `bad_request`. */
+const clientErrors: Readonly<Record<string, ServerCode>> = {
+  HPE_HEADER_OVERFLOW: "headers_too_large",
+  ERR_HTTP_REQUEST_TIMEOUT: "request_timeout"
 }
 
 /** Requests Node's own parser refuses never reach Pixgate: answer them with the error body too. */
 const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
-  const [status, reason, message, code] = clientErrors[error.code ?? ""] ?? [
-    400,
-    "Bad Request",
-    "Bad request",
-    "bad_request"
-  ]
+  const code = clientErrors[error.code ?? ""] ?? "bad_request"
+  const [status, reason, message] = serverAnswers[code]
   const body = JSON.stringify({ error: message, code })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -10,8 +10,9 @@ import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Engine } from "@pixgate/core"
+import { ApiErrors } from "@pixgate/http"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { Server } from "../src/index.js"
 import * as ServeProcess from "./support/serveProcess.js"
@@ -194,6 +195,11 @@ describe("header and request time-outs", () => {
       expect(outcome.closed).toBe(true)
       expect(outcome.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/)
       expect(outcome.text).toContain('"code":"request_timeout"')
+      expect(ApiErrors.serverCodes).toContain(
+        Schema.decodeUnknownSync(ApiErrors.ErrorBody)(
+          JSON.parse(outcome.text.slice(outcome.text.indexOf("\r\n\r\n") + 4))
+        ).code
+      )
       // Meanwhile the server answers everyone else.
       const socket = await open(server.url)
       expect(await health(socket)).toBe(200)

@@ -8,8 +8,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
+import { ApiErrors } from "@pixgate/http"
 import { send } from "@pixgate/testkit/harness"
-import { FiberRef } from "effect"
+import { FiberRef, Schema } from "effect"
 import { Database, Pixgate, Server } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-server-"))
@@ -67,6 +68,13 @@ describe("Server.start", () => {
     )
     expect(big).toMatch(/^HTTP\/1\.1 431 /)
     expect(big).toContain('"code":"headers_too_large"')
+    // Both answers are the contract's error body, their codes the ones `ApiErrors` declares.
+    for (const answer of [bad, big]) {
+      const body = Schema.decodeUnknownSync(ApiErrors.ErrorBody)(
+        JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))
+      )
+      expect(ApiErrors.serverCodes).toContain(body.code)
+    }
 
     await Promise.all([server.close(), server.close()])
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()

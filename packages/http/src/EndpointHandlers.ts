@@ -7,6 +7,7 @@
  * Idempotency is the server's part, not the handler's: an endpoint annotated
  * `IdempotentOperation` is decoded and handled inside `engine.idempotency.run(caller, key,
  * operation, body, ...)`, with `Idempotent-Replayed: true` on a replay (see Endpoints).
+ * Exported as `Handlers` by `@pixgate/http`.
  */
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { type Auth, type Domain, Engine, Errors, Views } from "@pixgate/core"

@@ -2,14 +2,15 @@
  * The public API's routes: `PublicApi` compiled with its handlers (the spec's endpoints, the
  * removed ones answering 410), the OpenAPI document, its docs page and the page's renderer,
  * which depend on the mount point that serves them.
+ * Exported as `Api` by `@pixgate/http`.
  */
 import type { Engine } from "@pixgate/core"
 import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
+import { Handlers, health, readiness } from "./EndpointHandlers.js"
 import * as Endpoints from "./Endpoints.js"
-import { Handlers, health, readiness } from "./Handlers.js"
 import type { Incoming } from "./Incoming.js"
-import * as OpenApi from "./OpenApi.js"
+import * as OpenApiDocuments from "./OpenApiDocuments.js"
 import { ApiKey, PublicApi } from "./PixgateApi.js"
 import type { RateLimiter } from "./RateLimit.js"
 import * as Respond from "./Respond.js"
@@ -29,7 +30,7 @@ const readinessRetryAfter = 1
 
 /** The public routes for a mount point. */
 export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engine | RateLimiter>> => {
-  const document = (request: Incoming) => OpenApi.document(serverUrl(basePath, request))
+  const document = (request: Incoming) => OpenApiDocuments.document(serverUrl(basePath, request))
   const root = (request: Incoming) => serverUrl(basePath, request).replace(/\/$/, "")
   const specUrl = (request: Incoming) => `${root(request)}/api/openapi.json`
   return Endpoints.compile(PublicApi, {

@@ -3,12 +3,13 @@
  * keys, webhook endpoints, balances, fee plans, the webhook log and redelivery, sandbox top-ups
  * and actions) compiled with its handlers. Off unless an admin token is configured; every route
  * needs `Authorization: Bearer <token>`. Paths are relative to where it is mounted (e.g. `/admin`).
+ * Exported as `Admin` by `@pixgate/http`.
  */
 import type { Engine } from "@pixgate/core"
 import { Effect, type Redacted } from "effect"
+import { Handlers } from "./EndpointHandlers.js"
 import * as Endpoints from "./Endpoints.js"
-import { Handlers } from "./Handlers.js"
-import * as OpenApi from "./OpenApi.js"
+import * as OpenApiDocuments from "./OpenApiDocuments.js"
 import { AdminApi, AdminToken } from "./PixgateApi.js"
 import type * as Route from "./Route.js"
 import * as Security from "./Security.js"
@@ -18,7 +19,7 @@ export const routes = (
   token: Redacted.Redacted<string>,
   basePath = ""
 ): ReadonlyArray<Route.Route<Engine.Engine>> => {
-  const document = OpenApi.admin(basePath || "/")
+  const document = OpenApiDocuments.admin(basePath || "/")
   return Endpoints.compile(AdminApi, {
     handlers: Handlers,
     security: [[AdminToken, Security.adminToken(token)]],

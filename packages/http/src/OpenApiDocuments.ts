@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 documents, generated from the definition (`OpenApi.fromApi` of `PublicApi` and
  * `AdminApi`, with the definition's own transform, see ApiDocument): built once, then served with
  * the `servers` URL of the mount point that serves them.
+ * Exported as `OpenApi` by `@pixgate/http` (not `@effect/platform`'s `OpenApi`, which builds them).
  */
 import { OpenApi } from "@effect/platform"
 import { AdminApi, PublicApi } from "./PixgateApi.js"

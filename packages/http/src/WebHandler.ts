@@ -2,6 +2,7 @@
  * A Router as the web's `(Request) => Promise<Response>` handler: the one dispatcher core
  * (Dispatch) fed by the web transport, touching none of the host's globals. Node's
  * `(req, res, next?)` shape is `NodeHandler.ts` (the `@pixgate/http/node` entry).
+ * Exported as `Handler` by `@pixgate/http` (and, with NodeHandler, by `@pixgate/http/node`).
  */
 import type { Runtime } from "effect"
 import * as Dispatch from "./Dispatch.js"
