@@ -93,6 +93,18 @@ export const layer = (writer: Writer): Layer.Layer<never> =>
   )
 
 /**
+ * `text` as a JSON string. Request ids, methods and most paths hold only printable ASCII
+ * without `"` or a backslash: those are quoted as they are, the rest go through `JSON.stringify`.
+ */
+const quote = (text: string): string => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text)
+  }
+  return `"${text}"`
+}
+
+/**
  * The access line of one request, built directly (no logger, no annotations). Its fields come
  * in the order Effect's logger wrote them, so the lines stay byte for byte what they were; an
  * error answer adds its `code` last. This line is the only one an ordinary refusal (a 4xx) gets.
@@ -108,8 +120,8 @@ export const requestLine = (
   code?: string
 ): string =>
   `{"time":"${Timestamp.iso(time)}","level":"info","msg":"request","durationMs":${durationMs},` +
-  `"path":${JSON.stringify(path)},"status":${status},"requestId":${JSON.stringify(requestId)},` +
-  `"method":${JSON.stringify(method)}${code === undefined ? "" : `,"code":${JSON.stringify(code)}`}}`
+  `"path":${quote(path)},"status":${status},"requestId":${quote(requestId)},` +
+  `"method":${quote(method)}${code === undefined ? "" : `,"code":${JSON.stringify(code)}`}}`
 
 /** The `code` of an error body `{ error, code }`, without parsing the whole body. */
 export const codeOf = (body: string): string | undefined => /"code":"([a-z_]{1,64})"/.exec(body)?.[1]

@@ -80,6 +80,17 @@ const queryOrRefusal = (request: Incoming, params: Params): URLSearchParams | Re
 const answerOf = (output: Output): Respond.Answer =>
   output instanceof Respond.Answer ? output : Respond.reply(output)
 
+const hasNone = (params: Params): boolean => {
+  for (const _ in params) return false
+  return true
+}
+
+/**
+ * The query of a plain route's request without one, shared: plain handlers (the health check,
+ * the documents) only read their query, and the health check is the request probes send most.
+ */
+const noQuery = new URLSearchParams()
+
 /** A public route without a body whose handler answers at once, never entering the runtime. */
 export const plain = (
   method: Method,
@@ -89,7 +100,8 @@ export const plain = (
   method,
   path,
   serve: (request, params) => {
-    const query = queryOrRefusal(request, params)
+    const query =
+      request.url.indexOf("?") === -1 && hasNone(params) ? noQuery : queryOrRefusal(request, params)
     if (query instanceof Respond.Answer) return query
     return answerOf(handle({ request, params, query, principal: undefined, body: {} }))
   }

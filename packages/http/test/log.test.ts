@@ -91,6 +91,32 @@ describe("access lines", () => {
   )
 })
 
+describe("access line strings", () => {
+  it("quotes paths, methods and ids exactly as JSON.stringify does, escapes and all", () => {
+    const texts = [
+      "/api/health",
+      'a"quote',
+      "back\\slash",
+      "tab\there",
+      "new\nline",
+      "\u0000nul",
+      "del\u007f",
+      "acentuação",
+      "lone \ud800 surrogate",
+      "emoji 😀",
+      ""
+    ]
+    for (const text of texts) {
+      const line = Log.requestLine(0, text, text, 200, 1, text)
+      expect(line, text).toBe(
+        `{"time":"1970-01-01T00:00:00.000Z","level":"info","msg":"request","durationMs":1,` +
+          `"path":${JSON.stringify(text)},"status":200,"requestId":${JSON.stringify(text)},"method":${JSON.stringify(text)}}`
+      )
+      expect(JSON.parse(line)).toMatchObject({ path: text, method: text, requestId: text })
+    }
+  })
+})
+
 describe("redacted paths and error codes", () => {
   it("replaces the secret segment of bank callbacks and invites, however spelled", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [

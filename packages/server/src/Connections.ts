@@ -84,10 +84,37 @@ const acceptQuietMs = 1_000
 
 /** One open connection: requests on it not yet answered, and since when it has none. */
 interface Connection {
+  readonly socket: Socket
   active: number
   idleSince: number
   /** `socket.bytesRead` when it became idle: more read since then is a request arriving. */
   readAtIdle: number
+}
+
+/** A response and what the tracker keeps of it until it closes. */
+type Tracked = ServerResponse & {
+  [trackedBy]?: Tracker | undefined
+  [onConnection]?: Connection | undefined
+}
+
+interface Tracker {
+  readonly pending: Set<ServerResponse>
+}
+
+const trackedBy = Symbol("pixgate.connections.tracker")
+const onConnection = Symbol("pixgate.connections.connection")
+
+/**
+ * What a response's close does, as one function shared by every response (`this` is the
+ * response): one listener per request and no closure built for it.
+ */
+function responseClosed(this: Tracked): void {
+  this[trackedBy]?.pending.delete(this)
+  const connection = this[onConnection]
+  if (connection === undefined) return
+  connection.active--
+  connection.idleSince = Date.now()
+  connection.readAtIdle = connection.socket.bytesRead
 }
 
 /**
@@ -101,29 +128,29 @@ interface Connection {
 export const tracker = (server: Server) => {
   const connections = new Map<Socket, Connection>()
   const pending = new Set<ServerResponse>()
+  const self: Tracker = { pending }
   let drainingSince: number | undefined
   let accepted = 0
   server.on("connection", (socket: Socket) => {
     accepted++
-    connections.set(socket, { active: 0, idleSince: Date.now(), readAtIdle: 0 })
+    connections.set(socket, { socket, active: 0, idleSince: Date.now(), readAtIdle: 0 })
     socket.once("close", () => connections.delete(socket))
   })
   /** Call first for every request. */
   const track = (req: IncomingMessage, res: ServerResponse) => {
-    if (drainingSince !== undefined) res.shouldKeepAlive = false
-    else {
+    const tracked = res as Tracked
+    if (drainingSince !== undefined) {
+      res.shouldKeepAlive = false
+      tracked[trackedBy] = undefined
+    } else {
       pending.add(res)
-      res.once("close", () => pending.delete(res))
+      tracked[trackedBy] = self
     }
-    const socket = req.socket as Socket
-    const connection = connections.get(socket)
-    if (connection === undefined) return
-    connection.active++
-    res.once("close", () => {
-      connection.active--
-      connection.idleSince = Date.now()
-      connection.readAtIdle = socket.bytesRead
-    })
+    const connection = connections.get(req.socket as Socket)
+    tracked[onConnection] = connection
+    if (connection !== undefined) connection.active++
+    // A response closes once: `on` spares the wrapper `once` would build.
+    res.on("close", responseClosed)
   }
   /**
    * Closes the connections idle for the grace as of `asOf`, with nothing read since. It runs in

@@ -141,6 +141,18 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 
 const isRoot = (url: string) => url === "/" || url.startsWith("/?")
 
+const adminSubpath = `${adminPath}/`
+const adminQuery = `${adminPath}?`
+const isAdmin = (url: string) =>
+  url.startsWith(adminPath) &&
+  (url === adminPath || url.startsWith(adminSubpath) || url.startsWith(adminQuery))
+
+/** The path of a request URL (no query), without building an array per request. */
+const pathOf = (url: string) => {
+  const at = url.indexOf("?")
+  return at === -1 ? url : url.slice(0, at)
+}
+
 /** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
 const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, panel: boolean) => {
   const links = {
@@ -275,9 +287,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
       return answerIndex(req, res, admin !== undefined, panel !== undefined)
-    const isAdmin = url === adminPath || url.startsWith(`${adminPath}/`) || url.startsWith(`${adminPath}?`)
-    if (admin !== undefined && isAdmin) admin.nodeHandler(req, res)
-    else if (panel?.matches(url.split("?")[0] ?? url)) panel.nodeHandler(req, res)
+    if (admin !== undefined && isAdmin(url)) admin.nodeHandler(req, res)
+    else if (panel?.matches(pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   server.maxConnections = limits.maxConnections
