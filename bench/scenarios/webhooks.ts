@@ -16,6 +16,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises"
 import { request } from "undici"
+import { cpuMsOf } from "../lib/cpu.js"
 import type { LatencySummary } from "../lib/histogram.js"
 import { admin, runSender, type Server, startReceiver, waitForIdle } from "../lib/pixgate.js"
 import { compared, type Result } from "../lib/report.js"
@@ -85,8 +86,12 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       durationMs: settings.quick ? 500 : 3_000
     })
     await sleep(3_200) // every settlement of the burst is due now
+    // The server's CPU (user + system, /proc) over the drain: steadier than the rate on a
+    // shared machine. It includes the settlements due in the mix and the idle check's polls.
+    const cpuBefore = cpuMsOf(store.pixgate.pid)
     await control(receiver, "/_release")
     const left = await waitForIdle(store.db, 120_000)
+    const drainCpuMs = cpuMsOf(store.pixgate.pid) - cpuBefore
     await sleep(200)
     const drained = await control(receiver, "/_stats")
     const seconds = Math.max(0.001, (drained.lastAnswerAt - drained.releasedAt) / 1000)
@@ -96,9 +101,11 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
         AND created_at >= ${backlogStart} GROUP BY status`
     )
     const byStatus = Object.fromEntries(statuses.map((s) => [s.status, Number(s.n)]))
+    const cpuPerDelivery = (drainCpuMs * 1000) / Math.max(1, drained.answered)
     settings.log(
       `webhook backlog (${store.kind}): ${drained.answered} answers in ${seconds.toFixed(2)} s = ${Math.round(rate)}/s; ` +
-        `deliveries ${JSON.stringify(byStatus)}${left > 0 ? `; ${left} jobs left` : ""}`
+        `deliveries ${JSON.stringify(byStatus)}${left > 0 ? `; ${left} jobs left` : ""}; ` +
+        `server CPU per delivery ${cpuPerDelivery.toFixed(0)} µs`
     )
 
     // Baselines against the same receiver.
@@ -145,6 +152,14 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
         target: store.kind === "postgres" ? ">= 0.5x sender" : ">= 0.7x sender",
         met: rate >= (store.kind === "postgres" ? 0.5 : 0.7) * sent.rps && !byStatus.failed,
         note: `${drained.answered} deliveries from ${burst.ok} payouts${note ? `; ${note}` : ""}`
+      },
+      {
+        name,
+        store: store.kind,
+        metric: "server CPU per delivery (backlog)",
+        value: cpuPerDelivery,
+        unit: "µs",
+        note: "user + system time of the server over the drain (/proc), per delivery"
       },
       {
         ...compared({

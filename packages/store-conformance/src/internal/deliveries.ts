@@ -216,6 +216,42 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
       )
     )
 
+    it.effect(
+      "fair claim with a limit below the backlog: the earliest due across endpoints, ties included",
+      () =>
+        inJobWindow((b) =>
+          Effect.gen(function* () {
+            const s = yield* store
+            const a = yield* withEndpoints(["test"])
+            const c = yield* withEndpoints(["test"])
+            const fairness = { perEndpoint: 8, failingPerEndpoint: 1 }
+            // Endpoint a: two attempts due at each even offset (0, 0, 2, 2, ...); c: one at each odd one.
+            yield* emit(
+              a.merchant.id,
+              Array.from({ length: 12 }, (_, i) =>
+                makeEvent(a.merchant.id, "test", "transaction.created", { at: b + 2 * Math.floor(i / 2) })
+              )
+            )
+            yield* emit(
+              c.merchant.id,
+              Array.from({ length: 4 }, (_, i) =>
+                makeEvent(c.merchant.id, "test", "transaction.created", { at: b + 2 * i + 1 })
+              )
+            )
+            // Limit 1, then 4, then 5 (the fifth ties with the fourth of a at b + 4): earliest first.
+            const one = yield* s.claimDueJobs(b + 100, 1, b + 10_000, "webhooks", fairness)
+            expect(one.map((j) => j.runAt)).toEqual([b])
+            const four = yield* s.claimDueJobs(b + 100, 4, b + 10_000, "webhooks", fairness)
+            expect(four.map((j) => j.runAt)).toEqual([b, b + 1, b + 2, b + 2])
+            const five = yield* s.claimDueJobs(b + 100, 5, b + 10_000, "webhooks", fairness)
+            expect(five.map((j) => j.runAt)).toEqual([b + 3, b + 4, b + 4, b + 5, b + 6])
+            // a has 7 in flight of its 8: one more of it, then c's rest.
+            const rest = yield* s.claimDueJobs(b + 100, 100, b + 10_000, "webhooks", fairness)
+            expect(rest.map((j) => j.runAt)).toEqual([b + 6, b + 7])
+          })
+        )
+    )
+
     it.effect("endpoint claim: one endpoint's due attempts, earliest first, within its share left", () =>
       inJobWindow((b) =>
         Effect.gen(function* () {

@@ -91,14 +91,35 @@ export const jobs = (
         UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
         FROM claimed WHERE jobs.id = claimed.id
         RETURNING jobs.id, jobs.kind, jobs.ref, jobs.run_at, jobs.lease_until`,
+      // Each endpoint's share left is counted once (not once per due row, which made a round
+      // cost the backlog times the attempts in flight), and an endpoint at its share is skipped
+      // before its due attempts are ranked: a drain keeps its endpoint full, so the rounds it
+      // runs meanwhile read one index entry per endpoint. Only an endpoint's first `limit` due
+      // attempts are ranked (`last_at`): a later one could never be among the `limit` taken.
       orElse: () => sql`UPDATE jobs SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
         WHERE id IN (
+          WITH RECURSIVE keys(k) AS (
+            SELECT MIN(fairness_key) FROM jobs WHERE kind = 'webhook.attempt'
+            UNION ALL
+            SELECT (SELECT MIN(j.fairness_key) FROM jobs j
+                WHERE j.kind = 'webhook.attempt' AND j.fairness_key > keys.k)
+            FROM keys WHERE keys.k IS NOT NULL
+          ),
+          shares AS (
+            SELECT keys.k, ${share(fairness)} - ${inFlight(now, sql`keys.k`)} AS n,
+              (SELECT c.due_at FROM jobs c
+                WHERE c.kind = 'webhook.attempt' AND c.fairness_key = keys.k AND c.due_at <= ${now}
+                ORDER BY c.due_at, c.id LIMIT 1 OFFSET ${limit - 1}) AS last_at
+            FROM keys LEFT JOIN webhook_health h ON h.fairness_key = keys.k
+            WHERE keys.k IS NOT NULL
+          )
           SELECT id FROM (
             SELECT j.id, j.due_at,
-              ROW_NUMBER() OVER (PARTITION BY j.fairness_key ORDER BY j.due_at, j.id) AS rank,
-              ${share(fairness)} - ${inFlight(now, sql`j.fairness_key`)} AS n
-            FROM jobs j LEFT JOIN webhook_health h ON h.fairness_key = j.fairness_key
-            WHERE j.kind = 'webhook.attempt' AND j.due_at <= ${now}
+              ROW_NUMBER() OVER (PARTITION BY j.fairness_key ORDER BY j.due_at, j.id) AS rank, s.n
+            FROM shares s JOIN jobs j
+              ON j.kind = 'webhook.attempt' AND j.fairness_key = s.k AND j.due_at <= ${now}
+              AND j.due_at <= COALESCE(s.last_at, ${now})
+            WHERE s.n > 0
           ) WHERE rank <= n ORDER BY due_at, id LIMIT ${limit}
         )
         RETURNING id, kind, ref, run_at, lease_until`
