@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { send } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { FiberRef } from "effect"
 import { Database, Pixgate, Server } from "../src/index.js"
 
@@ -70,7 +71,7 @@ describe("Server.start", () => {
 
     await Promise.all([server.close(), server.close()])
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()
-    expect(JSON.parse(logs.at(-1)!)).toMatchObject({ msg: "Pixgate stopping" })
+    expect(JSON.parse(must(logs.at(-1), "logs.at(-1)"))).toMatchObject({ msg: "Pixgate stopping" })
   })
 
   it("keeps /admin unmounted without a token", async () => {
