@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
+import { must } from "@pixgate/testkit/must"
 
 /** The repository root: children run from here, so `--import tsx` and workspace packages resolve. */
 export const root = new URL("../../", import.meta.url).pathname
@@ -159,7 +160,7 @@ export const spawnNode = async (options: SpawnOptions): Promise<Child & { readon
       }
     }
   }
-  return { name: options.name, pid: child.pid!, process: child, tail, stop, readyLine }
+  return { name: options.name, pid: must(child.pid, "child.pid"), process: child, tail, stop, readyLine }
 }
 
 /** Resident memory of a process, from /proc/<pid>/status: now (VmRSS) and its peak (VmHWM), in MiB. */

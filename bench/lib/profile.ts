@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
+import { must } from "@pixgate/testkit/must"
 import { root } from "./proc.js"
 
 interface ProfileNode {
@@ -49,7 +50,8 @@ export const analyse = (file: string) => {
   }
   const stack = (id: number) => {
     const frames: Array<ProfileNode> = []
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) frames.push(byId.get(at)!)
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
+      frames.push(must(byId.get(at), "byId.get(at)"))
     return frames
   }
   const first = profile.samples.findIndex((id) =>

@@ -16,6 +16,7 @@ import { Engine, Ids, Store } from "@pixgate/core"
 import { RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { PgStore } from "@pixgate/store-pg"
+import { must } from "@pixgate/testkit/must"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createDb, removeRunDirectory } from "../lib/db.js"
 
@@ -38,7 +39,8 @@ try {
   const merchants = await runtime.runPromise(Store.MerchantStore)
   const hashes = new Map(Array.from({ length: 1000 }, (_, i) => [`key_${i}`, Ids.hashApiKey(`sk_test_${i}`)]))
   const keyLookup: RateLimit.RateLimiterShape = {
-    take: (key) => Effect.as(Effect.orDie(merchants.findKeyOwner(hashes.get(key)!)), 0)
+    take: (key) =>
+      Effect.as(Effect.orDie(merchants.findKeyOwner(must(hashes.get(key), "hashes.get(key)"))), 0)
   }
   for (const [name, limiter] of [
     ["shared (Postgres)", shared],

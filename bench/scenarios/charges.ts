@@ -7,6 +7,7 @@
  * server's per INSERT.
  */
 
+import { must } from "@pixgate/testkit/must"
 import type { LoadResult } from "../lib/load.js"
 import { waitForIdle } from "../lib/pixgate.js"
 import type { Result } from "../lib/report.js"
@@ -28,7 +29,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       body: `{"merchantId":"${baselineMerchant(0)}","amount":${amount(n)}}`
     }))
   })
-  settings.log(summary(`baseline charge SQL (${store.kind})`, base!))
+  settings.log(summary(`baseline charge SQL (${store.kind})`, must(base, "the baseline's charges load")))
   let result: LoadResult | undefined
   // The sandbox payments included: the CPU is read again once the jobs have drained.
   const cpu = await cpuPer(store.db, store.pixgate.pid, async () => {
@@ -58,8 +59,8 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       name: "POST /api/v1/charges",
       store: store.kind,
       unit: "charges/s",
-      result: result!,
-      baseline: base!,
+      result: must(result, "the charges load"),
+      baseline: must(base, "the baseline's charges load"),
       baselineOf: "raw SQL: one INSERT, same driver",
       // A charge is a payout's work plus its BR Code, QR image and the sandbox payment after.
       targets: { rps: { text: ">= 0.3x raw INSERT", met: (v, b) => v >= 0.3 * b } }

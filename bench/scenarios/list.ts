@@ -10,6 +10,8 @@
  * steady 200 req/s over 16 connections, where p50/p99 measure the request itself: the latency
  * targets (p99 < 25 ms at 1M rows, and within 2x of the 10k p99) are read from those rows.
  */
+
+import { must } from "@pixgate/testkit/must"
 import { admin } from "../lib/pixgate.js"
 import type { Result } from "../lib/report.js"
 import { lastThirtyDays, seedTransactions } from "../lib/seed.js"
@@ -72,7 +74,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       summary(`GET /api/v1/transactions at ${steadyRate}/s, ${label(size)} (${store.kind})`, steady)
     )
     p99s.set(size, steady.latency.p99)
-    const smallest = p99s.get(settings.listSizes[0])!
+    const smallest = must(p99s.get(settings.listSizes[0]), "p99s.get(settings.listSizes[0])")
     results.push(
       ...loadFigures({
         name: `GET /api/v1/transactions, ${label(size)} rows, at ${steadyRate} req/s`,

@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { ApiPix, Settings as LiveSettings } from "@pixgate/gateway-apipix"
+import { must } from "@pixgate/testkit/must"
 import { Effect } from "effect"
 import { cpuMsOf } from "../lib/cpu.js"
 import { type BenchDb, createDb, runDirectory } from "../lib/db.js"
@@ -98,7 +99,10 @@ export const run = async (settings: Settings, options: LiveOptions): Promise<Arr
     }
     server = await startPixgate(db, { env, label: "live" })
     const origin = server.origin
-    const live = LiveSettings.fromEnv(env, (path) => readFileSync(path))!
+    const live = must(
+      LiveSettings.fromEnv(env, (path) => readFileSync(path)),
+      "LiveSettings.fromEnv(env, (path) => readFileSync(path))"
+    )
     await Effect.runPromise(
       ApiPix.registerWebhook(live.settings, `${origin}/bank/callbacks/${secret}`).pipe(
         Effect.provide(ApiPix.httpClientNode(live.settings))

@@ -5,6 +5,7 @@
  * the same driver, on the same accounts pattern (one account vs as many accounts).
  */
 import { readFileSync } from "node:fs"
+import { must } from "@pixgate/testkit/must"
 import type { BenchDb } from "../lib/db.js"
 import type { LoadResult } from "../lib/load.js"
 import { waitForIdle } from "../lib/pixgate.js"
@@ -89,7 +90,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
         }
       })
     })
-    settings.log(summary(`baseline payout SQL, ${shape} (${store.kind})`, base!))
+    settings.log(summary(`baseline payout SQL, ${shape} (${store.kind})`, must(base, "base")))
     const keys = shape === "one" ? [store.one.testKey] : store.spread.map((m) => m.testKey)
     let result: LoadResult | undefined
     // Settlements included: the CPU is read again once the jobs have drained.
@@ -105,7 +106,7 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
       if (left > 0) settings.log(`  ${left} jobs still pending after the payouts (${store.kind})`)
     })
     settings.log(`  server CPU per payout: ${cpu.toFixed(0)} µs (raw SQL server: ${baseCpu.toFixed(0)} µs)`)
-    loads[shape] = result!
+    loads[shape] = must(result, "result")
     results.push({
       name: shape === "one" ? "Payouts: server CPU, 1 merchant" : `Payouts: server CPU, ${n} merchants`,
       store: store.kind,
@@ -121,8 +122,8 @@ export const run = async (settings: Settings, store: StoreRun): Promise<Array<Re
         name: shape === "one" ? "POST /api/v1/payouts, 1 merchant" : `POST /api/v1/payouts, ${n} merchants`,
         store: store.kind,
         unit: "payouts/s",
-        result: result!,
-        baseline: base!,
+        result: must(result, "result"),
+        baseline: must(base, "base"),
         baselineOf: "raw SQL: guarded UPDATE + INSERT, same driver",
         targets: targets(store.kind, shape)
       })

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs, until } from "@pixgate/testkit/wait"
 import { panelPath, platformSessions, start } from "../panel-embedded.js"
 import { merchant } from "./support.js"
@@ -65,7 +66,7 @@ describe("examples/panel-embedded.ts", () => {
         const lines = out.split("\n").filter((l) => !l.startsWith("{"))
         const platform = /^Platform running at (http:\/\/127\.0\.0\.1:\d+)$/.exec(lines[0] ?? "")
         expect(platform, out).not.toBeNull()
-        const url = platform![1]
+        const url = must(platform, "platform")[1]
         expect(lines[1]).toBe(
           `Merchant panel: ${url}${panelPath}/ (behind the platform's sign-in: 401 without it)`
         )
@@ -78,15 +79,15 @@ describe("examples/panel-embedded.ts", () => {
         // Without the platform's session the panel refuses; the link signs in and sends the
         // browser there; the panel then opens as the demo merchant's.
         expect((await fetch(`${url}${panelPath}/`)).status).toBe(401)
-        const link = await fetch(signIn![2], { redirect: "manual" })
+        const link = await fetch(must(signIn, "signIn")[2], { redirect: "manual" })
         expect([link.status, link.headers.get("location")]).toEqual([303, `${panelPath}/`])
         const cookie = /^(platform_session=[^;]+);.*HttpOnly/i.exec(link.headers.get("set-cookie") ?? "")
         expect(cookie, link.headers.get("set-cookie") ?? "").not.toBeNull()
-        const panel = await fetch(`${url}${panelPath}/`, { headers: { cookie: cookie![1] } })
+        const panel = await fetch(`${url}${panelPath}/`, { headers: { cookie: must(cookie, "cookie")[1] } })
         expect(panel.status).toBe(200)
         expect(await panel.text()).toContain("R$ 0,00")
         // The link works once.
-        expect((await fetch(signIn![2], { redirect: "manual" })).status).toBe(404)
+        expect((await fetch(must(signIn, "signIn")[2], { redirect: "manual" })).status).toBe(404)
       } finally {
         child.kill("SIGTERM")
         await new Promise((resolve) =>

@@ -5,6 +5,7 @@
  * 2026 to 2028 as published (a list, not Easter arithmetic).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import { FastCheck as fc } from "effect"
 import * as DueDate from "../src/domain/DueDate.js"
 import * as Money from "../src/domain/Money.js"
@@ -135,7 +136,7 @@ const oracle = (originalCents: number, t: DueDate.DueTerms, pay: string) => {
 
 // --- generators ------------------------------------------------------------------------------
 
-const firstDay = DueDate.parseDay("2026-01-01")!
+const firstDay = must(DueDate.parseDay("2026-01-01"), 'DueDate.parseDay("2026-01-01")')
 const dayText = (offset: number) => DueDate.formatDay(firstDay + offset)
 
 const flatRule = fc.record({
@@ -201,7 +202,11 @@ describe("DueDate", () => {
     [scenario],
     ([s]) => {
       const expected = oracle(s.original, s.terms, s.pay)
-      const actual = DueDate.amountDue(s.original, s.terms, DueDate.parseDay(s.pay)!)
+      const actual = DueDate.amountDue(
+        s.original,
+        s.terms,
+        must(DueDate.parseDay(s.pay), "DueDate.parseDay(s.pay)")
+      )
       expect({
         abatement: actual.abatement,
         discount: actual.discount,
@@ -244,7 +249,7 @@ describe("DueDate", () => {
       abatement: null
     }
     expect(DueDate.formatDay(DueDate.lastPayableDay(terms))).toBe(last)
-    const lastDay = DueDate.parseDay(last)!
+    const lastDay = must(DueDate.parseDay(last), "DueDate.parseDay(last)")
     expect(DueDate.amountDue(Money.Cents(100), terms, lastDay).payable).toBe(true)
     expect(DueDate.amountDue(Money.Cents(100), terms, lastDay + 1).payable).toBe(false)
   })

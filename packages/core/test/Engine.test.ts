@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, observe, testEngine } from "@pixgate/testkit/engineFixture"
+import { must } from "@pixgate/testkit/must"
 import { Effect, Exit, Option, TestClock } from "effect"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { PixgateError } from "../src/contract/Errors.js"
@@ -328,7 +329,10 @@ describe("Engine (in memory, TestClock)", () => {
       const keys = yield* engine.admin.listKeys(m.merchantId)
       expect(keys).toHaveLength(2)
       expect(JSON.stringify(keys)).not.toContain(m.testKey)
-      const testKeyId = keys.find((k) => k.mode === "test")!.keyId
+      const testKeyId = must(
+        keys.find((k) => k.mode === "test"),
+        'keys.find((k) => k.mode === "test")'
+      ).keyId
       yield* engine.admin.revokeKey(testKeyId)
       for (const raw of [
         m.testKey,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import {
   BinaryBitmap,
   DecodeHintType,
@@ -168,7 +169,7 @@ const brCodes = [
 describe("QrMatrix", () => {
   it("reaches every version 1-40 with the lengths that fill them", () => {
     for (const version of versions) {
-      const text = filled.get(version)!
+      const text = must(filled.get(version), "filled.get(version)")
       expect(QrMatrix.encode(text).version).toBe(version)
       if (version < 40) expect(QrMatrix.encode(`${text}q`).version).toBe(version + 1)
     }
@@ -176,19 +177,20 @@ describe("QrMatrix", () => {
   })
 
   it.each(versions)("version %i decodes back exactly with jsQR and ZXing (level M)", (version) => {
-    const text = filled.get(version)!
+    const text = must(filled.get(version), "filled.get(version)")
     expectDecodes(text)
     expect(readJsQr(text)?.version).toBe(version)
   })
 
   it.each(versions)("version %i is module for module what qrcode makes of the same segments", (version) => {
-    expectSameAsQrcode(filled.get(version)!)
+    expectSameAsQrcode(must(filled.get(version), "filled.get(version)"))
   })
 
   it.each([0, 1, 2, 3, 4, 5, 6, 7])(
     "mask %i is applied as qrcode applies it (versions 1, 7, 14, 40)",
     (mask) => {
-      for (const version of [1, 7, 14, 40]) expectSameAsQrcode(filled.get(version)!, mask)
+      for (const version of [1, 7, 14, 40])
+        expectSameAsQrcode(must(filled.get(version), "filled.get(version)"), mask)
     }
   )
 

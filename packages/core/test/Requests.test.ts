@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Status } from "@pixgate/http"
 import { Effect, Either, FastCheck, JSONSchema, Schema } from "effect"
-import { statusOf } from "../../http/src/Status.js"
 import * as Errors from "../src/contract/Errors.js"
 import * as Requests from "../src/contract/Requests.js"
 import * as Money from "../src/domain/Money.js"
@@ -12,7 +12,7 @@ const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, maxAmount?: M
 const refusal = <A, I>(schema: Schema.Schema<A, I>, input: unknown, maxAmount?: Money.Cents) => {
   const result = decode(schema, input, maxAmount)
   if (Either.isRight(result)) throw new Error(`expected a refusal, got ${JSON.stringify(result.right)}`)
-  return { status: statusOf(result.left), ...Errors.body(result.left) }
+  return { status: Status.statusOf(result.left), ...Errors.body(result.left) }
 }
 
 const one = (code: string, path: string, message: string) => ({
@@ -372,7 +372,7 @@ describe("Requests: decoding never throws", () => {
       for (const schema of schemas) {
         const result = decode(schema as Schema.Schema<unknown, unknown>, json)
         if (Either.isLeft(result)) {
-          const status = statusOf(result.left)
+          const status = Status.statusOf(result.left)
           expect([400, 422]).toContain(status)
           if (status === 422) expect(Errors.body(result.left).details?.length).toBeGreaterThan(0)
         }

@@ -7,6 +7,7 @@ import * as dns from "node:dns"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration, Effect, type Layer, Schedule } from "effect"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
@@ -37,8 +38,8 @@ const serve = (handler: Handler) =>
         req.on("data", (c: Buffer) => chunks.push(c))
         req.on("end", () => {
           seen.push({
-            method: req.method!,
-            url: req.url!,
+            method: must(req.method, "req.method"),
+            url: must(req.url, "req.url"),
             headers: req.headers,
             body: Buffer.concat(chunks).toString()
           })

@@ -1,7 +1,7 @@
 /** Webhook URL rules: scheme and shape in every mode; no private addresses in live mode. */
 import { describe, expect, it } from "@effect/vitest"
+import { Status } from "@pixgate/http"
 import { Effect, Layer } from "effect"
-import { statusOf } from "../../http/src/Status.js"
 import * as MemoryStore from "../src/adapters/MemoryStore.js"
 import * as Errors from "../src/contract/Errors.js"
 import * as NodeHostResolver from "../src/node/NodeHostResolver.js"
@@ -148,7 +148,7 @@ describe("Webhooks.checkUrl", () => {
         code: "invalid_webhook_url",
         details: [{ path: "url", message: error.message }]
       })
-      expect(statusOf(error)).toBe(422)
+      expect(Status.statusOf(error)).toBe(422)
     })
   )
 
@@ -188,7 +188,7 @@ describe("Webhooks.checkUrl", () => {
         Effect.flip,
         Effect.provide(webhooks(fakeDns))
       )
-      expect(statusOf(error)).toBe(422)
+      expect(Status.statusOf(error)).toBe(422)
       expect(error.code).toBe("invalid_webhook_url")
       // Allowing http does not allow private hosts, nor the other way round.
       const httpOnly = webhooks(fakeDns, { allowInsecureLiveWebhooks: true })

@@ -7,9 +7,9 @@
 import { createServer as createHttpServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net"
+import { PspSimulator } from "@pixgate/testkit/simulator"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { PspSimulator } from "../../psp-simulator/src/index.js"
 import { ApiPix, Client, Problem, Settings } from "../src/index.js"
 
 const pixKey = "recebimentos@pixgate.example"

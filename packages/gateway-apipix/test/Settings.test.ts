@@ -1,3 +1,4 @@
+import { must } from "@pixgate/testkit/must"
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { Gateway, Settings } from "../src/index.js"
@@ -24,36 +25,39 @@ describe("Settings.fromEnv", () => {
   })
 
   it("reads PEM or PKCS#12, the CA and the intervals", () => {
-    const pem = Settings.fromEnv(
-      { ...complete, PIXGATE_LIVE_CA_FILE: "ca.pem", PIXGATE_LIVE_POLL_MS: "700" },
-      read
-    )!
+    const pem = must(
+      Settings.fromEnv({ ...complete, PIXGATE_LIVE_CA_FILE: "ca.pem", PIXGATE_LIVE_POLL_MS: "700" }, read),
+      'Settings.fromEnv( { ...complete, PIXGATE_LIVE_CA_FILE: "ca.pem", PIXGATE_LIVE_POLL_MS: "700" }, read )'
+    )
     expect(pem.settings.certificate._tag).toBe("Pem")
     expect(String(pem.settings.ca)).toBe("CA")
     expect(pem.settings.pollDelayMs).toBe(700)
     // PKCS#12 instead of the PEM pair (both at once is refused, see Check.test.ts).
     const { PIXGATE_LIVE_CERT_FILE: _c, PIXGATE_LIVE_KEY_FILE: _k, ...noPem } = complete
-    const p12 = Settings.fromEnv(
-      { ...noPem, PIXGATE_LIVE_PFX_FILE: "x.p12", PIXGATE_LIVE_PFX_PASSPHRASE: "pw" },
-      read
-    )!
+    const p12 = must(
+      Settings.fromEnv({ ...noPem, PIXGATE_LIVE_PFX_FILE: "x.p12", PIXGATE_LIVE_PFX_PASSPHRASE: "pw" }, read),
+      'Settings.fromEnv( { ...noPem, PIXGATE_LIVE_PFX_FILE: "x.p12", PIXGATE_LIVE_PFX_PASSPHRASE: "pw" }, read )'
+    )
     expect(p12.settings.certificate._tag).toBe("Pkcs12")
   })
 
   it("reads the call deadline, the connect time-out and the unknown charges' window; defaults otherwise", () => {
-    const given = Settings.fromEnv(
-      {
-        ...complete,
-        PIXGATE_LIVE_TIMEOUT_MS: "4000",
-        PIXGATE_LIVE_CONNECT_TIMEOUT_MS: "1500",
-        PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS: "60000"
-      },
-      read
-    )!.settings
+    const given = must(
+      Settings.fromEnv(
+        {
+          ...complete,
+          PIXGATE_LIVE_TIMEOUT_MS: "4000",
+          PIXGATE_LIVE_CONNECT_TIMEOUT_MS: "1500",
+          PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS: "60000"
+        },
+        read
+      ),
+      'Settings.fromEnv( { ...complete, PIXGATE_LIVE_TIMEOUT_MS: "4000", PIXGATE_LIVE_CONNECT_TIMEOUT_MS: "1500", PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS: "60000" }, read )'
+    ).settings
     expect([given.timeoutMs, given.connectTimeoutMs, given.unknownChargeWindowMs]).toEqual([
       4000, 1500, 60000
     ])
-    const unset = Settings.fromEnv(complete, read)!.settings
+    const unset = must(Settings.fromEnv(complete, read), "Settings.fromEnv(complete, read)").settings
     expect([unset.timeoutMs, unset.connectTimeoutMs, unset.unknownChargeWindowMs]).toEqual([
       undefined,
       undefined,

@@ -6,6 +6,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { adminSender, type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { Pixgate } from "../src/node.js"
 import { expectError } from "./support/spec.js"
 
@@ -18,7 +19,7 @@ const admin = adminSender(() => adminBase, token)
 
 beforeAll(async () => {
   h = await start({ admin: { token, basePath: "/admin" }, engine: { worker: false } })
-  server.on("request", h.pixgate.admin!.nodeHandler)
+  server.on("request", must(h.pixgate.admin, "h.pixgate.admin").nodeHandler)
   adminBase = await listen(server)
 })
 afterAll(async () => {

@@ -5,6 +5,7 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"
@@ -16,7 +17,7 @@ const admin = adminSender(() => adminBase, token)
 
 beforeAll(async () => {
   h = await start({ admin: { token, basePath: "/admin" }, engine: { worker: false } })
-  server.on("request", h.pixgate.admin!.nodeHandler)
+  server.on("request", must(h.pixgate.admin, "h.pixgate.admin").nodeHandler)
   adminBase = await listen(server)
 })
 afterAll(async () => {

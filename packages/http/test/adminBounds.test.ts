@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Fees, Money } from "@pixgate/core"
 import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { expectError } from "./support/spec.js"
 
@@ -39,7 +40,7 @@ const suite = (options: () => { readonly database?: string }) => {
       engine: { worker: false },
       rateLimit: false
     })
-    server.on("request", h.pixgate.admin!.nodeHandler)
+    server.on("request", must(h.pixgate.admin, "h.pixgate.admin").nodeHandler)
     adminBase = await listen(server)
   })
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { listen } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import * as DocsPage from "../src/DocsPage.js"
 import { Pixgate } from "../src/node.js"
 import * as Bundle from "../src/ScalarBundle.js"
@@ -84,7 +85,7 @@ describe("the docs renderer's bundle", () => {
       expect(answer.headers.vary).toBe("Accept-Encoding")
       const etag = answer.headers.etag
       expect(etag).toMatch(new RegExp(`^"scalar-${Bundle.version}-${DocsPage.rendererHash}(-gzip|-br)?"$`))
-      const again = await raw(url, { ...asked, "if-none-match": etag! })
+      const again = await raw(url, { ...asked, "if-none-match": must(etag, "etag") })
       expect([again.status, again.bytes.length, again.headers.etag]).toEqual([304, 0, etag])
       expect(again.headers["cache-control"]).toBe("public, max-age=31536000, immutable")
     }

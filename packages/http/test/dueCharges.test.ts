@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { DueDate } from "@pixgate/core"
 import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
 import { liveStores } from "@pixgate/testkit/live"
+import { must } from "@pixgate/testkit/must"
 import { expectError } from "./support/spec.js"
 
 const token = "admin-token-0123456789abcdef"
@@ -34,7 +35,7 @@ for (const store of liveStores("cobv")) {
       const db = await store.open()
       drop = db.drop
       h = await start({ database: db.url, admin: { token, basePath: "/admin" }, engine: { worker: false } })
-      server.on("request", h.pixgate.admin!.nodeHandler)
+      server.on("request", must(h.pixgate.admin, "h.pixgate.admin").nodeHandler)
       adminBase = await listen(server)
       const m = await h.merchant("Cobranças")
       key = m.testKey

@@ -7,6 +7,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { BrCode, MemoryStore, Money } from "@pixgate/core"
 import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { Clock, Effect, Either, Layer, ManagedRuntime } from "effect"
 import * as DocsPage from "../src/DocsPage.js"
 import { Api, Handler, Log, OpenApi, Pixgate, Router } from "../src/node.js"
@@ -476,7 +477,9 @@ describe("OpenAPI document and docs page", () => {
     expect(renderer.text).not.toMatch(/sourceMappingURL/)
     const etag = renderer.headers.get("etag")
     expect(etag).toMatch(/^"scalar-\d+\.\d+\.\d+-[0-9a-f]{24}(-gzip|-br)?"$/)
-    const again = await h.request("GET", "/api/docs/scalar.js", { headers: { "if-none-match": etag! } })
+    const again = await h.request("GET", "/api/docs/scalar.js", {
+      headers: { "if-none-match": must(etag, "etag") }
+    })
     expect([again.status, again.text, again.headers.get("etag")]).toEqual([304, "", etag])
   })
 

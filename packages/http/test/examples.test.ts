@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Charges, DueDate, Money, Requests } from "@pixgate/core"
 import { type Harness, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { Effect, Either } from "effect"
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read dynamically
@@ -150,10 +151,17 @@ describe("the document's examples", () => {
     const body = doc.components.schemas.ChargeRequest.examples.find((e: Json) => e.dueDate !== undefined)
     const input = Either.getOrThrow(Requests.decodeEither(Requests.CreateCharge)(body))
     // Created well before its due date (the example's dates are fixed).
-    const created = DueDate.parseDay(body.dueDate)! - 60
-    const terms = Effect.runSync(Charges.dueTermsOf(input, created, Money.defaultMaximum))!
+    const created = must(DueDate.parseDay(body.dueDate), "DueDate.parseDay(body.dueDate)") - 60
+    const terms = must(
+      Effect.runSync(Charges.dueTermsOf(input, created, Money.defaultMaximum)),
+      "Effect.runSync(Charges.dueTermsOf(input, created, Money.defaultMaximum))"
+    )
     for (const e of dueAmountExamples()) {
-      const due = DueDate.amountDue(input.amount, terms, DueDate.parseDay(e.date)!)
+      const due = DueDate.amountDue(
+        input.amount,
+        terms,
+        must(DueDate.parseDay(e.date), "DueDate.parseDay(e.date)")
+      )
       expect({
         date: e.date,
         original: cents(e.original),

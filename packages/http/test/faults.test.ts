@@ -9,6 +9,7 @@
 
 import { Money } from "@pixgate/core"
 import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { describePostgres, serverUrl, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { testWait, until } from "@pixgate/testkit/wait"
 import { Duration, Effect, Either } from "effect"
@@ -95,7 +96,7 @@ describePostgres("fault injection between the engine and Postgres", () => {
       settled = { expected: before, held: balance.available + balance.held }
       return true
     })
-    expect(settled!.held).toBeCloseTo(settled!.expected, 2)
+    expect(must(settled, "settled").held).toBeCloseTo(must(settled, "settled").expected, 2)
   }
 
   beforeAll(async () => {

@@ -6,6 +6,7 @@
 import { HttpApiBuilder, HttpLayerRouter, HttpServer } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Engine, MemoryStore, Metrics } from "@pixgate/core"
+import { must } from "@pixgate/testkit/must"
 import { Effect, Layer, Metric, Ref } from "effect"
 import * as HttpMetrics from "../src/HttpMetrics.js"
 import { HttpApiLayer, Pixgate } from "../src/index.js"
@@ -188,7 +189,10 @@ describe("HttpApiLayer", () => {
           )
         )
       ).count
-    const builder = server.handlers.find(([name]) => name === "HttpApiBuilder")![1]
+    const builder = must(
+      server.handlers.find(([name]) => name === "HttpApiBuilder"),
+      'server.handlers.find(([name]) => name === "HttpApiBuilder")'
+    )[1]
     const cases: ReadonlyArray<readonly [string, string, string | undefined, string, number]> = [
       // Served by its route, and refused before any route ran (no key): both under the template.
       ["GET", "/api/v1/transactions", server.key, "/api/v1/transactions", 200],
@@ -266,7 +270,7 @@ describe("HttpApiLayer admin API", () => {
       Layer.mergeAll(HttpApiLayer.layer(), HttpServer.layerContext).pipe(Layer.provide(engine))
     )
     try {
-      const nativeAdmin = (request: Request) => pixgate.admin!.webHandler(request)
+      const nativeAdmin = (request: Request) => must(pixgate.admin, "pixgate.admin").webHandler(request)
       const created = await answer(withAdmin.handler, "POST", "/admin/merchants", {
         headers: bearer,
         body: JSON.stringify({ name: "Admin Shop" })

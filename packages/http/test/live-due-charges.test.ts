@@ -9,6 +9,7 @@
 import { DueDate } from "@pixgate/core"
 import { send } from "@pixgate/testkit/harness"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import { must } from "@pixgate/testkit/must"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const stores = liveStores("pixgate-live-cobv")
@@ -48,11 +49,14 @@ describe.each(stores)("live due-date charges on $name", (store) => {
     return answer.body as { transactionId: string; txid: string; qrCode: string; fees: { feeAmount: number } }
   }
   const transaction = async (key: string, id: string) =>
-    (
-      (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<
-        Record<string, unknown>
-      >
-    ).find((t) => t.id === id)!
+    must(
+      (
+        (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<
+          Record<string, unknown>
+        >
+      ).find((t) => t.id === id),
+      '( (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array< Record<string, unknown> > ).find((t) => t.id === id)'
+    )
   /** Pays the cobv at the simulated bank on São Paulo day `on` (the bank computes the amount). */
   const payOn = async (txid: string, on: number, valor?: string) => {
     daysAhead = on - today
@@ -70,7 +74,7 @@ describe.each(stores)("live due-date charges on $name", (store) => {
     const charge = await create(m.liveKey)
     const put = live.psp.requests.find((r) => r.route === "cobv.put" && r.path.endsWith(`/${charge.txid}`))
     expect(put?.outcome).toBe(201)
-    const cob = live.psp.state.cobs.get(charge.txid)!
+    const cob = must(live.psp.state.cobs.get(charge.txid), "live.psp.state.cobs.get(charge.txid)")
     expect(cob.loc.tipoCob).toBe("cobv")
     expect(cob.devedor).toEqual({ nome: "Empresa de Alimentos SA", cnpj: "11222333000181" })
     expect(cob.vencimento).toEqual({

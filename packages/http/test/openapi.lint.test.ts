@@ -13,6 +13,7 @@ import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { Pixgate } from "../src/node.js"
 
 const cli = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")
@@ -84,7 +85,7 @@ describe("redocly lint", () => {
       log: { level: "none" },
       admin: { token }
     })
-    const server = createServer((req, res) => withAdmin.admin!.nodeHandler(req, res))
+    const server = createServer((req, res) => must(withAdmin.admin, "withAdmin.admin").nodeHandler(req, res))
     try {
       const base = await listen(server)
       const answer = await send(base, "GET", "/openapi.json", {

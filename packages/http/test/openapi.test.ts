@@ -11,6 +11,7 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Domain, DueDate, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
 import { type Answer, type Harness, listen, send, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
@@ -126,7 +127,7 @@ describe("the OpenAPI document", () => {
       const where = `${method} ${path} -> ${answer.status}`
       const template = templateOf(doc, path)
       expect(template, where).toBeDefined()
-      const ops = doc.paths[template!]
+      const ops = doc.paths[must(template, "template")]
       const own = ops[method === "HEAD" ? "get" : method.toLowerCase()]
       // A method the path lacks (405, or 410 on a removed path) is documented on its operations.
       for (const op of own === undefined ? Object.values(ops) : [own]) {
@@ -167,7 +168,7 @@ describe("the OpenAPI document", () => {
       log: { level: "none" },
       admin: { token }
     })
-    const server = createServer((req, res) => withAdmin.admin!.nodeHandler(req, res))
+    const server = createServer((req, res) => must(withAdmin.admin, "withAdmin.admin").nodeHandler(req, res))
     try {
       const base = await listen(server)
       const adminDoc = (

@@ -10,6 +10,7 @@ import { createServer } from "node:http"
 import { Refunds } from "@pixgate/core"
 import { type Answer, adminSender, listen, send } from "@pixgate/testkit/harness"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import { must } from "@pixgate/testkit/must"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const stores = liveStores("pixgate-refunds")
@@ -24,7 +25,7 @@ describe.each(stores)("refunds on $name", (store) => {
     const db = await store.open()
     drop = db.drop
     live = await startLive(db.url, {}, {}, { admin: { token, basePath: "/admin" } })
-    adminServer.on("request", live.h.pixgate.admin!.nodeHandler)
+    adminServer.on("request", must(live.h.pixgate.admin, "live.h.pixgate.admin").nodeHandler)
     const adminBase = await listen(adminServer)
     admin = adminSender(() => adminBase, token)
   })

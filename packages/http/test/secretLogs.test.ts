@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { storeOf } from "@pixgate/testkit/database"
 import { listen, send } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Duration } from "effect"
@@ -88,7 +89,7 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
   })
   const server = createServer((req, res) => {
     const url = req.url ?? "/"
-    if (url.startsWith("/admin/")) pixgate.admin!.nodeHandler(req, res)
+    if (url.startsWith("/admin/")) must(pixgate.admin, "pixgate.admin").nodeHandler(req, res)
     else if (pixgate.panel?.matches(url.split("?")[0])) pixgate.panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
@@ -158,7 +159,7 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
     const link = `${base}/panel${invite.body.path}`
     const form = await fetch(link)
     expect(form.status).toBe(200)
-    const csrf = cookieOf(form, "pixgate_csrf")!
+    const csrf = must(cookieOf(form, "pixgate_csrf"), 'cookieOf(form, "pixgate_csrf")')
     const accept = (password: string) =>
       fetch(link, {
         method: "POST",
@@ -168,7 +169,10 @@ const session = async (database: string): Promise<{ secrets: Secrets; lines: Rea
       })
     const accepted = await accept(secrets.password)
     expect(accepted.status).toBe(303)
-    secrets.session = cookieOf(accepted, "pixgate_session")!.split("=")[1]
+    secrets.session = must(
+      cookieOf(accepted, "pixgate_session"),
+      'cookieOf(accepted, "pixgate_session")'
+    ).split("=")[1]
     expect((await accept(`another ${secrets.password}`)).status).toBe(410)
     const overview = await fetch(`${base}/panel/`, {
       headers: { cookie: `pixgate_session=${secrets.session}` }

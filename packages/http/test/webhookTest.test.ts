@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { until } from "@pixgate/testkit/wait"
 import { expectError } from "./support/spec.js"
 
@@ -45,7 +46,7 @@ const verify = (key: string, body: string, headers: IncomingMessage["headers"]):
 
 beforeAll(async () => {
   h = await start({ admin: { token, basePath: "/admin" } })
-  server.on("request", h.pixgate.admin!.nodeHandler)
+  server.on("request", must(h.pixgate.admin, "h.pixgate.admin").nodeHandler)
   adminBase = await listen(server)
   receiver.on("request", (req, res) => {
     const chunks: Array<Buffer> = []
@@ -81,7 +82,10 @@ describe("webhook.test", () => {
     await until("the test event at the receiver", () =>
       received.some((r) => r.headers["webhook-id"] === sent.body.eventId)
     )
-    const call = received.find((r) => r.headers["webhook-id"] === sent.body.eventId)!
+    const call = must(
+      received.find((r) => r.headers["webhook-id"] === sent.body.eventId),
+      'received.find((r) => r.headers["webhook-id"] === sent.body.eventId)'
+    )
     const verified = verify(signingKey, call.body, call.headers)
     expect(verified).toEqual({
       id: sent.body.eventId,

@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { type Auth, type Domain, Engine, Money, SigningKeys } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
 import * as Chromium from "@pixgate/testkit/chromium"
+import { must } from "@pixgate/testkit/must"
 import { report } from "@pixgate/testkit/output"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import axe from "axe-core"
@@ -173,7 +174,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.getByLabel(/^Descrição/).fill("Pedido 42")
     await page.getByRole("button", { name: "Criar" }).click()
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/panel\/transactions\/tx_/)
-    const txId = new URL(page.url()).pathname.split("/").pop()!
+    const txId = must(
+      new URL(page.url()).pathname.split("/").pop(),
+      'new URL(page.url()).pathname.split("/").pop()'
+    )
     const qr = page.getByTestId("qr")
     expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100)
     expect(await page.getByTestId("brcode").textContent()).toMatch(/^000201/)
@@ -212,7 +216,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
   it("creates a key shown once, records its use, and revokes it after a confirmation", async () => {
     await page.goto(panel("/keys"))
     await page.getByRole("button", { name: /Criar chave/ }).click()
-    const key = (await page.getByTestId("new-key").textContent())!.trim()
+    const key = must(
+      await page.getByTestId("new-key").textContent(),
+      '(await page.getByTestId("new-key").textContent())'
+    ).trim()
     expect(key).toMatch(/^sk_test_/)
     await check("keys")
     const api = await fetch(`${server.url}/api/v1/transactions`, { headers: { "x-api-key": key } })
@@ -261,7 +268,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.getByLabel(/^URL/).fill(receiverUrl)
     await page.getByRole("button", { name: "Salvar" }).click()
     // The first set answers the signing key, on this page only: not in the URL, never again.
-    const key = (await page.getByTestId("signing-key").textContent())!.trim()
+    const key = must(
+      await page.getByTestId("signing-key").textContent(),
+      '(await page.getByTestId("signing-key").textContent())'
+    ).trim()
     expect(key).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     expect(page.url()).not.toContain(key.slice(6, 20))
     expect(await page.getByTestId("signature-help").textContent()).toContain("X-Pixgate-Signature")
@@ -277,7 +287,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     const delivered = await sendTest()
     expect(verifies(key, delivered)).toBe(true)
     const secret = () => page.locator("#w-secret-value").textContent()
-    const before = (await secret())!
+    const before = must(await secret(), "(await secret())")
     // The generated secret passes the engine's rule and is what X-Pixgate-Signature carries.
     expect(SigningKeys.secretProblem(before)).toBeNull()
     expect(before).not.toMatch(/^whsec_/)
@@ -297,7 +307,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     // A confirmation first: nothing changes until it is confirmed.
     await page.getByTestId("confirm-rotate").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Salvo.")
-    const rotatedSecret = (await secret())!
+    const rotatedSecret = must(await secret(), "(await secret())")
     expect(rotatedSecret).not.toBe(before)
     expect(SigningKeys.secretProblem(rotatedSecret)).toBeNull()
 
@@ -312,7 +322,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     expect(await page.getByLabel("A chave anterior continua assinando por").inputValue()).toBe("86400")
     await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
     await page.getByTestId("confirm-rotate").click()
-    const next = (await page.getByTestId("signing-key").textContent())!.trim()
+    const next = must(
+      await page.getByTestId("signing-key").textContent(),
+      '(await page.getByTestId("signing-key").textContent())'
+    ).trim()
     expect(next).toMatch(/^whsec_/)
     expect(next).not.toBe(key)
     await check("webhooks-rotated-key")
@@ -326,7 +339,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.getByLabel("A chave anterior continua assinando por").selectOption("0")
     await page.getByRole("button", { name: "Gerar nova chave de assinatura" }).click()
     await page.getByTestId("confirm-rotate").click()
-    const third = (await page.getByTestId("signing-key").textContent())!.trim()
+    const third = must(
+      await page.getByTestId("signing-key").textContent(),
+      '(await page.getByTestId("signing-key").textContent())'
+    ).trim()
     await page.goto(panel("/webhooks"))
     const signedOnce = await sendTest()
     expect(verifies(third, signedOnce)).toBe(true)
@@ -402,7 +418,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     await page.getByLabel(/^Valor/).fill("20")
     await page.getByRole("button", { name: "Criar" }).click()
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/panel\/transactions\/tx_/)
-    const txId = new URL(page.url()).pathname.split("/").pop()!
+    const txId = must(
+      new URL(page.url()).pathname.split("/").pop(),
+      'new URL(page.url()).pathname.split("/").pop()'
+    )
     await page.getByTestId("pay-now").click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Pagamento registrado.")
     await page.goto(panel(`/transactions/${txId}`))
@@ -513,7 +532,10 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
   })
 
   it("signs out, and the old session cookie no longer works", async () => {
-    const cookie = (await context.cookies()).find((c) => c.name === "pixgate_session")!
+    const cookie = must(
+      (await context.cookies()).find((c) => c.name === "pixgate_session"),
+      '(await context.cookies()).find((c) => c.name === "pixgate_session")'
+    )
     expect(cookie.httpOnly).toBe(true)
     expect(cookie.sameSite).toBe("Lax")
     await page.goto(panel("/"))

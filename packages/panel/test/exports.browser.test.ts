@@ -8,6 +8,7 @@
  */
 import { readFile } from "node:fs/promises"
 import { type Domain, Money, Requests, Store } from "@pixgate/core"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { parse as parseCsv } from "csv-parse/sync"
 import { Effect } from "effect"
@@ -143,8 +144,8 @@ describe.skipIf(!PanelFixture.available("the panel's export browser tests"))(
           columns: true
         })
         expect(rows.map((r) => r.ID)).toEqual(engine.map((r) => r.id))
-        expect(rows.map((r) => cents(r.Valor!, ","))).toEqual(engine.map((r) => r.amount))
-        expect(rows.map((r) => cents(r.Tarifa!, ","))).toEqual(engine.map((r) => r.fee))
+        expect(rows.map((r) => cents(must(r.Valor, "r.Valor"), ","))).toEqual(engine.map((r) => r.amount))
+        expect(rows.map((r) => cents(must(r.Tarifa, "r.Tarifa"), ","))).toEqual(engine.map((r) => r.fee))
         expect(rows.find((r) => r.Valor === "2500,10")?.Status).toBe("Paga")
         expect(rows.find((r) => r.Valor === "2500,10")?.["Nome do pagador ou recebedor"]).toBe(
           'João "Zé"; Açaí & Cia'
@@ -154,10 +155,12 @@ describe.skipIf(!PanelFixture.available("the panel's export browser tests"))(
         const intl = await download(page, "export-csv-intl")
         expect(intl.name).toMatch(/^pixgate-transactions-test-.*\.csv$/)
         const irows: Array<Record<string, string>> = parseCsv(intl.text, { delimiter: ",", columns: true })
-        expect(irows.map((r) => cents(r.amount!, "."))).toEqual(engine.map((r) => r.amount))
-        expect(irows.every((r) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(r.createdAt!))).toBe(
-          true
-        )
+        expect(irows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(engine.map((r) => r.amount))
+        expect(
+          irows.every((r) =>
+            /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(must(r.createdAt, "r.createdAt"))
+          )
+        ).toBe(true)
 
         // The statement of this month so far (the form's default period): it starts from zero.
         const ofx = await download(page, "export-ofx")

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Domain, Fees, Ids, Ledger, MemoryStore, type Money, Store } from "@pixgate/core"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { must } from "@pixgate/testkit/must"
 import { parse as parseCsv } from "csv-parse/sync"
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 // @ts-expect-error: node-ofx-parser has no types
@@ -115,13 +116,16 @@ const seed = Effect.gen(function* () {
   yield* st.postEntry(Ledger.payoutFailed({ ...failed, failureReason: "bank_rejected" }, t + 5000))
   t += 60_000
   // A refund of part of the first charge, and an internal payment to another merchant.
-  const first = (yield* st.listTransactions({
-    merchantId,
-    mode: "test",
-    type: "deposit",
-    offset: 0,
-    limit: 100
-  })).rows.find((r) => r.createdAt === lateEvening)!
+  const first = must(
+    (yield* st.listTransactions({
+      merchantId,
+      mode: "test",
+      type: "deposit",
+      offset: 0,
+      limit: 100
+    })).rows.find((r) => r.createdAt === lateEvening),
+    '(yield* st.listTransactions({ merchantId, mode: "test", type: "deposit", offset: 0, limit: 100 })).rows.find((r) => r.createdAt === lateEvening)'
+  )
   yield* st.postEntry(
     Ledger.refundCreated(
       {
@@ -225,18 +229,18 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
     const engine = (await listing()).rows
     expect(rows.map((r) => r.ID)).toEqual(engine.map((tx) => tx.id))
     for (const [i, tx] of engine.entries()) {
-      const row = rows[i]!
-      expect(cents(row.Valor!, ",")).toBe(tx.amount)
-      expect(cents(row.Tarifa!, ",")).toBe(tx.feeAmount)
+      const row = must(rows[i], "rows[i]")
+      expect(cents(must(row.Valor, "row.Valor"), ",")).toBe(tx.amount)
+      expect(cents(must(row.Tarifa, "row.Tarifa"), ",")).toBe(tx.feeAmount)
       expect(row.Descrição).toBe(tx.description ?? "")
     }
-    const sum = (k: string) => rows.reduce((s, r) => s + cents(r[k]!, ","), 0)
+    const sum = (k: string) => rows.reduce((s, r) => s + cents(must(r[k], "r[k]"), ","), 0)
     expect(sum("Valor")).toBe(engine.reduce((s, tx) => s + tx.amount, 0))
     expect(sum("Tarifa")).toBe(engine.reduce((s, tx) => s + tx.feeAmount, 0))
     // Two places always (2500,10, never 2500,1), no platform cost, Portuguese words with agreement.
     expect(text).toContain(";2500,10;")
     expect(text).not.toMatch(/gatewayFee|gateway/i)
-    expect(Object.keys(rows[0]!)).toEqual([
+    expect(Object.keys(must(rows[0], "rows[0]"))).toEqual([
       "ID",
       "Data",
       "Hora",
@@ -254,7 +258,10 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
       "Data do pagamento",
       "Hora do pagamento"
     ])
-    const late = rows.find((r) => r.Valor === "2500,10")!
+    const late = must(
+      rows.find((r) => r.Valor === "2500,10"),
+      'rows.find((r) => r.Valor === "2500,10")'
+    )
     expect([late.Data, late.Hora, late.Tipo, late.Status]).toEqual([
       "28/10/2026",
       "23:30:15",
@@ -262,7 +269,10 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
       "Paga"
     ])
     expect(late["Nome do pagador ou recebedor"]).toBe('João "Zé" da Silva; Ltda')
-    const payout = rows.find((r) => r.Valor === "1500,75")!
+    const payout = must(
+      rows.find((r) => r.Valor === "1500,75"),
+      'rows.find((r) => r.Valor === "1500,75")'
+    )
     expect([payout.Tipo, payout.Status]).toEqual(["Saque", "Concluído"])
     expect(rows.find((r) => r.Status === "Falhou")?.Tipo).toBe("Saque")
     // A formula is text, a line break stays inside its field.
@@ -277,9 +287,14 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
     expect(text.startsWith("\uFEFF")).toBe(false)
     const rows: Array<Record<string, string>> = parseCsv(text, { delimiter: ",", columns: true })
     const engine = (await listing()).rows
-    expect(rows.map((r) => cents(r.amount!, "."))).toEqual(engine.map((tx) => tx.amount))
-    expect(rows.map((r) => cents(r.feeAmount!, "."))).toEqual(engine.map((tx) => tx.feeAmount))
-    const late = rows.find((r) => r.amount === "2500.10")!
+    expect(rows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(engine.map((tx) => tx.amount))
+    expect(rows.map((r) => cents(must(r.feeAmount, "r.feeAmount"), "."))).toEqual(
+      engine.map((tx) => tx.feeAmount)
+    )
+    const late = must(
+      rows.find((r) => r.amount === "2500.10"),
+      'rows.find((r) => r.amount === "2500.10")'
+    )
     expect([late.createdAt, late.type, late.status]).toEqual([
       "2026-10-29T02:30:15.000Z",
       "deposit",

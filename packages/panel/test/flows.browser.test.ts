@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import { Domain, Ids, Money, PanelAccess, Requests, Store } from "@pixgate/core"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
@@ -113,7 +114,7 @@ describe.skipIf(!PanelFixture.available("the panel flows' browser test"))("panel
     await page.getByTestId("send-test").click()
     await expect.poll(() => status(page)).toContain("Evento de teste enviado")
     await expect.poll(() => hook.calls.length, { timeout: testWaitMs }).toBeGreaterThan(0)
-    const call = hook.calls[0]!
+    const call = must(hook.calls[0], "hook.calls[0]")
     const body = new Webhook(key).verify(call.body, {
       "webhook-id": String(call.headers["webhook-id"]),
       "webhook-timestamp": String(call.headers["webhook-timestamp"]),

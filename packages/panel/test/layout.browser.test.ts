@@ -21,6 +21,7 @@ import { type Auth, Engine, Money } from "@pixgate/core"
 import { Pixgate } from "@pixgate/http/node"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import * as Chromium from "@pixgate/testkit/chromium"
+import { must } from "@pixgate/testkit/must"
 import { report } from "@pixgate/testkit/output"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import axe from "axe-core"
@@ -116,7 +117,7 @@ describe.skipIf(!available)("panel layout, receipts, live status and white label
       store: SqliteStore.layer({ filename: join(dir, "pixgate.db") }),
       panel: { basePath: base, brand }
     })
-    const panel = pixgate.panel!
+    const panel = must(pixgate.panel, "pixgate.panel")
     host = createServer((req, res) => {
       if (panel.matches((req.url ?? "/").split("?")[0] ?? "/")) panel.nodeHandler(req, res)
       else pixgate.nodeHandler(req, res)

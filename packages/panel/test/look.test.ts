@@ -6,6 +6,7 @@
 import { Domain } from "@pixgate/core"
 import { Pixgate } from "@pixgate/http/node"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { must } from "@pixgate/testkit/must"
 import { describe, expect, it } from "vitest"
 import * as Brand from "../src/Brand.js"
 import * as Chart from "../src/Chart.js"
@@ -68,9 +69,9 @@ describe("white-label options", () => {
     for (const color of ["#ffd400", "#00e5ff", "#6a1b9a", "#0b5fff", "hsl(90 100% 60%)"]) {
       const css = Brand.make({ primaryColor: color }, "").css
       const hex = (name: string) => new RegExp(`--${name}:(#[0-9a-f]{6})`).exec(css)?.[1] ?? ""
-      const link = Brand.parseColor(hex("accent"))!
-      const brand = Brand.parseColor(hex("brand"))!
-      const on = Brand.parseColor(hex("on-brand"))!
+      const link = must(Brand.parseColor(hex("accent")), 'Brand.parseColor(hex("accent"))')
+      const brand = must(Brand.parseColor(hex("brand")), 'Brand.parseColor(hex("brand"))')
+      const on = must(Brand.parseColor(hex("on-brand")), 'Brand.parseColor(hex("on-brand"))')
       expect(Brand.contrast(link, [255, 255, 255]), color).toBeGreaterThanOrEqual(4.5)
       const other: readonly [number, number, number] = on[0] === 255 ? [0x1b, 0x1f, 0x24] : [255, 255, 255]
       expect(Brand.contrast(brand, on), color).toBeGreaterThanOrEqual(Brand.contrast(brand, other))
@@ -136,7 +137,9 @@ describe("white-label options in a running panel", () => {
     })
     try {
       const get = (path: string) =>
-        pixgate.panel!.webHandler(new Request(`http://host.example/merchants/panel${path}`))
+        must(pixgate.panel, "pixgate.panel").webHandler(
+          new Request(`http://host.example/merchants/panel${path}`)
+        )
       const signin = await get("/signin")
       expect(signin.status).toBe(200)
       expect(signin.headers.get("content-security-policy")).toContain(

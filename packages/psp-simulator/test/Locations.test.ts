@@ -6,6 +6,7 @@
  */
 import { constants, createPublicKey, type JsonWebKey, verify } from "node:crypto"
 import * as https from "node:https"
+import { must } from "@pixgate/testkit/must"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PspSimulator } from "../src/index.js"
 import { call, cobBody, token, txid } from "./helpers.js"
@@ -47,7 +48,10 @@ const verified = async (jws: string) => {
   const head = JSON.parse(Buffer.from(header, "base64url").toString("utf8"))
   expect(head).toMatchObject({ alg: "PS256" })
   const keys = JSON.parse((await fetchLocation(head.jku)).text).keys as Array<JsonWebKey & { kid: string }>
-  const jwk = keys.find((k) => k.kid === head.kid)!
+  const jwk = must(
+    keys.find((k) => k.kid === head.kid),
+    "keys.find((k) => k.kid === head.kid)"
+  )
   const ok = verify(
     "sha256",
     Buffer.from(`${header}.${payload}`),

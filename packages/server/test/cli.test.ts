@@ -13,6 +13,7 @@ import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { listen, send } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { testWait } from "@pixgate/testkit/wait"
 import * as Cli from "../src/Cli.js"
 import { Pixgate } from "../src/index.js"
@@ -470,15 +471,15 @@ describe("pixgate as a child process", () => {
     }
     const child: ChildProcess = spawn(process.execPath, args("serve"), { cwd: work, env })
     let out = ""
-    child.stdout!.on("data", (chunk) => {
+    must(child.stdout, "child.stdout").on("data", (chunk) => {
       out += chunk
     })
-    child.stderr!.on("data", (chunk) => {
+    must(child.stderr, "child.stderr").on("data", (chunk) => {
       out += chunk
     })
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL logged: ${out}`)), testWait(5 / 3))
-      child.stdout!.on("data", () => {
+      must(child.stdout, "child.stdout").on("data", () => {
         const line = out.split("\n").find((l) => l.includes("Pixgate listening"))
         if (line !== undefined) {
           clearTimeout(timer)

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Engine } from "@pixgate/core"
 import { ApiErrors } from "@pixgate/http"
+import { must } from "@pixgate/testkit/must"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Effect, Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
@@ -94,7 +95,7 @@ describe("the connection cap", () => {
     // The established connections still work (keep-alive, same sockets).
     expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
     // A closed one frees its place for a new connection.
-    established.pop()!.destroy()
+    must(established.pop(), "established.pop()").destroy()
     await sleep(500)
     const later = await open(server.url)
     expect(await health(later)).toBe(200)
@@ -128,7 +129,7 @@ describe("keep-alive", () => {
     try {
       const first = await viaAgent(agent, server.url)
       expect(first).toMatchObject({ status: 200, reused: false })
-      const socket = first.req.socket!
+      const socket = must(first.req.socket, "first.req.socket")
       let closed = false
       socket.once("close", () => {
         closed = true

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Engine } from "@pixgate/core"
+import { must } from "@pixgate/testkit/must"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { Server } from "../src/index.js"
@@ -141,7 +142,7 @@ describe("graceful shutdown of an idle server", () => {
     expect(await Promise.all([health(), health(), health()])).toEqual([200, 200, 200])
     const sockets = Object.values(agent.freeSockets).flat()
     expect(sockets.length).toBeGreaterThan(0)
-    const closed = sockets.map((s) => new Promise((resolve) => s!.once("close", resolve)))
+    const closed = sockets.map((s) => new Promise((resolve) => must(s, "s").once("close", resolve)))
     // The test's own time-out (far below 600 s) fails it if the drain waited for the cut.
     await server.close()
     await Promise.all(closed)

@@ -17,11 +17,11 @@ import { createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Engine, Money, Store } from "@pixgate/core"
 import { report } from "@pixgate/testkit/output"
+import { startReceiver } from "@pixgate/testkit/receiver"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Duration, Effect } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { startReceiver } from "../../store-pg/test/processes.js"
 import { Pixgate } from "../src/index.js"
 
 // A formation of three Postgres servers set up, failed over and torn down: five base waits a test or hook.

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { liveStores } from "@pixgate/testkit/live"
+import { must } from "@pixgate/testkit/must"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { describe, expect, it } from "vitest"
 
@@ -66,10 +67,10 @@ const run = (script: string, cwd: string, env: NodeJS.ProcessEnv) => {
   })
   let out = ""
   let exit: string | undefined
-  child.stdout!.on("data", (c: Buffer) => {
+  must(child.stdout, "child.stdout").on("data", (c: Buffer) => {
     out += c
   })
-  child.stderr!.on("data", (c: Buffer) => {
+  must(child.stderr, "child.stderr").on("data", (c: Buffer) => {
     out += c
   })
   const closed = new Promise<void>((resolve) =>

@@ -15,6 +15,7 @@ import { promisify } from "node:util"
 import { ApiPix, Settings } from "@pixgate/gateway-apipix"
 import { Certificates, PspSimulator } from "@pixgate/psp-simulator"
 import { send } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -189,18 +190,24 @@ describe("pixgate serve refuses live settings that cannot work", () => {
   })
 
   it("Server.start, called with settings in code, names the field", async () => {
-    const read = Settings.fromEnv({ ...live, PIXGATE_LIVE_KEY_FILE: "other-key.pem" }, (p) =>
-      Buffer.from(files[p as keyof typeof files])
-    )!
+    const read = must(
+      Settings.fromEnv({ ...live, PIXGATE_LIVE_KEY_FILE: "other-key.pem" }, (p) =>
+        Buffer.from(files[p as keyof typeof files])
+      ),
+      'Settings.fromEnv({ ...live, PIXGATE_LIVE_KEY_FILE: "other-key.pem" }, (p) => Buffer.from(files[p as keyof typeof files]) )'
+    )
     await expect(
       Server.start({ port: 0, database: `sqlite:${join(dir, "code.db")}`, live: read })
     ).rejects.toThrow("certificate.key: is not the key of the certificate in certificate.cert")
   })
 
   it("ApiPix.layerNode fails with a SettingsError naming the setting", async () => {
-    const read = Settings.fromEnv({ ...live, PIXGATE_LIVE_BASE_URL: "not-a-url" }, (p) =>
-      Buffer.from(files[p as keyof typeof files])
-    )!
+    const read = must(
+      Settings.fromEnv({ ...live, PIXGATE_LIVE_BASE_URL: "not-a-url" }, (p) =>
+        Buffer.from(files[p as keyof typeof files])
+      ),
+      'Settings.fromEnv({ ...live, PIXGATE_LIVE_BASE_URL: "not-a-url" }, (p) => Buffer.from(files[p as keyof typeof files]) )'
+    )
     const exit = await Effect.runPromiseExit(Layer.build(ApiPix.layerNode(read.settings)).pipe(Effect.scoped))
     expect(Exit.isFailure(exit)).toBe(true)
     if (Exit.isFailure(exit))

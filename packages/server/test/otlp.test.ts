@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { listen } from "@pixgate/testkit/harness"
 import { type Live, startLive, until } from "@pixgate/testkit/live"
+import { must } from "@pixgate/testkit/must"
 import * as Telemetry from "../src/Telemetry.js"
 import { parse, value } from "./support/prometheus.js"
 
@@ -85,7 +86,7 @@ beforeAll(async () => {
     `sqlite:${join(dir, "otlp.db")}`,
     {},
     {},
-    { telemetry: telemetry.layer!, tracing: true }
+    { telemetry: must(telemetry.layer, "telemetry.layer"), tracing: true }
   )
 })
 
@@ -120,15 +121,21 @@ describe("OTLP traces", () => {
     expect(services.has("pixgate-otlp-test")).toBe(true)
     expect(paths.every((p) => p.includes("application/json"))).toBe(true)
 
-    const request = spans.find((s) => s.name === "POST /api/v1/charges")!
+    const request = must(
+      spans.find((s) => s.name === "POST /api/v1/charges"),
+      'spans.find((s) => s.name === "POST /api/v1/charges")'
+    )
     expect(request.kind).toBe(2) // SPAN_KIND_SERVER
     expect(request.parentSpanId ?? "").toBe("")
-    const create = spans.find((s) => s.name === "pixgate.charges.create" && s.traceId === request.traceId)!
+    const create = must(
+      spans.find((s) => s.name === "pixgate.charges.create" && s.traceId === request.traceId),
+      'spans.find((s) => s.name === "pixgate.charges.create" && s.traceId === request.traceId)'
+    )
     expect(parentOf(create)?.spanId).toBe(request.spanId)
     const psp = spans.find((s) => s.name === "psp PUT /v2/cob/:id" && s.traceId === request.traceId)
     expect(psp).toBeDefined()
-    expect(psp!.kind).toBe(3) // SPAN_KIND_CLIENT
-    expect(ancestors(psp!).map((s) => s.spanId)).toContain(create.spanId)
+    expect(must(psp, "psp").kind).toBe(3) // SPAN_KIND_CLIENT
+    expect(ancestors(must(psp, "psp")).map((s) => s.spanId)).toContain(create.spanId)
 
     // The webhook of the charge's creation: its traceparent is in the request's trace.
     await until("transaction.created reaches the merchant", () =>
@@ -136,15 +143,23 @@ describe("OTLP traces", () => {
         (w) => w.type === "transaction.created" && w.data.transactionId === charge.body.transactionId
       )
     )
-    const hook = live.webhooks.find(
-      (w) => w.type === "transaction.created" && w.data.transactionId === charge.body.transactionId
-    )!
+    const hook = must(
+      live.webhooks.find(
+        (w) => w.type === "transaction.created" && w.data.transactionId === charge.body.transactionId
+      ),
+      'live.webhooks.find( (w) => w.type === "transaction.created" && w.data.transactionId === charge.body.transactionId )'
+    )
     const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(hook.traceparent ?? "")
     expect(traceparent).not.toBeNull()
-    expect(traceparent![1]).toBe(request.traceId)
+    expect(must(traceparent, "traceparent")[1]).toBe(request.traceId)
     // The attempt's own span is the parent the receiver sees, a child of the engine's create.
-    await until("the attempt's span arrives", () => spans.some((s) => s.spanId === traceparent![2]))
-    const attempt = spans.find((s) => s.spanId === traceparent![2])!
+    await until("the attempt's span arrives", () =>
+      spans.some((s) => s.spanId === must(traceparent, "traceparent")[2])
+    )
+    const attempt = must(
+      spans.find((s) => s.spanId === must(traceparent, "traceparent")[2]),
+      "spans.find((s) => s.spanId === traceparent[2])"
+    )
     expect(attempt.name).toBe("pixgate.webhooks.attempt")
     expect(attempt.traceId).toBe(request.traceId)
     expect(ancestors(attempt).map((s) => s.spanId)).toContain(request.spanId)
@@ -157,12 +172,15 @@ describe("OTLP traces", () => {
     })
     expect(listed.status).toBe(200)
     await until("the list's span arrives", () => spans.some((s) => s.name === "GET /api/v1/transactions"))
-    const list = spans.find((s) => s.name === "GET /api/v1/transactions")!
+    const list = must(
+      spans.find((s) => s.name === "GET /api/v1/transactions"),
+      'spans.find((s) => s.name === "GET /api/v1/transactions")'
+    )
     expect(list.traceId).toBe(callerTrace)
     expect(list.parentSpanId).toBe("00f067aa0ba902b7")
 
     // The PSP calls on the metrics listener of its own port, by operation template and outcome.
-    const scrape = await fetch(telemetry.metricsUrl!)
+    const scrape = await fetch(must(telemetry.metricsUrl, "telemetry.metricsUrl"))
     expect(scrape.status).toBe(200)
     const samples = parse(await scrape.text())
     expect(value(samples, "pixgate_psp_calls_total", { operation: "PUT /v2/cob/:id", outcome: "ok" })).toBe(1)
@@ -170,7 +188,9 @@ describe("OTLP traces", () => {
       1
     )
     expect(samples.some((s) => Object.values(s.labels).some((v) => v.includes(charge.body.txid)))).toBe(false)
-    expect((await fetch(telemetry.metricsUrl!.replace("/metrics", "/other"))).status).toBe(404)
+    expect(
+      (await fetch(must(telemetry.metricsUrl, "telemetry.metricsUrl").replace("/metrics", "/other"))).status
+    ).toBe(404)
 
     // And pushed by OTLP/HTTP too.
     await until("the metrics arrive at the collector", () =>
@@ -178,7 +198,9 @@ describe("OTLP traces", () => {
         (body) => body.includes("pixgate_psp_calls_total") && body.includes("pixgate_http_requests_total")
       )
     )
-    const pushed = JSON.parse(metricBodies.at(-1)!) as { resourceMetrics: ReadonlyArray<unknown> }
+    const pushed = JSON.parse(must(metricBodies.at(-1), "metricBodies.at(-1)")) as {
+      resourceMetrics: ReadonlyArray<unknown>
+    }
     expect(pushed.resourceMetrics.length).toBeGreaterThan(0)
   })
 })

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import * as Cli from "../src/Cli.js"
 import * as Server from "../src/Server.js"
 
@@ -69,7 +70,7 @@ describe("the panel on the standalone server", () => {
     const form = await fetch(link)
     expect(form.status).toBe(200)
     expect(form.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
-    const csrf = cookieOf(form, "pixgate_csrf")!
+    const csrf = must(cookieOf(form, "pixgate_csrf"), 'cookieOf(form, "pixgate_csrf")')
     const token = csrf.split("=")[1]
     const post = (password: string) =>
       fetch(link, {
@@ -81,7 +82,10 @@ describe("the panel on the standalone server", () => {
     expect((await post("short")).status).toBe(422)
     const set = await post("a long enough password")
     expect(set.status).toBe(303)
-    const session = set.headers.getSetCookie().find((c) => c.startsWith("pixgate_session="))!
+    const session = must(
+      set.headers.getSetCookie().find((c) => c.startsWith("pixgate_session=")),
+      'set.headers.getSetCookie().find((c) => c.startsWith("pixgate_session="))'
+    )
     expect(session).toContain("HttpOnly")
     expect(session).toContain("SameSite=Lax")
     expect(session).not.toContain("Secure")

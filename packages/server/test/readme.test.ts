@@ -12,6 +12,7 @@ import { type AddressInfo, connect } from "node:net"
 import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { must } from "@pixgate/testkit/must"
 import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -115,7 +116,7 @@ describe("README walk-through", () => {
       env,
       stdio: ["ignore", "pipe", "inherit"]
     })
-    receiver.stdout!.on("data", (chunk: Buffer) => {
+    must(receiver.stdout, "receiver.stdout").on("data", (chunk: Buffer) => {
       receiverOut += chunk
     })
     await listening(Number(ports.RECEIVER_PORT))
@@ -130,7 +131,7 @@ describe("README walk-through", () => {
       }
     )
     await new Promise<void>((resolve, reject) => {
-      server.stdout!.on("data", (chunk: Buffer) => {
+      must(server.stdout, "server.stdout").on("data", (chunk: Buffer) => {
         if (chunk.toString().includes(`127.0.0.1:${ports.PORT}`)) resolve()
       })
       server.once("exit", (code) => reject(new Error(`server exited with ${code}`)))
@@ -147,7 +148,7 @@ describe("README walk-through", () => {
     const others = Object.values(networkInterfaces())
       .flat()
       .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)
-      .map((a) => a!.address)
+      .map((a) => must(a, "a").address)
     for (const address of others) expect(await accepts(Number(ports.RECEIVER_PORT), address)).toBe(false)
   })
 
@@ -198,11 +199,13 @@ describe("README walk-through", () => {
       const lines = receiverOut.trim().split("\n")
       expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
       const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event as string)
-      const named = readme
-        .split("<!-- walkthrough:end -->")[1]
-        .split("\n\n")[1]
-        .match(/`[a-z]+\.[a-z]+`/g)!
-        .map((n) => n.slice(1, -1))
+      const named = must(
+        readme
+          .split("<!-- walkthrough:end -->")[1]
+          .split("\n\n")[1]
+          .match(/`[a-z]+\.[a-z]+`/g),
+        'readme .split("<-- walkthrough:end -->")[1] .split("\\n\\n")[1] .match(/`[a-z]+\\.[a-z]+`/g)'
+      ).map((n) => n.slice(1, -1))
       expect([...new Set(events)].sort()).toEqual([...new Set(named)].sort())
       expect(existsSync(join(work, "merchant.json"))).toBe(true)
       expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { must } from "@pixgate/testkit/must"
 import { testWait } from "@pixgate/testkit/wait"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 // A plain ES module script; its types are scripts/release-pack.d.mts.
@@ -86,7 +87,13 @@ describe("release:pack", () => {
         p.name
       ).toEqual([])
     }
-    const server = join(out, index.packages.find((p) => p.name === "@pixgate/server")!.file)
+    const server = join(
+      out,
+      must(
+        index.packages.find((p) => p.name === "@pixgate/server"),
+        'index.packages.find((p) => p.name === "@pixgate/server")'
+      ).file
+    )
     expect(listOf(server)).toContain("package/bin/pixgate.js")
     // A pnpm pack of the workspace writes the siblings' versions in place of `workspace:^`.
     expect(JSON.parse(fileOf(server, "package.json")).dependencies["@pixgate/core"]).toBe("^0.1.0")

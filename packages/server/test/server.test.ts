@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
 import { ApiErrors } from "@pixgate/http"
 import { send } from "@pixgate/testkit/harness"
+import { must } from "@pixgate/testkit/must"
 import { FiberRef, Schema } from "effect"
 import { Database, Pixgate, Server } from "../src/index.js"
 
@@ -78,7 +79,7 @@ describe("Server.start", () => {
 
     await Promise.all([server.close(), server.close()])
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()
-    expect(JSON.parse(logs.at(-1)!)).toMatchObject({ msg: "Pixgate stopping" })
+    expect(JSON.parse(must(logs.at(-1), "logs.at(-1)"))).toMatchObject({ msg: "Pixgate stopping" })
   })
 
   it("keeps /admin unmounted without a token", async () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Effect, Either } from "effect"
 import * as Cli from "../src/Cli.js"
@@ -99,10 +100,13 @@ describe("pixgate serve", () => {
     while (!server.out.join("").includes("Pixgate listening") && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50))
     const line = JSON.parse(
-      server.out
-        .join("")
-        .split("\n")
-        .find((l) => l.includes("Pixgate listening"))!
+      must(
+        server.out
+          .join("")
+          .split("\n")
+          .find((l) => l.includes("Pixgate listening")),
+        'server.out .join("") .split("\\n") .find((l) => l.includes("Pixgate listening"))'
+      )
     ) as {
       url: string
       metrics: string

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Engine, Money, Store } from "@pixgate/core"
 import { report } from "@pixgate/testkit/output"
 import { describePostgres } from "@pixgate/testkit/postgres"
+import { startReceiver } from "@pixgate/testkit/receiver"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -15,7 +16,6 @@ import {
   type Line,
   run,
   spawnEngine,
-  startReceiver,
   type TestEngine,
   waitUntil,
   webhookLog,

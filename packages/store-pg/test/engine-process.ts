@@ -21,9 +21,9 @@
  */
 import { createInterface } from "node:readline"
 import { type Auth, Engine, type Errors, Requests, WebhookTransport } from "@pixgate/core"
+import { Status } from "@pixgate/http"
 import { testWait } from "@pixgate/testkit/wait"
 import { Cause, Context, Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
-import { statusOf } from "../../http/src/Status.js"
 import { storeLayer } from "./store-layer.js"
 
 /** Everything a command may be given (as the JSON of the second argument). */
@@ -71,7 +71,7 @@ const emit = (line: Record<string, unknown>) => {
   process.stdout.write(`${JSON.stringify(line)}\n`)
 }
 
-const failureOf = (e: Errors.PixgateError) => ({ status: statusOf(e), code: e.code })
+const failureOf = (e: Errors.PixgateError) => ({ status: Status.statusOf(e), code: e.code })
 
 // The engine as the HTTP API drives it: the body decoded, then the typed service.
 const createPayout = (engine: Engine.EngineShape, caller: Auth.Caller, body: unknown) =>

@@ -8,18 +8,11 @@ import { SqlClient } from "@effect/sql"
 import { Engine, Money, Requests, Store } from "@pixgate/core"
 import { report } from "@pixgate/testkit/output"
 import { describePostgres } from "@pixgate/testkit/postgres"
+import { type Hit, startReceiver } from "@pixgate/testkit/receiver"
 import { testWait } from "@pixgate/testkit/wait"
 import { Effect } from "effect"
 import { expect, it, vi } from "vitest"
-import {
-  type Hit,
-  run,
-  spawnEngine,
-  startReceiver,
-  waitUntil,
-  webhookLog,
-  withFreshDatabase
-} from "./processes.js"
+import { run, spawnEngine, waitUntil, webhookLog, withFreshDatabase } from "./processes.js"
 
 // Two engine processes and 1,000 payouts or 2,000 jobs each test: four base waits.
 vi.setConfig({ testTimeout: testWait(4), hookTimeout: testWait(4) })

@@ -7,10 +7,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { RateLimitStore } from "@pixgate/core"
+import { RateLimit } from "@pixgate/http"
 import { PgStore } from "@pixgate/store-pg"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Deferred, Effect, Fiber, Layer, Logger, TestClock, TestContext } from "effect"
-import * as RateLimit from "../../http/src/RateLimit.js"
 
 /** Effectively no refill within a test: 1 token per 1,000 s. */
 const frozen = { requestsPerSecond: 0.001, burst: 10 }

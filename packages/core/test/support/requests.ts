@@ -3,8 +3,9 @@
  * decoded with `Requests` (and the engine's maximum amount) before the typed service runs, and an
  * error is seen as its answer (the HTTP package's status, code, message, details).
  */
+
+import { Status } from "@pixgate/http"
 import { Effect, type Schema } from "effect"
-import { statusOf } from "../../../http/src/Status.js"
 import * as Errors from "../../src/contract/Errors.js"
 import * as Requests from "../../src/contract/Requests.js"
 import { Engine, type EngineShape } from "../../src/Engine.js"
@@ -45,7 +46,7 @@ export const RequestEngine = Effect.map(Engine, withRequests)
 
 /** An error as the HTTP API answers it: status, code, message, details, and the 503's extras. */
 export const answer = (error: Errors.PixgateError) => ({
-  status: statusOf(error),
+  status: Status.statusOf(error),
   code: error.code,
   message: error.message,
   details: "details" in error ? error.details : undefined,

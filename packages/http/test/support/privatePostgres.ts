@@ -12,6 +12,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, sta
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
 
 /** A running (or stopped) private cluster. */
@@ -66,7 +67,7 @@ export const unavailableReason: string =
       : ""
 
 const run = (tool: string, args: ReadonlyArray<string>) => {
-  const command = join(bin!, tool)
+  const command = join(must(bin, "bin"), tool)
   const [file, argv] = isRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args]
   execFileSync(file, argv, { stdio: "pipe", timeout: testWaitMs })
 }
