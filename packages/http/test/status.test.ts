@@ -1,10 +1,7 @@
-import { Errors, MemoryStore } from "@pixgate/core"
+import { Errors } from "@pixgate/core"
 import { Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as PanelStatus from "../../panel/src/Status.js"
-import { statusOf as panelStatusOf } from "../../panel/src/Status.js"
+import { describe, expect, it } from "vitest"
 import * as ApiErrors from "../src/ApiErrors.js"
-import * as NodePixgate from "../src/NodePixgate.js"
 import * as Respond from "../src/Respond.js"
 import { all, statusOf } from "../src/Status.js"
 import * as TransportErrors from "../src/TransportErrors.js"
@@ -74,13 +71,6 @@ const cases: ReadonlyArray<readonly [TransportErrors.ApiError, number, Errors.Er
   [new Errors.Internal(), 500, { error: "Internal server error", code: "internal_error" }]
 ]
 
-// The panel gets the contract's statuses from its embedder: made here as a host makes it.
-let embedded: NodePixgate.Pixgate | undefined
-beforeAll(async () => {
-  embedded = await NodePixgate.make({ store: MemoryStore.layer, log: { level: "none" }, panel: {} })
-})
-afterAll(() => embedded?.dispose())
-
 describe("error statuses and bodies", () => {
   it("every error class has a case here", () => {
     expect(new Set(cases.map(([e]) => e._tag))).toEqual(
@@ -110,16 +100,13 @@ describe("error statuses and bodies", () => {
     expect([...all.keys()].sort()).toEqual(classes.map((m) => m._tag).sort())
   })
 
-  it("each error answers its status and docs/decisions.md body, in the API and the panel", () => {
+  it("each error answers its status and docs/decisions.md body (the panel's: packages/panel/test/status.test.ts)", () => {
     for (const [error, status, body] of cases) {
       expect([error._tag, statusOf(error), Errors.body(error)]).toEqual([error._tag, status, body])
-      expect([error._tag, panelStatusOf(error)]).toEqual([error._tag, status])
       expect(TransportErrors.isApiError(error)).toBe(true)
       const answer = Respond.failure(error)
       expect([answer.status, JSON.parse(answer.body as string)]).toEqual([status, body])
     }
-    expect(panelStatusOf(new Error("x"))).toBe(500)
-    expect(panelStatusOf(new PanelStatus.PayloadTooLarge())).toBe(413)
     expect(TransportErrors.isApiError(new Error("x"))).toBe(false)
   })
 
