@@ -237,7 +237,22 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     const statuses = new Map<number, number>()
     for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
     const slowest = Math.max(...answers.map((a) => a.ms))
-    const state = runScript(["state", dir]).stdout.trim()
+    // The engine writes through the promoted standby as soon as Postgres promotes it; the monitor's
+    // view (each node's reported state catching up with its goal) follows a few seconds later.
+    // Wait for that view to settle on one primary before reading it.
+    const primariesOf = (view: string) =>
+      view
+        .split("\n")
+        .map((line) => line.split(" "))
+        .filter(([, , reported, goal]) => /primary$/.test(`${reported}`) && goal === reported)
+    const settledBy = Date.now() + testWait(0.5)
+    let state = runScript(["state", dir]).stdout.trim()
+    while (Date.now() < settledBy) {
+      const settled = primariesOf(state)
+      if (settled.length === 1 && settled[0]?.[1] !== killedPort) break
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      state = (await runScriptAsync(["state", dir])).stdout.trim()
+    }
     report("failover:", {
       answers: Object.fromEntries(statuses),
       codes: [...new Set(answers.filter((a) => a.status !== 201).map((a) => a.body?.code))],
@@ -252,10 +267,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     expect(first201.size).toBe(payouts)
     expect(answers.some((a) => a.afterKill && a.status === 201)).toBe(true)
     // The monitor's view (name, port, reported state, goal state): the other node is the primary.
-    const nodes = state.split("\n").map((line) => line.split(" "))
-    const primaries = nodes.filter(
-      ([, , reported, goal]) => /primary$/.test(`${reported}`) && goal === reported
-    )
+    const primaries = primariesOf(state)
     expect(primaries.map(([, port]) => port)).toHaveLength(1)
     expect(primaries[0]?.[1]).not.toBe(killedPort)
     // The engine's pool is on the promoted server.
