@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import type { ApiErrors, Log, RateLimit } from "@pixgate/http"
+import { type ApiErrors, type Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, type Redacted, Ref } from "effect"
 import * as Connections from "./Connections.js"
@@ -146,12 +146,6 @@ const adminQuery = `${adminPath}?`
 const isAdmin = (url: string) =>
   url.startsWith(adminPath) &&
   (url === adminPath || url.startsWith(adminSubpath) || url.startsWith(adminQuery))
-
-/** The path of a request URL (no query), without building an array per request. */
-const pathOf = (url: string) => {
-  const at = url.indexOf("?")
-  return at === -1 ? url : url.slice(0, at)
-}
 
 /** Where things are, for whoever opens the server's root: JSON, or a small page for a browser. */
 const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, panel: boolean) => {
@@ -288,7 +282,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
       return answerIndex(req, res, admin !== undefined, panel !== undefined)
     if (admin !== undefined && isAdmin(url)) admin.nodeHandler(req, res)
-    else if (panel?.matches(pathOf(url))) panel.nodeHandler(req, res)
+    else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   server.maxConnections = limits.maxConnections
