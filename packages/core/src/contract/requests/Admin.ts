@@ -274,16 +274,20 @@ export const ResolveChargeback = Schema.Struct({
 /** A dispute's outcome. */
 export interface ResolveChargeback extends Schema.Schema.Type<typeof ResolveChargeback> {}
 
-/** POST /merchants/:merchantId/panel-invites (the engine checks the address itself). */
-export const InvitePanelUser = Schema.Struct({
-  email: required(
+/** A panel user's e-mail address, described for its request (the engine checks the address itself). */
+const panelEmail = (description: string) =>
+  required(
     Schema.String.annotations({
       ...problem("invalid_email", "email must be a valid e-mail address"),
-      description: "The person's e-mail address",
+      description,
       jsonSchema: { type: "string", format: "email" }
     }),
     problem("invalid_email", "email must be a valid e-mail address")
-  ),
+  )
+
+/** POST /merchants/:merchantId/panel-invites (the engine checks the address itself). */
+export const InvitePanelUser = Schema.Struct({
+  email: panelEmail("The person's e-mail address"),
   role: Schema.optional(
     oneOf("role", ["owner", "finance", "developer", "viewer"]).annotations({
       description:
@@ -301,14 +305,7 @@ export interface InvitePanelUser extends Schema.Schema.Type<typeof InvitePanelUs
 
 /** POST /merchants/:merchantId/panel-reset-links. */
 export const PanelResetLink = Schema.Struct({
-  email: required(
-    Schema.String.annotations({
-      ...problem("invalid_email", "email must be a valid e-mail address"),
-      description: "The panel user's e-mail address",
-      jsonSchema: { type: "string", format: "email" }
-    }),
-    problem("invalid_email", "email must be a valid e-mail address")
-  ),
+  email: panelEmail("The panel user's e-mail address"),
   resetSecondFactor: Schema.optional(
     Schema.Boolean.annotations({
       ...invalidField("resetSecondFactor", "resetSecondFactor must be true or false"),
