@@ -31,19 +31,20 @@ import {
   type StoreError
 } from "./ports/Store.js"
 import type { WebhookTransport } from "./ports/WebhookTransport.js"
+import * as Config from "./runtime/Config.js"
+import * as Metrics from "./runtime/Metrics.js"
+import * as Telemetry from "./runtime/Telemetry.js"
 import * as Admin from "./services/Admin.js"
 import * as Auth from "./services/Auth.js"
 import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
 import * as Charges from "./services/Charges.js"
-import * as Config from "./services/Config.js"
 import * as Health from "./services/Health.js"
 import * as Idempotency from "./services/Idempotency.js"
-import * as Metrics from "./services/Metrics.js"
+import * as Instrumented from "./services/Instrumented.js"
 import * as Payments from "./services/Payments.js"
 import * as Payouts from "./services/Payouts.js"
 import * as Refunds from "./services/Refunds.js"
-import * as Telemetry from "./services/Telemetry.js"
 import * as Transactions from "./services/Transactions.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 
@@ -118,7 +119,7 @@ export interface ServiceLayers {
   >
 }
 
-/** A service's layer with its operations in spans (`Telemetry`), built where the tracer is known. */
+/** A service's layer with its operations in spans (`Instrumented`), built where the tracer is known. */
 const traced = <I, S, R>(
   tag: Context.Tag<I, S>,
   make: Effect.Effect<S, never, R>,
@@ -132,13 +133,13 @@ const traced = <I, S, R>(
 /** The engine's services, each over the dependencies its layer declares; `replace` swaps some. */
 export const services = (replace: ServiceLayers = {}) => {
   const flows = Layer.mergeAll(
-    replace.auth ?? traced(Auth.Auth, Auth.make, Telemetry.auth),
+    replace.auth ?? traced(Auth.Auth, Auth.make, Instrumented.auth),
     replace.idempotency ?? Idempotency.layer,
-    replace.charges ?? traced(Charges.Charges, Charges.make, Telemetry.charges),
-    replace.payouts ?? traced(Payouts.Payouts, Payouts.make, Telemetry.payouts),
-    replace.payments ?? traced(Payments.Payments, Payments.make, Telemetry.payments),
-    replace.transactions ?? traced(Transactions.Transactions, Transactions.make, Telemetry.transactions),
-    replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Telemetry.bankEvents),
+    replace.charges ?? traced(Charges.Charges, Charges.make, Instrumented.charges),
+    replace.payouts ?? traced(Payouts.Payouts, Payouts.make, Instrumented.payouts),
+    replace.payments ?? traced(Payments.Payments, Payments.make, Instrumented.payments),
+    replace.transactions ?? traced(Transactions.Transactions, Transactions.make, Instrumented.transactions),
+    replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Instrumented.bankEvents),
     replace.chargebacks ?? Chargebacks.layer,
     replace.refunds ?? Refunds.layer,
     replace.health ?? Health.layer

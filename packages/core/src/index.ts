@@ -5,6 +5,28 @@
  */
 // Adapters: the ports in process (the memory store, the sandbox bank).
 /** The storage port in memory, for tests and experiments. */
+
+/**
+ * The audit log of a merchant's panel: who (user id and e-mail, or "operator"), when, what (an action and
+ * the object's id) and from where (address and browser) for every sensitive action: sign-in success and
+ * failure, second-factor enrolment and removal, payouts, refunds, API keys, webhook changes, role
+ * changes, session revocation, password resets.
+ */
+export * as Audit from "./access/Audit.js"
+/**
+ * Access to the merchant panel: one-time invites that let a person set the password of a panel user of
+ * one merchant.
+ */
+export * as PanelAccess from "./access/PanelAccess.js"
+/**
+ * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
+ */
+export * as SignInThrottle from "./access/SignInThrottle.js"
+/**
+ * TOTP second factor of panel users (RFC 6238: SHA-1, 6 digits, 30-second steps, as every authenticator
+ * app reads an `otpauth://` URI), with `otplib` doing the arithmetic.
+ */
+export * as TwoFactor from "./access/TwoFactor.js"
 export * as MemoryStore from "./adapters/MemoryStore.js"
 /**
  * The sandbox bank: test keys' charges are paid and payouts settle 2-3 s later, on the Effect clock
@@ -118,6 +140,21 @@ export * as Store from "./ports/Store.js"
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */
 export * as WebhookTransport from "./ports/WebhookTransport.js"
+/** Engine configuration. */
+export * as Config from "./runtime/Config.js"
+/**
+ * The engine's metrics, as Effect `Metric`s in the global registry: whatever exports that registry (the
+ * standalone server's Prometheus `/metrics` and OTLP, through `@effect/opentelemetry`) sees them; without
+ * an exporter an update is a few additions.
+ */
+export * as Metrics from "./runtime/Metrics.js"
+/**
+ * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the services
+ * stay free of telemetry.
+ */
+export * as Telemetry from "./runtime/Telemetry.js"
+/** Trace context from a request into the webhooks it causes. */
+export * as TraceContext from "./runtime/TraceContext.js"
 // Services: each engine service is its own tag and layer; `Engine` is the one object over them.
 /**
  * The merchant panel's operations (the spec moved balance, keys and webhooks there): merchants, API keys
@@ -125,13 +162,6 @@ export * as WebhookTransport from "./ports/WebhookTransport.js"
  * webhook log and redelivery, sandbox top-ups and sandbox actions.
  */
 export * as Admin from "./services/Admin.js"
-/**
- * The audit log of a merchant's panel: who (user id and e-mail, or "operator"), when, what (an action and
- * the object's id) and from where (address and browser) for every sensitive action: sign-in success and
- * failure, second-factor enrolment and removal, payouts, refunds, API keys, webhook changes, role
- * changes, session revocation, password resets.
- */
-export * as Audit from "./services/Audit.js"
 /** API-key authentication: a raw `x-api-key` becomes the merchant and mode it acts for. */
 export * as Auth from "./services/Auth.js"
 /**
@@ -143,8 +173,6 @@ export * as BankEvents from "./services/BankEvents.js"
 export * as Chargebacks from "./services/Chargebacks.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
-/** Engine configuration. */
-export * as Config from "./services/Config.js"
 /** Readiness: whether this instance should get traffic. */
 export * as Health from "./services/Health.js"
 /**
@@ -153,17 +181,6 @@ export * as Health from "./services/Health.js"
  * still running gets 409.
  */
 export * as Idempotency from "./services/Idempotency.js"
-/**
- * The engine's metrics, as Effect `Metric`s in the global registry: whatever exports that registry (the
- * standalone server's Prometheus `/metrics` and OTLP, through `@effect/opentelemetry`) sees them; without
- * an exporter an update is a few additions.
- */
-export * as Metrics from "./services/Metrics.js"
-/**
- * Access to the merchant panel: one-time invites that let a person set the password of a panel user of
- * one merchant.
- */
-export * as PanelAccess from "./services/PanelAccess.js"
 /**
  * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
  * mode, with no bank involved.
@@ -179,26 +196,10 @@ export * as Payouts from "./services/Payouts.js"
  */
 export * as Refunds from "./services/Refunds.js"
 /**
- * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
- */
-export * as SignInThrottle from "./services/SignInThrottle.js"
-/**
- * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the services
- * stay free of telemetry.
- */
-export * as Telemetry from "./services/Telemetry.js"
-/** Trace context from a request into the webhooks it causes. */
-export * as TraceContext from "./services/TraceContext.js"
-/**
  * The merchant's transaction list: its own transactions of the key's mode only, newest first, filtered
  * and paginated exactly as docs/decisions.md says.
  */
 export * as Transactions from "./services/Transactions.js"
-/**
- * TOTP second factor of panel users (RFC 6238: SHA-1, 6 digits, 30-second steps, as every authenticator
- * app reads an `otpauth://` URI), with `otplib` doing the arithmetic.
- */
-export * as TwoFactor from "./services/TwoFactor.js"
 // Webhooks: deliveries, signatures, signing keys and the URL policy.
 /** Webhook signing keys and secrets. */
 export * as SigningKeys from "./webhooks/SigningKeys.js"

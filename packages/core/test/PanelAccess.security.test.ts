@@ -2,15 +2,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
 import { generateSync } from "otplib"
+import * as Audit from "../src/access/Audit.js"
+import * as PanelAccess from "../src/access/PanelAccess.js"
+import * as SignInThrottle from "../src/access/SignInThrottle.js"
+import * as TwoFactor from "../src/access/TwoFactor.js"
 import * as MemoryStore from "../src/adapters/MemoryStore.js"
 import type { AuditEntry, MerchantId } from "../src/domain/Domain.js"
 import * as Fees from "../src/domain/Fees.js"
 import * as Ids from "../src/domain/Ids.js"
 import { MerchantStore, PanelStore } from "../src/ports/Store.js"
-import * as Audit from "../src/services/Audit.js"
-import * as PanelAccess from "../src/services/PanelAccess.js"
-import * as SignInThrottle from "../src/services/SignInThrottle.js"
-import * as TwoFactor from "../src/services/TwoFactor.js"
 
 const newMerchant = Effect.gen(function* () {
   const store = yield* MerchantStore

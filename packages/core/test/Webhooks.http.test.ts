@@ -16,7 +16,7 @@ import type { Mode } from "../src/domain/Domain.js"
 import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
 import { Store } from "../src/ports/Store.js"
 import * as WebhookTransport from "../src/ports/WebhookTransport.js"
-import type { EngineConfigShape } from "../src/services/Config.js"
+import type { EngineConfigShape } from "../src/runtime/Config.js"
 import { emit, engineOver, event, log, setEndpoint, testSigningKey } from "./support/webhooks.js"
 
 interface Seen {

@@ -5,10 +5,10 @@
  */
 import type { Effect } from "effect"
 import { describe, expectTypeOf, it } from "vitest"
+import type * as PanelAccess from "../src/access/PanelAccess.js"
 import type * as Errors from "../src/contract/Errors.js"
 import type { AdminShape } from "../src/services/Admin.js"
 import type { IdempotencyError, IdempotencyShape } from "../src/services/Idempotency.js"
-import type * as PanelAccess from "../src/services/PanelAccess.js"
 
 /** The error type of what an operation returns. */
 type ErrorOf<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Effect.Error<

@@ -43,8 +43,8 @@ import {
   type Store,
   type StoreError
 } from "../ports/Store.js"
-import { EngineConfig } from "../services/Config.js"
-import * as Telemetry from "../services/Telemetry.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Telemetry from "../runtime/Telemetry.js"
 import * as EndpointConcurrency from "./EndpointConcurrency.js"
 import { type AttemptFeedback, JobRunner } from "./Jobs.js"
 import * as WorkerMetrics from "./WorkerMetrics.js"

@@ -7,7 +7,7 @@
 import { Effect, Option } from "effect"
 import type { JobLane } from "../domain/Domain.js"
 import type { ClaimedJob } from "../ports/Store.js"
-import * as Metrics from "../services/Metrics.js"
+import * as Metrics from "../runtime/Metrics.js"
 
 const { kind: kindNames, lane: laneNames } = Metrics.labelNames
 

@@ -24,7 +24,7 @@ import {
   type WebhookRequest,
   WebhookTransport
 } from "../ports/WebhookTransport.js"
-import { defaults } from "../services/Config.js"
+import { defaults } from "../runtime/Config.js"
 import { refusal } from "../webhooks/WebhookUrl.js"
 
 /** Agent settings. */

@@ -5,6 +5,8 @@
  * CLI and the optional admin HTTP router; never exposed through the public API.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Audit from "../access/Audit.js"
+import * as PanelAccess from "../access/PanelAccess.js"
 import type * as AdminViews from "../contract/AdminViews.js"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
@@ -33,14 +35,12 @@ import {
   ReadStore,
   StoreError
 } from "../ports/Store.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Metrics from "../runtime/Metrics.js"
 import * as SigningKeys from "../webhooks/SigningKeys.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
-import * as Audit from "./Audit.js"
 import * as BankEvents from "./BankEvents.js"
 import * as Chargebacks from "./Chargebacks.js"
-import { EngineConfig } from "./Config.js"
-import * as Metrics from "./Metrics.js"
-import * as PanelAccess from "./PanelAccess.js"
 import * as Payouts from "./Payouts.js"
 import * as Refunds from "./Refunds.js"
 

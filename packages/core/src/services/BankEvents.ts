@@ -27,8 +27,8 @@ import {
   Gateways
 } from "../ports/BankGateway.js"
 import { LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
-import { EngineConfig } from "./Config.js"
-import * as Metrics from "./Metrics.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Metrics from "../runtime/Metrics.js"
 
 export type { ChargePaid, ChargePaidOutcome } from "../ports/BankGateway.js"
 

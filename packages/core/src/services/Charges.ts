@@ -25,10 +25,10 @@ import * as BrCode from "../pix/BrCode.js"
 import * as QrImage from "../pix/QrImage.js"
 import { Gateways } from "../ports/BankGateway.js"
 import { LedgerStore, type StoreError } from "../ports/Store.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
-import { EngineConfig } from "./Config.js"
 import * as Idempotency from "./Idempotency.js"
-import * as Metrics from "./Metrics.js"
 
 /** What a charge's unknown attempt keeps for its retry: the identity the bank may hold it under. */
 const HeldCharge = Schema.parseJson(

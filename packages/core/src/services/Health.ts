@@ -6,7 +6,7 @@
  */
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { ReadStore } from "../ports/Store.js"
-import { EngineConfig } from "./Config.js"
+import { EngineConfig } from "../runtime/Config.js"
 
 /** A check's result: `ok`, or why it failed. */
 export type DatabaseCheck = "ok" | "unreachable" | "timeout"

@@ -29,8 +29,8 @@ import {
   ReadStore,
   type StoreError
 } from "../ports/Store.js"
+import { EngineConfig } from "../runtime/Config.js"
 import type { Caller } from "./Auth.js"
-import { EngineConfig } from "./Config.js"
 
 /** A result and whether it was replayed from an earlier request. */
 export interface Replayable<A> {

@@ -12,8 +12,8 @@ import * as Ids from "../domain/Ids.js"
 import * as Ledger from "../domain/Ledger.js"
 import * as Money from "../domain/Money.js"
 import { LedgerStore, MerchantStore } from "../ports/Store.js"
+import { EngineConfig } from "../runtime/Config.js"
 import type { Caller } from "./Auth.js"
-import { EngineConfig } from "./Config.js"
 
 /** A request to pay another merchant. */
 export interface PaymentRequest {

@@ -25,10 +25,10 @@ import * as Money from "../domain/Money.js"
 import { completing } from "../jobs/Jobs.js"
 import { Gateways } from "../ports/BankGateway.js"
 import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
-import { EngineConfig } from "./Config.js"
 import * as Idempotency from "./Idempotency.js"
-import * as Metrics from "./Metrics.js"
 import * as PayoutSend from "./PayoutSend.js"
 
 /**

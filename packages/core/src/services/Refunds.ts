@@ -35,7 +35,7 @@ import * as Sha256 from "../domain/Sha256.js"
 import { CurrentJob, completing } from "../jobs/Jobs.js"
 import { Gateways, type PixRefunder, type SendStatus } from "../ports/BankGateway.js"
 import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
-import { EngineConfig } from "./Config.js"
+import { EngineConfig } from "../runtime/Config.js"
 import { maxKeyLength } from "./Idempotency.js"
 
 /** The standard's window: a PIX may be returned within 90 days of its payment. */

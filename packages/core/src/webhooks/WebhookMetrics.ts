@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import type { Mode } from "../domain/Domain.js"
 import type { HealthChange } from "../ports/Store.js"
 import { timedOutPrefix, type WebhookOutcome } from "../ports/WebhookTransport.js"
-import * as Metrics from "../services/Metrics.js"
+import * as Metrics from "../runtime/Metrics.js"
 
 /** The outcome class of an attempt: `delivered` (200 only), `rejected` (another status), `timeout`, `unreachable`. */
 export const outcomeOf = (outcome: WebhookOutcome): string =>

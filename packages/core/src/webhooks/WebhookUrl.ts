@@ -16,7 +16,7 @@ import ipaddr from "ipaddr.js"
 import { type ValidationError, validation } from "../contract/Errors.js"
 import type { Mode } from "../domain/Domain.js"
 import { HostResolver } from "../ports/HostResolver.js"
-import { EngineConfig, type EngineConfigShape } from "../services/Config.js"
+import { EngineConfig, type EngineConfigShape } from "../runtime/Config.js"
 
 /** Longest accepted webhook URL. */
 export const maxLength = 2048

@@ -24,9 +24,9 @@ import {
   type StoreError
 } from "../ports/Store.js"
 import { causeChain, refusedAddress, WebhookTransport } from "../ports/WebhookTransport.js"
-import { EngineConfig } from "../services/Config.js"
-import * as Telemetry from "../services/Telemetry.js"
-import * as TraceContext from "../services/TraceContext.js"
+import { EngineConfig } from "../runtime/Config.js"
+import * as Telemetry from "../runtime/Telemetry.js"
+import * as TraceContext from "../runtime/TraceContext.js"
 import * as SigningKeys from "./SigningKeys.js"
 import * as WebhookMetrics from "./WebhookMetrics.js"
 import * as WebhookSignature from "./WebhookSignature.js"

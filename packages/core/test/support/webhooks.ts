@@ -13,7 +13,7 @@ import * as Worker from "../../src/jobs/Worker.js"
 import * as HostResolver from "../../src/ports/HostResolver.js"
 import { Store, type StoreShape } from "../../src/ports/Store.js"
 import * as WebhookTransport from "../../src/ports/WebhookTransport.js"
-import * as Config from "../../src/services/Config.js"
+import * as Config from "../../src/runtime/Config.js"
 import * as WebhooksModule from "../../src/webhooks/Webhooks.js"
 import { Webhooks } from "../../src/webhooks/Webhooks.js"
 

@@ -4,32 +4,16 @@
  * when the runtime traces; a create is counted by mode and outcome (`Metrics`) and its
  * transaction remembered as the origin of its webhooks (`TraceContext`).
  */
-import { Effect, FiberRef, identity, type Tracer } from "effect"
+import { Effect } from "effect"
+import * as Metrics from "../runtime/Metrics.js"
+import type { Span } from "../runtime/Telemetry.js"
+import * as TraceContext from "../runtime/TraceContext.js"
 import type { AuthShape } from "./Auth.js"
 import type { BankEventsShape } from "./BankEvents.js"
 import type { ChargesShape } from "./Charges.js"
-import * as Metrics from "./Metrics.js"
 import type { PaymentsShape } from "./Payments.js"
 import type { PayoutsShape } from "./Payouts.js"
-import * as TraceContext from "./TraceContext.js"
 import type { TransactionsShape } from "./Transactions.js"
-
-/** Puts an effect in a span, or leaves it as it is. */
-export type Span = (
-  name: string,
-  options?: Tracer.SpanOptions
-) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-
-const withSpan: Span = (name, options) => (self) => Effect.withSpan(self, name, options)
-const without: Span = () => identity
-
-/**
- * `Effect.withSpan` when the runtime traces, read once where a service is built; else nothing:
- * even a span nobody records costs an exit handler per call (a few microseconds).
- */
-export const spans: Effect.Effect<Span> = Effect.map(FiberRef.get(FiberRef.currentTracerEnabled), (on) =>
-  on ? withSpan : without
-)
 
 const created = <A, E, R>(effect: Effect.Effect<A, E, R>, id: (view: A) => string) =>
   Effect.tap(effect, (view) => TraceContext.remember(id(view)))
