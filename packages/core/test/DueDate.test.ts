@@ -82,6 +82,11 @@ const oracle = (originalCents: number, t: DueDate.DueTerms, pay: string) => {
     abatement = cents(
       t.abatement.type === "fixed" ? decimal(t.abatement.value) : pct(decimal(t.abatement.value))
     )
+  // Percent fines, interest and discounts: of the original less the abatement (the Central
+  // Bank's rule); nothing to take a percentage of once the abatement covers the original.
+  const left = BigInt(originalCents) - abatement
+  const rest = q(left > 0n ? left : 0n, 100) // reais
+  const pctLeft = (p: Q) => div(mul(rest, p), q(100))
   let discount = 0n
   if (t.discount !== null && pay <= due) {
     const r = t.discount
@@ -92,32 +97,32 @@ const oracle = (originalCents: number, t: DueDate.DueTerms, pay: string) => {
         .sort((a, b) => (a.until < b.until ? -1 : 1))
       if (open.length > 0) {
         const v = decimal(open[0].value)
-        discount = cents(r.type === "fixedUntil" ? v : pct(v))
+        discount = cents(r.type === "fixedUntil" ? v : pctLeft(v))
       }
     } else if ("value" in r) {
       const early = r.type.includes("Business") ? businessFromBefore(pay, due) : daysBetween(pay, due)
       const v = decimal(r.value)
-      discount = cents(r.type.startsWith("amount") ? mul(v, q(early)) : mul(pct(v), q(early)))
+      discount = cents(r.type.startsWith("amount") ? mul(v, q(early)) : mul(pctLeft(v), q(early)))
     }
   }
   let fine = 0n
   let interest = 0n
   if (pay > due) {
     if (t.fine !== null)
-      fine = cents(t.fine.type === "fixed" ? decimal(t.fine.value) : pct(decimal(t.fine.value)))
+      fine = cents(t.fine.type === "fixed" ? decimal(t.fine.value) : pctLeft(decimal(t.fine.value)))
     if (t.interest !== null) {
       const v = decimal(t.interest.value)
       const calendar = daysBetween(due, pay)
       const biz = businessAfterUpTo(due, pay)
       const perDay: Record<DueDate.InterestType, Q> = {
         amountPerDay: mul(v, q(calendar)),
-        percentPerDay: mul(pct(v), q(calendar)),
-        percentPerMonth: div(mul(pct(v), q(calendar)), q(30)),
-        percentPerYear: div(mul(pct(v), q(calendar)), q(365)),
+        percentPerDay: mul(pctLeft(v), q(calendar)),
+        percentPerMonth: div(mul(pctLeft(v), q(calendar)), q(30)),
+        percentPerYear: div(mul(pctLeft(v), q(calendar)), q(365)),
         amountPerBusinessDay: mul(v, q(biz)),
-        percentPerBusinessDay: mul(pct(v), q(biz)),
-        percentPerMonthBusinessDays: div(mul(pct(v), q(biz)), q(21)),
-        percentPerYearBusinessDays: div(mul(pct(v), q(biz)), q(252))
+        percentPerBusinessDay: mul(pctLeft(v), q(biz)),
+        percentPerMonthBusinessDays: div(mul(pctLeft(v), q(biz)), q(21)),
+        percentPerYearBusinessDays: div(mul(pctLeft(v), q(biz)), q(252))
       }
       interest = cents(perDay[t.interest.type])
     }
@@ -218,6 +223,35 @@ describe("DueDate", () => {
     },
     { fastCheck: { numRuns: 2000 } }
   )
+
+  it.prop(
+    "with an abatement, percentages are of what is left of the original, as the payer's bank computes them",
+    [scenario.filter((s) => s.terms.abatement !== null)],
+    ([s]) => {
+      const day = must(DueDate.parseDay(s.pay), "DueDate.parseDay(s.pay)")
+      expect(DueDate.amountDue(s.original, s.terms, day).total).toBe(oracle(s.original, s.terms, s.pay).total)
+    },
+    { fastCheck: { numRuns: 5000 } }
+  )
+
+  it("6.66 with a fixed abatement of 1.00, a 10% fine and 1% a day, paid 9 days late, asks 6.74", () => {
+    const terms: DueDate.DueTerms = {
+      dueDate: "2026-03-10",
+      daysAfterDue: 30,
+      fine: { type: "percent", value: 1_000 },
+      interest: { type: "percentPerDay", value: 100 },
+      discount: null,
+      abatement: { type: "fixed", value: 100 }
+    }
+    const paid = must(DueDate.parseDay("2026-03-19"), "DueDate.parseDay(2026-03-19)")
+    // 5.66 left after the abatement: fine 0.566 -> 0.57, interest 9% = 0.5094 -> 0.51.
+    expect(DueDate.amountDue(Money.Cents(666), terms, paid)).toMatchObject({
+      abatement: 100,
+      fine: 57,
+      interest: 51,
+      total: 674
+    })
+  })
 
   it.prop(
     "the holidays computed from Easter are the published ones",

@@ -118,6 +118,25 @@ for (const store of liveStores("cobv")) {
       expect(await balance()).toBe(before + 10210 - Math.round(charge.fees.feeAmount * 100))
     })
 
+    it("6.66 with an abatement of 1.00, fine 10%, 1% a day, paid 9 days late: 6.74, of what is left after the abatement", async () => {
+      const answer = await h.request("POST", "/api/v1/charges", {
+        key,
+        body: {
+          amount: 6.66,
+          ...payer,
+          dueDate: text(due),
+          daysAfterDue: 30,
+          abatement: { type: "fixed", value: 1 },
+          fine: { type: "percent", value: 10 },
+          interest: { type: "percentPerDay", value: 1 }
+        }
+      })
+      expect(answer.status, answer.text).toBe(201)
+      const paid = await pay(answer.body.transactionId, `paidAt=${text(due + 9)}`)
+      // 5.66 left: fine 0.566 -> 0.57, interest 9% -> 0.5094 -> 0.51.
+      expect(paid.body).toMatchObject({ status: "completed", receivedAmount: 6.74 })
+    })
+
     it("a PIX of another amount is recorded, not credited, to be returned", async () => {
       const charge = await create()
       const before = await balance()

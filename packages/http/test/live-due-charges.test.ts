@@ -43,8 +43,8 @@ describe.each(stores)("live due-date charges on $name", (store) => {
     discount: { type: "fixedUntil", dates: [{ until: DueDate.formatDay(due - 3), value: 10 }] }
   }
 
-  const create = async (key: string) => {
-    const answer = await send(live.h.base, "POST", "/api/v1/charges", { key, body: terms })
+  const create = async (key: string, body: Record<string, unknown> = terms) => {
+    const answer = await send(live.h.base, "POST", "/api/v1/charges", { key, body })
     expect(answer.status, answer.text).toBe(201)
     return answer.body as { transactionId: string; txid: string; qrCode: string; fees: { feeAmount: number } }
   }
@@ -115,6 +115,33 @@ describe.each(stores)("live due-date charges on $name", (store) => {
       await expectLedgerClean(live)
     })
   }
+
+  it("with an abatement, paid late with what the Central Bank's rule asks, completes", async () => {
+    const m = await live.merchant()
+    const charge = await create(m.liveKey, {
+      amount: 150,
+      clientName: "Empresa de Alimentos SA",
+      clientDoc: "11.222.333/0001-81",
+      dueDate: DueDate.formatDay(due),
+      daysAfterDue: 30,
+      abatement: { type: "fixed", value: 10 },
+      fine: { type: "percent", value: 2 },
+      interest: { type: "percentPerDay", value: 0.1 }
+    })
+    const before = await balance(m.merchantId)
+    // 140.00 left after the abatement: fine 2% = 2.80, interest 0.1% x 9 days = 1.26.
+    const pix = await payOn(charge.txid, due + 9, "144.06")
+    await until(
+      "completed",
+      async () => (await transaction(m.liveKey, charge.transactionId)).status === "completed"
+    )
+    expect(await transaction(m.liveKey, charge.transactionId)).toMatchObject({
+      receivedAmount: 144.06,
+      endToEndId: pix.endToEndId
+    })
+    expect(await balance(m.merchantId)).toBe(before + 14406 - Math.round(charge.fees.feeAmount * 100))
+    await expectLedgerClean(live)
+  })
 
   it("after the last payable day: recorded, not credited, and returned at the bank", async () => {
     const m = await live.merchant()

@@ -4,8 +4,9 @@
  * `abatimento`, each with its `modalidade` and two-decimal `valorPerc`). Written for the
  * simulator on its own (it shares no code with the engine), with the conventions the engine
  * documents where the standard is silent: São Paulo days (UTC-3); a due date or last payable day
- * on a weekend or national bank holiday moves to the next business day; percentages of the
- * original amount; each part rounded half-up to the centavo; a month of 30 days (21 business
+ * on a weekend or national bank holiday moves to the next business day; a percent abatement of
+ * the original amount, percent fines, interest and discounts of the original less the abatement
+ * (as payers' banks compute them); each part rounded half-up to the centavo; a month of 30 days (21 business
  * days) and a year of 365 (252 business days).
  */
 import { toCents } from "./Model.js"
@@ -108,9 +109,11 @@ export interface Parts {
 export const partsOn = (original: number, terms: CobvTerms, pay: number): Parts => {
   const due = rollForward(dateOf(terms.dataDeVencimento))
   const value = (rule: Rule) => toCents(rule.valorPerc ?? "0.00")
-  const flat = (rule: Rule | undefined) =>
-    rule === undefined ? 0 : rule.modalidade === 1 ? value(rule) : share(original, value(rule), 1, 1)
-  const abatimento = flat(terms.abatimento)
+  const flat = (rule: Rule | undefined, of: number) =>
+    rule === undefined ? 0 : rule.modalidade === 1 ? value(rule) : share(of, value(rule), 1, 1)
+  const abatimento = flat(terms.abatimento, original)
+  // Percent fines, interest and discounts are of what is left after the abatement.
+  const base = Math.max(0, original - abatimento)
   let desconto = 0
   const d = terms.desconto
   if (d !== undefined && pay <= due) {
@@ -122,23 +125,23 @@ export const partsOn = (original: number, terms: CobvTerms, pay: number): Parts 
         }))
         .filter((x) => pay <= x.until)
         .sort((x, y) => x.until - y.until)[0]
-      if (open) desconto = d.modalidade === 1 ? open.v : share(original, open.v, 1, 1)
+      if (open) desconto = d.modalidade === 1 ? open.v : share(base, open.v, 1, 1)
     } else {
       const early = d.modalidade === 4 || d.modalidade === 6 ? businessBetween(pay, due) : due - pay
-      desconto = d.modalidade <= 4 ? value(d) * early : share(original, value(d), early, 1)
+      desconto = d.modalidade <= 4 ? value(d) * early : share(base, value(d), early, 1)
     }
   }
   let multa = 0
   let juros = 0
   if (pay > due) {
-    multa = flat(terms.multa)
+    multa = flat(terms.multa, base)
     const j = terms.juros
     if (j !== undefined) {
       const calendar = pay - due
       const business = businessBetween(due + 1, pay + 1)
       const n = j.modalidade <= 4 ? calendar : business
       const per = [1, 1, 30, 365, 1, 1, 21, 252][j.modalidade - 1] ?? 1
-      juros = j.modalidade === 1 || j.modalidade === 5 ? value(j) * n : share(original, value(j), n, per)
+      juros = j.modalidade === 1 || j.modalidade === 5 ? value(j) * n : share(base, value(j), n, per)
     }
   }
   const final = Math.max(1, original - abatimento - desconto + multa + juros)

@@ -15,9 +15,13 @@
  *   devem assumir essa prorrogação"). The charge is payable through the effective due date plus
  *   `daysAfterDue` calendar days, that last day itself moved to the next business day (the
  *   standard's examples A to G).
- * - Every percentage is of the original amount. Each part (abatement, discount, fine, interest)
- *   is computed exactly (integer and BigInt arithmetic) and rounded half-up to the centavo once;
- *   the amount due is `original - abatement - discount + fine + interest`, never below 0.01.
+ * - A percent abatement is of the original amount (the standard: "percentual do valor original
+ *   do documento"). Percent fines, interest and discounts are of the original amount minus the
+ *   abatement, as the Central Bank's rule has the payer's bank compute them: the abatement is a
+ *   deduction from the debt itself, so what is late or paid early is what is left of it. Each
+ *   part (abatement, discount, fine, interest) is computed exactly (integer and BigInt
+ *   arithmetic) and rounded half-up to the centavo once; the amount due is
+ *   `original - abatement - discount + fine + interest`, never below 0.01.
  * - The abatement applies on any day. A discount applies on or before the effective due date;
  *   the fine and the interest after it. Interest per month counts 30 days (21 business days), per
  *   year 365 days (252 business days).
@@ -225,12 +229,20 @@ export const expiresAt = (terms: DueTerms): number => endOfDay(lastPayableDay(te
 const roundHalfUp = (numerator: bigint, denominator: bigint): number =>
   Number((2n * numerator + denominator) / (2n * denominator))
 
-/** `original x hundredths% x count / per`, rounded half-up to the centavo. */
-const percentOf = (original: Cents, hundredths: number, count: number, per: number): number =>
-  roundHalfUp(BigInt(original) * BigInt(hundredths) * BigInt(count), 10_000n * BigInt(per))
+/** `base x hundredths% x count / per`, rounded half-up to the centavo. */
+const percentOf = (base: number, hundredths: number, count: number, per: number): number =>
+  roundHalfUp(BigInt(base) * BigInt(hundredths) * BigInt(count), 10_000n * BigInt(per))
 
-const flat = (original: Cents, rule: FlatRule | null): number =>
-  rule === null ? 0 : rule.type === "fixed" ? rule.value : percentOf(original, rule.value, 1, 1)
+/** A fixed amount, or a percentage of `base`. */
+const flat = (base: number, rule: FlatRule | null): number =>
+  rule === null ? 0 : rule.type === "fixed" ? rule.value : percentOf(base, rule.value, 1, 1)
+
+/**
+ * The amount percent fines, interest and discounts are taken of: the original less the
+ * abatement (never below 0: an abatement the request schemas let through as large as the
+ * original leaves nothing to take a percentage of).
+ */
+const baseOf = (original: Cents, abatement: number): number => Math.max(0, original - abatement)
 
 /** The parts of what is due on a day, in centavos. */
 export interface AmountDue {
@@ -245,7 +257,8 @@ export interface AmountDue {
   readonly payable: boolean
 }
 
-const discountOn = (original: Cents, terms: DueTerms, day: Day, due: Day): number => {
+/** The discount on `day` (before or on the due date), percentages of `base`. */
+const discountOn = (base: number, terms: DueTerms, day: Day, due: Day): number => {
   const rule = terms.discount
   if (rule === null || day > due) return 0
   switch (rule.type) {
@@ -258,20 +271,21 @@ const discountOn = (original: Cents, terms: DueTerms, day: Day, due: Day): numbe
         .sort((a, b) => a.until - b.until)
       const applicable = deadlines[0]
       if (applicable === undefined) return 0
-      return rule.type === "fixedUntil" ? applicable.value : percentOf(original, applicable.value, 1, 1)
+      return rule.type === "fixedUntil" ? applicable.value : percentOf(base, applicable.value, 1, 1)
     }
     case "amountPerDayEarly":
       return rule.value * (due - day)
     case "amountPerBusinessDayEarly":
       return rule.value * businessDaysIn(day, due)
     case "percentPerDayEarly":
-      return percentOf(original, rule.value, due - day, 1)
+      return percentOf(base, rule.value, due - day, 1)
     case "percentPerBusinessDayEarly":
-      return percentOf(original, rule.value, businessDaysIn(day, due), 1)
+      return percentOf(base, rule.value, businessDaysIn(day, due), 1)
   }
 }
 
-const interestOn = (original: Cents, rule: InterestRule | null, day: Day, due: Day): number => {
+/** The interest on `day` (after the due date), percentages of `base`. */
+const interestOn = (base: number, rule: InterestRule | null, day: Day, due: Day): number => {
   if (rule === null || day <= due) return 0
   const calendar = day - due
   const business = businessDaysIn(due + 1, day + 1)
@@ -279,19 +293,19 @@ const interestOn = (original: Cents, rule: InterestRule | null, day: Day, due: D
     case "amountPerDay":
       return rule.value * calendar
     case "percentPerDay":
-      return percentOf(original, rule.value, calendar, 1)
+      return percentOf(base, rule.value, calendar, 1)
     case "percentPerMonth":
-      return percentOf(original, rule.value, calendar, 30)
+      return percentOf(base, rule.value, calendar, 30)
     case "percentPerYear":
-      return percentOf(original, rule.value, calendar, 365)
+      return percentOf(base, rule.value, calendar, 365)
     case "amountPerBusinessDay":
       return rule.value * business
     case "percentPerBusinessDay":
-      return percentOf(original, rule.value, business, 1)
+      return percentOf(base, rule.value, business, 1)
     case "percentPerMonthBusinessDays":
-      return percentOf(original, rule.value, business, 21)
+      return percentOf(base, rule.value, business, 21)
     case "percentPerYearBusinessDays":
-      return percentOf(original, rule.value, business, 252)
+      return percentOf(base, rule.value, business, 252)
   }
 }
 
@@ -299,10 +313,11 @@ const interestOn = (original: Cents, rule: InterestRule | null, day: Day, due: D
 export const amountDue = (original: Cents, terms: DueTerms, day: Day): AmountDue => {
   const due = effectiveDueDay(terms)
   const abatement = flat(original, terms.abatement)
-  const discount = discountOn(original, terms, day, due)
+  const base = baseOf(original, abatement)
+  const discount = discountOn(base, terms, day, due)
   const late = day > due
-  const fine = late ? flat(original, terms.fine) : 0
-  const interest = interestOn(original, terms.interest, day, due)
+  const fine = late ? flat(base, terms.fine) : 0
+  const interest = interestOn(base, terms.interest, day, due)
   const total = Math.max(1, original - abatement - discount + fine + interest)
   return {
     original,
@@ -323,7 +338,8 @@ export const amountDueAt = (original: Cents, terms: DueTerms, ms: number): Amoun
 export const largestReductionFrom = (original: Cents, terms: DueTerms, from: Day): number => {
   const due = effectiveDueDay(terms)
   const abatement = flat(original, terms.abatement)
+  const base = baseOf(original, abatement)
   let most = 0
-  for (let d = from; d <= due; d++) most = Math.max(most, discountOn(original, terms, d, due))
+  for (let d = from; d <= due; d++) most = Math.max(most, discountOn(base, terms, d, due))
   return abatement + most
 }

@@ -85,7 +85,7 @@ const requiredIn = <S extends Schema.Schema.Any>(
   what: string
 ) => required(schema, problem(code, `${path} is required: ${what}`))
 
-/** A fine or an abatement: a fixed amount in reais or a percentage of the original amount. */
+/** A fine or an abatement: a fixed amount in reais or a percentage (of the original amount for an abatement, of what the abatement leaves for a fine). */
 const flatRule = (field: string, code: ValidationCode, description: string) => {
   const types = ["fixed", "percent"] as const
   const typeProblem = problem(code, `${field}.type must be one of: ${types.join(", ")}`)
@@ -144,7 +144,7 @@ const dueDateFields = {
     flatRule(
       "fine",
       "invalid_fine",
-      "Charged once when paid after the due date: `fixed` reais, or `percent` of the original amount (at most 100)"
+      "Charged once when paid after the due date: `fixed` reais, or `percent` of the original amount less the abatement (at most 100)"
     )
   ).annotations({
     description:
@@ -165,7 +165,7 @@ const dueDateFields = {
     }).annotations({
       ...problem("invalid_interest", "interest must be an object with type and value"),
       description:
-        "Simple interest after the due date (the standard's `juros` modalities 1 to 8): `amountPerDay` reais or `percentPerDay` of the original amount per calendar day late; `percentPerMonth` (a month is 30 days) or `percentPerYear` (365 days); the business-day forms `amountPerBusinessDay`, `percentPerBusinessDay`, `percentPerMonthBusinessDays` (21 business days) and `percentPerYearBusinessDays` (252)"
+        "Simple interest after the due date (the standard's `juros` modalities 1 to 8): `amountPerDay` reais or `percentPerDay` of the original amount less the abatement per calendar day late; `percentPerMonth` (a month is 30 days) or `percentPerYear` (365 days); the business-day forms `amountPerBusinessDay`, `percentPerBusinessDay`, `percentPerMonthBusinessDays` (21 business days) and `percentPerYearBusinessDays` (252)"
     })
   ).annotations({
     description: "Interest for paying after the due date (the standard's `juros`): `{ type, value }`"
@@ -175,7 +175,7 @@ const dueDateFields = {
       type: required(Schema.Literal(...discountTypes).annotations(discountTypeProblem), discountTypeProblem),
       value: Schema.optional(termValue("discount.value", "invalid_discount")).annotations({
         description:
-          "For the per-day types: reais or percent of the original amount per day before the due date"
+          "For the per-day types: reais or percent of the original amount less the abatement per day before the due date"
       }),
       dates: Schema.optional(
         Schema.Array(
