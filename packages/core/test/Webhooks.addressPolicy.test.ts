@@ -67,6 +67,12 @@ const metadataUrls = [
   "http://[::ffff:a9fe:a9fe]/",
   "http://[64:ff9b::169.254.169.254]/",
   "http://[2002:a9fe:a9fe::1]/",
+  // IPv4-compatible: the URL parser writes it [::a9fe:a9fe], which ipaddr.js calls unicast.
+  "http://[::169.254.169.254]:1/h",
+  "http://[::a9fe:a9fe]/",
+  "http://[0:0:0:0:0:0:a9fe:a9fe]/",
+  // Teredo whose client (stored inverted) is the metadata address.
+  "http://[2001:0:4136:e378:8000:63bf:5601:5601]/",
   "http://metadata.example/computeMetadata/v1/",
   "http://alibaba.example/",
   "https://aws6.example/"
@@ -91,6 +97,11 @@ describe("forbiddenKind", () => {
       ["::ffff:0:169.254.169.254", "link-local"],
       ["2002:a9fe:a9fe::1", "link-local"],
       ["::169.254.169.254", "link-local"],
+      ["::a9fe:a9fe", "link-local"],
+      ["[::a9fe:a9fe]", "link-local"],
+      ["::6464:64c8", "cloud metadata"],
+      ["2001:0:a9fe:a9fe::1", "link-local"],
+      ["2001:0:4136:e378:8000:63bf:5601:5601", "link-local"],
       ["127.0.0.1", null],
       ["10.0.0.1", null],
       ["100.100.100.201", null],
@@ -267,6 +278,20 @@ describe("the send-time check, after DNS", () => {
         expect(entry?.delivery.status).toBe("failed")
         expect(entry?.attempts[0]?.error).toMatch(
           /^Transport: EPRIVATEADDRESS: 169.254.169.254 is a link-local address/
+        )
+        expect(seen).toEqual([])
+      })
+  )
+
+  it.scopedLive(
+    "an IPv4-compatible metadata literal stored before the policy is never requested in test mode",
+    () =>
+      Effect.gen(function* () {
+        const { seen } = yield* receiver
+        const [entry] = yield* deliver("test", "http://[::169.254.169.254]:1/h", {}, {}, "evt_compatible")
+        expect(entry?.delivery.status).toBe("failed")
+        expect(entry?.attempts[0]?.error).toMatch(
+          /^Transport: EPRIVATEADDRESS: \[?::a9fe:a9fe\]? is a link-local address/
         )
         expect(seen).toEqual([])
       })

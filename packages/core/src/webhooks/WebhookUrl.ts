@@ -60,6 +60,27 @@ const low32 = (v6: ipaddr.IPv6): ipaddr.IPv4 => {
   return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
 }
 
+/**
+ * The IPv4 address of the deprecated IPv4-compatible form `::a.b.c.d` (the first 96 bits zero;
+ * not `::` nor `::1`). ipaddr.js names it "unicast" when written in hex (`::a9fe:a9fe`, which is
+ * how the URL parser writes `[::169.254.169.254]`), so it is recognised by its bits.
+ */
+const ipv4Compatible = (v6: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0] = v6.parts
+  if (a !== 0 || b !== 0 || c !== 0 || d !== 0 || e !== 0 || f !== 0) return undefined
+  return g === 0 && h <= 1 ? undefined : low32(v6)
+}
+
+/** The two IPv4 addresses of a Teredo address: its server's, and its client's (stored inverted). */
+const teredoV4 = (v6: ipaddr.IPv6): ReadonlyArray<ipaddr.IPv4> => {
+  const [, , s1 = 0, s2 = 0, , , c1 = 0, c2 = 0] = v6.parts
+  const client = [~c1 & 0xffff, ~c2 & 0xffff] as const
+  return [
+    new ipaddr.IPv4([s1 >> 8, s1 & 0xff, s2 >> 8, s2 & 0xff]),
+    new ipaddr.IPv4([client[0] >> 8, client[0] & 0xff, client[1] >> 8, client[1] & 0xff])
+  ]
+}
+
 const ipv4Kind = (v4: ipaddr.IPv4): string | null => {
   const range: string = v4.range()
   return range === "unicast" ? null : label(range)
@@ -72,6 +93,9 @@ const ipv4Kind = (v4: ipaddr.IPv4): string | null => {
  * IPv4 address included (IPv4-translated ::ffff:0:a.b.c.d, local-use NAT64, Teredo).
  */
 const ipv6Kind = (v6: ipaddr.IPv6): string | null => {
+  const compatible = ipv4Compatible(v6)
+  // Never public: a deprecated form no network routes; a private address inside says which.
+  if (compatible !== undefined) return ipv4Kind(compatible) ?? "IPv4-compatible"
   const range: string = v6.range()
   switch (range) {
     case "ipv4Mapped":
@@ -126,19 +150,22 @@ export const notPublic = (host: string, address: string, kind: string, mode: Mod
 const metadataV4 = ["100.100.100.200", "192.0.0.192", "168.63.129.16"].map((a) => ipaddr.IPv4.parse(a))
 const metadataV6 = ipaddr.IPv6.parseCIDR("fd00:ec2::/112")
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, SIIT, 6to4), if any. */
-const embeddedV4 = (v6: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
+/**
+ * The IPv4 addresses an IPv6 address carries (mapped, compatible, NAT64 and its local use, SIIT,
+ * 6to4, Teredo's server and client), if any.
+ */
+const embeddedV4 = (v6: ipaddr.IPv6): ReadonlyArray<ipaddr.IPv4> => {
+  const compatible = ipv4Compatible(v6)
+  if (compatible !== undefined) return [compatible]
   const range: string = v6.range()
-  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = v6.parts
-  if (range === "ipv4Mapped") return v6.toIPv4Address()
-  if (range === "rfc6052" || range === "rfc6145") return low32(v6)
+  if (range === "ipv4Mapped") return [v6.toIPv4Address()]
+  if (range === "rfc6052" || range === "rfc6145" || v6.match(nat64LocalUse)) return [low32(v6)]
+  if (range === "teredo") return teredoV4(v6)
   if (range === "6to4") {
     const [, hi = 0, lo = 0] = v6.parts
-    return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
+    return [new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])]
   }
-  // The deprecated IPv4-compatible form ::a.b.c.d (not :: nor ::1).
-  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0 && range === "reserved") return low32(v6)
-  return undefined
+  return []
 }
 
 const metadataKind = (v4: ipaddr.IPv4): string | null => {
@@ -157,8 +184,11 @@ export const forbiddenKind = (address: string): string | null => {
   const v6 = ipaddr.IPv6.parse(text)
   if (v6.range() === "linkLocal") return "link-local"
   if (v6.match(metadataV6)) return "cloud metadata"
-  const v4 = embeddedV4(v6)
-  return v4 === undefined ? null : metadataKind(v4)
+  for (const v4 of embeddedV4(v6)) {
+    const kind = metadataKind(v4)
+    if (kind !== null) return kind
+  }
+  return null
 }
 
 /** Why `host`, at the `address` of an always-refused `kind`, may receive no webhook. */
