@@ -166,7 +166,7 @@ export const DeliveriesQuery = Schema.Struct({
   eventId: Schema.optional(Schema.String),
   limit: optionalQuery(count("limit")),
   offset: optionalQuery(count("offset"))
-}).annotations({ identifier: "DeliveriesQuery", [FirstProblemOnlyId]: true })
+}).annotations({ [FirstProblemOnlyId]: true })
 
 /** A webhook log query. */
 export interface DeliveriesQuery extends Schema.Schema.Type<typeof DeliveriesQuery> {}
@@ -224,8 +224,9 @@ export const SandboxPay = Schema.Struct({
         "What the payer sends, in reais (e.g. 513.33); default: what the charge asks for on that day"
     })
   )
+  // No `identifier`: the OpenAPI document lists a query's fields as parameters only when its
+  // schema is inline, not a `$ref`.
 }).annotations({
-  identifier: "SandboxPayQuery",
   [FirstProblemOnlyId]: true
 })
 
@@ -325,7 +326,7 @@ export interface PanelResetLink extends Schema.Schema.Type<typeof PanelResetLink
 export const AuditQuery = Schema.Struct({
   before: Schema.optional(Schema.String.annotations({ description: "The `next` of the previous page" })),
   limit: optionalQuery(count("limit"))
-}).annotations({ identifier: "AuditQuery", [FirstProblemOnlyId]: true })
+}).annotations({ [FirstProblemOnlyId]: true })
 
 /** An audit log query. */
 export interface AuditQuery extends Schema.Schema.Type<typeof AuditQuery> {}
