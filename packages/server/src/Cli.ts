@@ -131,10 +131,15 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
     return filled
   })
 
-const engineLayer = (database: string, io: Io, config: Partial<EngineConfig.EngineConfigShape>) =>
+const engineLayer = (
+  database: string,
+  io: Io,
+  config: Partial<EngineConfig.EngineConfigShape>,
+  waits: Database.PostgresWaits = {}
+) =>
   Layer.unwrapEffect(
     Effect.try({
-      try: () => Database.layer(Database.parse(database, io.cwd)),
+      try: () => Database.layer(Database.parse(database, io.cwd), waits),
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
@@ -155,15 +160,21 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
     // `webhook set` checks URLs as `serve` would: the same address policy and http allowance.
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
+    const waits = yield* Environment.postgresWaits
     const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
       command.run(engine.admin, filled, args, (text) => Effect.sync(() => io.stdout(text)))
     ).pipe(
       Effect.provide(
-        engineLayer(database, io, {
-          allowInsecureLiveWebhooks: insecure,
-          allowPrivateWebhookUrls: addresses.allowPrivateLive,
-          allowPrivateTestWebhookUrls: addresses.allowPrivateTestWebhooks
-        })
+        engineLayer(
+          database,
+          io,
+          {
+            allowInsecureLiveWebhooks: insecure,
+            allowPrivateWebhookUrls: addresses.allowPrivateLive,
+            allowPrivateTestWebhookUrls: addresses.allowPrivateTestWebhooks
+          },
+          waits
+        )
       ),
       Effect.catchAllCause((cause) =>
         Cause.isFailType(cause) && (cause.error instanceof Failed || cause.error instanceof UsageError)
@@ -206,12 +217,14 @@ const runServe = (io: Io) =>
     const env = yield* Environment.serve
     const telemetry = yield* Environment.telemetry
     const live = yield* liveSettings(io)
+    const postgres = yield* Environment.postgresWaits
     const server = yield* Effect.tryPromise({
       try: () =>
         Server.start({
           port: env.port,
           host: env.host,
           database: env.database,
+          postgres,
           cwd: io.cwd,
           ...(Option.isSome(env.adminToken) ? { adminToken: Redacted.value(env.adminToken.value) } : {}),
           maxBodySize: env.maxBodySize,

@@ -30,8 +30,29 @@ export const parse = (url: string, cwd: string = process.cwd()): Target => {
   throw new Error("PIXGATE_DATABASE must be sqlite:<path>, postgres://... or postgresql://...")
 }
 
-/** The store of a target (migrated when the layer is built). */
-export const layer = (target: Target): Layer.Layer<Store.Store, Store.StoreError> =>
+/**
+ * Bounds on a Postgres store's waits, in milliseconds (0: no bound), as `@pixgate/store-pg`
+ * takes them (`PgStoreOptions`; docs/operations.md, "Bounded database waits"). Unset: its defaults.
+ */
+export interface PostgresWaits {
+  readonly statementTimeoutMs?: number
+  readonly idleInTransactionTimeoutMs?: number
+  readonly keepAliveMs?: number
+}
+
+const pgWaits = (waits: PostgresWaits) => ({
+  ...(waits.statementTimeoutMs === undefined ? {} : { statementTimeout: waits.statementTimeoutMs }),
+  ...(waits.idleInTransactionTimeoutMs === undefined
+    ? {}
+    : { idleInTransactionTimeout: waits.idleInTransactionTimeoutMs }),
+  ...(waits.keepAliveMs === undefined ? {} : { keepAlive: waits.keepAliveMs })
+})
+
+/** The store of a target (migrated when the layer is built); `waits` apply to Postgres. */
+export const layer = (
+  target: Target,
+  waits: PostgresWaits = {}
+): Layer.Layer<Store.Store, Store.StoreError> =>
   Layer.unwrapEffect(
     target.kind === "sqlite"
       ? Effect.map(
@@ -40,7 +61,7 @@ export const layer = (target: Target): Layer.Layer<Store.Store, Store.StoreError
         )
       : Effect.map(
           load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg")),
-          (m) => m.PgStore.layer({ url: target.url })
+          (m) => m.PgStore.layer({ url: target.url, ...pgWaits(waits) })
         )
   )
 

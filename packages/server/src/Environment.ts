@@ -115,6 +115,18 @@ export const serve = Config.all({
   timeouts: timeouts
 })
 
+/**
+ * Bounds on Postgres waits (docs/operations.md, "Bounded database waits"), in milliseconds, 0 for
+ * none: `PIXGATE_PG_STATEMENT_TIMEOUT_MS` (30 000; also bounds the wait for a server that stopped
+ * answering), `PIXGATE_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS` (60 000) and `PIXGATE_PG_KEEPALIVE_MS`
+ * (TCP keep-alive's first probe after this much idle time, 10 000).
+ */
+export const postgresWaits = Config.all({
+  statementTimeoutMs: integer("PIXGATE_PG_STATEMENT_TIMEOUT_MS", 30_000, 0, 86_400_000),
+  idleInTransactionTimeoutMs: integer("PIXGATE_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS", 60_000, 0, 86_400_000),
+  keepAliveMs: integer("PIXGATE_PG_KEEPALIVE_MS", 10_000, 0, 86_400_000)
+})
+
 /** `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS=1`: plain-http live webhook URLs (serve and `webhook set`). */
 export const allowInsecureLiveWebhooks = switchedOn("PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS")
 

@@ -34,6 +34,11 @@ export interface ServerOptions extends Connections.ConnectionOptions {
   readonly database?: string
   /** Directory relative SQLite paths start from (default: the process's). */
   readonly cwd?: string
+  /**
+   * Bounds on a Postgres database's waits (statement, idle transaction, keep-alive; the CLI
+   * reads `PIXGATE_PG_*`); unset: `@pixgate/store-pg`'s defaults.
+   */
+  readonly postgres?: Database.PostgresWaits
   /** Enables the admin router under `/admin`. */
   readonly adminToken?: string
   readonly maxBodySize?: number
@@ -247,7 +252,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
-    store: Database.layer(target),
+    store: Database.layer(target, options.postgres),
     engine: {
       hostResolver: NodeHostResolver.layer,
       // After the HTTP drain, running jobs get the same bound to finish (then they are

@@ -13,6 +13,7 @@ import type { RateLimitStore, Store } from "@pixgate/core"
 import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import * as MultiHost from "./internal/multiHost.js"
+import * as Silence from "./internal/silence.js"
 import * as Pool from "./Pool.js"
 
 /** Connection and pool settings. */
@@ -42,6 +43,47 @@ export interface PgStoreOptions {
   readonly applicationName?: string
   /** TLS: `true`, or node's TLS options. */
   readonly ssl?: PgClient.PgClientConfig["ssl"]
+  /**
+   * The server's `statement_timeout` on every connection (default 30 s; 0: none): a statement
+   * that runs longer is cancelled by the server and fails (503 on the API). It also bounds the
+   * wait for a server that does not answer at all (a silent network partition): a connection
+   * in use that stays quiet for this plus a grace (at most 5 s) is dropped (`internal/silence.ts`).
+   * Migrations are not bound by it.
+   */
+  readonly statementTimeout?: Duration.DurationInput
+  /**
+   * The server's `idle_in_transaction_session_timeout` (default 60 s; 0: none): a transaction
+   * left open and idle that long (its client gone silent) is ended by the server, so its row
+   * locks do not hold other instances' payouts.
+   */
+  readonly idleInTransactionTimeout?: Duration.DurationInput
+  /**
+   * TCP keep-alive on every connection, its first probe after this much idle time (default
+   * 10 s; 0: off), so a pooled connection whose peer vanished is found out while idle and
+   * dropped before a request draws it.
+   */
+  readonly keepAlive?: Duration.DurationInput
+}
+
+/** The defaults of the bounds on database waits (docs/operations.md, "Bounded database waits"). */
+export const waitDefaults = {
+  statementTimeout: Duration.seconds(30),
+  idleInTransactionTimeout: Duration.seconds(60),
+  keepAlive: Duration.seconds(10)
+} as const
+
+/** The node-postgres settings of the bounds on database waits, with their defaults. */
+export const waitSettings = (options: PgStoreOptions) => {
+  const ms = (value: Duration.DurationInput) => Duration.toMillis(Duration.decode(value))
+  const statement = ms(options.statementTimeout ?? waitDefaults.statementTimeout)
+  const idle = ms(options.idleInTransactionTimeout ?? waitDefaults.idleInTransactionTimeout)
+  const keepAlive = ms(options.keepAlive ?? waitDefaults.keepAlive)
+  return {
+    statement_timeout: statement,
+    idle_in_transaction_session_timeout: idle,
+    keepAlive: keepAlive > 0,
+    keepAliveInitialDelayMillis: keepAlive
+  }
 }
 
 /** Key of the advisory lock that serialises migrations of engines starting together ("pixg"). */
@@ -51,20 +93,25 @@ export const migrationLockKey = 0x70697867
 // second engine starting at the same moment waits, then finds nothing left to do. Creating the
 // migrations table first (as the migrator would) keeps its "does the table exist?" probe from
 // failing, which would abort the transaction.
-const migrate = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${migrationLockKey})`)
-      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${Migrations.table} (
+// Migrations are not bound by the statement time-out (a large table's may take long, and a
+// second engine waits on the first's lock); the silence guard is armed once they are done.
+const migrate = (silence: Silence.Silence) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql.unsafe("SET LOCAL statement_timeout = 0")
+        yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${migrationLockKey})`)
+        yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${Migrations.table} (
         migration_id integer primary key,
         created_at timestamp with time zone not null default now(),
         name text not null
       )`)
-      yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg), table: Migrations.table })
-    })
-  )
-})
+        yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg), table: Migrations.table })
+      })
+    )
+    silence.armed = true
+  })
 
 /**
  * Every store tag (`Store.Stores`), `SqlClient` and the per-key rate-limit buckets shared by
@@ -73,15 +120,17 @@ const migrate = Effect.gen(function* () {
  */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> =>
-  RateLimits.layerPg.pipe(
-    Layer.provideMerge(SqlStore.layerAfter(migrate)),
-    Layer.provide(clientLayer(options)),
+): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> => {
+  const silence = Silence.make(waitSettings(options).statement_timeout)
+  return RateLimits.layerPg.pipe(
+    Layer.provideMerge(SqlStore.layerAfter(migrate(silence))),
+    Layer.provide(clientLayer(options, silence)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")
   )
+}
 
-const clientLayer = (options: PgStoreOptions) => {
+const clientLayer = (options: PgStoreOptions, silence: Silence.Silence) => {
   const url = Redacted.isRedacted(options.url) ? options.url : Redacted.make(options.url)
   return Layer.unwrapEffect(
     Effect.try({
@@ -89,7 +138,9 @@ const clientLayer = (options: PgStoreOptions) => {
       catch: (cause) => new SqlError({ cause, message: "Invalid Postgres URL" })
     }).pipe(
       Effect.map((multi) =>
-        multi === undefined ? Pool.layer(config(url, options)) : multiHostLayer(multi, options)
+        multi === undefined
+          ? Pool.layer(config(url, options), waitSettings(options), silence)
+          : multiHostLayer(multi, options, silence)
       )
     )
   )
@@ -113,7 +164,7 @@ const defaultConnectTimeout = Duration.seconds(5)
  * same settings and the same check at start as `PgClient.layer`. The pool's own wait for a
  * connection allows one probe per host plus the connection itself.
  */
-const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) => {
+const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions, silence: Silence.Silence) => {
   const connectMillis = Duration.toMillis(options.connectTimeout ?? defaultConnectTimeout)
   const millis = (d: Duration.DurationInput | undefined) =>
     d === undefined ? undefined : Duration.toMillis(d)
@@ -127,7 +178,8 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
       min: options.minConnections,
       maxLifetimeSeconds:
         options.connectionTTL === undefined ? undefined : Duration.toSeconds(options.connectionTTL),
-      application_name: applicationName
+      application_name: applicationName,
+      ...waitSettings(options)
     })
   const acquire = Effect.acquireRelease(
     Effect.sync(makePool).pipe(
@@ -150,6 +202,9 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
       })
     ),
     (pool) => Effect.promise(() => pool.end().catch(() => {})).pipe(Effect.timeoutOption(1000))
-  ).pipe(Effect.tap((pool) => Pool.watch(pool, options.maxConnections ?? 10)))
+  ).pipe(
+    Effect.tap((pool) => Silence.watch(pool, silence)),
+    Effect.tap((pool) => Pool.watch(pool, options.maxConnections ?? 10))
+  )
   return PgClient.layerFromPool({ acquire, applicationName })
 }

@@ -11,6 +11,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Metrics } from "@pixgate/core"
 import { Duration, Effect, type Layer, Metric, Redacted, Schedule, type Scope } from "effect"
 import * as Pg from "pg"
+import * as Silence from "./internal/silence.js"
 
 /** Connections of the pool by state: open (`total`), `idle`, requests `waiting` for one, and the `max`. */
 export const connections = Metric.gauge("pixgate_db_pool_connections", {
@@ -42,7 +43,13 @@ export const watch = (pool: Pg.Pool, max: number): Effect.Effect<void, never, Sc
     )
   )
 
-const make = (options: PgClient.PgClientConfig) =>
+/** Settings node-postgres takes per connection besides `PgClient.PgClientConfig`'s. */
+export type ConnectionSettings = Pick<
+  Pg.PoolConfig,
+  "statement_timeout" | "idle_in_transaction_session_timeout" | "keepAlive" | "keepAliveInitialDelayMillis"
+>
+
+const make = (options: PgClient.PgClientConfig, settings: ConnectionSettings, silence: Silence.Silence) =>
   Effect.gen(function* () {
     const max = options.maxConnections ?? 10
     const pool = yield* Effect.acquireRelease(
@@ -57,7 +64,8 @@ const make = (options: PgClient.PgClientConfig) =>
           max,
           min: options.minConnections,
           maxLifetimeSeconds: options.connectionTTL ? Duration.toSeconds(options.connectionTTL) : undefined,
-          application_name: options.applicationName
+          application_name: options.applicationName,
+          ...settings
         })
         // An idle connection's error (the server restarted) must not crash the process: the
         // pool drops that connection and the next query opens another.
@@ -79,15 +87,21 @@ const make = (options: PgClient.PgClientConfig) =>
           })
       })
     )
+    Silence.watch(pool, silence)
     yield* watch(pool, max)
     return pool
   })
 
-/** `PgClient.layer(options)` over a pool this module makes and samples (for the options the store uses). */
+/**
+ * `PgClient.layer(options)` over a pool this module makes and samples (for the options the store
+ * uses), with `settings` on every connection and the `silence` guard on the connections in use.
+ */
 export const layer = (
-  options: PgClient.PgClientConfig
+  options: PgClient.PgClientConfig,
+  settings: ConnectionSettings = {},
+  silence: Silence.Silence = Silence.make(0)
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   PgClient.layerFromPool({
-    acquire: make(options),
+    acquire: make(options, settings, silence),
     applicationName: options.applicationName
   })
