@@ -245,6 +245,7 @@ const runServe = (io: Io) =>
           ...(telemetry === undefined ? {} : { telemetry }),
           keepAliveTimeoutMs: env.keepAliveTimeoutMs,
           maxConnections: env.maxConnections,
+          probeConnections: env.probeConnections,
           ...env.timeouts,
           ...(live === undefined ? {} : { live })
         }),

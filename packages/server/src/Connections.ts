@@ -32,6 +32,15 @@ export interface ConnectionOptions {
    * closed as soon as it is accepted, before anything of it is read; open connections go on.
    */
   readonly maxConnections?: number
+  /**
+   * Connections kept for health probes above `maxConnections` (16, `PIXGATE_PROBE_CONNECTIONS`;
+   * 0: none). At the cap, a load balancer's or kubelet's probe still gets its answer, so a busy
+   * instance is not declared dead: on such a connection `/api/health`, `/api/health/live` and
+   * `/api/health/ready` are answered as usual, and any other request gets 503
+   * `service_unavailable` with `Retry-After` and `Connection: close`. Beyond the reserve too, a
+   * connection is closed unread.
+   */
+  readonly probeConnections?: number
 }
 
 /** The defaults of `ConnectionOptions`. */
@@ -39,7 +48,8 @@ export const defaults = {
   keepAliveTimeoutMs: 65_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  maxConnections: 1_000
+  maxConnections: 1_000,
+  probeConnections: 16
 } as const
 
 /** How often Node checks the header and request time-outs (its own default is 30 s). */
@@ -51,11 +61,14 @@ export const resolve = (options: ConnectionOptions): Required<ConnectionOptions>
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? defaults.keepAliveTimeoutMs,
     headersTimeoutMs: options.headersTimeoutMs ?? defaults.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
-    maxConnections: options.maxConnections ?? defaults.maxConnections
+    maxConnections: options.maxConnections ?? defaults.maxConnections,
+    probeConnections: options.probeConnections ?? defaults.probeConnections
   }
   for (const [name, value] of Object.entries(resolved))
-    if (!Number.isSafeInteger(value) || value < 1)
-      throw new TypeError(`Pixgate: ${name} must be a positive integer`)
+    if (!Number.isSafeInteger(value) || value < (name === "probeConnections" ? 0 : 1))
+      throw new TypeError(
+        `Pixgate: ${name} must be ${name === "probeConnections" ? "a whole number" : "a positive integer"}`
+      )
   // Node refuses a server whose header time-out exceeds its request time-out.
   if (resolved.headersTimeoutMs > resolved.requestTimeoutMs)
     throw new TypeError("Pixgate: headersTimeoutMs must not exceed requestTimeoutMs")
@@ -85,6 +98,8 @@ const acceptQuietMs = 1_000
 /** One open connection: requests on it not yet answered, and since when it has none. */
 interface Connection {
   readonly socket: Socket
+  /** Accepted at the cap, into the probes' reserve: it serves health probes only. */
+  readonly reserved: boolean
   active: number
   idleSince: number
   /** `socket.bytesRead` when it became idle: more read since then is a request arriving. */
@@ -125,17 +140,21 @@ function responseClosed(this: Tracked): void {
  * (Node ends its connection after it), connections idle for `idleGraceMs` are closed, and
  * whatever is still open after `timeoutMs` is cut.
  */
-export const tracker = (server: Server) => {
+export const tracker = (server: Server, maxConnections: number = Number.POSITIVE_INFINITY) => {
   const connections = new Map<Socket, Connection>()
   const pending = new Set<ServerResponse>()
   const self: Tracker = { pending }
   let drainingSince: number | undefined
   let accepted = 0
+  let cut = 0
   server.on("connection", (socket: Socket) => {
     accepted++
-    connections.set(socket, { socket, active: 0, idleSince: Date.now(), readAtIdle: 0 })
+    const reserved = connections.size >= maxConnections
+    connections.set(socket, { socket, reserved, active: 0, idleSince: Date.now(), readAtIdle: 0 })
     socket.once("close", () => connections.delete(socket))
   })
+  /** Whether `req` came on a connection of the probes' reserve. */
+  const reserved = (req: IncomingMessage): boolean => connections.get(req.socket as Socket)?.reserved === true
   /** Call first for every request. */
   const track = (req: IncomingMessage, res: ServerResponse) => {
     const tracked = res as Tracked
@@ -201,7 +220,10 @@ export const tracker = (server: Server) => {
         drainingSince = Date.now()
         for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
         const idle = setInterval(closeIdleSoon, 100)
-        const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
+        const force = setTimeout(() => {
+          cut = connections.size
+          server.closeAllConnections()
+        }, timeoutMs)
         // `http.Server#close` stops accepting and would also close idle connections at once: the
         // race above. Skip that part for this one call; `closeIdle` does it after the grace.
         const closeIdleNow = server.closeIdleConnections
@@ -217,5 +239,12 @@ export const tracker = (server: Server) => {
         }
       })
     })
-  return { track, drain, inFlight: () => pending.size }
+  return {
+    track,
+    drain,
+    reserved,
+    inFlight: () => pending.size,
+    /** Connections the drain had to cut at its time-out (0 until then). */
+    cut: () => cut
+  }
 }

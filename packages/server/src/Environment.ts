@@ -112,6 +112,7 @@ export const serve = Config.all({
     3_600_000
   ),
   maxConnections: integer("PIXGATE_MAX_CONNECTIONS", Connections.defaults.maxConnections, 1, 1_000_000),
+  probeConnections: integer("PIXGATE_PROBE_CONNECTIONS", Connections.defaults.probeConnections, 0, 10_000),
   timeouts: timeouts
 })
 

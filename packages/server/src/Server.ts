@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import { type ApiErrors, type Log, type RateLimit, Router } from "@pixgate/http"
+import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, type Redacted, Ref } from "effect"
 import * as Connections from "./Connections.js"
@@ -146,6 +146,25 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 
 const isRoot = (url: string) => url === "/" || url.startsWith("/?")
 
+/** The health probes, which the connections of the probes' reserve still serve at the cap. */
+const probePaths = new Set(["/api/health", "/api/health/live", "/api/health/ready"])
+
+const isProbe = (req: IncomingMessage) =>
+  (req.method === "GET" || req.method === "HEAD") && probePaths.has(Router.pathOf(req.url ?? "/"))
+
+const busyBody = JSON.stringify({ error: "Service temporarily unavailable", code: "service_unavailable" })
+
+/** What a request other than a probe gets on a connection of the probes' reserve. */
+const answerBusy = (res: ServerResponse) => {
+  res.shouldKeepAlive = false
+  res.writeHead(503, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(busyBody),
+    "retry-after": "1"
+  })
+  res.end(busyBody)
+}
+
 const adminSubpath = `${adminPath}/`
 const adminQuery = `${adminPath}?`
 const isAdmin = (url: string) =>
@@ -238,6 +257,19 @@ const liveGateway = async (live: NonNullable<ServerOptions["live"]>) => {
   }
 }
 
+/**
+ * The stop's last line, with its figures: requests in flight when it began, how long the
+ * drain took, connections cut at its time-out, and the whole stop. Written after the engine's
+ * runtime (and its logger) is gone, through a writer of its own on the same output.
+ */
+const stopped = (options: Log.LogOptions | undefined, fields: Record<string, unknown>) => {
+  const writer = Log.writer(options)
+  Effect.runSync(
+    Effect.logInfo("Pixgate stopped").pipe(Effect.annotateLogs(fields), Effect.provide(Log.layer(writer)))
+  )
+  writer.flush()
+}
+
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   if (options.allowPrivateLiveWebhooks && options.profile !== "development")
@@ -282,6 +314,11 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const panel = pixgate.panel
   const server = createServer(Connections.serverOptions(limits), (req, res) => {
     connections.track(req, res)
+    if (connections.reserved(req) && !isProbe(req)) {
+      busy++
+      warnRefused()
+      return answerBusy(res)
+    }
     const url = req.url ?? "/"
     if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
@@ -290,8 +327,11 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
-  server.maxConnections = limits.maxConnections
-  const connections = Connections.tracker(server)
+  // Node closes unread what is beyond the cap and the probes' reserve; the tracker marks the
+  // reserve's connections, which serve health probes only.
+  server.maxConnections = limits.maxConnections + limits.probeConnections
+  const connections = Connections.tracker(server, limits.maxConnections)
+  let busy = 0
   server.on("clientError", answerClientError)
   const host = options.host ?? "127.0.0.1"
   let address: AddressInfo
@@ -325,19 +365,29 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     )
 
   let closing: Promise<void> | undefined
-  // Connections beyond `maxConnections` are closed unread: a warning at the first, then at most
-  // one per 10 s, each with how many were refused since the one before.
+  // Connections beyond `maxConnections` and the probes' reserve are closed unread, and requests
+  // other than probes on the reserve answered 503: a warning at the first, then at most one per
+  // 10 s, each with how many were refused since the one before.
   let refused = 0
   let warnedAt = Number.NEGATIVE_INFINITY
-  server.on("drop", () => {
-    refused++
+  const warnRefused = () => {
     if (closing !== undefined || Date.now() - warnedAt < 10_000) return
     warnedAt = Date.now()
-    const fields = { refused, maxConnections: limits.maxConnections }
+    const fields = {
+      refused,
+      busy,
+      maxConnections: limits.maxConnections,
+      probeConnections: limits.probeConnections
+    }
     refused = 0
+    busy = 0
     void pixgate.runtime.runPromise(
       Effect.logWarning("Connections refused: maxConnections reached").pipe(Effect.annotateLogs(fields))
     )
+  }
+  server.on("drop", () => {
+    refused++
+    warnRefused()
   })
   const close = () => {
     closing ??= (async () => {
@@ -345,14 +395,24 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       // thread's exit, a pool's end) may not, and a process whose loop empties mid-await exits
       // before its store is closed.
       const hold = setInterval(() => {}, 60_000)
+      const stopping = Date.now()
       try {
         Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
         const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
-        await log("Pixgate stopping", { url, inFlight: connections.inFlight() })
+        const inFlight = connections.inFlight()
+        await log("Pixgate stopping", { url, inFlight })
         await drained
+        const drainedMs = Date.now() - stopping
         await stopLedgerChecks()
         await pixgate.dispose()
         await telemetry.close()
+        stopped(options.log, {
+          url,
+          inFlight,
+          drainedMs,
+          cutConnections: connections.cut(),
+          stopMs: Date.now() - stopping
+        })
       } finally {
         clearInterval(hold)
       }

@@ -507,7 +507,8 @@ describe("pixgate as a child process", () => {
       database: `sqlite:${join(work, "data", "pixgate.db")}`
     })
     expect(lines.some((l) => l.msg === "request" && l.path === "/api/health" && l.status === 200)).toBe(true)
-    expect(lines.at(-1)).toMatchObject({ msg: "Pixgate stopping" })
+    expect(lines.at(-2)).toMatchObject({ msg: "Pixgate stopping" })
+    expect(lines.at(-1)).toMatchObject({ msg: "Pixgate stopped", cutConnections: 0 })
   })
 
   it("serve finishes a request in flight before exiting", async () => {

@@ -73,6 +73,8 @@ describe("the connection cap", () => {
     const server = await ServeProcess.start({
       PIXGATE_DATABASE: `sqlite:${join(dir, "cap.db")}`,
       PIXGATE_MAX_CONNECTIONS: String(cap),
+      // No reserve for probes here: the next test has one.
+      PIXGATE_PROBE_CONNECTIONS: "0",
       // Idle connections held for the whole test (the header time-out would close them).
       PIXGATE_HEADERS_TIMEOUT_MS: "300000",
       PIXGATE_REQUEST_TIMEOUT_MS: "300000"
@@ -103,6 +105,76 @@ describe("the connection cap", () => {
     server.child.kill("SIGTERM")
     expect(await server.exited).toBe(0)
     expect(server.output()).toMatch(/Connections refused: maxConnections reached/)
+  })
+})
+
+/** One request on an open raw socket: its status, its body and whether the server closed after it. */
+const ask = (socket: Socket, line: string) =>
+  new Promise<{ status: number; body: string; close: boolean }>((resolve, reject) => {
+    let text = ""
+    const onData = (chunk: Buffer) => {
+      text += chunk
+      const end = text.indexOf("\r\n\r\n")
+      if (end < 0) return
+      const head = text.slice(0, end)
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
+      const body = text.slice(end + 4)
+      if (Buffer.byteLength(body) < length) return
+      socket.off("data", onData)
+      resolve({
+        status: Number(text.slice(9, 12)),
+        body,
+        close: /\r\nconnection: close(\r\n|$)/im.test(head)
+      })
+    }
+    socket.on("data", onData)
+    socket.once("close", () => reject(new Error(`closed after ${JSON.stringify(text)}`)))
+    socket.write(`${line} HTTP/1.1\r\nHost: pixgate\r\n\r\n`)
+  })
+
+describe("the probes' reserve at the connection cap", () => {
+  it("answers health probes above PIXGATE_MAX_CONNECTIONS, 503 to anything else there, and closes beyond the reserve", async () => {
+    const cap = 10
+    const reserve = 4
+    const server = await ServeProcess.start({
+      PIXGATE_DATABASE: `sqlite:${join(dir, "reserve.db")}`,
+      PIXGATE_MAX_CONNECTIONS: String(cap),
+      PIXGATE_PROBE_CONNECTIONS: String(reserve),
+      PIXGATE_HEADERS_TIMEOUT_MS: "300000",
+      PIXGATE_REQUEST_TIMEOUT_MS: "300000"
+    })
+    const established = await Promise.all(Array.from({ length: cap }, () => open(server.url)))
+    expect(await Promise.all(established.map(health))).toEqual(established.map(() => 200))
+    // At the cap, one by one: each lands in the reserve.
+    const probes: Array<Socket> = []
+    for (let i = 0; i < reserve; i++) probes.push(await open(server.url))
+    // Beyond the reserve: closed unread, as without one.
+    const beyond = await open(server.url).catch(() => undefined)
+    const outcome = beyond === undefined ? { text: "", closed: true } : await received(beyond, testWaitMs)
+    expect(outcome).toEqual({ text: "", closed: true })
+    for (const path of ["/api/health", "/api/health/live", "/api/health/ready"])
+      expect((await ask(must(probes[0], "probes[0]"), `GET ${path}`)).status).toBe(200)
+    const other = await ask(must(probes[1], "probes[1]"), "GET /api/v1/transactions")
+    expect(other).toMatchObject({ status: 503, close: true })
+    expect(JSON.parse(other.body)).toEqual({
+      error: "Service temporarily unavailable",
+      code: "service_unavailable"
+    })
+    // The connections under the cap serve everything as before.
+    expect((await ask(must(established[0], "established[0]"), "GET /api/v1/transactions")).status).toBe(401)
+    for (const socket of [...established, ...probes]) socket.destroy()
+    server.child.kill("SIGTERM")
+    expect(await server.exited).toBe(0)
+    expect(server.output()).toMatch(/Connections refused: maxConnections reached/)
+    // The stop's last line, with its figures.
+    const lines = server.output().trim().split("\n")
+    expect(JSON.parse(must(lines.at(-1), "the last line"))).toMatchObject({
+      msg: "Pixgate stopped",
+      inFlight: expect.any(Number),
+      drainedMs: expect.any(Number),
+      cutConnections: 0,
+      stopMs: expect.any(Number)
+    })
   })
 })
 

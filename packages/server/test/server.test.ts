@@ -79,7 +79,12 @@ describe("Server.start", () => {
 
     await Promise.all([server.close(), server.close()])
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow()
-    expect(JSON.parse(must(logs.at(-1), "logs.at(-1)"))).toMatchObject({ msg: "Pixgate stopping" })
+    expect(JSON.parse(must(logs.at(-2), "logs.at(-2)"))).toMatchObject({ msg: "Pixgate stopping" })
+    expect(JSON.parse(must(logs.at(-1), "logs.at(-1)"))).toMatchObject({
+      msg: "Pixgate stopped",
+      inFlight: 0,
+      cutConnections: 0
+    })
   })
 
   it("keeps /admin unmounted without a token", async () => {
