@@ -131,10 +131,15 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
     return filled
   })
 
-const engineLayer = (database: string, io: Io, config: Partial<EngineConfig.EngineConfigShape>) =>
+const engineLayer = (
+  database: string,
+  keys: Option.Option<Database.DataKeyText>,
+  io: Io,
+  config: Partial<EngineConfig.EngineConfigShape>
+) =>
   Layer.unwrapEffect(
     Effect.try({
-      try: () => Database.layer(Database.parse(database, io.cwd)),
+      try: () => Database.layer(Database.parse(database, io.cwd), Option.getOrUndefined(keys)),
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
@@ -152,6 +157,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
   Effect.gen(function* () {
     const filled = yield* withSecrets(command, given, io)
     const database = yield* Environment.database
+    const keys = yield* Environment.dataKeys
     // `webhook set` checks URLs as `serve` would: the same address policy and http allowance.
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
@@ -159,7 +165,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
       command.run(engine.admin, filled, args, (text) => Effect.sync(() => io.stdout(text)))
     ).pipe(
       Effect.provide(
-        engineLayer(database, io, {
+        engineLayer(database, keys, io, {
           allowInsecureLiveWebhooks: insecure,
           allowPrivateWebhookUrls: addresses.allowPrivateLive,
           allowPrivateTestWebhookUrls: addresses.allowPrivateTestWebhooks
@@ -233,6 +239,8 @@ const runServe = (io: Io) =>
           keepAliveTimeoutMs: env.keepAliveTimeoutMs,
           maxConnections: env.maxConnections,
           ...env.timeouts,
+          ...(Option.isSome(env.dataKeys) ? { dataKeys: env.dataKeys.value } : {}),
+          retentionDays: env.retentionDays,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

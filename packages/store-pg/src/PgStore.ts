@@ -9,8 +9,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { RateLimitStore, Store } from "@pixgate/core"
-import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
+import type { DataCipher, RateLimitStore, Store } from "@pixgate/core"
+import { NodeDataCipher } from "@pixgate/core/node"
+import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import * as MultiHost from "./internal/multiHost.js"
 import * as Pool from "./Pool.js"
@@ -42,6 +43,11 @@ export interface PgStoreOptions {
   readonly applicationName?: string
   /** TLS: `true`, or node's TLS options. */
   readonly ssl?: PgClient.PgClientConfig["ssl"]
+  /**
+   * The master keys that wrap the database's data keys (`DataKeys.fromText`; docs/operations.md,
+   * "Personal data at rest"). Required: a database several instances share keeps no key of its own.
+   */
+  readonly keys: DataKeys.Keys
 }
 
 /** Key of the advisory lock that serialises migrations of engines starting together ("pixg"). */
@@ -51,31 +57,35 @@ export const migrationLockKey = 0x70697867
 // second engine starting at the same moment waits, then finds nothing left to do. Creating the
 // migrations table first (as the migrator would) keeps its "does the table exist?" probe from
 // failing, which would abort the transaction.
-const migrate = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${migrationLockKey})`)
-      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${Migrations.table} (
+const migrate = (keys: DataKeys.Keys) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${migrationLockKey})`)
+        yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${Migrations.table} (
         migration_id integer primary key,
         created_at timestamp with time zone not null default now(),
         name text not null
       )`)
-      yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg), table: Migrations.table })
-    })
-  )
-})
+        yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg(keys)), table: Migrations.table })
+      })
+    )
+  })
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the per-key rate-limit buckets shared by
+ * Every store tag (`Store.Stores`), `SqlClient`, the keyring (`DataCipher.Keyring`) and the per-key rate-limit buckets shared by
  * every instance on the database (`RateLimitStore`, which `@pixgate/http` uses when present) on
  * a Postgres database, migrated when the layer is built.
  */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> =>
+): Layer.Layer<
+  Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore | DataCipher.Keyring,
+  Store.StoreError
+> =>
   RateLimits.layerPg.pipe(
-    Layer.provideMerge(SqlStore.layerAfter(migrate)),
+    Layer.provideMerge(SqlStore.layerAfter(migrate(options.keys), options.keys)),
     Layer.provide(clientLayer(options)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")
@@ -153,3 +163,10 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions) =>
   ).pipe(Effect.tap((pool) => Pool.watch(pool, options.maxConnections ?? 10)))
   return PgClient.layerFromPool({ acquire, applicationName })
 }
+
+/**
+ * The keys of `PIXGATE_DATA_KEY` and `PIXGATE_DATA_KEYS_RETIRED` (base64 of 32 bytes each) over
+ * node:crypto; Left says which is malformed.
+ */
+export const keysFromText = (active: string, retired: ReadonlyArray<string> = []) =>
+  DataKeys.fromText(NodeDataCipher.cipher, active, retired)
