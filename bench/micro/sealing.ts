@@ -13,7 +13,7 @@ import { Encoding } from "effect"
 const args = process.argv.slice(2)
 const total = Number(args.find((a) => a.startsWith("--n="))?.split("=")[1] ?? 200_000)
 const cipher = NodeDataCipher.cipher
-const dataKey = cipher.random(32)
+const dataKey = new Uint8Array(cipher.random(32))
 const lookupKey = cipher.random(32)
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -68,7 +68,7 @@ const webCpu = process.cpuUsage()
 const webTotal = Math.min(total, 50_000)
 for (let i = 0; i < webTotal; i++)
   await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv: cipher.random(12), additionalData: aad },
+    { name: "AES-GCM", iv: new Uint8Array(cipher.random(12)), additionalData: aad },
     key,
     encoder.encode(name)
   )
