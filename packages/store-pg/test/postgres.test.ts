@@ -50,7 +50,7 @@ describePostgres("Postgres: migrations", () => {
       }).pipe(Effect.scoped)
     )
     expect(applied.map((r) => r.migration_id)).toEqual(
-      Object.keys(Migrations.pg).map((k) => Number.parseInt(k, 10))
+      Object.keys(Migrations.pg(testKeys)).map((k) => Number.parseInt(k, 10))
     )
   })
 })
