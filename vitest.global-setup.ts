@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { Effect, Layer } from "effect"
 import pg from "pg"
 
@@ -46,7 +47,7 @@ const migrateTemplate = async (run: string): Promise<string | undefined> => {
   // The store migrates on start; its pool is closed when the scope ends, so that no session is
   // left on the template (a copy needs none there).
   await Effect.runPromise(
-    Effect.scoped(Layer.build(PgStore.layer({ url: databaseUrl(name), maxConnections: 1 })))
+    Effect.scoped(Layer.build(PgStore.layer({ url: databaseUrl(name), maxConnections: 1, keys: testKeys })))
   )
   return name
 }

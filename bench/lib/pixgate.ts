@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { request } from "undici"
 import type { BenchDb } from "./db.js"
 import { runDirectory } from "./db.js"
@@ -81,6 +82,7 @@ export const startPixgate = async (
       PORT: String(port),
       HOST: "127.0.0.1",
       PIXGATE_DATABASE: db.url,
+      PIXGATE_DATA_KEY: testDataKey,
       PIXGATE_ADMIN_TOKEN: adminToken,
       ...options.env
     },

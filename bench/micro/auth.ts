@@ -10,6 +10,7 @@
 import { Engine, Errors, Ids, Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { createDb, removeRunDirectory, type StoreKind } from "../lib/db.js"
 
@@ -22,7 +23,7 @@ const run = async (kind: StoreKind) => {
   const store =
     kind === "sqlite"
       ? SqliteStore.layer({ filename: db.url.replace(/^sqlite:/, "") })
-      : PgStore.layer({ url: db.url })
+      : PgStore.layer({ keys: testKeys, url: db.url })
   const runtime = ManagedRuntime.make(
     Engine.layer({ worker: false }).pipe(Layer.provideMerge(store), Layer.provide(WebhookTransport.fetch))
   )

@@ -13,6 +13,7 @@
 import { Engine, MemoryStore, Money, Requests, type Store, WebhookTransport } from "@pixgate/core"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createDb, removeRunDirectory, type StoreKind } from "../lib/db.js"
 
@@ -40,7 +41,7 @@ const storeLayer = async (
     layer:
       db.kind === "sqlite"
         ? SqliteStore.layer({ filename: db.url.slice("sqlite:".length) })
-        : PgStore.layer({ url: db.url }),
+        : PgStore.layer({ keys: testKeys, url: db.url }),
     cleanup: async () => {
       await db.dispose()
       removeRunDirectory()

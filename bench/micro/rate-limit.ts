@@ -16,6 +16,7 @@ import { Engine, Ids, Store } from "@pixgate/core"
 import { RateLimit } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { must } from "@pixgate/testkit/must"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createDb, removeRunDirectory } from "../lib/db.js"
@@ -30,7 +31,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 
 const db = await createDb("postgres", "ratelimit")
 const runtime = ManagedRuntime.make(
-  RateLimit.layer(options).pipe(Layer.provideMerge(PgStore.layer({ url: db.url })))
+  RateLimit.layer(options).pipe(Layer.provideMerge(PgStore.layer({ keys: testKeys, url: db.url })))
 )
 try {
   const shared = await runtime.runPromise(RateLimit.RateLimiter)
@@ -80,7 +81,7 @@ try {
   }
   for (const sharedBucket of [true, false, true, false]) {
     const pixgate = await Pixgate.make({
-      store: PgStore.layer({ url: db.url }),
+      store: PgStore.layer({ keys: testKeys, url: db.url }),
       rateLimit: { ...options, shared: sharedBucket },
       log: { level: "none" },
       engine: { worker: false }

@@ -79,6 +79,8 @@ export * as Money from "./domain/Money.js"
  * link the role cannot use is not shown).
  */
 export * as PanelRoles from "./domain/PanelRoles.js"
+/** Personal data on transactions: the erasure marker and what erasure replaces. */
+export * as PersonalData from "./domain/PersonalData.js"
 /**
  * PIX keys (chaves PIX): classify what a merchant typed and normalise it to the form the DICT (the
  * central key directory) stores, so one key always has one spelling.
@@ -124,6 +126,8 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
+/** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
+export * as DataCipher from "./ports/DataCipher.js"
 /**
  * Resolving webhook hosts to addresses, so live-mode URLs that reach the engine's own network can be
  * refused.
@@ -173,6 +177,8 @@ export * as BankEvents from "./services/BankEvents.js"
 export * as Chargebacks from "./services/Chargebacks.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
+/** Erasure of payers' personal data: on request (`erasePayer`) and past the retention period. */
+export * as Erasure from "./services/Erasure.js"
 /** Readiness: whether this instance should get traffic. */
 export * as Health from "./services/Health.js"
 /**

@@ -139,6 +139,8 @@ export const Handlers: AllHandlers = {
     getAuditLog: ({ path, urlParams }) => withAdmin((a) => a.auditLog(path.merchantId, urlParams)),
     redeliverEvent: ({ path }) => withAdmin((a) => a.redeliver(path.eventId)),
     sendTestEvent: ({ path }) => withAdmin((a) => a.sendTestEvent(path.merchantId, path.mode)),
+    erasePayer: ({ payload }) =>
+      Effect.flatMap(Engine.Engine, (engine) => engine.erasure.erasePayer(payload.document)),
     sandboxTopUp: ({ path, payload }) => withAdmin((a) => a.topUp(path.merchantId, payload)),
     sandboxPayCharge: ({ path, urlParams }) =>
       withAdmin((a) => a.sandboxPayCharge(path.transactionId, urlParams)),

@@ -280,6 +280,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
     HttpApiBuilder.group(PixgateApi, "admin", (h) =>
       h
         .handleRaw("createMerchant", serve)
+        .handleRaw("erasePayer", serve)
         .handleRaw("getMerchant", serve)
         .handleRaw("listKeys", serve)
         .handleRaw("createKey", serve)

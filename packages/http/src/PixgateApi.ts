@@ -616,6 +616,18 @@ export const AdminGroup = HttpApiGroup.make("admin")
       .annotateContext(describe("redeliverEvent", "Send an event again (same event id)"))
   )
   .add(
+    HttpApiEndpoint.post("erasePayer", "/payers/erase")
+      .setPayload(Requests.ErasePayer)
+      .addSuccess(AdminViews.Erased)
+      .annotateContext(
+        describe(
+          "erasePayer",
+          "Erase a payer's personal data",
+          "Replaces the name, CPF/CNPJ and PIX key of every transaction of the payer (every merchant and mode) with `[erased]`, and the PIX key in their webhook events; amounts, ids and the ledger stay exactly as they were"
+        )
+      )
+  )
+  .add(
     HttpApiEndpoint.post("sandboxTopUp", "/merchants/:merchantId/sandbox/topup")
       .setPath(MerchantPath)
       .setPayload(Requests.TopUp)

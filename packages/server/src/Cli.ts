@@ -133,13 +133,14 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
 
 const engineLayer = (
   database: string,
+  keys: Option.Option<Database.DataKeyText>,
   io: Io,
   config: Partial<EngineConfig.EngineConfigShape>,
   waits: Database.PostgresWaits = {}
 ) =>
   Layer.unwrapEffect(
     Effect.try({
-      try: () => Database.layer(Database.parse(database, io.cwd), waits),
+      try: () => Database.layer(Database.parse(database, io.cwd), Option.getOrUndefined(keys), waits),
       catch: (error) => new Failed({ message: oneLine(error) })
     }).pipe(
       Effect.map((store) =>
@@ -157,6 +158,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
   Effect.gen(function* () {
     const filled = yield* withSecrets(command, given, io)
     const database = yield* Environment.database
+    const keys = yield* Environment.dataKeys
     // `webhook set` checks URLs as `serve` would: the same address policy and http allowance.
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
@@ -167,6 +169,7 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
       Effect.provide(
         engineLayer(
           database,
+          keys,
           io,
           {
             allowInsecureLiveWebhooks: insecure,
@@ -247,6 +250,8 @@ const runServe = (io: Io) =>
           maxConnections: env.maxConnections,
           probeConnections: env.probeConnections,
           ...env.timeouts,
+          ...(Option.isSome(env.dataKeys) ? { dataKeys: env.dataKeys.value } : {}),
+          retentionDays: env.retentionDays,
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

@@ -17,12 +17,20 @@ import {
   ValidationError
 } from "@effect/cli"
 import * as Span from "@effect/cli/HelpDoc/Span"
-import { Engine, type Errors, Requests, type Store, type WebhookTransport } from "@pixgate/core"
+import {
+  type DataCipher,
+  Engine,
+  type Errors,
+  Requests,
+  type Store,
+  type WebhookTransport
+} from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
 import { command, type FlagsOf } from "./commands/Command.js"
 import { listenCommand, listenFlags } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
 import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
+import { privacyCommands, privacyFlags } from "./commands/Privacy.js"
 import { refundCommands, refundFlags } from "./commands/Refund.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 import * as HelpText from "./HelpText.js"
@@ -62,7 +70,7 @@ export interface Command<Required extends string = string, Optional extends stri
   ): Effect.Effect<
     unknown,
     Errors.PixgateError | UsageError,
-    Engine.Engine | Store.Store | WebhookTransport.WebhookTransport
+    Engine.Engine | Store.Store | WebhookTransport.WebhookTransport | DataCipher.Keyring
   >
 }
 
@@ -169,6 +177,7 @@ export const flags: Readonly<Record<string, Flag>> = {
   },
   ...moneyFlags,
   ...refundFlags,
+  ...privacyFlags,
   ...listenFlags
 }
 
@@ -416,6 +425,7 @@ export const commands: Readonly<Record<string, Command>> = {
   }),
   ...moneyCommands,
   ...refundCommands,
+  ...privacyCommands,
   trigger: triggerCommand,
   listen: listenCommand,
   "logs tail": logsTailCommand

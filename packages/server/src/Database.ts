@@ -6,8 +6,8 @@
  * database is chosen: a Postgres-only host need not install (nor compile) SQLite.
  */
 import { resolve } from "node:path"
-import { Store } from "@pixgate/core"
-import { Effect, Layer } from "effect"
+import { type DataCipher, Store } from "@pixgate/core"
+import { Effect, Either, Layer, Redacted } from "effect"
 
 /** The default database: a SQLite file under the current directory. */
 export const defaultUrl = "sqlite:./data/pixgate.db"
@@ -48,21 +48,61 @@ const pgWaits = (waits: PostgresWaits) => ({
   ...(waits.keepAliveMs === undefined ? {} : { keepAlive: waits.keepAliveMs })
 })
 
-/** The store of a target (migrated when the layer is built); `waits` apply to Postgres. */
+/** `PIXGATE_DATA_KEY` and `PIXGATE_DATA_KEYS_RETIRED`: the master keys, as base64 text. */
+export interface DataKeyText {
+  readonly active: Redacted.Redacted<string>
+  readonly retired: ReadonlyArray<Redacted.Redacted<string>>
+}
+
+/** What Postgres without `PIXGATE_DATA_KEY` is refused with. */
+export const dataKeyRequired =
+  "PIXGATE_DATA_KEY is required with Postgres: personal data and secrets are sealed with it " +
+  "(base64 of 32 random bytes, e.g. `openssl rand -base64 32`; docs/operations.md, Personal data at rest)"
+
+const parsed = <K>(
+  keysFromText: (active: string, retired: ReadonlyArray<string>) => Either.Either<K, string>,
+  keys: DataKeyText
+): Effect.Effect<K, Store.StoreError> =>
+  Either.match(
+    keysFromText(
+      Redacted.value(keys.active),
+      keys.retired.map((k) => Redacted.value(k))
+    ),
+    {
+      onLeft: (reason) => Effect.fail(new Store.StoreError({ message: `PIXGATE_DATA_KEY: ${reason}` })),
+      onRight: Effect.succeed
+    }
+  )
+
+/**
+ * The store of a target (migrated when the layer is built) and its keyring; `waits` apply to
+ * Postgres. Without `keys`, a
+ * SQLite file keeps its own key beside it (`<name>.key`) and Postgres is refused.
+ */
 export const layer = (
   target: Target,
+  keys?: DataKeyText,
   waits: PostgresWaits = {}
-): Layer.Layer<Store.Store, Store.StoreError> =>
+): Layer.Layer<Store.Store | DataCipher.Keyring, Store.StoreError> =>
   Layer.unwrapEffect(
     target.kind === "sqlite"
-      ? Effect.map(
-          load("@pixgate/store-sqlite", "better-sqlite3", () => import("@pixgate/store-sqlite")),
-          (m) => m.SqliteStore.layer({ filename: target.filename })
-        )
-      : Effect.map(
-          load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg")),
-          (m) => m.PgStore.layer({ url: target.url, ...pgWaits(waits) })
-        )
+      ? Effect.gen(function* () {
+          const m = yield* load(
+            "@pixgate/store-sqlite",
+            "better-sqlite3",
+            () => import("@pixgate/store-sqlite")
+          )
+          if (keys === undefined) return m.SqliteStore.layer({ filename: target.filename })
+          const opened = yield* parsed(m.SqliteStore.keysFromText, keys)
+          return m.SqliteStore.layer({ filename: target.filename, keys: opened })
+        })
+      : Effect.gen(function* () {
+          const m = yield* load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg"))
+          if (keys === undefined)
+            return yield* Effect.fail(new Store.StoreError({ message: dataKeyRequired }))
+          const opened = yield* parsed(m.PgStore.keysFromText, keys)
+          return m.PgStore.layer({ url: target.url, keys: opened, ...pgWaits(waits) })
+        })
   )
 
 /** Imports a store package, or fails saying which packages to install. */

@@ -51,6 +51,40 @@ export const database: Config.Config<string> = Config.map(text("PIXGATE_DATABASE
   value === "" ? Database.defaultUrl : value
 )
 
+/** Whether text is base64 (standard or URL alphabet) of exactly 32 bytes. */
+const isKey = (text: string): boolean => {
+  const plain = text.trim().replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "")
+  return /^[A-Za-z0-9+/]{43}$/.test(plain)
+}
+
+/**
+ * `PIXGATE_DATA_KEY` (the master key new values are sealed under) and `PIXGATE_DATA_KEYS_RETIRED`
+ * (older master keys, comma-separated, still read): base64 of 32 bytes each. Unset: a SQLite file
+ * keeps its own key beside it, Postgres refuses to start (docs/operations.md).
+ */
+export const dataKeys: Config.Config<Option.Option<Database.DataKeyText>> = Config.mapOrFail(
+  Config.all({ active: secret("PIXGATE_DATA_KEY"), retired: secret("PIXGATE_DATA_KEYS_RETIRED") }),
+  ({ active, retired }) => {
+    const list = Option.match(retired, {
+      onNone: () => [],
+      onSome: (r) =>
+        Redacted.value(r)
+          .split(",")
+          .map((k) => k.trim())
+          .filter((k) => k !== "")
+    })
+    if (Option.isNone(active))
+      return list.length > 0
+        ? invalid("PIXGATE_DATA_KEYS_RETIRED needs PIXGATE_DATA_KEY (the active key)")
+        : Either.right(Option.none())
+    if (!isKey(Redacted.value(active.value)))
+      return invalid("PIXGATE_DATA_KEY must be base64 of 32 bytes (e.g. `openssl rand -base64 32`)")
+    if (!list.every(isKey))
+      return invalid("PIXGATE_DATA_KEYS_RETIRED must be base64 keys of 32 bytes, comma-separated")
+    return Either.right(Option.some({ active: active.value, retired: list.map((k) => Redacted.make(k)) }))
+  }
+)
+
 /** `PIXGATE_LOG_LEVEL`: debug, info (default), warning, error or none. */
 const logLevel: Config.Config<Log.Level> = Config.mapOrFail(text("PIXGATE_LOG_LEVEL"), (value) => {
   if (value === "") return Either.right("info" as const)
@@ -113,7 +147,10 @@ export const serve = Config.all({
   ),
   maxConnections: integer("PIXGATE_MAX_CONNECTIONS", Connections.defaults.maxConnections, 1, 1_000_000),
   probeConnections: integer("PIXGATE_PROBE_CONNECTIONS", Connections.defaults.probeConnections, 0, 10_000),
-  timeouts: timeouts
+  timeouts: timeouts,
+  dataKeys,
+  // Days personal data is kept (0, the default: for ever); `serve` erases older data every hour.
+  retentionDays: integer("PIXGATE_PERSONAL_DATA_RETENTION_DAYS", 0, 0, 36_500)
 })
 
 /**

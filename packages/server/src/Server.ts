@@ -11,11 +11,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
+import { Engine } from "@pixgate/core"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Duration, Effect, type Redacted, Ref } from "effect"
+import { Duration, Effect, Fiber, type Redacted, Ref, Schedule } from "effect"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import type { TelemetryOptions } from "./Telemetry.js"
@@ -84,6 +85,17 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * the CLI reads `PIXGATE_READINESS_TIMEOUT_MS`).
    */
   readonly readinessTimeoutMs?: number
+  /**
+   * The master keys personal data and secrets are sealed with (`PIXGATE_DATA_KEY`,
+   * `PIXGATE_DATA_KEYS_RETIRED`); without them a SQLite file keeps its own key beside it and
+   * Postgres is refused (docs/operations.md, "Personal data at rest").
+   */
+  readonly dataKeys?: Database.DataKeyText
+  /**
+   * Days a transaction's personal data is kept (`PIXGATE_PERSONAL_DATA_RETENTION_DAYS`): older
+   * data is erased at start and every hour after. 0 or absent: kept.
+   */
+  readonly retentionDays?: number
   /**
    * The most attempts of one healthy webhook endpoint in flight at once (the engine's
    * `webhookEndpointMaxConcurrency`, 48; the CLI reads `PIXGATE_WEBHOOK_ENDPOINT_MAX_CONCURRENCY`).
@@ -270,6 +282,29 @@ const stopped = (options: Log.LogOptions | undefined, fields: Record<string, unk
   writer.flush()
 }
 
+/**
+ * Erases personal data older than `days` now and every hour (a fiber of the engine's runtime;
+ * each instance on a database does it, and erasing what is erased finds nothing). 0: none.
+ */
+const retain = (pixgate: Pixgate.Pixgate, days: number) =>
+  pixgate.runtime.runFork(
+    days === 0
+      ? Effect.void
+      : Effect.flatMap(Engine.Engine, (engine) =>
+          engine.erasure.eraseOlderThan(Duration.days(days)).pipe(
+            Effect.tap(({ transactions }) =>
+              transactions === 0
+                ? Effect.void
+                : Effect.logInfo("Personal data past retention erased").pipe(
+                    Effect.annotateLogs({ transactions, retentionDays: days })
+                  )
+            ),
+            Effect.catchAll((e) => Effect.logWarning("Retention erasure failed; retried in an hour", e)),
+            Effect.repeat(Schedule.spaced(Duration.hours(1)))
+          )
+        )
+  )
+
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   if (options.allowPrivateLiveWebhooks && options.profile !== "development")
@@ -284,7 +319,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
-    store: Database.layer(target, options.postgres),
+    store: Database.layer(target, options.dataKeys, options.postgres),
     engine: {
       hostResolver: NodeHostResolver.layer,
       // After the HTTP drain, running jobs get the same bound to finish (then they are
@@ -364,6 +399,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       )
     )
 
+  const retention = retain(pixgate, options.retentionDays ?? 0)
   let closing: Promise<void> | undefined
   // Connections beyond `maxConnections` and the probes' reserve are closed unread, and requests
   // other than probes on the reserve answered 503: a warning at the first, then at most one per
@@ -403,6 +439,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
         await log("Pixgate stopping", { url, inFlight })
         await drained
         const drainedMs = Date.now() - stopping
+        await pixgate.runtime.runPromise(Fiber.interrupt(retention))
         await stopLedgerChecks()
         await pixgate.dispose()
         await telemetry.close()

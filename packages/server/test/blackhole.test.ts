@@ -8,6 +8,7 @@
  */
 import { connect, createServer, type Server, type Socket } from "node:net"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { start } from "@pixgate/testkit/harness"
 import { until } from "@pixgate/testkit/live"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
@@ -72,6 +73,7 @@ describePostgres("a Postgres server that goes silent", () => {
       const h = await start({
         store: PgStore.layer({
           url: url.toString(),
+          keys: testKeys,
           statementTimeout: "1500 millis",
           connectTimeout: "1500 millis"
         }),

@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { listen, send } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
 import { testWait } from "@pixgate/testkit/wait"
@@ -33,7 +34,7 @@ const cliWith = async (
   let stderr = ""
   const piped = extra.stdin
   const code = await Cli.run(argv, {
-    env: { PIXGATE_DATABASE: database, ...extra.env },
+    env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey, ...extra.env },
     cwd: dir,
     ...(piped === undefined && extra.tty === undefined
       ? {}

@@ -16,6 +16,7 @@ import { createServer, type Server as HttpServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Engine, Money, Store } from "@pixgate/core"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { report } from "@pixgate/testkit/output"
 import { startReceiver } from "@pixgate/testkit/receiver"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
@@ -131,6 +132,7 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
     receiver = await startReceiver()
     pixgate = await Pixgate.make({
       database: uri,
+      dataKey: testDataKey,
       rateLimit: false,
       log: { level: "none" },
       // A job whose run was cut by the lost database runs again 5 s later, not a minute.

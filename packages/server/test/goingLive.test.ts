@@ -14,6 +14,7 @@ import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { liveStores } from "@pixgate/testkit/live"
 import { must } from "@pixgate/testkit/must"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
@@ -152,7 +153,7 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
           ...inherited,
           ...ports,
           HOST: "127.0.0.1",
-          ...(store.name === "SQLite" ? {} : { PIXGATE_DATABASE: db.url })
+          ...(store.name === "SQLite" ? {} : { PIXGATE_DATABASE: db.url, PIXGATE_DATA_KEY: testDataKey })
         }
 
         const simulator = run(block("simulator"), work, env)

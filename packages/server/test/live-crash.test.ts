@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url"
 import { Engine } from "@pixgate/core"
 import { ApiPix, Gateway } from "@pixgate/gateway-apipix"
 import { PspSimulator } from "@pixgate/psp-simulator"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { liveStores, pixKey, settingsFor, until } from "@pixgate/testkit/live"
 import { testWait, testWaitMs } from "@pixgate/testkit/wait"
@@ -73,7 +74,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
     try {
       let out = ""
       const code = await Cli.run(["merchant", "create", "--name", "Loja Crash"], {
-        env: { PIXGATE_DATABASE: db.url },
+        env: { PIXGATE_DATABASE: db.url, PIXGATE_DATA_KEY: testDataKey },
         cwd: process.cwd(),
         stdout: (t) => {
           out += t

@@ -4,6 +4,7 @@
  * stricter about than SQLite (NUL characters, huge numbers) never becoming a 5xx.
  */
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import * as Cli from "../src/Cli.js"
@@ -17,7 +18,7 @@ describePostgres("on Postgres", () => {
   beforeAll(async () => {
     let out = ""
     const code = await Cli.run(["merchant", "create", "--name", "Loja PG"], {
-      env: { PIXGATE_DATABASE: database.url() },
+      env: { PIXGATE_DATABASE: database.url(), PIXGATE_DATA_KEY: testDataKey },
       cwd: process.cwd(),
       stdout: (t) => {
         out += t

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { type Answer, send, start } from "@pixgate/testkit/harness"
 import { report } from "@pixgate/testkit/output"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
@@ -23,7 +24,7 @@ const limit = { requestsPerSecond: 5, burst: 10 }
 const merchantKey = async (database: string, name: string): Promise<string> => {
   let out = ""
   const code = await Cli.run(["merchant", "create", "--name", name, "--json"], {
-    env: { PIXGATE_DATABASE: database },
+    env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey },
     cwd: process.cwd(),
     stdout: (t) => {
       out += t
@@ -190,6 +191,7 @@ describePostgres("the rate limit across instances on one Postgres", () => {
               PORT: "0",
               HOST: "127.0.0.1",
               PIXGATE_DATABASE: database.url(),
+              PIXGATE_DATA_KEY: testDataKey,
               PIXGATE_ADMIN_TOKEN: "",
               PIXGATE_RATE_LIMIT_RPS: String(limit.requestsPerSecond),
               PIXGATE_RATE_LIMIT_BURST: String(limit.burst),

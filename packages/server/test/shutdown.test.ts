@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
 import { Engine } from "@pixgate/core"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { liveStores } from "@pixgate/testkit/live"
 import { report } from "@pixgate/testkit/output"
@@ -34,7 +35,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const pixgate = async (database: string, args: ReadonlyArray<string>) => {
   let out = ""
   const code = await Cli.run([...args, "--json"], {
-    env: { PIXGATE_DATABASE: database },
+    env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey },
     cwd: process.cwd(),
     stdout: (text) => {
       out += text
@@ -128,7 +129,12 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
       const testKey = String(merchant.testKey)
       await pixgate(db.url, ["sandbox", "topup", "--merchant", merchantId, "--amount", "1000000"])
       const server = await ServeProcess.start(
-        { PIXGATE_DATABASE: db.url, PIXGATE_RATE_LIMIT_RPS: "0", PIXGATE_SHUTDOWN_TIMEOUT_MS: "600000" },
+        {
+          PIXGATE_DATABASE: db.url,
+          PIXGATE_DATA_KEY: testDataKey,
+          PIXGATE_RATE_LIMIT_RPS: "0",
+          PIXGATE_SHUTDOWN_TIMEOUT_MS: "600000"
+        },
         19
       )
       const url = new URL("/api/v1/payouts", server.url)

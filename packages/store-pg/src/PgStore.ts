@@ -9,8 +9,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { RateLimitStore, Store } from "@pixgate/core"
-import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
+import type { DataCipher, RateLimitStore, Store } from "@pixgate/core"
+import { NodeDataCipher } from "@pixgate/core/node"
+import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import * as MultiHost from "./internal/multiHost.js"
 import * as Silence from "./internal/silence.js"
@@ -43,6 +44,11 @@ export interface PgStoreOptions {
   readonly applicationName?: string
   /** TLS: `true`, or node's TLS options. */
   readonly ssl?: PgClient.PgClientConfig["ssl"]
+  /**
+   * The master keys that wrap the database's data keys (`DataKeys.fromText`; docs/operations.md,
+   * "Personal data at rest"). Required: a database several instances share keeps no key of its own.
+   */
+  readonly keys: DataKeys.Keys
   /**
    * The server's `statement_timeout` on every connection (default 30 s; 0: none): a statement
    * that runs longer is cancelled by the server and fails (503 on the API). It also bounds the
@@ -95,7 +101,7 @@ export const migrationLockKey = 0x70697867
 // failing, which would abort the transaction.
 // Migrations are not bound by the statement time-out (a large table's may take long, and a
 // second engine waits on the first's lock); the silence guard is armed once they are done.
-const migrate = (silence: Silence.Silence) =>
+const migrate = (keys: DataKeys.Keys, silence: Silence.Silence) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(
@@ -107,23 +113,26 @@ const migrate = (silence: Silence.Silence) =>
         created_at timestamp with time zone not null default now(),
         name text not null
       )`)
-        yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg), table: Migrations.table })
+        yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg(keys)), table: Migrations.table })
       })
     )
     silence.armed = true
   })
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the per-key rate-limit buckets shared by
+ * Every store tag (`Store.Stores`), `SqlClient`, the keyring (`DataCipher.Keyring`) and the per-key rate-limit buckets shared by
  * every instance on the database (`RateLimitStore`, which `@pixgate/http` uses when present) on
  * a Postgres database, migrated when the layer is built.
  */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> => {
+): Layer.Layer<
+  Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore | DataCipher.Keyring,
+  Store.StoreError
+> => {
   const silence = Silence.make(waitSettings(options).statement_timeout)
   return RateLimits.layerPg.pipe(
-    Layer.provideMerge(SqlStore.layerAfter(migrate(silence))),
+    Layer.provideMerge(SqlStore.layerAfter(migrate(options.keys, silence), options.keys)),
     Layer.provide(clientLayer(options, silence)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")
@@ -208,3 +217,10 @@ const multiHostLayer = (url: MultiHost.MultiHostUrl, options: PgStoreOptions, si
   )
   return PgClient.layerFromPool({ acquire, applicationName })
 }
+
+/**
+ * The keys of `PIXGATE_DATA_KEY` and `PIXGATE_DATA_KEYS_RETIRED` (base64 of 32 bytes each) over
+ * node:crypto; Left says which is malformed.
+ */
+export const keysFromText = (active: string, retired: ReadonlyArray<string> = []) =>
+  DataKeys.fromText(NodeDataCipher.cipher, active, retired)

@@ -6,6 +6,7 @@
 import { Engine, WebhookTransport } from "@pixgate/core"
 import { authCacheAcrossInstances } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, it } from "vitest"
@@ -16,7 +17,7 @@ describePostgres("Postgres: the authentication cache of two engines on one datab
   const engine = () => {
     const runtime = ManagedRuntime.make(
       Engine.layer({ worker: false }).pipe(
-        Layer.provide(Layer.fresh(PgStore.layer({ url: database.url(), maxConnections: 2 }))),
+        Layer.provide(Layer.fresh(PgStore.layer({ keys: testKeys, url: database.url(), maxConnections: 2 }))),
         Layer.provide(WebhookTransport.fetch)
       )
     )

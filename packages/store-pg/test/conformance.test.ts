@@ -1,10 +1,13 @@
 import { runStoreConformance } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Layer } from "effect"
 
 describePostgres("Postgres", () => {
   const database = useFreshDatabase()
   // The pool (10 connections) runs the suite's 1,000 racing payouts truly concurrently.
-  runStoreConformance("PgStore", () => Layer.suspend(() => PgStore.layer({ url: database.url() })))
+  runStoreConformance("PgStore", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
 })

@@ -8,6 +8,7 @@
 import { createServer } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, serverUrl, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -81,7 +82,10 @@ describePostgres("Multi-host URLs on the test server", () => {
   const serverPort = Number(new URL(serverUrl).port || 5432)
   const withStore = <A>(url: string, work: Effect.Effect<A, unknown, SqlClient.SqlClient>) =>
     Effect.runPromiseExit(
-      Effect.provide(work, PgStore.layer({ url, maxConnections: 1, connectTimeout: "10 seconds" }))
+      Effect.provide(
+        work,
+        PgStore.layer({ keys: testKeys, url, maxConnections: 1, connectTimeout: "10 seconds" })
+      )
     )
   const port = Effect.flatMap(
     SqlClient.SqlClient,
@@ -130,7 +134,9 @@ describePostgres("Multi-host URLs on the test server", () => {
 describe("PgStore.layer with a bad multi-host URL", () => {
   it("fails to open with the reason", async () => {
     const exit = await Effect.runPromiseExit(
-      Layer.launch(PgStore.layer({ url: "postgres://h1,h2/db?target_session_attrs=sometimes" }))
+      Layer.launch(
+        PgStore.layer({ keys: testKeys, url: "postgres://h1,h2/db?target_session_attrs=sometimes" })
+      )
     )
     const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
     expect(error instanceof Error ? error.message : "").toMatch(

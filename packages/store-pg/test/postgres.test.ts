@@ -1,6 +1,7 @@
 import { SqlClient, Statement } from "@effect/sql"
 import { expect, it, layer } from "@effect/vitest"
 import { Domain, Money, Store } from "@pixgate/core"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 
 const { availableAccount } = Domain
 
@@ -35,7 +36,9 @@ describePostgres("Postgres: migrations", () => {
   const database = useFreshDatabase({ empty: true })
 
   it("engines starting together on one empty database migrate it once, under the advisory lock", async () => {
-    const engine = Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 2 }))
+    const engine = Layer.suspend(() =>
+      PgStore.layer({ keys: testKeys, url: database.url(), maxConnections: 2 })
+    )
     const applied = await Effect.runPromise(
       Effect.gen(function* () {
         const contexts = yield* Effect.all(
@@ -47,7 +50,7 @@ describePostgres("Postgres: migrations", () => {
       }).pipe(Effect.scoped)
     )
     expect(applied.map((r) => r.migration_id)).toEqual(
-      Object.keys(Migrations.pg).map((k) => Number.parseInt(k, 10))
+      Object.keys(Migrations.pg(testKeys)).map((k) => Number.parseInt(k, 10))
     )
   })
 })
@@ -55,7 +58,7 @@ describePostgres("Postgres: migrations", () => {
 describePostgres("Postgres", () => {
   const database = useFreshDatabase()
   const store = (maxConnections = 10) =>
-    Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections }))
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url(), maxConnections }))
 
   layer(Layer.fresh(store()), { excludeTestServices: true })("PgStore", (it) => {
     it.effect(

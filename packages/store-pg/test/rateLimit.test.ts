@@ -9,6 +9,7 @@ import { expect, layer } from "@effect/vitest"
 import { RateLimitStore } from "@pixgate/core"
 import { RateLimit } from "@pixgate/http"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { Deferred, Effect, Fiber, Layer, Logger, TestClock, TestContext } from "effect"
 
@@ -17,7 +18,9 @@ const frozen = { requestsPerSecond: 0.001, burst: 10 }
 
 describePostgres("Rate-limit buckets shared through Postgres", () => {
   const database = useFreshDatabase()
-  const store = Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 10 }))
+  const store = Layer.suspend(() =>
+    PgStore.layer({ keys: testKeys, url: database.url(), maxConnections: 10 })
+  )
 
   layer(Layer.fresh(store), { excludeTestServices: true })("RateLimitStore", (it) => {
     it.effect("100 concurrent takes on a bucket of 10 with no refill: exactly 10 granted", () =>
@@ -44,7 +47,11 @@ describePostgres("Rate-limit buckets shared through Postgres", () => {
             Array.from({ length: 5 }, () =>
               Effect.flatMap(
                 Layer.build(
-                  Layer.fresh(Layer.suspend(() => PgStore.layer({ url: database.url(), maxConnections: 4 })))
+                  Layer.fresh(
+                    Layer.suspend(() =>
+                      PgStore.layer({ keys: testKeys, url: database.url(), maxConnections: 4 })
+                    )
+                  )
                 ),
                 (context) => Effect.provide(RateLimitStore.RateLimitStore, context)
               )

@@ -4,8 +4,10 @@
  * application's Effect migrations on the same database never collide with Pixgate's.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { SigningKeys } from "@pixgate/core"
+import { SigningKeys, type Store } from "@pixgate/core"
 import { Effect } from "effect"
+import type { Keys } from "./DataKeys.js"
+import { openVault, sealAll } from "./internal/dataKeys.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
@@ -24,9 +26,10 @@ import {
   refunds,
   signingKeys
 } from "./internal/schema.js"
+import { sealedColumns } from "./internal/sealedSchema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
-export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+export type Migration = Effect.Effect<void, SqlError.SqlError | Store.StoreError, SqlClient.SqlClient>
 
 /** The table that records the applied migrations. */
 export const table = "pixgate_migrations"
@@ -74,8 +77,21 @@ const rebuildJobsWithoutKindCheck: Migration = Effect.gen(function* () {
   for (const index of indexes) if (index.sql !== null && index.sql !== undefined) yield* sql.unsafe(index.sql)
 })
 
-/** Postgres migrations. */
-export const pg: Record<string, Migration> = {
+/**
+ * Migration 0017: the data keys' table and the lookup columns, then every personal field and
+ * secret written before sealed under the database's data key (created here, wrapped by `keys`).
+ */
+const sealPersonalData =
+  (dialect: "pg" | "sqlite") =>
+  (keys: Keys): Migration =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* statements(sealedColumns(dialect))
+      yield* sealAll(sql, yield* openVault(sql, keys))
+    })
+
+/** Postgres migrations; 0017 seals with `keys`. */
+export const pg = (keys: Keys): Record<string, Migration> => ({
   "0001_initial": statements(initial("pg")),
   "0002_counts_and_due_at": statements(countsAndDueAt("pg")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
@@ -90,11 +106,12 @@ export const pg: Record<string, Migration> = {
   "0012_refunds": statements(refunds("pg")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("pg")),
-  "0015_panel_flows": statements(panelFlows("pg"))
-}
+  "0015_panel_flows": statements(panelFlows("pg")),
+  "0017_sealed_personal_data": sealPersonalData("pg")(keys)
+})
 
-/** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
-export const sqlite: Record<string, Migration> = {
+/** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
+export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0001_initial": statements(initial("sqlite")),
   "0002_counts_and_due_at": statements(countsAndDueAt("sqlite")),
   "0003_ascending_list_indexes": statements(ascendingListIndexes),
@@ -108,5 +125,6 @@ export const sqlite: Record<string, Migration> = {
   "0012_refunds": statements(refunds("sqlite")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("sqlite")),
-  "0015_panel_flows": statements(panelFlows("sqlite"))
-}
+  "0015_panel_flows": statements(panelFlows("sqlite")),
+  "0017_sealed_personal_data": sealPersonalData("sqlite")(keys)
+})

@@ -5,10 +5,13 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Store } from "@pixgate/core"
+import { DataCipher, Store } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
+import { type Keys, keyring } from "./DataKeys.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { recount } from "./internal/counts.js"
+import { openVault } from "./internal/dataKeys.js"
+import { erasure } from "./internal/erasure.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
@@ -16,14 +19,16 @@ import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
 import { refunds } from "./internal/refunds.js"
-import { single } from "./internal/sql.js"
+import { single, toStoreError } from "./internal/sql.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
 import { writer } from "./internal/writes.js"
 
-/** How the store runs its writes. */
+/** How the store seals personal data and secrets, and runs its writes. */
 export interface SqlStoreOptions {
+  /** The master keys that wrap the database's data keys (`DataKeys.fromText`). */
+  readonly keys: Keys
   /**
    * Write batches running at once (default 1). More lets a batch start while another waits on
    * the database, but each is smaller: on Postgres one at a time did the most payouts a second
@@ -34,33 +39,38 @@ export interface SqlStoreOptions {
   readonly readConcurrency?: number
 }
 
-/** Builds the store over the `SqlClient` in context (its schema must be migrated). */
+/**
+ * Builds the store over the `SqlClient` in context (its schema must be migrated); fails when the
+ * database's data keys do not open with `options.keys`.
+ */
 export const makeWith = (
-  options: SqlStoreOptions = {}
-): Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> =>
+  options: SqlStoreOptions
+): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const write = writer(sql)
+    const vault = yield* Effect.mapError(openVault(sql, options.keys), toStoreError)
+    const write = writer(sql, vault)
     const watchers = new Store.JobWatchers()
-    const journal = ledger(sql, write)
+    const journal = ledger(sql, write, vault)
     const concurrency = options.writeConcurrency ?? 1
-    const writes = yield* units(sql, journal, write, watchers, concurrency)
+    const writes = yield* units(sql, journal, write, watchers, concurrency, vault)
     const readConcurrency: number =
       options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })
     return {
-      ...merchants(sql),
-      ...panel(sql),
-      ...transactions(sql, writes),
+      ...merchants(sql, vault),
+      ...panel(sql, vault),
+      ...transactions(sql, writes, vault),
       ...journal.ops,
-      ...chargebacks(sql, write, watchers),
-      ...refunds(sql, write, watchers),
-      ...idempotency(sql),
+      ...chargebacks(sql, write, watchers, vault),
+      ...refunds(sql, write, watchers, vault),
+      ...idempotency(sql, vault),
       ...jobs(sql, writes),
-      ...webhooks(sql, writes, watchers),
+      ...webhooks(sql, writes, watchers, vault),
+      ...erasure(sql, vault),
       watchJobs: watchers.watch,
       // Straight to the client, past the read batcher: a probe must not wait behind a batch.
       ping: single(sql`SELECT 1`).pipe(Effect.asVoid),
-      ...(yield* reads(sql, readConcurrency))
+      ...(yield* reads(sql, readConcurrency, vault))
     }
   })
 
@@ -71,26 +81,36 @@ export const makeWith = (
 export const recountTransactions: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =
   Effect.flatMap(SqlClient.SqlClient, recount)
 
-/** `makeWith` with the default options. */
-export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = makeWith()
+/** `makeWith` with the default batching. */
+export const make = (keys: Keys): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
+  makeWith({ keys })
 
 /** The whole `Store` and each of its focused tags over the `SqlClient` in context. */
-export const layer: Layer.Layer<Store.Stores, never, SqlClient.SqlClient> = Store.layerEffect(make)
+export const layer = (keys: Keys): Layer.Layer<Store.Stores, Store.StoreError, SqlClient.SqlClient> =>
+  Store.layerEffect(make(keys))
 
 /**
- * Every store tag (`Store.Stores`) and `SqlClient` over the client in context, once `setup` (pragmas, migrations; it may
+ * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) over the client in context, once `setup` (pragmas, migrations; it may
  * hold resources for the life of the layer, like SQLite's checkpointer) has run:
  * what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
-  setup: Effect.Effect<unknown, E, R>
-): Layer.Layer<Store.Stores | SqlClient.SqlClient, E, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
+  setup: Effect.Effect<unknown, E, R>,
+  keys: Keys
+): Layer.Layer<
+  Store.Stores | SqlClient.SqlClient | DataCipher.Keyring,
+  E | Store.StoreError,
+  Exclude<R, Scope.Scope> | SqlClient.SqlClient
+> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* setup
-      const store = yield* make
-      return Context.add(Store.context(store), SqlClient.SqlClient, sql)
+      const store = yield* make(keys)
+      return Store.context(store).pipe(
+        Context.add(SqlClient.SqlClient, sql),
+        Context.add(DataCipher.Keyring, keyring(sql, keys))
+      )
     })
   )
 

@@ -8,10 +8,12 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type { Store } from "@pixgate/core"
-import { Migrations, SqlStore } from "@pixgate/store-sql"
+import type { DataCipher, Store } from "@pixgate/core"
+import { NodeDataCipher } from "@pixgate/core/node"
+import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
 import * as Checkpointer from "./internal/checkpointer.js"
+import * as KeyFile from "./internal/keyFile.js"
 
 /** Where the database lives and how long a writer waits for another process's lock. */
 export interface SqliteStoreOptions {
@@ -25,6 +27,17 @@ export interface SqliteStoreOptions {
    * SQLite's default, which stalls the process in a `COMMIT` every 1,000 pages of log.
    */
   readonly checkpointIntervalMs?: number
+  /**
+   * The master keys that wrap the database's data keys (`DataKeys.fromText`; docs/operations.md,
+   * "Personal data at rest"). Absent: `:memory:` gets a random key, a file the key kept in
+   * `<name>.key` beside it (written on the first start of a new database).
+   */
+  readonly keys?: DataKeys.Keys
+}
+
+const randomKeys = (): DataKeys.Keys => {
+  const cipher = NodeDataCipher.cipher
+  return { cipher, active: DataKeys.masterKey(cipher, cipher.random(32)), retired: [] }
 }
 
 const isFile = (filename: string): boolean => filename !== "" && filename !== ":memory:"
@@ -56,7 +69,7 @@ const ensureDirectory = (filename: string) =>
 // WAL is the client's default; NORMAL sync is durable in WAL mode except for the last commits
 // on power loss, and foreign keys are off in SQLite unless asked for, per connection. With the
 // checkpointer on, the writer checkpoints only past `Checkpointer.backstopPages` of log.
-const setup = (options: SqliteStoreOptions) =>
+const setup = (options: SqliteStoreOptions, keys: DataKeys.Keys) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))
@@ -66,7 +79,7 @@ const setup = (options: SqliteStoreOptions) =>
     yield* sql.unsafe("PRAGMA foreign_keys = ON")
     yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
     yield* SqliteMigrator.run({
-      loader: SqliteMigrator.fromRecord(Migrations.sqlite),
+      loader: SqliteMigrator.fromRecord(Migrations.sqlite(keys)),
       table: Migrations.table
     })
     if (checkpointer) {
@@ -75,19 +88,41 @@ const setup = (options: SqliteStoreOptions) =>
     }
   })
 
-/** Every store tag (`Store.Stores`) and `SqlClient` on a SQLite database, migrated when the layer is built. */
+/**
+ * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) on a SQLite
+ * database, migrated when the layer is built.
+ */
 export const layer = (
   options: SqliteStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
+): Layer.Layer<Store.Stores | SqlClient.SqlClient | DataCipher.Keyring, Store.StoreError> => {
   const client = Layer.unwrapEffect(
     Effect.as(
       isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,
       SqliteClient.layer({ filename: options.filename })
     )
   )
-  return SqlStore.layerAfter(setup(options)).pipe(
-    Layer.provide(client),
-    Layer.provide(NodeContext.layer),
-    SqlStore.opening(`SQLite database ${options.filename}`)
+  const store = (keys: DataKeys.Keys) =>
+    SqlStore.layerAfter(setup(options, keys), keys).pipe(Layer.provide(client))
+  const keyed = Layer.unwrapEffect(
+    options.keys !== undefined || !isFile(options.filename)
+      ? Effect.succeed(store(options.keys ?? randomKeys()))
+      : Effect.map(
+          Effect.zipRight(ensureDirectory(options.filename), KeyFile.load(options.filename)),
+          ({ keys, file, created }) =>
+            // A key written for a database it does not open (one sealed with another key) goes again.
+            created
+              ? Layer.tapErrorCause(store(keys), () =>
+                  Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.ignore(fs.remove(file)))
+                )
+              : store(keys)
+        )
   )
+  return keyed.pipe(Layer.provide(NodeContext.layer), SqlStore.opening(`SQLite database ${options.filename}`))
 }
+
+/**
+ * The keys of `PIXGATE_DATA_KEY` and `PIXGATE_DATA_KEYS_RETIRED` (base64 of 32 bytes each) over
+ * node:crypto; Left says which is malformed.
+ */
+export const keysFromText = (active: string, retired: ReadonlyArray<string> = []) =>
+  DataKeys.fromText(NodeDataCipher.cipher, active, retired)

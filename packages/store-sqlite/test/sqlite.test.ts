@@ -10,6 +10,7 @@ import { Store } from "@pixgate/core"
 import { chargeInsert, makeCharge, makeMerchant } from "@pixgate/store-conformance"
 import { Migrations } from "@pixgate/store-sql"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { Context, Effect, Layer, Option } from "effect"
 import { afterAll } from "vitest"
 
@@ -32,7 +33,7 @@ describe("SqliteStore", () => {
         Effect.gen(function* () {
           yield* SqliteMigrator.run({
             loader: SqliteMigrator.fromRecord(
-              Object.fromEntries(Object.entries(Migrations.sqlite).filter(([id]) => id < "0004"))
+              Object.fromEntries(Object.entries(Migrations.sqlite(testKeys)).filter(([id]) => id < "0004"))
             ),
             table: Migrations.table
           })
@@ -71,7 +72,7 @@ describe("SqliteStore", () => {
           Effect.gen(function* () {
             yield* SqliteMigrator.run({
               loader: SqliteMigrator.fromRecord(
-                Object.fromEntries(Object.entries(Migrations.sqlite).filter(([id]) => id < "0012"))
+                Object.fromEntries(Object.entries(Migrations.sqlite(testKeys)).filter(([id]) => id < "0012"))
               ),
               table: Migrations.table
             })
@@ -175,7 +176,7 @@ describe("SqliteStore", () => {
       const { store, sql } = yield* open(filename)
       expect(yield* store.getMerchant(merchant.id)).toEqual(Option.some(merchant))
       const applied = yield* sql`SELECT migration_id FROM ${sql(Migrations.table)}`
-      expect(applied.length).toBe(Object.keys(Migrations.sqlite).length)
+      expect(applied.length).toBe(Object.keys(Migrations.sqlite(testKeys)).length)
     }).pipe(Effect.scoped)
   )
 

@@ -17,6 +17,7 @@ import type {
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
 import { panelOps } from "../internal/memoryPanel.js"
+import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
@@ -54,6 +55,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
 
   return {
     ...panelOps(t.apiKeys),
+    ...personalDataOps(t, atomic),
     createMerchant: (merchant) =>
       atomic(() => {
         t.assertNew("merchant", t.merchants, [merchant.id])
@@ -308,7 +310,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
                 tx.createdAt < q.before.createdAt ||
                 (tx.createdAt === q.before.createdAt && compareIds(tx.id, q.before.id) < 0)) &&
               (q.amount === undefined || tx.amount === q.amount) &&
-              (q.endToEndId === undefined || tx.endToEndId === q.endToEndId)
+              (q.endToEndId === undefined || tx.endToEndId === q.endToEndId) &&
+              (q.document === undefined || tx.clientDocument === q.document)
           )
           .sort(newestFirst)
         return {

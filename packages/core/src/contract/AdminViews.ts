@@ -319,6 +319,17 @@ export const TestEventSent = Schema.Struct({
 })
 
 /** A new delivery of an event. */
+export const Erased = Schema.Struct({
+  transactions: Schema.Int.annotations({
+    description: "Transactions whose personal data was replaced by `[erased]`"
+  })
+}).annotations({
+  identifier: "Erased",
+  description: "What an erasure changed: 0 when nothing of the payer was left",
+  examples: [{ transactions: 3 }]
+})
+
+/** The new delivery of a redelivered event. */
 export const Redelivery = Schema.Struct({
   deliveryId: Schema.String,
   eventId: Schema.String,

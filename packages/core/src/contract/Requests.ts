@@ -22,6 +22,7 @@ export {
   CreateMerchant,
   CreateRefund,
   DeliveriesQuery,
+  ErasePayer,
   FeePlanInput,
   feePlan,
   InvitePanelUser,

@@ -5,7 +5,8 @@
  * (`@pixgate/store-conformance`) pins the contract for all of them.
  *
  * Read one concern at a time: `MerchantStore`, `LedgerStore` (the units that move money),
- * `ReadStore`, `IdempotencyStore`, `JobStore`, `DeliveryStore`, `PanelStore`. An adapter
+ * `ReadStore`, `IdempotencyStore`, `JobStore`, `DeliveryStore`, `PanelStore`,
+ * `PersonalDataStore`. An adapter
  * implements them all as one `StoreShape` and provides every tag with `layer(impl)`.
  */
 import { Context, Data, Effect, Layer, type Option, type Scope } from "effect"
@@ -211,6 +212,11 @@ export interface TransactionQuery {
   readonly amount?: Cents
   /** Only the transaction with this end-to-end id (the panel's search). */
   readonly endToEndId?: string
+  /**
+   * Only transactions whose `clientDocument` is this CPF or CNPJ, normalised (the panel's search
+   * by payer; the SQL stores compare a keyed hash, as the document itself is sealed).
+   */
+  readonly document?: string
   readonly offset: number
   readonly limit: number
   /**
@@ -812,6 +818,28 @@ export interface PanelStoreShape {
 }
 
 /**
+ * Erasure of personal data (docs/operations.md, "Retention and erasure"): a payer's, on their
+ * request, and everyone's past the retention period. Each replaces the name, CPF/CNPJ and PIX key
+ * of the transactions it finds, and the PIX key in their events, with `PersonalData.erased`, in
+ * one unit per call; amounts, ids, statuses, timestamps and the ledger stay exactly as they were,
+ * so `checkLedger` and every balance read the same after it.
+ */
+export interface PersonalDataStoreShape {
+  /**
+   * Erases every transaction, of every merchant and mode, whose `clientDocument` is `document`
+   * (a CPF or CNPJ, normalised) or whose PIX key is that document; answers how many still held
+   * personal data. Erasing again finds nothing.
+   */
+  readonly erasePayer: (document: string) => Effect.Effect<number, StoreError>
+  /**
+   * Erases at most `limit` transactions created before `before` (epoch ms) that still hold
+   * personal data, and drops idempotency records that expired before it (their stored answers
+   * repeat that data); answers how many transactions it erased (fewer than `limit`: none left).
+   */
+  readonly erasePersonalDataBefore: (before: number, limit: number) => Effect.Effect<number, StoreError>
+}
+
+/**
  * The whole storage port, every concern in one object: what MemoryStore, @pixgate/store-sqlite
  * and @pixgate/store-pg implement, and what `layer` turns into every tag.
  */
@@ -822,7 +850,8 @@ export interface StoreShape
     IdempotencyStoreShape,
     JobStoreShape,
     DeliveryStoreShape,
-    PanelStoreShape {}
+    PanelStoreShape,
+    PersonalDataStoreShape {}
 
 /**
  * The whole store's tag: the one object an adapter implements. The engine's services each yield
@@ -860,6 +889,12 @@ export class PanelStore extends Context.Tag("@pixgate/core/Store/PanelStore")<
   PanelStoreShape
 >() {}
 
+/** Erasure of personal data (`PersonalDataStoreShape`). */
+export class PersonalDataStore extends Context.Tag("@pixgate/core/Store/PersonalDataStore")<
+  PersonalDataStore,
+  PersonalDataStoreShape
+>() {}
+
 /** Every focused tag. */
 export type FocusedStores =
   | MerchantStore
@@ -869,6 +904,7 @@ export type FocusedStores =
   | JobStore
   | DeliveryStore
   | PanelStore
+  | PersonalDataStore
 
 /** Every tag a store provides: the whole store and each concern. */
 export type Stores = Store | FocusedStores
@@ -881,7 +917,8 @@ const focused = (impl: StoreShape): Context.Context<FocusedStores> =>
     Context.add(IdempotencyStore, impl),
     Context.add(JobStore, impl),
     Context.add(DeliveryStore, impl),
-    Context.add(PanelStore, impl)
+    Context.add(PanelStore, impl),
+    Context.add(PersonalDataStore, impl)
   )
 
 /** Every tag over one implementation, as a context (for a layer that adds services of its own). */

@@ -1,4 +1,6 @@
 /** Runs `pixgate` in-process on one database; answers its exit code, output and parsed JSON. */
+
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import * as Cli from "../../src/Cli.js"
 
 export interface Run {
@@ -16,7 +18,7 @@ export const cliOn =
     let stdout = ""
     let stderr = ""
     const code = await Cli.run(argv, {
-      env: { PIXGATE_DATABASE: database },
+      env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey },
       cwd,
       stdout: (t) => {
         stdout += t

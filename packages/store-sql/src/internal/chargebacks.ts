@@ -3,7 +3,8 @@ import type { Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { chargebackRow, toChargeback, toTransaction } from "./rows.js"
 import { atomic, first, query, type Sql, single } from "./sql.js"
-import { Writes, type writer } from "./writes.js"
+import type { Vault } from "./vault.js"
+import type { writer } from "./writes.js"
 
 type Ops = "openChargeback" | "resolveChargeback" | "getChargeback" | "listChargebacks"
 
@@ -11,7 +12,8 @@ type Ops = "openChargeback" | "resolveChargeback" | "getChargeback" | "listCharg
 export const chargebacks = (
   sql: Sql,
   write: ReturnType<typeof writer>,
-  watchers: Store.JobWatchers
+  watchers: Store.JobWatchers,
+  vault: Vault
 ): Pick<Store.StoreShape, Ops> => ({
   openChargeback: (chargeback, entry, effects) =>
     atomic(sql)(
@@ -22,7 +24,7 @@ export const chargebacks = (
           ON CONFLICT (transaction_id) WHERE status = 'open' DO NOTHING
           RETURNING id`
         if (inserted.length === 0) return false as const
-        const w = new Writes()
+        const w = write.writes()
         w.entry(entry)
         w.effects(effects)
         return yield* write.apply(w)
@@ -46,13 +48,13 @@ export const chargebacks = (
         )
         const chargeback = first(resolved)
         if (Option.isNone(chargeback)) return { chargeback, scheduled: [] }
-        const w = new Writes()
+        const w = write.writes()
         if (input.refund) {
           const id = chargeback.value.transactionId
           const select = sql`SELECT * FROM transactions WHERE id = ${id}`
           const [deposit] = yield* query(
             sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select }),
-            toTransaction
+            toTransaction(vault)
           )
           yield* sql`UPDATE transactions SET status = 'refunded', updated_at = ${input.at} WHERE id = ${id}`
           if (deposit !== undefined && deposit.status !== "refunded")

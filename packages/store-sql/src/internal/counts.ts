@@ -59,6 +59,7 @@ export class Counts {
 export const countable = (q: Store.TransactionQuery): boolean =>
   q.amount === undefined &&
   q.endToEndId === undefined &&
+  q.document === undefined &&
   (q.from === undefined || q.from % dayMs === 0) &&
   (q.to === undefined || q.to % dayMs === 0)
 

@@ -2,6 +2,7 @@
 import type { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { atomic, intOrNull, query, type Sql, single } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 type Ops = "beginIdempotent" | "finishIdempotent" | "releaseIdempotent" | "holdIdempotent"
 
@@ -9,8 +10,8 @@ const started: Store.IdempotencyBegin = { _tag: "Started" }
 const inFlight: Store.IdempotencyBegin = { _tag: "InFlight" }
 const mismatch: Store.IdempotencyBegin = { _tag: "Mismatch" }
 
-/** The idempotency operations over one client. */
-export const idempotency = (sql: Sql) => {
+/** The idempotency operations over one client; stored answers are sealed (they repeat personal data). */
+export const idempotency = (sql: Sql, vault: Vault) => {
   const scoped = (s: Store.IdempotencyScope) =>
     sql.and([sql`merchant_id = ${s.merchantId}`, sql`mode = ${s.mode}`, sql`idempotency_key = ${s.key}`])
 
@@ -61,7 +62,11 @@ export const idempotency = (sql: Sql) => {
         if (record === undefined) continue
         if (record.fingerprint !== fingerprint) return mismatch
         if (record.status === null || typeof record.body !== "string") return inFlight
-        return { _tag: "Replay", status: record.status, body: record.body } satisfies Store.IdempotencyBegin
+        return {
+          _tag: "Replay",
+          status: record.status,
+          body: vault.open("idempotency_keys.body", record.body)
+        } satisfies Store.IdempotencyBegin
       }
       return inFlight
     })
@@ -73,7 +78,7 @@ export const idempotency = (sql: Sql) => {
     finishIdempotent: (scope, status, body) =>
       single(
         Effect.asVoid(
-          sql`UPDATE idempotency_keys SET status = ${status}, body = ${body}
+          sql`UPDATE idempotency_keys SET status = ${status}, body = ${vault.seal("idempotency_keys.body", body)}
             WHERE ${scoped(scope)} AND status IS NULL`
         )
       ),

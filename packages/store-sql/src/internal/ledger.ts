@@ -7,12 +7,13 @@ import type { Domain, Money, Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { transactionColumns, valuesToTransaction } from "./rows.js"
 import { atomic, int, query, type Sql, single } from "./sql.js"
-import { Writes, type writer } from "./writes.js"
+import type { Vault } from "./vault.js"
+import type { writer } from "./writes.js"
 
 type Account = Domain.Account
 
 /** Journal reads, and top-ups, over one client. */
-export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
+export const ledger = (sql: Sql, write: ReturnType<typeof writer>, vault: Vault) => {
   /** The balance of any account, summed from its postings. */
   const sumOf = (mode: Domain.Mode, account: Account) =>
     query(
@@ -42,7 +43,7 @@ export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
     postEntry: (entry) =>
       atomic(sql)(
         Effect.suspend(() => {
-          const w = new Writes()
+          const w = write.writes()
           w.entry(entry)
           return Effect.asVoid(write.apply(w))
         })
@@ -86,7 +87,7 @@ export const ledger = (sql: Sql, write: ReturnType<typeof writer>) => {
             amount: int(v[2]) as Money.Cents,
             kind: String(v[3]),
             createdAt: int(v[4]),
-            transaction: v[5] === null || v[5] === undefined ? null : valuesToTransaction(v.slice(5))
+            transaction: v[5] === null || v[5] === undefined ? null : valuesToTransaction(vault)(v.slice(5))
           })
         )
       )

@@ -3,6 +3,7 @@ import { Store } from "@pixgate/core"
 import { Effect } from "effect"
 import { apiKeyRow, merchantRow, toApiKey, toEndpoint, toMerchant } from "./rows.js"
 import { first, query, type Sql, single } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 type Ops =
   | "createMerchant"
@@ -15,8 +16,8 @@ type Ops =
   | "rotateSigningKey"
   | "getWebhookEndpoint"
 
-/** The merchant panel operations over one client. */
-export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
+/** The merchant panel operations over one client; endpoint secrets and signing keys are sealed. */
+export const merchants = (sql: Sql, vault: Vault): Pick<Store.StoreShape, Ops> => ({
   createMerchant: (merchant) =>
     single(Effect.asVoid(sql`INSERT INTO merchants ${sql.insert(merchantRow(merchant))}`)),
   setFeePlan: (id, plan) =>
@@ -45,14 +46,14 @@ export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
           merchant_id: e.merchantId,
           mode: e.mode,
           url: e.url,
-          secret: e.secret,
+          secret: vault.seal("webhook_endpoints.secret", e.secret),
           updated_at: e.updatedAt,
-          signing_key: e.signingKey
+          signing_key: vault.seal("webhook_endpoints.signing_key", e.signingKey)
         })}
       ON CONFLICT (merchant_id, mode)
       DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at
       RETURNING *`,
-        toEndpoint
+        toEndpoint(vault)
       )
     ).pipe(
       Effect.flatMap((rows) =>
@@ -64,19 +65,19 @@ export const merchants = (sql: Sql): Pick<Store.StoreShape, Ops> => ({
   rotateSigningKey: ({ merchantId, mode, signingKey, previousUntil, at }) =>
     single(
       query(
-        sql`UPDATE webhook_endpoints SET signing_key = ${signingKey},
+        sql`UPDATE webhook_endpoints SET signing_key = ${vault.seal("webhook_endpoints.signing_key", signingKey)},
           previous_signing_key = ${previousUntil === null ? null : sql`signing_key`},
           previous_key_expires_at = ${previousUntil}, updated_at = ${at}
         WHERE merchant_id = ${merchantId} AND mode = ${mode}
         RETURNING *`,
-        toEndpoint
+        toEndpoint(vault)
       )
     ).pipe(Effect.map(first)),
   getWebhookEndpoint: (merchantId, mode) =>
     single(
       query(
         sql`SELECT * FROM webhook_endpoints WHERE merchant_id = ${merchantId} AND mode = ${mode}`,
-        toEndpoint
+        toEndpoint(vault)
       )
     ).pipe(Effect.map(first))
 })

@@ -3,6 +3,7 @@ import { Domain, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { checkedId } from "./rows.js"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 type Row = { readonly [column: string]: unknown }
 
@@ -47,7 +48,10 @@ const toAudit = (r: Row): Domain.AuditEntry => ({
 const dayMs = 86_400_000
 
 /** The panel operations, and the last use of API keys, over one client. */
-export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
+export const panel = (
+  sql: Sql,
+  vault: Vault
+): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
   const tx = atomic(sql)
   const userByEmail = (email: string) =>
     Effect.map(query(sql<Row>`SELECT * FROM panel_users WHERE email = ${email}`, toUser), first)
@@ -199,7 +203,7 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
               first(rows),
               (r): Domain.PanelTotp => ({
                 userId: String(r.user_id),
-                secret: String(r.secret),
+                secret: vault.open("panel_totp.secret", String(r.secret)),
                 confirmedAt: intOrNull(r.confirmed_at),
                 lastStep: int(r.last_step),
                 recoveryCodesLeft: int(r.codes_left)
@@ -216,7 +220,7 @@ export const panel = (sql: Sql): Store.PanelStoreShape & Pick<Store.MerchantStor
           yield* sql`DELETE FROM panel_totp WHERE user_id = ${userId}`
           yield* sql`INSERT INTO panel_totp ${sql.insert({
             user_id: userId,
-            secret,
+            secret: vault.seal("panel_totp.secret", secret),
             confirmed_at: null,
             last_step: 0
           })}`

@@ -20,6 +20,7 @@ import {
   toTransaction
 } from "./rows.js"
 import { decode, int, type Sql, toStoreError } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 /** A point read. */
 type ReadOp =
@@ -40,7 +41,7 @@ interface Kind {
 }
 
 /** The point reads of one client, batched; `concurrency` batches at once. */
-export const reads = (sql: Sql, concurrency: number) => {
+export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
   const where = (select: string, column: string) =>
     Bulk.make(sql, 1, (values) => `${select} WHERE ${column} IN (${values})`, ["TEXT"])
   const kinds: Record<ReadOp["_tag"], Kind> = {
@@ -65,11 +66,11 @@ export const reads = (sql: Sql, concurrency: number) => {
     },
     Transaction: {
       statement: where("SELECT * FROM transactions", "id"),
-      read: (r) => [String(r.id), toTransaction(r)]
+      read: (r) => [String(r.id), toTransaction(vault)(r)]
     },
     Txid: {
       statement: where("SELECT * FROM transactions", "txid"),
-      read: (r) => [String(r.txid), toTransaction(r)]
+      read: (r) => [String(r.txid), toTransaction(vault)(r)]
     },
     Delivery: {
       statement: where(
@@ -86,10 +87,10 @@ export const reads = (sql: Sql, concurrency: number) => {
         String(r.id),
         {
           delivery: toDelivery(r),
-          event: toJoinedEvent(r),
+          event: toJoinedEvent(vault)(r),
           endpoint:
             typeof r.secret === "string"
-              ? toEndpoint({ ...r, url: r.endpoint_url, updated_at: r.endpoint_updated_at })
+              ? toEndpoint(vault)({ ...r, url: r.endpoint_url, updated_at: r.endpoint_updated_at })
               : null,
           health: toHealth(r)
         } satisfies Store.DeliveryContext

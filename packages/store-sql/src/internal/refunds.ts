@@ -9,7 +9,8 @@ import { Domain, type Money, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { refundRow, toRefund, toTransaction } from "./rows.js"
 import { atomic, first, int, query, type Sql, single } from "./sql.js"
-import { balanceKey, Writes, type writer } from "./writes.js"
+import type { Vault } from "./vault.js"
+import { balanceKey, type writer } from "./writes.js"
 
 type Ops = "insertRefund" | "finishRefund" | "setRefundReturnId" | "getRefund" | "listRefunds"
 
@@ -17,14 +18,15 @@ type Ops = "insertRefund" | "finishRefund" | "setRefundReturnId" | "getRefund" |
 export const refunds = (
   sql: Sql,
   write: ReturnType<typeof writer>,
-  watchers: Store.JobWatchers
+  watchers: Store.JobWatchers,
+  vault: Vault
 ): Pick<Store.StoreShape, Ops> => {
   const lockedCharge = (id: Domain.TransactionId) => {
     const select = sql`SELECT * FROM transactions WHERE id = ${id}`
     return Effect.map(
       query(
         sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select }),
-        toTransaction
+        toTransaction(vault)
       ),
       first
     )
@@ -73,7 +75,7 @@ export const refunds = (
           const available = balances.get(balanceKey(refund.mode, account)) ?? 0
           if (available < refund.amount) return none({ _tag: "Insufficient" })
           yield* sql`INSERT INTO refunds ${sql.insert(refundRow(refund))}`
-          const w = new Writes()
+          const w = write.writes()
           w.entry(input.entry)
           w.effects(input.effects(charge, (refunded + refund.amount) as Money.Cents))
           const scheduled = yield* write.apply(w, {
@@ -106,7 +108,7 @@ export const refunds = (
           )
           const refund = moved[0]
           if (refund === undefined) return none
-          const w = new Writes()
+          const w = write.writes()
           let after = charge
           if (input.to === "completed" && charge.status === "completed") {
             const completed = yield* sumOf(charge.id, ["completed"])

@@ -1,6 +1,7 @@
 /** Records to rows and back. Columns are snake_case; money and times are BIGINT. */
-import { Domain, type DueDate, type Fees, Ids, type Money } from "@pixgate/core"
+import { Domain, type DueDate, type Fees, Ids, type Money, PersonalData } from "@pixgate/core"
 import { int, intOrNull } from "./sql.js"
+import type { Column, Vault } from "./vault.js"
 
 type Row = { readonly [column: string]: unknown }
 
@@ -65,17 +66,19 @@ export const toApiKey = (r: Row): Domain.ApiKey => {
   }
 }
 
-/** A row as a webhook endpoint. */
-export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
-  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
-  mode: text(r.mode) as Domain.Mode,
-  url: text(r.url),
-  secret: text(r.secret),
-  updatedAt: int(r.updated_at),
-  signingKey: text(r.signing_key),
-  previousSigningKey: textOrNull(r.previous_signing_key),
-  previousKeyExpiresAt: intOrNull(r.previous_key_expires_at)
-})
+/** A row as a webhook endpoint, its secret and signing keys opened. */
+export const toEndpoint =
+  (v: Vault) =>
+  (r: Row): Domain.WebhookEndpoint => ({
+    merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
+    mode: text(r.mode) as Domain.Mode,
+    url: text(r.url),
+    secret: v.open("webhook_endpoints.secret", text(r.secret)),
+    updatedAt: int(r.updated_at),
+    signingKey: v.open("webhook_endpoints.signing_key", text(r.signing_key)),
+    previousSigningKey: v.openOrNull("webhook_endpoints.signing_key", r.previous_signing_key),
+    previousKeyExpiresAt: intOrNull(r.previous_key_expires_at)
+  })
 
 /** A row's `webhook_health` columns (LEFT JOINed: null when the endpoint has not failed lately). */
 export const toHealth = (r: Row): Domain.EndpointHealth =>
@@ -83,8 +86,11 @@ export const toHealth = (r: Row): Domain.EndpointHealth =>
     ? Domain.healthy
     : { consecutiveFailures: int(r.consecutive_failures), failingSince: intOrNull(r.failing_since) }
 
-/** A transaction as a row. */
-export const transactionRow = (t: Domain.Transaction): Record<string, string | number | null> => ({
+/**
+ * A transaction as a row: the name, document and PIX key sealed, the document and PIX key also as
+ * keyed hashes (`transactionInsertColumns`); the erasure marker stays as it is.
+ */
+export const transactionRow = (v: Vault, t: Domain.Transaction): Record<string, string | number | null> => ({
   id: t.id,
   merchant_id: t.merchantId,
   mode: t.mode,
@@ -94,9 +100,9 @@ export const transactionRow = (t: Domain.Transaction): Record<string, string | n
   fee_amount: t.feeAmount,
   gateway_fee_amount: t.gatewayFeeAmount,
   net_amount: t.netAmount,
-  client_name: t.clientName,
-  client_document: t.clientDocument,
-  pix_key: t.pixKey,
+  client_name: personal(v, "transactions.client_name", t.clientName),
+  client_document: personal(v, "transactions.client_document", t.clientDocument),
+  pix_key: personal(v, "transactions.pix_key", t.pixKey),
   pix_key_type: t.pixKeyType,
   txid: t.txid,
   end_to_end_id: t.endToEndId,
@@ -109,10 +115,18 @@ export const transactionRow = (t: Domain.Transaction): Record<string, string | n
   counterparty_id: t.counterpartyId,
   due_terms: t.dueTerms === null ? null : JSON.stringify(t.dueTerms),
   created_at: t.createdAt,
-  updated_at: t.updatedAt
+  updated_at: t.updatedAt,
+  client_document_hash: hashed(v, t.clientDocument),
+  pix_key_hash: hashed(v, t.pixKey)
 })
 
-/** The columns of the transactions table, in the order bulk writes and value reads use. */
+const personal = (v: Vault, column: Column, value: string | null): string | null =>
+  value === null || value === PersonalData.erased ? value : v.seal(column, value)
+
+const hashed = (v: Vault, value: string | null): string | null =>
+  value === null || value === PersonalData.erased ? null : v.lookup(value)
+
+/** The columns of the transactions table, in the order value reads use. */
 export const transactionColumns = [
   "id",
   "merchant_id",
@@ -141,63 +155,77 @@ export const transactionColumns = [
   "updated_at"
 ]
 
+/** The columns a new transaction's row writes, in the order bulk writes use. */
+export const transactionInsertColumns = [...transactionColumns, "client_document_hash", "pix_key_hash"]
+
 /** A row read as values, in `transactionColumns` order, as a transaction. */
-export const valuesToTransaction = (values: ReadonlyArray<unknown>): Domain.Transaction => {
-  const row: Record<string, unknown> = {}
-  for (let i = 0; i < transactionColumns.length; i++) row[transactionColumns[i]] = values[i]
-  return toTransaction(row)
+export const valuesToTransaction =
+  (v: Vault) =>
+  (values: ReadonlyArray<unknown>): Domain.Transaction => {
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < transactionColumns.length; i++) row[transactionColumns[i]] = values[i]
+    return toTransaction(v)(row)
+  }
+
+/** A row as a transaction, its name, document and PIX key opened. */
+export const toTransaction =
+  (v: Vault) =>
+  (r: Row): Domain.Transaction => ({
+    id: checkedId(Domain.isTransactionId, r.id),
+    merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
+    mode: text(r.mode) as Domain.Mode,
+    type: text(r.type) as Domain.TransactionType,
+    status: text(r.status) as Domain.TransactionStatus,
+    amount: cents(r.amount),
+    feeAmount: cents(r.fee_amount),
+    gatewayFeeAmount: cents(r.gateway_fee_amount),
+    netAmount: cents(r.net_amount),
+    clientName: v.openOrNull("transactions.client_name", r.client_name),
+    clientDocument: v.openOrNull("transactions.client_document", r.client_document),
+    pixKey: v.openOrNull("transactions.pix_key", r.pix_key),
+    pixKeyType: textOrNull(r.pix_key_type) as Domain.Transaction["pixKeyType"],
+    txid: textOrNull(r.txid),
+    endToEndId: textOrNull(r.end_to_end_id),
+    description: textOrNull(r.description),
+    qrCode: textOrNull(r.qr_code),
+    expiresAt: intOrNull(r.expires_at),
+    paidAt: intOrNull(r.paid_at),
+    failureReason: textOrNull(r.failure_reason),
+    receivedAmount:
+      r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
+    counterpartyId: idOrNull(Domain.isMerchantId, r.counterparty_id),
+    dueTerms:
+      r.due_terms === null || r.due_terms === undefined ? null : (json(r.due_terms) as DueDate.DueTerms),
+    createdAt: int(r.created_at),
+    updatedAt: int(r.updated_at)
+  })
+
+/** An event as a row: its data sealed JSON text, and the transaction it is about (erasure finds it by that). */
+export const eventRow = (v: Vault, e: Domain.Event) => {
+  const data: object = e.data
+  return {
+    id: e.id,
+    merchant_id: e.merchantId,
+    mode: e.mode,
+    type: e.type,
+    data: v.seal("events.data", JSON.stringify(e.data)),
+    created_at: e.createdAt,
+    transaction_id:
+      "transactionId" in data && typeof data.transactionId === "string" ? data.transactionId : null
+  }
 }
 
-/** A row as a transaction. */
-export const toTransaction = (r: Row): Domain.Transaction => ({
-  id: checkedId(Domain.isTransactionId, r.id),
-  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
-  mode: text(r.mode) as Domain.Mode,
-  type: text(r.type) as Domain.TransactionType,
-  status: text(r.status) as Domain.TransactionStatus,
-  amount: cents(r.amount),
-  feeAmount: cents(r.fee_amount),
-  gatewayFeeAmount: cents(r.gateway_fee_amount),
-  netAmount: cents(r.net_amount),
-  clientName: textOrNull(r.client_name),
-  clientDocument: textOrNull(r.client_document),
-  pixKey: textOrNull(r.pix_key),
-  pixKeyType: textOrNull(r.pix_key_type) as Domain.Transaction["pixKeyType"],
-  txid: textOrNull(r.txid),
-  endToEndId: textOrNull(r.end_to_end_id),
-  description: textOrNull(r.description),
-  qrCode: textOrNull(r.qr_code),
-  expiresAt: intOrNull(r.expires_at),
-  paidAt: intOrNull(r.paid_at),
-  failureReason: textOrNull(r.failure_reason),
-  receivedAmount:
-    r.received_amount === null || r.received_amount === undefined ? null : cents(r.received_amount),
-  counterpartyId: idOrNull(Domain.isMerchantId, r.counterparty_id),
-  dueTerms:
-    r.due_terms === null || r.due_terms === undefined ? null : (json(r.due_terms) as DueDate.DueTerms),
-  createdAt: int(r.created_at),
-  updatedAt: int(r.updated_at)
-})
-
-/** An event as a row (data as JSON text). */
-export const eventRow = (e: Domain.Event) => ({
-  id: e.id,
-  merchant_id: e.merchantId,
-  mode: e.mode,
-  type: e.type,
-  data: JSON.stringify(e.data),
-  created_at: e.createdAt
-})
-
-/** A row as an event. */
-export const toEvent = (r: Row): Domain.Event => ({
-  id: checkedId(Domain.isEventId, r.id),
-  merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
-  mode: text(r.mode) as Domain.Mode,
-  type: text(r.type) as Domain.EventType,
-  data: json(r.data) as Domain.Event["data"],
-  createdAt: int(r.created_at)
-})
+/** A row as an event, its data opened. */
+export const toEvent =
+  (v: Vault) =>
+  (r: Row): Domain.Event => ({
+    id: checkedId(Domain.isEventId, r.id),
+    merchantId: checkedId(Domain.isMerchantId, r.merchant_id),
+    mode: text(r.mode) as Domain.Mode,
+    type: text(r.type) as Domain.EventType,
+    data: JSON.parse(v.open("events.data", text(r.data))) as Domain.Event["data"],
+    createdAt: int(r.created_at)
+  })
 
 /** A chargeback as a row. */
 export const chargebackRow = (c: Domain.Chargeback) => ({
@@ -226,7 +254,7 @@ export const toChargeback = (r: Row): Domain.Chargeback => ({
 })
 
 /** The columns of the events table, in the order bulk writes use. */
-export const eventColumns = ["id", "merchant_id", "mode", "type", "data", "created_at"]
+export const eventColumns = ["id", "merchant_id", "mode", "type", "data", "created_at", "transaction_id"]
 
 /** The columns of the jobs table, in the order bulk writes use. */
 export const jobColumns = ["id", "kind", "ref", "run_at", "lease_until", "due_at"]
@@ -283,15 +311,17 @@ export const toDelivery = (r: Row): Domain.WebhookDelivery => ({
 })
 
 /** The event of a delivery, read from the `event_*` columns of a join. */
-export const toJoinedEvent = (r: Row): Domain.Event =>
-  toEvent({
-    id: r.event_id,
-    merchant_id: r.merchant_id,
-    mode: r.mode,
-    type: r.event_type,
-    data: r.event_data,
-    created_at: r.event_created_at
-  })
+export const toJoinedEvent =
+  (v: Vault) =>
+  (r: Row): Domain.Event =>
+    toEvent(v)({
+      id: r.event_id,
+      merchant_id: r.merchant_id,
+      mode: r.mode,
+      type: r.event_type,
+      data: r.event_data,
+      created_at: r.event_created_at
+    })
 
 /** An attempt as a row (durations are whole milliseconds). */
 export const attemptRow = (a: Domain.DeliveryAttempt) => ({

@@ -6,24 +6,43 @@ import * as Counts from "./counts.js"
 import { transactionColumns, valuesToTransaction } from "./rows.js"
 import { int, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
+import type { Vault } from "./vault.js"
+import { seal } from "./writes.js"
 
 type Ops = "insertTransactions" | "advance" | "listTransactions"
 
 const columns = transactionColumns.join(", ")
 
+/** The unit with its idempotent answer sealed (it repeats the transaction's personal data). */
+const sealedAnswer = (vault: Vault, input: Store.NewTransactions): Store.NewTransactions =>
+  input.idempotency === undefined
+    ? input
+    : {
+        ...input,
+        idempotency: {
+          ...input.idempotency,
+          body: vault.seal("idempotency_keys.body", input.idempotency.body)
+        }
+      }
+
 /** The transaction operations over one client and its write batcher. */
 export const transactions = (
   sql: Sql,
-  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>
+  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>,
+  vault: Vault
 ): Pick<Store.StoreShape, Ops> => {
   // Side by side on Postgres's pool; SQLite has one connection to queue on anyway.
   const concurrency = sql.onDialectOrElse({ pg: () => 2, orElse: () => 1 })
   return {
+    // Sealed here, before the batch: its database transaction waits on no cipher.
     insertTransactions: (input) =>
-      writes.submit({ _tag: "Insert", input }) as Effect.Effect<
-        "created" | "insufficient" | "conflict",
-        Store.StoreError
-      >,
+      Effect.suspend(() =>
+        writes.submit({
+          _tag: "Insert",
+          input: sealedAnswer(vault, input),
+          sealed: seal(vault, input.transactions, input.effects)
+        })
+      ) as Effect.Effect<"created" | "insufficient" | "conflict", Store.StoreError>,
 
     advance: (input) => writes.submit({ _tag: "Advance", input }) as ReturnType<Store.StoreShape["advance"]>,
 
@@ -46,7 +65,8 @@ export const transactions = (
               sql`(created_at < ${q.before.createdAt} OR (created_at = ${q.before.createdAt} AND id < ${q.before.id}))`
             ]),
         ...(q.amount === undefined ? [] : [sql`amount = ${q.amount}`]),
-        ...(q.endToEndId === undefined ? [] : [sql`end_to_end_id = ${q.endToEndId}`])
+        ...(q.endToEndId === undefined ? [] : [sql`end_to_end_id = ${q.endToEndId}`]),
+        ...(q.document === undefined ? [] : [sql`client_document_hash = ${vault.lookup(q.document)}`])
       ])
       return single(
         Effect.all(
@@ -56,7 +76,7 @@ export const transactions = (
               sql`SELECT ${sql.literal(columns)} FROM transactions WHERE ${where}
               ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, q.limit)} OFFSET ${Math.max(0, q.offset)}`
                 .values,
-              valuesToTransaction
+              valuesToTransaction(vault)
             ),
             total:
               q.countTotal === false

@@ -25,11 +25,12 @@ import * as Coalesce from "./coalesce.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
 import { transaction as inTransaction, isTransient, query, type Sql, toStoreError } from "./sql.js"
-import { balanceKey, isMerchantAccount, type Scheduled, Writes, type writer } from "./writes.js"
+import type { Vault } from "./vault.js"
+import { balanceKey, isMerchantAccount, type Scheduled, type Sealed, type writer } from "./writes.js"
 
 /** A write the store batches. */
 export type WriteOp =
-  | { readonly _tag: "Insert"; readonly input: Store.NewTransactions }
+  | { readonly _tag: "Insert"; readonly input: Store.NewTransactions; readonly sealed?: Sealed }
   | { readonly _tag: "Advance"; readonly input: Store.Advance }
   | { readonly _tag: "FinishJob"; readonly id: Domain.JobId }
   | { readonly _tag: "RetryJob"; readonly id: Domain.JobId; readonly runAt: number }
@@ -109,7 +110,8 @@ export const units = (
   journal: ReturnType<typeof ledger>,
   write: ReturnType<typeof writer>,
   watchers: Store.JobWatchers,
-  concurrency: number
+  concurrency: number,
+  vault: Vault
 ) => {
   const zeroRows = Bulk.insert(
     sql,
@@ -171,7 +173,7 @@ export const units = (
           a.netAmount ?? null
         ])
       ),
-      toTransaction
+      toTransaction(vault)
     )
 
   const finishKeys = (results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) =>
@@ -200,7 +202,7 @@ export const units = (
     results: Map<number, WriteResult>
   ) =>
     Effect.gen(function* () {
-      const w = new Writes()
+      const w = write.writes()
       const live = batch.filter((u) => !excluded.has(u.index))
       for (const u of batch) if (excluded.has(u.index)) results.set(u.index, "conflict")
 
@@ -259,9 +261,9 @@ export const units = (
             if (isMerchantAccount(p.account) || running.has(key))
               running.set(key, (running.get(key) ?? 0) + p.amount)
           }
-        w.insert(input.transactions)
+        w.insert(input.transactions, u.op.sealed?.transactions)
         w.entry(input.entry)
-        w.effects(input.effects)
+        w.effects(input.effects, u.op.sealed?.events)
         if (input.idempotency !== undefined) keysToFinish.push([u.index, input.idempotency])
         results.set(u.index, "created")
       }

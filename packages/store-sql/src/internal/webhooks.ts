@@ -16,6 +16,7 @@ import {
 } from "./rows.js"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
 import type { WriteOp, WriteResult } from "./units.js"
+import type { Vault } from "./vault.js"
 
 type Ops =
   | "listEvents"
@@ -31,7 +32,8 @@ type Ops =
 export const webhooks = (
   sql: Sql,
   writes: Coalescer<WriteOp, WriteResult, Store.StoreError>,
-  watchers: Store.JobWatchers
+  watchers: Store.JobWatchers,
+  vault: Vault
 ): Pick<Store.StoreShape, Ops> => {
   const deliveryWithEvent = sql`SELECT d.*, e.type AS event_type, e.data AS event_data,
       e.created_at AS event_created_at
@@ -39,13 +41,13 @@ export const webhooks = (
 
   const redeliver = (eventId: Domain.EventId, now: number) =>
     Effect.gen(function* () {
-      const event = first(yield* query(sql`SELECT * FROM events WHERE id = ${eventId}`, toEvent))
+      const event = first(yield* query(sql`SELECT * FROM events WHERE id = ${eventId}`, toEvent(vault)))
       if (Option.isNone(event)) return Option.none()
       const { merchantId, mode } = event.value
       const endpoint = first(
         yield* query(
           sql`SELECT * FROM webhook_endpoints WHERE merchant_id = ${merchantId} AND mode = ${mode}`,
-          toEndpoint
+          toEndpoint(vault)
         )
       )
       if (Option.isNone(endpoint)) return Option.none()
@@ -71,7 +73,7 @@ export const webhooks = (
       const endpoint = first(
         yield* query(
           sql`SELECT * FROM webhook_endpoints WHERE merchant_id = ${merchantId} AND mode = ${mode}`,
-          toEndpoint
+          toEndpoint(vault)
         )
       )
       if (Option.isNone(endpoint)) return Option.none()
@@ -87,7 +89,7 @@ export const webhooks = (
         createdAt: at,
         updatedAt: at
       }
-      yield* sql`INSERT INTO events ${sql.insert(eventRow(event))}`
+      yield* sql`INSERT INTO events ${sql.insert(eventRow(vault, event))}`
       yield* sql`INSERT INTO webhook_deliveries ${sql.insert(deliveryRow(delivery))}`
       yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, at, Domain.fairnessKey(merchantId, mode)))}`
       return Option.some(delivery)
@@ -105,11 +107,11 @@ export const webhooks = (
       single(
         query(
           sql`SELECT * FROM events WHERE merchant_id = ${merchantId} AND mode = ${mode} ORDER BY created_at, id`,
-          toEvent
+          toEvent(vault)
         )
       ),
     getEvent: (id) =>
-      single(query(sql`SELECT * FROM events WHERE id = ${id}`, toEvent)).pipe(Effect.map(first)),
+      single(query(sql`SELECT * FROM events WHERE id = ${id}`, toEvent(vault))).pipe(Effect.map(first)),
 
     recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
 
@@ -172,7 +174,7 @@ export const webhooks = (
           const page = yield* query(
             sql`${deliveryWithEvent} WHERE ${where}
               ORDER BY d.created_at DESC, d.id DESC LIMIT ${Math.max(0, q.limit)} OFFSET ${Math.max(0, q.offset)}`,
-            (r) => ({ delivery: toDelivery(r), event: toJoinedEvent(r) })
+            (r) => ({ delivery: toDelivery(r), event: toJoinedEvent(vault)(r) })
           )
           if (page.length === 0) return []
           const attempts = yield* query(

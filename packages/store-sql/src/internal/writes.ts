@@ -15,10 +15,11 @@ import {
   eventRow,
   jobColumns,
   jobRow,
-  transactionColumns,
+  transactionInsertColumns,
   transactionRow
 } from "./rows.js"
 import { int, type Sql } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 /** Whether an account has a cached balance row (merchant accounts only). */
 export const isMerchantAccount = (account: Domain.Account): boolean => account.startsWith("merchant:")
@@ -32,11 +33,32 @@ interface Delta {
   amount: number
 }
 
+/** Rows sealed before a unit enters a batch (the batch's transaction then seals nothing of theirs). */
+export interface Sealed {
+  readonly transactions: ReadonlyArray<ReadonlyArray<Bulk.Value>>
+  readonly events: ReadonlyArray<ReadonlyArray<Bulk.Value>>
+}
+
+/** A new unit's transactions and events as rows, sealed: done before it is submitted. */
+export const seal = (
+  vault: Vault,
+  transactions: ReadonlyArray<Domain.Transaction>,
+  effects: Store.Effects
+): Sealed => ({
+  transactions: transactions.map((t) => Bulk.valuesOf(transactionRow(vault, t), transactionInsertColumns)),
+  events: effects.events.map((e) => Bulk.valuesOf(eventRow(vault, e), eventColumns))
+})
+
 /** The rows one or more units write. */
 export class Writes {
-  readonly transactions: Array<Domain.Transaction> = []
+  constructor(private readonly vault: Vault) {}
+
+  /** New transactions' rows, sealed. */
+  readonly transactions: Array<ReadonlyArray<Bulk.Value>> = []
   readonly entries: Array<Domain.JournalEntry> = []
   readonly events: Array<Domain.Event> = []
+  /** The events' rows, sealed. */
+  readonly eventRows: Array<ReadonlyArray<Bulk.Value>> = []
   readonly jobs: Array<Domain.Job> = []
   readonly finishedJobs: Array<Domain.JobId> = []
   readonly retriedJobs: Array<{ readonly id: Domain.JobId; readonly runAt: number }> = []
@@ -45,10 +67,12 @@ export class Writes {
   /** Net change of each merchant balance row. */
   readonly deltas = new Map<string, Delta>()
 
-  /** New transactions. */
-  insert(rows: ReadonlyArray<Domain.Transaction>): void {
-    for (const tx of rows) {
-      this.transactions.push(tx)
+  /** New transactions (their rows as `sealed` gives them, else sealed here). */
+  insert(rows: ReadonlyArray<Domain.Transaction>, sealed?: Sealed["transactions"]): void {
+    for (const [i, tx] of rows.entries()) {
+      this.transactions.push(
+        sealed?.[i] ?? Bulk.valuesOf(transactionRow(this.vault, tx), transactionInsertColumns)
+      )
       this.counts.add(tx, tx.status, 1)
     }
   }
@@ -72,9 +96,12 @@ export class Writes {
     }
   }
 
-  /** Events (with their deliveries), jobs, and the jobs the change completes. */
-  effects(effects: Store.Effects): void {
-    this.events.push(...effects.events)
+  /** Events (with their deliveries; rows as `sealed` gives them), jobs, and the jobs the change completes. */
+  effects(effects: Store.Effects, sealed?: Sealed["events"]): void {
+    for (const [i, e] of effects.events.entries()) {
+      this.events.push(e)
+      this.eventRows.push(sealed?.[i] ?? Bulk.valuesOf(eventRow(this.vault, e), eventColumns))
+    }
     this.jobs.push(...effects.jobs)
     if (effects.completes !== undefined) this.finishedJobs.push(...effects.completes)
   }
@@ -124,7 +151,7 @@ const pgParameterBudget = 60_000
  * of parts, one statement per table; SQLite runs them one after another, Postgres as one
  * statement of data-modifying CTEs (one round trip however many tables a unit writes).
  */
-export const writer = (sql: Sql) => {
+export const writer = (sql: Sql, vault: Vault) => {
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const balances = Bulk.insert(
     sql,
@@ -140,10 +167,10 @@ export const writer = (sql: Sql) => {
       ORDER BY mode, account${pg ? " FOR UPDATE" : ""}`,
     ["TEXT", "TEXT"]
   )
-  const transactions = Bulk.insert(sql, "transactions", transactionColumns)
+  const transactions = Bulk.insert(sql, "transactions", transactionInsertColumns)
   const entries = Bulk.insert(sql, "journal_entries", ["id", "mode", "kind", "transaction_id", "created_at"])
   const postings = Bulk.insert(sql, "postings", ["entry_id", "seq", "mode", "account", "amount"])
-  const events = Bulk.insert(sql, "events", ["id", "merchant_id", "mode", "type", "data", "created_at"])
+  const events = Bulk.insert(sql, "events", eventColumns)
   // A delivery for each event whose merchant has an endpoint for its mode, with its first
   // attempt's job; ids are drawn for every event, and used by those that get a delivery.
   const deliveries = Bulk.make(
@@ -223,7 +250,7 @@ export const writer = (sql: Sql) => {
       {
         name: "inserted",
         bulk: transactions,
-        rows: w.transactions.map((t) => Bulk.valuesOf(transactionRow(t), transactionColumns))
+        rows: w.transactions
       },
       {
         name: "entered",
@@ -237,7 +264,7 @@ export const writer = (sql: Sql) => {
           e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
         )
       },
-      { name: "recorded", bulk: events, rows: w.events.map((e) => Bulk.valuesOf(eventRow(e), eventColumns)) },
+      { name: "recorded", bulk: events, rows: w.eventRows },
       {
         name: "delivered",
         bulk: deliveries,
@@ -358,5 +385,8 @@ export const writer = (sql: Sql) => {
       return scheduled
     })
 
-  return { apply, lock }
+  /** An empty set of rows to gather a unit's writes in. */
+  const writes = () => new Writes(vault)
+
+  return { apply, lock, writes }
 }

@@ -171,6 +171,17 @@ export const DeliveriesQuery = Schema.Struct({
 /** A webhook log query. */
 export interface DeliveriesQuery extends Schema.Schema.Type<typeof DeliveriesQuery> {}
 
+/** POST /payers/erase: the payer's CPF or CNPJ (checked by the erasure itself: `invalid_client_doc`). */
+export const ErasePayer = Schema.Struct({
+  document: adminString(
+    "document",
+    "The payer's (or payout recipient's) CPF or CNPJ, formatted or digits only"
+  )
+}).annotations({ identifier: "ErasePayerRequest", examples: [{ document: "529.982.247-25" }] })
+
+/** A valid erasure request. */
+export interface ErasePayer extends Schema.Schema.Type<typeof ErasePayer> {}
+
 /** POST /merchants/:merchantId/sandbox/topup: every amount problem is `invalid_amount`. */
 export const TopUp = Schema.Struct({
   amount: required(amount("invalid_amount"), problem("invalid_amount", "amount must be a positive number"))
