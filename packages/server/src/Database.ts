@@ -54,11 +54,6 @@ export interface DataKeyText {
   readonly retired: ReadonlyArray<Redacted.Redacted<string>>
 }
 
-/** What Postgres without `PIXGATE_DATA_KEY` is refused with. */
-export const dataKeyRequired =
-  "PIXGATE_DATA_KEY is required with Postgres: personal data and secrets are sealed with it " +
-  "(base64 of 32 random bytes, e.g. `openssl rand -base64 32`; docs/operations.md, Personal data at rest)"
-
 const parsed = <K>(
   keysFromText: (active: string, retired: ReadonlyArray<string>) => Either.Either<K, string>,
   keys: DataKeyText
@@ -77,7 +72,8 @@ const parsed = <K>(
 /**
  * The store of a target (migrated when the layer is built) and its keyring; `waits` apply to
  * Postgres. Without `keys`, a
- * SQLite file keeps its own key beside it (`<name>.key`) and Postgres is refused.
+ * SQLite file keeps its own key beside it (`<name>.key`) and a Postgres database keeps one in a
+ * table of its own (with a warning at every start; `@pixgate/store-pg`'s `keptKey.ts`).
  */
 export const layer = (
   target: Target,
@@ -98,8 +94,7 @@ export const layer = (
         })
       : Effect.gen(function* () {
           const m = yield* load("@pixgate/store-pg", "pg", () => import("@pixgate/store-pg"))
-          if (keys === undefined)
-            return yield* Effect.fail(new Store.StoreError({ message: dataKeyRequired }))
+          if (keys === undefined) return m.PgStore.layer({ url: target.url, ...pgWaits(waits) })
           const opened = yield* parsed(m.PgStore.keysFromText, keys)
           return m.PgStore.layer({ url: target.url, keys: opened, ...pgWaits(waits) })
         })

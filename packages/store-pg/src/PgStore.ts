@@ -13,6 +13,7 @@ import type { DataCipher, RateLimitStore, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
+import * as KeptKey from "./internal/keptKey.js"
 import * as MultiHost from "./internal/multiHost.js"
 import * as Silence from "./internal/silence.js"
 import * as Pool from "./Pool.js"
@@ -46,9 +47,10 @@ export interface PgStoreOptions {
   readonly ssl?: PgClient.PgClientConfig["ssl"]
   /**
    * The master keys that wrap the database's data keys (`DataKeys.fromText`; docs/operations.md,
-   * "Personal data at rest"). Required: a database several instances share keeps no key of its own.
+   * "Personal data at rest"). Set it in production: without it the database seals with a master
+   * key it keeps itself (`internal/keptKey.ts`), which a copy of the database carries along.
    */
-  readonly keys: DataKeys.Keys
+  readonly keys?: DataKeys.Keys
   /**
    * The server's `statement_timeout` on every connection (default 30 s; 0: none): a statement
    * that runs longer is cancelled by the server and fails (503 on the API). It also bounds the
@@ -101,22 +103,30 @@ export const migrationLockKey = 0x70697867
 // failing, which would abort the transaction.
 // Migrations are not bound by the statement time-out (a large table's may take long, and a
 // second engine waits on the first's lock); the silence guard is armed once they are done.
-const migrate = (keys: DataKeys.Keys, silence: Silence.Silence) =>
+// The keys are settled under the same lock (`internal/keptKey.ts`); they are what the store opens with.
+const migrate = (configured: DataKeys.Keys | undefined, silence: Silence.Silence) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.withTransaction(
+    const keys = yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* sql.unsafe("SET LOCAL statement_timeout = 0")
         yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${migrationLockKey})`)
+        const opened = yield* KeptKey.opening(configured)
         yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${Migrations.table} (
         migration_id integer primary key,
         created_at timestamp with time zone not null default now(),
         name text not null
       )`)
-        yield* PgMigrator.run({ loader: PgMigrator.fromRecord(Migrations.pg(keys)), table: Migrations.table })
+        yield* PgMigrator.run({
+          loader: PgMigrator.fromRecord(Migrations.pg(opened.keys)),
+          table: Migrations.table
+        })
+        yield* KeptKey.settle(opened)
+        return opened.keys
       })
     )
     silence.armed = true
+    return keys
   })
 
 /**
@@ -132,7 +142,7 @@ export const layer = (
 > => {
   const silence = Silence.make(waitSettings(options).statement_timeout)
   return RateLimits.layerPg.pipe(
-    Layer.provideMerge(SqlStore.layerAfter(migrate(options.keys, silence), options.keys)),
+    Layer.provideMerge(SqlStore.layerOpened(migrate(options.keys, silence))),
     Layer.provide(clientLayer(options, silence)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")

@@ -265,3 +265,48 @@ describePostgres("Postgres", () => {
     return () => (k) => PgStore.layer({ url: database.url(), keys: k, maxConnections: 2 })
   })
 })
+
+describePostgres("Postgres without a configured key", () => {
+  const database = useFreshDatabase({ empty: true })
+  const noKey = () => PgStore.layer({ url: database.url(), maxConnections: 2 })
+  const withKey = (k: DataKeys.Keys) => PgStore.layer({ url: database.url(), keys: k, maxConnections: 2 })
+
+  it("seals with a key the database keeps, until the first start with a key moves the data keys under it", async () => {
+    const signing = await run(
+      noKey(),
+      Effect.gen(function* () {
+        const { signingKey } = yield* populate
+        const raw = yield* dump
+        for (const secret of secrets(signingKey)) expect(raw).not.toContain(secret)
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`SELECT count(*)::int AS n FROM pixgate_kept_master_key`).toEqual([{ n: 1 }])
+        return signingKey
+      })
+    )
+    // A second start without a key opens the same database with the kept key.
+    await run(
+      noKey(),
+      Effect.gen(function* () {
+        const raw = yield* dump
+        for (const secret of secrets(signing)) expect(raw).not.toContain(secret)
+      })
+    )
+    // The first start with a key reads what the kept key sealed, and deletes the kept key.
+    await run(
+      withKey(keys(keyA)),
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`SELECT count(*)::int AS n FROM pixgate_kept_master_key`).toEqual([{ n: 0 }])
+        const status = yield* Effect.flatMap(DataCipher.Keyring, (k) => k.status)
+        expect(status.wrappings.every((w) => w.masterKeyIds.includes(keys(keyA).active.id))).toBe(true)
+        const rows = yield* sql<{ id: string }>`SELECT id FROM transactions`
+        expect(rows.length).toBeGreaterThan(0)
+        const engine = yield* Engine.Engine
+        const [first] = yield* engine.admin.listMerchants()
+        expect(first).toBeDefined()
+      })
+    )
+    // From then on the configured key alone opens it: without it, the start fails.
+    await expect(run(noKey(), Effect.void)).rejects.toThrow(/No configured data key opens/)
+  })
+})

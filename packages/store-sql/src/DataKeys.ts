@@ -100,6 +100,15 @@ export const reencrypt = (
     return yield* reseal(sql, keys, vault)
   })
 
+/**
+ * Opens the database's data keys with `keys` and wraps each under the active master key, as
+ * every start of a store does; fails when no configured master key opens them.
+ */
+export const open = (
+  keys: Keys
+): Effect.Effect<void, SqlError.SqlError | Store.StoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(openVault(sql, keys)))
+
 /** The `DataCipher.Keyring` of a database, over its client and the keys it opened with. */
 export const keyring = (sql: SqlClient.SqlClient, keys: Keys): DataCipher.KeyringShape => ({
   status: Effect.map(Effect.mapError(wrappings(sql), toStoreError), (list) => ({

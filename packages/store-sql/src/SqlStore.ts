@@ -90,9 +90,9 @@ export const layer = (keys: Keys): Layer.Layer<Store.Stores, Store.StoreError, S
   Store.layerEffect(make(keys))
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) over the client in context, once `setup` (pragmas, migrations; it may
- * hold resources for the life of the layer, like SQLite's checkpointer) has run:
- * what each driver package's `layer` provides.
+ * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) over the
+ * client in context, once `setup` (pragmas, migrations; it may hold resources for the life of
+ * the layer, like SQLite's checkpointer) has run: what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
@@ -101,11 +101,23 @@ export const layerAfter = <E, R>(
   Store.Stores | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
+> => layerOpened(Effect.as(setup, keys))
+
+/**
+ * `layerAfter` for a `setup` that also gives the keys to open the database with (a store whose
+ * master key is kept in the database reads it there first).
+ */
+export const layerOpened = <E, R>(
+  setup: Effect.Effect<Keys, E, R>
+): Layer.Layer<
+  Store.Stores | SqlClient.SqlClient | DataCipher.Keyring,
+  E | Store.StoreError,
+  Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      yield* setup
+      const keys = yield* setup
       const store = yield* make(keys)
       return Store.context(store).pipe(
         Context.add(SqlClient.SqlClient, sql),
