@@ -47,7 +47,7 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
   "data-key status": command({
     summary:
       "Shows the active master key's id and every data key of the database with the master keys that wrap it.",
-    examples: ["PIXGATE_DATA_KEY=... pixgate data-key status"],
+    examples: ["pixgate data-key status"],
     usage: "data-key status",
     required: [],
     run: () =>
@@ -57,7 +57,7 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
     summary:
       "Seals again every value not under the active data key and drops the wrappings under retired master keys: " +
       "run it once every instance runs with the new PIXGATE_DATA_KEY, then forget the retired one.",
-    examples: ["PIXGATE_DATA_KEY=<new> PIXGATE_DATA_KEYS_RETIRED=<old> pixgate data-key reencrypt"],
+    examples: ["pixgate data-key reencrypt"],
     usage: "data-key reencrypt",
     required: [],
     run: () =>
