@@ -9,7 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { RateLimitStore, Store } from "@pixgate/core"
+import type { AdminTokenStore, RateLimitStore, Store } from "@pixgate/core"
 import { Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import * as MultiHost from "./internal/multiHost.js"
@@ -114,13 +114,16 @@ const migrate = (silence: Silence.Silence) =>
   })
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the per-key rate-limit buckets shared by
+ * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the per-key rate-limit buckets shared by
  * every instance on the database (`RateLimitStore`, which `@pixgate/http` uses when present) on
  * a Postgres database, migrated when the layer is built.
  */
 export const layer = (
   options: PgStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore, Store.StoreError> => {
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | RateLimitStore.RateLimitStore,
+  Store.StoreError
+> => {
   const silence = Silence.make(waitSettings(options).statement_timeout)
   return RateLimits.layerPg.pipe(
     Layer.provideMerge(SqlStore.layerAfter(migrate(silence))),

@@ -6,6 +6,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { SigningKeys } from "@pixgate/core"
 import { Effect } from "effect"
+import { adminTokens } from "./internal/adminTokenSchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
@@ -90,7 +91,8 @@ export const pg: Record<string, Migration> = {
   "0012_refunds": statements(refunds("pg")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("pg")),
-  "0015_panel_flows": statements(panelFlows("pg"))
+  "0015_panel_flows": statements(panelFlows("pg")),
+  "0016_admin_tokens": statements(adminTokens("pg"))
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -108,5 +110,6 @@ export const sqlite: Record<string, Migration> = {
   "0012_refunds": statements(refunds("sqlite")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("sqlite")),
-  "0015_panel_flows": statements(panelFlows("sqlite"))
+  "0015_panel_flows": statements(panelFlows("sqlite")),
+  "0016_admin_tokens": statements(adminTokens("sqlite"))
 }

@@ -5,8 +5,9 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Store } from "@pixgate/core"
+import { AdminTokenStore, Store } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
+import { adminTokens } from "./internal/adminTokens.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { recount } from "./internal/counts.js"
 import { idempotency } from "./internal/idempotency.js"
@@ -74,23 +75,38 @@ export const recountTransactions: Effect.Effect<void, SqlError.SqlError, SqlClie
 /** `makeWith` with the default options. */
 export const make: Effect.Effect<Store.StoreShape, never, SqlClient.SqlClient> = makeWith()
 
-/** The whole `Store` and each of its focused tags over the `SqlClient` in context. */
-export const layer: Layer.Layer<Store.Stores, never, SqlClient.SqlClient> = Store.layerEffect(make)
+/** The admin tokens and the admin audit log over the `SqlClient` in context (migration 0016). */
+export const makeAdminTokens: Effect.Effect<
+  AdminTokenStore.AdminTokenStoreShape,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, adminTokens)
+
+/** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
+export const layer: Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore, never, SqlClient.SqlClient> =
+  Layer.merge(Store.layerEffect(make), Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens))
 
 /**
- * Every store tag (`Store.Stores`) and `SqlClient` over the client in context, once `setup` (pragmas, migrations; it may
- * hold resources for the life of the layer, like SQLite's checkpointer) has run:
- * what each driver package's `layer` provides.
+ * Every store tag (`Store.Stores`), the admin tokens and `SqlClient` over the client in context,
+ * once `setup` (pragmas, migrations; it may hold resources for the life of the layer, like
+ * SQLite's checkpointer) has run: what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>
-): Layer.Layer<Store.Stores | SqlClient.SqlClient, E, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient,
+  E,
+  Exclude<R, Scope.Scope> | SqlClient.SqlClient
+> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* setup
       const store = yield* make
-      return Context.add(Store.context(store), SqlClient.SqlClient, sql)
+      return Store.context(store).pipe(
+        Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+        Context.add(SqlClient.SqlClient, sql)
+      )
     })
   )
 

@@ -8,7 +8,7 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type { Store } from "@pixgate/core"
+import type { AdminTokenStore, Store } from "@pixgate/core"
 import { Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
 import * as Checkpointer from "./internal/checkpointer.js"
@@ -75,10 +75,13 @@ const setup = (options: SqliteStoreOptions) =>
     }
   })
 
-/** Every store tag (`Store.Stores`) and `SqlClient` on a SQLite database, migrated when the layer is built. */
+/**
+ * Every store tag (`Store.Stores`), the admin tokens and `SqlClient` on a SQLite database,
+ * migrated when the layer is built.
+ */
 export const layer = (
   options: SqliteStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient, Store.StoreError> => {
+): Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient, Store.StoreError> => {
   const client = Layer.unwrapEffect(
     Effect.as(
       isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,
