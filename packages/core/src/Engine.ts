@@ -35,6 +35,7 @@ import * as Config from "./runtime/Config.js"
 import * as Metrics from "./runtime/Metrics.js"
 import * as Telemetry from "./runtime/Telemetry.js"
 import * as Admin from "./services/Admin.js"
+import * as AdminTokens from "./services/AdminTokens.js"
 import * as Auth from "./services/Auth.js"
 import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
@@ -62,6 +63,8 @@ export interface EngineShape {
   /** Refunds (devoluções) of completed charges: `refunds.create`, `refunds.list`. */
   readonly refunds: Refunds.RefundsShape
   readonly admin: Admin.AdminShape
+  /** The admin API's named, scoped tokens and its audit log. */
+  readonly adminTokens: AdminTokens.AdminTokensShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -92,6 +95,7 @@ export type Services =
   | Chargebacks.Chargebacks
   | Refunds.Refunds
   | Admin.Admin
+  | AdminTokens.AdminTokens
   | Health.Health
 
 /** What a service's layer may need: the focused store tags, the config, the gateways, webhooks. */
@@ -142,7 +146,8 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Instrumented.bankEvents),
     replace.chargebacks ?? Chargebacks.layer,
     replace.refunds ?? Refunds.layer,
-    replace.health ?? Health.layer
+    replace.health ?? Health.layer,
+    AdminTokens.layer
   )
   return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
 }
@@ -216,6 +221,7 @@ const make = Effect.gen(function* () {
     chargebacks: yield* Chargebacks.Chargebacks,
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
+    adminTokens: yield* AdminTokens.AdminTokens,
     health: yield* Health.Health,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     bankCallback: (callback) =>

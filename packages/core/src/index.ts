@@ -34,6 +34,8 @@ export * as MemoryStore from "./adapters/MemoryStore.js"
  */
 export * as Sandbox from "./adapters/Sandbox.js"
 // Contract: errors, JSON views, request schemas and webhook events, as the transports show them.
+/** The JSON of the admin tokens and of the admin audit log. */
+export * as AdminTokenViews from "./contract/AdminTokenViews.js"
 /**
  * The JSON of the admin operations (core `Admin`, the admin HTTP API and the CLI's `--json`), as
  * `effect/Schema` schemas with their descriptions and examples: merchants and fee plans, API keys,
@@ -56,6 +58,8 @@ export * as Requests from "./contract/Requests.js"
  */
 export * as Views from "./contract/Views.js"
 // Domain: money, ids, PIX keys, documents, fees, due dates and ledger entries (pure values).
+/** Named admin tokens with scopes (read-only, operator, full, metrics) and the admin audit log's entries. */
+export * as AdminAccess from "./domain/AdminAccess.js"
 /**
  * Brazilian taxpayer documents: CPF (people) and CNPJ (companies), including the alphanumeric CNPJ issued
  * from July 2026.
@@ -122,6 +126,8 @@ export * as QrImage from "./pix/QrImage.js"
  */
 export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
+/** The admin tokens and the admin audit log in the store (migration 0016). */
+export * as AdminTokenStore from "./ports/AdminTokenStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /**
@@ -162,6 +168,8 @@ export * as TraceContext from "./runtime/TraceContext.js"
  * webhook log and redelivery, sandbox top-ups and sandbox actions.
  */
 export * as Admin from "./services/Admin.js"
+/** The admin API's named, scoped tokens (created, listed and revoked by the CLI) and its audit log. */
+export * as AdminTokens from "./services/AdminTokens.js"
 /** API-key authentication: a raw `x-api-key` becomes the merchant and mode it acts for. */
 export * as Auth from "./services/Auth.js"
 /**
