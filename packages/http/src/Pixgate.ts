@@ -62,9 +62,15 @@ export interface PixgateOptions {
    * per process).
    */
   readonly rateLimit?: RateLimit.RateLimitOptions | false
-  /** Enables the admin router's handlers (merchant panel operations) behind this bearer token. */
+  /**
+   * Enables the admin router (merchant panel operations, the admin audit log): callers present an
+   * admin token as `Authorization: Bearer <token>`, a stored one (`pxa_...`, created with
+   * `AdminTokens.create` or `pixgate admin-token create`, its scope saying what it may do) or
+   * `token` (full scope, named `env`). Without `token`, the router answers 404 until a stored
+   * token exists.
+   */
   readonly admin?: {
-    readonly token: string | Redacted.Redacted<string>
+    readonly token?: string | Redacted.Redacted<string>
     /** A prefix the host does not strip (the standalone server uses `/admin`). */
     readonly basePath?: string
   }
@@ -183,7 +189,7 @@ export const assemble = async (
 ): Promise<Assembled> => {
   const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
   check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
-  const token = options.admin === undefined ? undefined : options.admin.token
+  const token = options.admin?.token
   const secret = token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
   check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
 
@@ -220,7 +226,7 @@ export const assemble = async (
   })
   const adminBase = Router.normalizeBasePath(options.admin?.basePath)
   const admin =
-    secret === undefined
+    options.admin === undefined
       ? undefined
       : Router.make<Services>(AdminRoutes.routes(secret, adminBase), { basePath: adminBase })
   if (secret !== undefined && Redacted.value(secret).length < 16) {

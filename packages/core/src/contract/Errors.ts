@@ -412,6 +412,9 @@ export const invalidJson = (details?: ReadonlyArray<ErrorDetail>): InvalidJson =
 /** `Unauthorized`. */
 export const unauthorized = (): Unauthorized => new Unauthorized()
 
+/** 403: the admin token's scope does not allow the operation (the message says which it needs). */
+export const forbidden = (message: string): Forbidden => new Forbidden({ message })
+
 /** `<what> not found`, for an id the caller named that does not exist. */
 export const notFound = (what: string): NotFound => new NotFound({ resource: what })
 
