@@ -1,6 +1,7 @@
 /**
- * The standalone server: node:http serving the public API (and the admin router under `/admin`
- * when a token is configured) on a store chosen by database URL, and at `/` a short index of
+ * The standalone server: node:http serving the public API, the admin router under `/admin`
+ * (for stored admin tokens, and `adminToken` when given; 404 while there is none) on a store
+ * chosen by database URL, and at `/` a short index of
  * where the docs are (JSON, or a page for a browser). Migrations run at start; one
  * JSON line reports the URL. `close()` drains: it stops accepting connections, answers requests
  * in flight (and any that still arrive on open connections) with `Connection: close`, closes
@@ -11,14 +12,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
+import { Engine } from "@pixgate/core"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
+import { Admin, type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Duration, Effect, type Redacted, Ref } from "effect"
+import { Duration, Effect, Option, Redacted, Ref } from "effect"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
-import type { TelemetryOptions } from "./Telemetry.js"
+import type { Authorize, TelemetryOptions } from "./Telemetry.js"
 import * as Telemetry from "./TelemetryLoader.js"
 
 /**
@@ -39,7 +41,11 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * reads `PIXGATE_PG_*`); unset: `@pixgate/store-pg`'s defaults.
    */
   readonly postgres?: Database.PostgresWaits
-  /** Enables the admin router under `/admin`. */
+  /**
+   * An admin token of full scope (named `env`; the CLI reads `PIXGATE_ADMIN_TOKEN`), valid beside
+   * the stored ones (`pixgate admin-token create`). Without it and without a stored token, `/admin`
+   * answers 404.
+   */
   readonly adminToken?: string
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
@@ -270,6 +276,14 @@ const stopped = (options: Log.LogOptions | undefined, fields: Record<string, unk
   writer.flush()
 }
 
+/** Whether the database holds a live admin token. */
+const anyAdminToken = (pixgate: Pixgate.Pixgate): Promise<boolean> =>
+  pixgate.runtime.runPromise(
+    Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.anyLive).pipe(
+      Effect.orElseSucceed(() => false)
+    )
+  )
+
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   if (options.allowPrivateLiveWebhooks && options.profile !== "development")
@@ -280,7 +294,19 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const limits = Connections.resolve(options)
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const live = options.live === undefined ? {} : await liveGateway(options.live)
-  const telemetry = await Telemetry.load(options.telemetry, options.adminToken)
+  // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
+  let running: Pixgate.Pixgate | undefined
+  const callerOf = Admin.callerOf(options.adminToken ? Redacted.make(options.adminToken) : undefined)
+  const authorize: Authorize = (authorization) =>
+    running === undefined
+      ? Promise.resolve("unavailable")
+      : running.runtime.runPromise(
+          callerOf(authorization).pipe(
+            Effect.map((caller) => (Option.isSome(caller) ? ("ok" as const) : ("unauthorized" as const))),
+            Effect.catchAll(() => Effect.succeed("unavailable" as const))
+          )
+        )
+  const telemetry = await Telemetry.load(options.telemetry, authorize)
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -302,14 +328,23 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
           : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency })
       }
     },
-    ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
+    admin: { basePath: adminPath, ...(options.adminToken ? { token: options.adminToken } : {}) },
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
     ...telemetry.engine,
     ...live
   })
+  running = pixgate
   const stopLedgerChecks = telemetry.watch(pixgate.runtime)
+  if (options.telemetry?.metrics === "admin" && !options.adminToken && !(await anyAdminToken(pixgate))) {
+    await stopLedgerChecks()
+    await pixgate.dispose()
+    await telemetry.close()
+    throw new TypeError(
+      "Pixgate: metrics behind the admin token need an admin token: set PIXGATE_ADMIN_TOKEN, or create one with pixgate admin-token create"
+    )
+  }
   const admin = pixgate.admin
   const panel = pixgate.panel
   const server = createServer(Connections.serverOptions(limits), (req, res) => {
@@ -322,7 +357,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     const url = req.url ?? "/"
     if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
-      return answerIndex(req, res, admin !== undefined, panel !== undefined)
+      return answerIndex(req, res, Boolean(options.adminToken), panel !== undefined)
     if (admin !== undefined && isAdmin(url)) admin.nodeHandler(req, res)
     else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
@@ -349,7 +384,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   await log("Pixgate listening", {
     url,
     database: Database.describe(target),
-    admin: admin !== undefined,
+    admin: Boolean(options.adminToken) || (await anyAdminToken(pixgate)),
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`,
