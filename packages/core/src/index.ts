@@ -88,6 +88,8 @@ export * as PanelRoles from "./domain/PanelRoles.js"
  * central key directory) stores, so one key always has one spelling.
  */
 export * as PixKey from "./domain/PixKey.js"
+/** What logs and spans may say: Pixgate-shaped secrets masked, URLs by their origin. */
+export * as Redaction from "./domain/Redaction.js"
 /**
  * SHA-256 and HMAC-SHA256, synchronous, on any runtime: a thin adapter over `@noble/hashes` (audited, no
  * dependencies, no `node:` imports).

@@ -19,7 +19,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { type Engine, Errors } from "@pixgate/core"
+import { type Engine, Errors, Redaction } from "@pixgate/core"
 import {
   Cause,
   type Context,
@@ -310,9 +310,14 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
   ).pipe(Layer.provide(security(options, refusals)))
 }
 
-/** The incoming `x-request-id` when it is sane, else a new one (as the native dispatcher does). */
+/**
+ * The incoming `x-request-id` when it is sane and shaped like no Pixgate secret, else a new one
+ * (as the native dispatcher does).
+ */
 const requestId = (given: string | undefined): string =>
-  given !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : globalThis.crypto.randomUUID()
+  given !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(given) && !Redaction.looksSecret(given)
+    ? given
+    : globalThis.crypto.randomUUID()
 
 /**
  * The API-level middleware: a failure becomes its error body (a 5xx logged at warning), a defect a
