@@ -157,6 +157,11 @@ export * as Config from "./runtime/Config.js"
  */
 export * as Metrics from "./runtime/Metrics.js"
 /**
+ * What a span may carry, whatever tracer exports it: no stack trace or file path, refusals (4xx)
+ * not marked as errors, secrets masked, URLs by their origin.
+ */
+export * as SpanHygiene from "./runtime/SpanHygiene.js"
+/**
  * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the services
  * stay free of telemetry.
  */

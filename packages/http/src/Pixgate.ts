@@ -7,7 +7,14 @@
  * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
-import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
+import {
+  type BankGateway,
+  Engine,
+  SpanHygiene,
+  type Store,
+  TraceContext,
+  WebhookTransport
+} from "@pixgate/core"
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
 import * as AdminRoutes from "./AdminRoutes.js"
 import * as BankCallbacks from "./BankCallbacks.js"
@@ -15,6 +22,7 @@ import * as Body from "./Body.js"
 import * as Log from "./Log.js"
 import * as PublicRoutes from "./PublicRoutes.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
 import * as WebHandler from "./WebHandler.js"
 
@@ -131,6 +139,17 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
 }
 
 /**
+ * The tracer the runtime uses: the telemetry's (or the host's), every span cleaned on its way out
+ * (`SpanHygiene`: no stack or file path, refusals not errors, secrets masked, URLs by origin).
+ */
+const tracer = (options: PixgateOptions): Layer.Layer<never> => {
+  const telemetry = options.telemetry ?? Layer.empty
+  return options.tracing === true
+    ? SpanHygiene.layer({ isRefusal: Respond.isRefusal }).pipe(Layer.provideMerge(telemetry))
+    : telemetry
+}
+
+/**
  * The layer behind the handlers: engine over the store and webhook transport (`httpClient`, else
  * `defaultTransport`: the host's fetch here, node:http in `@pixgate/http/node`), limiter (over
  * the store's shared buckets when it has them), the logger on `writer`, tracing on or off.
@@ -158,7 +177,7 @@ export const layer = (
         Log.layer(writer),
         Layer.setTracerEnabled(options.tracing === true),
         options.tracing === true ? Layer.succeed(TraceContext.Propagation, true) : Layer.empty,
-        options.telemetry ?? Layer.empty
+        tracer(options)
       )
     )
   )
