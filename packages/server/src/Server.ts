@@ -12,15 +12,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
-import { Engine } from "@pixgate/core"
 import { NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
-import { Admin, type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
+import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Duration, Effect, Option, Redacted, Ref } from "effect"
+import { Duration, Effect, type Redacted, Ref } from "effect"
+import * as AdminGate from "./AdminGate.js"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
-import type { Authorize, TelemetryOptions } from "./Telemetry.js"
+import type { TelemetryOptions } from "./Telemetry.js"
 import * as Telemetry from "./TelemetryLoader.js"
 
 /**
@@ -276,14 +276,6 @@ const stopped = (options: Log.LogOptions | undefined, fields: Record<string, unk
   writer.flush()
 }
 
-/** Whether the database holds a live admin token. */
-const anyAdminToken = (pixgate: Pixgate.Pixgate): Promise<boolean> =>
-  pixgate.runtime.runPromise(
-    Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.anyLive).pipe(
-      Effect.orElseSucceed(() => false)
-    )
-  )
-
 /** Starts the server; rejects when the store cannot open or the port is taken. */
 export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
   if (options.allowPrivateLiveWebhooks && options.profile !== "development")
@@ -296,17 +288,10 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const live = options.live === undefined ? {} : await liveGateway(options.live)
   // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
   let running: Pixgate.Pixgate | undefined
-  const callerOf = Admin.callerOf(options.adminToken ? Redacted.make(options.adminToken) : undefined)
-  const authorize: Authorize = (authorization) =>
-    running === undefined
-      ? Promise.resolve("unavailable")
-      : running.runtime.runPromise(
-          callerOf(authorization).pipe(
-            Effect.map((caller) => (Option.isSome(caller) ? ("ok" as const) : ("unauthorized" as const))),
-            Effect.catchAll(() => Effect.succeed("unavailable" as const))
-          )
-        )
-  const telemetry = await Telemetry.load(options.telemetry, authorize)
+  const telemetry = await Telemetry.load(
+    options.telemetry,
+    AdminGate.metrics(options.adminToken, () => running)
+  )
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -337,7 +322,11 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   })
   running = pixgate
   const stopLedgerChecks = telemetry.watch(pixgate.runtime)
-  if (options.telemetry?.metrics === "admin" && !options.adminToken && !(await anyAdminToken(pixgate))) {
+  if (
+    options.telemetry?.metrics === "admin" &&
+    !options.adminToken &&
+    !(await AdminGate.anyToken(pixgate, false))
+  ) {
     await stopLedgerChecks()
     await pixgate.dispose()
     await telemetry.close()
@@ -358,8 +347,15 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
       return answerIndex(req, res, Boolean(options.adminToken), panel !== undefined)
-    if (admin !== undefined && isAdmin(url)) admin.nodeHandler(req, res)
-    else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
+    if (admin !== undefined && isAdmin(url)) {
+      // Without any admin token every /admin path is unknown (404), as if it were not mounted;
+      // a database that does not answer leaves the admin router to say so (503).
+      if (options.adminToken) admin.nodeHandler(req, res)
+      else
+        void AdminGate.anyToken(pixgate, true).then((open) =>
+          open ? admin.nodeHandler(req, res) : pixgate.nodeHandler(req, res)
+        )
+    } else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   // Node closes unread what is beyond the cap and the probes' reserve; the tracker marks the
@@ -384,7 +380,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   await log("Pixgate listening", {
     url,
     database: Database.describe(target),
-    admin: Boolean(options.adminToken) || (await anyAdminToken(pixgate)),
+    admin: Boolean(options.adminToken) || (await AdminGate.anyToken(pixgate, false)),
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`,

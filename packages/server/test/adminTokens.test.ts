@@ -3,7 +3,8 @@
  * shows one, `revoke` takes an id or a live name, `admin-audit list` reads the admin audit log.
  * Then two `pixgate serve` processes on one Postgres: a token made by the CLI works on both at
  * once, a write through one is in the audit log read through the other, and a revoked token is
- * refused by both on their very next request (nothing is cached in either process).
+ * refused by both on their very next request (nothing is cached in either process). A server
+ * started with no token at all has no admin API (404) until the CLI creates one.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +13,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { send } from "@pixgate/testkit/harness"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { testWait } from "@pixgate/testkit/wait"
+import * as Server from "../src/Server.js"
 import { cliOn } from "./support/cli.js"
 import { killAll, type ServeProcess, start } from "./support/serveProcess.js"
 
@@ -96,6 +98,43 @@ describe("admin-token and admin-audit commands", () => {
     ])
     const rest = await cli("admin-audit", "list", "--before", page.json.next, "--json")
     expect(rest.json.data.length).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe("a server started without any admin token", () => {
+  it("answers every /admin path 404, then takes a token the CLI creates, without a restart", async () => {
+    const database = `sqlite:${join(dir, "late.db")}`
+    const server = await Server.start({ port: 0, database, log: { level: "none" } })
+    try {
+      for (const [method, path] of [
+        ["GET", "/admin/merchants"],
+        ["POST", "/admin/merchants"],
+        ["GET", "/admin/audit-log"],
+        ["GET", "/admin/nowhere"]
+      ] as const)
+        expect(
+          (await send(server.url, method, path, { headers: { authorization: "Bearer x" } })).status
+        ).toBe(404)
+      const created = (
+        await cliOn(database, dir)(
+          "admin-token",
+          "create",
+          "--name",
+          "late",
+          "--scope",
+          "read-only",
+          "--json"
+        )
+      ).json
+      const auth = { headers: { authorization: `Bearer ${created.token}` } }
+      expect((await send(server.url, "GET", "/admin/audit-log", auth)).status).toBe(200)
+      expect((await send(server.url, "GET", "/admin/audit-log")).status).toBe(401)
+      expect(
+        (await send(server.url, "POST", "/admin/merchants", { ...auth, body: { name: "No" } })).status
+      ).toBe(403)
+    } finally {
+      await server.close()
+    }
   })
 })
 
