@@ -35,6 +35,7 @@ import * as Config from "./runtime/Config.js"
 import * as Metrics from "./runtime/Metrics.js"
 import * as Telemetry from "./runtime/Telemetry.js"
 import * as Admin from "./services/Admin.js"
+import * as AdminTokens from "./services/AdminTokens.js"
 import * as Auth from "./services/Auth.js"
 import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
@@ -65,6 +66,8 @@ export interface EngineShape {
   readonly admin: Admin.AdminShape
   /** Erasure of payers' personal data, on request and past the retention period. */
   readonly erasure: Erasure.ErasureShape
+  /** The admin API's named, scoped tokens and its audit log. */
+  readonly adminTokens: AdminTokens.AdminTokensShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -95,6 +98,7 @@ export type Services =
   | Chargebacks.Chargebacks
   | Refunds.Refunds
   | Admin.Admin
+  | AdminTokens.AdminTokens
   | Health.Health
   | Erasure.Erasure
 
@@ -148,7 +152,8 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.chargebacks ?? Chargebacks.layer,
     replace.refunds ?? Refunds.layer,
     replace.health ?? Health.layer,
-    replace.erasure ?? Erasure.layer
+    replace.erasure ?? Erasure.layer,
+    AdminTokens.layer
   )
   return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
 }
@@ -222,6 +227,7 @@ const make = Effect.gen(function* () {
     chargebacks: yield* Chargebacks.Chargebacks,
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
+    adminTokens: yield* AdminTokens.AdminTokens,
     health: yield* Health.Health,
     erasure: yield* Erasure.Erasure,
     liveEnabled: Option.isSome(gateways.forMode("live")),

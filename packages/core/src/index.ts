@@ -34,6 +34,8 @@ export * as MemoryStore from "./adapters/MemoryStore.js"
  */
 export * as Sandbox from "./adapters/Sandbox.js"
 // Contract: errors, JSON views, request schemas and webhook events, as the transports show them.
+/** The JSON of the admin tokens and of the admin audit log. */
+export * as AdminTokenViews from "./contract/AdminTokenViews.js"
 /**
  * The JSON of the admin operations (core `Admin`, the admin HTTP API and the CLI's `--json`), as
  * `effect/Schema` schemas with their descriptions and examples: merchants and fee plans, API keys,
@@ -56,6 +58,8 @@ export * as Requests from "./contract/Requests.js"
  */
 export * as Views from "./contract/Views.js"
 // Domain: money, ids, PIX keys, documents, fees, due dates and ledger entries (pure values).
+/** Named admin tokens with scopes (read-only, operator, full, metrics) and the admin audit log's entries. */
+export * as AdminAccess from "./domain/AdminAccess.js"
 /**
  * Brazilian taxpayer documents: CPF (people) and CNPJ (companies), including the alphanumeric CNPJ issued
  * from July 2026.
@@ -86,6 +90,8 @@ export * as PersonalData from "./domain/PersonalData.js"
  * central key directory) stores, so one key always has one spelling.
  */
 export * as PixKey from "./domain/PixKey.js"
+/** What logs and spans may say: Pixgate-shaped secrets masked, URLs by their origin. */
+export * as Redaction from "./domain/Redaction.js"
 /**
  * SHA-256 and HMAC-SHA256, synchronous, on any runtime: a thin adapter over `@noble/hashes` (audited, no
  * dependencies, no `node:` imports).
@@ -124,6 +130,8 @@ export * as QrImage from "./pix/QrImage.js"
  */
 export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
+/** The admin tokens and the admin audit log in the store (migration 0016). */
+export * as AdminTokenStore from "./ports/AdminTokenStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
@@ -153,6 +161,11 @@ export * as Config from "./runtime/Config.js"
  */
 export * as Metrics from "./runtime/Metrics.js"
 /**
+ * What a span may carry, whatever tracer exports it: no stack trace or file path, refusals (4xx)
+ * not marked as errors, secrets masked, URLs by their origin.
+ */
+export * as SpanHygiene from "./runtime/SpanHygiene.js"
+/**
  * The engine's units as spans and counters: `Engine` wraps each service it exposes here, so the services
  * stay free of telemetry.
  */
@@ -166,6 +179,8 @@ export * as TraceContext from "./runtime/TraceContext.js"
  * webhook log and redelivery, sandbox top-ups and sandbox actions.
  */
 export * as Admin from "./services/Admin.js"
+/** The admin API's named, scoped tokens (created, listed and revoked by the CLI) and its audit log. */
+export * as AdminTokens from "./services/AdminTokens.js"
 /** API-key authentication: a raw `x-api-key` becomes the merchant and mode it acts for. */
 export * as Auth from "./services/Auth.js"
 /**

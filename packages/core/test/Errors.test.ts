@@ -13,6 +13,7 @@ const every: ReadonlyArray<Errors.PixgateError> = [
   Errors.invalidJson(),
   Errors.invalidJson([{ path: "content-type", message: "must be application/json" }]),
   Errors.unauthorized(),
+  Errors.forbidden("This admin token's scope (metrics) does not allow this operation; it needs read-only"),
   Errors.notFound("Merchant"),
   new Errors.NotFound(),
   Errors.insufficientBalance(),

@@ -165,6 +165,16 @@ export const Unauthorized = of(Errors.Unauthorized, {
   example: { error: "Unauthorized", code: "unauthorized" }
 })
 
+/** 403 (admin API): the admin token's scope does not allow the operation. */
+export const Forbidden = of(Errors.Forbidden, {
+  status: 403,
+  description: "The admin token is valid, but its scope does not allow this operation",
+  example: {
+    error: "This admin token's scope (read-only) does not allow this operation; it needs operator",
+    code: "forbidden"
+  }
+})
+
 /** 404: an unknown path, or an id that does not exist. */
 export const NotFound = of(Errors.NotFound, {
   status: 404,
@@ -297,6 +307,7 @@ export const StorageUnavailable = of(Errors.StorageUnavailable, {
 export const all = [
   InvalidJson,
   Unauthorized,
+  Forbidden,
   NotFound,
   MethodNotAllowed,
   Conflict,
@@ -348,6 +359,7 @@ export const errorCodes: ReadonlyArray<string> = [
 
 /** The admin API's own codes besides those of `errorCodes`. */
 export const adminErrorCodes: ReadonlyArray<string> = [
+  ...Forbidden.codes,
   ...AdminValidationError.codes,
   ...Refused.codes
 ].filter((code) => !errorCodes.includes(code))

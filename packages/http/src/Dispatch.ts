@@ -7,7 +7,7 @@
  * redacted, see Redact). A transport (Node, web) supplies the exchange: the request, and how to
  * send its answer.
  */
-import { Errors } from "@pixgate/core"
+import { Errors, Redaction } from "@pixgate/core"
 import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
 import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming } from "./Incoming.js"
@@ -29,9 +29,12 @@ export interface Exchange extends Incoming {
  */
 export type Dispatch = (exchange: Exchange, pass?: () => void) => (() => void) | undefined
 
-/** The incoming `x-request-id` when it is sane, else a new one. */
+/**
+ * The incoming `x-request-id` when it is sane and shaped like no Pixgate secret (a client that
+ * sends its API key there must not see it logged), else a new one.
+ */
 const requestId = (incoming: string | undefined): string =>
-  incoming !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming)
+  incoming !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) && !Redaction.looksSecret(incoming)
     ? incoming
     : globalThis.crypto.randomUUID()
 

@@ -163,5 +163,9 @@ export const Handlers: AllHandlers = {
         : withAdmin((a) => a.createRefund(path.merchantId, path.transactionId, payload, key))
     },
     listRefunds: ({ path }) => withAdmin((a) => a.listRefunds(path.merchantId, path.transactionId))
+  },
+  adminAudit: {
+    getAdminAuditLog: ({ urlParams }) =>
+      Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(urlParams))
   }
 }

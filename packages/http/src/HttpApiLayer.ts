@@ -19,7 +19,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { type Engine, Errors } from "@pixgate/core"
+import { type Engine, Errors, Redaction } from "@pixgate/core"
 import {
   Cause,
   type Context,
@@ -49,10 +49,11 @@ export interface HttpApiOptions {
   /** Largest request body in bytes (default 64 KiB); larger bodies get 413. */
   readonly maxBodySize?: number
   /**
-   * The admin API under `/admin`, behind `Authorization: Bearer <token>`. Without it every
-   * `/admin` path answers 404, as the native handlers do without their `admin` option.
+   * The admin API under `/admin`, behind `Authorization: Bearer <token>`: a stored admin token, or
+   * `token` (full scope). Without it every `/admin` path answers 404, as the native handlers do
+   * without their `admin` option.
    */
-  readonly admin?: { readonly token: string | Redacted.Redacted<string> }
+  readonly admin?: { readonly token?: string | Redacted.Redacted<string> }
 }
 
 /** What the layer needs from the application: the engine and the per-key rate limiter. */
@@ -153,12 +154,11 @@ interface Tables {
   readonly admin: Router.Router<Requirements> | undefined
 }
 
-const tables = (admin: Redacted.Redacted<string> | undefined): Tables => ({
+const tables = (options: Resolved): Tables => ({
   public: Router.make(PublicRoutes.routes(""), { removed: PublicRoutes.removed }),
-  admin:
-    admin === undefined
-      ? undefined
-      : Router.make(AdminRoutes.routes(admin, adminBase), { basePath: adminBase })
+  admin: options.admin
+    ? Router.make(AdminRoutes.routes(options.token, adminBase), { basePath: adminBase })
+    : undefined
 })
 
 const isAdminPath = (url: string) => Router.stripBase(url, adminBase) !== undefined
@@ -221,12 +221,11 @@ const security = (options: Resolved, refusals: Refusals) => {
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       route.check(incoming(request, options.maxBodySize))
     ).pipe(Effect.catchAll(refuse(refusals)))
-  const token = options.token
-  const adminCheck =
-    token === undefined
-      ? // No admin API: its paths are unknown, as natively.
-        Effect.die(new Refused({ failure: Respond.notFound() }))
-      : check(Security.adminToken(token))
+  const adminCheck = options.admin
+    ? // The native route authenticates, checks the scope and records the write itself.
+      Effect.void
+    : // No admin API: its paths are unknown, as natively.
+      Effect.die(new Refused({ failure: Respond.notFound() }))
   return Layer.mergeAll(
     Layer.effect(
       ApiKey,
@@ -240,6 +239,7 @@ const security = (options: Resolved, refusals: Refusals) => {
 
 interface Resolved {
   readonly maxBodySize: number
+  readonly admin: boolean
   readonly token: Redacted.Redacted<string> | undefined
 }
 
@@ -247,6 +247,7 @@ const resolve = (options: HttpApiOptions): Resolved => {
   const token = options.admin?.token
   return {
     maxBodySize: options.maxBodySize ?? Body.defaultMaxBodySize,
+    admin: options.admin !== undefined,
     token: token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
   }
 }
@@ -305,13 +306,19 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("createRefund", serve)
         .handleRaw("listRefunds", serve)
     ),
+    HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }
 
-/** The incoming `x-request-id` when it is sane, else a new one (as the native dispatcher does). */
+/**
+ * The incoming `x-request-id` when it is sane and shaped like no Pixgate secret, else a new one
+ * (as the native dispatcher does).
+ */
 const requestId = (given: string | undefined): string =>
-  given !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : globalThis.crypto.randomUUID()
+  given !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(given) && !Redaction.looksSecret(given)
+    ? given
+    : globalThis.crypto.randomUUID()
 
 /**
  * The API-level middleware: a failure becomes its error body (a 5xx logged at warning), a defect a
@@ -369,7 +376,7 @@ const respond = (context: Context.Context<Requirements>, tables: Tables, options
  */
 export const layer = (options: HttpApiOptions = {}): Layer.Layer<HttpApi.Api, never, Requirements> => {
   const resolved = resolve(options)
-  const native = tables(resolved.token)
+  const native = tables(resolved)
   return Layer.merge(
     HttpApiBuilder.api(PixgateApi).pipe(Layer.provide(groups(native, resolved, "declared"))),
     HttpApiBuilder.middleware(
@@ -385,7 +392,7 @@ export const layer = (options: HttpApiOptions = {}): Layer.Layer<HttpApi.Api, ne
  */
 export const routes = (options: HttpApiOptions = {}) => {
   const resolved = resolve(options)
-  const native = tables(resolved.token)
+  const native = tables(resolved)
   return Layer.mergeAll(
     HttpLayerRouter.addHttpApi(PixgateApi).pipe(Layer.provide(groups(native, resolved, "defects"))),
     HttpLayerRouter.middleware(

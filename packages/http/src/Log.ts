@@ -3,10 +3,13 @@
  * e.g. a request's method, path, status and duration). Effect's logger (engine messages,
  * errors, "Pixgate listening") and the transport's access lines go through one Writer, so they
  * keep their order. Nothing Pixgate logs carries API keys, webhook secrets, tokens or request
- * bodies; paths are logged with their secret segments redacted (Redact). Failures answered to a
+ * bodies; paths are logged with their secret segments redacted (Redact), and whatever is shaped
+ * like a Pixgate secret is masked wherever it appears in a line (`Redaction.mask`: an error
+ * message quoting a key, a client's mistake), so no such secret reaches a log. Failures answered to a
  * client are not also reported by the runtime as unhandled (`layer` turns that report off): a
  * 4xx is its access line, a 5xx that line plus one warning with its cause.
  */
+import { Redaction } from "@pixgate/core"
 import { Cause, HashMap, Layer, Logger, LogLevel, Option } from "effect"
 import * as LineBuffer from "./LineBuffer.js"
 import * as Timestamp from "./Timestamp.js"
@@ -79,7 +82,8 @@ export const json = (write: (line: string) => void) =>
     if (parts.length > 1) line.detail = parts.slice(1).map(String).join("\n")
     for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
     if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause)
-    write(JSON.stringify(line))
+    // Masked as written: a secret's characters need no JSON escape, so the line stays JSON.
+    write(Redaction.mask(JSON.stringify(line)))
   })
 
 /** Replaces Effect's default logger with the JSON one on `writer`, from its level. */
@@ -126,9 +130,12 @@ export const requestLine = (
 /** The `code` of an error body `{ error, code }`, without parsing the whole body. */
 export const codeOf = (body: string): string | undefined => /"code":"([a-z_]{1,64})"/.exec(body)?.[1]
 
+/** A line of its fields, secrets masked. */
+const jsonLine = (fields: Record<string, unknown>): string => Redaction.mask(JSON.stringify(fields))
+
 /** The error line of a defect met while answering a request (as `Effect.logError` wrote it). */
 export const defectLine = (time: number, detail: string, requestId: string): string =>
-  JSON.stringify({
+  jsonLine({
     time: new Date(time).toISOString(),
     level: "error",
     msg: "Unexpected defect while handling a request",
@@ -165,7 +172,7 @@ export const failureLine = (
   requestId: string,
   outcome: "unknown" | undefined
 ): string =>
-  JSON.stringify({
+  jsonLine({
     time: new Date(time).toISOString(),
     level: "warn",
     msg: outcome === "unknown" ? "Request failed; its outcome is unknown" : "Request failed",

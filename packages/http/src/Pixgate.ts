@@ -7,7 +7,14 @@
  * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
-import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
+import {
+  type BankGateway,
+  Engine,
+  SpanHygiene,
+  type Store,
+  TraceContext,
+  WebhookTransport
+} from "@pixgate/core"
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
 import * as AdminRoutes from "./AdminRoutes.js"
 import * as BankCallbacks from "./BankCallbacks.js"
@@ -15,6 +22,7 @@ import * as Body from "./Body.js"
 import * as Log from "./Log.js"
 import * as PublicRoutes from "./PublicRoutes.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
 import * as WebHandler from "./WebHandler.js"
 
@@ -62,9 +70,15 @@ export interface PixgateOptions {
    * per process).
    */
   readonly rateLimit?: RateLimit.RateLimitOptions | false
-  /** Enables the admin router's handlers (merchant panel operations) behind this bearer token. */
+  /**
+   * Enables the admin router (merchant panel operations, the admin audit log): callers present an
+   * admin token as `Authorization: Bearer <token>`, a stored one (`pxa_...`, created with
+   * `AdminTokens.create` or `pixgate admin-token create`, its scope saying what it may do) or
+   * `token` (full scope, named `env`). Without `token`, the router answers 404 until a stored
+   * token exists.
+   */
   readonly admin?: {
-    readonly token: string | Redacted.Redacted<string>
+    readonly token?: string | Redacted.Redacted<string>
     /** A prefix the host does not strip (the standalone server uses `/admin`). */
     readonly basePath?: string
   }
@@ -125,6 +139,17 @@ const storeOf = (options: PixgateOptions): Layer.Layer<Store.Store, unknown> => 
 }
 
 /**
+ * The tracer the runtime uses: the telemetry's (or the host's), every span cleaned on its way out
+ * (`SpanHygiene`: no stack or file path, refusals not errors, secrets masked, URLs by origin).
+ */
+const tracer = (options: PixgateOptions): Layer.Layer<never> => {
+  const telemetry = options.telemetry ?? Layer.empty
+  return options.tracing === true
+    ? SpanHygiene.layer({ isRefusal: Respond.isRefusal }).pipe(Layer.provideMerge(telemetry))
+    : telemetry
+}
+
+/**
  * The layer behind the handlers: engine over the store and webhook transport (`httpClient`, else
  * `defaultTransport`: the host's fetch here, node:http in `@pixgate/http/node`), limiter (over
  * the store's shared buckets when it has them), the logger on `writer`, tracing on or off.
@@ -152,7 +177,7 @@ export const layer = (
         Log.layer(writer),
         Layer.setTracerEnabled(options.tracing === true),
         options.tracing === true ? Layer.succeed(TraceContext.Propagation, true) : Layer.empty,
-        options.telemetry ?? Layer.empty
+        tracer(options)
       )
     )
   )
@@ -183,7 +208,7 @@ export const assemble = async (
 ): Promise<Assembled> => {
   const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
   check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
-  const token = options.admin === undefined ? undefined : options.admin.token
+  const token = options.admin?.token
   const secret = token === undefined ? undefined : Redacted.isRedacted(token) ? token : Redacted.make(token)
   check(secret === undefined || Redacted.value(secret).length > 0, "admin.token must not be empty")
 
@@ -220,7 +245,7 @@ export const assemble = async (
   })
   const adminBase = Router.normalizeBasePath(options.admin?.basePath)
   const admin =
-    secret === undefined
+    options.admin === undefined
       ? undefined
       : Router.make<Services>(AdminRoutes.routes(secret, adminBase), { basePath: adminBase })
   if (secret !== undefined && Redacted.value(secret).length < 16) {

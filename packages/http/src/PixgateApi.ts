@@ -16,6 +16,7 @@ import {
   OpenApiJsonSchema
 } from "@effect/platform"
 import {
+  AdminTokenViews,
   AdminViews,
   type Auth,
   type Charges,
@@ -53,12 +54,20 @@ export class ApiKey extends HttpApiMiddleware.Tag<ApiKey>()("@pixgate/http/ApiKe
   }
 }) {}
 
-/** The admin token as `Authorization: Bearer <token>`. */
+/**
+ * An admin token as `Authorization: Bearer <token>`: 401 when missing, unknown or revoked, 403 when
+ * its scope does not allow the operation (`AdminScopes`), 404 while no admin token exists at all
+ * (the admin API is not there).
+ */
 export class AdminToken extends HttpApiMiddleware.Tag<AdminToken>()("@pixgate/http/AdminToken", {
-  failure: ApiErrors.Unauthorized,
+  failure: Schema.Union(ApiErrors.Unauthorized, ApiErrors.Forbidden, ApiErrors.NotFound),
   security: {
     adminToken: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "The admin token (PIXGATE_ADMIN_TOKEN)")
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "An admin token (`pxa_...`, created with `pixgate admin-token create`; its scope says what it may do), " +
+          "or PIXGATE_ADMIN_TOKEN (full)"
+      )
     )
   }
 }) {}
@@ -720,6 +729,25 @@ export const AdminGroup = HttpApiGroup.make("admin")
     OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
   )
 
+/** The admin API's own audit log (who changed what through it), behind the admin token. */
+export const AdminAuditGroup = HttpApiGroup.make("adminAudit")
+  .add(
+    HttpApiEndpoint.get("getAdminAuditLog", "/audit-log")
+      .setUrlParams(Requests.AuditQuery)
+      .addSuccess(AdminTokenViews.AdminAuditLog)
+      .annotateContext(
+        describe(
+          "getAdminAuditLog",
+          "The admin audit log, newest first: every write through the admin API (refusals included) with the token's name, and every admin token created or revoked"
+        )
+      )
+  )
+  .addError(Schema.Union(ApiErrors.AdminValidationError, ApiErrors.StorageUnavailable))
+  .middleware(AdminToken)
+  .annotateContext(
+    OpenApi.annotations({ title: "Admin audit", description: "Who changed what through the admin API" })
+  )
+
 /** The admin API's own document. */
 export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
   .add(
@@ -760,6 +788,7 @@ export const PublicApi = HttpApi.make("pixgate")
 
 const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
+  .add(AdminAuditGroup)
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 
@@ -769,7 +798,10 @@ export const AdminApi = adminGroups
     OpenApi.annotations({
       title: "Pixgate admin API",
       version: "1.0.0",
-      description: "Merchant panel operations. Authenticate with `Authorization: Bearer <admin token>`.",
+      description:
+        "Merchant panel operations. Authenticate with `Authorization: Bearer <admin token>`: a named token " +
+        "(`pxa_...`) whose scope (`read-only`, `operator`, `full`, `metrics`) says what it may do (403 otherwise), " +
+        "or PIXGATE_ADMIN_TOKEN.",
       transform: ApiDocument.adminTransform
     })
   )

@@ -77,6 +77,15 @@ export const failure = (f: Failure): Answer => {
   )
 }
 
+/**
+ * Whether a route's failure refuses the request as it stands (a 4xx): a span that ends with one
+ * is not an error span (`SpanHygiene`).
+ */
+export const isRefusal = (failure: unknown): boolean => {
+  const error = failure instanceof Refusal ? failure.error : failure
+  return TransportErrors.isApiError(error) && statusOf(error) < 500
+}
+
 /** 404 `Not found`. */
 export const notFound = (): Errors.NotFound => new Errors.NotFound()
 

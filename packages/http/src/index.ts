@@ -7,6 +7,8 @@
 
 /** The transport's building blocks, for hosts that assemble their own handlers. */
 export * as Admin from "./AdminRoutes.js"
+/** The least admin token scope each admin API operation needs. */
+export * as AdminScopes from "./AdminScopes.js"
 export * as ApiErrors from "./ApiErrors.js"
 /** The live bank's callback routes. */
 export * as BankCallbacks from "./BankCallbacks.js"

@@ -82,6 +82,7 @@ describe("PixgateApi drives the native routes", () => {
     expect(Object.fromEntries(Status.all)).toEqual({
       InvalidJson: 400,
       Unauthorized: 401,
+      Forbidden: 403,
       NotFound: 404,
       Conflict: 409,
       Refused: 409,

@@ -277,7 +277,14 @@ describe("HttpApiLayer admin API", () => {
       })
       expect(created.status).toBe(201)
       const merchantId: string = JSON.parse(created.body).merchantId
+      const reader = await pixgate.runtime.runPromise(
+        Effect.flatMap(Engine.Engine, (e) => e.adminTokens.create({ name: "reader", scope: "read-only" }))
+      )
+      const readOnly = { authorization: `Bearer ${reader.token}`, "content-type": "application/json" }
       const requests: ReadonlyArray<readonly [string, string, RequestInit?]> = [
+        ["GET", `/admin/merchants/${merchantId}`, { headers: readOnly }],
+        ["POST", "/admin/merchants", { headers: readOnly, body: JSON.stringify({ name: "Not allowed" }) }],
+        ["GET", "/admin/audit-log?limit=1", { headers: readOnly }],
         ["GET", `/admin/merchants/${merchantId}`, { headers: bearer }],
         ["GET", `/admin/merchants/${merchantId}/keys`, { headers: bearer }],
         ["GET", "/admin/merchants/nope", { headers: bearer }],

@@ -19,6 +19,14 @@ const cases: ReadonlyArray<readonly [TransportErrors.ApiError, number, Errors.Er
   ],
   [Errors.invalidJson(), 400, { error: "Invalid JSON body", code: "invalid_json" }],
   [Errors.unauthorized(), 401, { error: "Unauthorized", code: "unauthorized" }],
+  [
+    Errors.forbidden("This admin token's scope (read-only) does not allow this operation; it needs full"),
+    403,
+    {
+      error: "This admin token's scope (read-only) does not allow this operation; it needs full",
+      code: "forbidden"
+    }
+  ],
   [Errors.notFound("Merchant"), 404, { error: "Merchant not found", code: "not_found" }],
   [new Errors.NotFound(), 404, { error: "Not found", code: "not_found" }],
   [Errors.insufficientBalance(), 422, { error: "Insufficient balance", code: "insufficient_balance" }],

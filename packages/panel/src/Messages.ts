@@ -244,6 +244,23 @@ export const codes: Readonly<Record<string, Entry>> = {
     (p, l) => `O valor passa do que falta devolver desta cobrança${brl(p, l)}.`,
     (p, l) => `The amount exceeds what is left to refund of this charge${brl(p, l)}.`
   ),
+  // Admin tokens (the admin API and the CLI)
+  forbidden: e(
+    "O escopo deste token de administração não permite esta operação.",
+    "This admin token's scope does not allow this operation."
+  ),
+  invalid_scope: e(
+    "O escopo precisa ser read-only, operator, full ou metrics.",
+    "The scope must be read-only, operator, full or metrics."
+  ),
+  admin_token_name_taken: e(
+    "Já existe um token de administração ativo com este nome.",
+    "A live admin token already has this name."
+  ),
+  admin_tokens_unsupported: e(
+    "Este armazenamento não guarda tokens de administração.",
+    "This store keeps no admin tokens."
+  ),
   // The panel's own
   invalid_form_token: e(
     "Este formulário não vale mais: revise e confirme de novo.",
@@ -267,6 +284,7 @@ const byTag: Readonly<Record<Errors.PixgateError["_tag"], Entry>> = {
   ValidationError: e("Há um campo inválido.", "A field is invalid."),
   InvalidJson: entry("invalid_json"),
   Unauthorized: entry("unauthorized"),
+  Forbidden: entry("forbidden"),
   NotFound: entry("not_found"),
   InsufficientBalance: entry("insufficient_balance"),
   Conflict: entry("idempotency_in_flight"),

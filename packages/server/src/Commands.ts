@@ -26,6 +26,7 @@ import {
   type WebhookTransport
 } from "@pixgate/core"
 import { Array as Arr, Data, Effect, Option, Schema } from "effect"
+import { adminTokenCommands, adminTokenFlags } from "./commands/AdminToken.js"
 import { command, type FlagsOf } from "./commands/Command.js"
 import { listenCommand, listenFlags } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
@@ -178,7 +179,8 @@ export const flags: Readonly<Record<string, Flag>> = {
   ...moneyFlags,
   ...refundFlags,
   ...privacyFlags,
-  ...listenFlags
+  ...listenFlags,
+  ...adminTokenFlags
 }
 
 // `--plan` holds the fee plan: its problems are named after the flag.
@@ -191,7 +193,8 @@ const argumentHelp: Readonly<Record<string, string>> = {
   KEY_ID: "the API key's public id (key_...), as key list shows it",
   EVENT_ID: "the event's id (evt_...), as webhook log shows it",
   TX_ID: "the test-mode transaction's id (tx_...)",
-  EVENT: `the event to produce: ${triggerable.join(", ")}`
+  EVENT: `the event to produce: ${triggerable.join(", ")}`,
+  NAME_OR_ID: "the admin token's id (atk_...), or the name of a live admin token"
 }
 
 /** Every panel command by its words. */
@@ -426,6 +429,7 @@ export const commands: Readonly<Record<string, Command>> = {
   ...moneyCommands,
   ...refundCommands,
   ...privacyCommands,
+  ...adminTokenCommands,
   trigger: triggerCommand,
   listen: listenCommand,
   "logs tail": logsTailCommand
@@ -439,7 +443,10 @@ export const serve = {
     ["PORT", "port to listen on (default 3000; 0 picks a free one)"],
     ["HOST", "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)"],
     ["PIXGATE_DATABASE", "sqlite:<path> or postgres://... (default sqlite:./data/pixgate.db)"],
-    ["PIXGATE_ADMIN_TOKEN", "enables the admin API under /admin with this bearer token"],
+    [
+      "PIXGATE_ADMIN_TOKEN",
+      "an admin token of full scope (named env) for /admin and /metrics, beside those of pixgate admin-token create"
+    ],
     ["PIXGATE_LOG_LEVEL", "debug, info (default), warning, error or none"],
     ["PIXGATE_RATE_LIMIT_RPS", "requests per second per API key (default 50; 0 turns it off)"],
     ["PIXGATE_RATE_LIMIT_BURST", "burst per API key (default 100)"],
@@ -454,7 +461,7 @@ export const serve = {
     ["PIXGATE_REQUEST_TIMEOUT_MS", "time to receive a whole request, then 408 (default 30000)"],
     ["PIXGATE_SHUTDOWN_TIMEOUT_MS", "longest drain at SIGTERM, then again for running jobs (default 10000)"],
     ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"],
-    ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind the admin token (docs/operations.md)"],
+    ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind an admin token (docs/operations.md)"],
     [
       "PIXGATE_METRICS_PORT",
       "/metrics on a port of its own instead, no token (PIXGATE_METRICS_HOST, default 127.0.0.1)"

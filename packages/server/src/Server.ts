@@ -1,6 +1,7 @@
 /**
- * The standalone server: node:http serving the public API (and the admin router under `/admin`
- * when a token is configured) on a store chosen by database URL, and at `/` a short index of
+ * The standalone server: node:http serving the public API, the admin router under `/admin`
+ * (for stored admin tokens, and `adminToken` when given; 404 while there is none) on a store
+ * chosen by database URL, and at `/` a short index of
  * where the docs are (JSON, or a page for a browser). Migrations run at start; one
  * JSON line reports the URL. `close()` drains: it stops accepting connections, answers requests
  * in flight (and any that still arrive on open connections) with `Connection: close`, closes
@@ -17,6 +18,7 @@ import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, Fiber, type Redacted, Ref, Schedule } from "effect"
+import * as AdminGate from "./AdminGate.js"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import type { TelemetryOptions } from "./Telemetry.js"
@@ -40,7 +42,11 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * reads `PIXGATE_PG_*`); unset: `@pixgate/store-pg`'s defaults.
    */
   readonly postgres?: Database.PostgresWaits
-  /** Enables the admin router under `/admin`. */
+  /**
+   * An admin token of full scope (named `env`; the CLI reads `PIXGATE_ADMIN_TOKEN`), valid beside
+   * the stored ones (`pixgate admin-token create`). Without it and without a stored token, `/admin`
+   * answers 404.
+   */
   readonly adminToken?: string
   readonly maxBodySize?: number
   readonly rateLimit?: RateLimit.RateLimitOptions | false
@@ -315,7 +321,12 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const limits = Connections.resolve(options)
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
   const live = options.live === undefined ? {} : await liveGateway(options.live)
-  const telemetry = await Telemetry.load(options.telemetry, options.adminToken)
+  // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
+  let running: Pixgate.Pixgate | undefined
+  const telemetry = await Telemetry.load(
+    options.telemetry,
+    AdminGate.metrics(options.adminToken, () => running)
+  )
   const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
@@ -337,14 +348,27 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
           : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency })
       }
     },
-    ...(options.adminToken ? { admin: { token: options.adminToken, basePath: adminPath } } : {}),
+    admin: { basePath: adminPath, ...(options.adminToken ? { token: options.adminToken } : {}) },
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
     ...telemetry.engine,
     ...live
   })
+  running = pixgate
   const stopLedgerChecks = telemetry.watch(pixgate.runtime)
+  if (
+    options.telemetry?.metrics === "admin" &&
+    !options.adminToken &&
+    !(await AdminGate.anyToken(pixgate, false))
+  ) {
+    await stopLedgerChecks()
+    await pixgate.dispose()
+    await telemetry.close()
+    throw new TypeError(
+      "Pixgate: metrics behind the admin token need an admin token: set PIXGATE_ADMIN_TOKEN, or create one with pixgate admin-token create"
+    )
+  }
   const admin = pixgate.admin
   const panel = pixgate.panel
   const server = createServer(Connections.serverOptions(limits), (req, res) => {
@@ -357,9 +381,16 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     const url = req.url ?? "/"
     if (telemetry.handle(req, res)) return
     if (isRoot(url) && (req.method === "GET" || req.method === "HEAD"))
-      return answerIndex(req, res, admin !== undefined, panel !== undefined)
-    if (admin !== undefined && isAdmin(url)) admin.nodeHandler(req, res)
-    else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
+      return answerIndex(req, res, Boolean(options.adminToken), panel !== undefined)
+    if (admin !== undefined && isAdmin(url)) {
+      // Without any admin token every /admin path is unknown (404), as if it were not mounted;
+      // a database that does not answer leaves the admin router to say so (503).
+      if (options.adminToken) admin.nodeHandler(req, res)
+      else
+        void AdminGate.anyToken(pixgate, true).then((open) =>
+          open ? admin.nodeHandler(req, res) : pixgate.nodeHandler(req, res)
+        )
+    } else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
   })
   // Node closes unread what is beyond the cap and the probes' reserve; the tracker marks the
@@ -384,7 +415,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   await log("Pixgate listening", {
     url,
     database: Database.describe(target),
-    admin: admin !== undefined,
+    admin: Boolean(options.adminToken) || (await AdminGate.anyToken(pixgate, false)),
     live:
       options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
     panel: panel === undefined ? null : `${url}${panelPath}`,

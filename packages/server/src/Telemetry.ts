@@ -12,7 +12,6 @@ import type { AddressInfo } from "node:net"
 import { Metrics, OtlpMetrics, OtlpSerialization, OtlpTracer, Resource } from "@effect/opentelemetry"
 import { FetchHttpClient } from "@effect/platform"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
-import { Sha256 } from "@pixgate/core"
 import { Duration, Layer } from "effect"
 
 /** OTLP/HTTP export of traces and metrics. */
@@ -34,9 +33,9 @@ export interface OtlpOptions {
 /** What the server exports. */
 export interface TelemetryOptions {
   /**
-   * Prometheus text at `/metrics`: `"admin"` on the server's own port behind the admin token
-   * (`Authorization: Bearer <token>`), or `{ port, host }` on a listener of its own without a
-   * token (host default 127.0.0.1: keep it on a private network).
+   * Prometheus text at `/metrics`: `"admin"` on the server's own port behind an admin token of
+   * any scope (`Authorization: Bearer <token>`), or `{ port, host }` on a listener of its own
+   * without a token (host default 127.0.0.1: keep it on a private network).
    */
   readonly metrics?: "admin" | { readonly port: number; readonly host?: string }
   readonly otlp?: OtlpOptions
@@ -48,6 +47,12 @@ export interface TelemetryOptions {
    */
   readonly ledgerCheckIntervalMs?: number
 }
+
+/**
+ * Whether an `Authorization` header may read `/metrics` on the main port: an admin token of any
+ * scope may; `unavailable` when the store did not answer.
+ */
+export type Authorize = (authorization: string | undefined) => Promise<"ok" | "unauthorized" | "unavailable">
 
 /** The server's telemetry while it runs. */
 export interface Telemetry {
@@ -73,14 +78,10 @@ const refuse = (res: ServerResponse, status: number, error: string, code: string
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
-    ...(status === 401 ? { "www-authenticate": "Bearer" } : {})
+    ...(status === 401 ? { "www-authenticate": "Bearer" } : {}),
+    ...(status === 503 ? { "retry-after": "1" } : {})
   })
   res.end(body)
-}
-
-const bearer = (req: IncomingMessage): string | undefined => {
-  const header = req.headers.authorization
-  return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined
 }
 
 const listen = (server: Server, port: number, host: string) =>
@@ -120,15 +121,15 @@ const otlpLayer = (options: OtlpOptions, resource: { readonly serviceName: strin
 
 /**
  * Sets up what `options` asks for (nothing when it is empty): the metrics listener is listening
- * when this resolves. `adminToken` guards `/metrics` on the main port.
+ * when this resolves. `authorize` guards `/metrics` on the main port.
  */
 export const start = async (
   options: TelemetryOptions,
-  adminToken: string | undefined
+  authorize: Authorize | undefined
 ): Promise<Telemetry> => {
   const serviceName = options.serviceName ?? "pixgate"
   const metrics = options.metrics
-  if (metrics === "admin" && (adminToken === undefined || adminToken === ""))
+  if (metrics === "admin" && authorize === undefined)
     throw new TypeError("Pixgate: metrics behind the admin token need an admin token")
   const exporter =
     metrics === undefined
@@ -160,11 +161,16 @@ export const start = async (
     layer: layers.length === 0 ? undefined : layers.reduce((all, one) => Layer.merge(all, one)),
     tracing: options.otlp?.tracesUrl !== undefined,
     handle: (req, res) => {
-      if (metrics !== "admin" || !isMetricsPath(req.url ?? "/")) return false
-      const given = bearer(req)
-      if (given === undefined || !Sha256.sameSecret(given, adminToken ?? ""))
-        refuse(res, 401, "Missing or invalid admin token", "unauthorized")
-      else serve(res, req)
+      if (metrics !== "admin" || authorize === undefined || !isMetricsPath(req.url ?? "/")) return false
+      void authorize(req.headers.authorization).then(
+        (answer) =>
+          answer === "ok"
+            ? serve(res, req)
+            : answer === "unavailable"
+              ? refuse(res, 503, "Service temporarily unavailable", "service_unavailable")
+              : refuse(res, 401, "Missing or invalid admin token", "unauthorized"),
+        () => refuse(res, 503, "Service temporarily unavailable", "service_unavailable")
+      )
       return true
     },
     metricsUrl,

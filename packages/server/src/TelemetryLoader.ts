@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Engine } from "@pixgate/core"
 import { Effect, Fiber, type Layer, type ManagedRuntime } from "effect"
-import type { TelemetryOptions } from "./Telemetry.js"
+import type { Authorize, TelemetryOptions } from "./Telemetry.js"
 
 /** What the server does with its telemetry. */
 export interface Loaded {
@@ -71,12 +71,12 @@ const none: Loaded = {
 /** Starts what `options` asks for (its metrics listener included), or nothing. */
 export const load = async (
   options: TelemetryOptions | undefined,
-  adminToken: string | undefined
+  authorize: Authorize | undefined
 ): Promise<Loaded> => {
   if (options === undefined) return none
   if (options.metrics === undefined && options.otlp === undefined)
     return { ...none, watch: watcher(options.ledgerCheckIntervalMs) }
-  const started = await (await import("./Telemetry.js")).start(options, adminToken)
+  const started = await (await import("./Telemetry.js")).start(options, authorize)
   return {
     engine: {
       ...(started.layer === undefined ? {} : { telemetry: started.layer }),

@@ -4,8 +4,9 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { Store } from "@pixgate/core"
+import { type AdminTokenStore, Store } from "@pixgate/core"
 import { Layer } from "effect"
+import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { concurrency } from "./internal/concurrency.js"
@@ -79,6 +80,16 @@ export const runPanelStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<Store.MerchantStore | Store.PanelStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => panel(it))
+
+/**
+ * `AdminTokenStore`: admin tokens by hash, one live token per name, revocation, last use, the
+ * admin audit log. Every store of this repository provides it beside the `Store` (its layer's
+ * output), so each runs this entry next to `runStoreConformance`.
+ */
+export const runAdminTokenStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

@@ -1,9 +1,15 @@
 import { expect, it } from "@effect/vitest"
 import { MemoryStore } from "@pixgate/core"
-import { entry, makeMerchant, runStoreConformance } from "@pixgate/store-conformance"
+import {
+  entry,
+  makeMerchant,
+  runAdminTokenStoreConformance,
+  runStoreConformance
+} from "@pixgate/store-conformance"
 import { Effect } from "effect"
 
 runStoreConformance("MemoryStore", () => MemoryStore.layer)
+runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>
   Effect.gen(function* () {

@@ -9,7 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { DataCipher, RateLimitStore, Store } from "@pixgate/core"
+import type { AdminTokenStore, DataCipher, RateLimitStore, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -130,14 +130,18 @@ const migrate = (configured: DataKeys.Keys | undefined, silence: Silence.Silence
   })
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient`, the keyring (`DataCipher.Keyring`) and the per-key rate-limit buckets shared by
+ * Every store tag (`Store.Stores`), the admin tokens, `SqlClient`, the keyring (`DataCipher.Keyring`) and the per-key rate-limit buckets shared by
  * every instance on the database (`RateLimitStore`, which `@pixgate/http` uses when present) on
  * a Postgres database, migrated when the layer is built.
  */
 export const layer = (
   options: PgStoreOptions
 ): Layer.Layer<
-  Store.Stores | SqlClient.SqlClient | RateLimitStore.RateLimitStore | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | SqlClient.SqlClient
+  | RateLimitStore.RateLimitStore
+  | DataCipher.Keyring,
   Store.StoreError
 > => {
   const silence = Silence.make(waitSettings(options).statement_timeout)

@@ -1,4 +1,4 @@
-import { runStoreConformance } from "@pixgate/store-conformance"
+import { runAdminTokenStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
 import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
@@ -8,6 +8,9 @@ describePostgres("Postgres", () => {
   const database = useFreshDatabase()
   // The pool (10 connections) runs the suite's 1,000 racing payouts truly concurrently.
   runStoreConformance("PgStore", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
+  runAdminTokenStoreConformance("PgStore admin tokens", () =>
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
 })

@@ -7,6 +7,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { SigningKeys, type Store } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
+import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
@@ -107,6 +108,7 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("pg")),
   "0015_panel_flows": statements(panelFlows("pg")),
+  "0016_admin_tokens": statements(adminTokens("pg")),
   "0017_sealed_personal_data": sealPersonalData("pg")(keys)
 })
 
@@ -126,5 +128,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("sqlite")),
   "0015_panel_flows": statements(panelFlows("sqlite")),
+  "0016_admin_tokens": statements(adminTokens("sqlite")),
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys)
 })

@@ -5,9 +5,10 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { DataCipher, Store } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
+import { adminTokens } from "./internal/adminTokens.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { recount } from "./internal/counts.js"
 import { openVault } from "./internal/dataKeys.js"
@@ -85,20 +86,29 @@ export const recountTransactions: Effect.Effect<void, SqlError.SqlError, SqlClie
 export const make = (keys: Keys): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
   makeWith({ keys })
 
-/** The whole `Store` and each of its focused tags over the `SqlClient` in context. */
-export const layer = (keys: Keys): Layer.Layer<Store.Stores, Store.StoreError, SqlClient.SqlClient> =>
-  Store.layerEffect(make(keys))
+/** The admin tokens and the admin audit log over the `SqlClient` in context (migration 0016). */
+export const makeAdminTokens: Effect.Effect<
+  AdminTokenStore.AdminTokenStoreShape,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, adminTokens)
+
+/** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
+export const layer = (
+  keys: Keys
+): Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore, Store.StoreError, SqlClient.SqlClient> =>
+  Layer.merge(Store.layerEffect(make(keys)), Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens))
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) over the
- * client in context, once `setup` (pragmas, migrations; it may hold resources for the life of
+ * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the keyring
+ * (`DataCipher.Keyring`) over the client in context, once `setup` (pragmas, migrations; it may hold resources for the life of
  * the layer, like SQLite's checkpointer) has run: what each driver package's `layer` provides.
  */
 export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | SqlClient.SqlClient | DataCipher.Keyring,
+  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -110,7 +120,7 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | SqlClient.SqlClient | DataCipher.Keyring,
+  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -120,6 +130,7 @@ export const layerOpened = <E, R>(
       const keys = yield* setup
       const store = yield* make(keys)
       return Store.context(store).pipe(
+        Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

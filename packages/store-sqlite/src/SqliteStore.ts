@@ -8,7 +8,7 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type { DataCipher, Store } from "@pixgate/core"
+import type { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
@@ -89,12 +89,15 @@ const setup = (options: SqliteStoreOptions, keys: DataKeys.Keys) =>
   })
 
 /**
- * Every store tag (`Store.Stores`), `SqlClient` and the keyring (`DataCipher.Keyring`) on a SQLite
- * database, migrated when the layer is built.
+ * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the keyring
+ * (`DataCipher.Keyring`) on a SQLite database, migrated when the layer is built.
  */
 export const layer = (
   options: SqliteStoreOptions
-): Layer.Layer<Store.Stores | SqlClient.SqlClient | DataCipher.Keyring, Store.StoreError> => {
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  Store.StoreError
+> => {
   const client = Layer.unwrapEffect(
     Effect.as(
       isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runStoreConformance } from "@pixgate/store-conformance"
+import { runAdminTokenStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { afterAll } from "vitest"
 
@@ -14,3 +14,7 @@ runStoreConformance("SqliteStore (file)", () =>
 )
 
 runStoreConformance("SqliteStore (:memory:)", () => SqliteStore.layer({ filename: ":memory:" }))
+
+runAdminTokenStoreConformance("SqliteStore admin tokens (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "admin-tokens.db") })
+)

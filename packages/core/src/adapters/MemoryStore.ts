@@ -4,7 +4,7 @@
  * other fiber can interleave, and every constraint is checked before the first write. Records
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
-import { Effect, type Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type {
   Chargeback,
   JobId,
@@ -16,9 +16,11 @@ import type {
 } from "../domain/Domain.js"
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
+import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { panelOps } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
+import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
 
@@ -591,5 +593,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
   }
 })
 
-/** The in-memory store as every store tag (`Stores`); each build is a fresh, empty store. */
-export const layer: Layer.Layer<Stores> = layerEffect(make)
+/**
+ * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
+ * each build is a fresh, empty store.
+ */
+export const layer: Layer.Layer<Stores | AdminTokenStore> = Layer.merge(
+  layerEffect(make),
+  Layer.sync(AdminTokenStore, adminTokenOps)
+)

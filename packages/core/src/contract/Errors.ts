@@ -71,7 +71,8 @@ export const AdminValidationCode = Schema.Literal(
   "invalid_webhook_url",
   "invalid_email",
   "invalid_recipient",
-  "refund_exceeds_received"
+  "refund_exceeds_received",
+  "invalid_scope"
 )
 
 /** The merchant panel's own validation codes (a form posted without its token). */
@@ -112,6 +113,15 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
     return "Unauthorized"
   }
 }
+
+/**
+ * An admin token that authenticated but whose scope does not allow the operation (403); the
+ * message names the scope it needs.
+ */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  code: fixedCode("forbidden"),
+  message: Schema.String
+}) {}
 
 /** A resource the caller named does not exist (`<resource> not found`), or no route matched. */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
@@ -162,7 +172,9 @@ export const AdminRefusedCode = Schema.Literal(
   "chargeback_invalid_amount",
   "chargeback_not_open",
   "refund_not_refundable",
-  "refund_window_closed"
+  "refund_window_closed",
+  "admin_token_name_taken",
+  "admin_tokens_unsupported"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */
@@ -242,6 +254,7 @@ export type PixgateError =
   | ValidationError
   | InvalidJson
   | Unauthorized
+  | Forbidden
   | NotFound
   | InsufficientBalance
   | Conflict
@@ -256,6 +269,7 @@ export const PixgateError = Schema.Union(
   ValidationError,
   InvalidJson,
   Unauthorized,
+  Forbidden,
   NotFound,
   InsufficientBalance,
   Conflict,
@@ -331,7 +345,7 @@ export const fromBody = (body: ErrorBody): Option.Option<PixgateError> => {
   const fields =
     tag === "ValidationError"
       ? { message: body.error, details: body.details ?? [] }
-      : tag === "Refused"
+      : tag === "Refused" || tag === "Forbidden"
         ? { message: body.error }
         : tag === "NotFound"
           ? body.error.endsWith(notFoundSuffix) && body.error !== "Not found"
@@ -397,6 +411,9 @@ export const invalidJson = (details?: ReadonlyArray<ErrorDetail>): InvalidJson =
 
 /** `Unauthorized`. */
 export const unauthorized = (): Unauthorized => new Unauthorized()
+
+/** 403: the admin token's scope does not allow the operation (the message says which it needs). */
+export const forbidden = (message: string): Forbidden => new Forbidden({ message })
 
 /** `<what> not found`, for an id the caller named that does not exist. */
 export const notFound = (what: string): NotFound => new NotFound({ resource: what })

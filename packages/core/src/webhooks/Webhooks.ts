@@ -2,6 +2,8 @@
  * Webhook delivery: one attempt of a delivery per `webhook.attempt` job, and the URL rules of
  * endpoints. The schedule is durable: the attempt's outcome, the delivery's new state and its
  * next run are written by `Store.recordAttempt` in one unit, and the worker runs the next one.
+ * Log lines name an endpoint by its merchant, mode and URL origin: receivers often carry a token
+ * in the path, the query or the user info (`Redaction.originOf`).
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import type { ValidationError } from "../contract/Errors.js"
@@ -13,6 +15,7 @@ import {
   type Mode,
   type WebhookEndpoint
 } from "../domain/Domain.js"
+import * as Redaction from "../domain/Redaction.js"
 import type { AttemptFeedback } from "../jobs/Jobs.js"
 import { HostResolver } from "../ports/HostResolver.js"
 import {
@@ -33,18 +36,6 @@ import * as WebhookSignature from "./WebhookSignature.js"
 import * as WebhookUrl from "./WebhookUrl.js"
 
 /** The webhook service. */
-
-/**
- * A webhook URL as a log line may hold it: its origin only. Receivers often carry a token in the
- * path (`/hooks/<token>`), the query or the user info; the merchant and mode name the endpoint.
- */
-const originOf = (url: string): string => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return "(unparsable URL)"
-  }
-}
 export interface WebhooksShape {
   /**
    * Runs one attempt of the delivery a due `webhook.attempt` job names (`job.ref`): POSTs the
@@ -119,7 +110,12 @@ export const make = Effect.gen(function* () {
       if (refused !== null) {
         const error = refusedAddress(refused)
         yield* Effect.logWarning("Webhook attempt not made: the receiver's address is refused").pipe(
-          Effect.annotateLogs({ merchantId: endpoint.merchantId, mode: event.mode, url: endpoint.url, error })
+          Effect.annotateLogs({
+            merchantId: endpoint.merchantId,
+            mode: event.mode,
+            url: Redaction.originOf(endpoint.url),
+            error: Redaction.withOrigins(error)
+          })
         )
         return { statusCode: null, error }
       }
@@ -201,14 +197,21 @@ export const make = Effect.gen(function* () {
       const annotations = {
         merchantId: delivery.merchantId,
         mode: delivery.mode,
-        url: originOf(endpoint.url)
+        url: Redaction.originOf(endpoint.url)
       }
       yield* WebhookMetrics.transition(delivery.mode, change)
       if (change === "failing") {
         yield* Effect.logWarning(
           `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
             `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`
-        ).pipe(Effect.annotateLogs({ ...annotations, error: outcome.error ?? `HTTP ${outcome.statusCode}` }))
+        ).pipe(
+          Effect.annotateLogs({
+            ...annotations,
+            // A transport's error may name the URL it failed on: its origin only.
+            error:
+              outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)
+          })
+        )
       } else if (change === "recovered") {
         yield* Effect.logInfo("Webhook endpoint recovered: an attempt succeeded").pipe(
           Effect.annotateLogs(annotations)
