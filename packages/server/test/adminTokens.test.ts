@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { testDataKey, testDataKeys } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { testWait } from "@pixgate/testkit/wait"
@@ -104,7 +105,7 @@ describe("admin-token and admin-audit commands", () => {
 describe("a server started without any admin token", () => {
   it("answers every /admin path 404, then takes a token the CLI creates, without a restart", async () => {
     const database = `sqlite:${join(dir, "late.db")}`
-    const server = await Server.start({ port: 0, database, log: { level: "none" } })
+    const server = await Server.start({ port: 0, database, dataKeys: testDataKeys, log: { level: "none" } })
     try {
       for (const [method, path] of [
         ["GET", "/admin/merchants"],
@@ -160,7 +161,12 @@ describePostgres("two servers on one Postgres", () => {
         await cli("admin-token", "create", "--name", "scraper", "--scope", "metrics", "--json")
       ).json
       // Metrics on the main port with no PIXGATE_ADMIN_TOKEN: the stored tokens guard them.
-      const env = { PIXGATE_DATABASE: database.url(), PIXGATE_ADMIN_TOKEN: "", PIXGATE_METRICS: "1" }
+      const env = {
+        PIXGATE_DATABASE: database.url(),
+        PIXGATE_DATA_KEY: testDataKey,
+        PIXGATE_ADMIN_TOKEN: "",
+        PIXGATE_METRICS: "1"
+      }
       servers.push(await start(env), await start(env))
       const [a, b] = servers.map((s) => s.url)
 

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
-import { testDataKey } from "@pixgate/testkit/dataKeys"
+import { testDataKey, testKeys } from "@pixgate/testkit/dataKeys"
 import { listen, send } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
 import { testWait } from "@pixgate/testkit/wait"
@@ -208,7 +208,7 @@ describe("panel commands (in-process)", () => {
 
   it("sandbox pay, settle and fail on transactions created over HTTP; webhook log and redeliver", async () => {
     const pixgate = await Pixgate.make({
-      store: SqliteStore.layer({ filename: database.slice("sqlite:".length) }),
+      store: SqliteStore.layer({ filename: database.slice("sqlite:".length), keys: testKeys }),
       engine: { worker: false },
       log: { level: "none" }
     })
@@ -337,7 +337,9 @@ describe("panel commands (in-process)", () => {
     const taken = createServer()
     const { port } = new URL(await listen(taken))
     stderr = ""
-    expect(await Cli.run(["serve"], io({ PORT: port, PIXGATE_DATABASE: database }))).toBe(1)
+    expect(
+      await Cli.run(["serve"], io({ PORT: port, PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey }))
+    ).toBe(1)
     expect(stderr).toContain("EADDRINUSE")
     taken.close()
     stderr = ""

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Webhook } from "standardwebhooks"
 import { cliOn } from "./support/cli.js"
@@ -102,7 +103,7 @@ describe("pixgate listen", () => {
         "--merchant",
         merchant
       ],
-      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database } }
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey } }
     )
     child.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString()

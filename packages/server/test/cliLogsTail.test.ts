@@ -12,6 +12,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { SqliteStore } from "@pixgate/store-sqlite"
+import { testDataKey, testKeys } from "@pixgate/testkit/dataKeys"
 import { testWaitMs } from "@pixgate/testkit/wait"
 import { Pixgate } from "../src/index.js"
 import { cliOn } from "./support/cli.js"
@@ -81,7 +82,7 @@ describe("pixgate logs tail", () => {
         "--mode",
         "test"
       ],
-      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: `sqlite:${file}` } }
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: `sqlite:${file}`, PIXGATE_DATA_KEY: testDataKey } }
     )
     child.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString()
@@ -92,7 +93,7 @@ describe("pixgate logs tail", () => {
     await until(() => stdout.includes("Following"), testWaitMs, `logs tail to start (stderr: ${stderr})`)
 
     const pixgate = await Pixgate.make({
-      store: SqliteStore.layer({ filename: file }),
+      store: SqliteStore.layer({ filename: file, keys: testKeys }),
       log: { level: "none" }
     })
     dispose = () => pixgate.dispose()

@@ -180,6 +180,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
 
       const reader = await Pixgate.make({
         database: db.url,
+        dataKey: testDataKey,
         engine: { worker: false },
         log: { level: "none" }
       })

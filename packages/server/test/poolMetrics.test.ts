@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
+import { testDataKeys } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { until } from "@pixgate/testkit/live"
 import {
@@ -26,6 +27,7 @@ beforeAll(async () => {
   server = await Server.start({
     port: 0,
     database: databaseUrl(name),
+    dataKeys: testDataKeys,
     adminToken: token,
     log: { level: "none" },
     rateLimit: false,

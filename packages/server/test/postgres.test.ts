@@ -4,7 +4,7 @@
  * stricter about than SQLite (NUL characters, huge numbers) never becoming a 5xx.
  */
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
-import { testDataKey } from "@pixgate/testkit/dataKeys"
+import { testDataKey, testDataKeys } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import * as Cli from "../src/Cli.js"
@@ -29,7 +29,12 @@ describePostgres("on Postgres", () => {
     })
     expect(code, out).toBe(0)
     key = JSON.parse(out).testKey
-    server = await Server.start({ port: 0, database: database.url(), log: { level: "none" } })
+    server = await Server.start({
+      port: 0,
+      database: database.url(),
+      dataKeys: testDataKeys,
+      log: { level: "none" }
+    })
   })
   afterAll(() => server?.close())
 
@@ -37,6 +42,7 @@ describePostgres("on Postgres", () => {
     const adminServer = await Server.start({
       port: 0,
       database: database.url(),
+      dataKeys: testDataKeys,
       adminToken: "postgres-admin-token",
       log: { level: "none" }
     })

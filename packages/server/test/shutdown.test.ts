@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
 import { Engine } from "@pixgate/core"
-import { testDataKey } from "@pixgate/testkit/dataKeys"
+import { testDataKey, testDataKeys } from "@pixgate/testkit/dataKeys"
 import { send } from "@pixgate/testkit/harness"
 import { liveStores } from "@pixgate/testkit/live"
 import { report } from "@pixgate/testkit/output"
@@ -215,7 +215,12 @@ describe.each(liveStores("pixgate-shutdown"))("SIGTERM under load, on $name", (s
 
       // After a restart: each 503 retried with its key makes its payout once; then exactly the
       // payouts answered 201 are stored, and the ledger balances.
-      const again = await Server.start({ port: 0, database: db.url, log: { level: "none" } })
+      const again = await Server.start({
+        port: 0,
+        database: db.url,
+        dataKeys: testDataKeys,
+        log: { level: "none" }
+      })
       try {
         const retryAgent = new Agent({ keepAlive: true })
         const retried = await Promise.all(

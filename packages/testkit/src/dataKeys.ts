@@ -5,7 +5,7 @@
  */
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys } from "@pixgate/store-sql"
-import { Either } from "effect"
+import { Either, Redacted } from "effect"
 
 /** `PIXGATE_DATA_KEY` of the tests: base64 of 32 bytes. */
 export const testDataKey = "cGl4Z2F0ZS10ZXN0LWRhdGEta2V5LTMyLWJ5dGVzISE="
@@ -14,3 +14,6 @@ export const testDataKey = "cGl4Z2F0ZS10ZXN0LWRhdGEta2V5LTMyLWJ5dGVzISE="
 export const testKeys: DataKeys.Keys = Either.getOrThrow(
   DataKeys.fromText(NodeDataCipher.cipher, testDataKey)
 )
+
+/** The tests' key as `Server.start({ dataKeys })` takes it (what `pixgate serve` reads from the environment). */
+export const testDataKeys = { active: Redacted.make(testDataKey), retired: [] } as const
