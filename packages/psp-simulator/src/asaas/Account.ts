@@ -210,13 +210,13 @@ export class Account {
     if (status === "CANCELLED") this.state.balance += refund.value
     const done = payment.refunds.filter((r) => r.status === "DONE").reduce((sum, r) => sum + r.value, 0)
     if (status === "DONE" && done === payment.value) payment.status = "REFUNDED"
-    const event =
-      status === "CANCELLED"
-        ? "PAYMENT_UPDATED"
-        : done === payment.value
-          ? "PAYMENT_REFUNDED"
-          : "PAYMENT_PARTIALLY_REFUNDED"
-    void this.emit(event, payment, this.settings.eventMode())
+    // Asaas documents no event for a cancelled refund: it shows in the payment's `refunds` only.
+    if (status === "DONE")
+      void this.emit(
+        done === payment.value ? "PAYMENT_REFUNDED" : "PAYMENT_PARTIALLY_REFUNDED",
+        payment,
+        this.settings.eventMode()
+      )
   }
 
   /** A transfer to a Pix key out of the balance. */
