@@ -24,8 +24,9 @@ export const booleanField = (body: unknown, name: string): Option.Option<boolean
 /** Reais (a JSON number with at most two decimals, above zero) as centavos. */
 export const cents = (value: unknown): Option.Option<Money.Cents> => {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return Option.none()
+  // Exact: a JSON number with two decimals is the double nearest it, and so is centavos / 100.
   const whole = Math.round(value * 100)
-  return Math.abs(value * 100 - whole) < 1e-6 ? Option.some(whole as Money.Cents) : Option.none()
+  return whole / 100 === value ? Option.some(whole as Money.Cents) : Option.none()
 }
 
 /** Centavos as the JSON number of reais Asaas takes. */

@@ -128,7 +128,7 @@ export const moment = (at: Date) => saoPaulo(at).slice(0, 19).replace("T", " ")
 export const centsOf = (value: unknown): number | undefined => {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return undefined
   const cents = Math.round(value * 100)
-  return Math.abs(value * 100 - cents) < 1e-6 && cents <= 99_999_999_999 ? cents : undefined
+  return cents / 100 === value && cents <= 99_999_999_999 ? cents : undefined
 }
 
 /** Centavos as reais. */
