@@ -108,18 +108,15 @@ const listen = (server: https.Server, port: number, host: string) =>
     })
   })
 
-/** Starts a simulated Asaas. */
-export const start = async (options: AsaasSimulatorOptions = {}): Promise<AsaasSimulator> => {
-  const host = options.host ?? "127.0.0.1"
-  const now = options.now ?? (() => new Date())
-  const pki = options.pki ?? shared()
-  const apiKey = options.apiKey ?? "$aact_hmlg_pixgate_simulated_key"
-  let transferOutcome = options.transferOutcome ?? "manual"
-  let refundOutcome = options.refundOutcome ?? "done"
-  let eventMode: CallbackMode = options.eventMode ?? "now"
-  const timers = new Set<NodeJS.Timeout>()
-  const faults = new Faults<AsaasRouteName>()
-  const requests: Array<AsaasRequestRecord> = []
+/** What the control calls change while the simulator runs. */
+interface Outcomes {
+  transfer: TransferOutcome
+  refund: RefundOutcome
+  events: CallbackMode
+}
+
+/** The account, its state and its event sender, as `options` set them up. */
+const accountOf = (options: AsaasSimulatorOptions, now: () => Date, caPem: string, outcomes: Outcomes) => {
   const state = emptyState(options.balance ?? 100_000_000)
   const events = new Events({
     state,
@@ -127,24 +124,70 @@ export const start = async (options: AsaasSimulatorOptions = {}): Promise<AsaasS
     retries: options.eventRetries ?? 0,
     retryDelayMs: options.eventRetryDelayMs ?? 1000,
     timeoutMs: 10_000,
-    ca: pki.caPem
+    ca: caPem
   })
-  const account = new Account(
-    {
-      ispb: options.ispb ?? "19540550",
-      merchantName: "PIXGATE ASAAS SIMULADO",
-      merchantCity: "JOINVILLE",
-      locationHost: "pix.asaas.simulado",
-      pixFee: options.pixFee ?? 0,
-      duplicateWindowMs: options.duplicateWindowMs ?? 15 * 60_000,
-      transferOutcome: () => transferOutcome,
-      refundOutcome: () => refundOutcome,
-      eventMode: () => eventMode,
-      now
+  const settings = {
+    ispb: options.ispb ?? "19540550",
+    merchantName: "PIXGATE ASAAS SIMULADO",
+    merchantCity: "JOINVILLE",
+    locationHost: "pix.asaas.simulado",
+    pixFee: options.pixFee ?? 0,
+    duplicateWindowMs: options.duplicateWindowMs ?? 15 * 60_000,
+    transferOutcome: () => outcomes.transfer,
+    refundOutcome: () => outcomes.refund,
+    eventMode: () => outcomes.events,
+    now
+  }
+  return new Account(settings, state, events)
+}
+
+/** The simulator's control methods over its account. */
+const controlsOf = (account: Account, faults: Faults<AsaasRouteName>, outcomes: Outcomes) => {
+  const by = <A extends { readonly externalReference?: string }>(items: Iterable<A>, reference: string) =>
+    [...items].find((item) => item.externalReference === reference)
+  return {
+    createCustomer: (name: string, cpfCnpj: string) =>
+      account.createCustomer({ name, cpfCnpj, notificationDisabled: true }).id,
+    paymentOf: (reference: string) => by(account.state.payments.values(), reference),
+    transferOf: (reference: string) => by(account.state.transfers.values(), reference),
+    pay: (paymentId: string, payOptions?: PayOptions) => account.pay(paymentId, payOptions),
+    receive: (paymentId: string, mode?: CallbackMode) => account.receive(paymentId, mode),
+    settleTransfer: (id: string, mode?: CallbackMode) =>
+      account.decideTransfer(id, "DONE", mode === undefined ? {} : { events: mode }),
+    failTransfer: (id: string, failReason?: string, mode?: CallbackMode) =>
+      account.decideTransfer(id, "FAILED", {
+        ...(failReason === undefined ? {} : { failReason }),
+        ...(mode === undefined ? {} : { events: mode })
+      }),
+    setTransferOutcome: (outcome: TransferOutcome) => {
+      outcomes.transfer = outcome
     },
-    state,
-    events
-  )
+    setRefundOutcome: (outcome: RefundOutcome) => {
+      outcomes.refund = outcome
+    },
+    setEventMode: (mode: CallbackMode) => {
+      outcomes.events = mode
+    },
+    releaseEvents: (order?: "held" | "reverse") => account.events.release(order),
+    addFault: (fault: Fault<AsaasRouteName>) => faults.add(fault),
+    clearFaults: () => faults.clear()
+  }
+}
+
+/** Starts a simulated Asaas. */
+export const start = async (options: AsaasSimulatorOptions = {}): Promise<AsaasSimulator> => {
+  const host = options.host ?? "127.0.0.1"
+  const pki = options.pki ?? shared()
+  const apiKey = options.apiKey ?? "$aact_hmlg_pixgate_simulated_key"
+  const outcomes: Outcomes = {
+    transfer: options.transferOutcome ?? "manual",
+    refund: options.refundOutcome ?? "done",
+    events: options.eventMode ?? "now"
+  }
+  const account = accountOf(options, options.now ?? (() => new Date()), pki.caPem, outcomes)
+  const timers = new Set<NodeJS.Timeout>()
+  const faults = new Faults<AsaasRouteName>()
+  const requests: Array<AsaasRequestRecord> = []
   const handler = makeHandler({
     routes: [...paymentRoutes, ...transferRoutes],
     account,
@@ -165,43 +208,17 @@ export const start = async (options: AsaasSimulatorOptions = {}): Promise<AsaasS
     (request, response) => void handler(request, response)
   )
   const port = await listen(server, options.port ?? 0, host)
-  const by = <A extends { readonly externalReference?: string }>(items: Iterable<A>, reference: string) =>
-    [...items].find((item) => item.externalReference === reference)
   return {
     url: `https://${host.includes(":") ? `[${host}]` : host}:${port}/v3`,
     apiKey,
     caPem: pki.caPem,
     state: account.state,
     requests,
-    deliveries: events.deliveries,
-    held: events.held,
-    createCustomer: (name, cpfCnpj) =>
-      account.createCustomer({ name, cpfCnpj, notificationDisabled: true }).id,
-    paymentOf: (reference) => by(account.state.payments.values(), reference),
-    transferOf: (reference) => by(account.state.transfers.values(), reference),
-    pay: (paymentId, payOptions) => account.pay(paymentId, payOptions),
-    receive: (paymentId, mode) => account.receive(paymentId, mode),
-    settleTransfer: (id, mode) =>
-      account.decideTransfer(id, "DONE", mode === undefined ? {} : { events: mode }),
-    failTransfer: (id, failReason, mode) =>
-      account.decideTransfer(id, "FAILED", {
-        ...(failReason === undefined ? {} : { failReason }),
-        ...(mode === undefined ? {} : { events: mode })
-      }),
-    setTransferOutcome: (outcome) => {
-      transferOutcome = outcome
-    },
-    setRefundOutcome: (outcome) => {
-      refundOutcome = outcome
-    },
-    setEventMode: (mode) => {
-      eventMode = mode
-    },
-    releaseEvents: (order) => events.release(order),
-    addFault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
+    deliveries: account.events.deliveries,
+    held: account.events.held,
+    ...controlsOf(account, faults, outcomes),
     close: async () => {
-      events.close()
+      account.events.close()
       for (const timer of timers) clearTimeout(timer)
       await new Promise<void>((resolve) => {
         server.close(() => resolve())

@@ -68,47 +68,49 @@ export interface HandlerSettings {
   readonly sleep: (ms: number) => Promise<void>
 }
 
+/** Applies struck faults; true when one of them took over the answer. */
+const strike = async (
+  struck: ReadonlyArray<FaultKind>,
+  sleep: (ms: number) => Promise<void>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  record: (outcome: AsaasRequestRecord["outcome"]) => void
+) => {
+  for (const fault of struck) if (fault.kind === "latency") await sleep(fault.ms)
+  const terminal = struck.find((fault) => fault.kind !== "latency")
+  if (terminal === undefined) return false
+  if (terminal.kind === "reset") {
+    record("reset")
+    resetSocket(request.socket)
+  } else if (terminal.kind === "timeout") record("timeout")
+  else {
+    const reply =
+      terminal.kind === "status"
+        ? faultReply(terminal.status ?? 500, terminal.retryAfter)
+        : errors(401, "invalid_access_token", "A chave de API informada não pertence a este ambiente.")
+    record(reply.status)
+    write(response, reply)
+  }
+  return true
+}
+
+/** The route a request's method and path name, with its parameters. */
+const find = (compiled: ReadonlyArray<Compiled>, method: string, path: string) => {
+  for (const candidate of compiled) {
+    if (candidate.route.method !== method) continue
+    const match = candidate.pattern.exec(path)
+    if (match === null) continue
+    const params = Object.fromEntries(
+      candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? "")])
+    )
+    return { route: candidate.route, params }
+  }
+  return undefined
+}
+
 /** The handler of the simulated Asaas API. */
 export const makeHandler = (settings: HandlerSettings) => {
   const compiled = settings.routes.map(compile)
-
-  /** Applies struck faults; true when one of them took over the answer. */
-  const strike = async (
-    struck: ReadonlyArray<FaultKind>,
-    request: IncomingMessage,
-    response: ServerResponse,
-    record: (outcome: AsaasRequestRecord["outcome"]) => void
-  ) => {
-    for (const fault of struck) if (fault.kind === "latency") await settings.sleep(fault.ms)
-    const terminal = struck.find((fault) => fault.kind !== "latency")
-    if (terminal === undefined) return false
-    if (terminal.kind === "reset") {
-      record("reset")
-      resetSocket(request.socket)
-    } else if (terminal.kind === "timeout") record("timeout")
-    else {
-      const reply =
-        terminal.kind === "status"
-          ? faultReply(terminal.status ?? 500, terminal.retryAfter)
-          : errors(401, "invalid_access_token", "A chave de API informada não pertence a este ambiente.")
-      record(reply.status)
-      write(response, reply)
-    }
-    return true
-  }
-
-  const find = (method: string, path: string) => {
-    for (const candidate of compiled) {
-      if (candidate.route.method !== method) continue
-      const match = candidate.pattern.exec(path)
-      if (match === null) continue
-      const params = Object.fromEntries(
-        candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? "")])
-      )
-      return { route: candidate.route, params }
-    }
-    return undefined
-  }
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "https://asaas.local")
@@ -119,7 +121,7 @@ export const makeHandler = (settings: HandlerSettings) => {
     } catch {
       return
     }
-    const found = find(method, url.pathname)
+    const found = find(compiled, method, url.pathname)
     const record = (outcome: AsaasRequestRecord["outcome"]) =>
       settings.requests.push({
         at: settings.account.settings.now(),
@@ -133,7 +135,10 @@ export const makeHandler = (settings: HandlerSettings) => {
       record(404)
       return write(response, errors(404, "not_found", `No route for ${method} ${url.pathname}.`))
     }
-    if (await strike(settings.faults.take(found.route.name, false), request, response, record)) return
+    if (
+      await strike(settings.faults.take(found.route.name, false), settings.sleep, request, response, record)
+    )
+      return
     const reply =
       request.headers.access_token !== settings.apiKey()
         ? errors(401, "invalid_access_token", "A chave de API informada é inválida.")
@@ -145,7 +150,8 @@ export const makeHandler = (settings: HandlerSettings) => {
               body: parseJson(body),
               account: settings.account
             })
-    if (await strike(settings.faults.take(found.route.name, true), request, response, record)) return
+    if (await strike(settings.faults.take(found.route.name, true), settings.sleep, request, response, record))
+      return
     record(reply.status)
     write(response, reply)
   }
