@@ -2,7 +2,7 @@
  * Every Asaas call as a client span and in the bank-call metrics every live gateway shares
  * (`pixgate_psp_calls_total`, `pixgate_psp_call_duration_seconds`: the same names, descriptions
  * and labels as `@pixgate/gateway-apipix`'s, so one dashboard reads both). The operation is the
- * method and the path's template (`GET /v3/payments/:id`): segments that are not plain words
+ * method and the path's template (`GET /payments/:id`): segments that are not plain words
  * (ids, references) become `:id`, so no id reaches a label.
  */
 import { Metrics, Telemetry } from "@pixgate/core"

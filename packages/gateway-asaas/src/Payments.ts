@@ -67,9 +67,16 @@ const endToEndOf = (client: AsaasClient, id: string) =>
     })
   )
 
+/** Whether the engine still waits for `txid`'s money (a charge not paid yet, pending or expired). */
+const waiting = (ctx: BankGateway.GatewayContext, txid: string) =>
+  Effect.map(ctx.findByTxid(txid), (found) =>
+    Option.exists(found, (t) => t.paidAt === null && (t.status === "pending" || t.status === "failed"))
+  )
+
 /**
  * Tells the engine about a received payment of one of its charges (a `RECEIVED` payment whose
- * `externalReference` is a txid), with its Pix's end-to-end id; anything else is `ignored`.
+ * `externalReference` is a txid) that it still waits for, with its Pix's end-to-end id;
+ * anything else is `ignored` without another call to Asaas.
  */
 export const credit = (
   client: AsaasClient,
@@ -79,6 +86,7 @@ export const credit = (
   Effect.gen(function* () {
     const txid = payment.externalReference
     if (payment.status !== "RECEIVED" || txid === undefined || !Ids.isTxid(txid)) return "ignored" as const
+    if (!(yield* waiting(ctx, txid))) return "ignored" as const
     if (payment.pixTransaction === undefined) {
       yield* Effect.logWarning(
         "A received payment names no Pix transaction yet; it is read again later"

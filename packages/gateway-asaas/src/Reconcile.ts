@@ -3,7 +3,7 @@
  * start) pages the payments Asaas received over the last days of the window
  * (`GET /payments?status=RECEIVED&paymentDate[ge]=&paymentDate[le]=`: Asaas dates a payment by
  * its day) and credits each of the engine's charges that is still waiting for it: a webhook that
- * never came is found here. Charges the engine already settled are not read again, so a run
+ * never came is found here. Charges the engine already settled cost no further call, so a run
  * costs one call per page plus one per payment it reports.
  */
 import type { BankGateway, Store } from "@pixgate/core"
@@ -27,12 +27,6 @@ export type Findings = {
   readonly returned: number
   readonly pages: number
 }
-
-/** Whether the engine still waits for `txid`'s money (a charge not paid yet). */
-const waiting = (ctx: BankGateway.GatewayContext, txid: string) =>
-  Effect.map(ctx.findByTxid(txid), (found) =>
-    Option.exists(found, (t) => t.paidAt === null && (t.status === "pending" || t.status === "failed"))
-  )
 
 /** One run: reads the window's received payments, credits the missed ones, reschedules itself. */
 export const run =
@@ -73,7 +67,6 @@ export const run =
           const txid = Option.getOrUndefined(Option.flatMapNullable(payment, (p) => p.externalReference))
           if (Option.isNone(payment) || txid === undefined || !Ids.isTxid(txid)) continue
           received++
-          if (!(yield* waiting(ctx, txid))) continue
           const outcome = yield* Payments.credit(client, ctx, payment.value).pipe(
             Effect.catchTag("GatewayFailure", () => Effect.succeed("ignored" as const))
           )
