@@ -71,20 +71,32 @@ export const startLiveAsaas = async (
   const webhookUrl = await listen(receiver)
   const settings = asaasSettingsFor(sim, customerId, overrides)
   const secret = randomBytes(24).toString("hex")
-  const h = await start({
-    database,
-    liveGateway: Asaas.layerNode(settings),
-    bankCallbacks: { secret },
-    engine: {
-      config: {
-        allowPrivateWebhookUrls: true,
-        allowInsecureLiveWebhooks: true,
-        jobLease: Duration.seconds(5)
-      }
-    },
-    rateLimit: false,
-    ...engineOptions
-  })
+  const stopReceiver = async () => {
+    receiver.closeAllConnections()
+    await new Promise((resolve) => receiver.close(resolve))
+  }
+  let h: Harness
+  try {
+    h = await start({
+      database,
+      liveGateway: Asaas.layerNode(settings),
+      bankCallbacks: { secret },
+      engine: {
+        config: {
+          allowPrivateWebhookUrls: true,
+          allowInsecureLiveWebhooks: true,
+          jobLease: Duration.seconds(5)
+        }
+      },
+      rateLimit: false,
+      ...engineOptions
+    })
+  } catch (error) {
+    // Settings the gateway refuses stop the engine before it serves: nothing is left running.
+    await sim.close()
+    await stopReceiver()
+    throw error
+  }
   await Effect.runPromise(
     Asaas.registerWebhook(settings, `${h.base}/bank/callbacks/${secret}`, "ops@pixgate.example").pipe(
       Effect.provide(Asaas.httpClientNode(settings))
@@ -112,8 +124,7 @@ export const startLiveAsaas = async (
     close: async () => {
       await h.close()
       await sim.close()
-      receiver.closeAllConnections()
-      await new Promise((resolve) => receiver.close(resolve))
+      await stopReceiver()
     }
   }
 }
