@@ -7,7 +7,6 @@
  */
 import { Metrics, Telemetry } from "@pixgate/core"
 import { Clock, Effect, Metric } from "effect"
-import type { AsaasCall, AsaasError, AsaasResponse } from "./Client.js"
 
 /** Bank calls by operation and outcome. */
 export const calls = Metric.counter("pixgate_psp_calls_total", {
@@ -24,8 +23,14 @@ export const duration = Metric.histogram(
 
 const word = /^(?:[a-z][a-zA-Z-]{0,23}|v\d{1,2})$/
 
+/** What a metric reads of a call: its method and path. */
+export interface Call {
+  readonly method: string
+  readonly path: string
+}
+
 /** `GET /payments/:id/pixQrCode` for `GET /payments/pay_abc/pixQrCode`. */
-export const operationOf = (call: AsaasCall): string =>
+export const operationOf = (call: Call): string =>
   `${call.method} ${call.path
     .split("/")
     .map((segment) => (segment === "" || word.test(segment) ? segment : ":id"))
@@ -37,10 +42,14 @@ const outcomeOf = (status: number): string =>
 const names = ["operation", "outcome"] as const
 
 /** `call` measured, and traced when the runtime traces (read once, when the client is built). */
-export const instrument = (
-  call: (c: AsaasCall) => Effect.Effect<AsaasResponse, AsaasError>
-): Effect.Effect<(c: AsaasCall) => Effect.Effect<AsaasResponse, AsaasError>> =>
-  Effect.map(Telemetry.spans, (span) => (c: AsaasCall) => {
+export const instrument = <
+  C extends Call,
+  A extends { readonly status: number },
+  E extends { readonly reason: string }
+>(
+  call: (c: C) => Effect.Effect<A, E>
+): Effect.Effect<(c: C) => Effect.Effect<A, E>> =>
+  Effect.map(Telemetry.spans, (span) => (c: C) => {
     const operation = operationOf(c)
     return Effect.flatMap(Clock.currentTimeMillis, (start) =>
       Effect.onExit(call(c), (exit) =>
