@@ -24,6 +24,20 @@ export const jobKinds = {
   reconcile: "asaas.reconcile"
 } as const
 
+/**
+ * What the gateway can do through Asaas, for a plugin's declaration: no due-date charges (the
+ * API Pix `cobv`), no recurring charges (Pix Automático), no infractions (MED).
+ */
+export const capabilities = {
+  charges: true,
+  dueDateCharges: false,
+  sends: true,
+  refunds: true,
+  reconciliation: true,
+  recurring: false,
+  infractions: false
+} as const
+
 const job = (kind: string, ref: string, runAt: number): Domain.Job => ({
   id: Ids.jobId(runAt),
   kind,
