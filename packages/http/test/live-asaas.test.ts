@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const stores = liveStores("pixgate-live-asaas")
 const deadlineMs = 4000
 const windowMs = 12_000
-const today = () => new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10)
+/** The São Paulo day of an ISO moment (UTC-3 all year). */
+const dayOf = (iso: string) => new Date(Date.parse(iso) - 3 * 3_600_000).toISOString().slice(0, 10)
 
 /** Helpers over one live engine. */
 const helpers = (get: () => LiveAsaas) => {
@@ -33,7 +34,7 @@ const helpers = (get: () => LiveAsaas) => {
   const charge = async (key: string, amount: number, extra: Record<string, unknown> = {}) => {
     const answer = await create(key, { amount, ...extra })
     expect(answer.status, answer.text).toBe(201)
-    return answer.body as { transactionId: string; txid: string; qrCode: string }
+    return answer.body as { transactionId: string; txid: string; qrCode: string; expiresAt: string }
   }
   const find = async (key: string, id: string) =>
     (
@@ -75,7 +76,8 @@ describe.each(stores)("live charges through Asaas on $name", (store) => {
     expect(payment).toMatchObject({
       value: 1234,
       customer: live.customerId,
-      dueDate: today(),
+      // The day the charge expires, in São Paulo.
+      dueDate: dayOf(c.expiresAt),
       description: "2 cafes"
     })
     expect(c.qrCode).toBe(payment.payload)
