@@ -23,13 +23,15 @@ export const routes = (secret: Redacted.Redacted<string>): ReadonlyArray<Route.R
         if (!Sha256.sameSecret(input.params.secret ?? "", Redacted.value(secret)))
           return yield* Effect.fail(Respond.notFound())
         const engine = yield* Engine.Engine
-        yield* engine.bankCallback({ path: rest, body: input.body }).pipe(
-          Effect.tapError((e) =>
-            Effect.logWarning("A bank callback could not be applied; the bank retries", e)
-          ),
-          // Not applied: the bank delivers it again (and reconciliation finds it anyway).
-          Effect.mapError(() => Errors.unavailable())
-        )
+        yield* engine
+          .bankCallback({ path: rest, body: input.body, header: (name) => input.request.header(name) })
+          .pipe(
+            Effect.tapError((e) =>
+              Effect.logWarning("A bank callback could not be applied; the bank retries", e)
+            ),
+            // Not applied: the bank delivers it again (and reconciliation finds it anyway).
+            Effect.mapError(() => Errors.unavailable())
+          )
         return { status: 200, body: {} }
       })
     )

@@ -37,10 +37,10 @@ export type FaultKind =
   | { readonly kind: "reset" }
   | { readonly kind: "timeout" }
 
-/** A fault and where and how often it strikes. */
-export type Fault = FaultKind & {
+/** A fault and where and how often it strikes (`R`: the route names of a simulator's profile). */
+export type Fault<R extends string = RouteName> = FaultKind & {
   /** The route it applies to, or `"*"` for every route. */
-  readonly route: RouteName | "*"
+  readonly route: R | "*"
   /** How many matching requests it strikes before it is gone; unlimited when absent. */
   readonly times?: number
   /**
@@ -50,17 +50,17 @@ export type Fault = FaultKind & {
   readonly after?: boolean
 }
 
-interface Armed {
-  readonly fault: Fault
+interface Armed<R extends string> {
+  readonly fault: Fault<R>
   remaining: number
 }
 
 /** The faults in force, consumed as they strike. */
-export class Faults {
-  private armed: Array<Armed> = []
+export class Faults<R extends string = RouteName> {
+  private armed: Array<Armed<R>> = []
 
   /** Adds a fault. */
-  add(fault: Fault) {
+  add(fault: Fault<R>) {
     this.armed.push({ fault, remaining: fault.times ?? Number.POSITIVE_INFINITY })
   }
 
@@ -70,14 +70,14 @@ export class Faults {
   }
 
   /** The faults still in force. */
-  list(): ReadonlyArray<Fault> {
+  list(): ReadonlyArray<Fault<R>> {
     return this.armed.map(({ fault, remaining }) =>
       Number.isFinite(remaining) ? { ...fault, times: remaining } : fault
     )
   }
 
   /** Takes the faults striking this request at this phase (consuming one use of each). */
-  take(route: RouteName, after: boolean): ReadonlyArray<FaultKind> {
+  take(route: R, after: boolean): ReadonlyArray<FaultKind> {
     const struck: Array<FaultKind> = []
     for (const entry of this.armed) {
       const matches = entry.fault.route === "*" || entry.fault.route === route

@@ -39,7 +39,8 @@ const compile = (route: Route): CompiledRoute => {
   return { route, pattern: new RegExp(`^${source}$`), names }
 }
 
-const readBody = (request: IncomingMessage) =>
+/** The whole body of a request (up to 1 MiB: a larger one destroys the request). */
+export const readBody = (request: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -52,7 +53,8 @@ const readBody = (request: IncomingMessage) =>
     request.on("error", reject)
   })
 
-const parseJson = (text: string): unknown => {
+/** A body as JSON; `undefined` when empty or not JSON. */
+export const parseJson = (text: string): unknown => {
   if (text.length === 0) return undefined
   try {
     return JSON.parse(text)
@@ -62,7 +64,7 @@ const parseJson = (text: string): unknown => {
 }
 
 /** Destroys a socket with a TCP reset where Node allows it (plain TCP), else closes it. */
-const resetSocket = (socket: Socket) => {
+export const resetSocket = (socket: Socket) => {
   try {
     socket.resetAndDestroy()
   } catch {
@@ -196,7 +198,8 @@ export const makeHandler = (settings: {
     )
 }
 
-const write = (response: ServerResponse, reply: Reply) => {
+/** Writes a reply as JSON, unless the response is gone or already started. */
+export const write = (response: ServerResponse, reply: Reply) => {
   if (response.destroyed || response.headersSent) return
   const payload = reply.body === undefined ? undefined : JSON.stringify(reply.body)
   response.writeHead(reply.status, {

@@ -1,5 +1,9 @@
-/** The PSP simulator: a local bank speaking the API Pix standard and an Efí-style send API. */
+/**
+ * The PSP simulator: a local bank speaking the API Pix standard and an Efí-style send API, and a
+ * local Asaas speaking its own REST API v3 (`AsaasSimulator`).
+ */
 
+export * as AsaasSimulator from "./asaas/AsaasSimulator.js"
 export type { DecideOptions, PayOptions, RefundOutcome, SendOutcome } from "./Bank.js"
 export type { CallbackDelivery, CallbackMode, HeldCallback } from "./Callbacks.js"
 export * as Certificates from "./Certificates.js"

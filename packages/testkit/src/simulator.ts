@@ -1,5 +1,5 @@
 /**
- * The PSP simulator, for the tests of packages that do not depend on it (the live gateway's): the
- * same module `@pixgate/psp-simulator` exports.
+ * The PSP simulator, for the tests of packages that do not depend on it (the live gateways'): the
+ * same modules `@pixgate/psp-simulator` exports (API Pix and Asaas).
  */
-export { PspSimulator } from "@pixgate/psp-simulator"
+export { AsaasSimulator, PspSimulator } from "@pixgate/psp-simulator"

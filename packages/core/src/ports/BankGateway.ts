@@ -175,6 +175,11 @@ export interface BankCallback {
   /** The rest of the path after the secret (e.g. `/pix`), "" when none. */
   readonly path: string
   readonly body: unknown
+  /**
+   * A request header by its lower-case name, when the transport passes them: for a bank that
+   * authenticates its callbacks with a header of its own (Asaas's `asaas-access-token`).
+   */
+  readonly header?: (name: string) => string | undefined
 }
 
 /** One bank gateway. */
