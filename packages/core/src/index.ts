@@ -125,6 +125,11 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /**
+ * The gateway plugin contract: one bank's live gateway as a value the server picks by name and an
+ * embedder passes in (name, capabilities, settings schema, start-up check, layer).
+ */
+export * as GatewayPlugin from "./ports/GatewayPlugin.js"
+/**
  * Resolving webhook hosts to addresses, so live-mode URLs that reach the engine's own network can be
  * refused.
  */

@@ -7,7 +7,14 @@
  * `@pixgate/http/node` builds on it (node handlers, node:http webhook transport, the panel).
  */
 import type { HttpClient } from "@effect/platform"
-import { type BankGateway, Engine, type Store, TraceContext, WebhookTransport } from "@pixgate/core"
+import {
+  type BankGateway,
+  Engine,
+  type GatewayPlugin,
+  type Store,
+  TraceContext,
+  WebhookTransport
+} from "@pixgate/core"
 import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted, type Ref, type Runtime } from "effect"
 import * as AdminRoutes from "./AdminRoutes.js"
 import * as BankCallbacks from "./BankCallbacks.js"
@@ -32,6 +39,11 @@ export interface PixgateOptions {
    * `@pixgate/gateway-apipix`); without one (nor `engine.liveGateway`), live keys answer 502.
    */
   readonly liveGateway?: Layer.Layer<BankGateway.LiveGateway, unknown>
+  /**
+   * The live bank gateway as a configured plugin (`GatewayPlugin.configure(plugin, settings)`),
+   * instead of `liveGateway`: its settings are checked at start.
+   */
+  readonly gateway?: GatewayPlugin.Configured
   /**
    * Serves the live bank's callbacks at `/bank/callbacks/<secret>[/pix]` (under `basePath`).
    * The secret is the route's authentication: long and random (at least 32 characters).
@@ -136,7 +148,7 @@ export const layer = (
 ): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
-      Layer.provide(options.liveGateway ?? Layer.empty),
+      Layer.provide(options.liveGateway ?? options.gateway?.layer ?? Layer.empty),
       Layer.provide(
         options.httpClient === undefined
           ? defaultTransport
@@ -181,6 +193,10 @@ export const assemble = async (
   options: PixgateOptions,
   defaultTransport?: Layer.Layer<WebhookTransport.WebhookTransport>
 ): Promise<Assembled> => {
+  check(
+    options.liveGateway === undefined || options.gateway === undefined,
+    "give liveGateway or gateway, not both"
+  )
   const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
   check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
   const token = options.admin === undefined ? undefined : options.admin.token
