@@ -199,22 +199,32 @@ const describeIssue = (error: ParseResult.ParseError, prefix: string): string =>
   return `${variable}: ${first.message}`
 }
 
-/** Reads a plugin's settings from the variables under `prefix` (empty ones count as unset). */
+/**
+ * Decodes the variables under `prefix` (empty ones count as unset) with `gateway`'s settings
+ * schema; fails with the first problem, one line naming its variable.
+ */
+export const decode = <S, R>(
+  gateway: string,
+  schema: Schema.Schema<S, Variables, R>,
+  env: Readonly<Record<string, string | undefined>>,
+  prefix: string = defaultPrefix
+): Effect.Effect<S, SettingsError, R> => {
+  const given: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env))
+    if (name.startsWith(prefix) && value !== undefined && value !== "") given[name] = value
+  return Schema.decodeUnknown(schema)(given, { errors: "first" }).pipe(
+    Effect.mapError(
+      (error) => new SettingsError({ gateway, message: describeIssue(error, prefix), cause: error })
+    )
+  )
+}
+
+/** Reads a plugin's settings from the variables under `prefix`. */
 export const read = <S>(
   plugin: GatewayPlugin<S>,
   env: Readonly<Record<string, string | undefined>>,
   prefix: string = defaultPrefix
-): Effect.Effect<S, SettingsError, SettingsFiles> => {
-  const given: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env))
-    if (name.startsWith(prefix) && value !== undefined && value !== "") given[name] = value
-  return Schema.decodeUnknown(plugin.settings(prefix))(given, { errors: "first" }).pipe(
-    Effect.mapError(
-      (error) =>
-        new SettingsError({ gateway: plugin.name, message: describeIssue(error, prefix), cause: error })
-    )
-  )
-}
+): Effect.Effect<S, SettingsError, SettingsFiles> => decode(plugin.name, plugin.settings(prefix), env, prefix)
 
 /** A plugin with its settings: what the engine, `Pixgate.make` and the server take. */
 export interface Configured {
