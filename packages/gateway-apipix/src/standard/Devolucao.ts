@@ -1,8 +1,11 @@
 /**
  * Merchants' refunds (devoluções) of received PIX: `PUT /pix/{e2eid}/devolucao/{id}` with the
  * refund's bank id (fixed before the first send, so a retry repeats it), and its `GET`. A refund
- * of a charge the bank has no PIX for, or that its rules refuse (a 4xx problem), is rejected; no
- * answer, a 5xx or a 429 is unknown, and asked about again.
+ * of a charge the bank has no PIX for, or that its rules refuse (a 4xx problem), is rejected; a
+ * 429 made nothing (the bank refused it for now: it is sent again after the poll delay); no
+ * answer or a 5xx is unknown, and asked about again. Only a settled devolução carries its
+ * `rtrId` (the returned PIX's end-to-end id): the bank assigns one while it is processing, but a
+ * devolução that then fails never returned a PIX.
  */
 import { type BankGateway, type Domain, Money, Refunds } from "@pixgate/core"
 import { Effect } from "effect"
@@ -19,7 +22,7 @@ export const status = (body: unknown): BankGateway.SendStatus => {
     case "NAO_REALIZADO":
       return { _tag: "Rejected", reason: str(b.motivo) ?? "NAO_REALIZADO" }
     case "EM_PROCESSAMENTO":
-      return { _tag: "Processing", ...(rtr === undefined ? {} : { endToEndId: rtr }) }
+      return { _tag: "Processing" }
     default:
       return { _tag: "Unknown", reason: `unexpected devolução status ${String(b.status)}` }
   }
@@ -60,6 +63,19 @@ export const refunder = (setup: Setup): BankGateway.PixRefunder => ({
           if (res.status === 200 || res.status === 201) return Effect.succeed(status(res.body))
           if (res.status === 400 || res.status === 403 || res.status === 404 || res.status === 422)
             return Effect.succeed({ _tag: "Rejected", reason: describe(res), code: codeOf(res) })
+          if (res.status === 429)
+            return Effect.as(
+              Effect.logWarning(
+                "The PSP refused a refund's devolução for now (429, rate limited): nothing was made, it is sent again later"
+              ).pipe(
+                Effect.annotateLogs({
+                  refundId: refund.id,
+                  bankReason: describe(res),
+                  ...(res.retryAfterMs === undefined ? {} : { retryAfterMs: res.retryAfterMs })
+                })
+              ),
+              { _tag: "NotFound" } as const
+            )
           return Effect.succeed({ _tag: "Unknown", reason: describe(res) })
         }),
         Effect.catchAll((e) => Effect.succeed(unknownStatus(e)))

@@ -28,6 +28,10 @@ const askOrReturn = (setup: Setup, path: string, amount: Money.Cents) =>
 
 /** Logs an answer that settles nothing: the bank's refusal of the request, or no answer yet. */
 const logPending = (charge: Domain.Transaction, res: Answer) => {
+  if (res._tag === "Right" && res.right.status === 429)
+    return Effect.logWarning("The PSP refused a PIX's return for now (429, rate limited); asking again").pipe(
+      Effect.annotateLogs({ transactionId: charge.id, bankReason: describe(res.right) })
+    )
   if (res._tag === "Right" && res.right.status >= 400 && res.right.status < 500 && res.right.status !== 404)
     // A refusal of the request (problem+json): asked again, with the bank's words in the log.
     return Effect.logError("The PSP refused a PIX's return; asking again").pipe(
