@@ -13,6 +13,8 @@ import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
   type BankGatewayShape,
+  type Capabilities,
+  capabilitiesOf,
   type GatewayContext,
   GatewayFailure,
   Gateways,
@@ -76,6 +78,11 @@ export interface EngineShape {
    * with `gateway_not_configured` (the panel says production is not enabled).
    */
   readonly liveEnabled: boolean
+  /**
+   * What the live gateway can do (`BankGateway.capabilitiesOf`), when there is one: what a
+   * refusal of a capability the bank lacks reads.
+   */
+  readonly liveCapabilities: Option.Option<Capabilities>
 }
 
 /** The engine's tag. */
@@ -219,6 +226,7 @@ const make = Effect.gen(function* () {
     admin: yield* Admin.Admin,
     health: yield* Health.Health,
     liveEnabled: Option.isSome(gateways.forMode("live")),
+    liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     bankCallback: (callback) =>
       Option.match(
         Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),
