@@ -188,9 +188,12 @@ const fields = (prefix: string) => {
     ),
     CERT_FILE: file(
       n("CERT_FILE"),
-      "The mTLS client certificate (PEM) the PSP issued, presented on every call"
+      `The mTLS client certificate (PEM) the PSP issued, presented on every call; required unless ${n("PFX_FILE")}`
     ),
-    KEY_FILE: file(n("KEY_FILE"), "The client certificate's private key (PEM)"),
+    KEY_FILE: file(
+      n("KEY_FILE"),
+      `The client certificate's private key (PEM); required with ${n("CERT_FILE")}`
+    ),
     PFX_FILE: file(n("PFX_FILE"), "Instead of the PEM pair: a PKCS#12 file"),
     PFX_PASSPHRASE: Schema.optional(Schema.Redacted(Schema.String)).annotations({
       description: "The PKCS#12 file's passphrase"
