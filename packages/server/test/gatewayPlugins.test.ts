@@ -5,9 +5,10 @@
  * (`examples/gateway-plugin/piggy-bank.ts`, relative to the working directory: its charge is paid
  * and its payout settled by the in-process bank, its settings read and refused by its own
  * schema). A name that is no gateway, a module that exports none and a missing callback secret
- * stop the server with one line. The server runs in-process as the CLI does, on SQLite.
+ * stop the server with one line. The server runs in-process as the CLI does, on SQLite; its own
+ * modules name no gateway package but in the table of built-ins, which loads each when chosen.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -207,5 +208,21 @@ describe("a gateway that cannot be", () => {
     expect(await server.exit).toBe(2)
     expect(server.stderr().trim()).toMatch(message)
     expect(server.stdout()).not.toContain("Pixgate listening")
+  })
+})
+
+describe("the server's own modules", () => {
+  const source = (file: string) =>
+    readFileSync(fileURLToPath(new URL(`../src/${file}`, import.meta.url)), "utf8")
+
+  it("Server.ts, Environment.ts and Cli.ts name no gateway package; Gateways.ts loads each only when chosen", () => {
+    for (const file of ["Server.ts", "Environment.ts", "Cli.ts"])
+      expect(source(file), file).not.toMatch(/@pixgate\/gateway-/)
+    const gateways = source("Gateways.ts")
+    expect(gateways).not.toMatch(/^import[^\n]*@pixgate\/gateway-/m)
+    expect(gateways.match(/@pixgate\/gateway-[a-z-]+(\/[a-z-]+)?/g)).toEqual([
+      "@pixgate/gateway-apipix",
+      "@pixgate/gateway-apipix/efi"
+    ])
   })
 })
