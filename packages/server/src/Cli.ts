@@ -9,7 +9,7 @@
  */
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
-import { Engine, type Config as EngineConfig, Errors, GatewayPlugin } from "@pixgate/core"
+import { Engine, type Config as EngineConfig, Errors } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
@@ -200,17 +200,10 @@ const liveGateway = (io: Io) =>
     const given = yield* Environment.live
     if (Option.isNone(given)) return undefined
     const name = Option.getOrElse(given.value.gateway, () => Gateways.defaultGateway)
-    const plugin = yield* Effect.tryPromise({
-      try: () => Gateways.load(name, io.cwd),
-      catch: (error) => new UsageError({ message: `${Environment.livePrefix}GATEWAY: ${oneLine(error)}` })
-    })
-    const usage = (error: { readonly message: string }) => new UsageError({ message: error.message })
-    const settings = yield* GatewayPlugin.read(plugin, io.env, Environment.livePrefix).pipe(
-      Effect.provide(Gateways.files(io.cwd)),
-      Effect.mapError(usage)
+    const gateway = yield* Effect.mapError(
+      Gateways.fromEnvironment(name, io.env, Environment.livePrefix, io.cwd),
+      (error) => new UsageError({ message: error.message })
     )
-    const gateway = GatewayPlugin.configure(plugin, settings, Environment.livePrefix)
-    yield* Effect.mapError(gateway.check, usage)
     return { gateway, callbackSecret: Redacted.value(given.value.callbackSecret) }
   })
 

@@ -95,3 +95,25 @@ export const files = (cwd: string): Layer.Layer<GatewayPlugin.SettingsFiles> =>
         })
     })
   )
+
+/**
+ * The plugin `gateway` names, over its settings read from the variables under `prefix` (files
+ * from `cwd`) and checked as the gateway will use them; fails with one line naming what is wrong:
+ * the gateway (`<prefix>GATEWAY: ...`) or the setting.
+ */
+export const fromEnvironment = (
+  gateway: string,
+  env: Readonly<Record<string, string | undefined>>,
+  prefix: string,
+  cwd: string
+): Effect.Effect<GatewayPlugin.Configured, { readonly message: string }> =>
+  Effect.gen(function* () {
+    const plugin = yield* Effect.tryPromise({
+      try: () => load(gateway, cwd),
+      catch: (error) => ({ message: `${prefix}GATEWAY: ${oneLine(error)}` })
+    })
+    const settings = yield* Effect.provide(GatewayPlugin.read(plugin, env, prefix), files(cwd))
+    const configured = GatewayPlugin.configure(plugin, settings, prefix)
+    yield* configured.check
+    return configured
+  })
