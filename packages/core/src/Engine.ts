@@ -13,12 +13,15 @@ import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
   type BankGatewayShape,
+  type Capabilities,
+  capabilitiesOf,
   type GatewayContext,
   GatewayFailure,
   Gateways,
   type JobRun,
   LiveGateway
 } from "./ports/BankGateway.js"
+import type * as GatewayPlugin from "./ports/GatewayPlugin.js"
 import * as HostResolver from "./ports/HostResolver.js"
 import {
   type ClaimedJob,
@@ -81,6 +84,11 @@ export interface EngineShape {
    * with `gateway_not_configured` (the panel says production is not enabled).
    */
   readonly liveEnabled: boolean
+  /**
+   * What the live gateway can do (`BankGateway.capabilitiesOf`), when there is one: what a
+   * refusal of a capability the bank lacks reads.
+   */
+  readonly liveCapabilities: Option.Option<Capabilities>
 }
 
 /** The engine's tag. */
@@ -231,6 +239,7 @@ const make = Effect.gen(function* () {
     health: yield* Health.Health,
     erasure: yield* Erasure.Erasure,
     liveEnabled: Option.isSome(gateways.forMode("live")),
+    liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     bankCallback: (callback) =>
       Option.match(
         Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),
@@ -290,8 +299,14 @@ const runner = Layer.effect(
 export interface EngineOptions {
   /** Overrides of the docs/decisions.md defaults. */
   readonly config?: Partial<Config.EngineConfigShape>
-  /** The live bank gateway; without one, live charges and payouts answer 502. */
+  /** The live bank gateway; without one (nor `gateway`), live charges and payouts answer 502. */
   readonly liveGateway?: BankGatewayShape
+  /**
+   * The live bank gateway as a configured plugin (`GatewayPlugin.configure(plugin, settings)`):
+   * its settings are checked when the layer is built, which then fails with a `SettingsError`.
+   * `liveGateway`, when given too, is the one used.
+   */
+  readonly gateway?: GatewayPlugin.Configured
   /** Run the job worker in this process (default true). */
   readonly worker?: boolean
   /** The worker's options, e.g. how long stopping waits for running jobs (`shutdownGrace`). */
@@ -307,9 +322,20 @@ export interface EngineOptions {
  * `NodeWebhookTransport.layer` on Node). With `worker` (default) this
  * instance also claims and runs due jobs; several instances on one Postgres share them.
  */
-export const layer = (
+export function layer(
+  options?: EngineOptions & { readonly gateway?: undefined }
+): Layer.Layer<Engine | Services | Config.EngineConfig, never, Store | WebhookTransport>
+/** The engine over a configured gateway plugin: building it fails when the plugin's settings cannot work. */
+export function layer(
+  options?: EngineOptions
+): Layer.Layer<Engine | Services | Config.EngineConfig, GatewayPlugin.SettingsError, Store | WebhookTransport>
+export function layer(
   options: EngineOptions = {}
-): Layer.Layer<Engine | Services | Config.EngineConfig, never, Store | WebhookTransport> => {
+): Layer.Layer<
+  Engine | Services | Config.EngineConfig,
+  GatewayPlugin.SettingsError,
+  Store | WebhookTransport
+> {
   const config = Config.layer(options.config)
   const gateways = Layer.effect(
     Gateways,
@@ -344,5 +370,6 @@ export const layer = (
           Layer.provide(engine)
         )
   // The services yield the focused store tags, each read from the whole store given.
-  return Layer.merge(engine, worker).pipe(Layer.provide(fromFull))
+  const built = Layer.merge(engine, worker).pipe(Layer.provide(fromFull))
+  return options.gateway === undefined ? built : built.pipe(Layer.provide(options.gateway.layer))
 }

@@ -137,6 +137,11 @@ export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
 export * as DataCipher from "./ports/DataCipher.js"
 /**
+ * The gateway plugin contract: one bank's live gateway as a value the server picks by name and an
+ * embedder passes in (name, capabilities, settings schema, start-up check, layer).
+ */
+export * as GatewayPlugin from "./ports/GatewayPlugin.js"
+/**
  * Resolving webhook hosts to addresses, so live-mode URLs that reach the engine's own network can be
  * refused.
  */

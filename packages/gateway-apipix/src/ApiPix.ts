@@ -4,26 +4,31 @@
  * keep-alive agent for the layer's life. Either provides `BankGateway.LiveGateway`, which
  * `Engine.layer` picks up for live keys, and fails with a `SettingsError` naming the setting when
  * the settings cannot work (`Check.check`: base URL, certificate, key, PKCS#12, CA, PIX key).
+ * Each takes the PSP's profile (Efí's by default).
  */
 import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { BankGateway } from "@pixgate/core"
 import { Effect, Layer, Redacted } from "effect"
-import * as Agent from "./Agent.js"
 import * as Check from "./Check.js"
-import * as Client from "./Client.js"
+import * as Efi from "./efi/Efi.js"
 import * as Gateway from "./Gateway.js"
-import * as Problem from "./Problem.js"
-import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
+import type { PspProfile } from "./Profile.js"
+import { type ApiPixSettings, defaults } from "./Settings.js"
+import * as Agent from "./standard/Agent.js"
+import * as Client from "./standard/Client.js"
+import * as Setup from "./standard/Setup.js"
+import * as Webhook from "./standard/Webhook.js"
 
 /** The gateway over the HttpClient in context. */
 export const layer = (
-  settings: ApiPixSettings
+  settings: ApiPixSettings,
+  profile: PspProfile = Efi.profile
 ): Layer.Layer<BankGateway.LiveGateway, Check.SettingsError, HttpClient.HttpClient> =>
   Layer.effect(
     BankGateway.LiveGateway,
     Effect.flatMap(Check.checked(settings), (valid) =>
-      Effect.map(Client.make(valid), (psp) => Gateway.make(valid, psp))
+      Effect.map(Client.make(valid, profile), (psp) => Gateway.make(valid, psp, profile))
     )
   )
 
@@ -44,33 +49,24 @@ export const httpClientNode = (settings: ApiPixSettings): Layer.Layer<HttpClient
 
 /** The gateway on Node, with mTLS. */
 export const layerNode = (
-  settings: ApiPixSettings
+  settings: ApiPixSettings,
+  profile: PspProfile = Efi.profile
 ): Layer.Layer<BankGateway.LiveGateway, Check.SettingsError> =>
-  layer(settings).pipe(Layer.provide(httpClientNode(settings)))
+  layer(settings, profile).pipe(Layer.provide(httpClientNode(settings)))
 
 /**
- * Registers the engine's callback URL for the settlement key (`PUT /webhook/{chave}`): the PSP
- * then posts every PIX received to `<url>/pix`.
+ * Registers the engine's callback URL with the PSP the profile's way (the standard's
+ * `PUT /webhook/{chave}` unless the profile has its own): the PSP then posts every PIX received
+ * to `<url>/pix`. Answers what was registered (`{ chave }`).
  */
 export const registerWebhook = (
   settings: ApiPixSettings,
-  webhookUrl: string
-): Effect.Effect<void, BankGateway.GatewayFailure, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
-    const psp = yield* Client.make(settings)
-    const res = yield* Effect.mapError(
-      psp.call({
-        method: "PUT",
-        path: `${apiPixPath(settings)}/webhook/${encodeURIComponent(settings.pixKey)}`,
-        body: { webhookUrl }
-      }),
-      (e) => new BankGateway.GatewayFailure({ message: e.message, cause: e })
-    )
-    if (res.status >= 300)
-      return yield* Effect.fail(
-        // The PSP's reason (problem type, detail, violations) in the message the command prints.
-        new BankGateway.GatewayFailure({
-          message: `The PSP refused the webhook: ${Problem.describe(res.status, res.body)}`
-        })
-      )
+  webhookUrl: string,
+  profile: PspProfile = Efi.profile
+): Effect.Effect<Readonly<Record<string, string>>, BankGateway.GatewayFailure, HttpClient.HttpClient> =>
+  Effect.flatMap(Client.make(settings, profile), (psp) => {
+    const setup = Setup.make(settings, psp, profile.apiPixPath)
+    return profile.registerCallback === undefined
+      ? Webhook.register(psp, setup.pix, settings.pixKey, webhookUrl)
+      : profile.registerCallback(setup, webhookUrl)
   })

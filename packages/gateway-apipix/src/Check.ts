@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, X509Certificate } from "node:crypto"
 import { createSecureContext } from "node:tls"
-import { PixKey } from "@pixgate/core"
+import { GatewayPlugin, PixKey } from "@pixgate/core"
 import { Data, Effect, Either, Redacted } from "effect"
 import { type ApiPixSettings, envNames } from "./Settings.js"
 
@@ -25,6 +25,10 @@ export const names: Readonly<Record<Setting, { readonly field: string; readonly 
   pixKey: { field: "pixKey", env: envNames.pixKey }
 }
 
+/** A setting's variable under another prefix than `PIXGATE_LIVE_` (`prefix` + `BASE_URL`). */
+const variableOf = (setting: Setting, prefix: string) =>
+  `${prefix}${names[setting].env.slice(GatewayPlugin.defaultPrefix.length)}`
+
 /** A setting the gateway cannot work with; `message` is one line naming it. */
 export class SettingsError extends Data.TaggedError("SettingsError")<{
   readonly setting: Setting
@@ -32,11 +36,17 @@ export class SettingsError extends Data.TaggedError("SettingsError")<{
   readonly message: string
 }> {}
 
-/** How a setting is named in the error's message: its field (code) or its variable (`serve`). */
-export type Naming = "field" | "env"
+/**
+ * How a setting is named in the error's message: its field (code), its variable (`serve`), or
+ * its variable under another prefix (a gateway configured under its own).
+ */
+export type Naming = "field" | "env" | { readonly prefix: string }
+
+const nameOf = (setting: Setting, naming: Naming) =>
+  typeof naming === "string" ? names[setting][naming] : variableOf(setting, naming.prefix)
 
 const problem = (setting: Setting, text: string, naming: Naming) =>
-  new SettingsError({ setting, problem: text, message: `${names[setting][naming]}: ${text}` })
+  new SettingsError({ setting, problem: text, message: `${nameOf(setting, naming)}: ${text}` })
 
 /** OpenSSL's reason without its code prefix ("error:0480006C:PEM routines::no start line"). */
 const reason = (error: unknown): string =>
@@ -93,14 +103,14 @@ export const check = (
     const privateKey = attempt(() => createPrivateKey(Redacted.value(certificate.key)))
     if (Either.isLeft(privateKey)) return fail("key", `not a PEM private key (${privateKey.left})`)
     if (!cert.right.checkPrivateKey(privateKey.right))
-      return fail("key", `is not the key of the certificate in ${names.cert[naming]}`)
+      return fail("key", `is not the key of the certificate in ${nameOf("cert", naming)}`)
   } else {
     const loaded = attempt(() =>
       createSecureContext({ pfx: certificate.pfx, passphrase: Redacted.value(certificate.passphrase) })
     )
     if (Either.isLeft(loaded))
       return loaded.left === "mac verify failure"
-        ? fail("passphrase", `wrong passphrase for ${names.pfx[naming]} (mac verify failure)`)
+        ? fail("passphrase", `wrong passphrase for ${nameOf("pfx", naming)} (mac verify failure)`)
         : fail("pfx", `not a readable PKCS#12 file (${loaded.left})`)
   }
   if (settings.ca !== undefined) {

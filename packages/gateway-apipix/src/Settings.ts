@@ -4,7 +4,8 @@
  * optional CA, and the settlement account's PIX key. Secrets are `Redacted`: they never show in
  * logs or errors.
  */
-import { Redacted } from "effect"
+import { GatewayPlugin } from "@pixgate/core"
+import { Effect, ParseResult, Redacted, Schema } from "effect"
 
 /** The client certificate presented on every call (mTLS). */
 export type ClientCertificate =
@@ -81,10 +82,6 @@ export const defaults = {
   ]
 } as const
 
-/** The API Pix path prefix of the settings, without a trailing slash. */
-export const apiPixPath = (settings: ApiPixSettings): string =>
-  (settings.apiPixPath ?? "/v2").replace(/\/+$/, "")
-
 /** PEM certificate and key. */
 export const pem = (cert: string | Buffer, key: string | Buffer): ClientCertificate => ({
   _tag: "Pem",
@@ -126,6 +123,194 @@ export interface EnvSettings {
   readonly callbackSecret: string
 }
 
+/** A file's bytes as the TLS options take them. */
+const bytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+
+/** A required variable: its message when unset says what turned live mode on. */
+const required = <A>(schema: Schema.Schema<A, string>, name: string, prefix: string, description: string) =>
+  Schema.propertySignature(schema).annotations({
+    description,
+    missingMessage: () => `${name} is required when ${prefix}BASE_URL is set`
+  })
+
+/** A positive whole number of milliseconds. */
+const millis = (name: string, description: string) =>
+  Schema.optional(
+    Schema.transformOrFail(Schema.String, Schema.Number, {
+      strict: true,
+      decode: (text, _, ast) =>
+        /^\d+$/.test(text) && Number(text) >= 1
+          ? ParseResult.succeed(Number(text))
+          : ParseResult.fail(new ParseResult.Type(ast, text, `${name} must be a positive integer (ms)`)),
+      encode: (n) => ParseResult.succeed(String(n))
+    })
+  ).annotations({ description })
+
+/** A file's contents, read through `SettingsFiles` from the path the variable gives. */
+const file = (name: string, description: string) =>
+  Schema.optional(
+    Schema.transformOrFail(Schema.String, Schema.Uint8ArrayFromSelf, {
+      strict: true,
+      decode: (path, _, ast) =>
+        Effect.flatMap(GatewayPlugin.SettingsFiles, (files) => files.read(path)).pipe(
+          Effect.mapError(
+            (e) =>
+              new ParseResult.Type(
+                ast,
+                path,
+                `${name}: cannot read ${path}${e.code === undefined ? "" : ` (${e.code})`}`
+              )
+          )
+        ),
+      encode: (data, _, ast) =>
+        ParseResult.fail(new ParseResult.Forbidden(ast, data, "a file's contents have no variable"))
+    })
+  ).annotations({ description })
+
+/** The variables under `prefix`, field by field (their names without the prefix). */
+const fields = (prefix: string) => {
+  const n = (suffix: string) => `${prefix}${suffix}`
+  return Schema.Struct({
+    BASE_URL: Schema.propertySignature(Schema.String).annotations({
+      description: "The PSP's API, e.g. https://pix.example-bank.com.br"
+    }),
+    CLIENT_ID: required(
+      Schema.String,
+      n("CLIENT_ID"),
+      prefix,
+      "OAuth2 client id (client credentials, Basic auth)"
+    ),
+    CLIENT_SECRET: required(
+      Schema.Redacted(Schema.String),
+      n("CLIENT_SECRET"),
+      prefix,
+      "OAuth2 client secret"
+    ),
+    CERT_FILE: file(
+      n("CERT_FILE"),
+      `The mTLS client certificate (PEM) the PSP issued, presented on every call; required unless ${n("PFX_FILE")}`
+    ),
+    KEY_FILE: file(
+      n("KEY_FILE"),
+      `The client certificate's private key (PEM); required with ${n("CERT_FILE")}`
+    ),
+    PFX_FILE: file(n("PFX_FILE"), "Instead of the PEM pair: a PKCS#12 file"),
+    PFX_PASSPHRASE: Schema.optional(Schema.Redacted(Schema.String)).annotations({
+      description: "The PKCS#12 file's passphrase"
+    }),
+    CA_FILE: file(n("CA_FILE"), "CA of the PSP's server certificate, when it is not in Node's roots"),
+    PIX_KEY: required(
+      Schema.String,
+      n("PIX_KEY"),
+      prefix,
+      "The settlement account's PIX key: chave of every charge, payer of every send"
+    ),
+    API_PIX_PATH: Schema.optional(Schema.String).annotations({
+      description: "Where the API Pix lives under the base URL (default /v2)"
+    }),
+    RECONCILE_INTERVAL_MS: millis(n("RECONCILE_INTERVAL_MS"), "Reconciliation interval (default 5 min)"),
+    POLL_MS: millis(n("POLL_MS"), "Wait between asks about a send or refund not final yet (default 5 s)"),
+    SEND_BUDGET_MS: Schema.optional(
+      Schema.transformOrFail(Schema.String, Schema.Number, {
+        strict: true,
+        decode: (text, _, ast) =>
+          /^\d+$/.test(text)
+            ? ParseResult.succeed(Number(text))
+            : ParseResult.fail(
+                new ParseResult.Type(
+                  ast,
+                  text,
+                  `${n("SEND_BUDGET_MS")} must be a whole number of milliseconds (0 turns it off)`
+                )
+              ),
+        encode: (ms) => ParseResult.succeed(String(ms))
+      })
+    ).annotations({
+      description:
+        "How long a payout's creation waits for the bank's answer to its send (default 3000; 0: never)"
+    }),
+    TIMEOUT_MS: millis(n("TIMEOUT_MS"), "Deadline of each PSP call on the whole exchange (default 10 s)"),
+    CONNECT_TIMEOUT_MS: millis(
+      n("CONNECT_TIMEOUT_MS"),
+      "A new connection to the PSP (TCP and TLS handshake) must be up within this (default 5 s)"
+    ),
+    UNKNOWN_CHARGE_WINDOW_MS: millis(
+      n("UNKNOWN_CHARGE_WINDOW_MS"),
+      "How long a charge with an unknown outcome waits for its same-key retry (default 15 min)"
+    )
+  })
+}
+
+type Fields = Schema.Schema.Type<ReturnType<typeof fields>>
+
+/** The client certificate the variables give: a PEM pair or a PKCS#12 file, never both. */
+const certificateOf = (v: Fields, prefix: string): ClientCertificate | string => {
+  const n = (suffix: string) => `${prefix}${suffix}`
+  if (v.PFX_FILE !== undefined) {
+    if (v.CERT_FILE !== undefined || v.KEY_FILE !== undefined)
+      return (
+        `${n("PFX_FILE")} and ${n("CERT_FILE")}/${n("KEY_FILE")} are both set: ` +
+        "give the client certificate one way, PEM or PKCS#12"
+      )
+    return { _tag: "Pkcs12", pfx: bytes(v.PFX_FILE), passphrase: v.PFX_PASSPHRASE ?? Redacted.make("") }
+  }
+  if (v.CERT_FILE === undefined) return `${n("CERT_FILE")} is required when ${n("BASE_URL")} is set`
+  if (v.KEY_FILE === undefined) return `${n("KEY_FILE")} is required when ${n("BASE_URL")} is set`
+  return pem(bytes(v.CERT_FILE), bytes(v.KEY_FILE))
+}
+
+/** Settings from the variables' fields; the scopes are the profile's (Efí's by default). */
+const settingsOf = (v: Fields, certificate: ClientCertificate): ApiPixSettings => {
+  const optional = {
+    ca: v.CA_FILE === undefined ? undefined : bytes(v.CA_FILE),
+    apiPixPath: v.API_PIX_PATH,
+    reconcileIntervalMs: v.RECONCILE_INTERVAL_MS,
+    pollDelayMs: v.POLL_MS,
+    sendBudgetMs: v.SEND_BUDGET_MS,
+    timeoutMs: v.TIMEOUT_MS,
+    connectTimeoutMs: v.CONNECT_TIMEOUT_MS,
+    unknownChargeWindowMs: v.UNKNOWN_CHARGE_WINDOW_MS
+  }
+  return {
+    baseUrl: v.BASE_URL,
+    clientId: v.CLIENT_ID,
+    clientSecret: v.CLIENT_SECRET,
+    scopes: defaults.scopes,
+    certificate,
+    pixKey: v.PIX_KEY,
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined))
+  }
+}
+
+const isSettings = (u: unknown): u is ApiPixSettings =>
+  typeof u === "object" && u !== null && "baseUrl" in u && "certificate" in u
+
+/**
+ * The live settings as variables under `prefix` (`PIXGATE_LIVE_` for `pixgate serve`), an
+ * `effect/Schema` to `ApiPixSettings`: each variable checked for its form, the certificate files
+ * read (through `GatewayPlugin.SettingsFiles`), each problem one line naming its variable. What
+ * the files hold is checked by `Check.check`.
+ */
+export const schema = (
+  prefix: string
+): Schema.Schema<ApiPixSettings, GatewayPlugin.Variables, GatewayPlugin.SettingsFiles> =>
+  GatewayPlugin.fromVariables(
+    prefix,
+    Schema.transformOrFail(fields(prefix), Schema.declare(isSettings), {
+      strict: true,
+      decode: (v, _, ast) => {
+        const certificate = certificateOf(v, prefix)
+        return typeof certificate === "string"
+          ? ParseResult.fail(new ParseResult.Type(ast, v, certificate))
+          : ParseResult.succeed(settingsOf(v, certificate))
+      },
+      encode: (settings, _, ast) =>
+        ParseResult.fail(
+          new ParseResult.Forbidden(ast, settings, "settings are not written back to variables")
+        )
+    })
+  )
+
 /**
  * Reads the live gateway from the environment (`envNames`): undefined when
  * `PIXGATE_LIVE_BASE_URL` is unset (live keys then answer 502); an Error naming what is
@@ -136,72 +321,31 @@ export const fromEnv = (
   env: Readonly<Record<string, string | undefined>>,
   readFile: (path: string) => Buffer
 ): EnvSettings | undefined => {
-  const get = (name: string) => {
-    const value = env[name]
-    return value === undefined || value === "" ? undefined : value
-  }
-  const baseUrl = get(envNames.baseUrl)
-  if (baseUrl === undefined) return undefined
-  const need = (name: string) => {
-    const value = get(name)
-    if (value === undefined) throw new Error(`${name} is required when ${envNames.baseUrl} is set`)
-    return value
-  }
-  const millis = (name: string) => {
-    const value = get(name)
-    if (value === undefined) return undefined
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a positive integer (ms)`)
-    return Number(value)
-  }
-  const callbackSecret = need(envNames.callbackSecret)
+  const get = (name: string) => (env[name] === "" ? undefined : env[name])
+  if (get(envNames.baseUrl) === undefined) return undefined
+  const callbackSecret = get(envNames.callbackSecret)
+  if (callbackSecret === undefined)
+    throw new Error(`${envNames.callbackSecret} is required when ${envNames.baseUrl} is set`)
   if (callbackSecret.length < 32) throw new Error(`${envNames.callbackSecret} must be at least 32 characters`)
-  // A file a variable names, or an error naming the variable.
-  const file = (name: string, path: string) => {
-    try {
-      return readFile(path)
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      throw new Error(`${name}: cannot read ${path}${code === undefined ? "" : ` (${code})`}`)
-    }
-  }
-  const pfx = get(envNames.pfxFile)
-  if (pfx !== undefined && (get(envNames.certFile) !== undefined || get(envNames.keyFile) !== undefined))
-    throw new Error(
-      `${envNames.pfxFile} and ${envNames.certFile}/${envNames.keyFile} are both set: ` +
-        "give the client certificate one way, PEM or PKCS#12"
+  const files = GatewayPlugin.SettingsFiles.of({
+    read: (path) =>
+      Effect.try({
+        try: () => readFile(path),
+        catch: (error) => new GatewayPlugin.FileUnreadable({ path, ...codeOf(error) })
+      })
+  })
+  const read = Effect.runSync(
+    GatewayPlugin.decode("efi", schema(GatewayPlugin.defaultPrefix), env).pipe(
+      Effect.provideService(GatewayPlugin.SettingsFiles, files),
+      Effect.either
     )
-  const certificate =
-    pfx === undefined
-      ? pem(file(envNames.certFile, need(envNames.certFile)), file(envNames.keyFile, need(envNames.keyFile)))
-      : pkcs12(file(envNames.pfxFile, pfx), get(envNames.pfxPassphrase) ?? "")
-  const caFile = get(envNames.caFile)
-  const apiPath = get(envNames.apiPixPath)
-  const reconcileIntervalMs = millis(envNames.reconcileIntervalMs)
-  const pollDelayMs = millis(envNames.pollDelayMs)
-  const budget = get(envNames.sendBudgetMs)
-  if (budget !== undefined && !/^\d+$/.test(budget))
-    throw new Error(`${envNames.sendBudgetMs} must be a whole number of milliseconds (0 turns it off)`)
-  const sendBudgetMs = budget === undefined ? undefined : Number(budget)
-  const timeoutMs = millis(envNames.timeoutMs)
-  const connectTimeoutMs = millis(envNames.connectTimeoutMs)
-  const unknownChargeWindowMs = millis(envNames.unknownChargeWindowMs)
-  return {
-    callbackSecret,
-    settings: {
-      baseUrl,
-      clientId: need(envNames.clientId),
-      clientSecret: Redacted.make(need(envNames.clientSecret)),
-      scopes: defaults.scopes,
-      certificate,
-      pixKey: need(envNames.pixKey),
-      ...(caFile === undefined ? {} : { ca: file(envNames.caFile, caFile) }),
-      ...(apiPath === undefined ? {} : { apiPixPath: apiPath }),
-      ...(reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs }),
-      ...(pollDelayMs === undefined ? {} : { pollDelayMs }),
-      ...(sendBudgetMs === undefined ? {} : { sendBudgetMs }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
-      ...(unknownChargeWindowMs === undefined ? {} : { unknownChargeWindowMs })
-    }
-  }
+  )
+  if (read._tag === "Left") throw new Error(read.left.message)
+  return { callbackSecret, settings: read.right }
+}
+
+/** A system error's code (`ENOENT`), when it has one. */
+const codeOf = (error: unknown): { readonly code?: string } => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof code === "string" ? { code } : {}
 }

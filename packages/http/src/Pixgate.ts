@@ -10,6 +10,7 @@ import type { HttpClient } from "@effect/platform"
 import {
   type BankGateway,
   Engine,
+  type GatewayPlugin,
   SpanHygiene,
   type Store,
   TraceContext,
@@ -40,6 +41,11 @@ export interface PixgateOptions {
    * `@pixgate/gateway-apipix`); without one (nor `engine.liveGateway`), live keys answer 502.
    */
   readonly liveGateway?: Layer.Layer<BankGateway.LiveGateway, unknown>
+  /**
+   * The live bank gateway as a configured plugin (`GatewayPlugin.configure(plugin, settings)`),
+   * instead of `liveGateway`: its settings are checked at start.
+   */
+  readonly gateway?: GatewayPlugin.Configured
   /**
    * Serves the live bank's callbacks at `/bank/callbacks/<secret>[/pix]` (under `basePath`).
    * The secret is the route's authentication: long and random (at least 32 characters).
@@ -161,7 +167,7 @@ export const layer = (
 ): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
     Engine.layer(options.engine).pipe(
-      Layer.provide(options.liveGateway ?? Layer.empty),
+      Layer.provide(options.liveGateway ?? options.gateway?.layer ?? Layer.empty),
       Layer.provide(
         options.httpClient === undefined
           ? defaultTransport
@@ -206,6 +212,10 @@ export const assemble = async (
   options: PixgateOptions,
   defaultTransport?: Layer.Layer<WebhookTransport.WebhookTransport>
 ): Promise<Assembled> => {
+  check(
+    options.liveGateway === undefined || options.gateway === undefined,
+    "give liveGateway or gateway, not both"
+  )
   const maxBodySize = options.maxBodySize ?? Body.defaultMaxBodySize
   check(Number.isSafeInteger(maxBodySize) && maxBodySize > 0, "maxBodySize must be a positive integer")
   const token = options.admin?.token

@@ -7,8 +7,6 @@
  * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
  * start the job worker.
  */
-import { readFileSync } from "node:fs"
-import { resolve } from "node:path"
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
 import { Engine, type Config as EngineConfig, Errors } from "@pixgate/core"
@@ -32,6 +30,7 @@ import {
 import { Readable } from "./commands/Output.js"
 import * as Database from "./Database.js"
 import * as Environment from "./Environment.js"
+import * as Gateways from "./Gateways.js"
 import * as Server from "./Server.js"
 
 /** Where a CLI run reads and writes (the process's by default; tests pass their own). */
@@ -194,24 +193,21 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
     )
   })
 
-/** The live gateway's settings from PIXGATE_LIVE_* (the gateway package loads only when they are there). */
-const liveSettings = (io: Io) =>
+/**
+ * The live gateway the environment chooses (`PIXGATE_LIVE_GATEWAY`, else the default one when
+ * `PIXGATE_LIVE_BASE_URL` is set), loaded only then, its settings read from its variables and
+ * checked as the gateway will use them: a wrong one stops the command here, naming its variable.
+ */
+const liveGateway = (io: Io) =>
   Effect.gen(function* () {
     const given = yield* Environment.live
     if (Option.isNone(given)) return undefined
-    const { Check, Settings } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
-    const read = yield* Effect.try({
-      try: () => Settings.fromEnv(given.value, (path) => readFileSync(resolve(io.cwd, path))),
-      catch: (error) => new UsageError({ message: oneLine(error) })
-    })
-    if (read === undefined) return undefined
-    // The files' contents, the URL and the PIX key, as the gateway will use them: a wrong one
-    // stops the command here, naming its variable.
-    const settings = yield* Effect.mapError(
-      Check.check(read.settings, "env"),
+    const name = Option.getOrElse(given.value.gateway, () => Gateways.defaultGateway)
+    const gateway = yield* Effect.mapError(
+      Gateways.fromEnvironment(name, io.env, Environment.livePrefix, io.cwd),
       (error) => new UsageError({ message: error.message })
     )
-    return { ...read, settings }
+    return { gateway, callbackSecret: Redacted.value(given.value.callbackSecret) }
   })
 
 /** `serve` until the stop signal (SIGTERM or SIGINT), then a graceful close. */
@@ -219,7 +215,7 @@ const runServe = (io: Io) =>
   Effect.gen(function* () {
     const env = yield* Environment.serve
     const telemetry = yield* Environment.telemetry
-    const live = yield* liveSettings(io)
+    const live = yield* liveGateway(io)
     const postgres = yield* Environment.postgresWaits
     const server = yield* Effect.tryPromise({
       try: () =>
@@ -266,20 +262,21 @@ const runServe = (io: Io) =>
  */
 const runRegister = (url: string, json: boolean, io: Io) =>
   Effect.gen(function* () {
-    const live = yield* liveSettings(io)
+    const live = yield* liveGateway(io)
     if (live === undefined)
       return yield* new UsageError({
-        message: "PIXGATE_LIVE_BASE_URL and the other PIXGATE_LIVE_* must be set"
+        message: `${Environment.livePrefix}GATEWAY (or ${Environment.livePrefix}BASE_URL) and the gateway's other ${Environment.livePrefix}* must be set`
       })
-    const { ApiPix } = yield* Effect.promise(() => import("@pixgate/gateway-apipix"))
+    const register = live.gateway.registerCallback
+    if (register === undefined)
+      return yield* new UsageError({
+        message: `the ${live.gateway.name} gateway registers no callback by API: give the bank ${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/<${Environment.livePrefix}CALLBACK_SECRET> yourself`
+      })
     const webhookUrl = `${url.replace(/\/+$/, "")}${BankCallbacks.basePath}/${live.callbackSecret}`
-    yield* ApiPix.registerWebhook(live.settings, webhookUrl).pipe(
-      Effect.provide(ApiPix.httpClientNode(live.settings)),
+    const registered = yield* register(webhookUrl).pipe(
       Effect.catchAllCause((cause) => Effect.fail(new Failed({ message: describeFailure(cause) })))
     )
-    io.stdout(
-      `${JSON.stringify({ registered: true, chave: live.settings.pixKey }, null, json ? undefined : 2)}\n`
-    )
+    io.stdout(`${JSON.stringify({ registered: true, ...registered }, null, json ? undefined : 2)}\n`)
   })
 
 const signal = () =>

@@ -460,7 +460,11 @@ export const serve = {
     ["PIXGATE_HEADERS_TIMEOUT_MS", "time to receive a request's headers, then 408 (default 10000)"],
     ["PIXGATE_REQUEST_TIMEOUT_MS", "time to receive a whole request, then 408 (default 30000)"],
     ["PIXGATE_SHUTDOWN_TIMEOUT_MS", "longest drain at SIGTERM, then again for running jobs (default 10000)"],
-    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"],
+    [
+      "PIXGATE_LIVE_GATEWAY",
+      "the live bank's gateway plugin: efi (the default), or a plugin module's path (docs/going-live.md)"
+    ],
+    ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the gateway's other PIXGATE_LIVE_* settings"],
     ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind an admin token (docs/operations.md)"],
     [
       "PIXGATE_METRICS_PORT",
@@ -484,7 +488,8 @@ export const serve = {
 /** `gateway webhook register`: not a panel command either. */
 export const gateway = {
   usage: "gateway webhook register --url URL",
-  summary: "Registers URL/bank/callbacks/<secret> as the live PSP's webhook (PIXGATE_LIVE_*).",
+  summary:
+    "Registers URL/bank/callbacks/<secret> with the live bank, through its gateway plugin (PIXGATE_LIVE_*).",
   examples: ["PIXGATE_LIVE_BASE_URL=... pixgate gateway webhook register --url https://pixgate.example.com"]
 } as const
 

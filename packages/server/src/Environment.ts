@@ -1,7 +1,8 @@
 /**
  * The `pixgate` command's environment as `effect/Config`: every variable it reads (`serve`'s
- * settings, the database, the admin token, the live gateway's `PIXGATE_LIVE_*`, the webhook
- * secret), with its default and its check. An empty variable counts as unset. A malformed value
+ * settings, the database, the admin token, the live gateway's choice and callback secret, the
+ * webhook secret), with its default and its check; the live gateway's own `PIXGATE_LIVE_*`
+ * settings are its plugin's (`Gateways.ts`, `GatewayPlugin.read`). An empty variable counts as unset. A malformed value
  * fails with one message naming the variable (the CLI prints it as a usage error, exit 2).
  * Secrets are read as `Redacted`, so they never show in a log or an error.
  */
@@ -298,53 +299,37 @@ export const telemetry = Config.map(
   }
 )
 
-/**
- * The variables `Settings.fromEnv` of `@pixgate/gateway-apipix` reads (its `envNames`; a test
- * holds the two lists equal). Named here so that reading them does not load that package.
- */
-export const liveNames = [
-  "PIXGATE_LIVE_BASE_URL",
-  "PIXGATE_LIVE_CLIENT_ID",
-  "PIXGATE_LIVE_CLIENT_SECRET",
-  "PIXGATE_LIVE_CERT_FILE",
-  "PIXGATE_LIVE_KEY_FILE",
-  "PIXGATE_LIVE_PFX_FILE",
-  "PIXGATE_LIVE_PFX_PASSPHRASE",
-  "PIXGATE_LIVE_CA_FILE",
-  "PIXGATE_LIVE_PIX_KEY",
-  "PIXGATE_LIVE_CALLBACK_SECRET",
-  "PIXGATE_LIVE_API_PIX_PATH",
-  "PIXGATE_LIVE_RECONCILE_INTERVAL_MS",
-  "PIXGATE_LIVE_POLL_MS",
-  "PIXGATE_LIVE_SEND_BUDGET_MS",
-  "PIXGATE_LIVE_TIMEOUT_MS",
-  "PIXGATE_LIVE_CONNECT_TIMEOUT_MS",
-  "PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS"
-] as const
+/** Where the live gateway's variables start (`PIXGATE_LIVE_BASE_URL`, `PIXGATE_LIVE_GATEWAY`, ...). */
+export const livePrefix = "PIXGATE_LIVE_"
+
+/** The live gateway the environment chooses, and the secret of its callback route. */
+export interface LiveChoice {
+  /** `PIXGATE_LIVE_GATEWAY`: a built-in's name, a module's path or a package; none: the default. */
+  readonly gateway: Option.Option<string>
+  readonly callbackSecret: Redacted.Redacted<string>
+}
 
 /**
- * The live gateway's `PIXGATE_LIVE_*` variables, as given: none when
- * `PIXGATE_LIVE_BASE_URL` is unset. `Settings.fromEnv` of `@pixgate/gateway-apipix` then checks
- * them and reads the certificate files (one check for the CLI and for embedders).
+ * The live gateway: `PIXGATE_LIVE_GATEWAY` names a plugin; unset, the default one is chosen when
+ * `PIXGATE_LIVE_BASE_URL` is set (the variable that turns live mode on for it), else there is
+ * none (live keys answer 502). `PIXGATE_LIVE_CALLBACK_SECRET`, the secret path segment of the
+ * bank's callbacks, is then required, 32 characters at least. The plugin's own `PIXGATE_LIVE_*`
+ * variables are read by its settings schema, not here.
  */
-export const live: Config.Config<Option.Option<Readonly<Record<string, string>>>> = Config.map(
-  Config.all(
-    Object.fromEntries(
-      liveNames.map((name) => [
-        name,
-        name.includes("SECRET") || name.includes("PASSPHRASE")
-          ? Config.map(secret(name), Option.map(Redacted.value))
-          : optionalText(name)
-      ])
-    )
-  ),
-  (values) => {
-    const given = Object.entries(values).flatMap(([name, value]) =>
-      Option.isSome(value) ? [[name, value.value] as const] : []
-    )
-    return given.some(([name]) => name === "PIXGATE_LIVE_BASE_URL")
-      ? Option.some(Object.fromEntries(given))
-      : Option.none()
+export const live: Config.Config<Option.Option<LiveChoice>> = Config.mapOrFail(
+  Config.all({
+    gateway: optionalText(`${livePrefix}GATEWAY`),
+    baseUrl: optionalText(`${livePrefix}BASE_URL`),
+    callbackSecret: secret(`${livePrefix}CALLBACK_SECRET`)
+  }),
+  ({ gateway, baseUrl, callbackSecret }) => {
+    if (Option.isNone(gateway) && Option.isNone(baseUrl)) return Either.right(Option.none())
+    const name = `${livePrefix}CALLBACK_SECRET`
+    const trigger = Option.isSome(gateway) ? `${livePrefix}GATEWAY` : `${livePrefix}BASE_URL`
+    if (Option.isNone(callbackSecret)) return invalid(`${name} is required when ${trigger} is set`)
+    if (Redacted.value(callbackSecret.value).length < 32)
+      return invalid(`${name} must be at least 32 characters`)
+    return Either.right(Option.some({ gateway, callbackSecret: callbackSecret.value }))
   }
 )
 

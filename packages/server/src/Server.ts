@@ -12,15 +12,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
-import { Engine } from "@pixgate/core"
+import { Engine, GatewayPlugin } from "@pixgate/core"
 import { NodeHostResolver } from "@pixgate/core/node"
-import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
-import { Duration, Effect, Fiber, type Redacted, Ref, Schedule } from "effect"
+import { Duration, Effect, Fiber, Ref, Schedule } from "effect"
 import * as AdminGate from "./AdminGate.js"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
+import * as Gateways from "./Gateways.js"
 import type { TelemetryOptions } from "./Telemetry.js"
 import * as Telemetry from "./TelemetryLoader.js"
 
@@ -54,10 +54,10 @@ export interface ServerOptions extends Connections.ConnectionOptions {
   /** Serve the merchant panel under `/panel` when `@pixgate/panel` is installed (default true). */
   readonly panel?: boolean
   /**
-   * The live bank (`@pixgate/gateway-apipix` settings, e.g. from `Settings.fromEnv`) and the
-   * secret of its callback route `/bank/callbacks/<secret>`; without it, live keys answer 502.
+   * The live bank's gateway plugin and the secret of its callback route
+   * `/bank/callbacks/<secret>`; without it, live keys answer 502.
    */
-  readonly live?: { readonly settings: LiveSettings; readonly callbackSecret: string }
+  readonly live?: LiveOptions
   /**
    * Longest wait for requests in flight at shutdown before their connections are cut (10 s;
    * the CLI reads `PIXGATE_SHUTDOWN_TIMEOUT_MS`), and then again for the job worker's running
@@ -220,59 +220,29 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, 
 }
 
 /**
- * The live gateway's settings: `ApiPixSettings` of `@pixgate/gateway-apipix` (what its
- * `Settings.fromEnv` reads), declared here because that package is an optional peer: these
- * declarations must compile in a project without it. Its fields are documented there. When this
- * package is built, each declaration is checked to fit the other (`sameAsApiPix` below).
+ * The live gateway: a configured plugin (`GatewayPlugin.configure`), or a plugin by name (a
+ * built-in, a module's path from `cwd`, or a package; default `efi`) with its settings in code,
+ * which its start-up check names by field. With the secret of the bank's callback route.
  */
-export interface LiveSettings {
-  readonly baseUrl: string
-  readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
-  readonly scopes: ReadonlyArray<string>
-  readonly certificate:
-    | {
-        readonly _tag: "Pem"
-        readonly cert: string | Buffer
-        readonly key: Redacted.Redacted<string | Buffer>
-      }
-    | { readonly _tag: "Pkcs12"; readonly pfx: Buffer; readonly passphrase: Redacted.Redacted<string> }
-  readonly ca?: string | Buffer
-  readonly apiPixPath?: string
-  readonly pixKey: string
-  readonly timeoutMs?: number
-  readonly connectTimeoutMs?: number
-  readonly unknownChargeWindowMs?: number
-  readonly tokenMarginMs?: number
-  readonly pollDelayMs?: number
-  readonly sendBudgetMs?: number
-  readonly reconcileIntervalMs?: number
-  readonly reconcileWindowMs?: number
-}
-
-/** One shape both ways: a field added to either declaration and not the other fails this build. */
-const sameAsApiPix = (settings: LiveSettings): ApiPixSettings.ApiPixSettings => settings
-type SameFields = [Exclude<keyof ApiPixSettings.ApiPixSettings, keyof LiveSettings>] extends [never]
-  ? [Exclude<keyof LiveSettings, keyof ApiPixSettings.ApiPixSettings>] extends [never]
-    ? true
-    : false
-  : false
-void ((settings: ApiPixSettings.ApiPixSettings): LiveSettings => settings)
-void (true satisfies SameFields)
+export type LiveOptions =
+  | { readonly gateway: GatewayPlugin.Configured; readonly callbackSecret: string }
+  | { readonly plugin?: string; readonly settings: unknown; readonly callbackSecret: string }
 
 /** Default of `ServerOptions.shutdownTimeoutMs`. */
 export const defaultShutdownTimeoutMs = 10_000
 
-/** The live gateway's pieces, its settings checked first (`Check.check`): a wrong one throws. */
-const liveGateway = async (live: NonNullable<ServerOptions["live"]>) => {
-  // Loaded only for live mode: a sandbox-only server does not pay for the HTTP client's import.
-  const { ApiPix, Check } = await import("@pixgate/gateway-apipix")
-  const checked = Check.check(sameAsApiPix(live.settings))
+/** The live gateway, its settings checked first (the plugin's start-up check): a wrong one throws. */
+const liveGateway = async (live: LiveOptions, cwd: string) => {
+  const gateway =
+    "gateway" in live
+      ? live.gateway
+      : GatewayPlugin.configure(
+          await Gateways.load(live.plugin ?? Gateways.defaultGateway, cwd),
+          live.settings
+        )
+  const checked = await Effect.runPromise(Effect.either(gateway.check))
   if (checked._tag === "Left") throw new Error(checked.left.message)
-  return {
-    liveGateway: ApiPix.layerNode(checked.right),
-    bankCallbacks: { secret: live.callbackSecret }
-  }
+  return { gateway, bankCallbacks: { secret: live.callbackSecret } }
 }
 
 /**
@@ -320,7 +290,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     )
   const limits = Connections.resolve(options)
   const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
-  const live = options.live === undefined ? {} : await liveGateway(options.live)
+  const live =
+    options.live === undefined ? undefined : await liveGateway(options.live, options.cwd ?? process.cwd())
   // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
   let running: Pixgate.Pixgate | undefined
   const telemetry = await Telemetry.load(
@@ -417,7 +388,10 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     database: Database.describe(target),
     admin: Boolean(options.adminToken) || (await AdminGate.anyToken(pixgate, false)),
     live:
-      options.live === undefined ? "not configured (live keys answer 502)" : options.live.settings.baseUrl,
+      live === undefined
+        ? "not configured (live keys answer 502)"
+        : (live.gateway.summary ?? live.gateway.name),
+    ...(live === undefined ? {} : { gateway: live.gateway.name }),
     panel: panel === undefined ? null : `${url}${panelPath}`,
     metrics: telemetry.metricsUrl
   })

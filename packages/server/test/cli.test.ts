@@ -403,8 +403,14 @@ describe("panel commands (in-process)", () => {
   })
 
   it("reads the live gateway's variables by the names @pixgate/gateway-apipix documents", async () => {
-    const { Settings } = await import("@pixgate/gateway-apipix")
-    const { liveNames } = await import("../src/Environment.js")
+    const { EfiPlugin, Settings } = await import("@pixgate/gateway-apipix")
+    const { GatewayPlugin } = await import("@pixgate/core")
+    const { livePrefix } = await import("../src/Environment.js")
+    // The default gateway's variables, from its settings schema, and the callback route's secret.
+    const liveNames = [
+      ...GatewayPlugin.variables(EfiPlugin.plugin, livePrefix).map((v) => v.name),
+      `${livePrefix}CALLBACK_SECRET`
+    ]
     expect([...liveNames].sort()).toEqual(Object.values(Settings.envNames).sort())
     const incomplete = await cliWith(
       { env: { PIXGATE_LIVE_BASE_URL: "https://psp.example" } },

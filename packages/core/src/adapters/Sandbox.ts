@@ -18,7 +18,7 @@ import {
   TransactionId
 } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
-import type { BankGatewayShape, GatewayContext, JobRun } from "../ports/BankGateway.js"
+import type { BankGatewayShape, Capabilities, GatewayContext, JobRun } from "../ports/BankGateway.js"
 import type { ClaimedJob, StoreError } from "../ports/Store.js"
 
 /** The PIX key whose payouts the sandbox fails. */
@@ -86,8 +86,20 @@ export const jobs = {
   "sandbox.refund.fail": timer(RefundId, (id, ctx) => ctx.refundFailed(id, "bank_rejected"))
 } satisfies Readonly<Record<Extract<CoreJobKind, `sandbox.${string}`>, JobRun>>
 
+/** What the sandbox does: charges of both kinds, payouts, refunds and (simulated) infractions. */
+export const capabilities: Capabilities = {
+  charges: true,
+  dueDateCharges: true,
+  sends: true,
+  refunds: true,
+  reconciliation: false,
+  recurring: false,
+  infractions: true
+}
+
 /** The sandbox gateway for a location host (e.g. `pix.pixgate.dev`). */
 export const make = (locationHost: string): BankGatewayShape => ({
+  capabilities,
   jobs,
   refundTimers: (refund, now) => refundTimers(refund, now),
   createCharge: (tx) =>

@@ -182,8 +182,35 @@ export interface BankCallback {
   readonly header?: (name: string) => string | undefined
 }
 
+/**
+ * What a gateway can do, declared by it, so the engine can refuse what a bank does not offer
+ * with a clear answer of its own instead of the bank's error. Recurring charges (Pix Automático)
+ * and infractions (MED) are named already; a gateway says `false` until it offers them.
+ */
+export interface Capabilities {
+  /** Immediate charges (API Pix `cob`). */
+  readonly charges: boolean
+  /** Charges with a due date, fine, interest and discounts (API Pix `cobv`). */
+  readonly dueDateCharges: boolean
+  /** Payouts: PIX sent from the settlement account (`sender`). */
+  readonly sends: boolean
+  /** Merchants' refunds of received PIX, devoluções (`refunder`, or the gateway's own timers). */
+  readonly refunds: boolean
+  /** Finding PIX no callback reported, by reading what the account received. */
+  readonly reconciliation: boolean
+  /** Recurring charges (Pix Automático). */
+  readonly recurring: boolean
+  /** Infractions (MED) read from the bank. */
+  readonly infractions: boolean
+}
+
 /** One bank gateway. */
 export interface BankGatewayShape {
+  /**
+   * What it can do. A gateway that does not say is taken for what its shape offers
+   * (`capabilitiesOf`); a plugin's gateway carries the plugin's declaration.
+   */
+  readonly capabilities?: Capabilities
   /**
    * Registers a charge; returns its location URL without scheme (BR Code field 26-25), and
    * the bank's own BR Code ("copia e cola") when the bank issues one, used as is.
@@ -220,6 +247,21 @@ export interface BankGatewayShape {
     ctx: GatewayContext
   ) => Effect.Effect<void, GatewayFailure | StoreError>
 }
+
+/**
+ * A gateway's capabilities: its own declaration, else what its shape offers (charges of both
+ * kinds, sends with a `sender`, refunds with a `refunder` or refund timers; nothing else).
+ */
+export const capabilitiesOf = (gateway: BankGatewayShape): Capabilities =>
+  gateway.capabilities ?? {
+    charges: true,
+    dueDateCharges: true,
+    sends: gateway.sender !== undefined,
+    refunds: gateway.refunder !== undefined || gateway.refundTimers !== undefined,
+    reconciliation: false,
+    recurring: false,
+    infractions: false
+  }
 
 /**
  * The live bank gateway, when provided as a service (e.g. `@pixgate/gateway-apipix`'s layer):

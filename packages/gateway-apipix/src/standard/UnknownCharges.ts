@@ -8,23 +8,19 @@
  */
 import type { BankGateway, Store } from "@pixgate/core"
 import { Clock, Effect, Option } from "effect"
-import type { PspClient } from "./Client.js"
 import * as Problem from "./Problem.js"
-import { type ApiPixSettings, apiPixPath, defaults } from "./Settings.js"
+import type { Setup } from "./Setup.js"
+import { record } from "./Wire.js"
 
-const record = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
-
-/** The job's runner over one PSP client. */
+/** The job's runner over the gateway's setup. */
 export const runner =
-  (settings: ApiPixSettings, psp: PspClient, resource: "cob" | "cobv" = "cob") =>
+  (setup: Setup, resource: "cob" | "cobv" = "cob") =>
   (j: Store.ClaimedJob, ctx: BankGateway.GatewayContext): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
+      const psp = setup.psp
       const txid = j.ref
-      const path = `${apiPixPath(settings)}/${resource}/${encodeURIComponent(txid)}`
-      const later = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        ctx.retryJob(j.id, now + (settings.reconcileIntervalMs ?? defaults.reconcileIntervalMs))
-      )
+      const path = `${setup.pix}/${resource}/${encodeURIComponent(txid)}`
+      const later = Effect.flatMap(Clock.currentTimeMillis, (now) => ctx.retryJob(j.id, now + setup.interval))
       const adopted = Effect.map(ctx.findByTxid(txid), Option.isSome)
       const log = (message: string, fields: Record<string, unknown> = {}) =>
         Effect.logWarning(message).pipe(Effect.annotateLogs({ txid, ...fields }))

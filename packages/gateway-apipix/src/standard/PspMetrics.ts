@@ -6,7 +6,7 @@
  */
 import { Metrics, Telemetry } from "@pixgate/core"
 import { Clock, Effect, Metric } from "effect"
-import type { PspCall, PspError, PspResponse } from "./Client.js"
+import type { PspCall, PspError, PspResponse } from "./Call.js"
 
 /** PSP calls by operation and outcome. */
 export const calls = Metric.counter("pixgate_psp_calls_total", {
