@@ -39,6 +39,7 @@ import * as Auth from "./services/Auth.js"
 import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
 import * as Charges from "./services/Charges.js"
+import * as EventFeed from "./services/EventFeed.js"
 import * as Health from "./services/Health.js"
 import * as Idempotency from "./services/Idempotency.js"
 import * as Instrumented from "./services/Instrumented.js"
@@ -62,6 +63,8 @@ export interface EngineShape {
   /** Refunds (devoluções) of completed charges: `refunds.create`, `refunds.list`. */
   readonly refunds: Refunds.RefundsShape
   readonly admin: Admin.AdminShape
+  /** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
+  readonly events: EventFeed.EventFeedShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -93,6 +96,7 @@ export type Services =
   | Refunds.Refunds
   | Admin.Admin
   | Health.Health
+  | EventFeed.EventFeed
 
 /** What a service's layer may need: the focused store tags, the config, the gateways, webhooks. */
 export type ServiceDependencies = FocusedStores | Config.EngineConfig | Gateways | Webhooks.Webhooks
@@ -112,6 +116,7 @@ export interface ServiceLayers {
   readonly chargebacks?: Layer.Layer<Chargebacks.Chargebacks, never, ServiceDependencies>
   readonly refunds?: Layer.Layer<Refunds.Refunds, never, ServiceDependencies>
   readonly health?: Layer.Layer<Health.Health, never, ServiceDependencies>
+  readonly events?: Layer.Layer<EventFeed.EventFeed, never, ServiceDependencies>
   readonly admin?: Layer.Layer<
     Admin.Admin,
     never,
@@ -142,7 +147,8 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Instrumented.bankEvents),
     replace.chargebacks ?? Chargebacks.layer,
     replace.refunds ?? Refunds.layer,
-    replace.health ?? Health.layer
+    replace.health ?? Health.layer,
+    replace.events ?? EventFeed.layer
   )
   return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
 }
@@ -217,6 +223,7 @@ const make = Effect.gen(function* () {
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
     health: yield* Health.Health,
+    events: yield* EventFeed.EventFeed,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     bankCallback: (callback) =>
       Option.match(

@@ -173,6 +173,8 @@ export * as BankEvents from "./services/BankEvents.js"
 export * as Chargebacks from "./services/Chargebacks.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
+/** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
+export * as EventFeed from "./services/EventFeed.js"
 /** Readiness: whether this instance should get traffic. */
 export * as Health from "./services/Health.js"
 /**

@@ -9,6 +9,7 @@ import type { Engine } from "@pixgate/core"
 import { Effect, type Redacted } from "effect"
 import { Handlers } from "./EndpointHandlers.js"
 import * as Endpoints from "./Endpoints.js"
+import * as EventStream from "./EventStream.js"
 import * as OpenApiDocuments from "./OpenApiDocuments.js"
 import { AdminApi, AdminToken } from "./PixgateApi.js"
 import type * as Route from "./Route.js"
@@ -24,6 +25,9 @@ export const routes = (
     handlers: Handlers,
     security: [[AdminToken, Security.adminToken(token)]],
     // Behind the token like every admin route, yet needing no engine.
-    transport: { adminDocumentation: { openapi: () => Effect.succeed({ status: 200, body: document }) } }
+    transport: {
+      adminDocumentation: { openapi: () => Effect.succeed({ status: 200, body: document }) },
+      adminEvents: { stream: EventStream.adminStream }
+    }
   })
 }
