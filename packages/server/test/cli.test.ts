@@ -30,22 +30,14 @@ const cli = (...argv: Array<string>) => cliWith({}, ...argv)
  * does not already ask for JSON or help (a usage error stays exactly as it was written).
  */
 const asJson = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const words =
-    argv
-      .slice(
-        0,
-        Math.max(
-          0,
-          argv.findIndex((a) => a.startsWith("-"))
-        )
-      )
-      .join(" ") || argv.join(" ")
-  const named = commandNames().some(
-    (name) => name !== "serve" && (words === name || words.startsWith(`${name} `))
-  )
-  return !named || argv.some((a) => a === "--json" || a === "--help" || a === "-h")
-    ? argv
-    : [...argv, "--json"]
+  const named = commandNames()
+    .filter((name) => name !== "serve")
+    .find((name) => argv.slice(0, name.split(" ").length).join(" ") === name)
+  if (named === undefined || argv.some((a) => a === "--json" || a === "--help" || a === "-h")) return argv
+  // A flag left without its value at the end stays so: `--json` goes right after the words then.
+  if (argv.at(-1)?.startsWith("-") !== true) return [...argv, "--json"]
+  const at = named.split(" ").length
+  return [...argv.slice(0, at), "--json", ...argv.slice(at)]
 }
 
 /**

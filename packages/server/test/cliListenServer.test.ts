@@ -59,7 +59,9 @@ const receiver = async () => {
 /** A TCP proxy to `target` whose open connections the test can cut. */
 const proxy = async (target: URL) => {
   const sockets = new Set<Socket>()
+  let accepted = 0
   const server = createServer((client) => {
+    accepted++
     const upstream = createConnectionTo(target)
     for (const s of [client, upstream]) {
       sockets.add(s)
@@ -73,6 +75,8 @@ const proxy = async (target: URL) => {
   return {
     url: `http://127.0.0.1:${port}`,
     connections: () => sockets.size,
+    /** Connections accepted so far: a reconnection makes one more. */
+    accepted: () => accepted,
     cut: () => {
       for (const s of sockets) s.destroy()
     },
@@ -179,10 +183,21 @@ describe("pixgate listen --server", () => {
     const second = await chargesFrom(server.url, merchant.testKey, 5, 2)
     const third = await chargesFrom(server.url, merchant.testKey, 5, 3)
     const all = [...first, ...second, ...third]
+    // The sandbox pays each charge 2-3 s later: transaction.completed for each follows.
+    const made = async () => {
+      const log = await cli("webhook", "log", "--merchant", merchant.merchantId, "--limit", "500", "--json")
+      return new Set((log.json as ReadonlyArray<{ eventId: string }>).map((d) => d.eventId))
+    }
+    const forwardedIds = () => target.received.map(({ headers }) => headers["webhook-id"])
     await until(
-      () => `every event forwarded (${target.received.length} of ${all.length}; ${stderr})`,
-      () => target.received.length >= all.length
+      () => `every event forwarded (${target.received.length} forwarded; ${stderr})`,
+      async () => {
+        const ids = await made()
+        return ids.size === 2 * all.length && [...ids].every((id) => forwardedIds().includes(id))
+      }
     )
+    // listen did reconnect after the cut.
+    expect(link.accepted()).toBeGreaterThanOrEqual(2)
     // Nothing more comes: no event twice.
     await new Promise((r) => setTimeout(r, 1500))
     const verifier = new Webhook(signingKey)
@@ -191,16 +206,22 @@ describe("pixgate listen --server", () => {
       return verifier.verify(body, headers) as { id: string; event: string; data: { transactionId: string } }
     })
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length)
-    expect(events.every((e) => e.event === "transaction.created")).toBe(true)
-    expect(events.map((e) => e.data.transactionId).sort()).toEqual([...all].sort())
+    expect(new Set(events.map((e) => e.id))).toEqual(await made())
+    for (const type of ["transaction.created", "transaction.completed"])
+      expect(
+        events
+          .filter((e) => e.event === type)
+          .map((e) => e.data.transactionId)
+          .sort(),
+        type
+      ).toEqual([...all].sort())
     // --json: one line per forwarded event, with the receiver's answer.
     const lines = stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l))
-    expect(lines).toHaveLength(all.length)
-    for (const line of lines)
-      expect(line).toMatchObject({ type: "transaction.created", statusCode: 200, error: null })
+    expect(lines).toHaveLength(events.length)
+    for (const line of lines) expect(line).toMatchObject({ statusCode: 200, error: null })
     listen.kill("SIGTERM")
     link.close()
     target.server.close()

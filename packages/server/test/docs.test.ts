@@ -73,7 +73,7 @@ describe("links", () => {
 
 /** Tokens that name a file by a path: `packages/core/src/x.ts`, `core/src/x.ts`, `scripts/x.mjs`, `test/x.test.ts`. */
 const pathPattern =
-  /(?<![\w@/.:-])(?:\.\.?\/)?(?:[\w.-]+\/)+[\w.-]+\.(?:ts|mts|mjs|js|json|md|sh|yaml|yml|sql)\b/g
+  /(?<![\w@/.:!-])(?:\.\.?\/)?(?:[\w.-]+\/)+[\w.-]+\.(?:ts|mts|mjs|js|json|md|sh|yaml|yml|sql)\b/g
 
 /** Code spans that name a file alone: `Commands.ts`. */
 const namePattern = /`([A-Za-z][\w.-]*\.(?:ts|mts|mjs))`/g
