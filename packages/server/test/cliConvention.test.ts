@@ -4,9 +4,10 @@
  * `--help` describes its flags for that command; a missing store package says where its tarball
  * comes from, not a registry it is not on.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { commandNames, helpTable } from "../src/Commands.js"
 import { missingStore } from "../src/Database.js"
@@ -19,12 +20,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const help = (name: string): string => plain(helpTable().topics[name] ?? "")
 
-/** A flag's line and its description in a command's help. */
+/** A flag's description under OPTIONS in a command's help (the paragraph below its line). */
 const flagHelp = (name: string, flag: string): string => {
   const text = help(name)
-  const at = text.indexOf(`--${flag} `)
+  const options = text.slice(text.indexOf("\nOPTIONS\n"))
+  const at = options.indexOf(`\n--${flag} `)
   expect(at, `${name} --${flag}`).toBeGreaterThan(-1)
-  return text.slice(at, text.indexOf("\n\n", at))
+  const description = options.indexOf("\n\n", at) + 2
+  return options.slice(description, options.indexOf("\n\n", description))
 }
 
 describe("one output convention", () => {
@@ -78,7 +81,7 @@ describe("one output convention", () => {
       /^MODE +STATUS +FAILURES IN A ROW +PENDING +IN FLIGHT +URL\ntest +healthy +0 +/
     )
     expect((await cli("balance", "--merchant", merchant, "--mode", "test")).stdout).toMatch(
-      /\navailable: +51\.00\nheld: +0\.00 \(frozen by open chargebacks\)\n$/
+      /\navailable: +52\.00\nheld: +0\.00 \(frozen by open chargebacks\)\n$/
     )
   })
 })
@@ -110,8 +113,8 @@ describe("each command's help is its own", () => {
   it("no flag of any command carries another command's wording", () => {
     for (const name of commandNames()) {
       const text = help(name)
-      expect(text, name).not.toContain("(charges) or")
-      expect(text, name).not.toContain("(payouts)")
+      expect(text, name).not.toContain("payer's (charges) or recipient's (payouts)")
+      expect(text, name).not.toContain("shown to the payer (charges), kept with the payout")
     }
   })
 })
@@ -122,5 +125,15 @@ describe("a missing store package", () => {
     expect(message).toContain("@pixgate/store-pg is not installed")
     expect(message).toContain("pnpm release:pack")
     expect(message).not.toContain("npm install")
+  })
+})
+
+describe("the command files and the table", () => {
+  it("no command file imports the table or the runner back (no circle)", () => {
+    const dir = fileURLToPath(new URL("../src/commands/", import.meta.url))
+    for (const file of readdirSync(dir)) {
+      const text = readFileSync(join(dir, file), "utf8")
+      expect(text, file).not.toMatch(/from "\.\.\/(Commands|Cli)\.js"/)
+    }
   })
 })
