@@ -267,7 +267,13 @@ export const releasePack = ({
     // pnpm's own lines (`packages/core build$ tsc ...`, `... Done`) are the progress.
     execFileSync(
       "pnpm",
-      ["-r", "--reporter=append-only", ...packages.flatMap((p) => ["--filter", p.manifest.name]), "run", "build"],
+      [
+        "-r",
+        "--reporter=append-only",
+        ...packages.flatMap((p) => ["--filter", p.manifest.name]),
+        "run",
+        "build"
+      ],
       { cwd: root, stdio: ["ignore", "inherit", "inherit"] }
     )
     log(`built in ${elapsed()}`)
