@@ -18,7 +18,12 @@ const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-convention-"))
 const cli = cliOn(`sqlite:${join(dir, "convention.db")}`, dir)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const help = (name: string): string => plain(helpTable().topics[name] ?? "")
+// Rendering every topic takes a while: once for the file.
+let table: ReturnType<typeof helpTable> | undefined
+const help = (name: string): string => {
+  table ??= helpTable()
+  return plain(table.topics[name] ?? "")
+}
 
 /** A flag's description under OPTIONS in a command's help (the paragraph below its line). */
 const flagHelp = (name: string, flag: string): string => {

@@ -16,7 +16,7 @@ describePostgres("on Postgres", () => {
 
   beforeAll(async () => {
     let out = ""
-    const code = await Cli.run(["merchant", "create", "--name", "Loja PG"], {
+    const code = await Cli.run(["merchant", "create", "--name", "Loja PG", "--json"], {
       env: { PIXGATE_DATABASE: database.url() },
       cwd: process.cwd(),
       stdout: (t) => {
