@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { Webhook } from "standardwebhooks"
+import * as Cli from "../src/Cli.js"
 import { cliOn } from "./support/cli.js"
 import * as Serve from "./support/serveProcess.js"
 
@@ -231,24 +232,19 @@ describe("pixgate listen --server", () => {
 
   it("refuses a live key, a bad --server, and a missing credential; 401 names the key", async () => {
     const merchant = (await cli("merchant", "create", "--name", "Loja 2", "--json")).json
-    const run = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          [
-            "--import",
-            tsxLoader,
-            "--conditions=@pixgate/source",
-            bin,
-            "listen",
-            "--forward-to",
-            "http://127.0.0.1:1/x",
-            ...args
-          ],
-          { cwd: packageDir, env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: testWaitMs },
-          (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr })
-        )
+    // In-process: these end at once (refused before, or by, the server).
+    const run = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+      let stderr = ""
+      const code = await Cli.run(["listen", "--forward-to", "http://127.0.0.1:1/x", ...args], {
+        env: { PIXGATE_DATABASE: "", ...env },
+        cwd: packageDir,
+        stdout: () => {},
+        stderr: (t) => {
+          stderr += t
+        }
       })
+      return { code, stderr }
+    }
     const live = await run(["--server", "http://127.0.0.1:1"], { PIXGATE_API_KEY: merchant.liveKey })
     expect(live.code).toBe(2)
     expect(live.stderr).toContain("listen forwards test-mode events only")
