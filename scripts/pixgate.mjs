@@ -2,9 +2,10 @@
 // TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
 // run by plain node. The bundle is built once per version of the sources, into
 // node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
-// and manifest (size and modification time of each): a call after a change rebuilds (about a
-// second), every other call only imports.
-// The esbuild service is stopped once the build is done: no esbuild process outlives it.
+// and manifest (size and modification time of each): the first call after a clone or a change
+// builds it (2-3 s on a quiet 2-core machine, docs/performance.md) and says so on stderr, every
+// other call only imports. The esbuild service is stopped once the build is done: no esbuild
+// process outlives it.
 import { execFileSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -52,11 +53,17 @@ export const sourceHash = () => {
  * by the sources' hash, with `help.json` (every command's help, rendered), unless it exists;
  * answers the entry file's path.
  */
-export const bundle = async () => {
+export const bundle = async (say = () => {}) => {
   const hash = sourceHash()
   const dir = join(cacheDir, hash)
   const entry = join(dir, "bin.mjs")
   if (existsSync(entry)) return entry
+  const started = Date.now()
+  say(
+    existsSync(cacheDir)
+      ? "pixgate: the sources changed; rebuilding the command (a few seconds)...\n"
+      : "pixgate: building the command from the sources, once after a clone (a few seconds)...\n"
+  )
   mkdirSync(cacheDir, { recursive: true })
   // Loaded only to build: a cached run never pays for esbuild. Its service process is stopped
   // right after the build (buildSync too would keep one alive until the process exits).
@@ -85,6 +92,7 @@ export const bundle = async () => {
     logLevel: "warning"
   })
   await esbuild.stop()
+  say(`pixgate: bundled in ${((Date.now() - started) / 1000).toFixed(1)} s; rendering the help...\n`)
   // The help of every command, rendered now: `--help` then reads it and loads nothing else.
   // Rendered by another process: this one must not load the engine from the temporary folder
   // before it runs the bundle from its final place (two copies of every module).
@@ -111,6 +119,7 @@ export const bundle = async () => {
     if (name !== hash && name !== "v8" && !name.startsWith("."))
       rmSync(join(cacheDir, name), { recursive: true, force: true })
   }
+  say(`pixgate: built in ${((Date.now() - started) / 1000).toFixed(1)} s (node_modules/.cache/pixgate)\n`)
   return entry
 }
 
@@ -118,5 +127,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   // Node 22.1 and later keep V8's compiled code of the bundle between runs (Node 20 has no such
   // cache; there the bundle is compiled on each run, see docs/performance.md).
   module.enableCompileCache?.(join(cacheDir, "v8"))
-  await import(pathToFileURL(await bundle()).href)
+  await import(pathToFileURL(await bundle((line) => process.stderr.write(line))).href)
 }

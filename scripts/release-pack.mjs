@@ -257,12 +257,26 @@ export const releasePack = ({
   allowMissingDist = false
 } = {}) => {
   const packages = publicPackages()
+  const started = Date.now()
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`
   if (build) {
-    log(`building ${packages.map((p) => p.manifest.name).join(", ")}`)
-    execFileSync("pnpm", ["-r", ...packages.flatMap((p) => ["--filter", p.manifest.name]), "run", "build"], {
-      cwd: root,
-      stdio: ["ignore", "ignore", "inherit"]
-    })
+    log(
+      `building ${packages.length} packages with tsc (the longest step: several minutes on a busy 2-core machine); ` +
+        "pnpm prints each package as it starts and ends"
+    )
+    // pnpm's own lines (`packages/core build$ tsc ...`, `... Done`) are the progress.
+    execFileSync(
+      "pnpm",
+      [
+        "-r",
+        "--reporter=append-only",
+        ...packages.flatMap((p) => ["--filter", p.manifest.name]),
+        "run",
+        "build"
+      ],
+      { cwd: root, stdio: ["ignore", "inherit", "inherit"] }
+    )
+    log(`built in ${elapsed()}`)
   } else {
     const missing = packages.filter((p) => !existsSync(join(p.dir, "dist")))
     if (missing.length > 0 && !allowMissingDist)
@@ -276,18 +290,19 @@ export const releasePack = ({
     rmSync(out, { recursive: true, force: true })
   }
   mkdirSync(out, { recursive: true })
-  for (const p of packages) {
+  for (const [i, p] of packages.entries()) {
     execFileSync("pnpm", ["pack", "--pack-destination", out], {
       cwd: p.dir,
       stdio: ["ignore", "ignore", "inherit"]
     })
     if (!existsSync(join(out, tarballName(p.manifest))))
       throw new Error(`pnpm pack did not write ${tarballName(p.manifest)}`)
+    log(`packed ${p.manifest.name} (${i + 1} of ${packages.length}, ${elapsed()})`)
   }
   const index = indexOf(out, packages)
   writeFileSync(join(out, "index.json"), `${JSON.stringify(index, null, 2)}\n`)
   writeFileSync(join(out, "INSTALL.md"), installText(index))
-  log(`packed ${packages.length} packages into ${out}`)
+  log(`packed ${packages.length} packages into ${out} in ${elapsed()}`)
   return index
 }
 

@@ -45,6 +45,9 @@ describe("promise client", () => {
   it("charges.create answers the charge with its BR Code and QR image", async () => {
     const charge = await pixgate.charges.create({ amount: 10.5, clientName: "Maria Silva" })
     expect(charge.amount).toBe(10.5)
+    // Typed as the literal "pending", as the payout's status is.
+    const status: "pending" = charge.status
+    expect(status).toBe("pending")
     expect(charge.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/)
     expect(charge.qrCode.startsWith("000201")).toBe(true)
     expect(charge.qrCode).toContain("br.gov.bcb.pix")

@@ -44,6 +44,7 @@ import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
 import * as Charges from "./services/Charges.js"
 import * as Erasure from "./services/Erasure.js"
+import * as EventFeed from "./services/EventFeed.js"
 import * as Health from "./services/Health.js"
 import * as Idempotency from "./services/Idempotency.js"
 import * as Instrumented from "./services/Instrumented.js"
@@ -71,6 +72,8 @@ export interface EngineShape {
   readonly erasure: Erasure.ErasureShape
   /** The admin API's named, scoped tokens and its audit log. */
   readonly adminTokens: AdminTokens.AdminTokensShape
+  /** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
+  readonly events: EventFeed.EventFeedShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -109,6 +112,7 @@ export type Services =
   | AdminTokens.AdminTokens
   | Health.Health
   | Erasure.Erasure
+  | EventFeed.EventFeed
 
 /** What a service's layer may need: the focused store tags, the config, the gateways, webhooks. */
 export type ServiceDependencies = FocusedStores | Config.EngineConfig | Gateways | Webhooks.Webhooks
@@ -129,6 +133,7 @@ export interface ServiceLayers {
   readonly refunds?: Layer.Layer<Refunds.Refunds, never, ServiceDependencies>
   readonly health?: Layer.Layer<Health.Health, never, ServiceDependencies>
   readonly erasure?: Layer.Layer<Erasure.Erasure, never, ServiceDependencies>
+  readonly events?: Layer.Layer<EventFeed.EventFeed, never, ServiceDependencies>
   readonly admin?: Layer.Layer<
     Admin.Admin,
     never,
@@ -161,7 +166,8 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.refunds ?? Refunds.layer,
     replace.health ?? Health.layer,
     replace.erasure ?? Erasure.layer,
-    AdminTokens.layer
+    AdminTokens.layer,
+    replace.events ?? EventFeed.layer
   )
   return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
 }
@@ -238,6 +244,7 @@ const make = Effect.gen(function* () {
     adminTokens: yield* AdminTokens.AdminTokens,
     health: yield* Health.Health,
     erasure: yield* Erasure.Erasure,
+    events: yield* EventFeed.EventFeed,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     bankCallback: (callback) =>

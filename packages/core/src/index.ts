@@ -199,6 +199,8 @@ export * as Chargebacks from "./services/Chargebacks.js"
 export * as Charges from "./services/Charges.js"
 /** Erasure of payers' personal data: on request (`erasePayer`) and past the retention period. */
 export * as Erasure from "./services/Erasure.js"
+/** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
+export * as EventFeed from "./services/EventFeed.js"
 /** Readiness: whether this instance should get traffic. */
 export * as Health from "./services/Health.js"
 /**

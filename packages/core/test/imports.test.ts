@@ -15,7 +15,7 @@ const graph = () =>
     fileExtensions: ["ts"],
     tsConfig,
     // `import type` counts: a cycle of types is still a cycle a reader has to untangle.
-    detectiveOptions: { ts: { skipTypeImports: false } }
+    detectiveOptions: { ts: { skipTypeImports: false, suppressDeprecatedPropertyWarnings: true } }
   })
 
 /**

@@ -40,7 +40,7 @@ describe("core's layout", () => {
       const result = await madge(src, {
         fileExtensions: ["ts"],
         tsConfig,
-        detectiveOptions: { ts: { skipTypeImports: false } }
+        detectiveOptions: { ts: { skipTypeImports: false, suppressDeprecatedPropertyWarnings: true } }
       })
       const deps = result.obj()
       const modules = Object.keys(deps)

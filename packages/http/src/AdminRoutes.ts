@@ -14,6 +14,7 @@ import { Cause, Effect, Exit, type Redacted } from "effect"
 import * as AdminScopes from "./AdminScopes.js"
 import { Handlers } from "./EndpointHandlers.js"
 import * as Endpoints from "./Endpoints.js"
+import * as EventStream from "./EventStream.js"
 import * as OpenApiDocuments from "./OpenApiDocuments.js"
 import { AdminApi, AdminToken } from "./PixgateApi.js"
 import * as Respond from "./Respond.js"
@@ -133,7 +134,11 @@ export const routes = (
     handlers: Handlers,
     // Checked by `guarded`, before the route reads anything.
     security: [[AdminToken, { check: () => Effect.succeed(undefined) }]],
-    transport: { adminDocumentation: { openapi: () => Effect.succeed({ status: 200, body: document }) } }
+    // Behind the token like every admin route, yet needing no engine.
+    transport: {
+      adminDocumentation: { openapi: () => Effect.succeed({ status: 200, body: document }) },
+      adminEvents: { stream: EventStream.adminStream }
+    }
   })
   return compiled.map((route) => {
     const operation = byRoute.get(`${route.method} ${route.path}`)

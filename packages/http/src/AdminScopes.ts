@@ -51,5 +51,6 @@ export const needs: Table = {
     erasePayer: "full"
   },
   adminAudit: { getAdminAuditLog: "read-only" },
+  adminEvents: { stream: "read-only" },
   adminDocumentation: { openapi: "read-only" }
 }

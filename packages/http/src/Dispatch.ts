@@ -8,7 +8,7 @@
  * send its answer.
  */
 import { Errors, Redaction } from "@pixgate/core"
-import { Cause, type Effect, type Exit, FiberId, Option, Runtime } from "effect"
+import { Cause, Effect, type Exit, FiberId, Option, Runtime, Stream } from "effect"
 import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming } from "./Incoming.js"
 import * as Log from "./Log.js"
@@ -17,10 +17,21 @@ import * as Respond from "./Respond.js"
 import * as Router from "./Router.js"
 import { statusOf } from "./Status.js"
 
+/** An answer's body being written as it is made. */
+export interface Channel {
+  readonly write: (text: string) => void
+  /** Ends the answer (nothing is written after). */
+  readonly end: () => void
+  /** Calls `f` once the client went away or the answer ended. */
+  readonly onClose: (f: () => void) => void
+}
+
 /** A request and the way back to its client. */
 export interface Exchange extends Incoming {
   /** Writes the answer, which carries `requestId` as `x-request-id`. */
   readonly send: (answer: Respond.Answer, requestId: string) => void
+  /** Writes the answer's status and headers (with `x-request-id`) and opens its body for writing. */
+  readonly open: (answer: Respond.Answer, requestId: string) => Channel
 }
 
 /**
@@ -54,6 +65,16 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
   const defect = (id: string, cause: Cause.Cause<unknown>) => {
     if (logErrors) log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
   }
+  // A streamed answer's body runs on the runtime until it ends or the client goes away.
+  const stream = (exchange: Exchange, id: string, reply: Respond.Streamed) => {
+    const channel = exchange.open(reply, id)
+    const fiber = fork(Stream.runForEach(reply.chunks, (text) => Effect.sync(() => channel.write(text))))
+    channel.onClose(() => fiber.unsafeInterruptAsFork(FiberId.none))
+    fiber.addObserver((exit) => {
+      if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) defect(id, exit.cause)
+      channel.end()
+    })
+  }
   const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer, route: string) => {
     const end = Date.now()
     HttpMetrics.record(exchange.method, route, reply.status, end - start)
@@ -63,7 +84,8 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
     }
     try {
-      exchange.send(reply, id)
+      if (reply instanceof Respond.Streamed) stream(exchange, id, reply)
+      else exchange.send(reply, id)
     } catch (error) {
       defect(id, Cause.die(error))
     }

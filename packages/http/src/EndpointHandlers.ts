@@ -48,11 +48,12 @@ export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any> = {
 
 /**
  * The groups answered by handlers, by name. The others are the router's and the transport's:
- * `removed` (410 for every method) and the documentation groups (the documents of the mount point).
+ * `removed` (410 for every method), the documentation groups (the documents of the mount point)
+ * and the event streams (`EventStream.ts`, written as they are made).
  */
 export type ServedGroup = Exclude<
   HttpApiGroup.HttpApiGroup.Name<Groups>,
-  "removed" | "documentation" | "adminDocumentation"
+  "removed" | "documentation" | "adminDocumentation" | "events" | "adminEvents"
 >
 
 /** Every handler, by group and endpoint name. */

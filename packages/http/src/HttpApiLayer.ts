@@ -102,6 +102,8 @@ const incoming = (request: HttpServerRequest.HttpServerRequest, maxBodySize: num
 const toResponse = (answer: Respond.Answer): HttpServerResponse.HttpServerResponse => {
   const { "content-type": contentType, ...headers } = answer.headers
   const options = { status: answer.status, headers, contentType }
+  if (answer instanceof Respond.Streamed)
+    return HttpServerResponse.stream(Stream.encodeText(answer.chunks), options)
   return typeof answer.body === "string"
     ? HttpServerResponse.text(answer.body, options)
     : HttpServerResponse.uint8Array(answer.body, options)
@@ -266,6 +268,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
     HttpApiBuilder.group(PixgateApi, "charges", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "payouts", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "transactions", (h) => h.handleRaw("list", serve)),
+    HttpApiBuilder.group(PixgateApi, "events", (h) => h.handleRaw("stream", serve)),
     HttpApiBuilder.group(PixgateApi, "removed", (h) =>
       Effect.map(Effect.context<Requirements>(), (context) => {
         const gone: Serve<never> = (request) => Effect.provide(serve(request), context)
@@ -307,6 +310,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("listRefunds", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
+    HttpApiBuilder.group(PixgateApi, "adminEvents", (h) => h.handleRaw("stream", serve)),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }

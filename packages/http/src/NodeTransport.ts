@@ -104,6 +104,26 @@ class NodeExchange implements Dispatch.Exchange {
     return read(this.req, this.limit)
   }
 
+  open(answer: Respond.Answer, requestId: string): Dispatch.Channel {
+    const res = this.res
+    const headers: Array<string | number> = []
+    for (const name in answer.headers) headers.push(name, answer.headers[name])
+    headers.push("x-request-id", requestId)
+    res.writeHead(answer.status, headers)
+    res.flushHeaders()
+    return {
+      write: (text) => {
+        if (!res.writableEnded) res.write(text)
+      },
+      end: () => {
+        if (!res.writableEnded) res.end()
+      },
+      onClose: (f) => {
+        res.once("close", f)
+      }
+    }
+  }
+
   // Headers as a flat list: Node takes it as is, without building another object.
   send(answer: Respond.Answer, requestId: string): void {
     const res = this.res

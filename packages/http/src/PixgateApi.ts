@@ -31,6 +31,7 @@ import {
 import { Context, type Effect, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
+import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
 
 /** Every error of the contract, as a client decodes it (core's and the transport's tagged errors). */
@@ -760,12 +761,13 @@ export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
     OpenApi.annotations({ title: "Admin documentation", description: "The admin API's OpenAPI document" })
   )
 
-/** The public API: health, charges, payouts, transactions, the removed endpoints and the documents. */
+/** The public API: health, charges, payouts, transactions, the event stream, the removed endpoints and the documents. */
 export const PublicApi = HttpApi.make("pixgate")
   .add(HealthGroup)
   .add(ChargesGroup.addError(ApiErrors.StorageUnavailable))
   .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable))
   .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable))
+  .add(EventsGroup.middleware(ApiKey).addError(ApiErrors.StorageUnavailable))
   .add(DocumentationGroup)
   // Last: the removed endpoints' tag closes the reference (docs/decisions.md).
   .add(RemovedGroup)
@@ -789,6 +791,7 @@ export const PublicApi = HttpApi.make("pixgate")
 const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
   .add(AdminAuditGroup)
+  .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import * as DocsPage from "./DocsPage.js"
 import { Handlers, health, readiness } from "./EndpointHandlers.js"
 import * as Endpoints from "./Endpoints.js"
+import * as EventStream from "./EventStream.js"
 import type { Incoming } from "./Incoming.js"
 import * as OpenApiDocuments from "./OpenApiDocuments.js"
 import { ApiKey, PublicApi } from "./PixgateApi.js"
@@ -61,6 +62,7 @@ export const routes = (basePath: string): ReadonlyArray<Route.Route<Engine.Engin
               : Respond.json(503, body, { "retry-after": String(readinessRetryAfter) })
           )
       },
+      events: { stream: EventStream.publicStream },
       documentation: {
         renderer: (input) =>
           Effect.promise(() =>

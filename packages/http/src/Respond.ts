@@ -4,7 +4,7 @@
  * every 503 carries `Retry-After`.
  */
 import { Errors } from "@pixgate/core"
-import { Data } from "effect"
+import { Data, type Stream } from "effect"
 import { statusOf } from "./Status.js"
 import * as TransportErrors from "./TransportErrors.js"
 
@@ -26,6 +26,21 @@ export class Answer {
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string | Uint8Array<ArrayBuffer>
   ) {}
+}
+
+/**
+ * An answer written as it is made (Server-Sent Events): the status and headers at once, then
+ * each text of `chunks` as it comes, until the stream ends or the client goes away (which
+ * interrupts it). Everything the stream needs is already provided to it.
+ */
+export class Streamed extends Answer {
+  constructor(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    readonly chunks: Stream.Stream<string>
+  ) {
+    super(status, headers, "")
+  }
 }
 
 /** A refusal that needs headers besides its error body (Allow, Retry-After). */

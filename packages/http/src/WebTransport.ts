@@ -141,6 +141,39 @@ class WebExchange implements Dispatch.Exchange {
     return body === undefined ? read(this.request, this.limit) : given(body, this.limit)
   }
 
+  open(answer: Respond.Answer, requestId: string): Dispatch.Channel {
+    const closers: Array<() => void> = []
+    let open = true
+    const close = () => {
+      if (!open) return
+      open = false
+      for (const f of closers) f()
+    }
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c
+      },
+      cancel: close
+    })
+    const headers: Array<[string, string]> = Object.entries(answer.headers)
+    headers.push(["x-request-id", requestId])
+    this.resolve(new Response(this.method === "HEAD" ? null : body, { status: answer.status, headers }))
+    return {
+      write: (text) => {
+        if (open) controller?.enqueue(encoder.encode(text))
+      },
+      end: () => {
+        if (open) controller?.close()
+        close()
+      },
+      onClose: (f) => {
+        if (open) closers.push(f)
+        else f()
+      }
+    }
+  }
+
   send(answer: Respond.Answer, requestId: string): void {
     const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
     const headers: Array<[string, string]> = Object.entries(answer.headers)

@@ -14,6 +14,9 @@ export * as ApiErrors from "./ApiErrors.js"
 export * as BankCallbacks from "./BankCallbacks.js"
 export * as Body from "./Body.js"
 export * as Handlers from "./EndpointHandlers.js"
+export * as EventStream from "./EventStream.js"
+/** The event stream's contract and its Server-Sent Events answers. */
+export * as EventsApi from "./EventsApi.js"
 /** Pixgate's API as `HttpApiBuilder` layers, for Effect applications. */
 export * as HttpApiLayer from "./HttpApiLayer.js"
 export * as Incoming from "./Incoming.js"

@@ -3,9 +3,10 @@
  * named by `PIXGATE_DATABASE`, and `gateway webhook register`. The command table
  * (`Commands.ts`) becomes @effect/cli commands, which parse the line, check each flag, suggest
  * the flag meant on a typo and print their help; the environment is read with `effect/Config`
- * (`Environment.ts`). Results are JSON on stdout (pretty; compact with `--json`); errors are one
- * line on stderr and a non-zero exit (2: usage, 1: the operation failed). Panel commands never
- * start the job worker.
+ * (`Environment.ts`). Results are a table or short text on stdout, JSON with `--json`
+ * (`commands/Output.ts`); errors are one line on stderr and a non-zero exit (2: usage, 1: the
+ * operation failed). Panel commands never start the job worker; `listen` and `trigger` with
+ * `--server` open no database at all.
  */
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
@@ -14,20 +15,19 @@ import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
 import {
-  type Command,
   commandNames,
-  type Flags,
-  flags,
+  flagOf,
   helpRequest,
   isHelpTopic,
   plain,
   type Runner,
   renderHelp,
   tree,
-  UsageError,
   unknownCommand
 } from "./Commands.js"
-import { Readable } from "./commands/Output.js"
+import { Ask, type Command, type Flags, UsageError } from "./commands/Command.js"
+import { type Readable, Readable as ReadableOutput } from "./commands/Output.js"
+import * as Remote from "./commands/Remote.js"
 import * as Database from "./Database.js"
 import * as Environment from "./Environment.js"
 import * as Gateways from "./Gateways.js"
@@ -45,6 +45,8 @@ export interface Io {
   readonly stdin?: Stdin
   /** Help in colour (ANSI styles), for a terminal; default plain text. */
   readonly color?: boolean
+  /** Asks the person at the terminal and resolves to the line typed; absent when nobody can answer. */
+  readonly ask?: (question: string) => Promise<string>
 }
 
 /** Standard input as the CLI reads secrets from it. */
@@ -102,7 +104,7 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
   Effect.gen(function* () {
     const filled: Record<string, string | undefined> = { ...given }
     for (const flag of [...command.required, ...(command.optional ?? [])]) {
-      const env = flags[flag]?.secretEnv
+      const env = flagOf(command, flag).secretEnv
       if (env === undefined) continue
       const value = given[flag]
       if (value === "-") filled[flag] = yield* readSecret(io.stdin, flag)
@@ -114,7 +116,9 @@ const withSecrets = (command: Command, given: Flags, io: Io) =>
       else {
         const fromEnv = yield* Environment.secretOf(env)
         if (Option.isSome(fromEnv)) filled[flag] = Redacted.value(fromEnv.value)
-        else if (io.stdin !== undefined && !io.stdin.isTTY) filled[flag] = yield* readSecret(io.stdin, flag)
+        // Piped stdin stands for a required secret only: an optional one is read with `-`.
+        else if (command.required.includes(flag) && io.stdin !== undefined && !io.stdin.isTTY)
+          filled[flag] = yield* readSecret(io.stdin, flag)
         else if (command.required.includes(flag))
           return yield* new UsageError({
             message: `Missing required flag --${flag} (or ${env}, or piped on stdin) (pixgate ${command.usage})`
@@ -152,18 +156,50 @@ const engineLayer = (
     )
   )
 
-/** A panel command: its secrets, then its admin operation on the engine; JSON on stdout. */
-const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, json: boolean, io: Io) =>
+/** One item of a command's output, in the form asked for: JSON on one line, or the text for a person. */
+const emit = (item: Readable, json: boolean, io: Io) => {
+  if (!json) {
+    if (item.text !== "") io.stdout(item.text)
+  } else if (item.json !== undefined) io.stdout(`${JSON.stringify(item.json)}\n`)
+}
+
+/** An operation's failure as the CLI reports it (exit 1), usage errors kept (exit 2). */
+const failed = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
+  Effect.catchAllCause(effect, (cause) =>
+    Cause.isFailType(cause) && (cause.error instanceof Failed || cause.error instanceof UsageError)
+      ? Effect.fail(cause.error)
+      : Effect.fail(new Failed({ message: describeFailure(cause) }))
+  )
+
+/** Asks through the Io, when someone can answer. */
+const askOf = (io: Io) =>
+  Layer.succeed(Ask, (question: string) => {
+    const ask = io.ask
+    return ask === undefined || io.stdin?.isTTY !== true
+      ? Effect.succeed(Option.none())
+      : Effect.map(
+          Effect.promise(() => ask(question)),
+          (answer) => Option.some(answer)
+        )
+  })
+
+/** The engine's admin operation of a command, on the database `PIXGATE_DATABASE` names. */
+const runLocal = (
+  command: Command,
+  filled: Flags,
+  args: ReadonlyArray<string>,
+  print: (item: Readable) => Effect.Effect<void>,
+  io: Io
+) =>
   Effect.gen(function* () {
-    const filled = yield* withSecrets(command, given, io)
     const database = yield* Environment.database
     const keys = yield* Environment.dataKeys
     // `webhook set` checks URLs as `serve` would: the same address policy and http allowance.
     const addresses = yield* Environment.webhookAddresses
     const insecure = yield* Environment.allowInsecureLiveWebhooks
     const waits = yield* Environment.postgresWaits
-    const value = yield* Effect.flatMap(Engine.Engine, (engine) =>
-      command.run(engine.admin, filled, args, (text) => Effect.sync(() => io.stdout(text)))
+    return yield* Effect.flatMap(Engine.Engine, (engine) =>
+      command.run(engine.admin, filled, args, print)
     ).pipe(
       Effect.provide(
         engineLayer(
@@ -178,19 +214,51 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
           waits
         )
       ),
-      Effect.catchAllCause((cause) =>
-        Cause.isFailType(cause) && (cause.error instanceof Failed || cause.error instanceof UsageError)
-          ? Effect.fail(cause.error)
-          : Effect.fail(new Failed({ message: describeFailure(cause) }))
-      )
+      Effect.provide(askOf(io)),
+      failed
     )
-    io.stdout(
-      value instanceof Readable
-        ? json
-          ? `${JSON.stringify(value.json)}\n`
-          : value.text
-        : `${JSON.stringify(value, null, json ? undefined : 2)}\n`
+  })
+
+/** A command against the server `--server` names, with the key given and `PIXGATE_ADMIN_TOKEN`. */
+const runRemote = (
+  command: Command,
+  remote: NonNullable<Command["remote"]>,
+  filled: Flags,
+  args: ReadonlyArray<string>,
+  print: (item: Readable) => Effect.Effect<void>,
+  io: Io
+) =>
+  Effect.gen(function* () {
+    const url = Remote.baseUrl(filled.server ?? "")
+    if (url === undefined)
+      return yield* new UsageError({
+        message: "--server must be an http:// or https:// URL, e.g. http://127.0.0.1:3000"
+      })
+    const token = yield* Environment.secretOf("PIXGATE_ADMIN_TOKEN")
+    const server: Remote.Server = {
+      url,
+      apiKey: filled["api-key"],
+      adminToken: Option.getOrUndefined(Option.map(token, Redacted.value)),
+      merchant: filled.merchant
+    }
+    return yield* remote(server, filled, args, print).pipe(
+      Effect.provide(NodeWebhookTransport.layer),
+      Effect.provide(askOf(io)),
+      failed
     )
+  }).pipe(Effect.annotateLogs("command", command.usage))
+
+/** A command: its secrets, then its operation on the database or a server; its output as asked. */
+const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, json: boolean, io: Io) =>
+  Effect.gen(function* () {
+    const filled = yield* withSecrets(command, given, io)
+    const print = (item: Readable) => Effect.sync(() => emit(item, json, io))
+    const remote = command.remote
+    const value =
+      filled.server !== undefined && remote !== undefined
+        ? yield* runRemote(command, remote, filled, args, print, io)
+        : yield* runLocal(command, filled, args, print, io)
+    emit(value, json, io)
   })
 
 /**
@@ -276,7 +344,14 @@ const runRegister = (url: string, json: boolean, io: Io) =>
     const registered = yield* register(webhookUrl).pipe(
       Effect.catchAllCause((cause) => Effect.fail(new Failed({ message: describeFailure(cause) })))
     )
-    io.stdout(`${JSON.stringify({ registered: true, ...registered }, null, json ? undefined : 2)}\n`)
+    emit(
+      new ReadableOutput(
+        { registered: true, ...registered },
+        `registered ${webhookUrl.replace(live.callbackSecret, `<${Environment.livePrefix}CALLBACK_SECRET>`)} with the ${live.gateway.name} gateway\n`
+      ),
+      json,
+      io
+    )
   })
 
 const signal = () =>

@@ -2,9 +2,9 @@
  * The `pixgate` commands as data: each one's words, summary, flags, positional arguments and
  * examples, and the engine admin operation it runs. `tree` turns the table into @effect/cli
  * commands (which parse, check and suggest); the help is @effect/cli's help of those commands
- * with the table's examples and environment. Adding a command is adding one entry to `commands`
- * (and, for a new flag, one entry to `flags`). Nothing here loads the engine: `pixgate --help`
- * needs only this module.
+ * with the table's examples and environment. A command lives in its feature's file
+ * (`commands/*.ts`, with the flags only it takes); adding one is listing it in `commands`. The
+ * types they share are `commands/Command.ts`'s, so no command file imports this table.
  */
 import {
   Args,
@@ -17,176 +17,31 @@ import {
   ValidationError
 } from "@effect/cli"
 import * as Span from "@effect/cli/HelpDoc/Span"
-import {
-  type DataCipher,
-  Engine,
-  type Errors,
-  Requests,
-  type Store,
-  type WebhookTransport
-} from "@pixgate/core"
-import { Array as Arr, Data, Effect, Option, Schema } from "effect"
-import { adminTokenCommands, adminTokenFlags } from "./commands/AdminToken.js"
-import { command, type FlagsOf } from "./commands/Command.js"
-import { listenCommand, listenFlags } from "./commands/Listen.js"
+import { Array as Arr, Effect, Option } from "effect"
+import { adminTokenCommands } from "./commands/AdminToken.js"
+import type { Command, Flag, Flags } from "./commands/Command.js"
+import * as SharedFlags from "./commands/Flags.js"
+import { listenCommand } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
-import { amountOf, moneyCommands, moneyFlags } from "./commands/Money.js"
-import { privacyCommands, privacyFlags } from "./commands/Privacy.js"
-import { refundCommands, refundFlags } from "./commands/Refund.js"
+import { merchantCommands } from "./commands/Merchants.js"
+import { moneyCommands } from "./commands/Money.js"
+import { panelUserCommands } from "./commands/PanelUsers.js"
+import { privacyCommands } from "./commands/Privacy.js"
+import { refundCommands } from "./commands/Refund.js"
+import { sandboxCommands } from "./commands/Sandbox.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
+import { webhookCommands } from "./commands/Webhooks.js"
 import * as HelpText from "./HelpText.js"
 
-/** A usage error: exit code 2. */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+/** Every flag several commands share (besides `--json` and `--help`); a command's own are in its `flags`. */
+export const flags: Readonly<Record<string, Flag>> = SharedFlags.shared
 
-/** Flag values by name, as the CLI parsed them. */
-export type Flags = Readonly<Record<string, string | undefined>>
-type Admin = Engine.EngineShape["admin"]
-
-/**
- * One command; `Required` and `Optional` name its flags (`command(...)` infers them from the
- * lists). `Command` alone, any command of the table: its `run` then takes the parsed flags.
- */
-export interface Command<Required extends string = string, Optional extends string = string> {
-  /** The synopsis after `pixgate`, e.g. `key create --merchant ID --mode test|live`. */
-  readonly usage: string
-  /** One sentence: what it does. */
-  readonly summary?: string
-  readonly required: ReadonlyArray<Required>
-  readonly optional?: ReadonlyArray<Optional>
-  /** Names of positional arguments. */
-  readonly args?: ReadonlyArray<string>
-  /** Whole command lines, shown under "Examples". */
-  readonly examples?: ReadonlyArray<string>
-  /** Flags of this command that mean something else than the shared flag of the same name. */
-  readonly flags?: Readonly<Record<string, Flag>>
-  // A method, so that a command typed by its flags is also a `Command` of the table (its
-  // parameters compare both ways); the CLI calls it only with every required flag set.
-  run(
-    admin: Admin,
-    flags: string extends Required ? Flags : FlagsOf<Required, Optional>,
-    args: ReadonlyArray<string>,
-    /** Writes to stdout at once (a command that follows something prints as it goes). */
-    print: (text: string) => Effect.Effect<void>
-  ): Effect.Effect<
-    unknown,
-    Errors.PixgateError | UsageError,
-    Engine.Engine | Store.Store | WebhookTransport.WebhookTransport | DataCipher.Keyring
-  >
+/** A command's flag by name: its own text when it has one, else the shared flag's. */
+export const flagOf = (command: Command, name: string): Flag => {
+  const flag = command.flags?.[name] ?? flags[name]
+  if (flag === undefined) throw new TypeError(`--${name} is described nowhere (${command.usage})`)
+  return flag
 }
-
-/** Decodes a command's input with the engine's maximum amount. */
-const decode =
-  <A, I>(schema: Schema.Schema<A, I>) =>
-  (input: unknown) =>
-    Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
-
-/** One flag: what it means, and the check of its value (before anything runs). */
-export interface Flag {
-  readonly description: string
-  /** The value's name in usage lines, e.g. `ID` in `--merchant ID`. */
-  readonly value: string
-  readonly test?: (value: string) => boolean
-  readonly message?: string
-  /**
-   * A secret: also read from this environment variable, or from stdin (`--flag -`, or when the
-   * flag is left out and stdin is not a terminal); given as an argument it works, with a warning.
-   */
-  readonly secretEnv?: string
-}
-
-type Mode = "test" | "live"
-type DeliveryStatus = "pending" | "delivered" | "failed"
-
-/** Every flag a command may take (besides `--json` and `--help`). */
-export const flags: Readonly<Record<string, Flag>> = {
-  name: { value: "NAME", description: "the merchant's name (shown in its BR Codes)" },
-  city: { value: "CITY", description: "the merchant's city for its BR Codes (default SAO PAULO)" },
-  merchant: { value: "ID", description: "the merchant's id (mer_...)" },
-  mode: {
-    value: "test|live",
-    description: "test (sandbox) or live",
-    test: (v) => v === "test" || v === "live",
-    message: "--mode must be test or live"
-  },
-  url: { value: "URL", description: "where the webhook deliveries go (http or https)" },
-  secret: {
-    value: "SECRET|-",
-    description:
-      "the webhook secret sent in X-Pixgate-Signature: 8 to 256 printable ASCII characters, no leading or trailing space; " +
-      "`-` reads it from stdin",
-    secretEnv: "PIXGATE_WEBHOOK_SECRET"
-  },
-  status: {
-    value: "STATUS",
-    description: "only deliveries in this status: pending, delivered or failed",
-    test: (v) => ["pending", "delivered", "failed"].includes(v),
-    message: "--status must be pending, delivered or failed"
-  },
-  limit: {
-    value: "N",
-    description: "at most this many entries",
-    test: (v) => /^\d{1,9}$/.test(v),
-    message: "--limit must be a non-negative integer"
-  },
-  plan: {
-    value: "JSON",
-    description: "the fee plan as JSON: charge and payout parts (see docs/decisions.md, Fees)",
-    test: (v) => {
-      try {
-        const value = JSON.parse(v)
-        return typeof value === "object" && value !== null
-      } catch {
-        return false
-      }
-    },
-    message: "--plan must be a JSON object"
-  },
-  amount: { value: "N", description: "an amount in reais, e.g. 100 or 25.90" },
-  role: {
-    value: "ROLE",
-    description:
-      "the panel user's role: owner (everything), finance (payouts, refunds), developer (API keys, webhooks) or viewer (read only); default owner for the merchant's first user, viewer after",
-    test: (v) => ["owner", "finance", "developer", "viewer"].includes(v),
-    message: "--role must be owner, finance, developer or viewer"
-  },
-  "reset-2fa": {
-    value: "yes|no",
-    description: "also remove the user's second factor and recovery codes (a lost phone)",
-    test: (v) => v === "yes" || v === "no",
-    message: "--reset-2fa must be yes or no"
-  },
-  before: {
-    value: "AUDIT_ID",
-    description: "only entries older than this one (the `next` of the previous page)"
-  },
-  "paid-at": {
-    value: "YYYY-MM-DD|TIME",
-    description:
-      "when the sandbox's payer pays: a day (noon in São Paulo) or an ISO 8601 time, not before the charge was created (default now); a due-date charge asks for what its terms give on that day"
-  },
-  overlap: {
-    value: "SECONDS",
-    description: "seconds the replaced signing key keeps signing too (default 86400, at most 604800)",
-    test: (v) => /^\d{1,9}$/.test(v),
-    message: "--overlap must be a whole number of seconds"
-  },
-  email: { value: "EMAIL", description: "the e-mail address the person signs in to the panel with" },
-  panel: {
-    value: "URL",
-    description: "the panel's address, for the link (default http://127.0.0.1:3000/panel)"
-  },
-  ...moneyFlags,
-  ...refundFlags,
-  ...privacyFlags,
-  ...listenFlags,
-  ...adminTokenFlags
-}
-
-// `--plan` holds the fee plan: its problems are named after the flag.
-const planSchema = Schema.Struct({ plan: Requests.feePlan("plan") }).annotations({
-  [Requests.FirstProblemOnlyId]: true
-})
 
 /** What each positional argument is. */
 const argumentHelp: Readonly<Record<string, string>> = {
@@ -197,235 +52,12 @@ const argumentHelp: Readonly<Record<string, string>> = {
   NAME_OR_ID: "the admin token's id (atk_...), or the name of a live admin token"
 }
 
-/** Every panel command by its words. */
+/** Every command by its words, grouped as `pixgate --help` lists them. */
 export const commands: Readonly<Record<string, Command>> = {
-  "merchant create": command({
-    summary: "Creates a merchant; prints its id and its test and live API keys (shown only once).",
-    examples: [
-      'pixgate merchant create --name "Padaria Pao Quente" --json > merchant.json',
-      'pixgate merchant create --name "Loja" --city "RIO DE JANEIRO"'
-    ],
-    usage: "merchant create --name NAME [--city CITY]",
-    required: ["name"],
-    optional: ["city"],
-    run: (admin, f) => admin.createMerchant({ name: f.name, city: f.city })
-  }),
-  "key create": command({
-    summary: "Creates another API key for a merchant; prints the key (shown only once).",
-    examples: ["pixgate key create --merchant mer_... --mode live"],
-    usage: "key create --merchant ID --mode test|live",
-    required: ["merchant", "mode"],
-    run: (admin, f) => admin.createKey(f.merchant, f.mode as Mode)
-  }),
-  "key revoke": command({
-    summary: "Revokes an API key by its id (key_...); requests with it get 401 at once.",
-    examples: ["pixgate key revoke key_..."],
-    usage: "key revoke KEY_ID",
-    required: [],
-    args: ["KEY_ID"],
-    run: (admin, _, [id]) => admin.revokeKey(id)
-  }),
-  "key list": command({
-    summary: "Lists a merchant's API keys: id, mode, hint and state (never the key itself).",
-    examples: ["pixgate key list --merchant mer_..."],
-    usage: "key list --merchant ID",
-    required: ["merchant"],
-    run: (admin, f) => admin.listKeys(f.merchant)
-  }),
-  "webhook set": command({
-    summary:
-      "Sets the URL and secret of a merchant's webhook endpoint for one mode; the first time, prints its signing key (shown only once).",
-    examples: [
-      "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret - < webhook-secret.txt",
-      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks"
-    ],
-    usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET|-",
-    required: ["merchant", "mode", "url", "secret"],
-    run: (admin, f) =>
-      admin.setWebhook({ merchantId: f.merchant, mode: f.mode as Mode, url: f.url, secret: f.secret })
-  }),
-  "webhook rotate-signing-key": command({
-    summary:
-      "Replaces the signing key of an endpoint; prints the new key (shown only once). The old one signs too for the overlap.",
-    examples: ["pixgate webhook rotate-signing-key --merchant mer_... --mode live --overlap 3600"],
-    usage: "webhook rotate-signing-key --merchant ID --mode test|live [--overlap SECONDS]",
-    required: ["merchant", "mode"],
-    optional: ["overlap"],
-    run: (admin, f) =>
-      admin.rotateSigningKey({
-        merchantId: f.merchant,
-        mode: f.mode as Mode,
-        ...(f.overlap === undefined ? {} : { overlapSeconds: Number(f.overlap) })
-      })
-  }),
-  "webhook status": command({
-    summary:
-      "Shows each endpoint of a merchant: healthy or failing, failures in a row, deliveries pending, attempts in flight.",
-    examples: ["pixgate webhook status --merchant mer_..."],
-    usage: "webhook status --merchant ID",
-    required: ["merchant"],
-    run: (admin, f) => admin.webhookStatus(f.merchant)
-  }),
-  "webhook log": command({
-    summary: "Shows a merchant's webhook deliveries, newest first, with each attempt.",
-    examples: ["pixgate webhook log --merchant mer_... --status failed --limit 20"],
-    usage: "webhook log --merchant ID [--mode test|live] [--status pending|delivered|failed] [--limit N]",
-    required: ["merchant"],
-    optional: ["mode", "status", "limit"],
-    run: (admin, f) =>
-      admin.webhookLog({
-        merchantId: f.merchant,
-        ...(f.mode === undefined ? {} : { mode: f.mode as Mode }),
-        ...(f.status === undefined ? {} : { status: f.status as DeliveryStatus }),
-        ...(f.limit === undefined ? {} : { limit: Number(f.limit) })
-      })
-  }),
-  "webhook redeliver": command({
-    summary: "Sends an event again (a new delivery of the same event id to the current endpoint).",
-    examples: ["pixgate webhook redeliver evt_..."],
-    usage: "webhook redeliver EVENT_ID",
-    required: [],
-    args: ["EVENT_ID"],
-    run: (admin, _, [id]) => admin.redeliver(id)
-  }),
-  balance: command({
-    summary: "Shows a merchant's available and held balance in one mode.",
-    examples: ["pixgate balance --merchant mer_... --mode test"],
-    usage: "balance --merchant ID --mode test|live",
-    required: ["merchant", "mode"],
-    run: (admin, f) => admin.balance(f.merchant, f.mode as Mode)
-  }),
-  "fee-plan set": command({
-    summary: "Sets a merchant's fee plan (rates in parts per million, fixed fees in centavos).",
-    examples: [
-      'pixgate fee-plan set --merchant mer_... --plan \'{"charge":{"gatewayRate":2500,"marginRate":7400,"gatewayFixed":0,"marginFixed":0},"payout":{"gatewayRate":0,"marginRate":0,"gatewayFixed":10,"marginFixed":30}}\''
-    ],
-    usage: 'fee-plan set --merchant ID --plan \'{"charge":{...},"payout":{...}}\'',
-    required: ["merchant", "plan"],
-    run: (admin, f) =>
-      Effect.flatMap(decode(planSchema)({ plan: JSON.parse(f.plan) }), ({ plan }) =>
-        admin.setFeePlan(f.merchant, plan)
-      )
-  }),
-  "user invite": command({
-    summary:
-      "Invites a person to a merchant's panel with a role: prints a one-time link (7 days) to set the password.",
-    examples: [
-      "pixgate user invite --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel",
-      "pixgate user invite --merchant mer_... --email bia@example.com --role finance"
-    ],
-    usage: "user invite --merchant ID --email EMAIL [--role owner|finance|developer|viewer] [--panel URL]",
-    required: ["merchant", "email"],
-    optional: ["role", "panel"],
-    run: (admin, f) =>
-      Effect.map(
-        Effect.flatMap(
-          decode(Requests.InvitePanelUser)({
-            email: f.email,
-            ...(f.role === undefined ? {} : { role: f.role })
-          }),
-          (invite) => admin.inviteUser(f.merchant, invite)
-        ),
-        ({ token: _, path, ...invite }) => ({
-          ...invite,
-          link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
-        })
-      )
-  }),
-  "user reset-link": command({
-    summary:
-      "Issues a one-time password reset link (1 hour) for a panel user; using it signs the user out everywhere.",
-    examples: [
-      "pixgate user reset-link --merchant mer_... --email ana@example.com --panel https://pay.example.com/panel",
-      "pixgate user reset-link --merchant mer_... --email ana@example.com --reset-2fa yes"
-    ],
-    usage: "user reset-link --merchant ID --email EMAIL [--reset-2fa yes] [--panel URL]",
-    required: ["merchant", "email"],
-    optional: ["reset-2fa", "panel"],
-    run: (admin, f) =>
-      Effect.map(
-        Effect.flatMap(
-          decode(Requests.PanelResetLink)({
-            email: f.email,
-            ...(f["reset-2fa"] === undefined ? {} : { resetSecondFactor: f["reset-2fa"] === "yes" })
-          }),
-          (input) => admin.resetLink(f.merchant, input)
-        ),
-        ({ token: _, path, ...link }) => ({
-          ...link,
-          link: `${(f.panel ?? "http://127.0.0.1:3000/panel").replace(/\/+$/, "")}${path}`
-        })
-      )
-  }),
-  "audit list": command({
-    summary: "Prints a page of a merchant's panel audit log, newest first.",
-    examples: ["pixgate audit list --merchant mer_... --limit 100"],
-    usage: "audit list --merchant ID [--limit N] [--before AUDIT_ID]",
-    required: ["merchant"],
-    optional: ["limit", "before"],
-    run: (admin, f) =>
-      Effect.flatMap(
-        decode(Requests.AuditQuery)({
-          ...(f.limit === undefined ? {} : { limit: f.limit }),
-          ...(f.before === undefined ? {} : { before: f.before })
-        }),
-        (query) => admin.auditLog(f.merchant, query)
-      )
-  }),
-  "sandbox topup": command({
-    summary: "Adds sandbox (test-mode) money to a merchant's balance.",
-    examples: ["pixgate sandbox topup --merchant mer_... --amount 100"],
-    usage: "sandbox topup --merchant ID --amount N",
-    required: ["merchant", "amount"],
-    run: (admin, f) =>
-      Effect.flatMap(decode(Requests.TopUp)({ amount: amountOf(f.amount) }), (topUp) =>
-        admin.topUp(f.merchant, topUp)
-      )
-  }),
-  "sandbox pay": command({
-    summary:
-      "Pays a pending test-mode charge now instead of after 2-3 s, or as on another day (a due-date charge then asks for that day's amount).",
-    examples: [
-      "pixgate sandbox pay tx_...",
-      "pixgate sandbox pay tx_... --paid-at 2027-03-13",
-      "pixgate sandbox pay tx_... --paid-at 2027-03-10 --amount 95.00"
-    ],
-    usage: "sandbox pay TX_ID [--paid-at YYYY-MM-DD|TIME] [--amount N]",
-    required: [],
-    optional: ["paid-at", "amount"],
-    args: ["TX_ID"],
-    flags: {
-      amount: {
-        value: "N",
-        description:
-          "what the payer sends, in reais (default: what the charge asks for on that day); another amount is recorded and returned, not credited"
-      }
-    },
-    run: (a, f, [id]) =>
-      Effect.flatMap(
-        decode(Requests.SandboxPay)({
-          paidAt: f["paid-at"],
-          amount: f.amount
-        }),
-        (pay) => a.sandboxPayCharge(id, pay)
-      )
-  }),
-  "sandbox settle": command({
-    summary: "Completes a pending test-mode payout now.",
-    examples: ["pixgate sandbox settle tx_..."],
-    usage: "sandbox settle TX_ID",
-    required: [],
-    args: ["TX_ID"],
-    run: (a, _, [id]) => a.sandboxSettlePayout(id)
-  }),
-  "sandbox fail": command({
-    summary: "Fails a pending test-mode payout now (the amount and fee return to the balance).",
-    examples: ["pixgate sandbox fail tx_..."],
-    usage: "sandbox fail TX_ID",
-    required: [],
-    args: ["TX_ID"],
-    run: (a, _, [id]) => a.sandboxFailPayout(id)
-  }),
+  ...merchantCommands,
+  ...webhookCommands,
+  ...panelUserCommands,
+  ...sandboxCommands,
   ...moneyCommands,
   ...refundCommands,
   ...privacyCommands,
@@ -515,7 +147,7 @@ export interface Runner<E, R> {
 
 const json = Options.boolean("json").pipe(
   Options.withDescription(
-    "print compact JSON on one line instead of the readable output (indented JSON or a table) (optional)"
+    "print JSON for a program instead of the text for a person: one document on one line (a command that follows something: one line per item) (optional)"
   )
 )
 
@@ -559,7 +191,12 @@ const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
 
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
 const option = (name: string, required: boolean, command: Command): Options.Options<string | undefined> => {
-  const flag = command.flags?.[name] ?? flags[name]
+  const flag = flagOf(command, name)
+  if (flag.switch === true)
+    return Options.boolean(name).pipe(
+      Options.withDescription(`${flag.description} (optional)`),
+      Options.map((on) => (on ? "yes" : undefined))
+    )
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
     Options.withDescription(`${flag.description} ${need(flag, required)}`)
@@ -723,9 +360,10 @@ export const usage = (): HelpDoc.HelpDoc =>
       commandNames().map((name) => [usageLine(name).slice("pixgate ".length), summaryOf(name)] as const)
     ),
     HelpDoc.p(
-      "Panel commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db) " +
-        "and print JSON (compact, on one line, with --json). Errors are one line on stderr; the exit " +
-        "code is 2 for a usage error, 1 for a failed operation."
+      "The commands act on the database PIXGATE_DATABASE names (default sqlite:./data/pixgate.db); " +
+        "listen and trigger also on a server (--server URL). Each prints a table or short text for a person, " +
+        "or JSON for a program with --json. Errors are one line on stderr; the exit code is 2 for a usage " +
+        "error, 1 for a failed operation."
     ),
     HelpDoc.p("Run pixgate <command> --help for a command's flags and examples.")
   ])
@@ -755,7 +393,7 @@ export const help = (name: string): HelpDoc.HelpDoc => {
     ])
   }
   const secretRows = [...(command?.required ?? []), ...(command?.optional ?? [])].flatMap((f) => {
-    const env = flags[f]?.secretEnv
+    const env = command === undefined ? undefined : flagOf(command, f).secretEnv
     return env === undefined
       ? []
       : [[env, `--${f} when the flag is left out (safer than an argument)`] as const]

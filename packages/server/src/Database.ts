@@ -100,6 +100,15 @@ export const layer = (
         })
   )
 
+/**
+ * What a missing store package's error says: which package to install and where it comes from.
+ * The packages are not on a registry: their tarballs are made by `pnpm release:pack`.
+ */
+export const missingStore = (name: string, driver: string): string =>
+  `${name} is not installed: install it to use this database (it brings ${driver}). ` +
+  `Its tarball is in a release folder (pnpm release:pack in a clone of the repository writes release/; ` +
+  `release/INSTALL.md has the npm and pnpm lines)`
+
 /** Imports a store package, or fails saying which packages to install. */
 const load = <A>(name: string, driver: string, importer: () => Promise<A>) =>
   Effect.tryPromise({
@@ -107,7 +116,7 @@ const load = <A>(name: string, driver: string, importer: () => Promise<A>) =>
     catch: (cause) =>
       new Store.StoreError({
         message: isMissing(cause, name)
-          ? `${name} is not installed: install it to use this database (npm install ${name}; it brings ${driver})`
+          ? missingStore(name, driver)
           : `Cannot load ${name}: ${cause instanceof Error ? cause.message : String(cause)}`,
         cause
       })

@@ -36,6 +36,20 @@ if (table !== undefined && quick?._tag === "Topic") {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
       color: process.stdout.isTTY === true,
+      // Questions go to stderr: stdout stays the command's output (`--json` included).
+      ...(process.stdin.isTTY === true
+        ? {
+            ask: async (question: string) => {
+              const { createInterface } = await import("node:readline/promises")
+              const terminal = createInterface({ input: process.stdin, output: process.stderr })
+              try {
+                return await terminal.question(question)
+              } finally {
+                terminal.close()
+              }
+            }
+          }
+        : {}),
       stdin: {
         isTTY: process.stdin.isTTY === true,
         read: async () => {

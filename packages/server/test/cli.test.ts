@@ -17,6 +17,7 @@ import { listen, send } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
 import { testWait } from "@pixgate/testkit/wait"
 import * as Cli from "../src/Cli.js"
+import { commandNames } from "../src/Commands.js"
 import { Pixgate } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-"))
@@ -25,15 +26,38 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const cli = (...argv: Array<string>) => cliWith({}, ...argv)
 
-/** A run with more environment variables and, optionally, a piped stdin holding `stdin`. */
+/**
+ * `argv` asking for JSON (`--json`), as these tests read the output, when it names a command and
+ * does not already ask for JSON or help (a usage error stays exactly as it was written).
+ */
+const asJson = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const named = commandNames()
+    .filter((name) => name !== "serve")
+    .find((name) => argv.slice(0, name.split(" ").length).join(" ") === name)
+  if (named === undefined || argv.some((a) => a === "--json" || a === "--help" || a === "-h")) return argv
+  // A flag left without its value at the end stays so: `--json` goes right after the words then.
+  if (argv.at(-1)?.startsWith("-") !== true) return [...argv, "--json"]
+  const at = named.split(" ").length
+  return [...argv.slice(0, at), "--json", ...argv.slice(at)]
+}
+
+/**
+ * A run with more environment variables and, optionally, a piped stdin holding `stdin`; JSON
+ * output unless `text` asks for the readable form.
+ */
 const cliWith = async (
-  extra: { readonly env?: Record<string, string>; readonly stdin?: string; readonly tty?: boolean },
+  extra: {
+    readonly env?: Record<string, string>
+    readonly stdin?: string
+    readonly tty?: boolean
+    readonly text?: boolean
+  },
   ...argv: Array<string>
 ) => {
   let stdout = ""
   let stderr = ""
   const piped = extra.stdin
-  const code = await Cli.run(argv, {
+  const code = await Cli.run(extra.text === true ? argv : asJson(argv), {
     env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey, ...extra.env },
     cwd: dir,
     ...(piped === undefined && extra.tty === undefined
@@ -68,9 +92,9 @@ describe("panel commands (in-process)", () => {
     testKey = created.json.testKey
   })
 
-  it("merchant create prints pretty JSON, --json compact JSON", async () => {
-    const pretty = await cli("merchant", "create", "--name=Pretty")
-    expect(pretty.stdout).toContain('\n  "merchantId"')
+  it("merchant create prints short text for a person, --json compact JSON", async () => {
+    const pretty = await cliWith({ text: true }, "merchant", "create", "--name=Pretty")
+    expect(pretty.stdout).toMatch(/^merchant: +mer_\w+\ntest key: +sk_test_\w+\nlive key: +sk_live_\w+\n/)
     const compact = await cli("merchant", "create", "--name", "Compact", "--json")
     expect(compact.stdout.trim().split("\n")).toHaveLength(1)
     expect(compact.json.testKey).toMatch(/^sk_test_/)
@@ -522,7 +546,7 @@ describe("pixgate as a child process", () => {
 
   it("serve finishes a request in flight before exiting", async () => {
     let created = ""
-    await Cli.run(["merchant", "create", "--name", "In flight"], {
+    await Cli.run(["merchant", "create", "--name", "In flight", "--json"], {
       env: { PIXGATE_DATABASE: "sqlite:./inflight.db" },
       cwd: work,
       stdout: (t) => {

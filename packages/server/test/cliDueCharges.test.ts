@@ -78,9 +78,9 @@ describe("due-date charges at the command line", () => {
     })
     const text = await create()
     expect(text.code).toBe(0)
-    expect(text.stdout).toContain(`due date:      ${day(due)}\n`)
-    expect(text.stdout).toContain(`payable until: ${day(lastDay)}\n`)
-    expect(text.stdout).toContain("due today:     95.00\n")
+    expect(text.stdout).toMatch(new RegExp(`\ndue date: +${day(due)}\n`))
+    expect(text.stdout).toMatch(new RegExp(`\npayable until: +${day(lastDay)}\n`))
+    expect(text.stdout).toMatch(/\ndue today: +95\.00\n/)
   })
 
   it("charge create refuses what the API refuses: terms without a due date, a due date without the payer", async () => {

@@ -18,6 +18,10 @@ import { Webhook } from "standardwebhooks"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-listen-"))
+/** tsx's loader by its path: the children start in temporary directories, where `tsx` does not resolve. */
+const tsxLoader = pathToFileURL(
+  join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs")
+).href
 const database = `sqlite:${join(dir, "listen.db")}`
 const cli = cliOn(database, dir)
 
@@ -101,7 +105,8 @@ describe("pixgate listen", () => {
         "--forward-to",
         forwardTo,
         "--merchant",
-        merchant
+        merchant,
+        "--print-secret"
       ],
       { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey } }
     )
@@ -142,6 +147,52 @@ describe("pixgate listen", () => {
       new Webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").verify(received[0].body, received[0].headers)
     ).toThrow()
     child.kill("SIGTERM")
+  })
+
+  it("shows no signing key and no secret unless --print-secret asks", async () => {
+    const merchant = (await cli("merchant", "create", "--name", "Loja Sigilo", "--json")).json.merchantId
+    const set = await cli(
+      "webhook",
+      "set",
+      "--merchant",
+      merchant,
+      "--mode",
+      "test",
+      "--url",
+      "http://127.0.0.1:9/elsewhere",
+      "--secret",
+      "endpoint-secret-2",
+      "--json"
+    )
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+    let stdout = ""
+    const quiet = spawn(
+      process.execPath,
+      [
+        "--import",
+        tsxLoader,
+        "--conditions=@pixgate/source",
+        bin,
+        "listen",
+        "--forward-to",
+        "http://127.0.0.1:1/x",
+        "--merchant",
+        merchant
+      ],
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database } }
+    )
+    quiet.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString()
+    })
+    try {
+      await until(() => stdout.includes("Keys: "), testWaitMs, "listen to start")
+      expect(stdout).toContain("--print-secret shows them")
+      expect(stdout).not.toContain(set.json.signingKey)
+      expect(stdout).not.toContain("endpoint-secret-2")
+      expect(stdout).not.toMatch(/whsec_/)
+    } finally {
+      quiet.kill("SIGKILL")
+    }
   })
 
   it("refuses a bad --forward-to, --events or a live --mode (exit 2)", async () => {

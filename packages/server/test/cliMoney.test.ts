@@ -63,6 +63,7 @@ describe("money commands", () => {
     expect(charge.json).toEqual({
       transactionId: txId,
       txid: expect.stringMatching(/^[a-zA-Z0-9]{26,35}$/),
+      status: "pending",
       qrCode: expect.stringContaining("540525.90"),
       qrCodeBase64: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
       expiresAt: iso,
@@ -82,8 +83,11 @@ describe("money commands", () => {
       "Pedido 7"
     )
     expect(text.code).toBe(0)
-    expect(text.stdout).toMatch(/^transaction: tx_\w+\n/)
-    expect(text.stdout).toContain("amount:      10.00\n")
+    expect(text.stdout).toMatch(/^transaction: +tx_\w+\n/)
+    expect(text.stdout).toMatch(/\namount: +10\.00\n/)
+    // Named for what it is: the merchant is credited the amount less the fee once the charge is paid.
+    expect(text.stdout).toMatch(/\nfee: +0\.10\ncredited when paid: 9\.90\n/)
+    expect(text.stdout).not.toMatch(/\nnet:/)
   })
 
   it("charge create refuses what the API refuses, with its message", async () => {
@@ -226,9 +230,21 @@ describe("money commands", () => {
     )
     expect(table.code).toBe(0)
     const lines = table.stdout.trim().split("\n")
-    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+AMOUNT\s+FEE\s+NET\s+CREATED$/)
-    expect(lines[1]).toMatch(/^tx_\w+\s+withdrawal\s+pending\s+5\.00\s+0\.33\s+4\.67\s+\d{4}-/)
+    // The balance column says what a payout takes: its amount and its fee (5.33), not amount - fee.
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+AMOUNT\s+FEE\s+BALANCE \+\/-\s+CREATED$/)
+    expect(lines[1]).toMatch(/^tx_\w+\s+withdrawal\s+pending\s+5\.00\s+0\.33\s+-5\.33\s+\d{4}-/)
     expect(lines.at(-1)).toBe("page 1 of 1, 1 transaction")
+    const charges = await cli(
+      "transactions",
+      "list",
+      "--merchant",
+      merchant,
+      "--mode",
+      "test",
+      "--type",
+      "deposit"
+    )
+    expect(charges.stdout).toMatch(/\ntx_\w+\s+deposit\s+pending\s+25\.90\s+0\.26\s+\+25\.64\s+\d{4}-/)
     const live = await cli("transactions", "list", "--merchant", merchant, "--mode", "live")
     expect(live.stdout).toBe("(no transactions)\npage 1 of 1, 0 transactions\n")
   })
@@ -275,5 +291,24 @@ describe("money commands", () => {
       code: 1,
       stderr: "pixgate: startDate must not be after endDate (invalid_query)\n"
     })
+  })
+
+  it("payout create, read by a person: what the recipient gets, the fee, what the balance pays", async () => {
+    // Never a "net" of amount - fee for a payout: nobody receives it.
+    const readable = await cli(
+      "payout",
+      "create",
+      "--merchant",
+      merchant,
+      "--mode",
+      "test",
+      "--amount",
+      "10",
+      "--pix-key",
+      "maria@example.com"
+    )
+    expect(readable.code).toBe(0)
+    expect(readable.stdout).toMatch(/\nrecipient gets: +10\.00\nfee: +0\.33\nbalance debited: +10\.33\n/)
+    expect(readable.stdout).not.toMatch(/\nnet:|9\.67/)
   })
 })

@@ -6,10 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Cli from "../src/Cli.js"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-trigger-"))
-const cli = cliOn(`sqlite:${join(dir, "trigger.db")}`, dir)
+const database = `sqlite:${join(dir, "trigger.db")}`
+const cli = cliOn(database, dir)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe("pixgate trigger", () => {
@@ -50,7 +52,10 @@ describe("pixgate trigger", () => {
       merchantId: merchant,
       mode: "test",
       transactionId: expect.stringMatching(/^tx_/),
-      steps: [`created charge ${run.json.transactionId} (10.00)`, `paid ${run.json.transactionId}`]
+      steps: [
+        `created charge ${run.json.transactionId} (10.00)`,
+        `paid ${run.json.transactionId}: the balance grew by 9.90 (10.00 less its fee)`
+      ]
     })
     expect(await newEvents()).toEqual(["transaction.completed", "transaction.created"])
   })
@@ -90,7 +95,8 @@ describe("pixgate trigger", () => {
       ["refund.created", ["transaction.created", "transaction.completed", "refund.created"]]
     ] as const
     for (const [event, expected] of cases) {
-      const run = await cli("trigger", event, "--merchant", merchant)
+      // --top-up: a refund the balance does not cover tops it up without asking.
+      const run = await cli("trigger", event, "--merchant", merchant, "--top-up")
       expect({ code: run.code, stderr: run.stderr }, event).toEqual({ code: 0, stderr: "" })
       expect(run.stdout, event).toMatch(new RegExp(`^event: +${event.replace(".", "\\.")}\\n`))
       expect(await newEvents(), event).toEqual([...expected].sort())
@@ -98,6 +104,62 @@ describe("pixgate trigger", () => {
     // The first payout needed money: the output says so.
     const balance = await cli("balance", "--merchant", merchant, "--mode", "test", "--json")
     expect(balance.json.available).toBeGreaterThan(90)
+  })
+
+  it("asks before topping up: nothing changes without consent; a yes tops up and says by how much", async () => {
+    const poor = (await cli("merchant", "create", "--name", "Loja Sem Saldo", "--json")).json.merchantId
+    const run = async (answer: string | undefined, ...flags: Array<string>) => {
+      let stdout = ""
+      let stderr = ""
+      const questions: Array<string> = []
+      const code = await Cli.run(["trigger", "withdrawal.created", "--merchant", poor, ...flags], {
+        env: { PIXGATE_DATABASE: database },
+        cwd: dir,
+        stdout: (t) => {
+          stdout += t
+        },
+        stderr: (t) => {
+          stderr += t
+        },
+        ...(answer === undefined
+          ? {}
+          : {
+              stdin: { isTTY: true, read: async () => "" },
+              ask: async (question: string) => {
+                questions.push(question)
+                return answer
+              }
+            })
+      })
+      return { code, stdout, stderr, questions }
+    }
+    const balance = async () =>
+      (await cli("balance", "--merchant", poor, "--mode", "test", "--json")).json.available
+    // Nobody to ask (not a terminal): refused, nothing made, the way on said.
+    const unasked = await run(undefined)
+    expect(unasked.code).toBe(2)
+    expect(unasked.stderr).toBe(
+      "pixgate: the test balance (0.00) does not cover a payout of 1.00 and its fee; nothing was changed. " +
+        "Run again with --top-up to add 100.00 first, or add money with pixgate sandbox topup\n"
+    )
+    expect(await balance()).toBe(0)
+    const no = await run("n")
+    expect(no.questions).toEqual([
+      "The test balance (0.00) does not cover a payout of 1.00 and its fee. Top it up with 100.00? [y/N] "
+    ])
+    expect(no.code).toBe(2)
+    expect(await balance()).toBe(0)
+    const yes = await run("y")
+    expect(yes.code).toBe(0)
+    expect(yes.stdout).toMatch(/\nstep 1: +topped up the test balance with 100\.00: 0\.00 -> 100\.00\n/)
+    expect(yes.stdout).toMatch(
+      /\nstep 2: +created payout tx_\w+ \(1\.00 to sandbox@example\.com\): the balance fell by 1\.33\n/
+    )
+    expect(await balance()).toBe(98.67)
+    // Enough now: no question, no top-up.
+    const again = await run("y")
+    expect(again.questions).toEqual([])
+    expect(again.stdout).not.toContain("topped up")
   })
 
   it("refuses an unknown event (exit 2) and live mode does not exist for it", async () => {

@@ -8,12 +8,12 @@
  * block itself is checked, not run), on SQLite and on PostgreSQL when it is up.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { liveStores } from "@pixgate/testkit/live"
 import { must } from "@pixgate/testkit/must"
@@ -122,6 +122,14 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
       const db = await store.open()
       const started: Array<ReturnType<typeof run>> = []
       try {
+        // `node scripts/pixgate.mjs`, as the guide calls it from the repository's root.
+        mkdirSync(join(work, "scripts"))
+        writeFileSync(
+          join(work, "scripts", "pixgate.mjs"),
+          'import { pathToFileURL } from "node:url"\n' +
+            `const { bundle } = await import(${JSON.stringify(pathToFileURL(join(root, "scripts", "pixgate.mjs")).href)})\n` +
+            "await import(pathToFileURL(await bundle()).href)\n"
+        )
         writeFileSync(
           join(work, "package.json"),
           JSON.stringify({
@@ -172,7 +180,7 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
         await listening(Number(ports.RECEIVER_PORT), "the receiver", receiver.exited)
 
         const out = await runToEnd(block("charge"), work, env)
-        const charge = JSON.parse(readFileSync(join(work, "charge.json"), "utf8"))
+        const charge = JSON.parse(readFileSync(join(work, "live-charge.json"), "utf8"))
         expect(charge).toMatchObject({ amount: 25.9, txid: expect.any(String) })
         expect(out).toContain(charge.txid)
 

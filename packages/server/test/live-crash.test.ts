@@ -73,7 +73,7 @@ describe.each(stores)("SIGKILL during a live payout's send, on $name", (store) =
     const psp = await PspSimulator.start({ pixKeys: [pixKey] })
     try {
       let out = ""
-      const code = await Cli.run(["merchant", "create", "--name", "Loja Crash"], {
+      const code = await Cli.run(["merchant", "create", "--name", "Loja Crash", "--json"], {
         env: { PIXGATE_DATABASE: db.url, PIXGATE_DATA_KEY: testDataKey },
         cwd: process.cwd(),
         stdout: (t) => {

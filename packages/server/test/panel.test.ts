@@ -15,10 +15,11 @@ const dir = mkdtempSync(join(tmpdir(), "pixgate-panel-http-"))
 const database = `sqlite:${join(dir, "panel.db")}`
 const adminToken = "a-long-admin-token-for-tests"
 
+/** A run that reads the output as JSON (`--json`). */
 const cli = async (...argv: Array<string>) => {
   let stdout = ""
   let stderr = ""
-  const code = await Cli.run(argv, {
+  const code = await Cli.run([...argv, "--json"], {
     env: { PIXGATE_DATABASE: database },
     cwd: dir,
     stdout: (t) => {

@@ -11,10 +11,11 @@ import * as Cli from "../src/Cli.js"
 const dir = mkdtempSync(join(tmpdir(), "pixgate-panel-access-cli-"))
 const database = `sqlite:${join(dir, "access.db")}`
 
+/** A run that reads the output as JSON (`--json`). */
 const cli = async (...argv: Array<string>) => {
   let stdout = ""
   let stderr = ""
-  const code = await Cli.run(argv, {
+  const code = await Cli.run([...argv, "--json"], {
     env: { PIXGATE_DATABASE: database },
     cwd: dir,
     stdout: (t) => {

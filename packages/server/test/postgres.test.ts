@@ -17,7 +17,7 @@ describePostgres("on Postgres", () => {
 
   beforeAll(async () => {
     let out = ""
-    const code = await Cli.run(["merchant", "create", "--name", "Loja PG"], {
+    const code = await Cli.run(["merchant", "create", "--name", "Loja PG", "--json"], {
       env: { PIXGATE_DATABASE: database.url(), PIXGATE_DATA_KEY: testDataKey },
       cwd: process.cwd(),
       stdout: (t) => {

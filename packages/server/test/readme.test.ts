@@ -59,6 +59,31 @@ const accepts = (port: number, host = "127.0.0.1") =>
 const listening = (port: number) =>
   until(`something to listen on ${port}`, () => accepts(port), testWaitMs, 100)
 
+/**
+ * A documented output line as a pattern: `...` stands for anything, `$NAME` for the variable's
+ * value in this run; the rest is matched as written.
+ */
+const documented = (line: string, vars: Readonly<Record<string, string>>): RegExp => {
+  let text = line
+  for (const [name, value] of Object.entries(vars)) text = text.replaceAll(`$${name}`, value)
+  const parts = text.split("...").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+  return new RegExp(`^${parts.join(".*")}$`)
+}
+
+/** What the walk-through says each command prints: its `# -> ` lines, in order. */
+const outputLines = (): ReadonlyArray<string> =>
+  walkthrough()
+    .split("\n")
+    .filter((l) => l.startsWith("# -> "))
+    .map((l) => l.slice("# -> ".length))
+
+/** What the README says the receiver prints. */
+const receiverLines = (): ReadonlyArray<string> =>
+  block("receiver-output")
+    .replace(/^```text\n/m, "")
+    .trim()
+    .split("\n")
+
 /** The walk-through's default ports: the test runs it on others, to prove nothing else names them. */
 const defaultPorts = { PORT: "3000", RECEIVER_PORT: "4000" }
 
@@ -85,7 +110,8 @@ describe("README walk-through", () => {
 
   it("names each port once, in the ports block, as variables every other block reads", () => {
     expect(block("walkthrough-ports").trim()).toBe("export PORT=3000 RECEIVER_PORT=4000")
-    for (const name of ["receiver", "walkthrough"]) expect(block(name)).not.toMatch(/\b(3000|4000)\b/)
+    for (const name of ["receiver", "walkthrough", "receiver-output"])
+      expect(block(name)).not.toMatch(/\b(3000|4000)\b/)
     expect(block("receiver")).toContain('listen(Number(process.env.RECEIVER_PORT), "127.0.0.1")')
     expect(walkthrough()).toContain("http://127.0.0.1:$RECEIVER_PORT/webhooks")
     expect(walkthrough()).toContain('API="http://127.0.0.1:$PORT/api/v1"')
@@ -176,6 +202,11 @@ describe("README walk-through", () => {
         .split("\u0000")
         .map((d) => JSON.parse(d))
       expect(docs).toHaveLength(7)
+      // Each document is what the README's `# -> ` line under its command says.
+      const said = outputLines()
+      expect(said).toHaveLength(docs.length)
+      for (const [i, doc] of docs.entries())
+        expect(JSON.stringify(doc), `step output ${i + 1}`).toMatch(documented(said[i], ports))
       const [endpoint, charge, completed, payout, list, balance, log] = docs
       expect(endpoint).toMatchObject({ mode: "test" })
       expect(charge).toMatchObject({ amount: 25.9, fees: { feeAmount: 0.26, netAmount: 25.64 } })
@@ -196,17 +227,22 @@ describe("README walk-through", () => {
       await until("the payout's last event at the receiver", () =>
         receiverOut.includes("withdrawal.completed")
       )
+      // Every event, as many times as the README says (the payout's transaction.created too).
+      await until(
+        "the receiver's every line",
+        () => receiverOut.trim().split("\n").length >= receiverLines().length
+      )
       const lines = receiverOut.trim().split("\n")
       expect(lines.filter((l) => !l.startsWith("verified "))).toEqual([])
-      const events = lines.map((l) => JSON.parse(l.slice("verified ".length)).event as string)
-      const named = must(
-        readme
-          .split("<!-- walkthrough:end -->")[1]
-          .split("\n\n")[1]
-          .match(/`[a-z]+\.[a-z]+`/g),
-        'readme .split("<-- walkthrough:end -->")[1] .split("\\n\\n")[1] .match(/`[a-z]+\\.[a-z]+`/g)'
-      ).map((n) => n.slice(1, -1))
-      expect([...new Set(events)].sort()).toEqual([...new Set(named)].sort())
+      const eventsIn = (line: string) => must(/"event":"([a-z.]+)"/.exec(line), `an event in ${line}`)[1]
+      expect(lines.map(eventsIn).sort()).toEqual(receiverLines().map(eventsIn).sort())
+      for (const line of lines) {
+        const said = must(
+          receiverLines().find((l) => eventsIn(l) === eventsIn(line)),
+          `the README's line for ${line}`
+        )
+        expect(line).toMatch(documented(said, ports))
+      }
       expect(existsSync(join(work, "merchant.json"))).toBe(true)
       expect(existsSync(userFile) ? statSync(userFile).mtimeMs : undefined).toBe(userFileBefore)
     },

@@ -369,9 +369,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         }
         return total as Money.Cents
       }),
-    listEvents: (merchantId, mode) =>
+    listEvents: (merchantId, mode, since = 0) =>
       atomic(() =>
-        [...t.events.values()].filter((e) => e.merchantId === merchantId && e.mode === mode).sort(oldestFirst)
+        [...t.events.values()]
+          .filter((e) => e.merchantId === merchantId && e.mode === mode && e.createdAt >= since)
+          .sort(oldestFirst)
       ),
     getEvent: (id) => atomic(() => found(t.events.get(id))),
 

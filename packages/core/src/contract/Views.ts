@@ -287,6 +287,9 @@ export const Charge = Schema.Struct({
   txid: Schema.String.pipe(Schema.pattern(/^[a-zA-Z0-9]{26,35}$/)).annotations({
     description: "The charge's PIX txid"
   }),
+  status: Schema.Literal("pending").annotations({
+    description: "`pending` on creation, until the payer pays (`transaction.completed`) or the charge expires"
+  }),
   qrCode: Schema.String.annotations({ description: "EMV BR Code (copy and paste)" }),
   qrCodeBase64: Schema.String.annotations({
     description: "The QR code as a PNG image, Base64",
@@ -312,6 +315,7 @@ export const Charge = Schema.Struct({
     {
       transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
       txid: "pixgate01JD8Z3Q7W5K2M9N4P6R8T0V",
+      status: "pending",
       qrCode: "00020101021226...6304ABCD",
       qrCodeBase64: "iVBORw0KGgo=",
       expiresAt: "2026-01-02T04:04:05.000Z",

@@ -533,8 +533,15 @@ export interface ReadStoreShape {
   readonly getRefund: (id: RefundId) => Effect.Effect<Option.Option<Refund>, StoreError>
   /** Refunds of a charge, oldest first. */
   readonly listRefunds: (transactionId: TransactionId) => Effect.Effect<ReadonlyArray<Refund>, StoreError>
-  /** Events of one merchant and mode, oldest first (for the panel and tests). */
-  readonly listEvents: (merchantId: MerchantId, mode: Mode) => Effect.Effect<ReadonlyArray<Event>, StoreError>
+  /**
+   * Events of one merchant and mode, oldest first (`createdAt`, then id); with `since` (epoch
+   * ms), only those created at or after it (the event feed's polls read a recent window).
+   */
+  readonly listEvents: (
+    merchantId: MerchantId,
+    mode: Mode,
+    since?: number
+  ) => Effect.Effect<ReadonlyArray<Event>, StoreError>
   /** One event. */
   readonly getEvent: (id: EventId) => Effect.Effect<Option.Option<Event>, StoreError>
   /**

@@ -341,6 +341,7 @@ export const make = Effect.gen(function* () {
       const result: Views.ChargeJson = {
         transactionId: charge.id,
         txid: identity.txid,
+        status: "pending",
         qrCode,
         qrCodeBase64: QrImage.pngBase64(qrCode),
         expiresAt: Views.iso(identity.expiresAt),

@@ -77,12 +77,14 @@ export const expectCharge = (body: unknown) => {
   expectShape(body, {
     transactionId: "string",
     txid: "string",
+    status: "string",
     qrCode: "string",
     qrCodeBase64: "string",
     expiresAt: "iso",
     amount: "number",
     fees: "object"
   })
+  expect((body as { status: string }).status).toBe("pending")
   expectFees((body as { fees: unknown }).fees)
 }
 

@@ -7,13 +7,13 @@
  */
 import { AdminAccess, Engine, Requests } from "@pixgate/core"
 import { Effect } from "effect"
-import type { Command, Flag } from "../Commands.js"
-import { command } from "./Command.js"
-import { decode } from "./Money.js"
+import { type Command, command, type Flag } from "./Command.js"
+import { limit } from "./Flags.js"
+import { decode } from "./Input.js"
 import { fields, Readable, table } from "./Output.js"
 
 /** Flags only these commands take. */
-export const adminTokenFlags: Readonly<Record<string, Flag>> = {
+const adminTokenFlags: Readonly<Record<string, Flag>> = {
   scope: {
     value: "SCOPE",
     description:
@@ -46,7 +46,7 @@ export const adminTokenCommands: Readonly<Record<string, Command>> = {
     ],
     usage: "admin-token create --name NAME --scope read-only|operator|full|metrics",
     required: ["name", "scope"],
-    flags: nameFlag,
+    flags: { ...nameFlag, ...adminTokenFlags },
     run: (_, f) =>
       Effect.flatMap(Engine.Engine, (engine) =>
         Effect.map(
@@ -100,7 +100,13 @@ export const adminTokenCommands: Readonly<Record<string, Command>> = {
     usage: "admin-token revoke NAME|ID",
     required: [],
     args: ["NAME_OR_ID"],
-    run: (_, __, [nameOrId]) => Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.revoke(nameOrId))
+    run: (_, __, [nameOrId]) =>
+      Effect.flatMap(Engine.Engine, (engine) =>
+        Effect.map(
+          engine.adminTokens.revoke(nameOrId ?? ""),
+          (revoked) => new Readable(revoked, `revoked ${revoked.id} (${revoked.name})\n`)
+        )
+      )
   }),
   "admin-audit list": command({
     summary:
@@ -109,13 +115,39 @@ export const adminTokenCommands: Readonly<Record<string, Command>> = {
     usage: "admin-audit list [--limit N] [--before AUDIT_ID]",
     required: [],
     optional: ["limit", "before"],
+    flags: {
+      limit: limit("entries on the page (default 50, at most 500)"),
+      before: {
+        value: "AUDIT_ID",
+        description: "only entries older than this one (the `next` of the previous page)"
+      }
+    },
     run: (_, f) =>
       Effect.flatMap(
         decode(Requests.AuditQuery)({
           ...(f.limit === undefined ? {} : { limit: f.limit }),
           ...(f.before === undefined ? {} : { before: f.before })
         }),
-        (query) => Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(query))
+        (query) =>
+          Effect.flatMap(Engine.Engine, (engine) =>
+            Effect.map(
+              engine.adminTokens.auditLog(query),
+              (page) =>
+                new Readable(
+                  page,
+                  table(
+                    ["AT", "ACTOR", "OPERATION", "STATUS", "OBJECT"],
+                    page.data.map((e) => [
+                      e.at,
+                      e.actor,
+                      e.operation,
+                      or(e.status === null ? null : String(e.status)),
+                      or(e.objectId)
+                    ])
+                  ) + (page.next === null ? "" : `Older entries: --before ${page.next}\n`)
+                )
+            )
+          )
       )
   })
 }

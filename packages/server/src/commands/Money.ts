@@ -6,17 +6,14 @@
  * into integer centavos by core's decoder. The caller is the merchant in the chosen mode, named
  * `panel:cli` (the operator at the command line, not one of its keys).
  */
-import { Engine, type Errors, Requests } from "@pixgate/core"
-import { Effect, type Schema } from "effect"
-import type { Command, Flag } from "../Commands.js"
-import { command } from "./Command.js"
-import { fields, Readable, reais, table } from "./Output.js"
+import { Engine, Requests } from "@pixgate/core"
+import { Effect } from "effect"
+import { type Command, command, type Flag } from "./Command.js"
+import { amount, mode as flagMode } from "./Flags.js"
+import { amountOf, decode, jsonObject, optional } from "./Input.js"
+import { fields, plus, Readable, reais, signed, table } from "./Output.js"
 
 type Mode = "test" | "live"
-
-/** A number when the text is one (the engine's decoder then judges it), else the text itself. */
-export const amountOf = (text: string | undefined): unknown =>
-  text !== undefined && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text
 
 /** The merchant `--merchant` names, calling in `--mode`, as its API key would. */
 const caller = (merchantId: string, mode: Mode) =>
@@ -28,35 +25,23 @@ const caller = (merchantId: string, mode: Mode) =>
     }))
   )
 
-/** Decodes with the engine's maximum amount, as the API does. */
-export const decode =
-  <A, I>(schema: Schema.Schema<A, I>) =>
-  (input: unknown): Effect.Effect<A, Errors.ValidationError | Errors.InvalidJson, Engine.Engine> =>
-    Effect.flatMap(Engine.Engine, (engine) => Requests.decode(schema, engine.config)(input))
+const docFlag = (whose: string): Flag => ({
+  value: "CPF|CNPJ",
+  description: `the ${whose} CPF or CNPJ, formatted or digits only`
+})
 
-/** A flag whose value is a JSON object (the API's field of the same name; its decoder judges the rest). */
-function jsonObject(name: string): Pick<Flag, "test" | "message"> {
-  return {
-    test: (v) => {
-      try {
-        const value = JSON.parse(v)
-        return typeof value === "object" && value !== null && !Array.isArray(value)
-      } catch {
-        return false
-      }
-    },
-    message: `--${name} must be a JSON object`
-  }
-}
-
-/** Flags only these commands take. */
-export const moneyFlags: Readonly<Record<string, Flag>> = {
-  description: { value: "TEXT", description: "a note: shown to the payer (charges), kept with the payout" },
-  "client-name": { value: "NAME", description: "the payer's (charges) or recipient's (payouts) name" },
-  "client-doc": {
-    value: "CPF|CNPJ",
-    description: "the payer's (charges) or recipient's (payouts) CPF or CNPJ, formatted or digits only"
+/** The flags of `charge create`. */
+const chargeFlags: Readonly<Record<string, Flag>> = {
+  mode: {
+    ...flagMode,
+    description: "test (the sandbox pays it 2-3 s later) or live (a real PIX through the bank)"
   },
+  amount: amount(
+    "what the payer pays, in reais, e.g. 25.90; the merchant is credited it less the charge fee once paid (docs/fees.md)"
+  ),
+  description: { value: "TEXT", description: "a note shown to the payer (at most 140 characters)" },
+  "client-name": { value: "NAME", description: "the payer's name" },
+  "client-doc": docFlag("payer's"),
   "due-date": {
     value: "YYYY-MM-DD",
     description:
@@ -89,32 +74,54 @@ export const moneyFlags: Readonly<Record<string, Flag>> = {
     value: "JSON",
     description: 'a due-date charge\'s abatement, on any day, as in the API, e.g. {"type":"fixed","value":5}',
     ...jsonObject("abatement")
+  }
+}
+
+/** The flags of `payout create`. */
+const payoutFlags: Readonly<Record<string, Flag>> = {
+  mode: {
+    ...flagMode,
+    description: "test (the sandbox settles it 2-3 s later) or live (real money through the bank)"
   },
+  amount: amount(
+    "what the recipient receives, in reais, e.g. 10; the balance falls by it plus the payout fee (docs/fees.md)"
+  ),
   "pix-key": {
     value: "KEY",
     description: "the recipient's PIX key: CPF, CNPJ, e-mail, phone (+55...) or random key (EVP)"
   },
-  type: { value: "TYPE", description: "only transactions of this type: deposit, withdrawal or payment" },
-  "start-date": { value: "YYYY-MM-DD", description: "only transactions from this day on (UTC)" },
-  "end-date": { value: "YYYY-MM-DD", description: "only transactions up to this day, inclusive (UTC)" },
-  page: { value: "N", description: "the page, from 1 (default 1)" }
+  description: { value: "TEXT", description: "a note kept with the payout (at most 140 characters)" },
+  "client-name": { value: "NAME", description: "the recipient's name" },
+  "client-doc": docFlag("recipient's")
 }
 
-/**
- * `--status` and `--limit` of `transactions list`: the API's query parameters, checked by its
- * schema (the panel's flags of the same names check delivery statuses and log sizes).
- */
+/** The flags of `transactions list`: the API's query parameters, checked by its schema. */
 const listFlags: Readonly<Record<string, Flag>> = {
+  mode: { ...flagMode, description: "the transactions of test (sandbox) or live money" },
+  type: {
+    value: "TYPE",
+    description: "only transactions of this type: deposit (charges), withdrawal (payouts) or payment"
+  },
   status: {
     value: "STATUS",
     description: "only transactions in this status: pending, completed, failed or refunded"
   },
+  "start-date": { value: "YYYY-MM-DD", description: "only transactions from this day on (UTC)" },
+  "end-date": { value: "YYYY-MM-DD", description: "only transactions up to this day, inclusive (UTC)" },
+  page: { value: "N", description: "the page, from 1 (default 1)" },
   limit: { value: "N", description: "transactions per page (default 20, at most 100)" }
 }
 
-/** `{ [key]: value }`, or nothing when the flag was left out. */
-const optional = (key: string, value: string | undefined): Record<string, string> =>
-  value === undefined ? {} : { [key]: value }
+/**
+ * What a transaction moves in the merchant's available balance once completed: a charge adds its
+ * net amount, a payout takes its amount plus its fee; a payment (between two merchants) shows none.
+ */
+const balanceChange = (t: { type: string; amount: number; feeAmount: number; netAmount: number }) =>
+  t.type === "deposit"
+    ? signed(t.netAmount)
+    : t.type === "withdrawal"
+      ? signed(-plus(t.amount, t.feeAmount))
+      : "-"
 
 /** `{ [key]: the JSON value }`, or nothing when the flag was left out (its value was checked to be JSON). */
 const optionalJson = (key: string, value: string | undefined): Record<string, unknown> =>
@@ -124,32 +131,8 @@ const optionalJson = (key: string, value: string | undefined): Record<string, un
 const optionalNumber = (key: string, value: string | undefined): Record<string, unknown> =>
   value === undefined ? {} : { [key]: amountOf(value) }
 
-/** Every money command by its words (and `merchant list`, the operator's view of who there is). */
+/** Every money command by its words. */
 export const moneyCommands: Readonly<Record<string, Command>> = {
-  "merchant list": command({
-    summary: "Lists every merchant, newest first: id, name, city and when it was created.",
-    examples: ["pixgate merchant list", "pixgate merchant list --json"],
-    usage: "merchant list",
-    required: [],
-    run: (admin) =>
-      Effect.map(admin.listMerchants(), (merchants) => {
-        const json = merchants.map((m) => ({
-          merchantId: m.id,
-          name: m.name,
-          city: m.city,
-          feePlan: m.feePlan,
-          createdAt: new Date(m.createdAt).toISOString()
-        }))
-        return new Readable(
-          json,
-          table(
-            ["ID", "NAME", "CITY", "CREATED"],
-            json.map((m) => [m.merchantId, m.name, m.city, m.createdAt]),
-            "(no merchants: pixgate merchant create --name NAME)"
-          )
-        )
-      })
-  }),
   "charge create": command({
     summary:
       "Creates a PIX charge for a merchant (a test one in the sandbox); prints its id, BR Code and fees.",
@@ -173,6 +156,7 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
       "discount",
       "abatement"
     ],
+    flags: chargeFlags,
     run: (_, f) =>
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreateCharge)({
@@ -194,9 +178,10 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           fields([
             ["transaction", charge.transactionId],
             ["txid", charge.txid],
+            ["status", charge.status],
             ["amount", reais(charge.amount)],
             ["fee", reais(charge.fees.feeAmount)],
-            ["net", reais(charge.fees.netAmount)],
+            ["credited when paid", reais(charge.fees.netAmount)],
             ...(charge.dueDate === undefined
               ? []
               : ([
@@ -220,6 +205,7 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
       "payout create --merchant ID --mode test|live --amount N --pix-key KEY [--description TEXT] [--client-name NAME] [--client-doc CPF|CNPJ]",
     required: ["merchant", "mode", "amount", "pix-key"],
     optional: ["description", "client-name", "client-doc"],
+    flags: payoutFlags,
     run: (_, f) =>
       Effect.gen(function* () {
         const input = yield* decode(Requests.CreatePayout)({
@@ -236,9 +222,9 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           fields([
             ["transaction", payout.transactionId],
             ["status", payout.status],
-            ["amount", reais(payout.amount)],
+            ["recipient gets", reais(payout.amount)],
             ["fee", reais(payout.fees.feeAmount)],
-            ["net", reais(payout.fees.netAmount)],
+            ["balance debited", reais(plus(payout.amount, payout.fees.feeAmount))],
             ["end-to-end id", payout.endToEndId ?? "(not yet)"]
           ])
         )
@@ -273,12 +259,12 @@ export const moneyCommands: Readonly<Record<string, Command>> = {
           t.status,
           reais(t.amount),
           reais(t.feeAmount),
-          reais(t.netAmount),
+          balanceChange(t),
           t.createdAt
         ])
         return new Readable(
           page,
-          `${table(["ID", "TYPE", "STATUS", "AMOUNT", "FEE", "NET", "CREATED"], rows, "(no transactions)")}` +
+          `${table(["ID", "TYPE", "STATUS", "AMOUNT", "FEE", "BALANCE +/-", "CREATED"], rows, "(no transactions)")}` +
             `page ${page.page} of ${Math.max(page.pages, 1)}, ${page.total} transaction${page.total === 1 ? "" : "s"}\n`
         )
       })

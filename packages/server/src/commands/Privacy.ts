@@ -6,11 +6,11 @@
  */
 import { DataCipher, Engine, Errors } from "@pixgate/core"
 import { Duration, Effect } from "effect"
-import type { Command, Flag } from "../Commands.js"
-import { command } from "./Command.js"
+import { type Command, command, type Flag } from "./Command.js"
+import { fields, Readable, table } from "./Output.js"
 
 /** Flags only these commands take. */
-export const privacyFlags: Readonly<Record<string, Flag>> = {
+const privacyFlags: Readonly<Record<string, Flag>> = {
   document: {
     value: "CPF|CNPJ",
     description: "the payer's (or payout recipient's) CPF or CNPJ, formatted or digits only"
@@ -23,6 +23,17 @@ export const privacyFlags: Readonly<Record<string, Flag>> = {
   }
 }
 
+/** What an erasure did, for a person and for `--json`. */
+const erased = (result: { readonly transactions: number }) =>
+  new Readable(result, `erased the personal data of ${result.transactions} transaction(s)\n`)
+
+/** Each data key and the master keys that wrap it. */
+const wrappingTable = (wrappings: ReadonlyArray<DataCipher.Wrapping>) =>
+  table(
+    ["DATA KEY", "PURPOSE", "WRAPPED BY"],
+    wrappings.map((w) => [w.dataKeyId, w.purpose, w.masterKeyIds.join(", ")])
+  )
+
 /** The privacy commands by their words. */
 export const privacyCommands: Readonly<Record<string, Command>> = {
   "erase payer": command({
@@ -32,7 +43,9 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
     examples: ["pixgate erase payer --document 529.982.247-25"],
     usage: "erase payer --document CPF|CNPJ",
     required: ["document"],
-    run: (_admin, f) => Effect.flatMap(Engine.Engine, (engine) => engine.erasure.erasePayer(f.document))
+    flags: privacyFlags,
+    run: (_admin, f) =>
+      Effect.flatMap(Engine.Engine, (engine) => Effect.map(engine.erasure.erasePayer(f.document), erased))
   }),
   "erase expired": command({
     summary:
@@ -41,8 +54,11 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
     examples: ["pixgate erase expired --days 1825"],
     usage: "erase expired --days N",
     required: ["days"],
+    flags: privacyFlags,
     run: (_admin, f) =>
-      Effect.flatMap(Engine.Engine, (engine) => engine.erasure.eraseOlderThan(Duration.days(Number(f.days))))
+      Effect.flatMap(Engine.Engine, (engine) =>
+        Effect.map(engine.erasure.eraseOlderThan(Duration.days(Number(f.days))), erased)
+      )
   }),
   "data-key status": command({
     summary:
@@ -51,7 +67,16 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
     usage: "data-key status",
     required: [],
     run: () =>
-      Effect.flatMap(DataCipher.Keyring, (k) => Effect.mapError(k.status, (e) => Errors.unavailable(e)))
+      Effect.flatMap(DataCipher.Keyring, (k) =>
+        Effect.mapBoth(k.status, {
+          onFailure: (e) => Errors.unavailable(e),
+          onSuccess: (status) =>
+            new Readable(
+              status,
+              `active master key: ${status.activeMasterKeyId}\n${wrappingTable(status.wrappings)}`
+            )
+        })
+      )
   }),
   "data-key reencrypt": command({
     summary:
@@ -61,6 +86,18 @@ export const privacyCommands: Readonly<Record<string, Command>> = {
     usage: "data-key reencrypt",
     required: [],
     run: () =>
-      Effect.flatMap(DataCipher.Keyring, (k) => Effect.mapError(k.reencrypt(), (e) => Errors.unavailable(e)))
+      Effect.flatMap(DataCipher.Keyring, (k) =>
+        Effect.mapBoth(k.reencrypt(), {
+          onFailure: (e) => Errors.unavailable(e),
+          onSuccess: (done) =>
+            new Readable(
+              done,
+              fields([
+                ["values sealed again", String(done.values)],
+                ["wrappings dropped", String(done.droppedWrappings)]
+              ]) + wrappingTable(done.wrappings)
+            )
+        })
+      )
   })
 }

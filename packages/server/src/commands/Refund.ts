@@ -9,28 +9,40 @@
 import { randomUUID } from "node:crypto"
 import { Domain, Errors, Requests, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
-import type { Command, Flag } from "../Commands.js"
-import { command } from "./Command.js"
-import { amountOf, decode } from "./Money.js"
+import { type Command, command, type Flag } from "./Command.js"
+import { amount } from "./Flags.js"
+import { amountOf, decode } from "./Input.js"
 import { fields, Readable, reais, table } from "./Output.js"
 
-/** Flags only these commands take. */
-export const refundFlags: Readonly<Record<string, Flag>> = {
+/** `--merchant` of the refund commands: optional, the charge names its merchant. */
+const merchantFlag: Flag = {
+  value: "ID",
+  description: "the charge's merchant (mer_...); when given, a charge of another merchant is not found"
+}
+
+/** The flags of `refund create`. */
+const createFlags: Readonly<Record<string, Flag>> = {
   charge: { value: "TX_ID", description: "the completed charge to refund (tx_...), in either mode" },
+  amount: amount(
+    "what goes back to the payer, in reais: all or part of what the charge received (its earlier refunds count)"
+  ),
   "idempotency-key": {
     value: "KEY",
     description:
       "names the refund (1 to 255 characters): the same key on the same charge answers the first refund, never a " +
       "second one. Without it a new key is made and printed; repeat the command with it to retry safely"
-  }
-}
-
-/** `--description` of `refund create`: the note of the returned PIX. */
-const createFlags: Readonly<Record<string, Flag>> = {
+  },
   description: {
     value: "TEXT",
     description: "a note shown to the payer with the returned PIX (at most 140 characters)"
-  }
+  },
+  merchant: merchantFlag
+}
+
+/** The flags of `refund list`. */
+const listFlags: Readonly<Record<string, Flag>> = {
+  charge: { value: "TX_ID", description: "the charge whose refunds to list (tx_...), in either mode" },
+  merchant: merchantFlag
 }
 
 /** The merchant of the charge `--charge` names, checked against `--merchant` when given. */
@@ -106,6 +118,7 @@ export const refundCommands: Readonly<Record<string, Command>> = {
     usage: "refund list --charge TX_ID [--merchant ID]",
     required: ["charge"],
     optional: ["merchant"],
+    flags: listFlags,
     run: (admin, f) =>
       Effect.gen(function* () {
         const merchantId = yield* merchantOf(f.charge, f.merchant)

@@ -82,6 +82,27 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
       )
     )
 
+    it.effect(
+      "listEvents: one merchant and mode, oldest first; with since, only those created at or after it",
+      () =>
+        inJobWindow((b) =>
+          Effect.gen(function* () {
+            const s = yield* store
+            const merchant = yield* freshMerchant()
+            const other = yield* freshMerchant()
+            const at = (t: number) => makeEvent(merchant.id, "test", "transaction.created", { at: t })
+            const [first, second, third] = [at(b), at(b + 5), at(b + 9)]
+            yield* emit(merchant.id, [third, first, second])
+            yield* emit(merchant.id, [makeEvent(merchant.id, "live", "transaction.created", { at: b + 5 })])
+            yield* emit(other.id, [makeEvent(other.id, "test", "transaction.created", { at: b + 5 })])
+            const ids = (events: ReadonlyArray<Domain.Event>) => events.map((e) => e.id)
+            expect(ids(yield* s.listEvents(merchant.id, "test"))).toEqual(ids([first, second, third]))
+            expect(ids(yield* s.listEvents(merchant.id, "test", b + 5))).toEqual(ids([second, third]))
+            expect(ids(yield* s.listEvents(merchant.id, "test", b + 10))).toEqual([])
+          })
+        )
+    )
+
     it.effect("getDelivery gives the delivery, its event, the endpoint as it is now and its health", () =>
       inJobWindow((b) =>
         Effect.gen(function* () {

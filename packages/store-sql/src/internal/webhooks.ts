@@ -103,10 +103,10 @@ export const webhooks = (
         })
       ),
 
-    listEvents: (merchantId, mode) =>
+    listEvents: (merchantId, mode, since = 0) =>
       single(
         query(
-          sql`SELECT * FROM events WHERE merchant_id = ${merchantId} AND mode = ${mode} ORDER BY created_at, id`,
+          sql`SELECT * FROM events WHERE merchant_id = ${merchantId} AND mode = ${mode} AND created_at >= ${since} ORDER BY created_at, id`,
           toEvent(vault)
         )
       ),
