@@ -173,7 +173,10 @@ describe("docs/going-live.md: the local trial against the PSP simulator", () => 
         const server = run(block("server"), work, env)
         started.push(server)
         await listening(Number(ports.PORT), "the server", () => server.exited())
-        expect(server.output()).toMatch(/Live-mode webhooks may go to loopback and private addresses/)
+        // Log lines are written a moment after the port opens (buffered): wait for the warning.
+        await expect
+          .poll(() => server.output())
+          .toMatch(/Live-mode webhooks may go to loopback and private addresses/)
 
         const receiver = run(block("receiver"), work, env)
         started.push(receiver)
