@@ -24,6 +24,7 @@ import {
   refunds,
   signingKeys
 } from "./internal/schema.js"
+import { secretHeader } from "./internal/webhookSchema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
 export type Migration = Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
@@ -90,7 +91,8 @@ export const pg: Record<string, Migration> = {
   "0012_refunds": statements(refunds("pg")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("pg")),
-  "0015_panel_flows": statements(panelFlows("pg"))
+  "0015_panel_flows": statements(panelFlows("pg")),
+  "0019_webhook_secret_header": statements(secretHeader)
 }
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only). */
@@ -108,5 +110,6 @@ export const sqlite: Record<string, Migration> = {
   "0012_refunds": statements(refunds("sqlite")),
   "0013_due_terms": statements(dueTerms),
   "0014_panel_access": statements(panelAccess("sqlite")),
-  "0015_panel_flows": statements(panelFlows("sqlite"))
+  "0015_panel_flows": statements(panelFlows("sqlite")),
+  "0019_webhook_secret_header": statements(secretHeader)
 }

@@ -63,6 +63,7 @@ const run = (
     // Without a test endpoint, keys made for this run: printed below, like any other.
     const endpoint = Option.getOrElse(found, () => ({
       secret: SigningKeys.newSigningKey().slice("whsec_".length, "whsec_".length + 32),
+      secretHeader: true,
       signingKey: SigningKeys.newSigningKey(),
       previousSigningKey: null,
       previousKeyExpiresAt: null

@@ -71,6 +71,7 @@ export const toEndpoint = (r: Row): Domain.WebhookEndpoint => ({
   mode: text(r.mode) as Domain.Mode,
   url: text(r.url),
   secret: text(r.secret),
+  secretHeader: int(r.secret_header) !== 0,
   updatedAt: int(r.updated_at),
   signingKey: text(r.signing_key),
   previousSigningKey: textOrNull(r.previous_signing_key),
