@@ -79,6 +79,8 @@ export interface Flag {
   readonly value: string
   readonly test?: (value: string) => boolean
   readonly message?: string
+  /** A switch: it takes no value, and reads as `"yes"` when given (undefined when not). */
+  readonly switch?: true
   /**
    * A secret: also read from this environment variable, or from stdin (`--flag -`, or when the
    * flag is left out and stdin is not a terminal); given as an argument it works, with a warning.
@@ -156,6 +158,12 @@ export const flags: Readonly<Record<string, Flag>> = {
     description:
       "when the sandbox's payer pays: a day (noon in São Paulo) or an ISO 8601 time, not before the charge was created (default now); a due-date charge asks for what its terms give on that day"
   },
+  "no-secret-header": {
+    value: "",
+    switch: true,
+    description:
+      "deliveries leave the secret out of X-Pixgate-Signature: receivers check the Standard Webhooks webhook-signature alone (without it, the header is sent, the spec's scheme)"
+  },
   overlap: {
     value: "SECONDS",
     description: "seconds the replaced signing key keeps signing too (default 86400, at most 604800)",
@@ -222,15 +230,23 @@ export const commands: Readonly<Record<string, Command>> = {
   }),
   "webhook set": command({
     summary:
-      "Sets the URL and secret of a merchant's webhook endpoint for one mode; the first time, prints its signing key (shown only once).",
+      "Sets the URL and secret of a merchant's webhook endpoint for one mode (with --no-secret-header, deliveries leave the secret out of X-Pixgate-Signature); the first time, prints its signing key (shown only once).",
     examples: [
       "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret - < webhook-secret.txt",
-      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks"
+      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks",
+      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks --no-secret-header"
     ],
     usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET|-",
     required: ["merchant", "mode", "url", "secret"],
+    optional: ["no-secret-header"],
     run: (admin, f) =>
-      admin.setWebhook({ merchantId: f.merchant, mode: f.mode as Mode, url: f.url, secret: f.secret })
+      admin.setWebhook({
+        merchantId: f.merchant,
+        mode: f.mode as Mode,
+        url: f.url,
+        secret: f.secret,
+        secretHeader: f["no-secret-header"] === undefined
+      })
   }),
   "webhook rotate-signing-key": command({
     summary:
@@ -538,6 +554,11 @@ const withoutFiller = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
 /** A flag as an @effect/cli option: required or optional, its value checked before anything runs. */
 const option = (name: string, required: boolean, command: Command): Options.Options<string | undefined> => {
   const flag = command.flags?.[name] ?? flags[name]
+  if (flag.switch)
+    return Options.boolean(name).pipe(
+      Options.withDescription(`${flag.description} ${need(flag, false)}`),
+      Options.map((given) => (given ? "yes" : undefined))
+    )
   const described = Options.text(name).pipe(
     Options.withPseudoName(flag.value),
     Options.withDescription(`${flag.description} ${need(flag, required)}`)
