@@ -1,7 +1,8 @@
 /** Node-only adapters of `@pixgate/core` (import from `@pixgate/core/node`). */
 
+/** The client behind trusted proxies (address, HTTPS, host), as Express's `trust proxy` reads it. */
+export * as ClientAddress from "./ClientAddress.js"
 /** A `HostResolver` backed by `node:dns`. */
 export * as NodeHostResolver from "./NodeHostResolver.js"
-
 /** Webhook POSTs over node:http / node:https with keep-alive agents. */
 export * as NodeWebhookTransport from "./NodeWebhookTransport.js"
