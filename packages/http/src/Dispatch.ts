@@ -21,6 +21,8 @@ import { statusOf } from "./Status.js"
 export interface Exchange extends Incoming {
   /** Writes the answer, which carries `requestId` as `x-request-id`. */
   readonly send: (answer: Respond.Answer, requestId: string) => void
+  /** The client's address per the trusted proxies, for the access line, when the host knows it. */
+  readonly client?: () => string | undefined
 }
 
 /**
@@ -57,7 +59,8 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     if (logRequests) {
       const path = Redact.path(Router.pathOf(exchange.url))
       const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
-      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
+      const client = exchange.client?.()
+      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code, client))
     }
     try {
       exchange.send(reply, id)
