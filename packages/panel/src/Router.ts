@@ -10,10 +10,12 @@
  * convert back to the web `Request` the pages read; the whole table is a dozen routes matched
  * on path segments, here.
  */
-import { randomBytes } from "node:crypto"
-import { type Audit, Domain, PanelAccess, PanelRoles } from "@pixgate/core"
+import { type Audit, Domain, PanelRoles, PanelSessions } from "@pixgate/core"
+import type { ClientAddress } from "@pixgate/core/node"
 import { Effect, Option } from "effect"
+import * as Csrf from "./Csrf.js"
 import {
+  access,
   type Config,
   type Ctx,
   cookie,
@@ -242,33 +244,108 @@ const readForm = (ctx: Ctx): Effect.Effect<URLSearchParams, PayloadTooLarge> =>
     Effect.map((text) => new URLSearchParams(text))
   )
 
-/** Handles one request under the panel's base path (`path` is the part below it). */
-export const handle = (cfg: Config, request: Request, url: URL, path: string, address: string): Handler =>
+/** The refusal of a POST made from another site or origin (Csrf.foreign): nothing changes. */
+const refusedForeign = (ctx: Ctx) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
+      ctx.t.crossSiteTitle,
+      html`<p class="error" role="alert" data-testid="cross-site">${ctx.t.crossSite}</p>`
+    ),
+    403
+  )
+
+/** The refusal of a form whose `_csrf` is missing or another session's. */
+const refusedToken = (ctx: Ctx) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
+      ctx.t.error,
+      html`<p class="error" role="alert">${ctx.t.forbidden}</p>`
+    ),
+    403
+  )
+
+/** The request's context: language, mode, the client (per the trusted proxies), the pre-session CSRF cookie. */
+const context = (
+  cfg: Config,
+  request: Request,
+  url: URL,
+  path: string,
+  client: ClientAddress.Client
+): Ctx => {
+  const jar = cookies(request)
+  const lang: Lang = jar.get(cookieNames.lang) === "en" ? "en" : "pt-BR"
+  const given = jar.get(cookieNames.csrf) ?? ""
+  const ctx: Ctx = {
+    cfg,
+    request,
+    url,
+    path,
+    lang,
+    t: words(lang),
+    mode: jar.get(cookieNames.mode) === "live" ? "live" : "test",
+    csrf: Csrf.wellFormed(given) ? given : Csrf.fresh(),
+    // Cookies are marked Secure for any sign of HTTPS (an untrusted proxy's header included);
+    // Strict-Transport-Security, in Panel.ts, only when the client's HTTPS is known.
+    secure: cfg.secureEnv ?? (client.https || request.headers.get("x-forwarded-proto") === "https"),
+    address: client.address,
+    setCookies: []
+  }
+  if (ctx.csrf !== given) ctx.setCookies.push(cookie(ctx, cookieNames.csrf, ctx.csrf))
+  return ctx
+}
+
+/** Sign-in, reset and invite pages: before any session, their forms carry the pre-session cookie's value. */
+const beforeSignIn = (ctx: Ctx, post: boolean, fields: URLSearchParams): Handler | undefined => {
+  const { path } = ctx
+  const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
+  const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
+  if (path !== "/signin" && reset === undefined && invite === undefined) return undefined
+  const given = cookies(ctx.request).get(cookieNames.csrf) ?? ""
+  if (post && (given === "" || !same(fields.get("_csrf") ?? "", given)))
+    return Effect.succeed(refusedToken(ctx))
+  if (reset !== undefined) return post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
+  if (invite !== undefined)
+    return post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)
+  return post ? Account.signIn(ctx, fields) : Account.signInPage(ctx)
+}
+
+/** Where a request that is not signed in goes: 401 under a platform's sign-in, else the sign-in page. */
+const notSignedIn = (ctx: Ctx, post: boolean): Response => {
+  const { cfg, url, path } = ctx
+  if (cfg.authenticate !== undefined)
+    return respond(
+      ctx,
+      bare({ base: cfg.base, lang: ctx.lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
+      401
+    )
+  // Back to the same page after signing in: a GET page as it was asked for, a form's page
+  // for a POST (its values are not kept); "expired" when a session cookie came with it.
+  const back = Flows.safeNext(post ? Flows.pageOfPost(path) : `${path}${url.search}`)
+  const query = new URLSearchParams()
+  if (back !== undefined && back !== "/") query.set("next", back)
+  if (cookies(ctx.request).get(cookieNames.session) !== undefined) query.set("expired", "1")
+  const rest = query.toString()
+  return redirect(ctx, rest === "" ? "/signin" : `/signin?${rest}`)
+}
+
+/**
+ * Handles one request under the panel's base path (`path` is the part below it) from `client`
+ * (the trusted proxies already read): display switches, the origin check of every POST, the
+ * pages before sign-in, then the session (or the platform's hook), its CSRF value, and the route.
+ */
+export const handle = (
+  cfg: Config,
+  request: Request,
+  url: URL,
+  path: string,
+  client: ClientAddress.Client
+): Handler =>
   Effect.gen(function* () {
-    const jar = cookies(request)
-    const lang: Lang = jar.get(cookieNames.lang) === "en" ? "en" : "pt-BR"
-    const mode = jar.get(cookieNames.mode) === "live" ? "live" : "test"
-    const secure =
-      cfg.secureEnv ?? (url.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https")
-    const setCookies: Array<string> = []
-    const given = jar.get(cookieNames.csrf) ?? ""
-    const base: Ctx = {
-      cfg,
-      request,
-      url,
-      path,
-      lang,
-      t: words(lang),
-      mode,
-      csrf: given,
-      secure,
-      address,
-      setCookies
-    }
-    const fresh = !/^[A-Za-z0-9_-]{32,64}$/.test(given)
-    const csrf = fresh ? randomBytes(24).toString("base64url") : given
-    if (fresh) setCookies.push(cookie(base, cookieNames.csrf, csrf))
-    const ctx: Ctx = { ...base, csrf }
+    const ctx = context(cfg, request, url, path, client)
     const method = request.method
     if (method !== "GET" && method !== "HEAD" && method !== "POST")
       return respond(ctx, "Method not allowed", 405, "text/plain")
@@ -278,58 +355,32 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
       const to = url.searchParams.get("to")
       const safeBack = safePath(url.searchParams.get("back"), "/")
       if (path === "/mode" && (to === "test" || to === "live"))
-        setCookies.push(cookie(ctx, cookieNames.mode, to, 31_536_000))
+        ctx.setCookies.push(cookie(ctx, cookieNames.mode, to, 31_536_000))
       if (path === "/lang" && (to === "en" || to === "pt-BR"))
-        setCookies.push(cookie(ctx, cookieNames.lang, to, 31_536_000))
+        ctx.setCookies.push(cookie(ctx, cookieNames.lang, to, 31_536_000))
       return redirect(ctx, safeBack)
     }
 
     const post = method === "POST"
+    if (post && Csrf.foreign(request, client.host, client.https)) return refusedForeign(ctx)
     const fields = post ? yield* readForm(ctx) : new URLSearchParams()
-    if (post) {
-      const sent = fields.get("_csrf") ?? ""
-      if (given === "" || !same(sent, given))
-        return respond(
-          ctx,
-          bare(
-            { base: cfg.base, lang, brand: cfg.brand },
-            ctx.t.error,
-            html`<p class="error" role="alert">${ctx.t.forbidden}</p>`
-          ),
-          403
-        )
-    }
-
-    if (cfg.authenticate === undefined) {
-      if (path === "/signin")
-        return yield* post ? Account.signIn(ctx, fields, address) : Account.signInPage(ctx)
-      const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-      if (reset !== undefined)
-        return yield* post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
-      const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-      if (invite !== undefined)
-        return yield* post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)
-    }
+    const open = cfg.authenticate === undefined ? beforeSignIn(ctx, post, fields) : undefined
+    if (open !== undefined) return yield* open
 
     const signed = yield* signedIn(ctx)
-    if (signed === undefined) {
-      if (cfg.authenticate !== undefined)
-        return respond(
-          ctx,
-          bare({ base: cfg.base, lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
-          401
-        )
-      // Back to the same page after signing in: a GET page as it was asked for, a form's page
-      // for a POST (its values are not kept); "expired" when a session cookie came with it.
-      const back = Flows.safeNext(post ? Flows.pageOfPost(path) : `${path}${url.search}`)
-      const query = new URLSearchParams()
-      if (back !== undefined && back !== "/") query.set("next", back)
-      if (jar.get(cookieNames.session) !== undefined) query.set("expired", "1")
-      const rest = query.toString()
-      return redirect(ctx, rest === "" ? "/signin" : `/signin?${rest}`)
-    }
-    const segments = path.split("/").filter((p) => p !== "")
-    const clean = `/${segments.join("/")}`
+    if (signed === undefined) return notSignedIn(ctx, post)
+    if (post && !same(fields.get("_csrf") ?? "", signed.csrf)) return refusedToken(signed)
+    return yield* dispatch(signed, post, fields)
+  })
+
+/** A signed-in request: the second step first, then the route, its role, second factor and audit. */
+const dispatch = (signed: Signed, post: boolean, fields: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const { cfg } = signed
+    const clean = `/${signed.path
+      .split("/")
+      .filter((p) => p !== "")
+      .join("/")}`
     const user = signed.user
     // The second step at sign-in: a user with a second factor passes it before anything else.
     if (user?.enrolled && user.secondFactorAt === null) {
@@ -400,7 +451,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
     const { cfg } = ctx
     const found = yield* cfg.authenticate === undefined ? session(ctx) : hook(ctx, cfg.authenticate)
     if (found === undefined) return undefined
-    const { merchantId, user } = found
+    const { merchantId, user, csrf } = found
     const merchant = yield* store((st) => Domain.findById(Domain.MerchantId, merchantId, st.getMerchant))
     if (Option.isNone(merchant)) return undefined
     const m = merchant.value
@@ -410,7 +461,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
       lang: ctx.lang,
       t: ctx.t,
       mode: ctx.mode,
-      csrf: ctx.csrf,
+      csrf,
       email: user?.email ?? null,
       merchantName: m.name,
       brand: cfg.brand,
@@ -418,6 +469,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
     }
     return {
       ...ctx,
+      csrf,
       merchant: m,
       caller: { merchant: m, mode: ctx.mode, keyId: `panel:${user?.id ?? m.id}` },
       user,
@@ -428,6 +480,8 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
 interface Who {
   readonly merchantId: string
   readonly user: PanelUser | null
+  /** The `_csrf` value of the request's forms: the session's, or the pre-session cookie's under a platform. */
+  readonly csrf: string
 }
 
 const hook = (
@@ -436,32 +490,17 @@ const hook = (
 ): Effect.Effect<Who | undefined, PanelError> =>
   Effect.map(
     promise("authenticate", () => authenticate(ctx.request)),
-    (merchantId) => (merchantId === null || merchantId === undefined ? undefined : { merchantId, user: null })
+    (merchantId) =>
+      merchantId === null || merchantId === undefined ? undefined : { merchantId, user: null, csrf: ctx.csrf }
   )
 
+/** The panel's own session: core opens it from the cookie's token; its CSRF value derives from that token. */
 const session = (ctx: Ctx): Effect.Effect<Who | undefined, PanelError, PanelServices> => {
-  const raw = cookies(ctx.request).get(cookieNames.session)
-  if (raw === undefined || !/^[A-Za-z0-9]{20,80}$/.test(raw)) return Effect.succeed(undefined)
-  const hash = PanelAccess.hashToken(raw)
-  return store((st) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const found = yield* st.touchPanelSession(hash, now, ctx.cfg.idleMs, 60_000)
-      if (Option.isNone(found)) return undefined
-      const u = yield* st.getPanelUser(found.value.userId)
-      if (Option.isNone(u)) return undefined
-      const totp = yield* st.getPanelTotp(u.value.id)
-      return {
-        merchantId: found.value.merchantId,
-        user: {
-          id: u.value.id,
-          email: u.value.email,
-          sessionHash: hash,
-          role: u.value.role,
-          enrolled: Option.isSome(totp) && totp.value.confirmedAt !== null,
-          secondFactorAt: found.value.secondFactorAt ?? null
-        }
-      }
-    })
+  const token = cookies(ctx.request).get(cookieNames.session)
+  if (token === undefined) return Effect.succeed(undefined)
+  return Effect.map(access(PanelSessions.open(token, ctx.cfg.idleMs)), (found) =>
+    Option.isNone(found)
+      ? undefined
+      : { merchantId: found.value.merchantId, user: found.value, csrf: Csrf.ofSession(token) }
   )
 }
