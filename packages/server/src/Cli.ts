@@ -246,6 +246,7 @@ const runServe = (io: Io) =>
           keepAliveTimeoutMs: env.keepAliveTimeoutMs,
           maxConnections: env.maxConnections,
           probeConnections: env.probeConnections,
+          ...(env.trustProxy === undefined ? {} : { trustProxy: env.trustProxy }),
           ...env.timeouts,
           ...(live === undefined ? {} : { live })
         }),

@@ -459,6 +459,10 @@ export const serve = {
     ["PIXGATE_HEADERS_TIMEOUT_MS", "time to receive a request's headers, then 408 (default 10000)"],
     ["PIXGATE_REQUEST_TIMEOUT_MS", "time to receive a whole request, then 408 (default 30000)"],
     ["PIXGATE_SHUTDOWN_TIMEOUT_MS", "longest drain at SIGTERM, then again for running jobs (default 10000)"],
+    [
+      "PIXGATE_TRUST_PROXY",
+      "proxies trusted for X-Forwarded-For/-Proto: true, a hop count, or addresses and CIDRs (default none)"
+    ],
     ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the other PIXGATE_LIVE_* (docs/going-live.md)"],
     ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind the admin token (docs/operations.md)"],
     [

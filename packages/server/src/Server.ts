@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
-import { NodeHostResolver } from "@pixgate/core/node"
+import { type ClientAddress, NodeHostResolver } from "@pixgate/core/node"
 import type { Settings as ApiPixSettings } from "@pixgate/gateway-apipix"
 import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
@@ -91,6 +91,12 @@ export interface ServerOptions extends Connections.ConnectionOptions {
   readonly webhookEndpointMaxConcurrency?: number
   /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
   readonly telemetry?: TelemetryOptions
+  /**
+   * The proxies trusted to report the client (as Express's `trust proxy`; the CLI reads
+   * `PIXGATE_TRUST_PROXY`): its address in the access lines, the panel's sign-in throttle,
+   * sessions and audit log; HTTPS per their `X-Forwarded-Proto` for the panel's cookies and HSTS.
+   */
+  readonly trustProxy?: ClientAddress.TrustProxy
 }
 
 /** A running server. */
@@ -306,6 +312,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...telemetry.engine,
     ...live
   })
