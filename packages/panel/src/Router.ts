@@ -48,6 +48,7 @@ import * as Payouts from "./pages/Payouts.js"
 import * as Receipts from "./pages/Receipts.js"
 import * as Refunds from "./pages/Refunds.js"
 import * as Transactions from "./pages/Transactions.js"
+import * as WebhookForms from "./pages/WebhookForms.js"
 import * as Webhooks from "./pages/Webhooks.js"
 import { PayloadTooLarge } from "./Status.js"
 
@@ -165,7 +166,7 @@ const routes: ReadonlyArray<Route> = [
     path: at("/webhooks"),
     need: "webhook.manage",
     audit: "webhook.set",
-    handle: (s, _, f) => Webhooks.setWebhook(s, f)
+    handle: (s, _, f) => WebhookForms.setWebhook(s, f)
   },
   {
     method: "POST",
@@ -173,7 +174,7 @@ const routes: ReadonlyArray<Route> = [
     need: "webhook.manage",
     audit: "webhook.rotate",
     confirmed: true,
-    handle: (s, _, f) => Webhooks.rotateSecret(s, f)
+    handle: (s, _, f) => WebhookForms.rotateSecret(s, f)
   },
   {
     method: "POST",
@@ -181,13 +182,20 @@ const routes: ReadonlyArray<Route> = [
     need: "webhook.manage",
     audit: "webhook.rotate",
     confirmed: true,
-    handle: (s, _, f) => Webhooks.rotateSigningKey(s, f)
+    handle: (s, _, f) => WebhookForms.rotateSigningKey(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/reveal"),
+    need: "webhook.manage",
+    audit: "webhook.secret-reveal",
+    handle: (s, _, f) => WebhookForms.reveal(s, f)
   },
   {
     method: "POST",
     path: at("/webhooks/test"),
     need: "webhook.manage",
-    handle: (s, _, f) => Webhooks.testEvent(s, f)
+    handle: (s, _, f) => WebhookForms.testEvent(s, f)
   },
   {
     method: "POST",
@@ -298,15 +306,27 @@ const context = (
   return ctx
 }
 
+/**
+ * Whether `sent` is a CSRF value of this browser before sign-in: the pre-session cookie's, or
+ * the value of the session its cookie holds (a signed-in page's form posting to these pages).
+ */
+const preSessionToken = (ctx: Ctx, sent: string): boolean => {
+  const jar = cookies(ctx.request)
+  const given = jar.get(cookieNames.csrf) ?? ""
+  const session = jar.get(cookieNames.session)
+  return (
+    sent !== "" &&
+    ((given !== "" && same(sent, given)) || (session !== undefined && same(sent, Csrf.ofSession(session))))
+  )
+}
+
 /** Sign-in, reset and invite pages: before any session, their forms carry the pre-session cookie's value. */
 const beforeSignIn = (ctx: Ctx, post: boolean, fields: URLSearchParams): Handler | undefined => {
   const { path } = ctx
   const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
   const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
   if (path !== "/signin" && reset === undefined && invite === undefined) return undefined
-  const given = cookies(ctx.request).get(cookieNames.csrf) ?? ""
-  if (post && (given === "" || !same(fields.get("_csrf") ?? "", given)))
-    return Effect.succeed(refusedToken(ctx))
+  if (post && !preSessionToken(ctx, fields.get("_csrf") ?? "")) return Effect.succeed(refusedToken(ctx))
   if (reset !== undefined) return post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
   if (invite !== undefined)
     return post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)

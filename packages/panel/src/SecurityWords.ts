@@ -30,8 +30,7 @@ export const pt = {
     "Este é o segredo do seu webhook. Guarde-o agora: para vê-lo de novo será preciso confirmar a sua senha.",
   secretOnce:
     "Este é o novo segredo. Ele é mostrado agora; para vê-lo de novo será preciso confirmar a sua senha.",
-  signingKeyState: "Chave de assinatura",
-  keysHidden: "Só quem gerencia integrações (dono ou desenvolvedor) cria ou revoga chaves de API."
+  signingKeyState: "Chave de assinatura"
 }
 
 type SecurityWords = { readonly [K in keyof typeof pt]: string }
@@ -61,6 +60,5 @@ export const en: SecurityWords = {
   revealWrong: "Wrong password or code. The secret was not shown.",
   secretShownNow: "This is your webhook's secret. Keep it now: seeing it again asks for your password.",
   secretOnce: "This is the new secret. It is shown now; seeing it again asks for your password.",
-  signingKeyState: "Signing key",
-  keysHidden: "Only people who manage integrations (owner or developer) create or revoke API keys."
+  signingKeyState: "Signing key"
 }
