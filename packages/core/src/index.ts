@@ -19,6 +19,26 @@ export * as Audit from "./access/Audit.js"
  */
 export * as PanelAccess from "./access/PanelAccess.js"
 /**
+ * Setting a panel user's password: through an invite link, the operator's reset link, or by the user;
+ * every new password judged first.
+ */
+export * as PanelPasswords from "./access/PanelPasswords.js"
+/**
+ * The second factor as the panel's users meet it: the second step at sign-in, enrolment, turning it off,
+ * and the check of a code.
+ */
+export * as PanelSecondFactor from "./access/PanelSecondFactor.js"
+/**
+ * Sessions of the panel's own users: sign-in, the session a cookie opens, sign-out, the list of sessions,
+ * and the check of who is at the keyboard before a secret is shown again.
+ */
+export * as PanelSessions from "./access/PanelSessions.js"
+/**
+ * Panel passwords: the rule a new password must meet (length, and hard to guess by a strength estimator)
+ * and the port through which the host hashes, checks and judges them.
+ */
+export * as Passwords from "./access/Passwords.js"
+/**
  * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
  */
 export * as SignInThrottle from "./access/SignInThrottle.js"

@@ -66,13 +66,14 @@ const deliverOver = (
   mode: Mode,
   url: string,
   secret: string,
-  config: Partial<EngineConfigShape>,
+  options: Partial<EngineConfigShape> & { readonly secretHeader?: boolean },
   ...ids: ReadonlyArray<string>
 ) =>
   Effect.gen(function* () {
+    const { secretHeader = true, ...config } = options
     const store = yield* MemoryStore.make
     return yield* Effect.gen(function* () {
-      yield* setEndpoint(url, secret, mode)
+      yield* setEndpoint(url, secret, mode, testSigningKey, secretHeader)
       const now = Date.now()
       yield* emit(...ids.map((id) => event(id, now, mode)))
       return yield* log.pipe(
@@ -92,7 +93,7 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
   const deliver = (
     url: string,
     secret: string,
-    config: Partial<EngineConfigShape>,
+    config: Partial<EngineConfigShape> & { readonly secretHeader?: boolean },
     ...ids: ReadonlyArray<string>
   ) => deliverOver(transport, "test", url, secret, config, ...ids)
 
@@ -160,6 +161,23 @@ describe.each(transports)("webhook delivery over HTTP (%s)", (_, transport) => {
         expect(seen?.headers["user-agent"]).toBe("Acme-Webhooks/1.0")
         expect(verifies(testSigningKey, seen)).toBe(true)
         expect(verifies(secret, seen)).toBe(false)
+      })
+  )
+
+  it.scopedLive(
+    "an endpoint that turned the secret header off: no X-Pixgate-Signature, the secret nowhere, the Standard Webhooks signature verifies",
+    () =>
+      Effect.gen(function* () {
+        const receiver = yield* serve((_, res) => res.end("ok"))
+        const secret = "kept-out-of-the-wire-123"
+        const [entry] = yield* deliver(receiver.url, secret, { secretHeader: false }, "evt_nohdr")
+        expect(entry?.delivery.status).toBe("delivered")
+        const [seen] = receiver.seen
+        expect(seen?.headers["x-pixgate-signature"]).toBeUndefined()
+        expect(JSON.stringify(seen?.headers)).not.toContain(secret)
+        expect(seen?.body).not.toContain(secret)
+        expect(seen?.headers["webhook-id"]).toBe("evt_nohdr")
+        expect(verifies(testSigningKey, seen)).toBe(true)
       })
   )
 

@@ -32,6 +32,8 @@ export interface Exchange extends Incoming {
   readonly send: (answer: Respond.Answer, requestId: string) => void
   /** Writes the answer's status and headers (with `x-request-id`) and opens its body for writing. */
   readonly open: (answer: Respond.Answer, requestId: string) => Channel
+  /** The client's address per the trusted proxies, for the access line, when the host knows it. */
+  readonly client?: () => string | undefined
 }
 
 /**
@@ -81,7 +83,8 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     if (logRequests) {
       const path = Redact.path(Router.pathOf(exchange.url))
       const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
-      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code))
+      const client = exchange.client?.()
+      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code, client))
     }
     try {
       if (reply instanceof Respond.Streamed) stream(exchange, id, reply)

@@ -117,7 +117,8 @@ export const Handlers: AllHandlers = {
           merchantId: path.merchantId,
           mode: path.mode,
           url: payload.url,
-          secret: payload.secret
+          secret: payload.secret,
+          secretHeader: payload.secretHeader
         })
       ),
     rotateSigningKey: ({ path, payload }) =>

@@ -111,7 +111,8 @@ const quote = (text: string): string => {
 /**
  * The access line of one request, built directly (no logger, no annotations). Its fields come
  * in the order Effect's logger wrote them, so the lines stay byte for byte what they were; an
- * error answer adds its `code` last. This line is the only one an ordinary refusal (a 4xx) gets.
+ * error answer adds its `code`, and a host that knows the client's address (per the trusted
+ * proxies) adds it as `client`, last. This line is the only one an ordinary refusal (a 4xx) gets.
  * `path` must already be redacted (`Redact.path`).
  */
 export const requestLine = (
@@ -121,11 +122,14 @@ export const requestLine = (
   status: number,
   durationMs: number,
   requestId: string,
-  code?: string
+  code?: string,
+  client?: string
 ): string =>
   `{"time":"${Timestamp.iso(time)}","level":"info","msg":"request","durationMs":${durationMs},` +
   `"path":${quote(path)},"status":${status},"requestId":${quote(requestId)},` +
-  `"method":${quote(method)}${code === undefined ? "" : `,"code":${JSON.stringify(code)}`}}`
+  `"method":${quote(method)}${code === undefined ? "" : `,"code":${JSON.stringify(code)}`}${
+    client === undefined ? "" : `,"client":${quote(client)}`
+  }}`
 
 /** The `code` of an error body `{ error, code }`, without parsing the whole body. */
 export const codeOf = (body: string): string | undefined => /"code":"([a-z_]{1,64})"/.exec(body)?.[1]

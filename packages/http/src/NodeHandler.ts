@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Errors } from "@pixgate/core"
+import { ClientAddress } from "@pixgate/core/node"
 import type { Runtime } from "effect"
 import * as Dispatch from "./Dispatch.js"
 import * as NodeTransport from "./NodeTransport.js"
@@ -22,17 +23,18 @@ export type NodeHandler = (
   next?: (error?: unknown) => void
 ) => void
 
-/** The Node handler of `router` on `runtime`. */
+/** The Node handler of `router` on `runtime`; `trust` says which proxies' forwarded addresses to believe. */
 export const node = <R>(
   runtime: Runtime.Runtime<R>,
   router: Router.Router<R>,
-  options: HandlerOptions
+  options: HandlerOptions & { readonly trust?: ClientAddress.Trust }
 ): NodeHandler => {
   const dispatch = Dispatch.make(runtime, router, options.log)
   const limit = options.maxBodySize
   const fallthrough = options.fallthrough === true
+  const trust = options.trust ?? ClientAddress.none
   return (req, res, next) => {
-    const cancel = dispatch(NodeTransport.exchange(req, res, limit), fallthrough ? next : undefined)
+    const cancel = dispatch(NodeTransport.exchange(req, res, limit, trust), fallthrough ? next : undefined)
     if (cancel === undefined) return
     res.on("close", () => {
       if (!res.writableEnded) cancel()

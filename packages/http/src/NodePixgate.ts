@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Engine, Store } from "@pixgate/core"
-import { NodeWebhookTransport } from "@pixgate/core/node"
+import { ClientAddress, NodeWebhookTransport } from "@pixgate/core/node"
 import type { Panel } from "@pixgate/panel"
 import type { Layer, Runtime } from "effect"
 import * as NodeHandler from "./NodeHandler.js"
@@ -20,6 +20,14 @@ export type { Services } from "./Pixgate.js"
 export interface PixgateOptions extends Web.PixgateOptions {
   /** With Express/Connect's `next`: pass requests for unknown paths on instead of answering 404. */
   readonly fallthrough?: boolean
+  /**
+   * Which proxies in front are trusted to report the client (`X-Forwarded-For`, `-Proto`,
+   * `-Host`), as Express's `trust proxy`: `true`, a number of hops, or addresses and CIDRs
+   * (`"loopback, 10.0.0.0/8"`). The client's address goes into the access lines and the panel's
+   * sign-in throttle, sessions and audit log (unless the panel's options name their own).
+   * Default: none, the connection's peer is the client.
+   */
+  readonly trustProxy?: ClientAddress.TrustProxy
   /**
    * The merchant panel's handlers (`pixgate.panel`), from the optional `@pixgate/panel` package:
    * `{ basePath: "/panel" }` for its own e-mail/password sign-in, or with `authenticate` to use
@@ -59,7 +67,7 @@ export interface PanelOptions {
   readonly issuer?: string
   /** Sign-in throttling, shared through the store (default 5 failures per account and address, 20 per address, in 15 minutes). */
   readonly throttle?: {
-    /** Failures allowed per account in the window (default 5). */
+    /** Failures allowed per account from one address in the window (default 5). */
     readonly perAccount?: number
     /** Failures allowed per address in the window (default 20). */
     readonly perAddress?: number
@@ -68,6 +76,12 @@ export interface PanelOptions {
   }
   /** Largest form body in bytes (default 64 KiB). */
   readonly maxBodySize?: number
+  /**
+   * The proxies trusted to report the client (as Express's `trust proxy`; default: the embedding
+   * `Pixgate.make`'s `trustProxy`, else none): its address for the throttle, sessions and audit
+   * log, and whether it came over HTTPS (secure cookies, `Strict-Transport-Security`).
+   */
+  readonly trustProxy?: ClientAddress.TrustProxy
   /**
    * White-label options: product name, logo (an https URL, a path, or an inline SVG), primary
    * colour (#hex, rgb() or hsl()) and support link (https, mailto or a path).
@@ -152,6 +166,8 @@ const loadPanel = async (): Promise<PanelModule> => {
 
 /** Builds the engine and its handlers; rejects when the engine cannot start (e.g. the store). */
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
+  // A malformed trusted-proxy setting throws here, before anything is built.
+  const trust = ClientAddress.compile(options.trustProxy)
   const built = await Web.assemble(options, NodeWebhookTransport.layer)
   const fallthrough = options.fallthrough === true
   const serve = (router: Router.Router<Web.Services>): Handlers => ({
@@ -159,13 +175,19 @@ export const make = async (options: PixgateOptions): Promise<Pixgate> => {
     nodeHandler: NodeHandler.node(built.rt, router, {
       maxBodySize: built.maxBodySize,
       log: built.writer,
-      fallthrough
+      fallthrough,
+      trust
     })
   })
   // A bad panel option (a white-label colour that is none) throws here: release what was built.
   const makePanel = async (panelOptions: PanelOptions) => {
     try {
-      return (await loadPanel()).make(built.rt, panelOptions, Status.all)
+      const trustProxy = panelOptions.trustProxy ?? options.trustProxy
+      return (await loadPanel()).make(
+        built.rt,
+        trustProxy === undefined ? panelOptions : { ...panelOptions, trustProxy },
+        Status.all
+      )
     } catch (error) {
       await built.dispose()
       throw error

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Errors } from "@pixgate/core"
+import { ClientAddress } from "@pixgate/core/node"
 import { Effect } from "effect"
 import * as Body from "./Body.js"
 import type * as Dispatch from "./Dispatch.js"
@@ -88,7 +89,8 @@ class NodeExchange implements Dispatch.Exchange {
   constructor(
     private readonly req: HostRequest,
     private readonly res: ServerResponse,
-    private readonly limit: number
+    private readonly limit: number,
+    private readonly trust: ClientAddress.Trust
   ) {
     this.method = (req.method ?? "GET").toUpperCase()
     this.url = req.url ?? "/"
@@ -124,6 +126,15 @@ class NodeExchange implements Dispatch.Exchange {
     }
   }
 
+  client(): string | undefined {
+    const socket = this.req.socket
+    return ClientAddress.of(this.trust, {
+      peer: socket?.remoteAddress,
+      encrypted: socket !== undefined && "encrypted" in socket && socket.encrypted === true,
+      header: (name) => this.header(name)
+    }).address
+  }
+
   // Headers as a flat list: Node takes it as is, without building another object.
   send(answer: Respond.Answer, requestId: string): void {
     const res = this.res
@@ -136,6 +147,13 @@ class NodeExchange implements Dispatch.Exchange {
   }
 }
 
-/** The exchange of a Node request (no body sent for HEAD: Node sends none). */
-export const exchange = (req: HostRequest, res: ServerResponse, limit: number): Dispatch.Exchange =>
-  new NodeExchange(req, res, limit)
+/**
+ * The exchange of a Node request (no body sent for HEAD: Node sends none); its client's address
+ * read per `trust` (the trusted proxies; none by default).
+ */
+export const exchange = (
+  req: HostRequest,
+  res: ServerResponse,
+  limit: number,
+  trust: ClientAddress.Trust = ClientAddress.none
+): Dispatch.Exchange => new NodeExchange(req, res, limit, trust)

@@ -208,8 +208,19 @@ describe("merchant panel operations", () => {
       merchantId,
       mode: "test",
       url: "http://127.0.0.1:9/b",
+      secretHeader: true,
       updatedAt: expect.any(String)
     })
+    // The secret header off, then on again by a set that leaves the field out (a set states the endpoint whole).
+    const off = await admin("PUT", path, {
+      body: { url: "http://127.0.0.1:9/b", secret: "second-secret", secretHeader: false }
+    })
+    expect([off.status, off.body.secretHeader, off.body.signingKey]).toEqual([200, false, undefined])
+    const wrong = await admin("PUT", path, {
+      body: { url: "http://127.0.0.1:9/b", secret: "x-secret-1", secretHeader: "no" }
+    })
+    expect([wrong.status, wrong.body.code]).toEqual([422, "invalid_field"])
+    expect(wrong.body.error).toBe("secretHeader must be true or false")
 
     const rotate = `${path}/signing-key`
     const rotated = await admin("POST", rotate, { body: {} })

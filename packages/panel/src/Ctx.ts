@@ -6,7 +6,18 @@
  * `StorageUnavailable`), anything the host or node:crypto throws as `PanelFailure`.
  */
 import { timingSafeEqual } from "node:crypto"
-import { type Auth, type Domain, Engine, Errors, type SignInThrottle, Store } from "@pixgate/core"
+import {
+  type Audit,
+  type Auth,
+  type Domain,
+  Engine,
+  Errors,
+  type PanelSessions,
+  type Passwords,
+  type SignInThrottle,
+  Store
+} from "@pixgate/core"
+import type { ClientAddress } from "@pixgate/core/node"
 import { Data, Effect } from "effect"
 import type { Brand } from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
@@ -15,8 +26,11 @@ import { securityHeaders, type View } from "./Layout.js"
 import * as Messages from "./Messages.js"
 import { statusOf as httpStatus, PayloadTooLarge } from "./Status.js"
 
-/** Services the panel runs on. */
+/** Services the panel runs on (the embedding host's runtime). */
 export type PanelServices = Engine.Engine | Store.Store
+
+/** Services the pages run on: the host's, and the panel's own passwords (scrypt and zxcvbn-ts). */
+export type PageServices = PanelServices | Passwords.Passwords
 
 /** A failure outside the engine: the host's `authenticate` hook, password hashing. Answered 500. */
 export class PanelFailure extends Data.TaggedError("PanelFailure")<{
@@ -28,7 +42,7 @@ export class PanelFailure extends Data.TaggedError("PanelFailure")<{
 export type PanelError = Errors.PixgateError | PayloadTooLarge | PanelFailure
 
 /** A page handler's effect. */
-export type Handler = Effect.Effect<Response, PanelError, PanelServices>
+export type Handler = Effect.Effect<Response, PanelError, PageServices>
 
 /** What the router needs from `Panel.make`. */
 export interface Config {
@@ -48,6 +62,8 @@ export interface Config {
   readonly requireSecondFactor: boolean
   /** The issuer shown by authenticator apps. */
   readonly issuer: string
+  /** Which proxies are trusted to report the client (`trustProxy`). */
+  readonly trust: ClientAddress.Trust
 }
 
 export const cookieNames = {
@@ -66,25 +82,18 @@ export interface Ctx {
   readonly lang: Lang
   readonly t: Dictionary
   readonly mode: "test" | "live"
+  /** The `_csrf` value of this request's forms: the session's, or the pre-session cookie's (Csrf). */
   readonly csrf: string
+  /** Cookies are marked `Secure`. */
   readonly secure: boolean
-  /** The client's address (for the sign-in throttle and the audit log), or "unknown". */
+  /** The client's address per the trusted proxies (for the throttle, sessions and audit), or "unknown". */
   readonly address: string
   /** Cookies the answer sets (appended as the request goes). */
   readonly setCookies: Array<string>
 }
 
 /** A signed-in panel user (null when the embedding platform signs people in). */
-export interface PanelUser {
-  readonly id: string
-  readonly email: string
-  readonly sessionHash: string
-  readonly role: Domain.PanelRole
-  /** Whether the user has a confirmed second factor. */
-  readonly enrolled: boolean
-  /** When this session passed the second factor, or null. */
-  readonly secondFactorAt: number | null
-}
+export type PanelUser = PanelSessions.SessionUser
 
 /** A request with someone signed in for a merchant. */
 export interface Signed extends Ctx {
@@ -93,6 +102,12 @@ export interface Signed extends Ctx {
   readonly user: PanelUser | null
   readonly view: View
 }
+
+/** Who a request comes from, for core's access operations. */
+export const clientOf = (ctx: Ctx): Audit.Client => ({
+  address: ctx.address === "unknown" ? null : ctx.address,
+  userAgent: ctx.request.headers.get("user-agent")
+})
 
 /** Parsed cookies of a request. */
 export const cookies = (request: Request): ReadonlyMap<string, string> => {
@@ -125,6 +140,12 @@ export const cookie = (ctx: Ctx, name: string, value: string, maxAgeS?: number) 
   `${name}=${encodeURIComponent(value)}; Path=${ctx.cfg.base || "/"}; HttpOnly; SameSite=Lax${
     ctx.secure ? "; Secure" : ""
   }${maxAgeS === undefined ? "" : `; Max-Age=${maxAgeS}`}`
+
+/** Sets a cookie on the answer, in place of one of that name set earlier in the same request. */
+export const setCookie = (ctx: Ctx, name: string, value: string, maxAgeS?: number) => {
+  const kept = ctx.setCookies.filter((c) => !c.startsWith(`${name}=`))
+  ctx.setCookies.splice(0, ctx.setCookies.length, ...kept, cookie(ctx, name, value, maxAgeS))
+}
 
 /** An answer with the security headers and the cookies set so far. */
 export const respond = (
@@ -196,6 +217,15 @@ export const lift = <A, R>(
   effect: Effect.Effect<A, Errors.PixgateError | Store.StoreError, R>
 ): Effect.Effect<A, Errors.PixgateError, R> =>
   Effect.catchTag(effect, "StoreError", () => Effect.fail(Errors.unavailable()))
+
+/**
+ * A core access operation (`PanelSessions`, `PanelPasswords`, `PanelSecondFactor`, `Audit`, on
+ * `PanelStore`) over the host's store, a store failure as the engine's `StorageUnavailable`.
+ */
+export const access = <A, E extends Errors.PixgateError, R>(
+  effect: Effect.Effect<A, E | Store.StoreError, R>
+): Effect.Effect<A, E | Errors.PixgateError, Exclude<R, Store.PanelStore> | Store.Store> =>
+  lift(Effect.provideServiceEffect(effect, Store.PanelStore, Store.Store))
 
 /** An engine operation. */
 export const engine = <A>(

@@ -5,7 +5,7 @@
  * read the store and hand the facts in.
  */
 import type { Domain } from "@pixgate/core"
-import { Errors } from "@pixgate/core"
+import { Errors, PanelPasswords } from "@pixgate/core"
 import { type Html, html, type Part } from "./Html.js"
 import { type Dictionary, type Lang, timeZone } from "./I18n.js"
 
@@ -133,21 +133,11 @@ ${item(steps.charge, "charge", "/mode?to=test&back=%2Fcharges", t.stepCharge)}
 
 // ---- Invites ----
 
-/** What an invite link is at `now`. */
-export type InviteState = "valid" | "used" | "expired" | "unknown"
+/** What an invite link is at `now` (core's `PanelPasswords.LinkState`). */
+export type InviteState = PanelPasswords.LinkState
 
-/** An invite's state from its stored record (None: no such invite). */
-export const inviteState = (
-  invite: { readonly usedAt: number | null; readonly expiresAt: number } | undefined,
-  now: number
-): InviteState =>
-  invite === undefined
-    ? "unknown"
-    : invite.usedAt !== null
-      ? "used"
-      : invite.expiresAt <= now
-        ? "expired"
-        : "valid"
+/** An invite's state from its stored record (None: no such invite): core's rule. */
+export const inviteState = PanelPasswords.stateAt
 
 /** The HTTP status of an invite page in a state: 410 for used and expired links, 404 for unknown ones. */
 export const inviteStatus = (state: InviteState): number =>

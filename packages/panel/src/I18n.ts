@@ -3,6 +3,8 @@
  * (`R$ 1.234,56`) and times (America/Sao_Paulo, with the UTC instant on hover).
  */
 
+import * as Security from "./SecurityWords.js"
+
 /** Languages of the panel. */
 export type Lang = "pt-BR" | "en"
 
@@ -10,6 +12,7 @@ export type Lang = "pt-BR" | "en"
 export const langs: ReadonlyArray<Lang> = ["pt-BR", "en"]
 
 const pt = {
+  ...Security.pt,
   title: "Painel Pixgate",
   skip: "Pular para o conteúdo",
   overview: "Visão geral",
@@ -300,6 +303,7 @@ const pt = {
 type Words = { readonly [K in keyof typeof pt]: string }
 
 const en: Words = {
+  ...Security.en,
   title: "Pixgate panel",
   skip: "Skip to content",
   overview: "Overview",

@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable, Transform } from "node:stream"
-import { Errors, type Store } from "@pixgate/core"
+import { Errors, Passwords, type Store } from "@pixgate/core"
+import { ClientAddress } from "@pixgate/core/node"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import * as Assets from "./Assets.js"
 import * as Brand from "./Brand.js"
@@ -17,6 +18,7 @@ import { Html } from "./Html.js"
 import { type Lang, words } from "./I18n.js"
 import { cspWith, securityHeaders } from "./Layout.js"
 import * as Messages from "./Messages.js"
+import * as Password from "./Password.js"
 import * as Router from "./Router.js"
 import { isAnswered, PayloadTooLarge, type Statuses, statusOf, use } from "./Status.js"
 import { limits, type ThrottleOptions } from "./Throttle.js"
@@ -40,14 +42,22 @@ export interface PanelOptions {
    * arrived over HTTPS (its URL, or `X-Forwarded-Proto: https` from a proxy).
    */
   readonly secureCookies?: boolean
+  /**
+   * The proxies trusted to report the client, as Express's `trust proxy` (`@pixgate/core/node`
+   * `ClientAddress`): `true`, a number of hops, or addresses and CIDRs (`"loopback, 10.0.0.0/8"`).
+   * Their `X-Forwarded-For` gives the client's address (sign-in throttle, sessions, audit log)
+   * and their `X-Forwarded-Proto: https` sends `Strict-Transport-Security`. Default: none, the
+   * connection's peer is the client.
+   */
+  readonly trustProxy?: ClientAddress.TrustProxy
   /** Session lifetime without activity (default 30 minutes). */
   readonly sessionIdleMs?: number
   /** Session lifetime whatever the activity (default 12 hours). */
   readonly sessionMaxMs?: number
   /**
    * Sign-in throttling, counted in the store and shared by every instance (default: 5 failures
-   * of one account from one address, 20 from one address, in 15 minutes; never an account-wide
-   * lock).
+   * of one account from one client address, 20 from one address, in 15 minutes; never an
+   * account-wide lock: failures from everywhere only slow the account's answers).
    */
   readonly throttle?: ThrottleOptions
   /**
@@ -70,7 +80,10 @@ export interface PanelOptions {
 
 /** Handlers of the panel. */
 export interface PanelHandlers {
-  /** Web-standard hosts; `address` is the client's address for sign-in throttling. */
+  /**
+   * Web-standard hosts; `address` is the connection's peer (the client, or the proxy in front of
+   * it: `trustProxy` says which proxies' `X-Forwarded-For` to read).
+   */
   readonly webHandler: (request: Request, info?: { readonly address?: string }) => Promise<Response>
   /** node:http, Express, Connect. */
   readonly nodeHandler: (req: IncomingMessage, res: ServerResponse) => void
@@ -92,7 +105,6 @@ export const normalizeBasePath = (path: string | undefined): string => {
   return trimmed
 }
 
-/** Builds the panel's handlers on a runtime that has the engine and the store. */
 /**
  * The panel's handlers. `statuses` is the HTTP contract's status of each error (`@pixgate/http`
  * `Status.all`, which `@pixgate/http/node` passes): the panel answers an error with it.
@@ -120,8 +132,11 @@ export const make = (
     requireSecondFactor:
       options.requireSecondFactor ?? globalThis.process?.env?.PIXGATE_PANEL_REQUIRE_2FA !== "false",
     issuer: options.issuer ?? "Pixgate",
-    brand
+    brand,
+    trust: ClientAddress.compile(options.trustProxy)
   } satisfies Router.Config
+  const passwords = Password.make()
+  const warnForwarded = forwardedWarning(runtime)
 
   // A logo on another origin: the pages' policy allows images from it too.
   const policy = brand.imageOrigin === undefined ? undefined : cspWith({ imageOrigin: brand.imageOrigin })
@@ -135,6 +150,20 @@ export const make = (
 
   const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
     const url = new URL(request.url)
+    const seen = {
+      peer: info?.address,
+      encrypted: url.protocol === "https:",
+      header: (name: string) => request.headers.get(name) ?? undefined
+    }
+    if (ClientAddress.ignoresForwarded(config.trust, seen)) warnForwarded()
+    const client = ClientAddress.of(config.trust, seen)
+    const answer = await serve(request, url, client)
+    // Over HTTPS (directly, or per a trusted proxy): browsers keep to HTTPS for a year.
+    if (client.https) answer.headers.set("strict-transport-security", hsts)
+    return answer
+  }
+
+  const serve = async (request: Request, url: URL, client: ClientAddress.Client): Promise<Response> => {
     const sub = url.pathname.slice(base.length) || "/"
     if (request.method === "GET" && sub === "/assets/panel.css") return asset(Assets.css, "text/css")
     if (request.method === "GET" && sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
@@ -142,7 +171,11 @@ export const make = (
       return asset(brand.css, "text/css")
     if (request.method === "GET" && sub === "/assets/logo.svg" && brand.logoSvg !== undefined)
       return asset(brand.logoSvg, "image/svg+xml")
-    const exit = await runExit(Router.handle(config, request, url, sub, info?.address ?? "unknown"))
+    const exit = await runExit(
+      Router.handle(config, request, url, sub, client).pipe(
+        Effect.provideService(Passwords.Passwords, passwords)
+      )
+    )
     if (Exit.isSuccess(exit)) return withBrand(exit.value)
     const failed = Cause.failureOption(exit.cause)
     const error = Option.isSome(failed)
@@ -179,13 +212,15 @@ export const make = (
     const hasBody = req.method !== "GET" && req.method !== "HEAD"
     const controller = new AbortController()
     res.on("close", () => controller.abort())
-    const request = new Request(`http://${host}${path}`, {
+    const tls = "encrypted" in req.socket && req.socket.encrypted === true
+    const request = new Request(`${tls ? "https" : "http"}://${host}${path}`, {
       method: req.method ?? "GET",
       headers,
       signal: controller.signal,
       ...(hasBody ? { body: Readable.toWeb(limited(req, maxBody)) as ReadableStream, duplex: "half" } : {})
     } as RequestInit)
-    void webHandler(request, { address: req.socket.remoteAddress ?? "unknown" }).then(
+    const peer = req.socket.remoteAddress
+    void webHandler(request, peer === undefined ? {} : { address: peer }).then(
       async (response) => {
         const out: Record<string, string | Array<string>> = {}
         response.headers.forEach((value, name) => {
@@ -207,6 +242,27 @@ export const make = (
   }
 
   return { webHandler, nodeHandler, matches }
+}
+
+/** `Strict-Transport-Security` of answers to HTTPS requests: a year, subdomains included. */
+export const hsts = "max-age=31536000; includeSubDomains"
+
+/**
+ * Warns once that requests carry `X-Forwarded-For` from a peer that is not a trusted proxy: every
+ * client behind that proxy then shares its address for the sign-in throttle and the audit log.
+ */
+const forwardedWarning = (runtime: Runtime.Runtime<PanelServices>) => {
+  let warned = false
+  return () => {
+    if (warned) return
+    warned = true
+    void Runtime.runPromise(runtime)(
+      Effect.logWarning(
+        "Panel requests carry X-Forwarded-For from a proxy that is not trusted: every client behind it " +
+          "shares its address for the sign-in throttle and the audit log (set trustProxy, or PIXGATE_TRUST_PROXY)"
+      )
+    )
+  }
 }
 
 /** The request's body, failing once it passes `max` bytes (chunked bodies declare no length). */

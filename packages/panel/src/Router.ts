@@ -1,6 +1,7 @@
 /**
- * The panel's router: request context, display switches, CSRF, sign-in, then dispatch by method
- * and path to the page modules (`pages/*.ts`), each handler an `Effect<Response, PanelError>`.
+ * The panel's router: request context, display switches, the origin check and CSRF, sign-in, then
+ * dispatch by method and path (the table in `Routes.ts`) to the page modules (`pages/*.ts`), each
+ * handler an `Effect<Response, PanelError>`.
  *
  * A small Effect dispatcher rather than `@effect/platform`'s `HttpRouter`: the panel is mounted
  * by hosts as a web-standard `Request -> Response` function (`Panel.make`'s `webHandler` and
@@ -10,10 +11,12 @@
  * convert back to the web `Request` the pages read; the whole table is a dozen routes matched
  * on path segments, here.
  */
-import { randomBytes } from "node:crypto"
-import { type Audit, Domain, PanelAccess, PanelRoles } from "@pixgate/core"
+import { Domain, PanelRoles, PanelSessions } from "@pixgate/core"
+import type { ClientAddress } from "@pixgate/core/node"
 import { Effect, Option } from "effect"
+import * as Csrf from "./Csrf.js"
 import {
+  access,
   type Config,
   type Ctx,
   cookie,
@@ -38,196 +41,10 @@ import { type Lang, words } from "./I18n.js"
 import { bare, page, type View } from "./Layout.js"
 import * as Access from "./pages/Access.js"
 import * as Account from "./pages/Account.js"
-import * as Charges from "./pages/Charges.js"
-import * as Detail from "./pages/Detail.js"
-import * as Keys from "./pages/Keys.js"
-import * as Overview from "./pages/Overview.js"
-import * as Payouts from "./pages/Payouts.js"
-import * as Receipts from "./pages/Receipts.js"
-import * as Refunds from "./pages/Refunds.js"
-import * as Transactions from "./pages/Transactions.js"
-import * as Webhooks from "./pages/Webhooks.js"
+import { find } from "./Routes.js"
 import { PayloadTooLarge } from "./Status.js"
 
 export type { Config } from "./Ctx.js"
-
-/** A signed-in route: method, path pattern (its groups are the handler's parameters), handler. */
-interface Route {
-  readonly method: "GET" | "POST"
-  readonly path: RegExp
-  /** Only for the panel's own users (not when the platform signs people in). */
-  readonly ownUsers?: true
-  /** What the user's role must allow (`PanelRoles`); reading otherwise. */
-  readonly need?: PanelRoles.Action
-  /** The audit entry a successful POST appends (its object: the first path parameter, or the id it redirects to). */
-  readonly audit?: Audit.AuditAction
-  /** The action happens on the confirmed POST only (`confirm=yes`); the first shows a confirmation. */
-  readonly confirmed?: true
-  readonly handle: (s: Signed, params: ReadonlyArray<string>, fields: URLSearchParams) => Handler
-}
-
-const id = "([^/]+)"
-const at = (pattern: string) => new RegExp(`^${pattern}$`)
-const param = (params: ReadonlyArray<string>, i: number) => params[i] ?? ""
-
-const routes: ReadonlyArray<Route> = [
-  { method: "GET", path: at("/"), handle: (s) => Overview.overview(s) },
-  { method: "GET", path: at("/transactions"), handle: (s) => Transactions.list(s) },
-  { method: "GET", path: at("/transactions\\.csv"), handle: (s) => Transactions.csv(s) },
-  { method: "GET", path: at("/transactions\\.ofx"), handle: (s) => Transactions.ofx(s) },
-  { method: "GET", path: at(`/transactions/${id}`), handle: (s, p) => Detail.detail(s, param(p, 0)) },
-  {
-    method: "GET",
-    path: at(`/transactions/${id}/receipt`),
-    handle: (s, p) => Receipts.receipt(s, param(p, 0))
-  },
-  {
-    method: "GET",
-    path: at(`/transactions/${id}/status`),
-    handle: (s, p) => Receipts.status(s, param(p, 0))
-  },
-  { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
-  { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
-  { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
-  {
-    method: "GET",
-    path: at(`/keys/${id}/revoke`),
-    need: "key.manage",
-    handle: (s, p) => Keys.revokePage(s, param(p, 0))
-  },
-  { method: "GET", path: at("/webhooks"), handle: (s) => Webhooks.page(s) },
-  { method: "GET", path: at("/password"), ownUsers: true, handle: (s) => Account.passwordPage(s) },
-  { method: "POST", path: at("/signout"), ownUsers: true, handle: (s) => Account.signOut(s) },
-  {
-    method: "POST",
-    path: at("/charges"),
-    need: "charge.create",
-    audit: "charge.create",
-    handle: (s, _, f) => Charges.create(s, f)
-  },
-  {
-    method: "POST",
-    path: at(`/transactions/${id}/pay`),
-    need: "charge.create",
-    handle: (s, p, f) => Detail.payNow(s, param(p, 0), f)
-  },
-  {
-    method: "POST",
-    path: at(`/transactions/${id}/refunds/review`),
-    need: "refund.create",
-    handle: (s, p, f) => Refunds.review(s, param(p, 0), f)
-  },
-  {
-    method: "POST",
-    path: at(`/transactions/${id}/refunds`),
-    need: "refund.create",
-    audit: "refund.create",
-    handle: (s, p, f) => Refunds.create(s, param(p, 0), f)
-  },
-  {
-    method: "POST",
-    path: at(`/events/${id}/redeliver`),
-    need: "webhook.manage",
-    audit: "webhook.redeliver",
-    handle: (s, p, f) => Detail.redeliver(s, param(p, 0), f)
-  },
-  {
-    method: "POST",
-    path: at("/payouts/review"),
-    need: "payout.create",
-    handle: (s, _, f) => Payouts.review(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/payouts"),
-    need: "payout.create",
-    audit: "payout.create",
-    handle: (s, _, f) => Payouts.create(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/keys"),
-    need: "key.manage",
-    audit: "key.create",
-    handle: (s, _, f) => Keys.create(s, f)
-  },
-  {
-    method: "POST",
-    path: at(`/keys/${id}/revoke`),
-    need: "key.manage",
-    audit: "key.revoke",
-    handle: (s, p, f) => Keys.revoke(s, param(p, 0), f)
-  },
-  {
-    method: "POST",
-    path: at("/webhooks"),
-    need: "webhook.manage",
-    audit: "webhook.set",
-    handle: (s, _, f) => Webhooks.setWebhook(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/webhooks/rotate"),
-    need: "webhook.manage",
-    audit: "webhook.rotate",
-    confirmed: true,
-    handle: (s, _, f) => Webhooks.rotateSecret(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/webhooks/signing-key"),
-    need: "webhook.manage",
-    audit: "webhook.rotate",
-    confirmed: true,
-    handle: (s, _, f) => Webhooks.rotateSigningKey(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/webhooks/test"),
-    need: "webhook.manage",
-    handle: (s, _, f) => Webhooks.testEvent(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/password"),
-    ownUsers: true,
-    handle: (s, _, f) => Account.changePassword(s, f)
-  },
-  // Access: second factor, sessions, audit log.
-  { method: "GET", path: at("/security"), ownUsers: true, handle: (s) => Access.securityPage(s) },
-  { method: "POST", path: at("/security/enrol"), ownUsers: true, handle: (s) => Access.enrol(s) },
-  {
-    method: "POST",
-    path: at("/security/confirm"),
-    ownUsers: true,
-    handle: (s, _, f) => Access.confirm(s, f)
-  },
-  {
-    method: "POST",
-    path: at("/security/disable"),
-    ownUsers: true,
-    handle: (s, _, f) => Access.disable(s, f)
-  },
-  { method: "GET", path: at("/sessions"), ownUsers: true, handle: (s) => Access.sessionsPage(s) },
-  {
-    method: "POST",
-    path: at("/sessions/revoke"),
-    ownUsers: true,
-    handle: (s, _, f) => Access.revokeSession(s, f)
-  },
-  { method: "GET", path: at("/audit"), need: "audit.read", handle: (s) => Access.auditPage(s) },
-  { method: "GET", path: at("/audit\\.csv"), need: "audit.read", handle: (s) => Access.auditCsv(s) }
-]
-
-/** The route for a signed-in request, with its path parameters. */
-const find = (method: "GET" | "POST", path: string, ownUser: boolean) => {
-  for (const route of routes) {
-    if (route.method !== method || (route.ownUsers === true && !ownUser)) continue
-    const match = route.path.exec(path)
-    if (match !== null) return { route, params: match.slice(1) }
-  }
-  return undefined
-}
 
 /** The form body, refused past the configured size. */
 const readForm = (ctx: Ctx): Effect.Effect<URLSearchParams, PayloadTooLarge> =>
@@ -242,33 +59,120 @@ const readForm = (ctx: Ctx): Effect.Effect<URLSearchParams, PayloadTooLarge> =>
     Effect.map((text) => new URLSearchParams(text))
   )
 
-/** Handles one request under the panel's base path (`path` is the part below it). */
-export const handle = (cfg: Config, request: Request, url: URL, path: string, address: string): Handler =>
+/** The refusal of a POST made from another site or origin (Csrf.foreign): nothing changes. */
+const refusedForeign = (ctx: Ctx) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
+      ctx.t.crossSiteTitle,
+      html`<p class="error" role="alert" data-testid="cross-site">${ctx.t.crossSite}</p>`
+    ),
+    403
+  )
+
+/** The refusal of a form whose `_csrf` is missing or another session's. */
+const refusedToken = (ctx: Ctx) =>
+  respond(
+    ctx,
+    bare(
+      { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
+      ctx.t.error,
+      html`<p class="error" role="alert">${ctx.t.forbidden}</p>`
+    ),
+    403
+  )
+
+/** The request's context: language, mode, the client (per the trusted proxies), the pre-session CSRF cookie. */
+const context = (
+  cfg: Config,
+  request: Request,
+  url: URL,
+  path: string,
+  client: ClientAddress.Client
+): Ctx => {
+  const jar = cookies(request)
+  const lang: Lang = jar.get(cookieNames.lang) === "en" ? "en" : "pt-BR"
+  const given = jar.get(cookieNames.csrf) ?? ""
+  const ctx: Ctx = {
+    cfg,
+    request,
+    url,
+    path,
+    lang,
+    t: words(lang),
+    mode: jar.get(cookieNames.mode) === "live" ? "live" : "test",
+    csrf: Csrf.wellFormed(given) ? given : Csrf.fresh(),
+    // Cookies are marked Secure for any sign of HTTPS (an untrusted proxy's header included);
+    // Strict-Transport-Security, in Panel.ts, only when the client's HTTPS is known.
+    secure: cfg.secureEnv ?? (client.https || request.headers.get("x-forwarded-proto") === "https"),
+    address: client.address,
+    setCookies: []
+  }
+  if (ctx.csrf !== given) ctx.setCookies.push(cookie(ctx, cookieNames.csrf, ctx.csrf))
+  return ctx
+}
+
+/**
+ * Whether `sent` is a CSRF value of this browser before sign-in: the pre-session cookie's, or
+ * the value of the session its cookie holds (a signed-in page's form posting to these pages).
+ */
+const preSessionToken = (ctx: Ctx, sent: string): boolean => {
+  const jar = cookies(ctx.request)
+  const given = jar.get(cookieNames.csrf) ?? ""
+  const session = jar.get(cookieNames.session)
+  return (
+    sent !== "" &&
+    ((given !== "" && same(sent, given)) || (session !== undefined && same(sent, Csrf.ofSession(session))))
+  )
+}
+
+/** Sign-in, reset and invite pages: before any session, their forms carry the pre-session cookie's value. */
+const beforeSignIn = (ctx: Ctx, post: boolean, fields: URLSearchParams): Handler | undefined => {
+  const { path } = ctx
+  const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
+  const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
+  if (path !== "/signin" && reset === undefined && invite === undefined) return undefined
+  if (post && !preSessionToken(ctx, fields.get("_csrf") ?? "")) return Effect.succeed(refusedToken(ctx))
+  if (reset !== undefined) return post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
+  if (invite !== undefined)
+    return post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)
+  return post ? Account.signIn(ctx, fields) : Account.signInPage(ctx)
+}
+
+/** Where a request that is not signed in goes: 401 under a platform's sign-in, else the sign-in page. */
+const notSignedIn = (ctx: Ctx, post: boolean): Response => {
+  const { cfg, url, path } = ctx
+  if (cfg.authenticate !== undefined)
+    return respond(
+      ctx,
+      bare({ base: cfg.base, lang: ctx.lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
+      401
+    )
+  // Back to the same page after signing in: a GET page as it was asked for, a form's page
+  // for a POST (its values are not kept); "expired" when a session cookie came with it.
+  const back = Flows.safeNext(post ? Flows.pageOfPost(path) : `${path}${url.search}`)
+  const query = new URLSearchParams()
+  if (back !== undefined && back !== "/") query.set("next", back)
+  if (cookies(ctx.request).get(cookieNames.session) !== undefined) query.set("expired", "1")
+  const rest = query.toString()
+  return redirect(ctx, rest === "" ? "/signin" : `/signin?${rest}`)
+}
+
+/**
+ * Handles one request under the panel's base path (`path` is the part below it) from `client`
+ * (the trusted proxies already read): display switches, the origin check of every POST, the
+ * pages before sign-in, then the session (or the platform's hook), its CSRF value, and the route.
+ */
+export const handle = (
+  cfg: Config,
+  request: Request,
+  url: URL,
+  path: string,
+  client: ClientAddress.Client
+): Handler =>
   Effect.gen(function* () {
-    const jar = cookies(request)
-    const lang: Lang = jar.get(cookieNames.lang) === "en" ? "en" : "pt-BR"
-    const mode = jar.get(cookieNames.mode) === "live" ? "live" : "test"
-    const secure =
-      cfg.secureEnv ?? (url.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https")
-    const setCookies: Array<string> = []
-    const given = jar.get(cookieNames.csrf) ?? ""
-    const base: Ctx = {
-      cfg,
-      request,
-      url,
-      path,
-      lang,
-      t: words(lang),
-      mode,
-      csrf: given,
-      secure,
-      address,
-      setCookies
-    }
-    const fresh = !/^[A-Za-z0-9_-]{32,64}$/.test(given)
-    const csrf = fresh ? randomBytes(24).toString("base64url") : given
-    if (fresh) setCookies.push(cookie(base, cookieNames.csrf, csrf))
-    const ctx: Ctx = { ...base, csrf }
+    const ctx = context(cfg, request, url, path, client)
     const method = request.method
     if (method !== "GET" && method !== "HEAD" && method !== "POST")
       return respond(ctx, "Method not allowed", 405, "text/plain")
@@ -278,58 +182,32 @@ export const handle = (cfg: Config, request: Request, url: URL, path: string, ad
       const to = url.searchParams.get("to")
       const safeBack = safePath(url.searchParams.get("back"), "/")
       if (path === "/mode" && (to === "test" || to === "live"))
-        setCookies.push(cookie(ctx, cookieNames.mode, to, 31_536_000))
+        ctx.setCookies.push(cookie(ctx, cookieNames.mode, to, 31_536_000))
       if (path === "/lang" && (to === "en" || to === "pt-BR"))
-        setCookies.push(cookie(ctx, cookieNames.lang, to, 31_536_000))
+        ctx.setCookies.push(cookie(ctx, cookieNames.lang, to, 31_536_000))
       return redirect(ctx, safeBack)
     }
 
     const post = method === "POST"
+    if (post && Csrf.foreign(request, client.host, client.https)) return refusedForeign(ctx)
     const fields = post ? yield* readForm(ctx) : new URLSearchParams()
-    if (post) {
-      const sent = fields.get("_csrf") ?? ""
-      if (given === "" || !same(sent, given))
-        return respond(
-          ctx,
-          bare(
-            { base: cfg.base, lang, brand: cfg.brand },
-            ctx.t.error,
-            html`<p class="error" role="alert">${ctx.t.forbidden}</p>`
-          ),
-          403
-        )
-    }
-
-    if (cfg.authenticate === undefined) {
-      if (path === "/signin")
-        return yield* post ? Account.signIn(ctx, fields, address) : Account.signInPage(ctx)
-      const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-      if (reset !== undefined)
-        return yield* post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
-      const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-      if (invite !== undefined)
-        return yield* post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)
-    }
+    const open = cfg.authenticate === undefined ? beforeSignIn(ctx, post, fields) : undefined
+    if (open !== undefined) return yield* open
 
     const signed = yield* signedIn(ctx)
-    if (signed === undefined) {
-      if (cfg.authenticate !== undefined)
-        return respond(
-          ctx,
-          bare({ base: cfg.base, lang, brand: cfg.brand }, ctx.t.signIn, html`<p>401</p>`),
-          401
-        )
-      // Back to the same page after signing in: a GET page as it was asked for, a form's page
-      // for a POST (its values are not kept); "expired" when a session cookie came with it.
-      const back = Flows.safeNext(post ? Flows.pageOfPost(path) : `${path}${url.search}`)
-      const query = new URLSearchParams()
-      if (back !== undefined && back !== "/") query.set("next", back)
-      if (jar.get(cookieNames.session) !== undefined) query.set("expired", "1")
-      const rest = query.toString()
-      return redirect(ctx, rest === "" ? "/signin" : `/signin?${rest}`)
-    }
-    const segments = path.split("/").filter((p) => p !== "")
-    const clean = `/${segments.join("/")}`
+    if (signed === undefined) return notSignedIn(ctx, post)
+    if (post && !same(fields.get("_csrf") ?? "", signed.csrf)) return refusedToken(signed)
+    return yield* dispatch(signed, post, fields)
+  })
+
+/** A signed-in request: the second step first, then the route, its role, second factor and audit. */
+const dispatch = (signed: Signed, post: boolean, fields: URLSearchParams): Handler =>
+  Effect.gen(function* () {
+    const { cfg } = signed
+    const clean = `/${signed.path
+      .split("/")
+      .filter((p) => p !== "")
+      .join("/")}`
     const user = signed.user
     // The second step at sign-in: a user with a second factor passes it before anything else.
     if (user?.enrolled && user.secondFactorAt === null) {
@@ -400,7 +278,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
     const { cfg } = ctx
     const found = yield* cfg.authenticate === undefined ? session(ctx) : hook(ctx, cfg.authenticate)
     if (found === undefined) return undefined
-    const { merchantId, user } = found
+    const { merchantId, user, csrf } = found
     const merchant = yield* store((st) => Domain.findById(Domain.MerchantId, merchantId, st.getMerchant))
     if (Option.isNone(merchant)) return undefined
     const m = merchant.value
@@ -410,7 +288,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
       lang: ctx.lang,
       t: ctx.t,
       mode: ctx.mode,
-      csrf: ctx.csrf,
+      csrf,
       email: user?.email ?? null,
       merchantName: m.name,
       brand: cfg.brand,
@@ -418,6 +296,7 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
     }
     return {
       ...ctx,
+      csrf,
       merchant: m,
       caller: { merchant: m, mode: ctx.mode, keyId: `panel:${user?.id ?? m.id}` },
       user,
@@ -428,6 +307,8 @@ const signedIn = (ctx: Ctx): Effect.Effect<Signed | undefined, PanelError, Panel
 interface Who {
   readonly merchantId: string
   readonly user: PanelUser | null
+  /** The `_csrf` value of the request's forms: the session's, or the pre-session cookie's under a platform. */
+  readonly csrf: string
 }
 
 const hook = (
@@ -436,32 +317,17 @@ const hook = (
 ): Effect.Effect<Who | undefined, PanelError> =>
   Effect.map(
     promise("authenticate", () => authenticate(ctx.request)),
-    (merchantId) => (merchantId === null || merchantId === undefined ? undefined : { merchantId, user: null })
+    (merchantId) =>
+      merchantId === null || merchantId === undefined ? undefined : { merchantId, user: null, csrf: ctx.csrf }
   )
 
+/** The panel's own session: core opens it from the cookie's token; its CSRF value derives from that token. */
 const session = (ctx: Ctx): Effect.Effect<Who | undefined, PanelError, PanelServices> => {
-  const raw = cookies(ctx.request).get(cookieNames.session)
-  if (raw === undefined || !/^[A-Za-z0-9]{20,80}$/.test(raw)) return Effect.succeed(undefined)
-  const hash = PanelAccess.hashToken(raw)
-  return store((st) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const found = yield* st.touchPanelSession(hash, now, ctx.cfg.idleMs, 60_000)
-      if (Option.isNone(found)) return undefined
-      const u = yield* st.getPanelUser(found.value.userId)
-      if (Option.isNone(u)) return undefined
-      const totp = yield* st.getPanelTotp(u.value.id)
-      return {
-        merchantId: found.value.merchantId,
-        user: {
-          id: u.value.id,
-          email: u.value.email,
-          sessionHash: hash,
-          role: u.value.role,
-          enrolled: Option.isSome(totp) && totp.value.confirmedAt !== null,
-          secondFactorAt: found.value.secondFactorAt ?? null
-        }
-      }
-    })
+  const token = cookies(ctx.request).get(cookieNames.session)
+  if (token === undefined) return Effect.succeed(undefined)
+  return Effect.map(access(PanelSessions.open(token, ctx.cfg.idleMs)), (found) =>
+    Option.isNone(found)
+      ? undefined
+      : { merchantId: found.value.merchantId, user: found.value, csrf: Csrf.ofSession(token) }
   )
 }

@@ -21,6 +21,7 @@ import { Effect } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { Webhook, WebhookVerificationError } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as PanelFixture from "./support/panelFixture.js"
 
 const available = Chromium.available("the panel's browser tests")
 
@@ -286,7 +287,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
 
     const delivered = await sendTest()
     expect(verifies(key, delivered)).toBe(true)
-    const secret = () => page.locator("#w-secret-value").textContent()
+    const secret = () => PanelFixture.revealSecret(page, password)
     const before = must(await secret(), "(await secret())")
     // The generated secret passes the engine's rule and is what X-Pixgate-Signature carries.
     expect(SigningKeys.secretProblem(before)).toBeNull()

@@ -196,7 +196,7 @@ describe.skipIf(!PanelFixture.available("the panel flows' browser test"))("panel
         await page.locator("form[action$='/webhooks'] button[type=submit]").click()
         await page.goto(fx.url("/webhooks"))
       }
-      const secret = () => page.locator("#w-secret-value").textContent()
+      const secret = () => PanelFixture.revealSecret(page, m.password)
       const before = await secret()
       await page.getByRole("button", { name: "Gerar novo segredo" }).click()
       await expect.poll(() => page.getByTestId("confirm-rotation").count()).toBe(1)

@@ -195,7 +195,7 @@ describe.skipIf(!PanelFixture.available("the panel's form browser tests"))("mone
       await page.locator('form[action$="/webhooks"] button[type=submit]').click()
       await page.getByTestId("signing-key").waitFor()
       await page.goto(fx.url("/webhooks"))
-      const secret = async () => (await page.locator("#w-secret-value").textContent()) ?? ""
+      const secret = () => PanelFixture.revealSecret(page, m.password)
       const before = await secret()
       // The rotate button only asks for a confirmation; the confirmation's form is the one that
       // rotates, so it is the one carrying a fresh one-time token.

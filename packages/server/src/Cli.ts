@@ -313,6 +313,7 @@ const runServe = (io: Io) =>
           keepAliveTimeoutMs: env.keepAliveTimeoutMs,
           maxConnections: env.maxConnections,
           probeConnections: env.probeConnections,
+          ...(env.trustProxy === undefined ? {} : { trustProxy: env.trustProxy }),
           ...env.timeouts,
           ...(Option.isSome(env.dataKeys) ? { dataKeys: env.dataKeys.value } : {}),
           retentionDays: env.retentionDays,

@@ -93,6 +93,10 @@ export const serve = {
     ["PIXGATE_REQUEST_TIMEOUT_MS", "time to receive a whole request, then 408 (default 30000)"],
     ["PIXGATE_SHUTDOWN_TIMEOUT_MS", "longest drain at SIGTERM, then again for running jobs (default 10000)"],
     [
+      "PIXGATE_TRUST_PROXY",
+      "proxies trusted for X-Forwarded-For/-Proto: true, a hop count, or addresses and CIDRs (default none)"
+    ],
+    [
       "PIXGATE_LIVE_GATEWAY",
       "the live bank's gateway plugin: efi (the default), or a plugin module's path (docs/going-live.md)"
     ],

@@ -6,6 +6,7 @@
  * fails with one message naming the variable (the CLI prints it as a usage error, exit 2).
  * Secrets are read as `Redacted`, so they never show in a log or an error.
  */
+import { ClientAddress } from "@pixgate/core/node"
 import { Log } from "@pixgate/http"
 import { Cause, Config, ConfigError, ConfigProvider, Either, Option, Redacted } from "effect"
 import * as Connections from "./Connections.js"
@@ -123,6 +124,26 @@ const timeouts = Config.mapOrFail(
       : invalid("PIXGATE_HEADERS_TIMEOUT_MS must be at most PIXGATE_REQUEST_TIMEOUT_MS")
 )
 
+/**
+ * `PIXGATE_TRUST_PROXY`: the proxies trusted to report the client (`X-Forwarded-For`, `-Proto`,
+ * `-Host`), as Express's `trust proxy`: `true`, a number of hops, or comma-separated addresses,
+ * CIDRs and `loopback`/`linklocal`/`uniquelocal`. Unset: none.
+ */
+const trustProxy: Config.Config<ClientAddress.TrustProxy | undefined> = Config.mapOrFail(
+  text("PIXGATE_TRUST_PROXY"),
+  (value) => {
+    try {
+      return Either.right(ClientAddress.parse(value))
+    } catch (error) {
+      return invalid(
+        `PIXGATE_TRUST_PROXY must be true, a number of hops, or addresses and CIDRs (${
+          error instanceof Error ? error.message : String(error)
+        })`
+      )
+    }
+  }
+)
+
 /** What `pixgate serve` reads. */
 export const serve = Config.all({
   port: integer("PORT", 3000, 0, 65535),
@@ -151,7 +172,8 @@ export const serve = Config.all({
   timeouts: timeouts,
   dataKeys,
   // Days personal data is kept (0, the default: for ever); `serve` erases older data every hour.
-  retentionDays: integer("PIXGATE_PERSONAL_DATA_RETENTION_DAYS", 0, 0, 36_500)
+  retentionDays: integer("PIXGATE_PERSONAL_DATA_RETENTION_DAYS", 0, 0, 36_500),
+  trustProxy
 })
 
 /**

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { Engine, GatewayPlugin } from "@pixgate/core"
-import { NodeHostResolver } from "@pixgate/core/node"
+import { type ClientAddress, NodeHostResolver } from "@pixgate/core/node"
 import { type ApiErrors, Log, type RateLimit, Router } from "@pixgate/http"
 import { Pixgate } from "@pixgate/http/node"
 import { Duration, Effect, Fiber, Ref, Schedule } from "effect"
@@ -109,6 +109,12 @@ export interface ServerOptions extends Connections.ConnectionOptions {
   readonly webhookEndpointMaxConcurrency?: number
   /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
   readonly telemetry?: TelemetryOptions
+  /**
+   * The proxies trusted to report the client (as Express's `trust proxy`; the CLI reads
+   * `PIXGATE_TRUST_PROXY`): its address in the access lines, the panel's sign-in throttle,
+   * sessions and audit log; HTTPS per their `X-Forwarded-Proto` for the panel's cookies and HSTS.
+   */
+  readonly trustProxy?: ClientAddress.TrustProxy
 }
 
 /** A running server. */
@@ -323,6 +329,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...telemetry.engine,
     ...live
   })

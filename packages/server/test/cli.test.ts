@@ -143,6 +143,17 @@ describe("panel commands (in-process)", () => {
     ])
   })
 
+  it("webhook set --no-secret-header turns the secret header off; a set without it sends it again", async () => {
+    const own = (await cli("merchant", "create", "--name", "Loja Sem Cabecalho")).json.merchantId
+    const env = { env: { PIXGATE_WEBHOOK_SECRET: "header-secret-1" }, tty: true }
+    const set = ["webhook", "set", "--merchant", own, "--mode", "test", "--url", "http://127.0.0.1:9/nohdr"]
+    const off = await cliWith(env, ...set, "--no-secret-header")
+    expect([off.code, off.stderr]).toEqual([0, ""])
+    expect(off.json).toMatchObject({ merchantId: own, mode: "test", secretHeader: false })
+    const on = await cliWith(env, ...set)
+    expect([on.code, on.stderr, on.json.secretHeader]).toEqual([0, "", true])
+  })
+
   it("webhook set, balance, sandbox topup", async () => {
     const hook = await cli(
       "webhook",

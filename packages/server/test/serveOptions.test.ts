@@ -41,7 +41,7 @@ const serve = (env: Record<string, string>) => {
     },
     stopSignal
   })
-  return { listening, exit, stop, stderr: () => err }
+  return { listening, exit, stop, stderr: () => err, stdout: () => out }
 }
 
 const setLiveWebhook = async (url: string, hook: string) => {
@@ -75,6 +75,28 @@ describe("pixgate serve options", () => {
     }
   })
 
+  it("PIXGATE_TRUST_PROXY: the access line names the client a trusted proxy reports; unset, the peer", async () => {
+    for (const [trust, client] of [
+      [undefined, "127.0.0.1"],
+      ["loopback", "203.0.113.7"],
+      ["1", "203.0.113.7"]
+    ] as const) {
+      const server = serve(trust === undefined ? {} : { PIXGATE_TRUST_PROXY: trust })
+      const url = await server.listening
+      const answer = await send(url, "GET", "/api/health", { headers: { "x-forwarded-for": "203.0.113.7" } })
+      expect(answer.status).toBe(200)
+      server.stop()
+      expect(await server.exit).toBe(0)
+      const line = server
+        .stdout()
+        .split("\n")
+        .filter((l) => l.includes('"msg":"request"'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.path === "/api/health")
+      expect([trust, line?.client]).toEqual([trust, client])
+    }
+  })
+
   it("refuses malformed values with a usage error (exit 2)", async () => {
     const malformed: ReadonlyArray<Record<string, string>> = [
       { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
@@ -86,7 +108,9 @@ describe("pixgate serve options", () => {
       { PIXGATE_HEADERS_TIMEOUT_MS: "-5" },
       { PIXGATE_REQUEST_TIMEOUT_MS: "0" },
       // Node refuses a header time-out above the request time-out.
-      { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" }
+      { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" },
+      { PIXGATE_TRUST_PROXY: "10.0.0.0/33" },
+      { PIXGATE_TRUST_PROXY: "proxy.internal" }
     ]
     for (const env of malformed) {
       const server = serve(env)

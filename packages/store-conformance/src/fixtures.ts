@@ -257,12 +257,14 @@ export const makeEndpoint = (
     readonly secret?: string
     readonly at?: number
     readonly signingKey?: string
+    readonly secretHeader?: boolean
   } = {}
 ): Domain.NewWebhookEndpoint => ({
   merchantId,
   mode,
   url: options.url ?? `https://hooks.example.com/${merchantId}/${mode}`,
   secret: options.secret ?? `secret-${Ids.randomBase62(24)}`,
+  secretHeader: options.secretHeader ?? true,
   updatedAt: options.at ?? baseTime,
   signingKey: options.signingKey ?? `whsec_${btoa(Ids.randomBase62(32))}`
 })

@@ -27,6 +27,7 @@ export type AuditAction =
   | "webhook.delete"
   | "webhook.rotate"
   | "webhook.redeliver"
+  | "webhook.secret-reveal"
   | "role.change"
   | "user.invite"
   | "session.revoke"
@@ -41,6 +42,20 @@ export interface Actor {
   readonly address: string | null
   readonly userAgent: string | null
 }
+
+/** Where a request comes from: the client's address (per the trusted proxies) and browser. */
+export interface Client {
+  readonly address: string | null
+  readonly userAgent: string | null
+}
+
+/** The actor of a panel user acting from `client`. */
+export const actorOf = (user: { readonly id: string; readonly email: string }, client: Client): Actor => ({
+  userId: user.id,
+  actor: user.email,
+  address: client.address,
+  userAgent: client.userAgent
+})
 
 /** The operator (CLI or admin API). */
 export const operator: Actor = { userId: null, actor: "operator", address: null, userAgent: null }

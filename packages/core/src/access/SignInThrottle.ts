@@ -45,6 +45,9 @@ export type Decision =
   | { readonly _tag: "Allowed"; readonly delayMs: number }
   | { readonly _tag: "Refused"; readonly retryAfterSeconds: number }
 
+/** The throttle's key of a client's address: "unknown" when the host could not tell it. */
+export const addressKey = (address: string | null): string => address ?? "unknown"
+
 const keys = (account: string, address: string) => ({
   pair: `signin:pair:${account}|${address}`,
   address: `signin:addr:${address}`,

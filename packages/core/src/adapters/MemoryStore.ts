@@ -109,7 +109,13 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
         const endpoint: WebhookEndpoint = own(
           old === undefined
             ? { ...input, previousSigningKey: null, previousKeyExpiresAt: null }
-            : { ...old, url: input.url, secret: input.secret, updatedAt: input.updatedAt }
+            : {
+                ...old,
+                url: input.url,
+                secret: input.secret,
+                secretHeader: input.secretHeader,
+                updatedAt: input.updatedAt
+              }
         )
         t.endpoints.set(key, endpoint)
         return endpoint

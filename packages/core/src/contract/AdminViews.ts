@@ -144,6 +144,9 @@ export const WebhookEndpoint = Schema.Struct({
   merchantId: MerchantId,
   mode: Mode,
   url: Schema.String,
+  secretHeader: Schema.Boolean.annotations({
+    description: "Whether deliveries carry the secret in X-Pixgate-Signature (else webhook-signature only)"
+  }),
   updatedAt: DateTime,
   signingKey: Schema.optional(
     Schema.String.annotations({ description: "`whsec_...`: the first time only (shown only now)" })
@@ -156,6 +159,7 @@ export const WebhookEndpoint = Schema.Struct({
       merchantId,
       mode: "test",
       url: "https://example.com/pixgate",
+      secretHeader: true,
       updatedAt: exampleTime,
       signingKey: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
     }

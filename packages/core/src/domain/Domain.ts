@@ -390,6 +390,11 @@ export interface WebhookEndpoint {
   readonly url: string
   /** Sent as is in `X-<Service>-Signature` (the spec's scheme); never an HMAC key. */
   readonly secret: string
+  /**
+   * Whether deliveries carry the secret in `X-<Service>-Signature` (true, the spec's scheme, by
+   * default); false leaves the Standard Webhooks signature as the only proof.
+   */
+  readonly secretHeader: boolean
   readonly updatedAt: number
   /**
    * Keys `webhook-signature` (Standard Webhooks): `whsec_` + base64 of 32 random bytes, made by

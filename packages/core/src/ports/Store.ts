@@ -391,8 +391,8 @@ export interface MerchantStoreShape {
   readonly listApiKeys: (merchantId: MerchantId) => Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
   /**
    * Sets the merchant's endpoint for one mode. A new endpoint takes `signingKey`; an existing
-   * one gets the new URL and secret and keeps its signing keys (`signingKey` is ignored).
-   * Answers the endpoint as stored.
+   * one gets the new URL, secret and `secretHeader` and keeps its signing keys (`signingKey` is
+   * ignored). Answers the endpoint as stored.
    */
   readonly setWebhookEndpoint: (endpoint: NewWebhookEndpoint) => Effect.Effect<WebhookEndpoint, StoreError>
   /**

@@ -114,12 +114,16 @@ export interface AdminShape {
     ReadonlyArray<View<typeof AdminViews.ApiKey>>,
     Errors.NotFound | Errors.StorageUnavailable
   >
-  /** Sets a mode's webhook endpoint; its signing key is shown the first time only. */
+  /**
+   * Sets a mode's webhook endpoint; its signing key is shown the first time only. `secretHeader`
+   * false: deliveries leave the secret out of `X-<Service>-Signature`.
+   */
   readonly setWebhook: (input: {
     merchantId: string
     mode: Mode
     url: string
     secret: string
+    secretHeader?: boolean | undefined
   }) => Effect.Effect<
     View<typeof AdminViews.WebhookEndpoint>,
     Errors.ValidationError | Errors.NotFound | Errors.StorageUnavailable
@@ -360,9 +364,17 @@ export const make: Effect.Effect<
     /**
      * Sets the webhook endpoint of one mode. The first time, the engine makes the endpoint's
      * signing key and answers it (`signingKey`), the only time it is shown; later sets change
-     * URL and secret and keep the key (rotate it with `rotateSigningKey`).
+     * URL and secret and keep the key (rotate it with `rotateSigningKey`). A set states the
+     * whole endpoint: `secretHeader` false stops sending the secret in `X-<Service>-Signature`,
+     * left out it is sent (the spec's scheme).
      */
-    setWebhook: (input: { merchantId: string; mode: Mode; url: string; secret: string }) =>
+    setWebhook: (input: {
+      merchantId: string
+      mode: Mode
+      url: string
+      secret: string
+      secretHeader?: boolean | undefined
+    }) =>
       Effect.gen(function* () {
         const m = yield* merchant(input.merchantId)
         yield* webhooks.checkUrl(input.url, input.mode)
@@ -375,6 +387,7 @@ export const make: Effect.Effect<
           mode: input.mode,
           url: input.url,
           secret: input.secret,
+          secretHeader: input.secretHeader ?? true,
           updatedAt: at,
           signingKey
         })
@@ -382,6 +395,7 @@ export const make: Effect.Effect<
           merchantId: m.id,
           mode: input.mode,
           url: input.url,
+          secretHeader: stored.secretHeader,
           updatedAt: Views.iso(at),
           ...(stored.signingKey === signingKey ? { signingKey } : {})
         }

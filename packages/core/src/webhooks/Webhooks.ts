@@ -56,13 +56,17 @@ export interface WebhooksShape {
 
 /**
  * What an attempt sends at `now`: the event's body and its headers: `User-Agent`,
- * `X-<Service>-Signature` (the endpoint's secret, the spec's scheme) and the Standard Webhooks
- * `webhook-id`, `webhook-timestamp` and `webhook-signature` (one `v1,<sig>` per active signing
- * key: two during a rotation's overlap). Deliveries and `pixgate listen` send exactly this.
+ * `X-<Service>-Signature` (the endpoint's secret, the spec's scheme; left out when the endpoint's
+ * `secretHeader` is off) and the Standard Webhooks `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` (one `v1,<sig>` per active signing key: two during a rotation's overlap).
+ * Deliveries and `pixgate listen` send exactly this.
  */
 export const signedRequest = (
   serviceName: string,
-  endpoint: Pick<WebhookEndpoint, "secret" | "signingKey" | "previousSigningKey" | "previousKeyExpiresAt">,
+  endpoint: Pick<
+    WebhookEndpoint,
+    "secret" | "secretHeader" | "signingKey" | "previousSigningKey" | "previousKeyExpiresAt"
+  >,
   event: Event,
   now: number
 ) =>
@@ -75,7 +79,7 @@ export const signedRequest = (
     )
     const headers: Record<string, string> = {
       "User-Agent": `${name}-Webhooks/1.0`,
-      [`X-${name}-Signature`]: endpoint.secret,
+      ...(endpoint.secretHeader ? { [`X-${name}-Signature`]: endpoint.secret } : {}),
       "webhook-id": event.id,
       "webhook-timestamp": String(timestamp),
       "webhook-signature": signatures.join(" ")

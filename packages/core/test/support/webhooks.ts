@@ -39,10 +39,19 @@ export const event = (id: string, createdAt: number, mode: Mode = "test"): Event
 /** The signing key `setEndpoint` gives a new endpoint unless told otherwise. */
 export const testSigningKey = `whsec_${Buffer.from("test-signing-key-0123456789abcdef").toString("base64")}`
 
-/** Sets the test merchant's endpoint (a new one gets `signingKey`); answers it as stored. */
-export const setEndpoint = (url: string, secret: string, mode: Mode = "test", signingKey = testSigningKey) =>
+/**
+ * Sets the test merchant's endpoint (a new one gets `signingKey`); answers it as stored. With
+ * `secretHeader` false its deliveries leave the secret out.
+ */
+export const setEndpoint = (
+  url: string,
+  secret: string,
+  mode: Mode = "test",
+  signingKey = testSigningKey,
+  secretHeader = true
+) =>
   Effect.flatMap(Store, (store) =>
-    store.setWebhookEndpoint({ merchantId, mode, url, secret, updatedAt: 0, signingKey })
+    store.setWebhookEndpoint({ merchantId, mode, url, secret, secretHeader, updatedAt: 0, signingKey })
   )
 
 /** Records events the way an engine change does (the outbox): each gets a delivery and a job. */

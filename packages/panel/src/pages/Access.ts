@@ -2,64 +2,42 @@
  * Access for real money: the second step at sign-in, second-factor enrolment (QR of the
  * `otpauth://` URI, confirmed by a code, recovery codes shown once), the user's sessions, the
  * owner's audit log (with CSV export), the operator's password reset link, and the audit entry
- * of every sensitive action.
+ * of every sensitive action. The rules are core's (`PanelSessions`, `PanelSecondFactor`,
+ * `PanelPasswords`, `Audit`): these pages read forms and draw answers.
  */
 import {
   Audit,
   type Domain,
-  type Errors,
-  PanelAccess,
+  PanelPasswords,
+  PanelSecondFactor,
+  PanelSessions,
   QrImage,
-  SignInThrottle,
-  Store,
-  TwoFactor
+  type TwoFactor
 } from "@pixgate/core"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import {
+  access,
   type Ctx,
-  cookie,
+  clientOf,
   cookieNames,
   type Handler,
-  lift,
   notice,
   type PanelError,
   type PanelServices,
-  promise,
   redirect,
   respond,
   type Signed,
-  store,
+  setCookie,
   when
 } from "../Ctx.js"
 import { html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
-
-/** A core access operation (on `PanelStore`) over the panel's store, a store failure as the engine's. */
-export const core = <A, E extends Errors.PixgateError>(
-  effect: Effect.Effect<A, E | Store.StoreError, Store.PanelStore>
-): Effect.Effect<A, E | Errors.PixgateError, Store.Store> =>
-  lift(Effect.provideServiceEffect(effect, Store.PanelStore, Store.Store))
-
-/** A second-factor operation with its refusal as a value (`Left`), store failures kept as failures. */
-const refusal = <A, R>(
-  effect: Effect.Effect<A, TwoFactor.TwoFactorRefused | Store.StoreError, R>
-): Effect.Effect<Either.Either<A, TwoFactor.TwoFactorRefused>, Store.StoreError, R> =>
-  effect.pipe(
-    Effect.map((a) => Either.right(a)),
-    Effect.catchTag("TwoFactorRefused", (e) => Effect.succeed(Either.left(e)))
-  )
+import { weakness } from "./Account.js"
 
 /** Who acts, from where: the signed-in user (or the embedding platform) and the request. */
-export const actor = (
-  ctx: Ctx,
-  user: { readonly id: string; readonly email: string } | null
-): Audit.Actor => ({
-  userId: user?.id ?? null,
-  actor: user?.email ?? "platform",
-  address: ctx.address === "unknown" ? null : ctx.address,
-  userAgent: ctx.request.headers.get("user-agent")
-})
+export const actor = (ctx: Ctx, user: { readonly id: string; readonly email: string } | null): Audit.Actor =>
+  user === null ? { userId: null, actor: "platform", ...clientOf(ctx) } : Audit.actorOf(user, clientOf(ctx))
 
 /** Appends an audit entry; a store failure is the engine's `StorageUnavailable`. */
 export const record = (
@@ -70,10 +48,7 @@ export const record = (
   objectId: string | null = null,
   detail: string | null = null
 ): Effect.Effect<void, PanelError, PanelServices> =>
-  Effect.asVoid(core(Audit.record(merchantId, actor(ctx, user), action, objectId, detail)))
-
-/** The throttle key of second-factor codes (counted like passwords). */
-const codeAccount = (email: string) => `2fa:${email}`
+  Effect.asVoid(access(Audit.record(merchantId, actor(ctx, user), action, objectId, detail)))
 
 const codeField = (ctx: Ctx) =>
   html`<div><label for="code">${ctx.t.twoFactorCode}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="32"></div>`
@@ -95,37 +70,15 @@ ${codeField(s)}
 
 export const secondStepPage = (s: Signed): Handler => Effect.succeed(respond(s, secondStepForm(s)))
 
-/** Checks a code (or recovery code) for the signed-in user: counted by the throttle. */
-const checkCode = (
-  s: Signed,
-  code: string
-): Effect.Effect<"ok" | "wrong" | "throttled", PanelError, PanelServices> =>
-  Effect.gen(function* () {
-    const user = s.user
-    if (user === null) return "wrong" as const
-    const account = codeAccount(user.email)
-    const decision = yield* core(SignInThrottle.check(account, s.address, s.cfg.throttle))
-    if (decision._tag === "Refused") return "throttled" as const
-    if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
-    const result = yield* core(refusal(TwoFactor.verify(user.id, code)))
-    if (result._tag === "Right") {
-      yield* core(SignInThrottle.succeeded(account, s.address))
-      return "ok" as const
-    }
-    yield* core(SignInThrottle.failed(account, s.address, s.cfg.throttle))
-    yield* record(s, s.merchant.id, user, "2fa.failure")
-    return "wrong" as const
-  })
-
 export const secondStep = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const outcome = yield* checkCode(s, f.get("code") ?? "")
+    const outcome = yield* access(
+      PanelSecondFactor.pass(user, user.sessionHash, f.get("code") ?? "", clientOf(s), s.cfg.throttle)
+    )
     if (outcome === "throttled") return respond(s, secondStepForm(s, s.t.tooMany), 429)
     if (outcome === "wrong") return respond(s, secondStepForm(s, s.t.twoFactorWrong), 401)
-    yield* store((st) => st.markPanelSessionSecondFactor(user.sessionHash, Date.now()))
-    yield* record(s, s.merchant.id, user, "signin.success", null, "second factor")
     return redirect(s, "/")
   })
 
@@ -148,11 +101,11 @@ export const securityPage = (s: Signed): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const totp = yield* store((st) => st.getPanelTotp(user.id))
+    const totp = yield* access(PanelSecondFactor.state(user.id))
     return respond(s, page(s.view, s.t.security, securityBody(s, totp), notice(s)))
   })
 
-const enrolForm = (s: Signed, enrolment: { readonly secret: string; readonly uri: string }, error?: string) =>
+const enrolForm = (s: Signed, enrolment: TwoFactor.Enrolment, error?: string) =>
   page(
     s.view,
     s.t.twoFactor,
@@ -170,28 +123,23 @@ export const enrol = (s: Signed): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const started = yield* core(refusal(TwoFactor.begin(user.id, s.cfg.issuer, user.email)))
-    if (started._tag === "Left") return redirect(s, "/security")
-    return respond(s, enrolForm(s, started.right))
+    const started = yield* access(PanelSecondFactor.enrol(user, s.cfg.issuer))
+    return Option.isNone(started) ? redirect(s, "/security") : respond(s, enrolForm(s, started.value))
   })
 
 export const confirm = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const result = yield* core(refusal(TwoFactor.confirm(user.id, f.get("code") ?? "")))
-    if (result._tag === "Left") {
-      const pending = yield* store((st) => st.getPanelTotp(user.id))
-      if (Option.isNone(pending) || pending.value.confirmedAt !== null) return redirect(s, "/security")
-      const uri = TwoFactor.otpauthUri(s.cfg.issuer, user.email, pending.value.secret)
-      return respond(s, enrolForm(s, { secret: pending.value.secret, uri }, s.t.twoFactorWrong), 422)
-    }
-    yield* store((st) => st.markPanelSessionSecondFactor(user.sessionHash, Date.now()))
-    yield* record(s, s.merchant.id, user, "2fa.enrol", user.id)
+    const result = yield* access(
+      PanelSecondFactor.confirm(user, user.sessionHash, f.get("code") ?? "", s.cfg.issuer, clientOf(s))
+    )
+    if (result._tag === "NotPending") return redirect(s, "/security")
+    if (result._tag === "Wrong") return respond(s, enrolForm(s, result.enrolment, s.t.twoFactorWrong), 422)
     const body = html`<p class="notice" role="status">${s.t.twoFactorOn}</p>
 <h2>${s.t.recoveryCodes}</h2>
 <p>${s.t.recoveryCodesNote}</p>
-<ul class="mono" data-testid="recovery-codes">${result.right.map((c) => html`<li>${c}</li>`)}</ul>
+<ul class="mono" data-testid="recovery-codes">${result.recoveryCodes.map((c) => html`<li>${c}</li>`)}</ul>
 <p><a class="button" href="${s.cfg.base}/">${s.t.overview}</a></p>`
     return respond(s, page(s.view, s.t.recoveryCodes, body))
   })
@@ -200,9 +148,11 @@ export const disable = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const outcome = yield* checkCode(s, f.get("code") ?? "")
+    const outcome = yield* access(
+      PanelSecondFactor.turnOff(user, f.get("code") ?? "", clientOf(s), s.cfg.throttle)
+    )
     if (outcome !== "ok") {
-      const totp = yield* store((st) => st.getPanelTotp(user.id))
+      const totp = yield* access(PanelSecondFactor.state(user.id))
       const error = html`<p class="error" role="alert">${outcome === "throttled" ? s.t.tooMany : s.t.twoFactorWrong}</p>`
       return respond(
         s,
@@ -210,8 +160,6 @@ export const disable = (s: Signed, f: URLSearchParams): Handler =>
         outcome === "throttled" ? 429 : 422
       )
     }
-    yield* core(TwoFactor.disable(user.id))
-    yield* record(s, s.merchant.id, user, "2fa.disable", user.id)
     return redirect(s, "/security", "twoFactorDisabled")
   })
 
@@ -221,7 +169,7 @@ export const sessionsPage = (s: Signed): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const list = yield* store((st) => st.listPanelSessions(user.id, Date.now()))
+    const list = yield* access(PanelSessions.list(user.id))
     const rows = list.map(
       (x) => html`<tr${x.idHash === user.sessionHash ? html` data-current="true"` : ""}>
 <td data-label="${s.t.started}">${when(s, x.createdAt)}${x.idHash === user.sessionHash ? html` <strong>(${s.t.currentSession})</strong>` : ""}</td>
@@ -242,11 +190,7 @@ export const revokeSession = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const user = s.user
     if (user === null) return redirect(s, "/")
-    const hash = f.get("session") ?? ""
-    const done = /^[0-9a-f]{64}$/.test(hash)
-      ? yield* store((st) => st.revokeUserPanelSession(user.id, hash, Date.now()))
-      : false
-    if (done) yield* record(s, s.merchant.id, user, "session.revoke", hash.slice(0, 12))
+    yield* access(PanelSessions.revoke(user, f.get("session") ?? "", clientOf(s)))
     return redirect(s, "/sessions", "sessionRevoked")
   })
 
@@ -257,7 +201,7 @@ const pageSize = 50
 export const auditPage = (s: Signed): Handler =>
   Effect.gen(function* () {
     const before = s.url.searchParams.get("before") ?? undefined
-    const entries = yield* core(Audit.list(s.merchant.id, { before, limit: pageSize }))
+    const entries = yield* access(Audit.list(s.merchant.id, { before, limit: pageSize }))
     const rows = entries.map(
       (e) => html`<tr>
 <td data-label="${s.t.auditWhen}">${when(s, e.at)}</td>
@@ -280,7 +224,7 @@ export const auditCsv = (s: Signed): Handler =>
     const lines: Array<string> = [Audit.csvHeader]
     let before: string | undefined
     for (;;) {
-      const chunk = yield* core(Audit.list(s.merchant.id, { before, limit: Audit.maxPage }))
+      const chunk = yield* access(Audit.list(s.merchant.id, { before, limit: Audit.maxPage }))
       for (const e of chunk) lines.push(Audit.csvLine(e))
       const last = chunk[chunk.length - 1]
       if (chunk.length < Audit.maxPage || last === undefined) break
@@ -293,15 +237,15 @@ export const auditCsv = (s: Signed): Handler =>
 
 // ---- Password reset link (issued by the operator) ----
 
-const resetForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
+const resetForm = (ctx: Ctx, token: string, error?: ReturnType<typeof weakness> | string, status = 200) =>
   respond(
     ctx,
     bare(
       { base: ctx.cfg.base, lang: ctx.lang },
       ctx.t.resetPassword,
-      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+      html`${error === undefined ? "" : typeof error === "string" ? html`<p class="error" role="alert">${error}</p>` : error}
 <form class="stack" method="post" action="${ctx.cfg.base}/reset/${token}">${csrfField(ctx)}
-<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>
+<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule} ${ctx.t.passwordAdvice})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>
 <div><button type="submit">${ctx.t.setPassword}</button></div>
 </form>`
     ),
@@ -310,16 +254,21 @@ const resetForm = (ctx: Ctx, token: string, error?: string, status = 200) =>
 
 export const resetPage = (ctx: Ctx, token: string): Handler => Effect.succeed(resetForm(ctx, token))
 
+/** Sets the password through the operator's reset link (judged first); the user signs in again everywhere. */
 export const acceptReset = (ctx: Ctx, token: string, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
-    const password = f.get("password") ?? ""
-    if (password.length < Password.limits.min || password.length > Password.limits.max)
-      return resetForm(ctx, token, ctx.t.passwordRule, 422)
-    const hashed = yield* promise("password", () => Password.hash(password))
-    const user = yield* store((st) => st.usePanelInvite(PanelAccess.hashToken(token), hashed, Date.now()))
-    if (Option.isNone(user)) return resetForm(ctx, token, ctx.t.resetInvalid, 410)
-    yield* record(ctx, user.value.merchantId, user.value, "password.set", user.value.id, "reset link")
+    const outcome = yield* access(
+      PanelPasswords.useLink({
+        token,
+        password: f.get("password") ?? "",
+        client: clientOf(ctx),
+        kind: "reset",
+        maxMs: ctx.cfg.maxMs
+      })
+    )
+    if (outcome._tag === "Weak") return resetForm(ctx, token, weakness(ctx, outcome.weakness), 422)
+    if (outcome._tag === "Closed") return resetForm(ctx, token, ctx.t.resetInvalid, 410)
     // Signed out everywhere: sign in again with the new password (and the second factor).
-    ctx.setCookies.push(cookie(ctx, cookieNames.session, "", 0))
+    setCookie(ctx, cookieNames.session, "", 0)
     return redirect(ctx, "/signin")
   })

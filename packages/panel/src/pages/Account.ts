@@ -1,25 +1,23 @@
 /** Sign-in, sessions, invites and the password page of the panel's own users. */
-import { type Domain, PanelAccess, SignInThrottle, TwoFactor } from "@pixgate/core"
-import { Effect, Option } from "effect"
+import { PanelAccess, PanelPasswords, PanelSessions, type Passwords } from "@pixgate/core"
+import { Effect } from "effect"
+import * as Csrf from "../Csrf.js"
 import {
+  access,
   type Ctx,
-  cookie,
+  clientOf,
   cookieNames,
   type Handler,
   notice,
-  type PanelError,
-  type PanelServices,
-  promise,
   redirect,
   respond,
   type Signed,
-  store
+  setCookie
 } from "../Ctx.js"
 import * as Flows from "../Flows.js"
-import { html } from "../Html.js"
+import { type Html, html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
-import * as Access from "./Access.js"
 
 const signInForm = (ctx: Ctx, email: string, error?: string, next?: string, expired = false) =>
   bare(
@@ -54,92 +52,70 @@ export const signInPage = (ctx: Ctx): Handler =>
     )
   )
 
-const startSession = (ctx: Ctx, user: Domain.PanelUser): Effect.Effect<void, PanelError, PanelServices> => {
-  const token = PanelAccess.newToken()
-  return store((st) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      yield* st.createPanelSession({
-        idHash: PanelAccess.hashToken(token),
-        userId: user.id,
-        merchantId: user.merchantId,
-        createdAt: now,
-        lastSeenAt: now,
-        expiresAt: now + ctx.cfg.maxMs,
-        revokedAt: null,
-        address: ctx.address === "unknown" ? null : ctx.address,
-        userAgent: (ctx.request.headers.get("user-agent") ?? "").slice(0, 256) || null,
-        secondFactorAt: null
-      })
-    })
-  ).pipe(
-    Effect.tap(() => {
-      ctx.setCookies.push(cookie(ctx, cookieNames.session, token, Math.floor(ctx.cfg.maxMs / 1000)))
-    })
-  )
+/**
+ * A session began: its cookie, and a new pre-session CSRF cookie, so no value planted or seen
+ * before the sign-in is worth anything after it.
+ */
+const sessionStarted = (ctx: Ctx, token: string) => {
+  setCookie(ctx, cookieNames.session, token, Math.floor(ctx.cfg.maxMs / 1000))
+  setCookie(ctx, cookieNames.csrf, Csrf.fresh())
 }
 
-export const signIn = (ctx: Ctx, f: URLSearchParams, address: string): Handler =>
+export const signIn = (ctx: Ctx, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
-    const email = PanelAccess.normalizeEmail(f.get("email")) ?? ""
-    const password = f.get("password") ?? ""
     const next = Flows.safeNext(f.get("next"))
-    // Counted in the store, so every instance sees the same failures; never an account-wide lock.
-    const decision = yield* Access.core(SignInThrottle.check(email, address, ctx.cfg.throttle))
-    const user = email === "" ? Option.none() : yield* store((s) => s.findPanelUser(email))
-    if (decision._tag === "Refused") {
-      if (Option.isSome(user))
-        yield* Access.record(
-          ctx,
-          user.value.merchantId,
-          { id: user.value.id, email },
-          "signin.throttled",
-          user.value.id
-        )
-      return respond(ctx, signInForm(ctx, email, ctx.t.tooMany, next), 429)
-    }
-    if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
-    const stored = Option.isSome(user) ? user.value.passwordHash : null
-    // The same work whether or not the account exists.
-    const matches = yield* promise("password", () => Password.verify(password, stored ?? Password.decoy))
-    if (!matches || stored === null || Option.isNone(user)) {
-      yield* Access.core(SignInThrottle.failed(email, address, ctx.cfg.throttle))
-      if (Option.isSome(user))
-        yield* Access.record(
-          ctx,
-          user.value.merchantId,
-          { id: user.value.id, email },
-          "signin.failure",
-          user.value.id
-        )
-      return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword, next), 401)
-    }
-    yield* Access.core(SignInThrottle.succeeded(email, address))
-    yield* startSession(ctx, user.value)
-    const enrolled = yield* Access.core(TwoFactor.enrolled(user.value.id))
-    if (enrolled) return redirect(ctx, "/signin/2fa")
-    yield* Access.record(ctx, user.value.merchantId, user.value, "signin.success", user.value.id)
-    return redirect(ctx, next ?? "/")
+    const outcome = yield* access(
+      PanelSessions.signIn({
+        email: f.get("email"),
+        password: f.get("password") ?? "",
+        client: clientOf(ctx),
+        limits: ctx.cfg.throttle,
+        maxMs: ctx.cfg.maxMs
+      })
+    )
+    const email = PanelAccess.normalizeEmail(f.get("email")) ?? ""
+    if (outcome._tag === "Throttled") return respond(ctx, signInForm(ctx, email, ctx.t.tooMany, next), 429)
+    if (outcome._tag === "Wrong") return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword, next), 401)
+    sessionStarted(ctx, outcome.token)
+    return outcome.secondStep ? redirect(ctx, "/signin/2fa") : redirect(ctx, next ?? "/")
   })
 
+/** Ends the session: its cookie cleared, and a new pre-session CSRF cookie. */
 export const signOut = (s: Signed): Handler =>
   Effect.gen(function* () {
     const hash = s.user?.sessionHash
-    if (hash !== undefined) yield* store((st) => st.revokePanelSession(hash, Date.now()))
-    s.setCookies.push(cookie(s, cookieNames.session, "", 0))
+    if (hash !== undefined) yield* access(PanelSessions.signOut(hash))
+    setCookie(s, cookieNames.session, "", 0)
+    setCookie(s, cookieNames.csrf, Csrf.fresh())
     return redirect(s, "/signin")
   })
 
-const passwordField = (ctx: Ctx) =>
-  html`<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>`
+/** Why a new password was refused, in the page's words: the rule, or the estimator's reasons. */
+export const weakness = (ctx: Ctx, w: Passwords.Weakness): Html =>
+  w._tag === "Length"
+    ? html`<p class="error" role="alert" data-testid="password-refused">${ctx.t.passwordRule}</p>`
+    : html`<div class="error" role="alert" data-testid="password-refused"><p>${ctx.t.passwordWeak}</p>${
+        w.warning === null ? "" : html`<p>${Password.feedbackText(ctx.lang, "warnings", w.warning)}</p>`
+      }<ul>${w.suggestions.map((x) => html`<li>${Password.feedbackText(ctx.lang, "suggestions", x)}</li>`)}<li>${ctx.t.passwordAdvice}</li></ul></div>`
 
-const inviteForm = (ctx: Ctx, token: string, error?: string, status = 200, welcome = false) =>
+const passwordField = (ctx: Ctx) =>
+  html`<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule} ${ctx.t.passwordAdvice})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>`
+
+/** An error above a form: a plain message, or markup made for it (`weakness`). */
+const errorPart = (error: string | Html | undefined) =>
+  error === undefined
+    ? ""
+    : typeof error === "string"
+      ? html`<p class="error" role="alert">${error}</p>`
+      : error
+
+const inviteForm = (ctx: Ctx, token: string, error?: string | Html, status = 200, welcome = false) =>
   respond(
     ctx,
     bare(
       { base: ctx.cfg.base, lang: ctx.lang, brand: ctx.cfg.brand },
       ctx.t.setPassword,
-      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}${
+      html`${errorPart(error)}${
         welcome ? html`<p data-testid="invite-state" data-state="valid">${ctx.t.inviteValid}</p>` : ""
       }
 <form class="stack" method="post" action="${ctx.cfg.base}/invite/${token}">${csrfField(ctx)}
@@ -155,12 +131,9 @@ ${passwordField(ctx)}
  * form; a used or expired one says so (410), an unknown one too (404), with no form.
  */
 export const invitePage = (ctx: Ctx, token: string): Handler =>
-  Effect.gen(function* () {
-    const found = yield* store((st) => st.findPanelInvite(PanelAccess.hashToken(token)))
-    const state = Flows.inviteState(Option.getOrUndefined(found), Date.now())
-    if (state === "valid") return inviteForm(ctx, token, undefined, 200, true)
-    return inviteClosed(ctx, state)
-  })
+  Effect.map(access(PanelPasswords.linkState(token)), (state) =>
+    state === "valid" ? inviteForm(ctx, token, undefined, 200, true) : inviteClosed(ctx, state)
+  )
 
 const inviteClosed = (ctx: Ctx, state: Exclude<Flows.InviteState, "valid">) =>
   respond(
@@ -174,33 +147,32 @@ const inviteClosed = (ctx: Ctx, state: Exclude<Flows.InviteState, "valid">) =>
     Flows.inviteStatus(state)
   )
 
-const validPassword = (p: string) => p.length >= Password.limits.min && p.length <= Password.limits.max
-
+/** Sets the password through an invite link (judged first), then signs the person in. */
 export const acceptInvite = (ctx: Ctx, token: string, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
-    const password = f.get("password") ?? ""
-    if (!validPassword(password)) return inviteForm(ctx, token, ctx.t.passwordRule, 422)
-    const hashed = yield* promise("password", () => Password.hash(password))
-    const hash = PanelAccess.hashToken(token)
-    const user = yield* store((st) => st.usePanelInvite(hash, hashed, Date.now()))
-    if (Option.isNone(user)) {
-      // Say which: used, expired or unknown (the same page as the link's).
-      const found = yield* store((st) => st.findPanelInvite(hash))
-      const state = Flows.inviteState(Option.getOrUndefined(found), Date.now())
-      return inviteClosed(ctx, state === "valid" ? "used" : state)
-    }
-    yield* Access.record(ctx, user.value.merchantId, user.value, "password.set", user.value.id, "invite")
-    yield* startSession(ctx, user.value)
+    const outcome = yield* access(
+      PanelPasswords.useLink({
+        token,
+        password: f.get("password") ?? "",
+        client: clientOf(ctx),
+        kind: "invite",
+        maxMs: ctx.cfg.maxMs
+      })
+    )
+    if (outcome._tag === "Weak") return inviteForm(ctx, token, weakness(ctx, outcome.weakness), 422)
+    // Say which: used, expired or unknown (the same page as the link's).
+    if (outcome._tag === "Closed") return inviteClosed(ctx, outcome.state)
+    if (outcome.token !== null) sessionStarted(ctx, outcome.token)
     return redirect(ctx, "/")
   })
 
-const passwordForm = (s: Signed, error?: string, status = 200) =>
+const passwordForm = (s: Signed, error?: string | Html, status = 200) =>
   respond(
     s,
     page(
       s.view,
       s.t.changePassword,
-      html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
+      html`${errorPart(error)}
 <form class="stack" method="post" action="${s.cfg.base}/password">${csrfField(s)}
 <div><label for="current-password">${s.t.currentPassword}</label><input id="current-password" name="current" type="password" autocomplete="current-password" required></div>
 ${passwordField(s)}
@@ -213,19 +185,21 @@ ${passwordField(s)}
 
 export const passwordPage = (s: Signed): Handler => Effect.succeed(passwordForm(s))
 
+/** The user's own password: the current one, then the new one judged; the other sessions end. */
 export const changePassword = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const user = s.user
     // The router offers this page to the panel's own users only.
     if (user === null) return passwordForm(s, s.t.wrongPassword, 422)
-    const stored = yield* store((st) => st.getPanelUser(user.id))
-    const hash = Option.isSome(stored) ? stored.value.passwordHash : null
-    const current = f.get("current") ?? ""
-    const matches = hash === null ? false : yield* promise("password", () => Password.verify(current, hash))
-    if (!matches) return passwordForm(s, s.t.wrongPassword, 422)
-    const next = f.get("password") ?? ""
-    if (!validPassword(next)) return passwordForm(s, s.t.passwordRule, 422)
-    const hashed = yield* promise("password", () => Password.hash(next))
-    yield* store((st) => st.setPanelPassword(user.id, hashed, Date.now(), user.sessionHash))
+    const outcome = yield* access(
+      PanelPasswords.change({
+        user,
+        current: f.get("current") ?? "",
+        next: f.get("password") ?? "",
+        client: clientOf(s)
+      })
+    )
+    if (outcome._tag === "WrongPassword") return passwordForm(s, s.t.wrongPassword, 422)
+    if (outcome._tag === "Weak") return passwordForm(s, weakness(s, outcome.weakness), 422)
     return redirect(s, "/password", "passwordChanged")
   })

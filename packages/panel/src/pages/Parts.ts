@@ -1,5 +1,5 @@
 /** Markup and reads shared by several pages: transaction and delivery tables, due dates, own records. */
-import { Domain, DueDate, Engine, Errors, type Store, type Views } from "@pixgate/core"
+import { Domain, DueDate, Engine, Errors, PanelRoles, type Store, type Views } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
 import * as Flows from "../Flows.js"
@@ -52,6 +52,22 @@ export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTe
   }`
 }
 
+/** Whether the signed-in role manages integrations: sees and changes secrets, keys and webhooks. */
+export const managesIntegrations = (s: Signed): boolean =>
+  PanelRoles.can(s.user?.role ?? "owner", "webhook.manage")
+
+/** A webhook URL as the role sees it: whole to those who manage integrations, else its origin (a path may hold tokens). */
+export const shownUrl = (s: Signed, url: string): string => {
+  if (managesIntegrations(s)) return url
+  try {
+    const parsed = new URL(url)
+    return parsed.pathname === "/" && parsed.search === "" ? parsed.origin : `${parsed.origin}/…`
+  } catch {
+    return "…"
+  }
+}
+
+/** The webhook log: each delivery's event, URL (as the role sees it), status and attempts. */
 export const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLogEntry>) =>
   entries.length === 0
     ? html`<p>${s.t.none}</p>`
@@ -59,7 +75,7 @@ export const deliveryTable = (s: Signed, entries: ReadonlyArray<Store.DeliveryLo
 <thead><tr><th scope="col">${s.t.event}</th><th scope="col">${s.t.url}</th><th scope="col">${s.t.status}</th><th scope="col">${s.t.attempts}</th></tr></thead>
 <tbody>${entries.map(
         ({ delivery, event, attempts, nextAttemptAt }) =>
-          html`<tr data-delivery="${delivery.id}"><td data-label="${s.t.event}"><code>${event.type}</code><br><span class="mono id" title="${event.id}">${event.id}</span></td><td class="wrap" data-label="${s.t.url}"><span class="mono">${delivery.url}</span></td><td data-label="${s.t.status}">${status(s, delivery.status)}${
+          html`<tr data-delivery="${delivery.id}"><td data-label="${s.t.event}"><code>${event.type}</code><br><span class="mono id" title="${event.id}">${event.id}</span></td><td class="wrap" data-label="${s.t.url}"><span class="mono">${shownUrl(s, delivery.url)}</span></td><td data-label="${s.t.status}">${status(s, delivery.status)}${
             delivery.status === "pending" && nextAttemptAt !== null
               ? html`<br>${Flows.nextAttempt(s.lang, s.t, nextAttemptAt)}`
               : ""

@@ -1,28 +1,29 @@
-/** Webhooks: the endpoint, its health, signing key and secret rotation, test events and the delivery log. */
-
+/**
+ * The webhooks page: the endpoint, its health and the delivery log for every role; its forms
+ * (URL, secret, the secret header, signing key and secret rotation, revealing the secret, test
+ * events) only for the roles that manage integrations (owner, developer). The others see that a
+ * secret and a signing key exist, never their values, and the endpoint's URL by its origin.
+ * The forms' actions are in WebhookForms.
+ */
 import { randomBytes } from "node:crypto"
-import { Engine, Errors, SigningKeys, Store, WebhookSignature } from "@pixgate/core"
-import { Effect, Option, Schema } from "effect"
+import { type Domain, Engine, type Errors, SigningKeys, Store, WebhookSignature } from "@pixgate/core"
+import { Effect, Option } from "effect"
 import {
-  engine,
   errorBox,
   type Handler,
   lift,
   notice,
   pageStatus,
-  redirect,
   respond,
   type Signed,
   status,
-  statusOf,
-  store,
   when
 } from "../Ctx.js"
 import * as FormToken from "../FormToken.js"
-import { html } from "../Html.js"
+import { type Html, html, type Part } from "../Html.js"
 import type { Dictionary } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
-import { deliveryTable, endpointStatus, failingBanner } from "./Parts.js"
+import { deliveryTable, endpointStatus, failingBanner, managesIntegrations, shownUrl } from "./Parts.js"
 
 /**
  * A generated secret: base64url of 32 random bytes (43 characters, within the engine's rule).
@@ -38,21 +39,95 @@ const overlaps: ReadonlyArray<readonly [number, keyof Dictionary]> = [
   [0, "overlapNone"]
 ]
 
-/** A signing key just made, shown on this one page and never again. */
-interface ShownKey {
-  readonly signingKey: string
+/** A secret shown on this one answer: a signing key just made, or the secret made or revealed. */
+export interface Shown {
+  readonly signingKey?: string
   readonly previousKeyExpiresAt?: string | null
+  /** The secret, and why it shows: made on the first save (`new`), or asked for again (`revealed`). */
+  readonly secret?: { readonly value: string; readonly why: "new" | "revealed" }
 }
 
-interface PageOptions {
+/** What the page shows besides the endpoint. */
+export interface PageOptions {
   readonly error?: Errors.PixgateError
   readonly url?: string
-  readonly shown?: ShownKey
+  readonly shown?: Shown
+  /** The refusal of a reveal (wrong password or code, or throttled), and its status. */
+  readonly revealRefused?: { readonly message: string; readonly status: number }
 }
+
+const shownPart = (s: Signed, shown: Shown): Part =>
+  html`${
+    shown.signingKey === undefined
+      ? ""
+      : html`<div class="notice" role="status"><p>${s.t.signingKeyOnce}</p><code class="secret" id="new-signing-key" data-testid="signing-key">${shown.signingKey}</code>
+<p><button type="button" class="secondary" data-copy="new-signing-key" data-copied="${s.t.copied}">${s.t.copy}</button></p>${
+          shown.previousKeyExpiresAt
+            ? html`<p>${s.t.previousKeyUntil} ${when(s, Date.parse(shown.previousKeyExpiresAt))}.</p>`
+            : ""
+        }</div>`
+  }${
+    shown.secret === undefined
+      ? ""
+      : html`<div class="notice" role="status"><p>${shown.secret.why === "new" ? s.t.secretOnce : s.t.secretShownNow}</p><code class="secret" id="w-secret-value" data-testid="webhook-secret">${shown.secret.value}</code>
+<p><button type="button" class="secondary" data-copy="w-secret-value" data-copied="${s.t.copied}">${s.t.copy}</button></p></div>`
+  }`
+
+const endpointForm = (s: Signed, e: Domain.WebhookEndpoint | null, url: string | undefined) =>
+  html`<form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}${FormToken.field(s)}
+<div><label for="w-url">${s.t.url} (${s.t[s.mode]})</label><input id="w-url" name="url" type="url" required value="${url ?? e?.url ?? ""}"></div>
+<div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="${SigningKeys.secretLength.min}" maxlength="${SigningKeys.secretLength.max}"></div>
+<div><label class="check"><input type="checkbox" name="secretHeader" value="on" data-testid="secret-header"${
+    (e?.secretHeader ?? true) ? html` checked` : ""
+  }> ${s.t.secretHeaderLabel}</label><p class="hint">${s.t.secretHeaderHint}</p></div>
+<div><button type="submit">${s.t.save}</button></div>
+</form>`
+
+/** What a role that does not manage integrations sees of the endpoint: that things exist. */
+const endpointFacts = (s: Signed, e: Domain.WebhookEndpoint | null) =>
+  html`<dl class="fields" data-testid="webhook-endpoint">
+<dt>${s.t.url} (${s.t[s.mode]})</dt><dd class="mono">${e === null ? "—" : shownUrl(s, e.url)}</dd>
+<dt>${s.t.secret}</dt><dd data-testid="secret-state">${e === null ? s.t.secretNone : s.t.secretSet}</dd>
+<dt>${s.t.signingKeyState}</dt><dd>${e === null ? s.t.secretNone : s.t.secretSet}</dd>
+<dt>${s.t.secretHeaderState}</dt><dd>${e === null ? "—" : e.secretHeader ? s.t.secretHeaderOn : s.t.secretHeaderOff}</dd>
+</dl>
+<p class="hint" data-testid="secrets-hidden">${s.t.secretHidden}</p>`
+
+/** The reveal form: the password, or a code of the second factor (none when the platform signs people in). */
+const revealForm = (s: Signed, refused: PageOptions["revealRefused"]) =>
+  html`<form class="stack" method="post" action="${s.cfg.base}/webhooks/reveal" data-testid="reveal-form">${csrfField(s)}${
+    refused === undefined
+      ? ""
+      : html`<p class="error" role="alert" data-testid="reveal-refused">${refused.message}</p>`
+  }${
+    s.user === null
+      ? ""
+      : html`<p>${s.t.revealPrompt}</p><div><label for="w-answer">${s.t.revealAnswer}</label><input id="w-answer" name="answer" type="password" autocomplete="current-password" required maxlength="200"></div>`
+  }
+<div><button type="submit" class="secondary">${s.t.revealSecret}</button></div>
+</form>`
+
+/** The endpoint's signing key and secret, for the roles that manage integrations. */
+const secretsPart = (s: Signed, e: Domain.WebhookEndpoint, opts: PageOptions): Html =>
+  html`<h2>${s.t.signingKey}</h2>
+<form class="stack" method="post" action="${s.cfg.base}/webhooks/signing-key">${csrfField(s)}${FormToken.field(s)}
+<div><label for="w-overlap">${s.t.overlap}</label><select id="w-overlap" name="overlapSeconds">${overlaps.map(
+    ([seconds, word]) => html`<option value="${String(seconds)}">${s.t[word]}</option>`
+  )}</select></div>
+<div><button type="submit" class="secondary">${s.t.rotateSigningKey}</button></div>
+</form>
+<p class="hint">${s.t.signingKeyLost}</p>
+<h2>${s.t.secret}</h2>
+<p data-testid="secret-state">${s.t.secretSet} · ${s.t.secretHeaderState}: ${e.secretHeader ? s.t.secretHeaderOn : s.t.secretHeaderOff}</p>
+${revealForm(s, opts.revealRefused)}
+<p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}${FormToken.field(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
+<form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}${FormToken.field(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
+<p class="hint">${s.t.testEventHint}</p>`
 
 export const page = (s: Signed, opts: PageOptions = {}): Handler =>
   Effect.gen(function* () {
     const { error, url, shown } = opts
+    const manages = managesIntegrations(s)
     const { endpoint, log, header } = yield* lift(
       Effect.gen(function* () {
         const st = yield* Store.Store
@@ -67,30 +142,19 @@ export const page = (s: Signed, opts: PageOptions = {}): Handler =>
         return { endpoint, log, header: `X-${WebhookSignature.token(e.config.serviceName)}-Signature` }
       })
     )
-    const e = Option.getOrUndefined(endpoint)
-    const health = e === undefined ? undefined : yield* endpointStatus(s)
+    const e = Option.getOrNull(endpoint)
+    const health = e === null ? undefined : yield* endpointStatus(s)
     const body = html`${error ? errorBox(error, s.lang) : ""}${failingBanner(s, health, false)}${
-      shown
-        ? html`<div class="notice" role="status"><p>${s.t.signingKeyOnce}</p><code class="secret" id="new-signing-key" data-testid="signing-key">${shown.signingKey}</code>
-<p><button type="button" class="secondary" data-copy="new-signing-key" data-copied="${s.t.copied}">${s.t.copy}</button></p>${
-            shown.previousKeyExpiresAt
-              ? html`<p>${s.t.previousKeyUntil} ${when(s, Date.parse(shown.previousKeyExpiresAt))}.</p>`
-              : ""
-          }</div>`
-        : ""
+      shown && manages ? shownPart(s, shown) : ""
     }
 <p data-testid="webhooks-intro">${s.t.webhooksIntro}</p>
-<form class="stack" method="post" action="${s.cfg.base}/webhooks">${csrfField(s)}${FormToken.field(s)}
-<div><label for="w-url">${s.t.url} (${s.t[s.mode]})</label><input id="w-url" name="url" type="url" required value="${url ?? e?.url ?? ""}"></div>
-<div><label for="w-secret">${s.t.secret} <span class="hint">(${s.t.optional})</span></label><input id="w-secret" name="secret" type="password" autocomplete="off" minlength="${SigningKeys.secretLength.min}" maxlength="${SigningKeys.secretLength.max}"></div>
-<div><button type="submit">${s.t.save}</button></div>
-</form>
+${manages ? endpointForm(s, e, url) : endpointFacts(s, e)}
 <ul class="hint" data-testid="signature-help">
 <li><code>webhook-signature</code>: ${s.t.signingPlain}</li>
 <li><code>${header}</code>: ${s.t.secretPlain}</li>
 </ul>
 ${
-  e === undefined
+  e === null
     ? ""
     : html`<h2>${s.t.health}</h2>
 <dl class="fields" data-testid="webhook-health">
@@ -106,154 +170,10 @@ ${
           : ""
       }
 </dl>
-<h2>${s.t.signingKey}</h2>
-<form class="stack" method="post" action="${s.cfg.base}/webhooks/signing-key">${csrfField(s)}${FormToken.field(s)}
-<div><label for="w-overlap">${s.t.overlap}</label><select id="w-overlap" name="overlapSeconds">${overlaps.map(
-        ([seconds, word]) => html`<option value="${String(seconds)}">${s.t[word]}</option>`
-      )}</select></div>
-<div><button type="submit" class="secondary">${s.t.rotateSigningKey}</button></div>
-</form>
-<p class="hint">${s.t.signingKeyLost}</p>
-<h2>${s.t.secret}</h2><details><summary>${s.t.secret}</summary><code class="secret" id="w-secret-value">${e.secret}</code></details>
-<p><form class="inline" method="post" action="${s.cfg.base}/webhooks/rotate">${csrfField(s)}${FormToken.field(s)}<button type="submit" class="secondary">${s.t.rotate}</button></form>
-<form class="inline" method="post" action="${s.cfg.base}/webhooks/test">${csrfField(s)}${FormToken.field(s)}<button type="submit" data-testid="send-test">${s.t.sendTest}</button></form></p>
-<p class="hint">${s.t.testEventHint}</p>`
+${manages ? secretsPart(s, e, opts) : ""}`
 }
 <h2>${s.t.deliveryLog}</h2>
 ${deliveryTable(s, log)}`
-    return respond(s, frame(s.view, s.t.webhooks, body, shown ? "" : notice(s)), pageStatus(error))
+    const code = opts.revealRefused?.status ?? pageStatus(error)
+    return respond(s, frame(s.view, s.t.webhooks, body, shown ? "" : notice(s)), code)
   })
-
-const WebhookChange = Schema.Struct({ signingKeyShown: Schema.Boolean })
-
-/** A repeated webhook form: the first one's result, without a signing key it showed once. */
-const repeated = (s: Signed, change: { readonly signingKeyShown: boolean }) =>
-  redirect(s, "/webhooks", change.signingKeyShown ? "signingKeyShownOnce" : "formRepeated")
-
-export const setWebhook = (s: Signed, f: URLSearchParams): Handler => {
-  const url = (f.get("url") ?? "").trim()
-  const given = f.get("secret") ?? ""
-  const set = Effect.gen(function* () {
-    const existing = yield* store((st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
-    const secret = given !== "" ? given : Option.isSome(existing) ? existing.value.secret : newSecret()
-    return yield* engine((e) => e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret }))
-  })
-  return Effect.gen(function* () {
-    const { outcome, value } = yield* FormToken.once(
-      s,
-      f,
-      "webhook.set",
-      set,
-      (done) => ({ signingKeyShown: done.signingKey !== undefined }),
-      WebhookChange
-    )
-    if (outcome._tag === "Repeat") return repeated(s, outcome.record)
-    // The first set answers the endpoint's signing key: shown on this answer only, like a new API key.
-    const signingKey = value?.signingKey
-    if (signingKey !== undefined) return yield* page(s, { shown: { signingKey } })
-    return redirect(s, "/webhooks", "saved")
-  }).pipe(
-    Effect.catchIf(
-      (error): error is Errors.PixgateError => Errors.isPixgateError(error) && statusOf(error) < 500,
-      (error) => page(s, { error, url })
-    )
-  )
-}
-
-/**
- * The confirmation step of a rotation: what happens, in the merchant's words, and a form that
- * posts the same action again with `confirm=yes` (and the fields chosen, e.g. the overlap).
- */
-const confirmRotation = (
-  s: Signed,
-  action: "rotate" | "signing-key",
-  keep: ReadonlyArray<readonly [string, string]>
-) => {
-  const [title, text, yes] =
-    action === "rotate"
-      ? [s.t.rotateSecretTitle, s.t.rotateSecretConfirm, s.t.rotateSecretYes]
-      : [s.t.rotateKeyTitle, s.t.rotateKeyConfirm, s.t.rotateKeyYes]
-  const body = html`<div data-testid="confirm-rotation"><p>${text}</p>
-<form method="post" action="${s.cfg.base}/webhooks/${action}">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="confirm" value="yes">${keep.map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`
-  )}
-<button type="submit" class="danger" data-testid="confirm-rotate">${yes}</button> <a class="button secondary" href="${s.cfg.base}/webhooks">${s.t.cancel}</a></form></div>`
-  return respond(s, frame(s.view, title, body))
-}
-
-export const rotateSecret = (s: Signed, f: URLSearchParams): Handler =>
-  Effect.gen(function* () {
-    const existing = yield* store((st) => st.getWebhookEndpoint(s.merchant.id, s.mode))
-    if (Option.isNone(existing)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
-    if (f.get("confirm") !== "yes") return confirmRotation(s, "rotate", [])
-    const url = existing.value.url
-    const { outcome } = yield* FormToken.once(
-      s,
-      f,
-      "webhook.rotate-secret",
-      engine((e) =>
-        e.admin.setWebhook({ merchantId: s.merchant.id, mode: s.mode, url, secret: newSecret() })
-      ),
-      () => ({ done: true as const }),
-      FormToken.Done
-    )
-    return redirect(s, "/webhooks", outcome._tag === "Done" ? "saved" : "formRepeated")
-  })
-
-export const rotateSigningKey = (s: Signed, f: URLSearchParams): Handler => {
-  const raw = (f.get("overlapSeconds") ?? "").trim()
-  if (f.get("confirm") !== "yes")
-    return Effect.succeed(confirmRotation(s, "signing-key", [["overlapSeconds", raw]]))
-  // The engine checks the range; text that is no number goes to it as NaN and is refused there.
-  const overlapSeconds = raw === "" ? undefined : /^\d+$/.test(raw) ? Number(raw) : Number.NaN
-  const rotate = engine((e) =>
-    e.admin.rotateSigningKey({
-      merchantId: s.merchant.id,
-      mode: s.mode,
-      ...(overlapSeconds === undefined ? {} : { overlapSeconds })
-    })
-  )
-  return FormToken.once(
-    s,
-    f,
-    "webhook.signing-key",
-    rotate,
-    () => ({ signingKeyShown: true }),
-    WebhookChange
-  ).pipe(
-    Effect.flatMap(({ outcome, value }) =>
-      outcome._tag === "Repeat" || value === undefined
-        ? Effect.succeed(repeated(s, { signingKeyShown: true }))
-        : page(s, {
-            shown: { signingKey: value.signingKey, previousKeyExpiresAt: value.previousKeyExpiresAt }
-          })
-    ),
-    Effect.catchIf(
-      (error): error is Errors.PixgateError => Errors.isPixgateError(error) && statusOf(error) === 422,
-      (error) => page(s, { error })
-    )
-  )
-}
-
-/**
- * Sends a real `webhook.test` event (signed, delivered and logged like every event; no money
- * moves) to the mode's endpoint, once per form token; without an endpoint, the page says to set
- * it first.
- */
-export const testEvent = (s: Signed, f: URLSearchParams): Handler =>
-  FormToken.once(
-    s,
-    f,
-    "webhook.test",
-    engine((e) => e.admin.sendTestEvent(s.merchant.id, s.mode)),
-    () => ({ done: true as const }),
-    FormToken.Done
-  ).pipe(
-    Effect.map(({ outcome }) =>
-      redirect(s, "/webhooks", outcome._tag === "Done" ? "testEventSent" : "formRepeated")
-    ),
-    Effect.catchIf(
-      (error): error is Errors.PixgateError => Errors.isPixgateError(error) && statusOf(error) === 404,
-      () => page(s, { error: new Errors.Refused({ code: "no_endpoint", message: s.t.noEndpoint }) })
-    )
-  )

@@ -89,14 +89,32 @@ export interface Fixture {
 
 let counter = 0
 
-/** Starts the server and the browser. */
-export const start = async (options: { readonly prefix?: string } = {}): Promise<Fixture> => {
+/**
+ * The webhook secret of the page's merchant, shown again the way a person asks for it: the
+ * webhooks page's reveal form with the user's password; the page is left on the webhooks page.
+ */
+export const revealSecret = async (page: Page, password: string): Promise<string> => {
+  const at = page.url()
+  const webhooks = `${at.slice(0, at.indexOf("/panel") + "/panel".length)}/webhooks`
+  await page.goto(webhooks)
+  await page.getByLabel(/^(Senha ou código do autenticador|Password or authenticator code)$/).fill(password)
+  await page.getByRole("button", { name: /^(Mostrar o segredo|Show the secret)$/ }).click()
+  const secret = (await page.locator("#w-secret-value").textContent()) ?? ""
+  await page.goto(webhooks)
+  return secret
+}
+
+/** Starts the server (with `server`'s options over the fixture's) and the browser. */
+export const start = async (
+  options: { readonly prefix?: string; readonly server?: Partial<PixgateServer.ServerOptions> } = {}
+): Promise<Fixture> => {
   const dir = await mkdtemp(join(tmpdir(), options.prefix ?? "pixgate-panel-fx-"))
   const shots = join(dir, "screenshots")
   const server = await PixgateServer.start({
     port: 0,
     database: `sqlite:${join(dir, "pixgate.db")}`,
-    log: { level: "none" }
+    log: { level: "none" },
+    ...options.server
   })
   const browser = await Chromium.launch()
   const contexts: Array<BrowserContext> = []

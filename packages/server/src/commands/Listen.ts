@@ -127,6 +127,7 @@ const fromDatabase = (
     // Without a test endpoint, keys made for this run.
     const endpoint = Option.getOrElse(found, () => ({
       secret: SigningKeys.newSigningKey().slice("whsec_".length, "whsec_".length + 32),
+      secretHeader: true,
       signingKey: SigningKeys.newSigningKey(),
       previousSigningKey: null,
       previousKeyExpiresAt: null

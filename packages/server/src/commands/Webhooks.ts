@@ -35,21 +35,37 @@ const lastAnswer = (attempts: ReadonlyArray<{ statusCode: number | null; error: 
   return last.statusCode === null ? `failed: ${last.error ?? "no answer"}` : String(last.statusCode)
 }
 
+/** `--no-secret-header`: a switch. */
+const noSecretHeader: Flag = {
+  value: "",
+  switch: true,
+  description:
+    "deliveries leave the secret out of X-Pixgate-Signature: receivers check the Standard Webhooks webhook-signature alone (without it, the header is sent, the spec's scheme)"
+}
+
 /** The webhook commands by their words. */
 export const webhookCommands: Readonly<Record<string, Command>> = {
   "webhook set": command({
     summary:
-      "Sets the URL and secret of a merchant's webhook endpoint for one mode; the first time, prints its signing key (shown only once).",
+      "Sets the URL and secret of a merchant's webhook endpoint for one mode (with --no-secret-header, deliveries leave the secret out of X-Pixgate-Signature); the first time, prints its signing key (shown only once).",
     examples: [
       "pixgate webhook set --merchant mer_... --mode test --url http://127.0.0.1:4000/webhooks --secret - < webhook-secret.txt",
-      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks"
+      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks",
+      "PIXGATE_WEBHOOK_SECRET=... pixgate webhook set --merchant mer_... --mode live --url https://shop.example/webhooks --no-secret-header"
     ],
     usage: "webhook set --merchant ID --mode test|live --url URL --secret SECRET|-",
     required: ["merchant", "mode", "url", "secret"],
-    flags: { mode: endpointMode },
+    optional: ["no-secret-header"],
+    flags: { mode: endpointMode, "no-secret-header": noSecretHeader },
     run: (admin, f) =>
       Effect.map(
-        admin.setWebhook({ merchantId: f.merchant, mode: f.mode as Mode, url: f.url, secret: f.secret }),
+        admin.setWebhook({
+          merchantId: f.merchant,
+          mode: f.mode as Mode,
+          url: f.url,
+          secret: f.secret,
+          secretHeader: f["no-secret-header"] === undefined
+        }),
         (e) =>
           new Readable(
             e,

@@ -111,10 +111,12 @@ export const deliveries = (it: Suite<DeliveryParts>) =>
           const event = makeEvent(merchant.id, "live", "withdrawal.created", { at: b })
           yield* emit(merchant.id, [event])
           const [{ delivery }] = yield* log({ merchantId: merchant.id })
+          // Every setting as it is now, the secret header's (turned off) too.
           const changed = makeEndpoint(merchant.id, "live", {
             secret: "rotated-secret",
             url: "https://new.example.com",
-            at: b + 1
+            at: b + 1,
+            secretHeader: false
           })
           yield* s.setWebhookEndpoint(changed)
           const current: Domain.WebhookEndpoint = {

@@ -154,6 +154,35 @@ export const merchants = (it: Suite<Store.MerchantStore>) =>
       })
     )
 
+    it.effect("keeps whether deliveries carry the secret header: on by default, changed by a later set", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const merchant = yield* freshMerchant()
+        const on = yield* s.setWebhookEndpoint(makeEndpoint(merchant.id, "test"))
+        expect(on.secretHeader).toBe(true)
+        const off = makeEndpoint(merchant.id, "test", { secretHeader: false, at: baseTime + 1 })
+        const stored = yield* s.setWebhookEndpoint(off)
+        expect([stored.secretHeader, stored.secret, stored.signingKey]).toEqual([
+          false,
+          off.secret,
+          on.signingKey
+        ])
+        const read = yield* s.getWebhookEndpoint(merchant.id, "test")
+        expect(Option.map(read, (e) => e.secretHeader)).toEqual(Option.some(false))
+        // A rotation of the signing key leaves the setting as it is.
+        const rotated = yield* s.rotateSigningKey({
+          merchantId: merchant.id,
+          mode: "test",
+          signingKey: "whsec_cm90YXRlZA==",
+          previousUntil: null,
+          at: baseTime + 2
+        })
+        expect(Option.map(rotated, (e) => e.secretHeader)).toEqual(Option.some(false))
+        const back = yield* s.setWebhookEndpoint(makeEndpoint(merchant.id, "test", { at: baseTime + 3 }))
+        expect(back.secretHeader).toBe(true)
+      })
+    )
+
     it.effect(
       "rotateSigningKey: the new key signs, the old one until the overlap ends; None without endpoint",
       () =>

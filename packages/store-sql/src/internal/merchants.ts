@@ -38,7 +38,7 @@ export const merchants = (sql: Sql, vault: Vault): Pick<Store.StoreShape, Ops> =
         toApiKey
       )
     ),
-  // An existing endpoint keeps its signing keys: only URL and secret change.
+  // An existing endpoint keeps its signing keys: only URL, secret and secret header change.
   setWebhookEndpoint: (e) =>
     single(
       query(
@@ -47,11 +47,13 @@ export const merchants = (sql: Sql, vault: Vault): Pick<Store.StoreShape, Ops> =
           mode: e.mode,
           url: e.url,
           secret: vault.seal("webhook_endpoints.secret", e.secret),
+          secret_header: e.secretHeader ? 1 : 0,
           updated_at: e.updatedAt,
           signing_key: vault.seal("webhook_endpoints.signing_key", e.signingKey)
         })}
       ON CONFLICT (merchant_id, mode)
-      DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at
+      DO UPDATE SET url = excluded.url, secret = excluded.secret,
+        secret_header = excluded.secret_header, updated_at = excluded.updated_at
       RETURNING *`,
         toEndpoint(vault)
       )

@@ -75,7 +75,7 @@ export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
     Delivery: {
       statement: where(
         `SELECT d.*, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
-          w.url AS endpoint_url, w.secret, w.updated_at AS endpoint_updated_at, w.signing_key,
+          w.url AS endpoint_url, w.secret, w.secret_header, w.updated_at AS endpoint_updated_at, w.signing_key,
           w.previous_signing_key, w.previous_key_expires_at, h.consecutive_failures, h.failing_since
         FROM webhook_deliveries d
         JOIN events e ON e.id = d.event_id

@@ -74,6 +74,7 @@ export const toEndpoint =
     mode: text(r.mode) as Domain.Mode,
     url: text(r.url),
     secret: v.open("webhook_endpoints.secret", text(r.secret)),
+    secretHeader: int(r.secret_header) !== 0,
     updatedAt: int(r.updated_at),
     signingKey: v.open("webhook_endpoints.signing_key", text(r.signing_key)),
     previousSigningKey: v.openOrNull("webhook_endpoints.signing_key", r.previous_signing_key),

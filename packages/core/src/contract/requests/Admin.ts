@@ -102,14 +102,24 @@ export const ModeParameter = Schema.Struct({ mode: requiredOneOf("mode", ["test"
 /** PUT /merchants/:merchantId/webhooks/:mode (the engine checks the URL and the secret). */
 export const SetWebhook = Schema.Struct({
   url: adminString("url", "Where events are POSTed (https in live mode)"),
-  secret: adminString("secret", "Sent with every delivery; 8 to 256 printable ASCII characters")
+  secret: adminString("secret", "Sent with every delivery; 8 to 256 printable ASCII characters"),
+  secretHeader: Schema.optional(
+    Schema.Boolean.annotations({
+      ...invalidField("secretHeader", "secretHeader must be true or false"),
+      description:
+        "Send the secret as is in X-Pixgate-Signature (true, the default when left out: a set states the whole endpoint); false leaves the Standard Webhooks webhook-signature as the only proof"
+    })
+  )
 }).annotations({
   identifier: "SetWebhookRequest",
   [FirstProblemOnlyId]: true,
-  examples: [{ url: "https://shop.example.com/pix/webhook", secret: "a-long-shared-secret" }]
+  examples: [
+    { url: "https://shop.example.com/pix/webhook", secret: "a-long-shared-secret" },
+    { url: "https://shop.example.com/pix/webhook", secret: "a-long-shared-secret", secretHeader: false }
+  ]
 })
 
-/** A webhook endpoint's URL and secret. */
+/** A webhook endpoint's URL, secret and whether deliveries carry the secret. */
 export interface SetWebhook extends Schema.Schema.Type<typeof SetWebhook> {}
 
 const overlapProblem = problem(
