@@ -17,7 +17,7 @@ import { listen } from "@pixgate/testkit/harness"
 import { type Live, startLive, until } from "@pixgate/testkit/live"
 import { must } from "@pixgate/testkit/must"
 import * as Telemetry from "../src/Telemetry.js"
-import { parse, value } from "./support/prometheus.js"
+import { has, parse, value } from "./support/prometheus.js"
 
 /** A span as OTLP JSON has it. */
 interface Span {
@@ -190,6 +190,17 @@ describe("OTLP traces", () => {
       1
     )
     expect(samples.some((s) => Object.values(s.labels).some((v) => v.includes(charge.body.txid)))).toBe(false)
+    // Every known operation's every outcome exists from the client's start, at 0 until it happens.
+    const operations = ["PUT /v2/cob/:id", "GET /v2/cob/:id", "PUT /v3/gn/pix/:id", "GET /v2/pix"]
+    for (const operation of operations)
+      for (const outcome of ["ok", "http_4xx", "http_5xx", "timeout", "transport", "token"])
+        expect(
+          has(samples, "pixgate_psp_calls_total", { operation, outcome }),
+          `${operation} ${outcome}`
+        ).toBe(true)
+    expect(
+      value(samples, "pixgate_psp_calls_total", { operation: "PUT /v3/gn/pix/:id", outcome: "timeout" })
+    ).toBe(0)
     expect(
       (await fetch(must(telemetry.metricsUrl, "telemetry.metricsUrl").replace("/metrics", "/other"))).status
     ).toBe(404)

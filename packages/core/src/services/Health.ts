@@ -78,6 +78,8 @@ export const make: Effect.Effect<HealthShape, never, ReadStore | EngineConfig> =
       ...(db.reason === undefined ? {} : { reason: db.reason })
     } satisfies Readiness
   })
+  // Once at start, so `pixgate_readiness_ok` has its series (and a true value) before the first probe.
+  yield* readiness
   return { draining, readiness }
 })
 

@@ -22,15 +22,16 @@ export interface Run {
   readonly output: string
 }
 
-/** Runs `promtool` with `args`. */
-export const promtool = (args: ReadonlyArray<string>): Promise<Run> =>
+/** Runs `promtool` with `args`, `input` on its standard input. */
+export const promtool = (args: ReadonlyArray<string>, input = ""): Promise<Run> =>
   new Promise((resolve) => {
-    execFile("promtool", [...args], (error, stdout, stderr) =>
+    const child = execFile("promtool", [...args], (error, stdout, stderr) =>
       resolve({
         code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
         output: `${stdout}${stderr}`
       })
     )
+    child.stdin?.end(input)
   })
 
 /** The expressions of docs/operations.md: its `promql` blocks, and inline spans that are expressions. */
