@@ -304,11 +304,14 @@ describePostgres("Pixgate under Prometheus", () => {
     "evaluates every dashboard query and rule expression to data (alerts in their situations)",
     async () => {
       // The rules are evaluated on scrapes made after the scenarios.
-      const end = Date.now() / 1000
-      await until(
-        "Prometheus scrapes after the scenarios",
-        async () => ((await single('timestamp(up{job="pixgate"})')) ?? 0) > end + 1
-      )
+      // Up to a scrape (and a rule evaluation) made after the scenarios: the range's last step
+      // then comes after their last sample.
+      const after = Date.now() / 1000
+      let end = 0
+      await until("Prometheus scrapes after the scenarios", async () => {
+        end = (await single('timestamp(up{job="pixgate"})')) ?? 0
+        return end > after + 1
+      })
       const lit = async (expr: string) =>
         (await prometheus.queryRange(expr, scenarioStart, end)).some((series) => series.points > 0)
       const dark: Array<string> = []
