@@ -5,7 +5,9 @@
  * exporter, which serves them as Prometheus text at `/metrics`: on the main port behind the
  * admin token, or on a port of its own (for a scraper on a private network). With an OTLP
  * endpoint, metrics and traces are also pushed there over OTLP/HTTP (`@effect/opentelemetry`'s
- * own exporters, protobuf or JSON). docs/operations.md has the variables and every metric.
+ * own exporters, protobuf or JSON). Metrics leave shaped (`MetricExport`: units, no Effect
+ * runtime metrics, exemplars), traces sampled (`Sampler`). docs/operations.md has the variables
+ * and every metric.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
