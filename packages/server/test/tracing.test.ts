@@ -91,13 +91,21 @@ describe("traces", () => {
           spansOf("pixgate-all").some((sql) => sql.name === "sql.execute" && sql.traceId === s.traceId)
       )
     )
+    const statements = () =>
+      spansOf("pixgate-all").filter((s) => s.name === "sql.execute" && BigInt(s.startTimeUnixNano) >= up)
+    // Not one statement is a root; each belongs to a request (a server span) or to a job, whose
+    // spans end (and leave) after their statements'.
+    expect(statements().filter(isRoot)).toEqual([])
+    const unowned = () =>
+      statements()
+        .map((s) => rootOf(spansOf("pixgate-all"), s))
+        .filter((r) => !(r.kind === 2 || r.name === "pixgate.job"))
+    await until("every statement's chain of spans reaches its request or job", () => unowned().length === 0)
     const spans = spansOf("pixgate-all")
-    const sql = spans.filter((s) => s.name === "sql.execute" && BigInt(s.startTimeUnixNano) >= up)
+    const sql = statements()
     expect(sql.length).toBeGreaterThan(10)
-    // Not one statement is a root; each belongs to a request (a server span) or to a job.
     expect(sql.filter(isRoot)).toEqual([])
-    const roots = sql.map((s) => rootOf(spans, s))
-    expect(roots.filter((r) => !(r.kind === 2 || r.name === "pixgate.job")).map((r) => r.name)).toEqual([])
+    expect(unowned()).toEqual([])
 
     // The payout's request: its statements under its own span.
     const request = must(
