@@ -179,6 +179,8 @@ export * as Store from "./ports/Store.js"
 export * as WebhookTransport from "./ports/WebhookTransport.js"
 /** Engine configuration. */
 export * as Config from "./runtime/Config.js"
+/** Exemplars of the latency histograms: the latest observation of each series made in a sampled span. */
+export * as Exemplars from "./runtime/Exemplars.js"
 /**
  * The engine's metrics, as Effect `Metric`s in the global registry: whatever exports that registry (the
  * standalone server's Prometheus `/metrics` and OTLP, through `@effect/opentelemetry`) sees them; without

@@ -8,7 +8,7 @@
  * send its answer.
  */
 import { Errors, Redaction } from "@pixgate/core"
-import { Cause, Effect, type Exit, FiberId, Option, Runtime, Stream } from "effect"
+import { Cause, Effect, type Exit, FiberId, Option, Runtime, Stream, type Tracer } from "effect"
 import * as HttpMetrics from "./HttpMetrics.js"
 import type { Incoming } from "./Incoming.js"
 import * as Log from "./Log.js"
@@ -77,9 +77,16 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       channel.end()
     })
   }
-  const answer = (exchange: Exchange, id: string, start: number, reply: Respond.Answer, route: string) => {
+  const answer = (
+    exchange: Exchange,
+    id: string,
+    start: number,
+    reply: Respond.Answer,
+    route: string,
+    span?: Tracer.Span
+  ) => {
     const end = Date.now()
-    HttpMetrics.record(exchange.method, route, reply.status, end - start)
+    HttpMetrics.record(exchange.method, route, reply.status, end - start, span)
     if (logRequests) {
       const path = Redact.path(Router.pathOf(exchange.url))
       const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
@@ -98,9 +105,10 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
     id: string,
     start: number,
     route: string,
-    exit: Exit.Exit<Respond.Answer, Respond.Failure>
+    exit: Exit.Exit<Respond.Answer, Respond.Failure>,
+    span: Tracer.Span | undefined
   ) => {
-    if (exit._tag === "Success") return answer(exchange, id, start, exit.value, route)
+    if (exit._tag === "Success") return answer(exchange, id, start, exit.value, route, span)
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure)) {
       const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
@@ -111,11 +119,11 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
         const outcome = error._tag === "StorageUnavailable" ? error.outcome : undefined
         log.write(Log.failureLine(Date.now(), status, error.code, cause, id, outcome))
       }
-      return answer(exchange, id, start, Respond.failure(failure.value), route)
+      return answer(exchange, id, start, Respond.failure(failure.value), route, span)
     }
-    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned, route)
+    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned, route, span)
     defect(id, exit.cause)
-    answer(exchange, id, start, internal, route)
+    answer(exchange, id, start, internal, route, span)
   }
 
   return (exchange, pass) => {
@@ -146,10 +154,15 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       answer(exchange, id, start, served, route)
       return undefined
     }
+    let span: Tracer.Span | undefined
     const fiber = fork(
-      traced ? HttpMetrics.span(served, exchange.method, route, exchange.header("traceparent")) : served
+      traced
+        ? HttpMetrics.span(served, exchange.method, route, exchange.header("traceparent"), (made) => {
+            span = made
+          })
+        : served
     )
-    fiber.addObserver((exit) => settle(exchange, id, start, route, exit))
+    fiber.addObserver((exit) => settle(exchange, id, start, route, exit, span))
     return fiber.unsafePoll() === null ? () => fiber.unsafeInterruptAsFork(FiberId.none) : undefined
   }
 }

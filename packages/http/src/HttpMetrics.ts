@@ -6,17 +6,20 @@
  * `unmatched`. Label arrays are made once per route, method and status, so an update is a map
  * lookup and two additions.
  */
-import { Metrics } from "@pixgate/core"
+import { Exemplars, Metrics } from "@pixgate/core"
 import { Effect, FiberRef, FiberRefs, Metric, type Runtime, Tracer } from "effect"
 
 /** Requests answered, by method, route template and status. */
 export const requests = Metric.counter("pixgate_http_requests_total", {
+  incremental: true,
   description: "HTTP requests answered, by method, route template and status"
 })
 
+const durationName = "pixgate_http_request_duration_seconds"
+
 /** How long requests took, from arrival to answer, by method, route template and status. */
 export const duration = Metric.histogram(
-  "pixgate_http_request_duration_seconds",
+  durationName,
   Metrics.latencyBuckets,
   "HTTP request duration in seconds, by method, route template and status"
 )
@@ -29,11 +32,18 @@ const names = ["method", "route", "status"] as const
 // Any text can be a method: others than these count as OTHER, to keep the label bounded.
 const methods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
-/** Records one answered request. */
-export const record = (method: string, route: string, status: number, durationMs: number): void => {
+/** Records one answered request; its `span` (when traced) is the latency's exemplar. */
+export const record = (
+  method: string,
+  route: string,
+  status: number,
+  durationMs: number,
+  span?: Tracer.AnySpan
+): void => {
   const tags = Metrics.labels(names, [methods.has(method) ? method : "OTHER", route, String(status)])
   requests.unsafeUpdate(1, tags)
   duration.unsafeUpdate(durationMs / 1000, tags)
+  if (span !== undefined) Exemplars.record(durationName, tags, durationMs / 1000, Date.now(), span)
 }
 
 /** Whether `runtime` creates real spans (a tracer is enabled): only then is a request span made. */
@@ -56,17 +66,22 @@ export const callerSpan = (header: string | undefined): Tracer.ExternalSpan | un
 /**
  * `effect` in the request's server span, named by method and route template; a child of the
  * caller's span when the request carries a `traceparent`, so a platform's trace continues here.
+ * `made` receives the span (the request's latency exemplar).
  */
 export const span = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   method: string,
   route: string,
-  caller: string | undefined
+  caller: string | undefined,
+  made?: (span: Tracer.Span) => void
 ): Effect.Effect<A, E, R> => {
   const parent = callerSpan(caller)
-  return Effect.withSpan(effect, `${method} ${route}`, {
-    kind: "server",
-    attributes: { "http.request.method": method, "http.route": route },
-    parent
-  })
+  return Effect.useSpan(
+    `${method} ${route}`,
+    { kind: "server", attributes: { "http.request.method": method, "http.route": route }, parent },
+    (span) => {
+      made?.(span)
+      return Effect.withParentSpan(effect, span)
+    }
+  )
 }

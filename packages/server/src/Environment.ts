@@ -11,6 +11,7 @@ import { Log } from "@pixgate/http"
 import { Cause, Config, ConfigError, ConfigProvider, Either, Option, Redacted } from "effect"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
+import * as Sampler from "./Sampler.js"
 import type { TelemetryOptions } from "./Telemetry.js"
 
 /** A variable's text; "" when unset or empty. */
@@ -253,6 +254,29 @@ const otlpHeaders = Config.mapOrFail(secret("OTEL_EXPORTER_OTLP_HEADERS"), (give
   return Either.right(headers)
 })
 
+const isSamplerName = (name: string): name is Sampler.SamplerName =>
+  Sampler.names.some((known) => known === name)
+
+/**
+ * `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` (the ratio of the `traceidratio` samplers,
+ * default 1), as OpenTelemetry reads them; a ratio given alone means `parentbased_traceidratio`.
+ * None when neither is set: OpenTelemetry's default, `parentbased_always_on`.
+ */
+const sampling = Config.mapOrFail(
+  Config.all({ name: text("OTEL_TRACES_SAMPLER"), arg: text("OTEL_TRACES_SAMPLER_ARG") }),
+  ({ name, arg }): Either.Either<Option.Option<Sampler.Sampling>, ConfigError.ConfigError> => {
+    if (name === "" && arg === "") return Either.right(Option.none())
+    const sampler = name === "" ? "parentbased_traceidratio" : name
+    if (!isSamplerName(sampler))
+      return invalid(`OTEL_TRACES_SAMPLER must be one of ${Sampler.names.join(", ")}`)
+    if (!sampler.endsWith("traceidratio")) return Either.right(Option.some({ sampler, ratio: 1 }))
+    const ratio = arg === "" ? 1 : Number(arg)
+    return /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(arg === "" ? "1" : arg) && ratio <= 1
+      ? Either.right(Option.some({ sampler, ratio }))
+      : invalid("OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1")
+  }
+)
+
 /** A URL given in `name`, checked. */
 const url = (name: string): Config.Config<Option.Option<string>> =>
   Config.mapOrFail(optionalText(name), (value) =>
@@ -289,6 +313,7 @@ export const telemetry = Config.map(
     serviceName: optionalText("OTEL_SERVICE_NAME"),
     metricsIntervalMs: integer("OTEL_METRIC_EXPORT_INTERVAL", 60_000, 100, 86_400_000),
     tracesIntervalMs: integer("OTEL_BSP_SCHEDULE_DELAY", 5_000, 10, 3_600_000),
+    sampling,
     ledgerCheckSeconds: integer("PIXGATE_LEDGER_CHECK_INTERVAL_S", 0, 0, 7 * 86_400)
   }),
   (env): TelemetryOptions | undefined => {
@@ -309,7 +334,8 @@ export const telemetry = Config.map(
             protocol: env.protocol,
             ...(env.headers === undefined ? {} : { headers: env.headers }),
             metricsIntervalMs: env.metricsIntervalMs,
-            tracesIntervalMs: env.tracesIntervalMs
+            tracesIntervalMs: env.tracesIntervalMs,
+            ...(Option.isSome(env.sampling) ? { sampling: env.sampling.value } : {})
           }
     if (metrics === undefined && otlp === undefined && env.ledgerCheckSeconds === 0) return undefined
     return {

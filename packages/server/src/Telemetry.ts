@@ -5,14 +5,18 @@
  * exporter, which serves them as Prometheus text at `/metrics`: on the main port behind the
  * admin token, or on a port of its own (for a scraper on a private network). With an OTLP
  * endpoint, metrics and traces are also pushed there over OTLP/HTTP (`@effect/opentelemetry`'s
- * own exporters, protobuf or JSON). docs/operations.md has the variables and every metric.
+ * own exporters, protobuf or JSON). Metrics leave shaped (`MetricExport`: units, no Effect
+ * runtime metrics, exemplars), traces sampled (`Sampler`). docs/operations.md has the variables
+ * and every metric.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Metrics, OtlpMetrics, OtlpSerialization, OtlpTracer, Resource } from "@effect/opentelemetry"
+import { OtlpMetrics, OtlpTracer } from "@effect/opentelemetry"
 import { FetchHttpClient } from "@effect/platform"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
-import { Duration, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import * as MetricExport from "./MetricExport.js"
+import * as Sampler from "./Sampler.js"
 
 /** OTLP/HTTP export of traces and metrics. */
 export interface OtlpOptions {
@@ -28,6 +32,8 @@ export interface OtlpOptions {
   readonly metricsIntervalMs?: number
   /** How often finished spans are sent (default 5 s). */
   readonly tracesIntervalMs?: number
+  /** Which traces are sent (default OpenTelemetry's: `parentbased_always_on`). */
+  readonly sampling?: Sampler.Sampling
 }
 
 /** What the server exports. */
@@ -98,11 +104,16 @@ const otlpLayer = (options: OtlpOptions, resource: { readonly serviceName: strin
   const tracer =
     options.tracesUrl === undefined
       ? Layer.empty
-      : OtlpTracer.layer({
-          ...common,
-          url: options.tracesUrl,
-          exportInterval: Duration.millis(options.tracesIntervalMs ?? 5_000)
-        })
+      : Layer.unwrapScoped(
+          Effect.map(
+            OtlpTracer.make({
+              ...common,
+              url: options.tracesUrl,
+              exportInterval: Duration.millis(options.tracesIntervalMs ?? 5_000)
+            }),
+            (tracer) => Layer.setTracer(Sampler.tracer(tracer, options.sampling ?? Sampler.defaults))
+          )
+        )
   const metrics =
     options.metricsUrl === undefined
       ? Layer.empty
@@ -112,9 +123,7 @@ const otlpLayer = (options: OtlpOptions, resource: { readonly serviceName: strin
           exportInterval: Duration.millis(options.metricsIntervalMs ?? 60_000)
         })
   return Layer.merge(tracer, metrics).pipe(
-    Layer.provide(
-      options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
-    ),
+    Layer.provide(MetricExport.serializationLayer(options.protocol === "http/json")),
     Layer.provide(FetchHttpClient.layer)
   )
 }
@@ -136,8 +145,7 @@ export const start = async (
       ? undefined
       : new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
   const layers: Array<Layer.Layer<never>> = []
-  if (exporter !== undefined)
-    layers.push(Metrics.layer(() => exporter).pipe(Layer.provide(Resource.layer({ serviceName }))))
+  if (exporter !== undefined) layers.push(MetricExport.readerLayer(exporter, serviceName))
   if (options.otlp !== undefined) layers.push(otlpLayer(options.otlp, { serviceName }))
   const serve = (res: ServerResponse, req: IncomingMessage) => {
     if (req.method !== "GET" && req.method !== "HEAD") {

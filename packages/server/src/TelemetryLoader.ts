@@ -45,7 +45,9 @@ const checkLedger = (intervalMs: number) =>
               Effect.logWarning("The ledger check could not run", error.message).pipe(
                 Effect.annotateLogs({ mode })
               )
-            )
+            ),
+            // A unit of work of its own: one root span with the check's reads under it.
+            Effect.withSpan("pixgate.ledger.check", { root: true, attributes: { "pixgate.mode": mode } })
           )
         )
       ),

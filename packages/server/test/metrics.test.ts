@@ -17,6 +17,7 @@ import { until } from "@pixgate/testkit/live"
 import { Effect } from "effect"
 import { Server } from "../src/index.js"
 import { has, parse, type Sample, value } from "./support/prometheus.js"
+import { promtool } from "./support/promql.js"
 
 const token = "metrics-admin-token-0123456789"
 const dir = mkdtempSync(join(tmpdir(), "pixgate-metrics-"))
@@ -66,6 +67,26 @@ const scrape = async (): Promise<ReadonlyArray<Sample>> => {
 }
 
 describe("/metrics", () => {
+  it("a fresh server exports every counter's failure series at 0, before any traffic", async () => {
+    const s = await scrape()
+    for (const mode of ["test", "live"]) {
+      for (const outcome of ["failed", "InsufficientBalance", "GatewayUnavailable", "StorageUnavailable"])
+        expect(has(s, "pixgate_payouts_total", { mode, outcome }), `payouts ${mode} ${outcome}`).toBe(true)
+      for (const outcome of ["expired", "GatewayUnavailable", "StorageUnavailable", "ValidationError"])
+        expect(has(s, "pixgate_charges_total", { mode, outcome }), `charges ${mode} ${outcome}`).toBe(true)
+      expect(has(s, "pixgate_payments_total", { mode, outcome: "InsufficientBalance" })).toBe(true)
+      for (const outcome of ["delivered", "rejected", "timeout", "unreachable", "no_endpoint"])
+        expect(has(s, "pixgate_webhook_attempts_total", { mode, outcome }), `attempts ${outcome}`).toBe(true)
+      expect(has(s, "pixgate_webhook_deliveries_finished_total", { mode, status: "failed" })).toBe(true)
+      expect(has(s, "pixgate_webhook_endpoint_transitions_total", { mode, state: "failing" })).toBe(true)
+    }
+    expect(has(s, "pixgate_worker_job_failures_total", { kind: "payout.send" })).toBe(true)
+    expect(has(s, "pixgate_worker_jobs_claimed_total", { kind: "charge.expire" })).toBe(true)
+    const counters = s.filter((sample) => sample.name.endsWith("_total"))
+    expect(counters.length).toBeGreaterThan(100)
+    expect(counters.filter((sample) => sample.value !== 0)).toEqual([])
+  })
+
   it("is refused without the admin token", async () => {
     expect((await send(server.url, "GET", "/metrics")).status).toBe(401)
     expect(
@@ -227,5 +248,20 @@ describe("/metrics", () => {
       (name) => !names.has(name) && !name.startsWith("pixgate_psp_") && !name.startsWith("pixgate_db_pool_")
     )
     expect(missing).toEqual([])
+  })
+
+  it("passes promtool check metrics after the run: counters typed counter, seconds in s, no Effect fiber metrics", async () => {
+    const text = (await send(server.url, "GET", "/metrics", { headers: auth })).text
+    const lint = await promtool(["check", "metrics"], text)
+    expect(lint.output).toBe("")
+    expect(lint.code).toBe(0)
+    const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]))
+    const units = new Map([...text.matchAll(/^# UNIT (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]))
+    expect([...types].filter(([name, type]) => name.endsWith("_total") && type !== "counter")).toEqual([])
+    expect([...types].filter(([name]) => name.endsWith("_seconds") && units.get(name) !== "s")).toEqual([])
+    expect(
+      [...types.keys()].filter((name) => !name.startsWith("pixgate_") && name !== "target_info")
+    ).toEqual([])
+    expect(text).not.toContain("effect_fiber")
   })
 })

@@ -3,7 +3,9 @@
  * in live mode against the PSP simulator: a request's server span has the engine's span and the
  * PSP call's span under it, and the webhook the request caused reaches the merchant with a
  * `traceparent` of that trace. The same run's PSP calls are counted on the metrics listener of
- * its own port, and the metrics are pushed to the receiver's /v1/metrics.
+ * its own port, and the metrics are pushed to the receiver's /v1/metrics: counters as monotonic
+ * sums, durations with the unit `s`, no Effect fiber metrics, and the request's and the PSP
+ * call's spans as exemplars of their latency series.
  */
 
 import { mkdtempSync, rmSync } from "node:fs"
@@ -15,7 +17,7 @@ import { listen } from "@pixgate/testkit/harness"
 import { type Live, startLive, until } from "@pixgate/testkit/live"
 import { must } from "@pixgate/testkit/must"
 import * as Telemetry from "../src/Telemetry.js"
-import { parse, value } from "./support/prometheus.js"
+import { has, parse, value } from "./support/prometheus.js"
 
 /** A span as OTLP JSON has it. */
 interface Span {
@@ -188,6 +190,17 @@ describe("OTLP traces", () => {
       1
     )
     expect(samples.some((s) => Object.values(s.labels).some((v) => v.includes(charge.body.txid)))).toBe(false)
+    // Every known operation's every outcome exists from the client's start, at 0 until it happens.
+    const operations = ["PUT /v2/cob/:id", "GET /v2/cob/:id", "PUT /v3/gn/pix/:id", "GET /v2/pix"]
+    for (const operation of operations)
+      for (const outcome of ["ok", "http_4xx", "http_5xx", "timeout", "transport", "token"])
+        expect(
+          has(samples, "pixgate_psp_calls_total", { operation, outcome }),
+          `${operation} ${outcome}`
+        ).toBe(true)
+    expect(
+      value(samples, "pixgate_psp_calls_total", { operation: "PUT /v3/gn/pix/:id", outcome: "timeout" })
+    ).toBe(0)
     expect(
       (await fetch(must(telemetry.metricsUrl, "telemetry.metricsUrl").replace("/metrics", "/other"))).status
     ).toBe(404)
@@ -198,9 +211,46 @@ describe("OTLP traces", () => {
         (body) => body.includes("pixgate_psp_calls_total") && body.includes("pixgate_http_requests_total")
       )
     )
-    const pushed = JSON.parse(must(metricBodies.at(-1), "metricBodies.at(-1)")) as {
-      resourceMetrics: ReadonlyArray<unknown>
-    }
+    const pushed = JSON.parse(must(metricBodies.at(-1), "metricBodies.at(-1)")) as Pushed
     expect(pushed.resourceMetrics.length).toBeGreaterThan(0)
+
+    // Counters are monotonic sums, durations are in seconds, Effect's own fiber metrics stay home.
+    const metrics = pushed.resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))
+    const named = (name: string) =>
+      must(
+        metrics.find((m) => m.name === name),
+        name
+      )
+    for (const name of ["pixgate_http_requests_total", "pixgate_psp_calls_total", "pixgate_charges_total"])
+      expect(named(name).sum).toMatchObject({ isMonotonic: true, aggregationTemporality: 2 })
+    expect(named("pixgate_http_request_duration_seconds").unit).toBe("s")
+    expect(named("pixgate_psp_call_duration_seconds").unit).toBe("s")
+    expect(named("pixgate_charges_total").unit).toBe("1")
+    expect(metrics.filter((m) => m.name.startsWith("effect_"))).toEqual([])
+    // The latencies link to traces: the charge's request is an exemplar of its series.
+    const exemplars = named("pixgate_http_request_duration_seconds").histogram?.dataPoints.flatMap(
+      (p) => p.exemplars ?? []
+    )
+    expect(exemplars?.some((e) => e.traceId === request.traceId && e.spanId === request.spanId)).toBe(true)
+    const pspExemplar = named("pixgate_psp_call_duration_seconds").histogram?.dataPoints[0]?.exemplars?.[0]
+    expect(spans.some((s) => s.spanId === pspExemplar?.spanId && s.name.startsWith("psp "))).toBe(true)
   })
 })
+
+/** What the OTLP/JSON metrics export holds, in what is checked here. */
+interface Pushed {
+  readonly resourceMetrics: ReadonlyArray<{
+    readonly scopeMetrics: ReadonlyArray<{
+      readonly metrics: ReadonlyArray<{
+        readonly name: string
+        readonly unit?: string
+        readonly sum?: { readonly isMonotonic: boolean; readonly aggregationTemporality: number }
+        readonly histogram?: {
+          readonly dataPoints: ReadonlyArray<{
+            readonly exemplars?: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
+          }>
+        }
+      }>
+    }>
+  }>
+}

@@ -77,6 +77,45 @@ describe("Environment.telemetry", () => {
   })
 })
 
+describe("Environment.telemetry: the trace sampler", () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/v1/traces" }
+  const sampling = (env: Record<string, string>) =>
+    Either.map(read({ ...endpoint, ...env }), (options) => options?.otlp?.sampling)
+
+  it("reads OpenTelemetry's sampler names, a ratio alone as parentbased_traceidratio, nothing as the default", () => {
+    expect(sampling({})).toEqual(Either.right(undefined))
+    expect(sampling({ OTEL_TRACES_SAMPLER_ARG: "0.1" })).toEqual(
+      Either.right({ sampler: "parentbased_traceidratio", ratio: 0.1 })
+    )
+    expect(sampling({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: ".25" })).toEqual(
+      Either.right({ sampler: "traceidratio", ratio: 0.25 })
+    )
+    expect(sampling({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio" })).toEqual(
+      Either.right({ sampler: "parentbased_traceidratio", ratio: 1 })
+    )
+    expect(sampling({ OTEL_TRACES_SAMPLER: "always_off", OTEL_TRACES_SAMPLER_ARG: "0.5" })).toEqual(
+      Either.right({ sampler: "always_off", ratio: 1 })
+    )
+    expect(sampling({ OTEL_TRACES_SAMPLER: "parentbased_always_on" })).toEqual(
+      Either.right({ sampler: "parentbased_always_on", ratio: 1 })
+    )
+  })
+
+  it("refuses an unknown sampler or a ratio outside 0 to 1, naming the variable", () => {
+    const message = (env: Record<string, string>) =>
+      Either.match(read({ ...endpoint, ...env }), { onLeft: Environment.describe, onRight: () => "accepted" })
+    expect(message({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toContain(
+      "OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio"
+    )
+    expect(message({ OTEL_TRACES_SAMPLER_ARG: "1.5" })).toContain(
+      "OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1"
+    )
+    expect(message({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "-0.1" })).toContain(
+      "OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1"
+    )
+  })
+})
+
 describe("pixgate serve", () => {
   const run = (env: Record<string, string>, stopSignal: Promise<void>) => {
     const out: Array<string> = []

@@ -102,7 +102,7 @@ export const makePg: Effect.Effect<RateLimitStore.RateLimitStoreShape, never, Sq
           Effect.catchAll((error) => Effect.succeed(takes.map(() => Exit.fail(toStoreError(error)))))
         )
     }
-    const batcher = yield* Coalesce.make({ run, maxBatch: 256, concurrency })
+    const batcher = yield* Coalesce.make({ run, maxBatch: 256, concurrency, kind: "rate_limits" })
     return { take: (key, bucket) => batcher.submit({ key, bucket }) }
   })
 

@@ -21,6 +21,10 @@
  * share. A refill never takes the lane's last free slots (`reserve`): those are for other
  * endpoints' shares, claimed by the lane's rounds, so a busy endpoint's growth never delays
  * another merchant's first attempt.
+ *
+ * Traced, the worker's own rounds (claims, polls, refills) make no span: an idle worker polls
+ * several times a second. Each job it runs is one root span, `pixgate.job`, with the job's store
+ * calls and its bank calls under it.
  */
 import {
   Cause,
@@ -28,6 +32,7 @@ import {
   Duration,
   Effect,
   ExecutionStrategy,
+  FiberRef,
   FiberSet,
   Layer,
   Option,
@@ -119,6 +124,7 @@ export const runWith = (
       const tick = Duration.toMillis(config.workerTick)
       const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
       const span = yield* Telemetry.spans
+      const traced = yield* FiberRef.get(FiberRef.currentTracerEnabled)
 
       // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
       // reverse order): stopping first waits up to `grace`, then interrupts what is left.
@@ -233,7 +239,8 @@ export const runWith = (
 
       const runJob = (l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
         runner.run(job).pipe(
-          span("pixgate.job", { attributes: { "pixgate.job_kind": job.kind } }),
+          span("pixgate.job", { root: true, attributes: { "pixgate.job_kind": job.kind } }),
+          Effect.withTracerEnabled(traced),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.succeed(undefined)
@@ -329,7 +336,9 @@ export const runWith = (
           )
         )
 
-      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(lanes[name]))))
+      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(lanes[name])))).pipe(
+        Effect.withTracerEnabled(false)
+      )
     })
   )
 

@@ -7,6 +7,7 @@
  * metric with the alert it deserves.
  */
 import { Effect, Metric, MetricBoundaries, MetricLabel, Option } from "effect"
+import { PixgateError } from "../contract/Errors.js"
 import type { CoreJobKind, JobLane, Mode } from "../domain/Domain.js"
 import type { LedgerCheck } from "../ports/Store.js"
 
@@ -53,21 +54,25 @@ export const labels = (
 
 /** Charges by mode and outcome: `created`, `paid`, `expired`, or the refusal's error tag. */
 export const charges = Metric.counter("pixgate_charges_total", {
+  incremental: true,
   description: "Charges by mode and outcome (created, paid, expired, or the error tag of a refused create)"
 })
 
 /** Payouts by mode and outcome: `created`, `settled`, `failed`, or the refusal's error tag. */
 export const payouts = Metric.counter("pixgate_payouts_total", {
+  incremental: true,
   description: "Payouts by mode and outcome (created, settled, failed, or the error tag of a refused create)"
 })
 
 /** Payments between merchants by mode and outcome: `created` or the refusal's error tag. */
 export const payments = Metric.counter("pixgate_payments_total", {
+  incremental: true,
   description: "Payments between merchants by mode and outcome (created, or the error tag of a refusal)"
 })
 
 /** Webhook attempts by mode and outcome. */
 export const webhookAttempts = Metric.counter("pixgate_webhook_attempts_total", {
+  incremental: true,
   description: "Webhook attempts by mode and outcome (delivered, rejected, timeout, unreachable, no_endpoint)"
 })
 
@@ -80,11 +85,13 @@ export const webhookAttemptDuration = Metric.histogram(
 
 /** Deliveries that reached a final state: delivered, or failed after the last attempt. */
 export const webhookDeliveries = Metric.counter("pixgate_webhook_deliveries_finished_total", {
+  incremental: true,
   description: "Webhook deliveries that reached a final state, by mode and status (delivered, failed)"
 })
 
 /** Endpoints that changed health: marked failing, or recovered. */
 export const webhookEndpointTransitions = Metric.counter("pixgate_webhook_endpoint_transitions_total", {
+  incremental: true,
   description: "Webhook endpoints marked failing or recovered, by mode and state"
 })
 
@@ -106,6 +113,7 @@ export const oldestDueAge = Metric.gauge("pixgate_worker_oldest_due_job_age_seco
 
 /** Jobs claimed, per kind. */
 export const jobsClaimed = Metric.counter("pixgate_worker_jobs_claimed_total", {
+  incremental: true,
   description: "Jobs claimed by this instance, per kind"
 })
 
@@ -125,6 +133,7 @@ export const jobDuration = Metric.histogram(
 
 /** Jobs that failed (they run again after their lease), per kind. */
 export const jobFailures = Metric.counter("pixgate_worker_job_failures_total", {
+  incremental: true,
   description: "Jobs that failed and wait for their lease to run again, per kind"
 })
 
@@ -144,6 +153,12 @@ export const ledgerCheckTimestamp = Metric.gauge("pixgate_ledger_check_timestamp
   description: "Unix time in seconds of the last ledger check of the mode"
 })
 
+/** 1 when the readiness check named by `check` (`database`, `instance`) passed at the last probe, else 0. */
+export const readinessOk = Metric.gauge("pixgate_readiness_ok", {
+  description:
+    "1 when the readiness check (database: answers a ping in time; instance: not draining) passed at the last probe, else 0"
+})
+
 /** The label names of the engine's metrics (constants: `labels` caches by their identity). */
 export const labelNames = {
   modeOutcome: ["mode", "outcome"],
@@ -151,7 +166,8 @@ export const labelNames = {
   modeState: ["mode", "state"],
   mode: ["mode"],
   kind: ["kind"],
-  lane: ["lane"]
+  lane: ["lane"],
+  check: ["check"]
 } as const
 
 const modeOutcome = labelNames.modeOutcome
@@ -196,6 +212,13 @@ export const ledgerChecked = (mode: Mode, check: LedgerCheck): Effect.Effect<voi
     })
   )
 
+/** Records what a readiness probe found, per check. */
+export const readinessChecked = (database: boolean, instance: boolean): Effect.Effect<void> =>
+  Effect.sync(() => {
+    readinessOk.unsafeUpdate(database ? 1 : 0, labels(labelNames.check, ["database"]))
+    readinessOk.unsafeUpdate(instance ? 1 : 0, labels(labelNames.check, ["instance"]))
+  })
+
 const coreJobKinds = [
   "webhook.attempt",
   "charge.expire",
@@ -210,20 +233,42 @@ const coreJobKinds = [
 const modes = ["test", "live"] as const satisfies ReadonlyArray<Mode>
 const lanes = ["webhooks", "timers"] as const satisfies ReadonlyArray<JobLane>
 
+/** Every error tag a refused create can be counted under (the engine's tagged errors). */
+const refusals: ReadonlyArray<string> = PixgateError.members.map((member) => member._tag)
+
+/** The outcomes each money counter can take, a refusal's error tag included. */
+const moneyOutcomes = [
+  [charges, ["created", "paid", "expired", ...refusals]],
+  [payouts, ["created", "settled", "failed", ...refusals]],
+  [payments, ["created", ...refusals]]
+] as const
+
+/** The outcome classes of a webhook attempt (`WebhookMetrics.outcomeOf`, and `no_endpoint`). */
+export const webhookOutcomes = ["delivered", "rejected", "timeout", "unreachable", "no_endpoint"] as const
+
 /**
- * Zero series of what alerts watch (failures, refusals, lanes), so a rate or a threshold over
- * them has a series before the first event: an absent series alerts on nothing. Idempotent.
+ * Zero series of every counter's outcomes (each mode, refusal tag, webhook outcome, delivery
+ * end, endpoint change and core job kind) and of the lanes' gauges, so that `increase()` counts
+ * the first event: a counter whose series appears at 1 has no earlier sample to count from, and
+ * an absent series alerts on nothing. Histograms get their series with their first observation
+ * (a quantile or ratio of nothing is no answer either way). Idempotent.
  */
 export const preregister: Effect.Effect<void> = Effect.sync(() => {
   for (const mode of modes) {
-    for (const metric of [charges, payouts, payments])
-      metric.unsafeUpdate(0, labels(modeOutcome, [mode, "created"]))
-    webhookAttempts.unsafeUpdate(0, labels(modeOutcome, [mode, "delivered"]))
-    webhookDeliveries.unsafeUpdate(0, labels(labelNames.modeStatus, [mode, "failed"]))
+    for (const [metric, outcomes] of moneyOutcomes)
+      for (const outcome of outcomes) metric.unsafeUpdate(0, labels(modeOutcome, [mode, outcome]))
+    for (const outcome of webhookOutcomes)
+      webhookAttempts.unsafeUpdate(0, labels(modeOutcome, [mode, outcome]))
+    for (const status of ["delivered", "failed"])
+      webhookDeliveries.unsafeUpdate(0, labels(labelNames.modeStatus, [mode, status]))
     for (const state of ["failing", "recovered"])
       webhookEndpointTransitions.unsafeUpdate(0, labels(labelNames.modeState, [mode, state]))
   }
-  for (const kind of coreJobKinds) jobFailures.unsafeUpdate(0, labels(labelNames.kind, [kind]))
+  for (const kind of coreJobKinds) {
+    const tags = labels(labelNames.kind, [kind])
+    jobsClaimed.unsafeUpdate(0, tags)
+    jobFailures.unsafeUpdate(0, tags)
+  }
   for (const lane of lanes) {
     const tags = labels(labelNames.lane, [lane])
     jobsInFlight.unsafeValue(tags)

@@ -7,6 +7,7 @@
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { ReadStore } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
+import * as Metrics from "../runtime/Metrics.js"
 
 /** A check's result: `ok`, or why it failed. */
 export type DatabaseCheck = "ok" | "unreachable" | "timeout"
@@ -65,6 +66,7 @@ export const make: Effect.Effect<HealthShape, never, ReadStore | EngineConfig> =
   const readiness = Effect.gen(function* () {
     const [db, isDraining] = yield* Effect.all([database, Ref.get(draining)], { concurrency: 2 })
     const instance: InstanceCheck = isDraining ? "draining" : "ok"
+    yield* Metrics.readinessChecked(db.check === "ok", instance === "ok")
     const failed = [
       ...(db.check === "ok" ? [] : (["database"] as const)),
       ...(instance === "ok" ? [] : (["instance"] as const))
@@ -76,6 +78,8 @@ export const make: Effect.Effect<HealthShape, never, ReadStore | EngineConfig> =
       ...(db.reason === undefined ? {} : { reason: db.reason })
     } satisfies Readiness
   })
+  // Once at start, so `pixgate_readiness_ok` has its series (and a true value) before the first probe.
+  yield* readiness
   return { draining, readiness }
 })
 

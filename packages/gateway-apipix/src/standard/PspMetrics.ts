@@ -4,19 +4,22 @@
  * that are not plain lowercase words (txids, end-to-end ids, the PIX key) become `:id`, so no
  * id reaches a label and the series stay bounded. The client wraps its `call` here at one point.
  */
-import { Metrics, Telemetry } from "@pixgate/core"
-import { Clock, Effect, Metric } from "effect"
+import { Exemplars, Metrics, Telemetry } from "@pixgate/core"
+import { Clock, Effect, Metric, Option } from "effect"
 import type { PspCall, PspError, PspResponse } from "./Call.js"
 
 /** PSP calls by operation and outcome. */
 export const calls = Metric.counter("pixgate_psp_calls_total", {
+  incremental: true,
   description:
     "Calls to the bank's API by operation and outcome (ok, http_4xx, http_5xx, timeout, transport, token)"
 })
 
+const durationName = "pixgate_psp_call_duration_seconds"
+
 /** How long PSP calls took (token renewal included), by operation and outcome. */
 export const duration = Metric.histogram(
-  "pixgate_psp_call_duration_seconds",
+  durationName,
   Metrics.latencyBuckets,
   "Duration of calls to the bank's API in seconds, by operation and outcome"
 )
@@ -38,16 +41,52 @@ const outcomeOf = (status: number): string =>
 
 const names = ["operation", "outcome"] as const
 
+/** Every outcome a call is counted under (`interrupted` aside: a stop, not the bank's doing). */
+export const outcomes = ["ok", "http_4xx", "http_5xx", "timeout", "transport", "token"] as const
+
+/** The operations of the API Pix paths at their default prefix (`/v2`) and of the PSP's sends. */
+export const knownOperations = [
+  "PUT /v2/cob/:id",
+  "GET /v2/cob/:id",
+  "PUT /v2/cobv/:id",
+  "GET /v2/cobv/:id",
+  "GET /v2/pix",
+  "GET /v2/pix/:id",
+  "PUT /v2/pix/:id/devolucao/:id",
+  "GET /v2/pix/:id/devolucao/:id",
+  "PUT /v2/webhook/:id",
+  "PUT /v3/gn/pix/:id",
+  "GET /v2/gn/pix/enviados/id-envio/:id"
+] as const
+
+const registered = new Set<string>()
+
+/**
+ * Zero series of every outcome of `operation`, so `increase()` counts its first failure too (its
+ * latency histogram appears with its first call). Known operations are registered when a client
+ * is built; one under another path prefix at its first call.
+ */
+const register = (operation: string): void => {
+  if (registered.has(operation)) return
+  registered.add(operation)
+  for (const outcome of outcomes) calls.unsafeUpdate(0, Metrics.labels(names, [operation, outcome]))
+}
+
+const registerKnown = Effect.sync(() => {
+  for (const operation of knownOperations) register(operation)
+})
+
 /** `call` measured, and traced when the runtime traces (read once, when the client is built). */
 export const instrument = (
   call: (c: PspCall) => Effect.Effect<PspResponse, PspError>
 ): Effect.Effect<(c: PspCall) => Effect.Effect<PspResponse, PspError>> =>
-  Effect.map(Telemetry.spans, (span) => (c: PspCall) => {
+  Effect.map(Effect.zipLeft(Telemetry.spans, registerKnown), (span) => (c: PspCall) => {
     const operation = operationOf(c)
+    register(operation)
     return Effect.flatMap(Clock.currentTimeMillis, (start) =>
       Effect.onExit(call(c), (exit) =>
         Effect.flatMap(Clock.currentTimeMillis, (end) =>
-          Effect.sync(() => {
+          Effect.map(Effect.option(Effect.currentSpan), (current) => {
             const outcome =
               exit._tag === "Success"
                 ? outcomeOf(exit.value.status)
@@ -57,6 +96,7 @@ export const instrument = (
             const tags = Metrics.labels(names, [operation, outcome])
             calls.unsafeUpdate(1, tags)
             duration.unsafeUpdate((end - start) / 1000, tags)
+            Exemplars.record(durationName, tags, (end - start) / 1000, end, Option.getOrUndefined(current))
           })
         )
       )

@@ -129,20 +129,29 @@ export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
       Effect.exit,
       Effect.map((exit) => callers.map(() => exit))
     )
-  const versions = Coalesce.make({ run: readVersion, maxBatch: 4096, concurrency })
-
-  return Effect.zipWith(Coalesce.make({ run, maxBatch: 256, concurrency }), versions, (batcher, version) => {
-    const get =
-      <A extends Found>(tag: ReadOp["_tag"]) =>
-      (key: string) =>
-        batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
-    return {
-      findKeyOwner: get<KeyOwner>("KeyOwner"),
-      credentialsVersion: () => version.submit(undefined),
-      getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
-      getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
-      findByTxid: get<Domain.Transaction>("Txid"),
-      getDelivery: (id: Domain.DeliveryId) => get<Store.DeliveryContext>("Delivery")(id)
-    } satisfies Partial<Store.StoreShape>
+  const versions = Coalesce.make({
+    run: readVersion,
+    maxBatch: 4096,
+    concurrency,
+    kind: "credentials_version"
   })
+
+  return Effect.zipWith(
+    Coalesce.make({ run, maxBatch: 256, concurrency, kind: "reads" }),
+    versions,
+    (batcher, version) => {
+      const get =
+        <A extends Found>(tag: ReadOp["_tag"]) =>
+        (key: string) =>
+          batcher.submit({ _tag: tag, key }) as Effect.Effect<Option.Option<A>, StoreModule.StoreError>
+      return {
+        findKeyOwner: get<KeyOwner>("KeyOwner"),
+        credentialsVersion: () => version.submit(undefined),
+        getMerchant: (id: Domain.MerchantId) => get<Domain.Merchant>("Merchant")(id),
+        getTransaction: (id: Domain.TransactionId) => get<Domain.Transaction>("Transaction")(id),
+        findByTxid: get<Domain.Transaction>("Txid"),
+        getDelivery: (id: Domain.DeliveryId) => get<Store.DeliveryContext>("Delivery")(id)
+      } satisfies Partial<Store.StoreShape>
+    }
+  )
 }

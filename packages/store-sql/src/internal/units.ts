@@ -340,5 +340,5 @@ export const units = (
       )
     )
 
-  return Coalesce.make({ run, maxBatch, concurrency })
+  return Coalesce.make({ run, maxBatch, concurrency, kind: "writes" })
 }
