@@ -380,12 +380,14 @@ describe("OpenAPI document and docs page", () => {
         "/api/health/ready",
         "/api/openapi.json",
         "/api/v1/charges",
+        "/api/v1/events/stream",
         "/api/v1/payouts",
         "/api/v1/transactions"
       ].sort()
     )
     expect(doc.paths["/api/v1/charges"].post.security).toEqual([{ apiKey: [] }])
     expect(doc.paths["/api/health"].get.security).toEqual([])
+    expect(doc.paths["/api/v1/events/stream"].get.security).toEqual([{ apiKey: [] }])
     expect(doc.components.securitySchemes.apiKey).toMatchObject({
       type: "apiKey",
       in: "header",

@@ -179,7 +179,7 @@ describe("pixgate listen", () => {
         "--merchant",
         merchant
       ],
-      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database } }
+      { cwd: dir, env: { ...process.env, PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey } }
     )
     quiet.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString()

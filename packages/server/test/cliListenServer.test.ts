@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { testWait, testWaitMs, until } from "@pixgate/testkit/wait"
 import { Webhook } from "standardwebhooks"
 import * as Cli from "../src/Cli.js"
@@ -139,7 +140,11 @@ describe("pixgate listen --server", () => {
       "--json"
     )
     const signingKey: string = set.json.signingKey
-    const server = await Serve.start({ PIXGATE_DATABASE: database, PIXGATE_RATE_LIMIT_RPS: "0" })
+    const server = await Serve.start({
+      PIXGATE_DATABASE: database,
+      PIXGATE_DATA_KEY: testDataKey,
+      PIXGATE_RATE_LIMIT_RPS: "0"
+    })
     const link = await proxy(new URL(server.url))
     const target = await receiver()
     let stdout = ""
@@ -254,7 +259,7 @@ describe("pixgate listen --server", () => {
     const none = await run(["--server", "http://127.0.0.1:1"], {})
     expect(none.code).toBe(2)
     expect(none.stderr).toContain("needs the merchant's test key")
-    const server = await Serve.start({ PIXGATE_DATABASE: database })
+    const server = await Serve.start({ PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey })
     const wrong = await run(["--server", server.url], { PIXGATE_API_KEY: `sk_test_${"x".repeat(40)}` })
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toContain("HTTP 401 (unauthorized: check the key or token)")

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import * as Cli from "../src/Cli.js"
 import { cliOn } from "./support/cli.js"
 
@@ -113,7 +114,7 @@ describe("pixgate trigger", () => {
       let stderr = ""
       const questions: Array<string> = []
       const code = await Cli.run(["trigger", "withdrawal.created", "--merchant", poor, ...flags], {
-        env: { PIXGATE_DATABASE: database },
+        env: { PIXGATE_DATABASE: database, PIXGATE_DATA_KEY: testDataKey },
         cwd: dir,
         stdout: (t) => {
           stdout += t

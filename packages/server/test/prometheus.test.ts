@@ -17,6 +17,7 @@
 import { createServer, type Server as HttpServer } from "node:http"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { PgStore } from "@pixgate/store-pg"
+import { testKeys } from "@pixgate/testkit/dataKeys"
 import { listen } from "@pixgate/testkit/harness"
 import { type Live, startLive, until } from "@pixgate/testkit/live"
 import { must } from "@pixgate/testkit/must"
@@ -62,7 +63,12 @@ beforeAll(async () => {
     {
       telemetry: must(telemetry.layer, "telemetry.layer"),
       // A small pool (its alerts' situation), waited for as long as a loaded machine needs.
-      store: PgStore.layer({ url: databaseUrl(database), maxConnections: 3, connectTimeout: "30 seconds" }),
+      store: PgStore.layer({
+        url: databaseUrl(database),
+        keys: testKeys,
+        maxConnections: 3,
+        connectTimeout: "30 seconds"
+      }),
       engine: {
         config: {
           allowPrivateWebhookUrls: true,

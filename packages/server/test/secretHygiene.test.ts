@@ -22,6 +22,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Engine, HostResolver } from "@pixgate/core"
 import { Admin } from "@pixgate/http"
+import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { listen, send } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
@@ -129,6 +130,7 @@ const session = async (database: string, viaHttpClient: boolean) => {
   )
   const pixgate = await Pixgate.make({
     database,
+    dataKey: testDataKey,
     admin: { token: secrets.envToken, basePath: "/admin" },
     log: { level: "debug", write: (line) => lines.push(line) },
     telemetry: must(telemetry.layer, "telemetry.layer"),
