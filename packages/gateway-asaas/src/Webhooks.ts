@@ -97,7 +97,7 @@ const onTransfer = (client: AsaasClient, ctx: BankGateway.GatewayContext, id: st
 
 /** The gateway's `callback`. */
 export const callback =
-  (settings: Resolved, client: AsaasClient) =>
+  (settings: Resolved, client: AsaasClient): NonNullable<BankGateway.BankGatewayShape["callback"]> =>
   (cb: BankGateway.BankCallback, ctx: BankGateway.GatewayContext) =>
     Effect.gen(function* () {
       if (settings.webhookToken !== undefined) {

@@ -152,4 +152,4 @@ export const routes = (
  * or a live stored token, read from the store each time), for what a host guards with admin
  * tokens besides this router, such as `/metrics`.
  */
-export const callerOf = Security.adminCaller
+export const callerOf: typeof Security.adminCaller = Security.adminCaller

@@ -5,9 +5,12 @@
  * API key and the admin token, which it defines. The stream itself is `EventStream.ts`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Requests } from "@pixgate/core"
+import { type Errors, Requests } from "@pixgate/core"
 import { Schema } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
+
+/** The errors a stream is refused with (before it starts): an unknown `Last-Event-ID`, a bad `mode`. */
+export type StreamError = Errors.NotFound | Errors.ValidationError
 
 /** What the stream sends, as the OpenAPI document describes it. */
 const format =

@@ -3,7 +3,7 @@
  * before anything is done, since callbacks carry no signature, and handed to the engine, which
  * credits it, records it to be returned, or knows it already.
  */
-import type { BankGateway } from "@pixgate/core"
+import type { BankGateway, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { Setup } from "./Setup.js"
 import { failure, type ReceivedPix, receivedPix, str } from "./Wire.js"
@@ -21,7 +21,10 @@ export const confirm = (setup: Setup, endToEndId: string) =>
   )
 
 /** Hands a PIX the PSP listed to the engine; one without a txid is no charge's, and ignored. */
-export const credit = (ctx: BankGateway.GatewayContext, pix: ReceivedPix) =>
+export const credit = (
+  ctx: BankGateway.GatewayContext,
+  pix: ReceivedPix
+): Effect.Effect<BankGateway.ChargePaidOutcome, Store.StoreError> =>
   pix.txid === undefined
     ? Effect.succeed("ignored" as const)
     : ctx.paymentReceived({
@@ -32,7 +35,11 @@ export const credit = (ctx: BankGateway.GatewayContext, pix: ReceivedPix) =>
       })
 
 /** One PIX of a callback (`{ "pix": [...] }`): confirmed with the PSP, then credited. */
-export const received = (setup: Setup, item: Record<string, unknown>, ctx: BankGateway.GatewayContext) =>
+export const received = (
+  setup: Setup,
+  item: Record<string, unknown>,
+  ctx: BankGateway.GatewayContext
+): Effect.Effect<void, BankGateway.GatewayFailure | Store.StoreError> =>
   Effect.gen(function* () {
     const e2e = str(item.endToEndId)
     if (e2e === undefined) return

@@ -142,7 +142,7 @@ const vaultOf = (keys: Keys, loaded: ReadonlyMap<string, Loaded>): Vault => {
 }
 
 /** Every data key and the master keys wrapping it. */
-export const wrappings = (sql: Sql) =>
+export const wrappings = (sql: Sql): Effect.Effect<ReadonlyArray<Wrapping>, SqlError.SqlError> =>
   Effect.map(
     sql<Row>`SELECT id, purpose, master_key_id, wrapped, created_at FROM data_keys ORDER BY created_at, id, master_key_id`,
     (rows): ReadonlyArray<Wrapping> => {
