@@ -83,7 +83,7 @@ const tsconfig = {
   include: ["*.ts"]
 }
 
-/** Uses of the public types: `pixgate.panel` and the server's live settings typed, not `any`. */
+/** Uses of the public types: `pixgate.panel` and the server's live options typed, not `any`. */
 const typesFile = (store) => `import { Pixgate, Server } from "@pixgate/server"
 import { Engine, MemoryStore } from "@pixgate/core"
 ${store === "sqlite" ? 'import { SqliteStore } from "@pixgate/store-sqlite"' : 'import { PgStore } from "@pixgate/store-pg"'}
@@ -91,7 +91,7 @@ ${store === "sqlite" ? 'import { SqliteStore } from "@pixgate/store-sqlite"' : '
 type IsAny<T> = 0 extends 1 & T ? true : false
 type Running = Awaited<ReturnType<typeof Pixgate.make>>
 export const panelIsTyped: IsAny<Running["panel"]> = false
-export const liveIsTyped: IsAny<NonNullable<Server.ServerOptions["live"]>["settings"]> = false
+export const liveIsTyped: IsAny<NonNullable<Server.ServerOptions["live"]>> = false
 export const panelOptionsAreTyped: IsAny<NonNullable<Pixgate.PixgateOptions["panel"]>> = false
 export const store = ${store === "sqlite" ? 'SqliteStore.layer({ filename: ":memory:" })' : 'PgStore.layer({ url: "postgres://localhost/x" })'}
 export const engine = Engine.layer().pipe
