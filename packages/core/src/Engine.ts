@@ -9,6 +9,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
 import { CurrentJob, JobRunner } from "./jobs/Jobs.js"
+import * as MailJob from "./jobs/MailJob.js"
 import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
@@ -285,7 +286,8 @@ const runner = Layer.effect(
           })
         ),
       "payout.send": payouts.send,
-      "refund.send": refunds.send
+      "refund.send": refunds.send,
+      "mail.send": yield* MailJob.make
     }
     const kinds: Readonly<Record<string, JobRun>> = { ...gatewayJobs("test"), ...gatewayJobs("live"), ...own }
     const run = (job: ClaimedJob) => {

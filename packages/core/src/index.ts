@@ -18,6 +18,12 @@ export * as Audit from "./access/Audit.js"
  * one merchant.
  */
 export * as PanelAccess from "./access/PanelAccess.js"
+/** The e-mails the panel sends, in pt-BR, text and HTML with the brand. */
+export * as MailBodies from "./access/MailBodies.js"
+/** The notifications a panel user opts into, and the `notify` hook that e-mails them. */
+export * as Notifications from "./access/Notifications.js"
+/** The team managed from the panel: invitations by e-mail, roles, removal, forgotten passwords. */
+export * as Team from "./access/Team.js"
 /**
  * Setting a panel user's password: through an invite link, the operator's reset link, or by the user;
  * every new password judged first.
@@ -130,6 +136,8 @@ export * as Engine from "./Engine.js"
  * attempts, charge expiry, sandbox settlement).
  */
 export * as Jobs from "./jobs/Jobs.js"
+/** The `mail.send` job: one message of the outbox through the `Mailer`, retried with backoff. */
+export * as MailJob from "./jobs/MailJob.js"
 /**
  * The job worker: one loop per lane (webhook attempts, timers), each claiming due jobs of its lane up to
  * its own concurrency and running them through the `JobRunner`, so receivers that hang cannot hold back
@@ -152,6 +160,12 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The admin tokens and the admin audit log in the store (migration 0016). */
 export * as AdminTokenStore from "./ports/AdminTokenStore.js"
+/** Sending e-mail: the `Mailer` port, its settings and brand (SMTP in `@pixgate/server`). */
+export * as Mail from "./ports/Mail.js"
+/** The e-mail outbox and the panel users' notification choices (migration 0021). */
+export * as MailStore from "./ports/MailStore.js"
+/** Removing panel users and their last sign-ins (migration 0021). */
+export * as TeamStore from "./ports/TeamStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
