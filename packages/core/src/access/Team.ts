@@ -12,7 +12,7 @@
 import { Effect, Option } from "effect"
 import { isPanelRole, type MerchantId, type PanelRole, type PanelUser } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
-import { Mailer, type MailerShape } from "../ports/Mail.js"
+import { type MailBrand, Mailer, type MailerShape } from "../ports/Mail.js"
 import { MailStore } from "../ports/MailStore.js"
 import { PanelStore, type StoreError } from "../ports/Store.js"
 import { TeamStore } from "../ports/TeamStore.js"
@@ -132,6 +132,8 @@ export const invite = (input: {
   readonly email: unknown
   readonly role: unknown
   readonly client: Client
+  /** The panel's white-label brand, over the mailer's. */
+  readonly brand?: Partial<MailBrand> | undefined
 }): Effect.Effect<InviteOutcome, StoreError, PanelStore | MailStore> =>
   Effect.gen(function* () {
     const { actor } = input
@@ -175,7 +177,7 @@ export const invite = (input: {
       merchantId: actor.merchantId,
       kind: "team.invite",
       to: email,
-      rendered: MailBodies.invite(mail.value.brand, {
+      rendered: MailBodies.invite({ ...mail.value.brand, ...input.brand }, {
         merchantName: input.merchantName,
         inviter: actor.email,
         role: roleNames[role],
@@ -264,6 +266,8 @@ export const forgot = (input: {
   readonly email: unknown
   readonly client: Client
   readonly limits: SignInThrottle.Limits
+  /** The panel's white-label brand, over the mailer's. */
+  readonly brand?: Partial<MailBrand> | undefined
 }): Effect.Effect<void, StoreError, PanelStore | MailStore> =>
   Effect.gen(function* () {
     const email = normalizeEmail(input.email)
@@ -300,7 +304,7 @@ export const forgot = (input: {
       merchantId: user.value.merchantId,
       kind: "password.reset",
       to: email,
-      rendered: MailBodies.passwordReset(mail.value.brand, {
+      rendered: MailBodies.passwordReset({ ...mail.value.brand, ...input.brand }, {
         url: `${mail.value.panelUrl}${resetPath(token)}`,
         lifetimeMs: forgotLifetimeMs
       })
