@@ -7,6 +7,7 @@ import { layer } from "@effect/vitest"
 import { type AdminTokenStore, Store } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
+import { type MailParts, mailAndTeam } from "./internal/mail.js"
 import { batching } from "./internal/batching.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { concurrency } from "./internal/concurrency.js"
@@ -90,6 +91,16 @@ export const runAdminTokenStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
+
+/**
+ * `MailStore` and `TeamStore` (migration 0021): the e-mail outbox with its jobs, notification
+ * choices, removing a panel user, last sign-ins. Every store of this repository provides them
+ * beside the `Store`.
+ */
+export const runMailStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<MailParts, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => mailAndTeam(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and
