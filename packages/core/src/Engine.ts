@@ -10,6 +10,7 @@ import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
 import { CurrentJob, JobRunner } from "./jobs/Jobs.js"
 import * as MailJob from "./jobs/MailJob.js"
+import * as Notifications from "./access/Notifications.js"
 import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
@@ -357,6 +358,8 @@ export function layer(
     })
   )
   const support = Layer.mergeAll(gateways, Webhooks.layer).pipe(
+    // The notifications hook (`Mail.Notifier`) the services and webhooks call after a change.
+    Layer.provideMerge(Notifications.layer),
     Layer.provideMerge(options.hostResolver ?? HostResolver.literalsOnly),
     Layer.provideMerge(config)
   )

@@ -8,31 +8,16 @@
  * `Mailer` (no SMTP configured) or for users removed since. The infraction hook
  * (`{ kind: "infraction.opened", ... }`) is ready for the MED feature to call.
  */
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { MerchantId } from "../domain/Domain.js"
+import { type Fact as MailFact, Mailer, Notifier } from "../ports/Mail.js"
 import { MailStore, type NotificationPrefs } from "../ports/MailStore.js"
 import { PanelStore, type StoreError } from "../ports/Store.js"
 import * as MailBodies from "./MailBodies.js"
 import { enqueue, mailer, mailReady } from "./Team.js"
 
-/** A fact a user may be told of. */
-export type Fact =
-  | { readonly kind: "pix.received"; readonly amount: number; readonly transactionId: string }
-  | { readonly kind: "payout.completed"; readonly amount: number; readonly transactionId: string }
-  | {
-      readonly kind: "payout.failed"
-      readonly amount: number
-      readonly transactionId: string
-      readonly reason?: string | undefined
-    }
-  | { readonly kind: "webhook.failing"; readonly url: string; readonly failures: number }
-  | {
-      readonly kind: "infraction.opened"
-      readonly transactionId: string
-      readonly amount: number
-      /** The deadline to answer (epoch ms). */
-      readonly deadline: number
-    }
+/** A fact a user may be told of (`Mail.Fact`). */
+export type Fact = MailFact
 
 /** No notification chosen. */
 export const none = (userId: string, merchantId: MerchantId): NotificationPrefs => ({
@@ -90,6 +75,11 @@ const dateTime = (ms: number) =>
 
 /** The subject, lines and panel path of a fact's message. */
 export const describe = (fact: Fact): { subject: string; lines: ReadonlyArray<string>; path: string } => {
+  const d = describeFact(fact)
+  return fact.mode === "test" ? { ...d, subject: `${d.subject} (modo de teste)` } : d
+}
+
+const describeFact = (fact: Fact): { subject: string; lines: ReadonlyArray<string>; path: string } => {
   switch (fact.kind) {
     case "pix.received":
       return {
@@ -172,3 +162,32 @@ export const notify = (
     }
     return queued
   })
+
+/**
+ * The engine's `Notifier`: `notify` over the store's outbox and panel users when the store has
+ * an outbox, nothing otherwise; a failure to queue is logged, never the caller's.
+ */
+export const layer: Layer.Layer<Notifier, never, PanelStore> = Layer.effect(
+  Notifier,
+  Effect.gen(function* () {
+    const panel = yield* PanelStore
+    const outbox = yield* Effect.serviceOption(MailStore)
+    const sender = yield* Effect.serviceOption(Mailer)
+    return {
+      notify: (merchantId, fact) =>
+        Option.isNone(outbox) || Option.isNone(sender)
+          ? Effect.void
+          : notify(merchantId, fact).pipe(
+              Effect.provideService(MailStore, outbox.value),
+              Effect.provideService(Mailer, sender.value),
+              Effect.provideService(PanelStore, panel),
+              Effect.asVoid,
+              Effect.catchAllCause((cause) =>
+                Effect.logWarning("A notification could not be queued", cause).pipe(
+                  Effect.annotateLogs({ merchantId, notification: fact.kind })
+                )
+              )
+            )
+    }
+  })
+)

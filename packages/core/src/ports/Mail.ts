@@ -5,7 +5,8 @@
  * job worker sends them (`mail.send` jobs, retried with backoff). Without a `Mailer` in context
  * nothing is sent: see docs/operations.md ("E-mail").
  */
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Effect, type Option } from "effect"
+import type { MerchantId, Mode } from "../domain/Domain.js"
 
 /** One message, ready to send: both bodies, in pt-BR. */
 export interface MailMessage {
@@ -53,3 +54,41 @@ export class Mailer extends Context.Tag("@pixgate/core/Mailer")<Mailer, MailerSh
 
 /** The brand of messages when none is given. */
 export const defaultBrand: MailBrand = { productName: "Pixgate", primaryColor: "#0b6e4f" }
+
+/** A fact a panel user may be told of by e-mail (`Notifications`), in the mode it happened in. */
+export type Fact = { readonly mode: Mode } & (
+  | { readonly kind: "pix.received"; readonly amount: number; readonly transactionId: string }
+  | { readonly kind: "payout.completed"; readonly amount: number; readonly transactionId: string }
+  | {
+      readonly kind: "payout.failed"
+      readonly amount: number
+      readonly transactionId: string
+      readonly reason?: string | undefined
+    }
+  | { readonly kind: "webhook.failing"; readonly url: string; readonly failures: number }
+  | {
+      readonly kind: "infraction.opened"
+      readonly transactionId: string
+      readonly amount: number
+      /** The deadline to answer (epoch ms). */
+      readonly deadline: number
+    }
+)
+
+/**
+ * The notifications hook the engine calls after a change committed (a PIX received, a payout
+ * completed or failed, a webhook endpoint marked failing; an infraction opened, once MED
+ * exists). It never fails: a message that cannot be queued is logged. The engine provides it
+ * (`Notifications.layer`); without an outbox or a `Mailer` it does nothing.
+ */
+export class Notifier extends Context.Tag("@pixgate/core/Notifier")<
+  Notifier,
+  { readonly notify: (merchantId: MerchantId, fact: Fact) => Effect.Effect<void> }
+>() {}
+
+/** Tells `notifier` of `fact` when there is one (as `Effect.serviceOption(Notifier)` gave it). */
+export const tell = (
+  notifier: Option.Option<Notifier["Type"]>,
+  merchantId: MerchantId,
+  fact: Fact
+): Effect.Effect<void> => (notifier._tag === "Some" ? notifier.value.notify(merchantId, fact) : Effect.void)
