@@ -6,11 +6,11 @@
  * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import * as Notifications from "./access/Notifications.js"
 import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
 import { CurrentJob, JobRunner } from "./jobs/Jobs.js"
 import * as MailJob from "./jobs/MailJob.js"
-import * as Notifications from "./access/Notifications.js"
 import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,

@@ -13,17 +13,15 @@
  * changes, session revocation, password resets.
  */
 export * as Audit from "./access/Audit.js"
+/** The e-mails the panel sends, in pt-BR, text and HTML with the brand. */
+export * as MailBodies from "./access/MailBodies.js"
+/** The notifications a panel user opts into, and the `notify` hook that e-mails them. */
+export * as Notifications from "./access/Notifications.js"
 /**
  * Access to the merchant panel: one-time invites that let a person set the password of a panel user of
  * one merchant.
  */
 export * as PanelAccess from "./access/PanelAccess.js"
-/** The e-mails the panel sends, in pt-BR, text and HTML with the brand. */
-export * as MailBodies from "./access/MailBodies.js"
-/** The notifications a panel user opts into, and the `notify` hook that e-mails them. */
-export * as Notifications from "./access/Notifications.js"
-/** The team managed from the panel: invitations by e-mail, roles, removal, forgotten passwords. */
-export * as Team from "./access/Team.js"
 /**
  * Setting a panel user's password: through an invite link, the operator's reset link, or by the user;
  * every new password judged first.
@@ -48,6 +46,8 @@ export * as Passwords from "./access/Passwords.js"
  * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
  */
 export * as SignInThrottle from "./access/SignInThrottle.js"
+/** The team managed from the panel: invitations by e-mail, roles, removal, forgotten passwords. */
+export * as Team from "./access/Team.js"
 /**
  * TOTP second factor of panel users (RFC 6238: SHA-1, 6 digits, 30-second steps, as every authenticator
  * app reads an `otpauth://` URI), with `otplib` doing the arithmetic.
@@ -160,12 +160,6 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The admin tokens and the admin audit log in the store (migration 0016). */
 export * as AdminTokenStore from "./ports/AdminTokenStore.js"
-/** Sending e-mail: the `Mailer` port, its settings and brand (SMTP in `@pixgate/server`). */
-export * as Mail from "./ports/Mail.js"
-/** The e-mail outbox and the panel users' notification choices (migration 0021). */
-export * as MailStore from "./ports/MailStore.js"
-/** Removing panel users and their last sign-ins (migration 0021). */
-export * as TeamStore from "./ports/TeamStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
@@ -180,6 +174,10 @@ export * as GatewayPlugin from "./ports/GatewayPlugin.js"
  * refused.
  */
 export * as HostResolver from "./ports/HostResolver.js"
+/** Sending e-mail: the `Mailer` port, its settings and brand (SMTP in `@pixgate/server`). */
+export * as Mail from "./ports/Mail.js"
+/** The e-mail outbox and the panel users' notification choices (migration 0021). */
+export * as MailStore from "./ports/MailStore.js"
 /**
  * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
@@ -187,6 +185,8 @@ export * as HostResolver from "./ports/HostResolver.js"
 export * as RateLimitStore from "./ports/RateLimitStore.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
+/** Removing panel users and their last sign-ins (migration 0021). */
+export * as TeamStore from "./ports/TeamStore.js"
 /**
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */

@@ -11,9 +11,9 @@ import * as Notifications from "../src/access/Notifications.js"
 import * as Team from "../src/access/Team.js"
 import * as Requests from "../src/contract/Requests.js"
 import type { MerchantId } from "../src/domain/Domain.js"
-import * as MailJob from "../src/jobs/MailJob.js"
 import { Engine } from "../src/Engine.js"
-import { defaultBrand, MailError, type MailMessage, Mailer } from "../src/ports/Mail.js"
+import * as MailJob from "../src/jobs/MailJob.js"
+import { defaultBrand, MailError, Mailer, type MailMessage } from "../src/ports/Mail.js"
 import { MailStore } from "../src/ports/MailStore.js"
 import { PanelStore } from "../src/ports/Store.js"
 
@@ -25,7 +25,9 @@ const recording = (failures = 0, permanent = false) => {
       Effect.suspend(() => {
         attempts.push(m)
         return attempts.length <= failures
-          ? Effect.fail(new MailError({ message: permanent ? "550 no such user" : "ECONNREFUSED", permanent }))
+          ? Effect.fail(
+              new MailError({ message: permanent ? "550 no such user" : "ECONNREFUSED", permanent })
+            )
           : Effect.void
       }),
     from: "Loja <no-reply@loja.example>",
@@ -61,7 +63,10 @@ describe("Mail", () => {
     const mailer = recording(2)
     return Effect.gen(function* () {
       const id = yield* Team.enqueue({ merchantId: null, kind: "test", to: "ana@example.com", rendered })
-      yield* until(Effect.map(statusOf(id), (m) => m.status === "sent"), Duration.seconds(15))
+      yield* until(
+        Effect.map(statusOf(id), (m) => m.status === "sent"),
+        Duration.seconds(15)
+      )
       const sent = yield* statusOf(id)
       expect([sent.attempts, sent.lastError, sent.text, sent.html]).toEqual([2, "ECONNREFUSED", "", ""])
       expect(mailer.attempts.map((a) => a.id)).toEqual([id, id, id])
@@ -97,19 +102,26 @@ describe("Mail", () => {
       const merchantId = m.merchantId as MerchantId
       const panel = yield* PanelStore
       const at = Date.now()
-      const users = ["big@loja.example", "all@loja.example", "none@loja.example"].map((email, i) => ({
-        id: `usr_notify${i}`,
-        merchantId,
-        email,
-        passwordHash: "scrypt$set",
-        role: "owner" as const,
-        createdAt: at,
-        updatedAt: at
-      }))
-      for (const u of users)
+      const [big, all, none] = ["big@loja.example", "all@loja.example", "none@loja.example"].map(
+        (email, i) => ({
+          id: `usr_notify${i}`,
+          merchantId,
+          email,
+          passwordHash: "scrypt$set",
+          role: "owner" as const,
+          createdAt: at,
+          updatedAt: at
+        })
+      )
+      if (big === undefined || all === undefined || none === undefined) return expect.unreachable()
+      for (const u of [big, all, none])
         yield* panel.invitePanelUser(u, { tokenHash: `h-${u.id}`, expiresAt: at + 1, createdAt: at })
-      yield* Notifications.choose({ ...Notifications.none(users[0]!.id, merchantId), pixReceivedMin: 10_000 })
-      yield* Notifications.choose({ ...Notifications.none(users[1]!.id, merchantId), pixReceivedMin: 1, payouts: true })
+      yield* Notifications.choose({ ...Notifications.none(big.id, merchantId), pixReceivedMin: 10_000 })
+      yield* Notifications.choose({
+        ...Notifications.none(all.id, merchantId),
+        pixReceivedMin: 1,
+        payouts: true
+      })
       const pay = (reais: number) =>
         Effect.gen(function* () {
           const c = yield* engine.charges.create(

@@ -133,7 +133,8 @@ const beforeSignIn = (ctx: Ctx, post: boolean, fields: URLSearchParams): Handler
   const { path } = ctx
   const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
   const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-  if (path !== "/signin" && path !== "/forgot" && reset === undefined && invite === undefined) return undefined
+  if (path !== "/signin" && path !== "/forgot" && reset === undefined && invite === undefined)
+    return undefined
   if (post && !preSessionToken(ctx, fields.get("_csrf") ?? "")) return Effect.succeed(refusedToken(ctx))
   if (path === "/forgot") return post ? Team.forgot(ctx, fields) : Team.forgotPage(ctx)
   if (reset !== undefined) return post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)

@@ -9,8 +9,8 @@
  * action is in the audit log; axe finds no serious or critical violation on any of the pages.
  */
 import { createServer } from "node:net"
-import type { Page } from "playwright-core"
 import { generateSync } from "otplib"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as PanelFixture from "./support/panelFixture.js"
 import * as SmtpSink from "./support/smtpSink.js"
@@ -80,7 +80,9 @@ describe.skipIf(!PanelFixture.available("the panel team browser test"))("panel t
     expect(mail.messageId).toMatch(/^<mail_[A-Za-z0-9]+@loja\.example>$/)
     expect(mail.headers.get("auto-submitted")).toBe("auto-generated")
     expect(received.raw).toMatch(/Content-Type: multipart\/alternative/i)
-    expect(mail.text).toContain(`${owner.email} convidou você para acessar o painel de Loja Aurora com o papel Financeiro`)
+    expect(mail.text).toContain(
+      `${owner.email} convidou você para acessar o painel de Loja Aurora com o papel Financeiro`
+    )
     expect(mail.text).toContain("vale por 72 horas")
     const link = SmtpSink.linkIn(received, fx.url("/invite/"))
     expect(link).toMatch(/\/panel\/invite\/[A-Za-z0-9]{40}$/)
@@ -186,9 +188,9 @@ describe.skipIf(!PanelFixture.available("the panel team browser test"))("panel t
     await fx.check(page, "forgot-done")
 
     const received = await sink.waitFor(other.email, /Redefinir sua senha/, before)
-    expect(sink.messages.slice(before).filter((m) => m.envelopeTo.some((t) => t.startsWith("nobody-")))).toEqual(
-      []
-    )
+    expect(
+      sink.messages.slice(before).filter((m) => m.envelopeTo.some((t) => t.startsWith("nobody-")))
+    ).toEqual([])
     expect(received.mail.subject).toBe("Redefinir sua senha · Pixgate")
     expect(received.mail.text).toContain("vale por 30 minutos")
     const link = SmtpSink.linkIn(received, fx.url("/reset/"))

@@ -164,11 +164,14 @@ export const mail = Config.mapOrFail(
   (m) => {
     if (Option.isNone(m.url)) return Either.right(undefined)
     const url = Redacted.value(m.url.value)
-    if (!/^smtps?:\/\/[^\s]+$/.test(url)) return invalid("PIXGATE_SMTP_URL must be an smtp:// or smtps:// URL")
+    if (!/^smtps?:\/\/[^\s]+$/.test(url))
+      return invalid("PIXGATE_SMTP_URL must be an smtp:// or smtps:// URL")
     if (!m.from.includes("@"))
       return invalid("PIXGATE_MAIL_FROM must be the sender's address (e.g. Loja <no-reply@loja.com.br>)")
     if (!/^https?:\/\/[^\s]+$/.test(m.panelUrl))
-      return invalid("PIXGATE_PANEL_URL must be the panel's public address (e.g. https://pay.loja.com.br/panel)")
+      return invalid(
+        "PIXGATE_PANEL_URL must be the panel's public address (e.g. https://pay.loja.com.br/panel)"
+      )
     const dkimGiven = [m.dkimDomain !== "", m.dkimSelector !== "", Option.isSome(m.dkimKey)]
     if (dkimGiven.some(Boolean) && !dkimGiven.every(Boolean))
       return invalid(

@@ -40,7 +40,9 @@ export const domainOf = (from: string): string => {
 /** Whether an SMTP failure is for good (a 5xx answer): not tried again. */
 export const permanent = (error: unknown): boolean => {
   const code =
-    typeof error === "object" && error !== null && "responseCode" in error ? Number(error.responseCode) : Number.NaN
+    typeof error === "object" && error !== null && "responseCode" in error
+      ? Number(error.responseCode)
+      : Number.NaN
   return code >= 500 && code < 600
 }
 

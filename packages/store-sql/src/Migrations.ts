@@ -8,8 +8,8 @@ import { SigningKeys, type Store } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
-import { mailAndTeam } from "./internal/mailSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
+import { mailAndTeam } from "./internal/mailSchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,

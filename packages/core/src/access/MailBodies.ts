@@ -24,7 +24,7 @@ export interface Rendered {
   readonly html: string
 }
 
-const escape = (s: string): string =>
+const escapeHtml = (s: string): string =>
   s.replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c
@@ -53,19 +53,19 @@ export const render = (brand: MailBrand, body: Body): Rendered => {
   const button =
     body.action === undefined
       ? ""
-      : `<p style="margin:24px 0"><a href="${escape(body.action.url)}" style="background:${primary};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block;font-weight:bold">${escape(body.action.label)}</a></p>
-<p style="font-size:13px;color:#444444;word-break:break-all">Se o botão não abrir, copie este endereço no navegador:<br>${escape(body.action.url)}</p>`
+      : `<p style="margin:24px 0"><a href="${escapeHtml(body.action.url)}" style="background:${primary};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block;font-weight:bold">${escapeHtml(body.action.label)}</a></p>
+<p style="font-size:13px;color:#444444;word-break:break-all">Se o botão não abrir, copie este endereço no navegador:<br>${escapeHtml(body.action.url)}</p>`
   const html = `<!doctype html>
-<html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(subject)}</title></head>
+<html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f4;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a">
 <div style="max-width:560px;margin:0 auto;background:#ffffff">
-<div style="background:${primary};color:#ffffff;padding:16px 24px;font-size:18px;font-weight:bold">${escape(name)}</div>
+<div style="background:${primary};color:#ffffff;padding:16px 24px;font-size:18px;font-weight:bold">${escapeHtml(name)}</div>
 <div style="padding:24px">
-<h1 style="font-size:20px;margin:0 0 16px">${escape(body.heading)}</h1>
-${body.paragraphs.map((p) => `<p style="font-size:15px;line-height:1.5">${escape(p)}</p>`).join("\n")}
+<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(body.heading)}</h1>
+${body.paragraphs.map((p) => `<p style="font-size:15px;line-height:1.5">${escapeHtml(p)}</p>`).join("\n")}
 ${button}
-${body.footnote === undefined ? "" : `<p style="font-size:12px;color:#555555">${escape(body.footnote)}</p>`}
-${brand.supportUrl === undefined ? "" : `<p style="font-size:12px"><a href="${escape(brand.supportUrl)}" style="color:#1a1a1a">Ajuda</a></p>`}
+${body.footnote === undefined ? "" : `<p style="font-size:12px;color:#555555">${escapeHtml(body.footnote)}</p>`}
+${brand.supportUrl === undefined ? "" : `<p style="font-size:12px"><a href="${escapeHtml(brand.supportUrl)}" style="color:#1a1a1a">Ajuda</a></p>`}
 </div></div></body></html>`
   return { subject, text, html }
 }
@@ -76,7 +76,13 @@ const minutes = (ms: number) => Math.round(ms / 60_000)
 /** The invitation to a merchant's panel. */
 export const invite = (
   brand: MailBrand,
-  input: { readonly merchantName: string; readonly inviter: string; readonly role: string; readonly url: string; readonly lifetimeMs: number }
+  input: {
+    readonly merchantName: string
+    readonly inviter: string
+    readonly role: string
+    readonly url: string
+    readonly lifetimeMs: number
+  }
 ): Rendered =>
   render(brand, {
     subject: `Convite para o painel de ${input.merchantName}`,
@@ -115,5 +121,6 @@ export const notification = (
     heading: input.subject,
     paragraphs: input.lines,
     action: { label: "Abrir no painel", url: input.url },
-    footnote: "Você recebe este aviso porque o escolheu em Notificações, no painel; lá também pode desligá-lo."
+    footnote:
+      "Você recebe este aviso porque o escolheu em Notificações, no painel; lá também pode desligá-lo."
   })

@@ -10,7 +10,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { MerchantId } from "../domain/Domain.js"
-import { type Fact as MailFact, Mailer, Notifier } from "../ports/Mail.js"
+import { Mailer, type Fact as MailFact, Notifier } from "../ports/Mail.js"
 import { MailStore, type NotificationPrefs } from "../ports/MailStore.js"
 import { PanelStore, type StoreError } from "../ports/Store.js"
 import * as MailBodies from "./MailBodies.js"
@@ -45,8 +45,9 @@ export const choose = (
   prefs: Omit<NotificationPrefs, "updatedAt">
 ): Effect.Effect<void, StoreError, MailStore> =>
   Effect.flatMap(MailStore, (s) =>
-    Effect.flatMap(Effect.clockWith((c) => c.currentTimeMillis), (at) =>
-      s.setNotificationPrefs({ ...prefs, updatedAt: at })
+    Effect.flatMap(
+      Effect.clockWith((c) => c.currentTimeMillis),
+      (at) => s.setNotificationPrefs({ ...prefs, updatedAt: at })
     )
   )
 
@@ -66,12 +67,16 @@ export const wants = (prefs: NotificationPrefs, fact: Fact): boolean => {
 }
 
 const brl = (cents: number) =>
-  new Intl.NumberFormat("pt-BR", { style: "currency", currency: "BRL" }).format(cents / 100).replace(/\u00a0/g, " ")
+  new Intl.NumberFormat("pt-BR", { style: "currency", currency: "BRL" })
+    .format(cents / 100)
+    .replace(/\u00a0/g, " ")
 
 const dateTime = (ms: number) =>
-  new Intl.DateTimeFormat("pt-BR", { dateStyle: "short", timeStyle: "short", timeZone: "America/Sao_Paulo" }).format(
-    ms
-  )
+  new Intl.DateTimeFormat("pt-BR", {
+    dateStyle: "short",
+    timeStyle: "short",
+    timeZone: "America/Sao_Paulo"
+  }).format(ms)
 
 /** The subject, lines and panel path of a fact's message. */
 export const describe = (fact: Fact): { subject: string; lines: ReadonlyArray<string>; path: string } => {
@@ -134,8 +139,8 @@ export const notify = (
   Effect.gen(function* () {
     const mail = yield* mailer
     if (Option.isNone(mail) || !(yield* mailReady)) return 0
-    const chosen = (yield* Effect.flatMap(MailStore, (s) => s.listNotificationPrefs(merchantId))).filter((p) =>
-      wants(p, fact)
+    const chosen = (yield* Effect.flatMap(MailStore, (s) => s.listNotificationPrefs(merchantId))).filter(
+      (p) => wants(p, fact)
     )
     if (chosen.length === 0) return 0
     const users = new Map(

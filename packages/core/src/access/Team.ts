@@ -177,13 +177,16 @@ export const invite = (input: {
       merchantId: actor.merchantId,
       kind: "team.invite",
       to: email,
-      rendered: MailBodies.invite({ ...mail.value.brand, ...input.brand }, {
-        merchantName: input.merchantName,
-        inviter: actor.email,
-        role: roleNames[role],
-        url: `${mail.value.panelUrl}${invitePath(token)}`,
-        lifetimeMs: inviteLifetimeMs
-      })
+      rendered: MailBodies.invite(
+        { ...mail.value.brand, ...input.brand },
+        {
+          merchantName: input.merchantName,
+          inviter: actor.email,
+          role: roleNames[role],
+          url: `${mail.value.panelUrl}${invitePath(token)}`,
+          lifetimeMs: inviteLifetimeMs
+        }
+      )
     })
     return { _tag: "Sent", email, role, expiresAt } as const
   })
@@ -217,7 +220,9 @@ export const changeRole = (input: {
     if (user.value.id === actor.id) return { _tag: "Self" } as const
     const role = input.role
     if (user.value.role === role) return { _tag: "Done", user: user.value } as const
-    yield* Effect.flatMap(PanelStore, (s) => Effect.flatMap(now, (at) => s.setPanelUserRole(user.value.id, role, at)))
+    yield* Effect.flatMap(PanelStore, (s) =>
+      Effect.flatMap(now, (at) => s.setPanelUserRole(user.value.id, role, at))
+    )
     yield* Audit.record(
       actor.merchantId,
       actorOf(actor, input.client),
@@ -243,7 +248,9 @@ export const remove = (input: {
     const user = yield* teammate(actor, input.userId)
     if (Option.isNone(user)) return { _tag: "NotFound" } as const
     if (user.value.id === actor.id) return { _tag: "Self" } as const
-    const removed = yield* Effect.flatMap(TeamStore, (s) => s.removePanelUser(actor.merchantId, user.value.id))
+    const removed = yield* Effect.flatMap(TeamStore, (s) =>
+      s.removePanelUser(actor.merchantId, user.value.id)
+    )
     if (!removed) return { _tag: "NotFound" } as const
     yield* Audit.record(
       actor.merchantId,
@@ -304,9 +311,12 @@ export const forgot = (input: {
       merchantId: user.value.merchantId,
       kind: "password.reset",
       to: email,
-      rendered: MailBodies.passwordReset({ ...mail.value.brand, ...input.brand }, {
-        url: `${mail.value.panelUrl}${resetPath(token)}`,
-        lifetimeMs: forgotLifetimeMs
-      })
+      rendered: MailBodies.passwordReset(
+        { ...mail.value.brand, ...input.brand },
+        {
+          url: `${mail.value.panelUrl}${resetPath(token)}`,
+          lifetimeMs: forgotLifetimeMs
+        }
+      )
     })
   })

@@ -21,7 +21,8 @@ export const maxAttempts = 10
 export const attemptTimeout = Duration.seconds(60)
 
 /** The wait before attempt `n + 1` after `n` failed attempts: 30 s doubling, at most 6 h. */
-export const backoffMs = (failed: number): number => Math.min(6 * 3_600_000, 30_000 * 2 ** Math.max(0, failed - 1))
+export const backoffMs = (failed: number): number =>
+  Math.min(6 * 3_600_000, 30_000 * 2 ** Math.max(0, failed - 1))
 
 /** Without a mailer, a queued message is looked at again after this long. */
 export const unconfiguredRetryMs = 3_600_000
@@ -45,9 +46,9 @@ export const make: Effect.Effect<(job: ClaimedJob) => Effect.Effect<void, StoreE
         const mail = found.value
         const fields = { mailId: mail.id, mailKind: mail.kind, attempt: mail.attempts + 1 }
         if (Option.isNone(mailer)) {
-          yield* Effect.logWarning("No SMTP configured (PIXGATE_SMTP_URL): the message stays in the outbox").pipe(
-            Effect.annotateLogs(fields)
-          )
+          yield* Effect.logWarning(
+            "No SMTP configured (PIXGATE_SMTP_URL): the message stays in the outbox"
+          ).pipe(Effect.annotateLogs(fields))
           return yield* jobs.retryJob(job.id, now + unconfiguredRetryMs)
         }
         const sent = yield* mailer.value

@@ -69,7 +69,9 @@ export interface MailStoreShape {
     merchantId?: MerchantId
   ) => Effect.Effect<ReadonlyArray<OutboxMail>, StoreError>
   /** A user's choices (none stored: none chosen). */
-  readonly getNotificationPrefs: (userId: string) => Effect.Effect<Option.Option<NotificationPrefs>, StoreError>
+  readonly getNotificationPrefs: (
+    userId: string
+  ) => Effect.Effect<Option.Option<NotificationPrefs>, StoreError>
   /** Stores a user's choices in place of the earlier ones. */
   readonly setNotificationPrefs: (prefs: NotificationPrefs) => Effect.Effect<void, StoreError>
   /** The choices of every user of a merchant. */

@@ -16,16 +16,7 @@ import {
   TeamStore
 } from "@pixgate/core"
 import { Effect, Either, Option, Schema } from "effect"
-import {
-  access,
-  type Ctx,
-  clientOf,
-  type Handler,
-  redirect,
-  respond,
-  type Signed,
-  when
-} from "../Ctx.js"
+import { access, type Ctx, clientOf, type Handler, redirect, respond, type Signed, when } from "../Ctx.js"
 import * as FormToken from "../FormToken.js"
 import { type Html, html } from "../Html.js"
 import { type Dictionary, parseAmount } from "../I18n.js"
@@ -153,7 +144,9 @@ export const invite = (s: Signed, f: URLSearchParams): Handler =>
           client: clientOf(s),
           brand: brandOf(s)
         })
-      ).pipe(Effect.map((o) => ({ tag: o._tag, email: o._tag === "Sent" ? o.email : (f.get("email") ?? "") }))),
+      ).pipe(
+        Effect.map((o) => ({ tag: o._tag, email: o._tag === "Sent" ? o.email : (f.get("email") ?? "") }))
+      ),
       (r) => r,
       TeamRecord
     )
@@ -192,7 +185,8 @@ export const removePage = (s: Signed, userId: string): Handler =>
     const w = teamWords(s.lang)
     const members = yield* withStores(Team.members(s.merchant.id))
     const member = members.find((m) => m.user.id === userId)
-    if (member === undefined || member.user.id === s.user?.id) return yield* Effect.fail(Errors.notFound("Panel user"))
+    if (member === undefined || member.user.id === s.user?.id)
+      return yield* Effect.fail(Errors.notFound("Panel user"))
     const body = html`<p>${fill(w.removeConfirm, member.user.email)}</p>
 <form method="post" action="${s.cfg.base}/team/${member.user.id}/remove">${csrfField(s)}${FormToken.field(s)}<button type="submit" class="danger">${w.remove}</button> <a class="button secondary" href="${s.cfg.base}/team">${w.cancel}</a></form>`
     return respond(s, page(s.view, fill(w.removeOf, member.user.email), body))
@@ -259,7 +253,10 @@ export const saveNotifications = (s: Signed, f: URLSearchParams): Handler =>
     const nonce = FormToken.nonceOf(s, f)
     if (Either.isLeft(nonce)) return yield* Effect.fail(nonce.left)
     const amount = parseAmount(f.get("pixMin") ?? "")
-    if (amount !== undefined && (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0 || amount > 1e9))
+    if (
+      amount !== undefined &&
+      (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0 || amount > 1e9)
+    )
       return yield* notificationsPage(s, w.notifyBadAmount)
     // Saving the same choices twice is harmless: no one-time record is needed here.
     yield* withStores(
@@ -308,7 +305,12 @@ export const forgotPage = (ctx: Ctx): Handler => Effect.succeed(forgotForm(ctx, 
 export const forgot = (ctx: Ctx, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const work = withStores(
-      Team.forgot({ email: f.get("email"), client: clientOf(ctx), limits: ctx.cfg.throttle, brand: brandOf(ctx) })
+      Team.forgot({
+        email: f.get("email"),
+        client: clientOf(ctx),
+        limits: ctx.cfg.throttle,
+        brand: brandOf(ctx)
+      })
     ).pipe(Effect.catchAllCause((cause) => Effect.logError("Password reset e-mail failed", cause)))
     yield* Effect.forkDaemon(work)
     return forgotForm(ctx, true)

@@ -1,6 +1,6 @@
 /** The e-mail outbox, notification choices and the team's operations (migration 0021). */
 import { describe, expect } from "@effect/vitest"
-import { Audit, type Domain, Ids, MailStore, Store, TeamStore } from "@pixgate/core"
+import { type Audit, type Domain, Ids, MailStore, Store, TeamStore } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime } from "../fixtures.js"
 import { and, freshMerchant, inJobWindow, merchantStore, type Suite } from "./helpers.js"
@@ -107,7 +107,12 @@ export const mailAndTeam = (it: Suite<MailParts>) =>
         const other = yield* freshMerchant()
         const u = user(merchant.id)
         const v = user(other.id)
-        for (const x of [u, v]) yield* s.invitePanelUser(x, { tokenHash: Ids.randomBase62(64), expiresAt: baseTime + 1, createdAt: baseTime })
+        for (const x of [u, v])
+          yield* s.invitePanelUser(x, {
+            tokenHash: Ids.randomBase62(64),
+            expiresAt: baseTime + 1,
+            createdAt: baseTime
+          })
         expect(Option.isNone(yield* s.getNotificationPrefs(u.id))).toBe(true)
         const prefs: MailStore.NotificationPrefs = {
           userId: u.id,
@@ -119,7 +124,12 @@ export const mailAndTeam = (it: Suite<MailParts>) =>
           updatedAt: baseTime
         }
         yield* s.setNotificationPrefs(prefs)
-        yield* s.setNotificationPrefs({ ...prefs, pixReceivedMin: null, webhookFailing: true, updatedAt: baseTime + 1 })
+        yield* s.setNotificationPrefs({
+          ...prefs,
+          pixReceivedMin: null,
+          webhookFailing: true,
+          updatedAt: baseTime + 1
+        })
         yield* s.setNotificationPrefs({ ...prefs, userId: v.id, merchantId: other.id })
         expect(Option.getOrThrow(yield* s.getNotificationPrefs(u.id))).toEqual({
           ...prefs,

@@ -16,7 +16,9 @@ const toMail = (r: Row): MailStore.OutboxMail => {
   return {
     id: String(r.id),
     merchantId:
-      r.merchant_id === null || r.merchant_id === undefined ? null : checkedId(Domain.isMerchantId, r.merchant_id),
+      r.merchant_id === null || r.merchant_id === undefined
+        ? null
+        : checkedId(Domain.isMerchantId, r.merchant_id),
     kind: String(r.kind),
     to: String(r.recipient),
     subject: String(r.subject),
