@@ -219,7 +219,7 @@ export const remove = (s: Signed, userId: string, f: URLSearchParams): Handler =
 const centsText = (cents: number) => (cents / 100).toFixed(2).replace(".", ",")
 
 const checkbox = (id: string, name: string, label: string, on: boolean) =>
-  html`<div class="check"><input id="${id}" name="${name}" type="checkbox" value="on"${on ? html` checked` : ""}> <label for="${id}">${label}</label></div>`
+  html`<div><label for="${id}"><input id="${id}" name="${name}" type="checkbox" value="on"${on ? html` checked` : ""}> ${label}</label></div>`
 
 /** The user's notification choices. */
 export const notificationsPage = (s: Signed, error?: string): Handler =>
