@@ -1,4 +1,8 @@
-import { runAdminTokenStoreConformance, runMailStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
+import {
+  runAdminTokenStoreConformance,
+  runMailStoreConformance,
+  runStoreConformance
+} from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
 import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"

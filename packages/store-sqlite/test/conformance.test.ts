@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runAdminTokenStoreConformance, runMailStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
+import {
+  runAdminTokenStoreConformance,
+  runMailStoreConformance,
+  runStoreConformance
+} from "@pixgate/store-conformance"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { afterAll } from "vitest"
 
