@@ -6,9 +6,11 @@
  * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import * as Notifications from "./access/Notifications.js"
 import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
 import { CurrentJob, JobRunner } from "./jobs/Jobs.js"
+import * as MailJob from "./jobs/MailJob.js"
 import * as Worker from "./jobs/Worker.js"
 import {
   type BankCallback,
@@ -285,7 +287,8 @@ const runner = Layer.effect(
           })
         ),
       "payout.send": payouts.send,
-      "refund.send": refunds.send
+      "refund.send": refunds.send,
+      "mail.send": yield* MailJob.make
     }
     const kinds: Readonly<Record<string, JobRun>> = { ...gatewayJobs("test"), ...gatewayJobs("live"), ...own }
     const run = (job: ClaimedJob) => {
@@ -355,6 +358,8 @@ export function layer(
     })
   )
   const support = Layer.mergeAll(gateways, Webhooks.layer).pipe(
+    // The notifications hook (`Mail.Notifier`) the services and webhooks call after a change.
+    Layer.provideMerge(Notifications.layer),
     Layer.provideMerge(options.hostResolver ?? HostResolver.literalsOnly),
     Layer.provideMerge(config)
   )

@@ -13,6 +13,10 @@
  * changes, session revocation, password resets.
  */
 export * as Audit from "./access/Audit.js"
+/** The e-mails the panel sends, in pt-BR, text and HTML with the brand. */
+export * as MailBodies from "./access/MailBodies.js"
+/** The notifications a panel user opts into, and the `notify` hook that e-mails them. */
+export * as Notifications from "./access/Notifications.js"
 /**
  * Access to the merchant panel: one-time invites that let a person set the password of a panel user of
  * one merchant.
@@ -42,6 +46,8 @@ export * as Passwords from "./access/Passwords.js"
  * Sign-in throttling shared by every instance through the store's counters (fixed windows of `windowMs`).
  */
 export * as SignInThrottle from "./access/SignInThrottle.js"
+/** The team managed from the panel: invitations by e-mail, roles, removal, forgotten passwords. */
+export * as Team from "./access/Team.js"
 /**
  * TOTP second factor of panel users (RFC 6238: SHA-1, 6 digits, 30-second steps, as every authenticator
  * app reads an `otpauth://` URI), with `otplib` doing the arithmetic.
@@ -130,6 +136,8 @@ export * as Engine from "./Engine.js"
  * attempts, charge expiry, sandbox settlement).
  */
 export * as Jobs from "./jobs/Jobs.js"
+/** The `mail.send` job: one message of the outbox through the `Mailer`, retried with backoff. */
+export * as MailJob from "./jobs/MailJob.js"
 /**
  * The job worker: one loop per lane (webhook attempts, timers), each claiming due jobs of its lane up to
  * its own concurrency and running them through the `JobRunner`, so receivers that hang cannot hold back
@@ -166,6 +174,10 @@ export * as GatewayPlugin from "./ports/GatewayPlugin.js"
  * refused.
  */
 export * as HostResolver from "./ports/HostResolver.js"
+/** Sending e-mail: the `Mailer` port, its settings and brand (SMTP in `@pixgate/server`). */
+export * as Mail from "./ports/Mail.js"
+/** The e-mail outbox and the panel users' notification choices (migration 0021). */
+export * as MailStore from "./ports/MailStore.js"
 /**
  * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
@@ -173,6 +185,8 @@ export * as HostResolver from "./ports/HostResolver.js"
 export * as RateLimitStore from "./ports/RateLimitStore.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
+/** Removing panel users and their last sign-ins (migration 0021). */
+export * as TeamStore from "./ports/TeamStore.js"
 /**
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */

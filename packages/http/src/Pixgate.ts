@@ -11,6 +11,7 @@ import {
   type BankGateway,
   Engine,
   type GatewayPlugin,
+  type Mail,
   SpanHygiene,
   type Store,
   TraceContext,
@@ -34,6 +35,8 @@ export interface PixgateOptions {
    * (by URL instead: `database` of `@pixgate/server`'s `Pixgate.make`).
    */
   readonly store: Layer.Layer<Store.Store, unknown>
+  /** E-mail (`@pixgate/server`'s `Smtp.layer`): the panel's invitations, password resets, notifications. */
+  readonly mailer?: Layer.Layer<Mail.Mailer, unknown>
   /** Engine options: configuration overrides, live bank gateway, `worker: false`, host resolver. */
   readonly engine?: Engine.EngineOptions
   /**
@@ -177,7 +180,7 @@ export const layer = (
     // Sees the store's shared buckets when it offers them (Postgres).
     RateLimit.layer(options.rateLimit ?? RateLimit.defaults)
   ).pipe(
-    Layer.provideMerge(storeOf(options)),
+    Layer.provideMerge(Layer.merge(storeOf(options), options.mailer ?? Layer.empty)),
     Layer.provideMerge(
       Layer.mergeAll(
         Log.layer(writer),

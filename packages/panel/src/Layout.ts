@@ -3,6 +3,7 @@
 import type * as Brand from "./Brand.js"
 import { type Html, html, type Part } from "./Html.js"
 import { type Dictionary, type Lang, words } from "./I18n.js"
+import { teamWords } from "./TeamWords.js"
 
 /** What every page knows about the request. */
 export interface View {
@@ -129,6 +130,8 @@ ${
     : html`<a class="pill" href="${v.base}/security">${v.t.security}</a>
 <a class="pill" href="${v.base}/sessions">${v.t.sessions}</a>
 ${v.role === "owner" ? html`<a class="pill" href="${v.base}/audit">${v.t.audit}</a>` : ""}
+${v.role === "owner" ? html`<a class="pill" href="${v.base}/team">${teamWords(v.lang).team}</a>` : ""}
+<a class="pill" href="${v.base}/notifications">${teamWords(v.lang).notifications}</a>
 <a class="pill" href="${v.base}/password">${v.t.password}</a>
 <form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
 }

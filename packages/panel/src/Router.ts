@@ -41,6 +41,7 @@ import { type Lang, words } from "./I18n.js"
 import { bare, page, type View } from "./Layout.js"
 import * as Access from "./pages/Access.js"
 import * as Account from "./pages/Account.js"
+import * as Team from "./pages/Team.js"
 import { find } from "./Routes.js"
 import { PayloadTooLarge } from "./Status.js"
 
@@ -132,8 +133,10 @@ const beforeSignIn = (ctx: Ctx, post: boolean, fields: URLSearchParams): Handler
   const { path } = ctx
   const reset = /^\/reset\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
   const invite = /^\/invite\/([A-Za-z0-9]{20,80})$/.exec(path)?.[1]
-  if (path !== "/signin" && reset === undefined && invite === undefined) return undefined
+  if (path !== "/signin" && path !== "/forgot" && reset === undefined && invite === undefined)
+    return undefined
   if (post && !preSessionToken(ctx, fields.get("_csrf") ?? "")) return Effect.succeed(refusedToken(ctx))
+  if (path === "/forgot") return post ? Team.forgot(ctx, fields) : Team.forgotPage(ctx)
   if (reset !== undefined) return post ? Access.acceptReset(ctx, reset, fields) : Access.resetPage(ctx, reset)
   if (invite !== undefined)
     return post ? Account.acceptInvite(ctx, invite, fields) : Account.invitePage(ctx, invite)

@@ -14,6 +14,7 @@ import * as Overview from "./pages/Overview.js"
 import * as Payouts from "./pages/Payouts.js"
 import * as Receipts from "./pages/Receipts.js"
 import * as Refunds from "./pages/Refunds.js"
+import * as Team from "./pages/Team.js"
 import * as Transactions from "./pages/Transactions.js"
 import * as WebhookForms from "./pages/WebhookForms.js"
 import * as Webhooks from "./pages/Webhooks.js"
@@ -189,6 +190,8 @@ const routes: ReadonlyArray<Route> = [
     ownUsers: true,
     handle: (s, _, f) => Access.revokeSession(s, f)
   },
+  // Team (owners) and each user's notification choices: pages/Team.ts.
+  ...Team.routes,
   { method: "GET", path: at("/audit"), need: "audit.read", handle: (s) => Access.auditPage(s) },
   { method: "GET", path: at("/audit\\.csv"), need: "audit.read", handle: (s) => Access.auditCsv(s) }
 ]

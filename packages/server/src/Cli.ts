@@ -317,6 +317,7 @@ const runServe = (io: Io) =>
           ...env.timeouts,
           ...(Option.isSome(env.dataKeys) ? { dataKeys: env.dataKeys.value } : {}),
           retentionDays: env.retentionDays,
+          ...(env.mail === undefined ? {} : { mail: env.mail }),
           ...(live === undefined ? {} : { live })
         }),
       catch: (error) => new Failed({ message: oneLine(error) })

@@ -101,6 +101,10 @@ export const serve = {
       "the live bank's gateway plugin: efi (the default), or a plugin module's path (docs/going-live.md)"
     ],
     ["PIXGATE_LIVE_BASE_URL", "the live bank's API Pix; with the gateway's other PIXGATE_LIVE_* settings"],
+    [
+      "PIXGATE_SMTP_URL",
+      "e-mail: smtp://user:pass@host:587 or smtps://; with PIXGATE_MAIL_FROM and PIXGATE_PANEL_URL"
+    ],
     ["PIXGATE_METRICS", "1: Prometheus text at /metrics behind an admin token (docs/operations.md)"],
     [
       "PIXGATE_METRICS_PORT",

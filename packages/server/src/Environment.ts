@@ -145,6 +145,55 @@ const trustProxy: Config.Config<ClientAddress.TrustProxy | undefined> = Config.m
   }
 )
 
+/**
+ * E-mail (docs/operations.md, "E-mail"): `PIXGATE_SMTP_URL` (`smtp://user:pass@host:587` or
+ * `smtps://...:465`; a secret: it holds the password), with `PIXGATE_MAIL_FROM` (the sender) and
+ * `PIXGATE_PANEL_URL` (the panel's public address, for links) both required with it; DKIM when
+ * `PIXGATE_MAIL_DKIM_DOMAIN`, `PIXGATE_MAIL_DKIM_SELECTOR` and `PIXGATE_MAIL_DKIM_PRIVATE_KEY` (PEM)
+ * are all set. Undefined without `PIXGATE_SMTP_URL`: no e-mail is sent.
+ */
+export const mail = Config.mapOrFail(
+  Config.all({
+    url: secret("PIXGATE_SMTP_URL"),
+    from: text("PIXGATE_MAIL_FROM"),
+    panelUrl: text("PIXGATE_PANEL_URL"),
+    dkimDomain: text("PIXGATE_MAIL_DKIM_DOMAIN"),
+    dkimSelector: text("PIXGATE_MAIL_DKIM_SELECTOR"),
+    dkimKey: secret("PIXGATE_MAIL_DKIM_PRIVATE_KEY")
+  }),
+  (m) => {
+    if (Option.isNone(m.url)) return Either.right(undefined)
+    const url = Redacted.value(m.url.value)
+    if (!/^smtps?:\/\/[^\s]+$/.test(url))
+      return invalid("PIXGATE_SMTP_URL must be an smtp:// or smtps:// URL")
+    if (!m.from.includes("@"))
+      return invalid("PIXGATE_MAIL_FROM must be the sender's address (e.g. Loja <no-reply@loja.com.br>)")
+    if (!/^https?:\/\/[^\s]+$/.test(m.panelUrl))
+      return invalid(
+        "PIXGATE_PANEL_URL must be the panel's public address (e.g. https://pay.loja.com.br/panel)"
+      )
+    const dkimGiven = [m.dkimDomain !== "", m.dkimSelector !== "", Option.isSome(m.dkimKey)]
+    if (dkimGiven.some(Boolean) && !dkimGiven.every(Boolean))
+      return invalid(
+        "PIXGATE_MAIL_DKIM_DOMAIN, PIXGATE_MAIL_DKIM_SELECTOR and PIXGATE_MAIL_DKIM_PRIVATE_KEY go together"
+      )
+    return Either.right({
+      url,
+      from: m.from,
+      panelUrl: m.panelUrl,
+      ...(Option.isSome(m.dkimKey)
+        ? {
+            dkim: {
+              domainName: m.dkimDomain,
+              keySelector: m.dkimSelector,
+              privateKey: Redacted.value(m.dkimKey.value).replace(/\\n/g, "\n")
+            }
+          }
+        : {})
+    })
+  }
+)
+
 /** What `pixgate serve` reads. */
 export const serve = Config.all({
   port: integer("PORT", 3000, 0, 65535),
@@ -174,7 +223,8 @@ export const serve = Config.all({
   dataKeys,
   // Days personal data is kept (0, the default: for ever); `serve` erases older data every hour.
   retentionDays: integer("PIXGATE_PERSONAL_DATA_RETENTION_DAYS", 0, 0, 36_500),
-  trustProxy
+  trustProxy,
+  mail: Config.suspend(() => mail)
 })
 
 /**

@@ -21,6 +21,7 @@ import * as AdminGate from "./AdminGate.js"
 import * as Connections from "./Connections.js"
 import * as Database from "./Database.js"
 import * as Gateways from "./Gateways.js"
+import * as Smtp from "./Smtp.js"
 import type { TelemetryOptions } from "./Telemetry.js"
 import * as Telemetry from "./TelemetryLoader.js"
 
@@ -115,6 +116,8 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * sessions and audit log; HTTPS per their `X-Forwarded-Proto` for the panel's cookies and HSTS.
    */
   readonly trustProxy?: ClientAddress.TrustProxy
+  /** E-mail over SMTP (`PIXGATE_SMTP_URL`...): the panel's invitations, password resets, notifications. */
+  readonly mail?: Smtp.MailOptions
 }
 
 /** A running server. */
@@ -308,6 +311,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
   const pixgate = await Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
     store: Database.layer(target, options.dataKeys, options.postgres),
+    ...(options.mail === undefined ? {} : { mailer: Smtp.layer(options.mail) }),
     engine: {
       hostResolver: NodeHostResolver.layer,
       // After the HTTP drain, running jobs get the same bound to finish (then they are

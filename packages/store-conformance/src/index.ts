@@ -16,6 +16,7 @@ import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger, ledgerClean, movements } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
+import { type MailParts, mailAndTeam } from "./internal/mail.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
@@ -90,6 +91,16 @@ export const runAdminTokenStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
+
+/**
+ * `MailStore` and `TeamStore` (migration 0021): the e-mail outbox with its jobs, notification
+ * choices, removing a panel user, last sign-ins. Every store of this repository provides them
+ * beside the `Store`.
+ */
+export const runMailStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<MailParts, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => mailAndTeam(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

@@ -5,7 +5,7 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, MailStore, Store, TeamStore } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -16,6 +16,7 @@ import { erasure } from "./internal/erasure.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
+import { mailOps, teamOps } from "./internal/mail.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
@@ -96,8 +97,17 @@ export const makeAdminTokens: Effect.Effect<
 /** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
 export const layer = (
   keys: Keys
-): Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore, Store.StoreError, SqlClient.SqlClient> =>
-  Layer.merge(Store.layerEffect(make(keys)), Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens))
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | MailStore.MailStore | TeamStore.TeamStore,
+  Store.StoreError,
+  SqlClient.SqlClient
+> =>
+  Layer.mergeAll(
+    Store.layerEffect(make(keys)),
+    Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
+    Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
+    Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps))
+  )
 
 /**
  * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the keyring
@@ -108,7 +118,12 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | MailStore.MailStore
+  | TeamStore.TeamStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -120,7 +135,12 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | MailStore.MailStore
+  | TeamStore.TeamStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -131,6 +151,8 @@ export const layerOpened = <E, R>(
       const store = yield* make(keys)
       return Store.context(store).pipe(
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+        Context.add(MailStore.MailStore, mailOps(sql)),
+        Context.add(TeamStore.TeamStore, teamOps(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

@@ -33,6 +33,8 @@ export type AuditAction =
   | "session.revoke"
   | "password.reset-link"
   | "password.set"
+  | "user.remove"
+  | "password.reset-request"
 
 /** Who acted and from where. */
 export interface Actor {

@@ -17,12 +17,15 @@ import type {
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
-import { panelOps } from "../internal/memoryPanel.js"
+import { mailOps } from "../internal/memoryMail.js"
+import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
+import { MailStore } from "../ports/MailStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
-import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
+import { advanceEffects, JobWatchers, layerEffect, Store, StoreError, type Stores } from "../ports/Store.js"
+import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -605,7 +608,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
  * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
  * each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | AdminTokenStore> = Layer.merge(
-  layerEffect(make),
-  Layer.sync(AdminTokenStore, adminTokenOps)
-)
+export const layer: Layer.Layer<Stores | AdminTokenStore | MailStore | TeamStore> = Layer.merge(
+  // The outbox's jobs and the team's operations live in this store's own tables.
+  Layer.effect(MailStore, Effect.map(Store, mailOps)),
+  Layer.effect(
+    TeamStore,
+    Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])
+  )
+).pipe(Layer.provideMerge(Layer.merge(layerEffect(make), Layer.sync(AdminTokenStore, adminTokenOps))))

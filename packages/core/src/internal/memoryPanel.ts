@@ -7,6 +7,13 @@ import {
   type PanelStoreShape,
   StoreError
 } from "../ports/Store.js"
+import type { TeamStoreShape } from "../ports/TeamStore.js"
+
+/**
+ * The key under which the panel's operations carry the team's (`TeamStore`) over the same tables:
+ * a symbol, so it rides along the store object without being one of the port's names.
+ */
+export const teamOpsKey: unique symbol = Symbol("pixgate.memory.teamOps")
 
 type InviteRow = PanelInviteState
 
@@ -20,7 +27,7 @@ const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
 /** The panel operations, and the last use of the store's API keys. */
 export const panelOps = (
   apiKeys: Map<string, ApiKey>
-): PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> => {
+): PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape } => {
   const users = new Map<string, PanelUser>()
   const byEmail = new Map<string, string>()
   const invites = new Map<string, InviteRow>()
@@ -40,7 +47,30 @@ export const panelOps = (
     return row !== undefined && row.start > now - windowMs ? row : undefined
   }
   const userOf = (id: string | undefined) => Option.fromNullable(id === undefined ? undefined : users.get(id))
+  const team: TeamStoreShape = {
+    removePanelUser: (merchantId, userId) =>
+      atomic(() => {
+        const user = users.get(userId)
+        if (user === undefined || user.merchantId !== merchantId) return false
+        for (const [hash, s] of sessions) if (s.userId === userId) sessions.delete(hash)
+        for (const [hash, i] of invites) if (i.userId === userId) invites.delete(hash)
+        totps.delete(userId)
+        recovery.delete(userId)
+        byEmail.delete(user.email)
+        users.delete(userId)
+        return true
+      }),
+    lastSignIns: (merchantId) =>
+      atomic(() => {
+        const out = new Map<string, number>()
+        for (const e of audit.get(merchantId) ?? [])
+          if (e.action === "signin.success" && e.userId !== null && e.at > (out.get(e.userId) ?? -1))
+            out.set(e.userId, e.at)
+        return out
+      })
+  }
   return {
+    [teamOpsKey]: team,
     invitePanelUser: (user, invite) =>
       atomic(() => {
         const existing = userOf(byEmail.get(user.email))

@@ -26,6 +26,7 @@ import {
   type GatewayMoment,
   Gateways
 } from "../ports/BankGateway.js"
+import { Notifier, tell } from "../ports/Mail.js"
 import { LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
@@ -69,6 +70,7 @@ export const make = Effect.gen(function* () {
   const store = yield* LedgerStore
   const reads = yield* ReadStore
   const config = yield* EngineConfig
+  const notifier = yield* Effect.serviceOption(Notifier)
   const gateways = yield* Gateways
 
   const timersOf = (moment: GatewayMoment, tx: Transaction, now: number) =>
@@ -188,6 +190,13 @@ export const make = Effect.gen(function* () {
         effects: { events: [Events.transactionCompleted(paid, now)], jobs: timers, ...(yield* completing) }
       })
       yield* Metrics.countChange(Metrics.charges, "paid", advanced)
+      if (Option.isSome(advanced))
+        yield* tell(notifier, paid.merchantId, {
+          kind: "pix.received",
+          mode: paid.mode,
+          amount: due,
+          transactionId: paid.id
+        })
       return Option.isSome(advanced) ? ("completed" as const) : ("ignored" as const)
     })
 

@@ -24,6 +24,7 @@ import * as Ledger from "../domain/Ledger.js"
 import * as Money from "../domain/Money.js"
 import { completing } from "../jobs/Jobs.js"
 import { Gateways } from "../ports/BankGateway.js"
+import { Notifier, tell } from "../ports/Mail.js"
 import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
@@ -74,6 +75,7 @@ export const make = Effect.gen(function* () {
   const reads = yield* ReadStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
+  const notifier = yield* Effect.serviceOption(Notifier)
 
   const fail = (id: TransactionId, reason: string) =>
     Effect.gen(function* () {
@@ -98,6 +100,16 @@ export const make = Effect.gen(function* () {
         })
       })
       yield* Metrics.countChange(Metrics.payouts, "failed", advanced)
+      if (Option.isSome(advanced)) {
+        const p = advanced.value
+        yield* tell(notifier, p.merchantId, {
+          kind: "payout.failed",
+          mode: p.mode,
+          amount: p.amount,
+          transactionId: p.id,
+          reason
+        })
+      }
       return Option.isSome(advanced)
     })
 
@@ -117,6 +129,15 @@ export const make = Effect.gen(function* () {
         effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
       })
       yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
+      if (Option.isSome(advanced)) {
+        const p = advanced.value
+        yield* tell(notifier, p.merchantId, {
+          kind: "payout.completed",
+          mode: p.mode,
+          amount: p.amount,
+          transactionId: p.id
+        })
+      }
       return Option.isSome(advanced)
     })
 

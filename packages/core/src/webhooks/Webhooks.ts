@@ -18,6 +18,7 @@ import {
 import * as Redaction from "../domain/Redaction.js"
 import type { AttemptFeedback } from "../jobs/Jobs.js"
 import { HostResolver } from "../ports/HostResolver.js"
+import { Notifier, tell } from "../ports/Mail.js"
 import {
   type ClaimedJob,
   DeliveryStore,
@@ -98,6 +99,7 @@ export const make = Effect.gen(function* () {
   const store = yield* DeliveryStore
   const jobs = yield* JobStore
   const config = yield* EngineConfig
+  const notifier = yield* Effect.serviceOption(Notifier)
   const resolver = yield* HostResolver
   const transport = yield* WebhookTransport
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
@@ -205,6 +207,12 @@ export const make = Effect.gen(function* () {
       }
       yield* WebhookMetrics.transition(delivery.mode, change)
       if (change === "failing") {
+        yield* tell(notifier, delivery.merchantId, {
+          kind: "webhook.failing",
+          mode: delivery.mode,
+          url: Redaction.originOf(endpoint.url),
+          failures: config.webhookFailingAfter
+        })
         yield* Effect.logWarning(
           `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
             `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`

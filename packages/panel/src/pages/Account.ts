@@ -18,6 +18,7 @@ import * as Flows from "../Flows.js"
 import { type Html, html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
+import { teamWords } from "../TeamWords.js"
 
 const signInForm = (ctx: Ctx, email: string, error?: string, next?: string, expired = false) =>
   bare(
@@ -35,6 +36,7 @@ const signInForm = (ctx: Ctx, email: string, error?: string, next?: string, expi
 <div><label for="password">${ctx.t.passwordLabel}</label><input id="password" name="password" type="password" autocomplete="current-password" required></div>
 <div><button type="submit">${ctx.t.signIn}</button></div>
 </form>
+<p><a href="${ctx.cfg.base}/forgot" data-testid="forgot-link">${teamWords(ctx.lang).forgotLink}</a></p>
 <p><a href="${ctx.cfg.base}/lang?to=${ctx.lang === "en" ? "pt-BR" : "en"}&amp;back=%2Fsignin">${ctx.lang === "en" ? "Português" : "English"}</a></p>`
   )
 
