@@ -42,6 +42,7 @@ import * as AdminTokens from "./services/AdminTokens.js"
 import * as Auth from "./services/Auth.js"
 import * as BankEvents from "./services/BankEvents.js"
 import * as Chargebacks from "./services/Chargebacks.js"
+import * as Infractions from "./services/Infractions.js"
 import * as Charges from "./services/Charges.js"
 import * as Erasure from "./services/Erasure.js"
 import * as EventFeed from "./services/EventFeed.js"
@@ -65,6 +66,7 @@ export interface EngineShape {
   readonly transactions: Transactions.TransactionsShape
   readonly bankEvents: BankEvents.BankEventsShape
   readonly chargebacks: Chargebacks.ChargebacksShape
+  readonly infractions: Infractions.InfractionsShape
   /** Refunds (devoluções) of completed charges: `refunds.create`, `refunds.list`. */
   readonly refunds: Refunds.RefundsShape
   readonly admin: Admin.AdminShape
@@ -107,6 +109,7 @@ export type Services =
   | Transactions.Transactions
   | BankEvents.BankEvents
   | Chargebacks.Chargebacks
+  | Infractions.Infractions
   | Refunds.Refunds
   | Admin.Admin
   | AdminTokens.AdminTokens
@@ -163,6 +166,7 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.transactions ?? traced(Transactions.Transactions, Transactions.make, Instrumented.transactions),
     replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Instrumented.bankEvents),
     replace.chargebacks ?? Chargebacks.layer,
+    Infractions.layer,
     replace.refunds ?? Refunds.layer,
     replace.health ?? Health.layer,
     replace.erasure ?? Erasure.layer,
@@ -239,6 +243,7 @@ const make = Effect.gen(function* () {
     transactions: yield* Transactions.Transactions,
     bankEvents: yield* BankEvents.BankEvents,
     chargebacks: yield* Chargebacks.Chargebacks,
+    infractions: yield* Infractions.Infractions,
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
     adminTokens: yield* AdminTokens.AdminTokens,

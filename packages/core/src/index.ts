@@ -95,6 +95,8 @@ export * as Fees from "./domain/Fees.js"
 export * as Ids from "./domain/Ids.js"
 /** The journal entries of every money movement (pure). */
 export * as Ledger from "./domain/Ledger.js"
+/** MED infractions and their devoluções (values and rules). */
+export * as MedInfractions from "./domain/Infractions.js"
 /** Money is an integer count of centavos. */
 export * as Money from "./domain/Money.js"
 /**
@@ -152,6 +154,8 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The admin tokens and the admin audit log in the store (migration 0016). */
 export * as AdminTokenStore from "./ports/AdminTokenStore.js"
+/** MED infractions and the devoluções the bank performs for them (migration 0022). */
+export * as InfractionStore from "./ports/InfractionStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
@@ -217,6 +221,8 @@ export * as Auth from "./services/Auth.js"
 export * as BankEvents from "./services/BankEvents.js"
 /** Chargebacks (MED disputes), reported by the bank gateway. */
 export * as Chargebacks from "./services/Chargebacks.js"
+/** MED infractions from the bank: blocks, the merchant's answer, devoluções booked once. */
+export * as Infractions from "./services/Infractions.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
 /** Erasure of payers' personal data: on request (`erasePayer`) and past the retention period. */
