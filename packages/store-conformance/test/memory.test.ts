@@ -4,12 +4,14 @@ import {
   entry,
   makeMerchant,
   runAdminTokenStoreConformance,
+  runInfractionStoreConformance,
   runStoreConformance
 } from "@pixgate/store-conformance"
 import { Effect } from "effect"
 
 runStoreConformance("MemoryStore", () => MemoryStore.layer)
 runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
+runInfractionStoreConformance("MemoryStore infractions", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>
   Effect.gen(function* () {

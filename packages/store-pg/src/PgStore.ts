@@ -9,7 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { AdminTokenStore, DataCipher, RateLimitStore, Store } from "@pixgate/core"
+import type { AdminTokenStore, DataCipher, InfractionStore, RateLimitStore, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -138,6 +138,7 @@ export const layer = (
   options: PgStoreOptions
 ): Layer.Layer<
   | Store.Stores
+  | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
