@@ -93,10 +93,10 @@ export * as DueDate from "./domain/DueDate.js"
 export * as Fees from "./domain/Fees.js"
 /** Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. */
 export * as Ids from "./domain/Ids.js"
-/** The journal entries of every money movement (pure). */
-export * as Ledger from "./domain/Ledger.js"
 /** MED infractions and their devoluções (values and rules). */
 export * as MedInfractions from "./domain/Infractions.js"
+/** The journal entries of every money movement (pure). */
+export * as Ledger from "./domain/Ledger.js"
 /** Money is an integer count of centavos. */
 export * as Money from "./domain/Money.js"
 /**
@@ -154,8 +154,6 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The admin tokens and the admin audit log in the store (migration 0016). */
 export * as AdminTokenStore from "./ports/AdminTokenStore.js"
-/** MED infractions and the devoluções the bank performs for them (migration 0022). */
-export * as InfractionStore from "./ports/InfractionStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */
@@ -170,6 +168,8 @@ export * as GatewayPlugin from "./ports/GatewayPlugin.js"
  * refused.
  */
 export * as HostResolver from "./ports/HostResolver.js"
+/** MED infractions and the devoluções the bank performs for them (migration 0022). */
+export * as InfractionStore from "./ports/InfractionStore.js"
 /**
  * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
@@ -221,8 +221,6 @@ export * as Auth from "./services/Auth.js"
 export * as BankEvents from "./services/BankEvents.js"
 /** Chargebacks (MED disputes), reported by the bank gateway. */
 export * as Chargebacks from "./services/Chargebacks.js"
-/** MED infractions from the bank: blocks, the merchant's answer, devoluções booked once. */
-export * as Infractions from "./services/Infractions.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
 /** Erasure of payers' personal data: on request (`erasePayer`) and past the retention period. */
@@ -237,6 +235,8 @@ export * as Health from "./services/Health.js"
  * still running gets 409.
  */
 export * as Idempotency from "./services/Idempotency.js"
+/** MED infractions from the bank: blocks, the merchant's answer, devoluções booked once. */
+export * as Infractions from "./services/Infractions.js"
 /**
  * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
  * mode, with no bank involved.

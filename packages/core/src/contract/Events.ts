@@ -8,8 +8,8 @@
 import { Schema } from "effect"
 import type { Chargeback, Event, EventType, MerchantId, Mode, Refund, Transaction } from "../domain/Domain.js"
 import * as DueDate from "../domain/DueDate.js"
-import type { Infraction } from "../domain/Infractions.js"
 import * as Ids from "../domain/Ids.js"
+import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
@@ -67,7 +67,9 @@ export const ChargebackData = Schema.Struct({
     DateTime.annotations({ description: "MED infractions: the last moment to answer (accept or contest)" })
   ),
   blockedAmount: Schema.optional(
-    Reais.annotations({ description: "MED infractions: what the bank holds blocked now (out of the available balance)" })
+    Reais.annotations({
+      description: "MED infractions: what the bank holds blocked now (out of the available balance)"
+    })
   ),
   returnedAmount: Schema.optional(
     Reais.annotations({ description: "MED infractions: what has been returned to the payer so far" })
@@ -458,7 +460,8 @@ export const infractionUpdated = (
   inf: Infraction,
   returnIds: ReadonlyArray<string>,
   now: number
-): Event => make(tx, "chargeback.updated", { ...summary(tx), chargeback: infractionJson(inf, returnIds) }, now)
+): Event =>
+  make(tx, "chargeback.updated", { ...summary(tx), chargeback: infractionJson(inf, returnIds) }, now)
 
 const refundJson = (refund: Refund, refunded: number): RefundJson => ({
   id: refund.id,

@@ -4,13 +4,13 @@
  * atomic in one JS thread).
  */
 import { Effect, Option } from "effect"
-import type { Effects } from "../ports/Store.js"
-import { StoreError } from "../ports/Store.js"
 import type { Transaction, TransactionId } from "../domain/Domain.js"
 import { availableAccount } from "../domain/Domain.js"
 import type { Infraction, InfractionReturn } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
 import type { InfractionStoreShape } from "../ports/InfractionStore.js"
+import type { Effects } from "../ports/Store.js"
+import { StoreError } from "../ports/Store.js"
 import { compareIds, own, type Tables } from "./memoryTables.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
@@ -108,7 +108,8 @@ export const infractionOps = (
         let infraction: Infraction | undefined
         if (input.infractionId !== null) {
           infraction = infractions.get(input.infractionId)
-          if (infraction === undefined || infraction.transactionId !== charge.id) return { _tag: "NotFound" } as const
+          if (infraction === undefined || infraction.transactionId !== charge.id)
+            return { _tag: "NotFound" } as const
         } else {
           infraction = [...infractions.values()]
             .filter(
@@ -150,7 +151,9 @@ export const infractionOps = (
         }
         const full = before + input.amount >= received
         const after: Transaction =
-          full && charge.status === "completed" ? own({ ...charge, status: "refunded", updatedAt: input.at }) : charge
+          full && charge.status === "completed"
+            ? own({ ...charge, status: "refunded", updatedAt: input.at })
+            : charge
         const entries = input.entries(booked, updated, released)
         const effects = input.effects(booked, updated, after)
         assertEffects(effects, entries)

@@ -92,7 +92,10 @@ export interface InfractionsShape {
   /** Books a devolução the bank performed, once per `returnId`. */
   readonly recordReturn: (
     input: ReturnInput
-  ) => Effect.Effect<Result<{ readonly booked: InfractionReturn; readonly infraction: Infraction | null }>, StoreError>
+  ) => Effect.Effect<
+    Result<{ readonly booked: InfractionReturn; readonly infraction: Infraction | null }>,
+    StoreError
+  >
   readonly get: (id: InfractionId) => Effect.Effect<Option.Option<Infraction>, StoreError>
   readonly findByBankId: (mode: Mode, bankId: string) => Effect.Effect<Option.Option<Infraction>, StoreError>
   readonly list: (query: {
@@ -101,7 +104,9 @@ export interface InfractionsShape {
     readonly statuses?: ReadonlyArray<InfractionStatus>
     readonly limit?: number
   }) => Effect.Effect<ReadonlyArray<Infraction>, StoreError>
-  readonly returns: (transactionId: TransactionId) => Effect.Effect<ReadonlyArray<InfractionReturn>, StoreError>
+  readonly returns: (
+    transactionId: TransactionId
+  ) => Effect.Effect<ReadonlyArray<InfractionReturn>, StoreError>
   /** Whether the store keeps infractions. */
   readonly supported: boolean
 }
@@ -157,7 +162,8 @@ const over = (store: InfractionStoreShape, reads: Context.Tag.Service<ReadStore>
         const charge = found.value
         const received = charge.receivedAmount ?? charge.amount
         const claimed = input.amountClaimed ?? received
-        if (!Number.isSafeInteger(claimed) || claimed <= 0 || claimed > received) return refuse("invalid_amount")
+        if (!Number.isSafeInteger(claimed) || claimed <= 0 || claimed > received)
+          return refuse("invalid_amount")
         const at = yield* now
         const openedAt = input.openedAt ?? at
         const job = yield* completing
@@ -261,7 +267,9 @@ const over = (store: InfractionStoreShape, reads: Context.Tag.Service<ReadStore>
             return ok({ booked: done.booked, infraction: done.infraction })
           case "Exists": {
             const inf =
-              done.booked.infractionId === null ? Option.none() : yield* store.getInfraction(done.booked.infractionId)
+              done.booked.infractionId === null
+                ? Option.none()
+                : yield* store.getInfraction(done.booked.infractionId)
             return ok({ booked: done.booked, infraction: Option.getOrNull(inf) })
           }
           case "NotFound":

@@ -5,14 +5,9 @@
  * bookings of one return (the charge's lock queues them; the second finds the first) and
  * payouts of the same balance never cross. SQLite runs every unit alone (one connection).
  */
-import {
-  Domain,
-  type InfractionStore,
-  type MedInfractions,
-  Money,
-  type Store
-} from "@pixgate/core"
+
 import type { Statement } from "@effect/sql"
+import { Domain, type InfractionStore, type MedInfractions, Money, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { toTransaction } from "./rows.js"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
@@ -131,7 +126,10 @@ export const infractions = (
   const forUpdate = (select: Statement.Statement<Row>) =>
     sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select })
   const lockedCharge = (id: Domain.TransactionId) =>
-    Effect.map(query(forUpdate(sql`SELECT * FROM transactions WHERE id = ${id}`), toTransaction(vault)), first)
+    Effect.map(
+      query(forUpdate(sql`SELECT * FROM transactions WHERE id = ${id}`), toTransaction(vault)),
+      first
+    )
   const lockedInfraction = (id: string) =>
     Effect.map(query(forUpdate(sql`SELECT * FROM infractions WHERE id = ${id}`), toInfraction), first)
   const accounts = (mode: Domain.Mode, merchant: Domain.MerchantId) =>
@@ -193,7 +191,10 @@ export const infractions = (
                   ])
                 : new Map()
           })
-          return { value: { _tag: "Opened", infraction: opened } as InfractionStore.InfractionOpen, scheduled }
+          return {
+            value: { _tag: "Opened", infraction: opened } as InfractionStore.InfractionOpen,
+            scheduled
+          }
         })
       ).pipe(Effect.map(notify)),
 
@@ -204,7 +205,8 @@ export const infractions = (
           if (peek === undefined) return none(Option.none<Infraction>())
           if (input.release) yield* write.lock(accounts(peek.mode, peek.merchantId))
           const locked = yield* lockedInfraction(input.id)
-          if (Option.isNone(locked) || !input.from.includes(locked.value.status)) return none(Option.none<Infraction>())
+          if (Option.isNone(locked) || !input.from.includes(locked.value.status))
+            return none(Option.none<Infraction>())
           const current = locked.value
           const [charge] = yield* query(
             sql`SELECT * FROM transactions WHERE id = ${current.transactionId}`,
@@ -309,7 +311,10 @@ export const infractions = (
           for (const e of input.entries(booked, updated, released)) w.entry(e)
           w.effects(input.effects(booked, updated, after))
           const scheduled = yield* write.apply(w, { locked: true })
-          return { value: { _tag: "Booked", booked, infraction: updated, charge: after } as Booking, scheduled }
+          return {
+            value: { _tag: "Booked", booked, infraction: updated, charge: after } as Booking,
+            scheduled
+          }
         })
       ).pipe(Effect.map(notify)),
 
