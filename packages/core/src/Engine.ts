@@ -187,6 +187,7 @@ export const gatewayContext: Effect.Effect<
   | Payouts.Payouts
   | Refunds.Refunds
   | Chargebacks.Chargebacks
+  | Infractions.Infractions
   | ReadStore
   | JobStore
   | LedgerStore
@@ -207,6 +208,7 @@ export const gatewayContext: Effect.Effect<
     refundFailed: refunds.fail,
     chargebackOpened: (id) => Effect.map(chargebacks.open(id), (r) => r.ok),
     chargebackResolved: (id, outcome) => Effect.map(chargebacks.resolve(id, outcome), (r) => r.ok),
+    infractions: Infractions.forGateway(yield* Infractions.Infractions),
     getTransaction: reads.getTransaction,
     findByTxid: reads.findByTxid,
     finishJob: jobs.finishJob,

@@ -66,6 +66,8 @@ export * as AdminViews from "./contract/AdminViews.js"
 export * as Errors from "./contract/Errors.js"
 /** Event records and their payloads. */
 export * as Events from "./contract/Events.js"
+/** MED infractions as the admin API and the CLI show them, and their requests. */
+export * as InfractionViews from "./contract/InfractionViews.js"
 /**
  * Every request body and query of the public API and the admin API as an `effect/Schema`: the Encoded
  * side is the JSON (or query string) the client sends, the Type side the typed input the engine's

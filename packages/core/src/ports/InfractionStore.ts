@@ -119,6 +119,53 @@ export interface InfractionStoreShape {
   ) => Effect.Effect<ReadonlyArray<InfractionReturn>, StoreError>
 }
 
+/** An infraction as a bank reports it (`GatewayInfractions.opened`, `Infractions.open`). */
+export interface InfractionReport {
+  readonly transactionId: TransactionId
+  /** The bank's id; a second report of it answers the infraction already kept. */
+  readonly bankId: string
+  readonly type: Infraction["type"]
+  readonly reason: string
+  /** What is claimed; the PIX's received amount when absent. */
+  readonly amountClaimed?: Cents
+  /** Whether the bank blocked the amount (bloqueio cautelar); default true. */
+  readonly block?: boolean
+  /** What the bank blocked, when less than the claim (the ledger blocks at most the available balance). */
+  readonly blockAmount?: Cents
+  readonly openedAt?: number
+  readonly deadline?: number
+}
+
+/** A devolução of a MED nature as a bank reports it (a callback, a reconciliation, a timer). */
+export interface ReturnReport {
+  readonly mode: Mode
+  /** The bank's id of the returned PIX (`rtrId`): the booking's key. */
+  readonly returnId: string
+  readonly transactionId: TransactionId
+  readonly infractionId?: InfractionId
+  readonly nature: InfractionReturn["nature"]
+  readonly amount: Cents
+  readonly returnedAt?: number
+  /** The bank concluded the infraction with it (upheld): what stays blocked is released. */
+  readonly conclude?: boolean
+}
+
+/**
+ * What a bank gateway may tell the engine about MED infractions (`GatewayContext.infractions`,
+ * absent when the store keeps none): each answers whether it applied (a repeat is `true` and
+ * changes nothing).
+ */
+export interface GatewayInfractions {
+  readonly opened: (report: InfractionReport) => Effect.Effect<Option.Option<Infraction>, StoreError>
+  readonly concluded: (
+    mode: Mode,
+    bankId: string,
+    outcome: "rejected" | "cancelled" | "accepted"
+  ) => Effect.Effect<boolean, StoreError>
+  readonly returned: (report: ReturnReport) => Effect.Effect<boolean, StoreError>
+  readonly find: (mode: Mode, bankId: string) => Effect.Effect<Option.Option<Infraction>, StoreError>
+}
+
 /** MED infractions and their returns (`InfractionStoreShape`). */
 export class InfractionStore extends Context.Tag("@pixgate/core/Store/InfractionStore")<
   InfractionStore,

@@ -17,16 +17,20 @@ import type {
   Infraction,
   InfractionId,
   InfractionReturn,
-  InfractionStatus,
-  InfractionType,
-  ReturnNature
+  InfractionStatus
 } from "../domain/Infractions.js"
 import * as Infractions_ from "../domain/Infractions.js"
 import * as Ledger from "../domain/Ledger.js"
 import type { Cents } from "../domain/Money.js"
 import * as Money from "../domain/Money.js"
 import { completing } from "../jobs/Jobs.js"
-import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
+import {
+  type GatewayInfractions,
+  type InfractionReport,
+  InfractionStore,
+  type InfractionStoreShape,
+  type ReturnReport
+} from "../ports/InfractionStore.js"
 import { ReadStore, type StoreError } from "../ports/Store.js"
 
 /** Why an infraction operation did nothing. */
@@ -45,33 +49,10 @@ export type Result<A> =
   | { readonly ok: false; readonly reason: InfractionRefusal; readonly returnable?: Cents }
 
 /** An infraction as the bank reports it. */
-export interface OpenInput {
-  readonly transactionId: TransactionId
-  /** The bank's id; a second report of it answers the infraction already kept. */
-  readonly bankId: string
-  readonly type: InfractionType
-  readonly reason: string
-  /** What is claimed; the PIX's received amount when absent. */
-  readonly amountClaimed?: Cents
-  /** Whether the bank blocked the amount (bloqueio cautelar); default true. */
-  readonly block?: boolean
-  readonly openedAt?: number
-  readonly deadline?: number
-}
+export type OpenInput = InfractionReport
 
 /** A devolução the bank performed for a MED. */
-export interface ReturnInput {
-  readonly mode: Mode
-  /** The bank's id of the returned PIX (`rtrId`): the booking's key. */
-  readonly returnId: string
-  readonly transactionId: TransactionId
-  readonly infractionId?: InfractionId
-  readonly nature: ReturnNature
-  readonly amount: Cents
-  readonly returnedAt?: number
-  /** The bank concluded the infraction with it (upheld): what stays blocked is released. */
-  readonly conclude?: boolean
-}
+export type ReturnInput = ReturnReport
 
 /** The infractions' operations. */
 export interface InfractionsShape {
@@ -188,7 +169,10 @@ const over = (store: InfractionStoreShape, reads: Context.Tag.Service<ReadStore>
         }
         const done = yield* store.openInfraction({
           infraction,
-          block: input.block === false ? Money.zero : claimed,
+          block:
+            input.block === false
+              ? Money.zero
+              : Money.Cents(Math.max(0, Math.min(claimed, input.blockAmount ?? claimed))),
           entry: (opened) =>
             opened.blockedAmount > 0 ? Ledger.infractionBlocked(opened, opened.blockedAmount, at) : null,
           effects: (opened, paid) => ({
@@ -311,6 +295,28 @@ export const make: Effect.Effect<InfractionsShape, never, ReadStore> = Effect.ge
   const store = yield* Effect.serviceOption(InfractionStore)
   return Option.match(store, { onNone: () => unsupported, onSome: (s) => over(s, reads) })
 })
+
+/** What a bank gateway may tell the engine (`GatewayContext.infractions`), over the service. */
+export const forGateway = (service: InfractionsShape): GatewayInfractions | undefined =>
+  service.supported
+    ? {
+        opened: (report) =>
+          Effect.map(service.open(report), (r) => (r.ok ? Option.some(r.value) : Option.none())),
+        concluded: (mode, bankId, outcome) =>
+          Effect.flatMap(service.findByBankId(mode, bankId), (found) =>
+            Option.isNone(found)
+              ? Effect.succeed(false)
+              : Effect.map(
+                  outcome === "accepted"
+                    ? service.upheldWithoutReturn(found.value.id)
+                    : service.release(found.value.id, outcome),
+                  (r) => r.ok
+                )
+          ),
+        returned: (report) => Effect.map(service.recordReturn(report), (r) => r.ok),
+        find: service.findByBankId
+      }
+    : undefined
 
 /** MED infractions, for the services and transports that use them. */
 export class Infractions extends Context.Tag("@pixgate/core/Infractions")<Infractions, InfractionsShape>() {}
