@@ -4,7 +4,7 @@
  * `pixgate infraction list|answer`).
  */
 import { Schema } from "effect"
-import type { Infraction, InfractionReturn } from "../domain/Infractions.js"
+import type * as Domain from "../domain/Infractions.js"
 import { infractionStatuses } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
 import { FirstProblemOnlyId, problem, required } from "./requests/Problems.js"
@@ -88,7 +88,7 @@ export const InfractionList = Schema.Struct({ data: Schema.Array(Infraction) }).
 })
 
 /** An infraction as JSON. */
-export const infractionJson = (i: Infraction): InfractionJson => ({
+export const infractionJson = (i: Domain.Infraction): InfractionJson => ({
   infractionId: i.id,
   transactionId: i.transactionId,
   bankId: i.bankId,
@@ -110,7 +110,7 @@ export const infractionJson = (i: Infraction): InfractionJson => ({
 })
 
 /** A return as JSON. */
-export const returnJson = (r: InfractionReturn): typeof Return.Type => ({
+export const returnJson = (r: Domain.InfractionReturn): typeof Return.Type => ({
   returnId: r.id,
   nature: r.nature,
   amount: Money.toReais(r.amount),
