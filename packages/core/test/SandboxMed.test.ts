@@ -60,7 +60,7 @@ describe("sandbox MED magic values (TestClock)", () => {
       const returns = yield* engine.infractions.returns(id)
       expect(returns).toMatchObject([{ id: SandboxMed.returnIdOf(id), amount: 771, nature: "MED_FRAUDE" }])
       const events = yield* medEvents(store, m.test.merchant.id)
-      expect(events.map((e) => [e.event, (e as { status: string }).status])).toEqual([
+      expect(events.map((e) => [e.event, e.status])).toEqual([
         ["chargeback.created", "open"],
         ["chargeback.updated", "accepted"]
       ])
@@ -116,7 +116,7 @@ describe("sandbox MED magic values (TestClock)", () => {
       yield* TestClock.adjust(1500)
       expect(yield* store.balance(m.test.merchant.id, "test")).toEqual({ available: net, held: 0 })
       const events = yield* medEvents(store, m.test.merchant.id)
-      expect(events.map((e) => (e as { status: string }).status)).toEqual(["open", "defended", "rejected"])
+      expect(events.map((e) => e.status)).toEqual(["open", "defended", "rejected"])
       yield* ledgerHolds(store)
     }).pipe(Effect.provide(testEngine()))
   )
@@ -129,7 +129,7 @@ describe("sandbox MED magic values (TestClock)", () => {
       yield* TestClock.adjust(2000)
       expect(yield* store.balance(m.test.merchant.id, "test")).toEqual({ available: net, held: 0 })
       const events = yield* medEvents(store, m.test.merchant.id)
-      expect(events.map((e) => (e as { status: string }).status)).toEqual(["open", "cancelled"])
+      expect(events.map((e) => e.status)).toEqual(["open", "cancelled"])
       yield* ledgerHolds(store)
     }).pipe(Effect.provide(testEngine()))
   )

@@ -42,7 +42,10 @@ describe.each(liveStores("pixgate-infractions"))("MED infractions in the admin A
     return id as Domain.TransactionId
   }
   const balance = async (merchantId: string) =>
-    (await admin("GET", `/merchants/${merchantId}/balance?mode=test`)).body as { available: number; held: number }
+    (await admin("GET", `/merchants/${merchantId}/balance?mode=test`)).body as {
+      available: number
+      held: number
+    }
 
   it("lists, answers before the deadline, refuses after it and twice", async () => {
     const m = await h.merchant("Loja MED")
@@ -56,7 +59,14 @@ describe.each(liveStores("pixgate-infractions"))("MED infractions in the admin A
     const now = Date.now()
     const open = (transactionId: Domain.TransactionId, bankId: string, deadline: number) =>
       h.engine((e) =>
-        e.infractions.open({ transactionId, bankId, type: "fraud", reason: "golpe", openedAt: now - 1000, deadline })
+        e.infractions.open({
+          transactionId,
+          bankId,
+          type: "fraud",
+          reason: "golpe",
+          openedAt: now - 1000,
+          deadline
+        })
       )
     const first = await open(a, `BANK-A-${now}`, now + 3_600_000)
     const late = await open(b, `BANK-B-${now}`, now - 1)
@@ -66,7 +76,10 @@ describe.each(liveStores("pixgate-infractions"))("MED infractions in the admin A
 
     const listed = await admin("GET", `/merchants/${m.merchantId}/infractions?mode=test`)
     expect(listed.status, listed.text).toBe(200)
-    expect(listed.body.data.map((i: { infractionId: string }) => i.infractionId)).toEqual([late.value.id, first.value.id])
+    expect(listed.body.data.map((i: { infractionId: string }) => i.infractionId)).toEqual([
+      late.value.id,
+      first.value.id
+    ])
     expect(listed.body.data[1]).toMatchObject({
       transactionId: a,
       status: "open",
@@ -108,7 +121,10 @@ describe.each(liveStores("pixgate-infractions"))("MED infractions in the admin A
       const refused = await answer(m.merchantId, late.value.id, body)
       expect(refused.status, refused.text).toBe(422)
     }
-    const foreign = await answer(other.merchantId, first.value.id, { analysis: "accepted", justification: "x" })
+    const foreign = await answer(other.merchantId, first.value.id, {
+      analysis: "accepted",
+      justification: "x"
+    })
     expect(foreign.status, foreign.text).toBe(404)
     const unknown = await answer(m.merchantId, "inf_nope", { analysis: "accepted", justification: "x" })
     expect(unknown.status, unknown.text).toBe(404)

@@ -135,7 +135,8 @@ export const ListQuery = Schema.Struct({
       invalid("status", `status must be one of: ${infractionStatuses.join(", ")}`)
     )
   )
-}).annotations({ identifier: "ListInfractionsQuery", [FirstProblemOnlyId]: true })
+  // No identifier: a named query schema becomes a `$ref` the document does not expand into parameters.
+}).annotations({ [FirstProblemOnlyId]: true })
 
 /** `POST /merchants/{merchantId}/infractions/{infractionId}/answer`. */
 export const Answer = Schema.Struct({

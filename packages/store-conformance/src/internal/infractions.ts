@@ -89,7 +89,7 @@ const book = (
   })
 
 const ledgerHolds = Effect.gen(function* () {
-  const check = yield* Effect.flatMap(Store.LedgerStore, (s) => s.checkLedger("test"))
+  const check = yield* Effect.flatMap(Store.Store, (s) => s.checkLedger("test"))
   expect(check.unbalancedEntries).toEqual([])
   expect(check.balanceMismatches).toEqual([])
   expect(check.total).toBe(0)
@@ -103,7 +103,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
       () =>
         Effect.gen(function* () {
           const s = yield* InfractionStore.InfractionStore
-          const l = yield* Store.LedgerStore
+          const l = yield* Store.Store
           const { merchant, deposit } = yield* paidDeposit
           const net = deposit.netAmount
           const inf = makeInfraction(deposit, { claimed: 20_000 })
@@ -131,7 +131,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
 
     it.effect("an unpaid charge or another merchant's is not found and nothing is written", () =>
       Effect.gen(function* () {
-        const l = yield* Store.LedgerStore
+        const l = yield* Store.Store
         const merchant = yield* freshMerchant()
         const charge = makeCharge(merchant.id, { amount: 1_000 })
         yield* l.insertTransactions(chargeInsert(charge))
@@ -149,7 +149,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
       () =>
         Effect.gen(function* () {
           const s = yield* InfractionStore.InfractionStore
-          const l = yield* Store.LedgerStore
+          const l = yield* Store.Store
           const { merchant, deposit } = yield* paidDeposit
           const inf = makeInfraction(deposit, { claimed: 5_000 })
           yield* open(inf)
@@ -204,7 +204,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
       () =>
         Effect.gen(function* () {
           const s = yield* InfractionStore.InfractionStore
-          const l = yield* Store.LedgerStore
+          const l = yield* Store.Store
           const { merchant, deposit } = yield* paidDeposit
           const net = deposit.netAmount
           const inf = makeInfraction(deposit, { claimed: 6_000 })
@@ -239,7 +239,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
 
     it.effect("concluding with a partial return releases what is left blocked", () =>
       Effect.gen(function* () {
-        const l = yield* Store.LedgerStore
+        const l = yield* Store.Store
         const { merchant, deposit } = yield* paidDeposit
         const inf = makeInfraction(deposit, { claimed: 8_000 })
         yield* open(inf)
@@ -260,7 +260,7 @@ export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionS
     it.effect("ten concurrent reports of one devolução book it once", () =>
       Effect.gen(function* () {
         const s = yield* InfractionStore.InfractionStore
-        const l = yield* Store.LedgerStore
+        const l = yield* Store.Store
         const { merchant, deposit } = yield* paidDeposit
         yield* open(makeInfraction(deposit, { claimed: 4_000 }))
         const results = yield* Effect.all(
