@@ -31,7 +31,7 @@ const medEvents = (store: Store["Type"], merchantId: string) =>
   Effect.map(store.listEvents(merchantId as never, "test"), (es) =>
     es
       .filter((e) => e.type.startsWith("chargeback."))
-      .map((e) => ({ ...(e.data.chargeback as object), event: e.type }))
+      .map((e) => ({ ...(e.data.chargeback as { status: string }), event: e.type }))
   )
 
 const ledgerHolds = (store: Store["Type"]) =>
