@@ -114,6 +114,22 @@ describe.each(liveStores("pixgate-live-med"))("MED devoluções from the bank on
     expect(after.held).toBe(0)
     expect(after.available).toBeCloseTo(before.available - 10, 2)
     expect(await statusOf(m.liveKey, id)).toBe("completed")
+    // Delivered to the merchant's receiver like every webhook: the block, then the return.
+    const med = () =>
+      live.webhooks.filter((w) => w.data.transactionId === id && w.type.startsWith("chargeback."))
+    await until("both MED webhooks arrive", () => med().length >= 2)
+    expect(med().map((w) => [w.type, (w.data.chargeback as { status: string }).status])).toEqual([
+      ["chargeback.created", "open"],
+      ["chargeback.updated", "accepted"]
+    ])
+    expect(med()[0].data.chargeback).toMatchObject({
+      amount: 25,
+      blockedAmount: 25,
+      returnedAmount: 0,
+      type: "fraud"
+    })
+    expect(typeof (med()[0].data.chargeback as { deadline: unknown }).deadline).toBe("string")
+    expect(med()[1].data.chargeback).toMatchObject({ blockedAmount: 0, returnedAmount: 10 })
     await expectLedgerClean(live)
   })
 })
