@@ -49,6 +49,7 @@ import * as Erasure from "./services/Erasure.js"
 import * as EventFeed from "./services/EventFeed.js"
 import * as Health from "./services/Health.js"
 import * as Idempotency from "./services/Idempotency.js"
+import * as Infractions from "./services/Infractions.js"
 import * as Instrumented from "./services/Instrumented.js"
 import * as Payments from "./services/Payments.js"
 import * as Payouts from "./services/Payouts.js"
@@ -67,6 +68,7 @@ export interface EngineShape {
   readonly transactions: Transactions.TransactionsShape
   readonly bankEvents: BankEvents.BankEventsShape
   readonly chargebacks: Chargebacks.ChargebacksShape
+  readonly infractions: Infractions.InfractionsShape
   /** Refunds (devoluções) of completed charges: `refunds.create`, `refunds.list`. */
   readonly refunds: Refunds.RefundsShape
   readonly admin: Admin.AdminShape
@@ -109,6 +111,7 @@ export type Services =
   | Transactions.Transactions
   | BankEvents.BankEvents
   | Chargebacks.Chargebacks
+  | Infractions.Infractions
   | Refunds.Refunds
   | Admin.Admin
   | AdminTokens.AdminTokens
@@ -165,6 +168,7 @@ export const services = (replace: ServiceLayers = {}) => {
     replace.transactions ?? traced(Transactions.Transactions, Transactions.make, Instrumented.transactions),
     replace.bankEvents ?? traced(BankEvents.BankEvents, BankEvents.make, Instrumented.bankEvents),
     replace.chargebacks ?? Chargebacks.layer,
+    Infractions.layer,
     replace.refunds ?? Refunds.layer,
     replace.health ?? Health.layer,
     replace.erasure ?? Erasure.layer,
@@ -185,6 +189,7 @@ export const gatewayContext: Effect.Effect<
   | Payouts.Payouts
   | Refunds.Refunds
   | Chargebacks.Chargebacks
+  | Infractions.Infractions
   | ReadStore
   | JobStore
   | LedgerStore
@@ -205,6 +210,7 @@ export const gatewayContext: Effect.Effect<
     refundFailed: refunds.fail,
     chargebackOpened: (id) => Effect.map(chargebacks.open(id), (r) => r.ok),
     chargebackResolved: (id, outcome) => Effect.map(chargebacks.resolve(id, outcome), (r) => r.ok),
+    infractions: Infractions.forGateway(yield* Infractions.Infractions),
     getTransaction: reads.getTransaction,
     findByTxid: reads.findByTxid,
     finishJob: jobs.finishJob,
@@ -241,6 +247,7 @@ const make = Effect.gen(function* () {
     transactions: yield* Transactions.Transactions,
     bankEvents: yield* BankEvents.BankEvents,
     chargebacks: yield* Chargebacks.Chargebacks,
+    infractions: yield* Infractions.Infractions,
     refunds: yield* Refunds.Refunds,
     admin: yield* Admin.Admin,
     adminTokens: yield* AdminTokens.AdminTokens,

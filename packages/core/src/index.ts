@@ -72,6 +72,8 @@ export * as AdminViews from "./contract/AdminViews.js"
 export * as Errors from "./contract/Errors.js"
 /** Event records and their payloads. */
 export * as Events from "./contract/Events.js"
+/** MED infractions as the admin API and the CLI show them, and their requests. */
+export * as InfractionViews from "./contract/InfractionViews.js"
 /**
  * Every request body and query of the public API and the admin API as an `effect/Schema`: the Encoded
  * side is the JSON (or query string) the client sends, the Type side the typed input the engine's
@@ -99,6 +101,8 @@ export * as DueDate from "./domain/DueDate.js"
 export * as Fees from "./domain/Fees.js"
 /** Identifiers: internal ids, PIX txids and end-to-end ids, API keys and their hashes. */
 export * as Ids from "./domain/Ids.js"
+/** MED infractions and their devoluções (values and rules). */
+export * as MedInfractions from "./domain/Infractions.js"
 /** The journal entries of every money movement (pure). */
 export * as Ledger from "./domain/Ledger.js"
 /** Money is an integer count of centavos. */
@@ -174,6 +178,8 @@ export * as GatewayPlugin from "./ports/GatewayPlugin.js"
  * refused.
  */
 export * as HostResolver from "./ports/HostResolver.js"
+/** MED infractions and the devoluções the bank performs for them (migration 0022). */
+export * as InfractionStore from "./ports/InfractionStore.js"
 /** Sending e-mail: the `Mailer` port, its settings and brand (SMTP in `@pixgate/server`). */
 export * as Mail from "./ports/Mail.js"
 /** The e-mail outbox and the panel users' notification choices (migration 0021). */
@@ -245,6 +251,8 @@ export * as Health from "./services/Health.js"
  * still running gets 409.
  */
 export * as Idempotency from "./services/Idempotency.js"
+/** MED infractions from the bank: blocks, the merchant's answer, devoluções booked once. */
+export * as Infractions from "./services/Infractions.js"
 /**
  * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
  * mode, with no bank involved.

@@ -51,6 +51,7 @@ export const needs: Table = {
     erasePayer: "full"
   },
   adminAudit: { getAdminAuditLog: "read-only" },
+  adminInfractions: { listInfractions: "read-only", answerInfraction: "full" },
   adminEvents: { stream: "read-only" },
   adminDocumentation: { openapi: "read-only" }
 }

@@ -310,6 +310,9 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("listRefunds", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
+    HttpApiBuilder.group(PixgateApi, "adminInfractions", (h) =>
+      h.handleRaw("listInfractions", serve).handleRaw("answerInfraction", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "adminEvents", (h) => h.handleRaw("stream", serve)),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))

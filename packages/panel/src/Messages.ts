@@ -232,6 +232,14 @@ export const codes: Readonly<Record<string, Entry>> = {
   ),
   chargeback_invalid_amount: e("O valor contestado é inválido.", "The disputed amount is invalid."),
   chargeback_not_open: e("Esta contestação não está aberta.", "This chargeback is not open."),
+  infraction_not_answerable: e(
+    "Esta infração já foi respondida ou concluída.",
+    "This infraction was already answered or concluded."
+  ),
+  infraction_deadline_passed: e(
+    "O prazo para responder a esta infração terminou.",
+    "The deadline to answer this infraction has passed."
+  ),
   refund_not_refundable: e(
     "Esta cobrança não pode ser devolvida: ela não está paga ou já foi devolvida.",
     "This charge cannot be refunded: it is not paid or was already refunded."

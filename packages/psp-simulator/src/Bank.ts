@@ -290,6 +290,48 @@ export class Bank {
     return pix
   }
 
+  /**
+   * A devolução the bank performs on its own for a MED (natureza `MED_FRAUDE` or
+   * `MED_OPERACIONAL`), not requested through the API: settled at once (`DEVOLVIDO`), shown in
+   * `GET /pix` and posted in the `{ pix: [...] }` callback (unless `callback` says otherwise).
+   */
+  async medReturn(
+    e2e: string,
+    input: {
+      readonly valor: string
+      readonly natureza: "MED_FRAUDE" | "MED_OPERACIONAL"
+      readonly callback?: CallbackMode
+    }
+  ): Promise<Devolucao> {
+    const pix = this.state.pix.get(e2e)
+    if (!pix) throw new ControlError(404, `no Pix with endToEndId ${e2e}`)
+    if (!valorPattern.test(input.valor))
+      throw new ControlError(400, `valor must look like 12.34, got ${input.valor}`)
+    const returned = pix.devolucoes
+      .filter((d) => d.status !== "NAO_REALIZADO")
+      .reduce((sum, d) => sum + toCents(d.valor), 0)
+    if (returned + toCents(input.valor) > toCents(pix.valor))
+      throw new ControlError(409, `the Pix ${e2e} has less than ${input.valor} left to return`)
+    const now = this.settings.now()
+    const devolucao: Devolucao = {
+      id: `MED${now.getTime()}${pix.devolucoes.length}`,
+      rtrId: endToEndId("D", this.settings.ispb, now),
+      valor: input.valor,
+      natureza: input.natureza,
+      solicitacao: now,
+      liquidacao: now,
+      status: "DEVOLVIDO",
+      fingerprint: `med:${input.natureza}:${input.valor}`
+    }
+    pix.devolucoes.push(devolucao)
+    await this.callbacks.dispatch(
+      pix.chave,
+      { pix: [pixJson(pix)] },
+      input.callback ?? this.settings.callbackMode()
+    )
+    return devolucao
+  }
+
   /** Removes a cob as the PSP would when it expires or is cancelled (`REMOVIDA_PELO_PSP`). */
   removeCob(txid: string) {
     const cob = this.state.cobs.get(txid)

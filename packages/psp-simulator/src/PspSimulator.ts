@@ -89,6 +89,15 @@ export interface PspSimulator {
   payCob(txid: string, options?: PayOptions): Promise<ReceivedPix>
   /** Removes a cob (`REMOVIDA_PELO_PSP`). */
   removeCob(txid: string): Cob
+  /** A devolução the bank performs on its own for a MED (`MED_FRAUDE`, `MED_OPERACIONAL`), with its callback. */
+  medReturn(
+    endToEndId: string,
+    input: {
+      readonly valor: string
+      readonly natureza: "MED_FRAUDE" | "MED_OPERACIONAL"
+      readonly callback?: CallbackMode
+    }
+  ): Promise<Devolucao>
   /** Settles an accepted send (`REALIZADO`) and posts its callback. */
   settleSend(idEnvio: string, options?: DecideOptions): Promise<Send>
   /** Rejects an accepted send (`NAO_REALIZADO`) and posts its callback. */
@@ -244,6 +253,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     deliveries: callbacks.deliveries,
     held: callbacks.held,
     payCob: (txid, payOptions) => bank.payCob(txid, payOptions),
+    medReturn: (endToEndId, input) => bank.medReturn(endToEndId, input),
     removeCob: (txid) => bank.removeCob(txid),
     settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
     rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),

@@ -21,6 +21,7 @@ import { Array as Arr, Effect, Option } from "effect"
 import { adminTokenCommands } from "./commands/AdminToken.js"
 import type { Command, Flag, Flags } from "./commands/Command.js"
 import * as SharedFlags from "./commands/Flags.js"
+import { infractionCommands } from "./commands/Infraction.js"
 import { listenCommand } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
 import { merchantCommands } from "./commands/Merchants.js"
@@ -60,6 +61,7 @@ export const commands: Readonly<Record<string, Command>> = {
   ...sandboxCommands,
   ...moneyCommands,
   ...refundCommands,
+  ...infractionCommands,
   ...privacyCommands,
   ...adminTokenCommands,
   trigger: triggerCommand,

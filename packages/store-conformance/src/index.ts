@@ -4,7 +4,7 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, Store } from "@pixgate/core"
+import { type AdminTokenStore, type InfractionStore, Store } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -13,6 +13,7 @@ import { concurrency } from "./internal/concurrency.js"
 import { deliveries } from "./internal/deliveries.js"
 import type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
 import { idempotency } from "./internal/idempotency.js"
+import { infractions } from "./internal/infractions.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger, ledgerClean, movements } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
@@ -101,6 +102,16 @@ export const runMailStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<MailParts, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => mailAndTeam(it))
+
+/**
+ * `InfractionStore` (MED infractions, migration 0022) over the `Store` it shares its units with:
+ * blocks, state changes, devoluções booked once. Every store of this repository provides it
+ * beside the `Store`, so each runs this entry next to `runStoreConformance`.
+ */
+export const runInfractionStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.Stores | InfractionStore.InfractionStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => infractions(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

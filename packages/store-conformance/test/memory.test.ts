@@ -4,6 +4,7 @@ import {
   entry,
   makeMerchant,
   runAdminTokenStoreConformance,
+  runInfractionStoreConformance,
   runMailStoreConformance,
   runStoreConformance
 } from "@pixgate/store-conformance"
@@ -12,6 +13,7 @@ import { Effect } from "effect"
 runStoreConformance("MemoryStore", () => MemoryStore.layer)
 runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
 runMailStoreConformance("MemoryStore mail and team", () => MemoryStore.layer)
+runInfractionStoreConformance("MemoryStore infractions", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>
   Effect.gen(function* () {

@@ -9,7 +9,15 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { AdminTokenStore, DataCipher, MailStore, RateLimitStore, Store, TeamStore } from "@pixgate/core"
+import type {
+  AdminTokenStore,
+  DataCipher,
+  InfractionStore,
+  MailStore,
+  RateLimitStore,
+  Store,
+  TeamStore
+} from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -138,6 +146,7 @@ export const layer = (
   options: PgStoreOptions
 ): Layer.Layer<
   | Store.Stores
+  | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore

@@ -1,5 +1,6 @@
 import {
   runAdminTokenStoreConformance,
+  runInfractionStoreConformance,
   runMailStoreConformance,
   runStoreConformance
 } from "@pixgate/store-conformance"
@@ -18,6 +19,9 @@ describePostgres("Postgres", () => {
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
   runMailStoreConformance("PgStore mail and team", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
+  runInfractionStoreConformance("PgStore infractions", () =>
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
 })

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
+import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
@@ -113,7 +114,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0016_admin_tokens": statements(adminTokens("pg")),
   "0017_sealed_personal_data": sealPersonalData("pg")(keys),
   "0019_webhook_secret_header": statements(secretHeader),
-  "0021_mail_and_team": statements(mailAndTeam("pg"))
+  "0021_mail_and_team": statements(mailAndTeam("pg")),
+  "0022_infractions": statements(infractions("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -135,5 +137,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0016_admin_tokens": statements(adminTokens("sqlite")),
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys),
   "0019_webhook_secret_header": statements(secretHeader),
-  "0021_mail_and_team": statements(mailAndTeam("sqlite"))
+  "0021_mail_and_team": statements(mailAndTeam("sqlite")),
+  "0022_infractions": statements(infractions("sqlite"))
 })

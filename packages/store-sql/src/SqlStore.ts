@@ -5,7 +5,7 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, MailStore, Store, TeamStore } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, InfractionStore, MailStore, Store, TeamStore } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -14,6 +14,7 @@ import { recount } from "./internal/counts.js"
 import { openVault } from "./internal/dataKeys.js"
 import { erasure } from "./internal/erasure.js"
 import { idempotency } from "./internal/idempotency.js"
+import { infractions } from "./internal/infractions.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { mailOps, teamOps } from "./internal/mail.js"
@@ -48,6 +49,16 @@ export interface SqlStoreOptions {
 export const makeWith = (
   options: SqlStoreOptions
 ): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.map(makeAllWith(options), (all) => all.store)
+
+/** `makeWith`, and the MED infractions over the same client, writer and job watchers (migration 0022). */
+export const makeAllWith = (
+  options: SqlStoreOptions
+): Effect.Effect<
+  { readonly store: Store.StoreShape; readonly infractions: InfractionStore.InfractionStoreShape },
+  Store.StoreError,
+  SqlClient.SqlClient
+> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const vault = yield* Effect.mapError(openVault(sql, options.keys), toStoreError)
@@ -58,7 +69,7 @@ export const makeWith = (
     const writes = yield* units(sql, journal, write, watchers, concurrency, vault)
     const readConcurrency: number =
       options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })
-    return {
+    const store: Store.StoreShape = {
       ...merchants(sql, vault),
       ...panel(sql, vault),
       ...transactions(sql, writes, vault),
@@ -74,6 +85,7 @@ export const makeWith = (
       ping: single(sql`SELECT 1`).pipe(Effect.asVoid),
       ...(yield* reads(sql, readConcurrency, vault))
     }
+    return { store, infractions: infractions(sql, write, watchers, vault) }
   })
 
 /**
@@ -98,12 +110,20 @@ export const makeAdminTokens: Effect.Effect<
 export const layer = (
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | MailStore.MailStore | TeamStore.TeamStore,
+  | Store.Stores
+  | InfractionStore.InfractionStore
+  | AdminTokenStore.AdminTokenStore
+  | MailStore.MailStore
+  | TeamStore.TeamStore,
   Store.StoreError,
   SqlClient.SqlClient
 > =>
   Layer.mergeAll(
-    Store.layerEffect(make(keys)),
+    Layer.scopedContext(
+      Effect.map(makeAllWith({ keys }), (all) =>
+        Context.add(Store.context(all.store), InfractionStore.InfractionStore, all.infractions)
+      )
+    ),
     Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
     Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
     Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps))
@@ -119,6 +139,7 @@ export const layerAfter = <E, R>(
   keys: Keys
 ): Layer.Layer<
   | Store.Stores
+  | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
@@ -136,6 +157,7 @@ export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
   | Store.Stores
+  | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
@@ -148,8 +170,9 @@ export const layerOpened = <E, R>(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const keys = yield* setup
-      const store = yield* make(keys)
-      return Store.context(store).pipe(
+      const all = yield* makeAllWith({ keys })
+      return Store.context(all.store).pipe(
+        Context.add(InfractionStore.InfractionStore, all.infractions),
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
         Context.add(MailStore.MailStore, mailOps(sql)),
         Context.add(TeamStore.TeamStore, teamOps(sql)),

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   runAdminTokenStoreConformance,
+  runInfractionStoreConformance,
   runMailStoreConformance,
   runStoreConformance
 } from "@pixgate/store-conformance"
@@ -24,4 +25,8 @@ runAdminTokenStoreConformance("SqliteStore admin tokens (file)", () =>
 )
 runMailStoreConformance("SqliteStore mail and team (file)", () =>
   SqliteStore.layer({ filename: join(dir, "mail.db") })
+)
+
+runInfractionStoreConformance("SqliteStore infractions (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "infractions.db") })
 )

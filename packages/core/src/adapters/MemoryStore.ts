@@ -4,7 +4,7 @@
  * other fiber can interleave, and every constraint is checked before the first write. Records
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type {
   Chargeback,
   JobId,
@@ -17,14 +17,16 @@ import type {
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
+import { infractionOps } from "../internal/memoryInfractions.js"
 import { mailOps } from "../internal/memoryMail.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
+import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
 import { MailStore } from "../ports/MailStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
-import { advanceEffects, JobWatchers, layerEffect, Store, StoreError, type Stores } from "../ports/Store.js"
+import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
@@ -38,8 +40,11 @@ const found = <A>(value: A | undefined): Option.Option<A> => Option.fromNullable
 
 const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.merchantId, s.mode, s.key])
 
-/** Builds an empty store. */
-export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
+/** Builds an empty store, with its MED infractions over the same tables. */
+export const makeAll: Effect.Effect<{
+  readonly store: StoreShape
+  readonly infractions: InfractionStoreShape
+}> = Effect.sync(() => {
   const t = new Tables()
   const refunds = new Map<RefundId, Refund>()
   /** What a charge's refunds add up to, of the given statuses. */
@@ -58,7 +63,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
     if (job !== undefined) watchers.notifyJobs([job])
   }
 
-  return {
+  const store: StoreShape = {
     ...panelOps(t.apiKeys),
     ...personalDataOps(t, atomic),
     createMerchant: (merchant) =>
@@ -602,17 +607,31 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
           })
       )
   }
+  return { store, infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])) }
 })
 
+/** Builds an empty store. */
+export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.store)
+
 /**
- * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
- * each build is a fresh, empty store.
+ * The in-memory store as every store tag (`Stores`), its MED infractions (`InfractionStore`) and
+ * its admin tokens (`AdminTokenStore`); each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | AdminTokenStore | MailStore | TeamStore> = Layer.merge(
-  // The outbox's jobs and the team's operations live in this store's own tables.
-  Layer.effect(MailStore, Effect.map(Store, mailOps)),
-  Layer.effect(
-    TeamStore,
-    Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])
+export const layer: Layer.Layer<Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore> =
+  Layer.merge(
+    // The outbox's jobs and the team's operations live in this store's own tables.
+    Layer.effect(MailStore, Effect.map(Store, mailOps)),
+    Layer.effect(
+      TeamStore,
+      Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])
+    )
+  ).pipe(
+    Layer.provideMerge(
+      Layer.merge(
+        Layer.effectContext(
+          Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
+        ),
+        Layer.sync(AdminTokenStore, adminTokenOps)
+      )
+    )
   )
-).pipe(Layer.provideMerge(Layer.merge(layerEffect(make), Layer.sync(AdminTokenStore, adminTokenOps))))

@@ -20,6 +20,7 @@ import {
 import * as Ids from "../domain/Ids.js"
 import type { BankGatewayShape, Capabilities, GatewayContext, JobRun } from "../ports/BankGateway.js"
 import type { ClaimedJob, StoreError } from "../ports/Store.js"
+import * as SandboxMed from "./SandboxMed.js"
 
 /** The PIX key whose payouts the sandbox fails. */
 export const failingPixKey = "fail@pixgate.test"
@@ -67,7 +68,7 @@ const timer =
     )
 
 /** The sandbox bank's timers, registered like any gateway's jobs (`BankGatewayShape.jobs`). */
-export const jobs = {
+const coreJobs = {
   "sandbox.charge.pay": timer(TransactionId, (id, ctx) =>
     Effect.flatMap(ctx.getTransaction(id), (tx) =>
       Option.isSome(tx) && tx.value.txid !== null
@@ -85,6 +86,9 @@ export const jobs = {
   "sandbox.refund.settle": timer(RefundId, (id, ctx) => ctx.refundSettled(id)),
   "sandbox.refund.fail": timer(RefundId, (id, ctx) => ctx.refundFailed(id, "bank_rejected"))
 } satisfies Readonly<Record<Extract<CoreJobKind, `sandbox.${string}`>, JobRun>>
+
+/** The sandbox bank's timers, its MED infractions' (`SandboxMed`) included. */
+export const jobs: typeof coreJobs & Readonly<Record<string, JobRun>> = { ...coreJobs, ...SandboxMed.jobs }
 
 /** What the sandbox does: charges of both kinds, payouts, refunds and (simulated) infractions. */
 export const capabilities: Capabilities = {
@@ -113,7 +117,9 @@ export const make = (locationHost: string): BankGatewayShape => ({
           ? []
           : [job("sandbox.charge.pay", ref, now + settlementDelay(tx.id))]
       case "charge.completed":
-        return tx.amount === chargebackAmount ? [job("sandbox.chargeback.open", ref, now + 1000)] : []
+        return tx.amount === chargebackAmount
+          ? [job("sandbox.chargeback.open", ref, now + 1000)]
+          : SandboxMed.timersOnPaid(tx, now)
       case "chargeback.opened":
         return tx.amount === chargebackAmount ? [job("sandbox.chargeback.resolve", ref, now + 2000)] : []
       case "payment.returned":

@@ -174,7 +174,9 @@ export const AdminRefusedCode = Schema.Literal(
   "refund_not_refundable",
   "refund_window_closed",
   "admin_token_name_taken",
-  "admin_tokens_unsupported"
+  "admin_tokens_unsupported",
+  "infraction_not_answerable",
+  "infraction_deadline_passed"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */

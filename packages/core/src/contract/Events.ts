@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import type { Chargeback, Event, EventType, MerchantId, Mode, Refund, Transaction } from "../domain/Domain.js"
 import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
+import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
@@ -50,10 +51,35 @@ export type TransactionSummary = typeof TransactionSummary.Type
 
 /** A dispute as events show it. */
 export const ChargebackData = Schema.Struct({
-  id: Schema.String.annotations({ description: "The chargeback's id (`cb_...`)" }),
-  amount: Reais,
-  status: Schema.Literal("open", "accepted", "rejected"),
+  id: Schema.String.annotations({
+    description: "The chargeback's id (`cb_...`; a MED infraction the bank reported: `inf_...`)"
+  }),
+  amount: Reais.annotations({ description: "The amount disputed (a MED infraction: claimed)" }),
+  status: Schema.Literal("open", "defended", "accepted", "rejected", "cancelled").annotations({
+    description:
+      "`open`; `defended` (the merchant contested a MED infraction, the bank analyses); `accepted` (upheld: money returned to the payer); `rejected` (for the merchant: the block released); `cancelled` (withdrawn by the payer's bank)"
+  }),
   reason: Schema.String,
+  type: Schema.optional(
+    Schema.Literal("fraud", "operational_failure").annotations({ description: "MED infractions only" })
+  ),
+  deadline: Schema.optional(
+    DateTime.annotations({ description: "MED infractions: the last moment to answer (accept or contest)" })
+  ),
+  blockedAmount: Schema.optional(
+    Reais.annotations({
+      description: "MED infractions: what the bank holds blocked now (out of the available balance)"
+    })
+  ),
+  returnedAmount: Schema.optional(
+    Reais.annotations({ description: "MED infractions: what has been returned to the payer so far" })
+  ),
+  bankId: Schema.optional(Schema.String.annotations({ description: "MED infractions: the bank's id" })),
+  returnIds: Schema.optional(
+    Schema.Array(Schema.String).annotations({
+      description: "MED infractions: the bank's ids (`rtrId`) of the devoluções it performed"
+    })
+  ),
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({
@@ -408,6 +434,34 @@ export const chargebackCreated = (tx: Transaction, cb: Chargeback, now: number):
 /** `chargeback.updated`: a dispute changed state. */
 export const chargebackUpdated = (tx: Transaction, cb: Chargeback, now: number): Event =>
   make(tx, "chargeback.updated", { ...summary(tx), chargeback: chargebackJson(cb) }, now)
+
+const infractionJson = (inf: Infraction, returnIds: ReadonlyArray<string>): ChargebackJson => ({
+  id: inf.id,
+  amount: Money.toReais(inf.amountClaimed),
+  status: inf.status,
+  reason: inf.reason,
+  type: inf.type,
+  deadline: iso(inf.deadline),
+  blockedAmount: Money.toReais(inf.blockedAmount),
+  returnedAmount: Money.toReais(inf.returnedAmount),
+  bankId: inf.bankId,
+  returnIds,
+  createdAt: iso(inf.createdAt),
+  updatedAt: iso(inf.updatedAt)
+})
+
+/** `chargeback.created` of a MED infraction the bank reported, with its deadline and block. */
+export const infractionCreated = (tx: Transaction, inf: Infraction, now: number): Event =>
+  make(tx, "chargeback.created", { ...summary(tx), chargeback: infractionJson(inf, []) }, now)
+
+/** `chargeback.updated` of a MED infraction: every change, with its blocked and returned amounts. */
+export const infractionUpdated = (
+  tx: Transaction,
+  inf: Infraction,
+  returnIds: ReadonlyArray<string>,
+  now: number
+): Event =>
+  make(tx, "chargeback.updated", { ...summary(tx), chargeback: infractionJson(inf, returnIds) }, now)
 
 const refundJson = (refund: Refund, refunded: number): RefundJson => ({
   id: refund.id,

@@ -7,6 +7,7 @@
 import type { Chargeback, JournalEntry, Mode, Posting, Refund, Transaction } from "./Domain.js"
 import { availableAccount, heldAccount } from "./Domain.js"
 import * as Ids from "./Ids.js"
+import type { Infraction, InfractionReturn } from "./Infractions.js"
 import type { Cents } from "./Money.js"
 import * as Money from "./Money.js"
 
@@ -105,6 +106,41 @@ export const refundFailed = (refund: Refund, now: number): JournalEntry => ({
     { account: "bank:settlement", amount: Money.negate(refund.amount) }
   ]),
   transactionId: refund.transactionId
+})
+
+/**
+ * A MED infraction's block (bloqueio cautelar): `amount` moves from available to held
+ * (`merchant:<id>:held`, the blocked balance), out of reach of payouts and refunds.
+ */
+export const infractionBlocked = (inf: Infraction, amount: Cents, now: number): JournalEntry => ({
+  ...entry(inf.mode, "infraction.blocked", null, now, [
+    { account: availableAccount(inf.merchantId), amount: Money.negate(amount) },
+    { account: heldAccount(inf.merchantId), amount }
+  ]),
+  transactionId: inf.transactionId
+})
+
+/** What is left of an infraction's block goes back to the available balance. */
+export const infractionReleased = (inf: Infraction, amount: Cents, now: number): JournalEntry => ({
+  ...entry(inf.mode, "infraction.released", null, now, [
+    { account: heldAccount(inf.merchantId), amount: Money.negate(amount) },
+    { account: availableAccount(inf.merchantId), amount }
+  ]),
+  transactionId: inf.transactionId
+})
+
+/**
+ * A devolução the bank performed for a MED: the blocked part leaves held, the rest leaves the
+ * available balance (below zero when it is short: a debt the next credits settle), all of it
+ * to the payer through the bank.
+ */
+export const infractionReturned = (ret: InfractionReturn, now: number): JournalEntry => ({
+  ...entry(ret.mode, "infraction.returned", null, now, [
+    { account: heldAccount(ret.merchantId), amount: Money.negate(ret.fromBlocked) },
+    { account: availableAccount(ret.merchantId), amount: Money.negate(ret.fromAvailable) },
+    { account: "bank:settlement", amount: ret.amount }
+  ]),
+  transactionId: ret.transactionId
 })
 
 /** Sandbox money for testing payouts: test mode only, funded by `sandbox:funding`. */

@@ -16,6 +16,7 @@ import type {
   TransactionId
 } from "../domain/Domain.js"
 import type { Cents } from "../domain/Money.js"
+import type { GatewayInfractions } from "./InfractionStore.js"
 import type { ClaimedJob, StoreError } from "./Store.js"
 
 /**
@@ -141,6 +142,8 @@ export interface GatewayContext {
   /** A refund the bank refused: it fails and its amount comes back to the balance. */
   readonly refundFailed: (id: RefundId, reason: string) => Effect.Effect<boolean, StoreError>
   /** An infraction (MED) was opened over a completed charge; false when it could not be. */
+  /** MED infractions and their devoluções (absent when the store keeps none: docs/decisions.md). */
+  readonly infractions?: GatewayInfractions | undefined
   readonly chargebackOpened: (id: TransactionId) => Effect.Effect<boolean, StoreError>
   /** An infraction was resolved, for the payer (`accepted`) or the merchant (`rejected`). */
   readonly chargebackResolved: (

@@ -26,13 +26,38 @@ export const cents = (valor: unknown): Option.Option<Money.Cents> => {
   return n > 0 ? Option.some(n as Money.Cents) : Option.none()
 }
 
+/** A devolução the bank performed for a MED (natureza `MED_FRAUDE` or `MED_OPERACIONAL`, `DEVOLVIDO`). */
+export interface MedReturn {
+  /** The bank's id of the returned PIX (`rtrId`; its `id` when it has none). */
+  readonly returnId: string
+  readonly nature: "MED_FRAUDE" | "MED_OPERACIONAL"
+  readonly amount: Money.Cents
+  readonly returnedAt?: number
+}
+
 /** A PIX as `GET /pix` and the callbacks list it. */
 export interface ReceivedPix {
   readonly endToEndId: string
   readonly txid?: string
   readonly amount: Money.Cents
   readonly paidAt?: number
+  /** Its devoluções of a MED nature the bank performed (not the merchant's refunds, `ORIGINAL`). */
+  readonly medReturns: ReadonlyArray<MedReturn>
 }
+
+/** The MED devoluções among a PIX's `devolucoes` that are done (`DEVOLVIDO`). */
+const medReturnsOf = (devolucoes: unknown): ReadonlyArray<MedReturn> =>
+  (Array.isArray(devolucoes) ? devolucoes : []).flatMap((item): ReadonlyArray<MedReturn> => {
+    const d = record(item)
+    const nature = d.natureza
+    if ((nature !== "MED_FRAUDE" && nature !== "MED_OPERACIONAL") || d.status !== "DEVOLVIDO") return []
+    const returnId = str(d.rtrId) ?? str(d.id)
+    const amount = cents(d.valor)
+    if (returnId === undefined || Option.isNone(amount)) return []
+    const liquidacao = str(record(d.horario).liquidacao)
+    const at = liquidacao === undefined ? Number.NaN : Date.parse(liquidacao)
+    return [{ returnId, nature, amount: amount.value, ...(Number.isFinite(at) ? { returnedAt: at } : {}) }]
+  })
 
 /** A listed PIX, when it has an end-to-end id and a valid amount. */
 export const receivedPix = (item: unknown): Option.Option<ReceivedPix> => {
@@ -46,7 +71,8 @@ export const receivedPix = (item: unknown): Option.Option<ReceivedPix> => {
     endToEndId,
     amount: amount.value,
     ...(txid === undefined ? {} : { txid }),
-    ...(Number.isFinite(at) ? { paidAt: at } : {})
+    ...(Number.isFinite(at) ? { paidAt: at } : {}),
+    medReturns: medReturnsOf(r.devolucoes)
   })
 }
 
