@@ -103,6 +103,8 @@ export * as Money from "./domain/Money.js"
  * link the role cannot use is not shown).
  */
 export * as PanelRoles from "./domain/PanelRoles.js"
+/** Payment links: fixed or open amounts, expiry, usage limit (issue 38). */
+export * as PaymentLink from "./domain/PaymentLink.js"
 /** Personal data on transactions: the erasure marker and what erasure replaces. */
 export * as PersonalData from "./domain/PersonalData.js"
 /**
@@ -152,6 +154,8 @@ export * as QrMatrix from "./pix/QrMatrix.js"
 // Ports: what the engine asks of storage, the bank, the webhook transport and DNS.
 /** The admin tokens and the admin audit log in the store (migration 0016). */
 export * as AdminTokenStore from "./ports/AdminTokenStore.js"
+/** Payment links and the charges they made (migration 0024). */
+export * as PaymentLinkStore from "./ports/PaymentLinkStore.js"
 /** The bank-gateway port: what the engine asks of the bank that holds the settlement account. */
 export * as BankGateway from "./ports/BankGateway.js"
 /** AES-256-GCM and HMAC-SHA256, what the SQL stores seal personal data and secrets with. */

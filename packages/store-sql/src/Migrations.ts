@@ -10,6 +10,7 @@ import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
+import { paymentLinks } from "./internal/paymentLinkSchema.js"
 import {
   ascendingListIndexes,
   bankEndToEndIds,
@@ -111,7 +112,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("pg")),
   "0016_admin_tokens": statements(adminTokens("pg")),
   "0017_sealed_personal_data": sealPersonalData("pg")(keys),
-  "0019_webhook_secret_header": statements(secretHeader)
+  "0019_webhook_secret_header": statements(secretHeader),
+  "0024_payment_links": statements(paymentLinks("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -132,5 +134,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("sqlite")),
   "0016_admin_tokens": statements(adminTokens("sqlite")),
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys),
-  "0019_webhook_secret_header": statements(secretHeader)
+  "0019_webhook_secret_header": statements(secretHeader),
+  "0024_payment_links": statements(paymentLinks("sqlite"))
 })
