@@ -74,6 +74,7 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/", "overview"],
   ["/transactions", "transactions"],
   ["/charges", "charges"],
+  ["/links", "links"],
   ["/payouts", "payouts"],
   ["/keys", "keys"],
   ["/webhooks", "webhooks"]
