@@ -75,6 +75,7 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/transactions", "transactions"],
   ["/charges", "charges"],
   ["/links", "links"],
+  ["/customers", "customers"],
   ["/payouts", "payouts"],
   ["/keys", "keys"],
   ["/webhooks", "webhooks"]

@@ -8,6 +8,7 @@ import type { Handler, Signed } from "./Ctx.js"
 import * as Access from "./pages/Access.js"
 import * as Account from "./pages/Account.js"
 import * as Charges from "./pages/Charges.js"
+import * as Customers from "./pages/Customers.js"
 import * as Detail from "./pages/Detail.js"
 import * as Keys from "./pages/Keys.js"
 import * as Links from "./pages/Links.js"
@@ -56,6 +57,7 @@ const routes: ReadonlyArray<Route> = [
   },
   { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
   ...Links.routes,
+  ...Customers.routes,
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
   {

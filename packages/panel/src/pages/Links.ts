@@ -4,7 +4,7 @@
  * expiry and usage limit), a link's page with the charges it made, and deactivation. The public
  * checkout is `PublicPay.ts`; the links live behind the store's `PaymentLinkStore`.
  */
-import { Errors, Money, PaymentLink, Views } from "@pixgate/core"
+import { Domain, Errors, Money, PaymentLink, Views } from "@pixgate/core"
 import { Effect, Option, Schema } from "effect"
 import {
   type Ctx,
@@ -24,7 +24,7 @@ import { csrfField, page as frame } from "../Layout.js"
 import { type LinkWords, linkWords } from "../LinkWords.js"
 import * as PublicPay from "../PublicPay.js"
 import type { Route } from "../Routes.js"
-import { engineConfig, txTable } from "./Parts.js"
+import { descriptionsOf, engineConfig, txTable } from "./Parts.js"
 
 const w = (s: Ctx): LinkWords => linkWords(s.lang)
 
@@ -204,11 +204,12 @@ export const detail = (s: Signed, id: string): Handler =>
   Effect.gen(function* () {
     const link = yield* own(s, id)
     const charges = yield* PublicPay.links((st) => st.listLinkCharges(link.id, 100))
-    const txs = []
+    const rows: Array<Domain.Transaction> = []
     for (const c of charges) {
-      const tx = yield* store((st) => st.getTransaction(c.transactionId as never))
-      if (Option.isSome(tx)) txs.push(Views.transaction(tx.value))
+      const tx = yield* store((st) => Domain.findById(Domain.TransactionId, c.transactionId, st.getTransaction))
+      if (Option.isSome(tx)) rows.push(tx.value)
     }
+    const txs = rows.map((tx) => Views.transaction(tx))
     const paid = txs.filter((t) => t.status === "completed").reduce((sum, t) => sum + Math.round(t.amount * 100), 0)
     const body = html`<dl class="fields">
 <dt>${s.t.description}</dt><dd data-testid="link-description">${link.description}</dd>
@@ -224,7 +225,7 @@ ${
     ? html`<form method="post" action="${s.cfg.base}/links/${link.id}/deactivate" data-confirm="${w(s).deactivateConfirm}">${csrfField(s)}<button type="submit" class="danger" data-testid="deactivate">${w(s).deactivate}</button></form>`
     : ""
 }
-<h2>${w(s).linkPayments}</h2>${txTable(s, txs)}`
+<h2>${w(s).linkPayments}</h2>${txTable(s, txs, { descriptions: descriptionsOf(rows) })}`
     return respond(s, frame(s.view, link.description, body, done(s)))
   })
 
