@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Domain, Engine, PaymentLinkStore, Store } from "@pixgate/core"
+import { type Domain, Engine, PaymentLinkStore, Requests, Store } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
 import * as Chromium from "@pixgate/testkit/chromium"
 import axe from "axe-core"
@@ -26,6 +26,7 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
   let merchantCtx: BrowserContext
   let page: Page
   let merchantId: string
+  let testKey: string
 
   const engine = <A>(f: (e: Engine.EngineShape) => Effect.Effect<A, unknown>) =>
     server.pixgate.runtime.runPromise(Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>)
@@ -75,6 +76,7 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     })
     const m = await engine((e) => e.admin.createMerchant({ name: "Loja Aurora" }))
     merchantId = m.merchantId
+    testKey = m.testKey
     const invite = (await engine((e) => e.admin.inviteUser(merchantId, { email: "ana@aurora.example" }))).path
     browser = await Chromium.launch()
     merchantCtx = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: "pt-BR" })
@@ -236,4 +238,59 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect((await from("198.51.100.9")).status).toBe(400)
   }, 120_000)
+
+  it("a customer is found by name (accents aside), by CPF and by description, at both widths", async () => {
+    // A charge through the API's path, with an accented name and a description of its own.
+    const caller = await engine((e) => e.auth.authenticate(testKey))
+    await engine((e) =>
+      Effect.flatMap(
+        Requests.decode(Requests.CreateCharge, e.config)({
+          amount: 6.66,
+          clientName: "Mário Souza",
+          clientDoc: "11144477735",
+          description: "Aula de violão"
+        }),
+        (input) => e.charges.create(caller, input)
+      )
+    )
+    for (const width of [1366, 390]) {
+      await page.setViewportSize(width === 1366 ? { width: 1366, height: 900 } : { width: 390, height: 844 })
+      await page.goto(panel("/customers"))
+      const names = await page.getByTestId("customer-name").allTextContents()
+      expect(names).toEqual(expect.arrayContaining(["Maria Silva", "Mário Souza", "João"]))
+      await accessible(page, `customers-${width}`)
+      // By name, accents and case aside.
+      await page.getByLabel(/^Buscar/).fill("mario")
+      await page.getByRole("button", { name: "Buscar" }).click()
+      expect(await page.getByTestId("customer-name").allTextContents()).toEqual(["Mário Souza"])
+      expect(await page.getByTestId("customer-doc").first().textContent()).toBe("***.444.777-**")
+      // By CPF, formatted as a person types it: the keyed lookup.
+      await page.getByLabel(/^Buscar/).fill("529.982.247-25")
+      await page.getByRole("button", { name: "Buscar" }).click()
+      expect(await page.getByTestId("customer-name").allTextContents()).toEqual(["Maria Silva"])
+      await page.getByTestId("customer-name").first().click()
+      await page.waitForURL((u) => /\/panel\/customers\/tx_/.test(u.pathname))
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Maria Silva")
+      expect(await page.getByTestId("customer-charges").textContent()).toBe("1")
+      expect(await page.getByTestId("customer-paid").textContent()).toBe("R$ 49,90")
+      expect(await page.getByTestId("tx-description").first().textContent()).toBe("Camiseta azul")
+      await accessible(page, `customer-${width}`)
+      if (width === 390) await page.screenshot({ path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "customer-phone.png"), fullPage: true })
+      // The transactions list's search: by CPF digits, by a description's word.
+      await page.goto(panel("/transactions?q=52998224725"))
+      expect(await page.getByTestId("search-count").textContent()).toBe("1")
+      expect(await page.getByTestId("payer").first().textContent()).toBe("Maria Silva***.982.247-**")
+      await page.goto(panel(`/transactions?q=${encodeURIComponent("violão")}`))
+      expect(await page.getByTestId("search-count").textContent()).toBe("1")
+      expect(await page.getByTestId("tx-description").first().textContent()).toBe("Aula de violão")
+      await accessible(page, `transactions-search-${width}`)
+      // The list itself has the payer and description columns.
+      await page.goto(panel("/transactions"))
+      expect(await page.getByTestId("tx-description").allTextContents()).toEqual(
+        expect.arrayContaining(["Aula de violão", "Camiseta azul", "Doação"])
+      )
+      await accessible(page, `transactions-${width}`)
+    }
+    await page.setViewportSize({ width: 1366, height: 900 })
+  }, 180_000)
 })
