@@ -71,7 +71,27 @@ const pt = {
   customerNone: "Nenhum cliente encontrado.",
   search: "Buscar",
   searchHint: "nome, descrição ou CPF/CNPJ",
-  payer: "Pagador"
+  payer: "Pagador",
+  // Due-date charges (cobv) in the charge form.
+  dueCharge: "Cobrança com vencimento (boleto PIX: multa, juros, desconto, abatimento)",
+  dueDateField: "Vencimento",
+  dueDateHint: "exige nome e CPF/CNPJ do pagador",
+  daysAfterDue: "Dias para pagar após o vencimento",
+  fineField: "Multa",
+  interestField: "Juros",
+  discountField: "Desconto",
+  discountUntil: "Desconto até o dia",
+  abatementField: "Abatimento",
+  ruleNone: "Nenhum",
+  ruleFixed: "Valor fixo (R$)",
+  rulePercent: "Percentual (%)",
+  ruleAmountPerDay: "R$ por dia de atraso",
+  rulePercentPerDay: "% ao dia",
+  rulePercentPerMonth: "% ao mês",
+  rulePercentPerYear: "% ao ano",
+  ruleFixedUntil: "Valor fixo (R$) até o dia",
+  rulePercentUntil: "Percentual (%) até o dia",
+  ruleValue: "valor"
 }
 
 /** The words of these pages. */
@@ -140,7 +160,26 @@ const en: LinkWords = {
   customerNone: "No customer found.",
   search: "Search",
   searchHint: "name, description or CPF/CNPJ",
-  payer: "Payer"
+  payer: "Payer",
+  dueCharge: "Due-date charge (fine, interest, discount, abatement)",
+  dueDateField: "Due date",
+  dueDateHint: "needs the payer's name and CPF/CNPJ",
+  daysAfterDue: "Days payable after the due date",
+  fineField: "Fine",
+  interestField: "Interest",
+  discountField: "Discount",
+  discountUntil: "Discount until",
+  abatementField: "Abatement",
+  ruleNone: "None",
+  ruleFixed: "Fixed amount (R$)",
+  rulePercent: "Percentage (%)",
+  ruleAmountPerDay: "R$ per day late",
+  rulePercentPerDay: "% per day",
+  rulePercentPerMonth: "% per month",
+  rulePercentPerYear: "% per year",
+  ruleFixedUntil: "Fixed amount (R$) until the day",
+  rulePercentUntil: "Percentage (%) until the day",
+  ruleValue: "value"
 }
 
 /** The words in a language. */

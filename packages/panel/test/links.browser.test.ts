@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Domain, Engine, PaymentLinkStore, Requests, Store } from "@pixgate/core"
+import { type Domain, DueDate, Engine, PaymentLinkStore, Requests, Store } from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
 import * as Chromium from "@pixgate/testkit/chromium"
 import axe from "axe-core"
@@ -293,4 +293,49 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     }
     await page.setViewportSize({ width: 1366, height: 900 })
   }, 180_000)
+
+  it("a due-date charge (fine, interest, discount, abatement) is created from the panel's charge form", async () => {
+    const due = DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 10)
+    await page.goto(panel("/charges"))
+    await page.locator("#c-amount").fill("100,00")
+    await page.locator("#c-description").fill("Mensalidade março")
+    await page.locator("#c-name").fill("Maria Silva")
+    await page.locator("#c-doc").fill("529.982.247-25")
+    await page.getByTestId("due-fields").locator("summary").click()
+    await accessible(page, "charge-form-due")
+    await page.getByLabel(/^Vencimento/).fill(DueDate.formatDay(due))
+    await page.getByLabel("Dias para pagar após o vencimento").fill("5")
+    await page.locator("#c-fine-type").selectOption("percent")
+    await page.locator("#c-fine-value").fill("2")
+    await page.locator("#c-interest-type").selectOption("percentPerMonth")
+    await page.locator("#c-interest-value").fill("1")
+    await page.locator("#c-discount-type").selectOption("fixedUntil")
+    await page.locator("#c-discount-value").fill("5")
+    await page.getByLabel(/^Desconto até o dia/).fill(DueDate.formatDay(due - 5))
+    await page.locator("#c-abatement-type").selectOption("fixed")
+    await page.locator("#c-abatement-value").fill("1,50")
+    await page.getByRole("button", { name: "Criar" }).click()
+    await page.waitForURL((u) => /\/panel\/transactions\/tx_/.test(u.pathname))
+    const id = page.url().split("/").pop()?.split("?")[0] ?? ""
+    const tx = await stored(id)
+    expect(tx).toMatchObject({ amount: 10000, description: "Mensalidade março", clientName: "Maria Silva" })
+    expect(tx.dueTerms).toMatchObject({
+      dueDate: DueDate.formatDay(due),
+      daysAfterDue: 5,
+      fine: { type: "percent" },
+      interest: { type: "percentPerMonth" },
+      discount: { type: "fixedUntil", dates: [{ until: DueDate.formatDay(due - 5), value: 500 }] },
+      abatement: { type: "fixed", value: 150 }
+    })
+    // Today's amount: 100.00 - 1.50 abatement - 5.00 discount.
+    expect((await page.getByTestId("due-today").textContent())?.trim()).toBe("R$ 93,50")
+    // A due date without the payer's document is refused with the engine's message, the form kept.
+    await page.goto(panel("/charges"))
+    await page.locator("#c-amount").fill("10")
+    await page.getByTestId("due-fields").locator("summary").click()
+    await page.getByLabel(/^Vencimento/).fill(DueDate.formatDay(due))
+    await page.getByRole("button", { name: "Criar" }).click()
+    expect(await page.getByRole("alert").first().isVisible()).toBe(true)
+    expect(await page.getByLabel(/^Vencimento/).inputValue()).toBe(DueDate.formatDay(due))
+  }, 120_000)
 })
