@@ -47,7 +47,13 @@ export const documentOf = (text: string): string | undefined => {
 }
 
 /** The merchant's charges of the current mode, newest first, at most `scanLimit`. */
-export const recentCharges = (s: Signed): Effect.Effect<ReadonlyArray<Domain.Transaction>, import("@pixgate/core").Errors.PixgateError, Store.Store> =>
+export const recentCharges = (
+  s: Signed
+): Effect.Effect<
+  ReadonlyArray<Domain.Transaction>,
+  import("@pixgate/core").Errors.PixgateError,
+  Store.Store
+> =>
   lift(
     Effect.gen(function* () {
       const st = yield* Store.Store
@@ -132,7 +138,11 @@ export const gather = (charges: ReadonlyArray<Domain.Transaction>): ReadonlyArra
       const paid = sorted.filter((t) => t.type === "deposit" && t.status === "completed")
       return {
         id: oldest.id,
-        name: [...sorted].reverse().map((t) => t.clientName).find(present) ?? null,
+        name:
+          [...sorted]
+            .reverse()
+            .map((t) => t.clientName)
+            .find(present) ?? null,
         document: present(newest.clientDocument) ? newest.clientDocument : null,
         email: null,
         charges: sorted.length,
@@ -150,7 +160,9 @@ export const chargesOf = (s: Signed, id: string) =>
     const st = yield* lift(Store.Store)
     const first = yield* lift(
       Effect.flatMap(Effect.succeed(id), (raw) =>
-        /^tx_[A-Za-z0-9]{10,60}$/.test(raw) ? st.getTransaction(raw as Domain.TransactionId) : Effect.succeedNone
+        /^tx_[A-Za-z0-9]{10,60}$/.test(raw)
+          ? st.getTransaction(raw as Domain.TransactionId)
+          : Effect.succeedNone
       )
     )
     if (Option.isNone(first) || first.value.merchantId !== s.merchant.id || first.value.mode !== s.mode)

@@ -36,10 +36,14 @@ export const local = () => {
   return (key: string, bucket: Bucket): Effect.Effect<number> =>
     Effect.map(Clock.currentTimeMillis, (now) => {
       if (held.size > 10_000) {
-        for (const [k, h] of held) if (h.tokens + (now - h.at) * (bucket.requestsPerSecond / 1000) >= bucket.burst) held.delete(k)
+        for (const [k, h] of held)
+          if (h.tokens + (now - h.at) * (bucket.requestsPerSecond / 1000) >= bucket.burst) held.delete(k)
       }
       const h = held.get(key) ?? { tokens: bucket.burst, at: now }
-      h.tokens = Math.min(bucket.burst, h.tokens + Math.max(0, now - h.at) * (bucket.requestsPerSecond / 1000))
+      h.tokens = Math.min(
+        bucket.burst,
+        h.tokens + Math.max(0, now - h.at) * (bucket.requestsPerSecond / 1000)
+      )
       h.at = Math.max(h.at, now)
       held.set(key, h)
       if (h.tokens >= 1) {

@@ -39,9 +39,9 @@ import { lift, type PanelServices, store } from "./Ctx.js"
 import { type Html, html, type Part } from "./Html.js"
 import { money, parseAmount } from "./I18n.js"
 import { cspWith, securityHeaders } from "./Layout.js"
-import * as LiveStatus from "./LiveStatus.js"
 import { type LinkWords, linkWords } from "./LinkWords.js"
-import * as PublicLimit from "./PublicLimit.js"
+import * as LiveStatus from "./LiveStatus.js"
+import type * as PublicLimit from "./PublicLimit.js"
 
 /** Where the public pages live, on the host's root. */
 export const prefix = "/pay"
@@ -67,7 +67,8 @@ const brl = (cents: number) => money("pt-BR", cents)
 
 const headers = (brand: Brand, extra: Record<string, string> = {}): Headers => {
   const h = new Headers({ ...securityHeaders, ...extra })
-  if (brand.imageOrigin !== undefined) h.set("content-security-policy", cspWith({ imageOrigin: brand.imageOrigin }))
+  if (brand.imageOrigin !== undefined)
+    h.set("content-security-policy", cspWith({ imageOrigin: brand.imageOrigin }))
   return h
 }
 
@@ -84,7 +85,11 @@ type Services = PanelServices
 
 const asset = (body: string, type: string) =>
   new Response(body, {
-    headers: { ...securityHeaders, "content-type": `${type}; charset=utf-8`, "cache-control": "public, max-age=300" }
+    headers: {
+      ...securityHeaders,
+      "content-type": `${type}; charset=utf-8`,
+      "cache-control": "public, max-age=300"
+    }
   })
 
 /** The brand's logo as the public pages serve it (an inline SVG from `/pay/assets/logo.svg`). */
@@ -212,7 +217,6 @@ ${
   return frame(cfg, paid ? t.payPaid : link.description, merchant, link.mode, body)
 }
 
-
 const linkStore: Effect.Effect<PaymentLinkStore.PaymentLinkStoreShape, Errors.PixgateError> = Effect.flatMap(
   Effect.serviceOption(PaymentLinkStore.PaymentLinkStore),
   Option.match({ onNone: () => Effect.fail(Errors.unavailable()), onSome: Effect.succeed })
@@ -229,7 +233,9 @@ const found = (slug: string) =>
     if (!PaymentLink.isSlug(slug)) return Option.none()
     const link = yield* links((st) => st.findPaymentLinkBySlug(slug))
     if (Option.isNone(link)) return Option.none()
-    const merchant = yield* store((st) => Domain.findById(Domain.MerchantId, link.value.merchantId, st.getMerchant))
+    const merchant = yield* store((st) =>
+      Domain.findById(Domain.MerchantId, link.value.merchantId, st.getMerchant)
+    )
     if (Option.isNone(merchant)) return Option.none()
     return Option.some({ link: link.value, merchant: merchant.value })
   })
@@ -258,7 +264,11 @@ const amountOf = (link: PaymentLink.PaymentLink, f: URLSearchParams): Money.Cent
 const unavailableText = (claim: PaymentLink.Claim) => (claim === "missing" ? t.payNotFound : t.payUnavailable)
 
 /** Submits a link's form: one use, one charge per nonce, then the charge's page. */
-const pay = (cfg: Config, request: Request, slug: string): Effect.Effect<Response, Errors.PixgateError, Services> =>
+const pay = (
+  cfg: Config,
+  request: Request,
+  slug: string
+): Effect.Effect<Response, Errors.PixgateError, Services> =>
   Effect.gen(function* () {
     const hit = yield* found(slug)
     if (Option.isNone(hit)) return message(cfg, 404, t.payNotFound)
@@ -266,7 +276,8 @@ const pay = (cfg: Config, request: Request, slug: string): Effect.Effect<Respons
     const f = yield* readForm(request, cfg.maxBody)
     if (f === undefined) return message(cfg, 413, t.payError)
     const nonce = f.get("n") ?? ""
-    if (!PaymentLink.isSlug(nonce)) return answer(cfg, formPage(cfg, merchant.name, link, f, t.payFormExpired), 400)
+    if (!PaymentLink.isSlug(nonce))
+      return answer(cfg, formPage(cfg, merchant.name, link, f, t.payFormExpired), 400)
     const chargePath = `${prefix}/${link.slug}/${nonce}`
     // The same submission again, after it finished: its charge.
     const earlier = yield* links((st) => st.findLinkCharge(nonce))
@@ -317,7 +328,11 @@ const pay = (cfg: Config, request: Request, slug: string): Effect.Effect<Respons
         }
         return message(cfg, 503, t.payError)
       }
-      if (error._tag === "ValidationError" || error._tag === "IdempotencyMismatch" || error._tag === "InvalidJson") {
+      if (
+        error._tag === "ValidationError" ||
+        error._tag === "IdempotencyMismatch" ||
+        error._tag === "InvalidJson"
+      ) {
         yield* release
         const text =
           error._tag === "ValidationError" && error.details?.some((d) => d.path === "clientDoc")
@@ -344,7 +359,9 @@ const chargeOf = (link: PaymentLink.PaymentLink, ref: string) =>
     if (!PaymentLink.isSlug(ref)) return Option.none()
     const row = yield* links((st) => st.findLinkCharge(ref))
     if (Option.isNone(row) || row.value.linkId !== link.id) return Option.none()
-    const tx = yield* store((st) => Domain.findById(Domain.TransactionId, row.value.transactionId, st.getTransaction))
+    const tx = yield* store((st) =>
+      Domain.findById(Domain.TransactionId, row.value.transactionId, st.getTransaction)
+    )
     return Option.filter(tx, (x) => x.merchantId === link.merchantId)
   })
 
@@ -358,13 +375,18 @@ export const handle = (
 ): Effect.Effect<Response, never, Services> => {
   const path = url.pathname
   const method = request.method
-  if (method === "GET" && path === `${prefix}/assets/panel.css`) return Effect.succeed(asset(Assets.css, "text/css"))
-  if (method === "GET" && path === `${prefix}/assets/panel.js`) return Effect.succeed(asset(Assets.js, "text/javascript"))
+  if (method === "GET" && path === `${prefix}/assets/panel.css`)
+    return Effect.succeed(asset(Assets.css, "text/css"))
+  if (method === "GET" && path === `${prefix}/assets/panel.js`)
+    return Effect.succeed(asset(Assets.js, "text/javascript"))
   if (method === "GET" && path === `${prefix}/assets/brand.css` && cfg.brand.css !== "")
     return Effect.succeed(asset(cfg.brand.css, "text/css"))
   if (method === "GET" && path === `${prefix}/assets/logo.svg` && cfg.brand.logoSvg !== undefined)
     return Effect.succeed(asset(cfg.brand.logoSvg, "image/svg+xml"))
-  const parts = path.slice(prefix.length).split("/").filter((p) => p !== "")
+  const parts = path
+    .slice(prefix.length)
+    .split("/")
+    .filter((p) => p !== "")
   const post = method === "POST"
   return Effect.gen(function* () {
     if (method !== "GET" && method !== "HEAD" && !post) return message(cfg, 405, t.payError)

@@ -29,7 +29,9 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
   let testKey: string
 
   const engine = <A>(f: (e: Engine.EngineShape) => Effect.Effect<A, unknown>) =>
-    server.pixgate.runtime.runPromise(Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>)
+    server.pixgate.runtime.runPromise(
+      Effect.flatMap(Engine.Engine, f) as Effect.Effect<A, never, Engine.Engine>
+    )
   const linkStore = <A>(f: (s: PaymentLinkStore.PaymentLinkStoreShape) => Effect.Effect<A, unknown>) =>
     server.pixgate.runtime.runPromise(
       Effect.flatMap(PaymentLinkStore.PaymentLinkStore, f) as unknown as Effect.Effect<A, never, never>
@@ -93,10 +95,13 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     if (dir !== undefined) await rm(dir, { recursive: true, force: true })
   })
 
-  it("a link made in the panel is paid from its public page on a phone, which turns \"Pago\" by itself", async () => {
+  it('a link made in the panel is paid from its public page on a phone, which turns "Pago" by itself', async () => {
     const url = await makeLink(async (p) => {
       await p.getByLabel("Descrição (o pagador a vê)").fill("Camiseta azul")
-      await p.getByLabel(/^Valor fixo/).first().check()
+      await p
+        .getByLabel(/^Valor fixo/)
+        .first()
+        .check()
       await p.locator("#l-amount").fill("49,90")
       await p.getByLabel(/^Limite de usos/).fill("5")
     })
@@ -104,10 +109,17 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     const share = await page.getByTestId("whatsapp").first().getAttribute("href")
     expect(share).toBe(`https://wa.me/?text=${encodeURIComponent(`Camiseta azul ${url}`)}`)
     await accessible(page, "link-detail")
-    await page.screenshot({ path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "link-detail.png"), fullPage: true })
+    await page.screenshot({
+      path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "link-detail.png"),
+      fullPage: true
+    })
 
     // The payer: a phone, a browser without the panel's cookies.
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "pt-BR", isMobile: true })
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      locale: "pt-BR",
+      isMobile: true
+    })
     const payer = await phone.newPage()
     const first = await payer.goto(url)
     expect(first?.status()).toBe(200)
@@ -128,7 +140,10 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     expect(brcode).toMatch(/^000201/)
     expect(await payer.getByTestId("copy").textContent()).toBe("Copiar código")
     await accessible(payer, "checkout-charge")
-    await payer.screenshot({ path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "checkout-pending.png"), fullPage: true })
+    await payer.screenshot({
+      path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "checkout-pending.png"),
+      fullPage: true
+    })
     // The sandbox pays a test charge 2-3 s after it is made; the page follows without a reload.
     const marker = await payer.evaluate(() => {
       ;(window as unknown as { marker: number }).marker = 1
@@ -139,7 +154,10 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     expect(await payer.getByTestId("paid").textContent()).toBe("Pago")
     expect(await payer.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1)
     await accessible(payer, "checkout-paid")
-    await payer.screenshot({ path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "checkout-paid.png"), fullPage: true })
+    await payer.screenshot({
+      path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "checkout-paid.png"),
+      fullPage: true
+    })
     expect(await phone.cookies()).toEqual([])
 
     // The panel lists the link with its paid charge, the payer's name on it, the money in the balance.
@@ -177,7 +195,9 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     await payer.goto(url)
     await payer.getByLabel(/^Valor a pagar/).fill("5")
     await payer.getByTestId("pay-generate").click()
-    expect(await payer.getByTestId("pay-error").textContent()).toBe("O valor deve estar dentro dos limites do link.")
+    expect(await payer.getByTestId("pay-error").textContent()).toBe(
+      "O valor deve estar dentro dos limites do link."
+    )
     await accessible(payer, "checkout-refused")
     await phone.close()
 
@@ -244,7 +264,10 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     const caller = await engine((e) => e.auth.authenticate(testKey))
     await engine((e) =>
       Effect.flatMap(
-        Requests.decode(Requests.CreateCharge, e.config)({
+        Requests.decode(
+          Requests.CreateCharge,
+          e.config
+        )({
           amount: 6.66,
           clientName: "Mário Souza",
           clientDoc: "11144477735",
@@ -275,7 +298,11 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
       expect(await page.getByTestId("customer-paid").textContent()).toBe("R$ 49,90")
       expect(await page.getByTestId("tx-description").first().textContent()).toBe("Camiseta azul")
       await accessible(page, `customer-${width}`)
-      if (width === 390) await page.screenshot({ path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "customer-phone.png"), fullPage: true })
+      if (width === 390)
+        await page.screenshot({
+          path: join(process.env.PIXGATE_SCREENSHOTS ?? dir, "customer-phone.png"),
+          fullPage: true
+        })
       // The transactions list's search: by CPF digits, by a description's word.
       await page.goto(panel("/transactions?q=52998224725"))
       expect(await page.getByTestId("search-count").textContent()).toBe("1")

@@ -9,7 +9,6 @@ import { AdminTokenStore, DataCipher, PaymentLinkStore, Store } from "@pixgate/c
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
-import { paymentLinks } from "./internal/paymentLinks.js"
 import { chargebacks } from "./internal/chargebacks.js"
 import { recount } from "./internal/counts.js"
 import { openVault } from "./internal/dataKeys.js"
@@ -19,6 +18,7 @@ import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
+import { paymentLinks } from "./internal/paymentLinks.js"
 import { reads } from "./internal/reads.js"
 import { refunds } from "./internal/refunds.js"
 import { single, toStoreError } from "./internal/sql.js"
@@ -117,7 +117,11 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | PaymentLinkStore.PaymentLinkStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | PaymentLinkStore.PaymentLinkStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -129,7 +133,11 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | PaymentLinkStore.PaymentLinkStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | PaymentLinkStore.PaymentLinkStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>

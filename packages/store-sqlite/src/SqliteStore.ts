@@ -95,7 +95,11 @@ const setup = (options: SqliteStoreOptions, keys: DataKeys.Keys) =>
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | PaymentLinkStore.PaymentLinkStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | PaymentLinkStore.PaymentLinkStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   Store.StoreError
 > => {
   const client = Layer.unwrapEffect(

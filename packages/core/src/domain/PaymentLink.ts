@@ -59,7 +59,10 @@ export const newSlug = (): string => Ids.secretBase62(24)
 export const isSlug = (text: string): boolean => /^[0-9A-Za-z]{24}$/.test(text)
 
 /** Why a link makes no charge at `now`, or undefined when it does. */
-export const unavailable = (link: PaymentLink, now: number): Exclude<Claim, "claimed" | "missing"> | undefined =>
+export const unavailable = (
+  link: PaymentLink,
+  now: number
+): Exclude<Claim, "claimed" | "missing"> | undefined =>
   !link.active
     ? "inactive"
     : link.expiresAt !== null && link.expiresAt <= now

@@ -60,11 +60,13 @@ export const paymentLinkOps = (): PaymentLinkStoreShape => {
         update(id, (l) => ({ ...l, uses: l.uses + 1 }))
         return "claimed" as const
       }),
-    releasePaymentLinkUse: (id) =>
-      atomic(() => update(id, (l) => ({ ...l, uses: Math.max(0, l.uses - 1) }))),
+    releasePaymentLinkUse: (id) => atomic(() => update(id, (l) => ({ ...l, uses: Math.max(0, l.uses - 1) }))),
     insertLinkCharge: (charge) =>
       atomic(() => {
-        if (charges.has(charge.ref) || [...charges.values()].some((c) => c.transactionId === charge.transactionId))
+        if (
+          charges.has(charge.ref) ||
+          [...charges.values()].some((c) => c.transactionId === charge.transactionId)
+        )
           throw new Error(`Duplicate link charge ${charge.transactionId}`)
         charges.set(charge.ref, Object.freeze({ ...charge }))
       }),

@@ -43,7 +43,8 @@ const rule = (
   const w = linkWords(s.lang)
   const chosen = f?.get(`${name}Type`) ?? ""
   return html`<div class="due-rule"><label for="c-${name}-type">${label}</label><select id="c-${name}-type" name="${name}Type"><option value="">${w.ruleNone}</option>${kinds.map(
-    ([value, key]) => html`<option value="${value}"${chosen === value ? html` selected` : ""}>${w[key]}</option>`
+    ([value, key]) =>
+      html`<option value="${value}"${chosen === value ? html` selected` : ""}>${w[key]}</option>`
   )}</select>
 <label for="c-${name}-value" class="visually-hidden">${label}: ${w.ruleValue}</label><input id="c-${name}-value" name="${name}Value" type="text" inputmode="decimal" value="${f?.get(`${name}Value`) ?? ""}"></div>`
 }
@@ -54,11 +55,25 @@ const dueFields = (s: Signed, f?: URLSearchParams) => {
   return html`<details class="due" data-testid="due-fields"${(f?.get("dueDate") ?? "") === "" ? "" : html` open`}><summary>${w.dueCharge}</summary>
 <div><label for="c-due">${w.dueDateField} <span class="hint">(${w.dueDateHint})</span></label><input id="c-due" name="dueDate" type="date" value="${f?.get("dueDate") ?? ""}"></div>
 <div><label for="c-days">${w.daysAfterDue} <span class="hint">(${s.t.optional})</span></label><input id="c-days" name="daysAfterDue" type="number" min="0" max="365" step="1" value="${f?.get("daysAfterDue") ?? ""}"></div>
-${rule(s, f, "fine", w.fineField, [["fixed", "ruleFixed"], ["percent", "rulePercent"]])}
-${rule(s, f, "interest", w.interestField, [["amountPerDay", "ruleAmountPerDay"], ["percentPerDay", "rulePercentPerDay"], ["percentPerMonth", "rulePercentPerMonth"], ["percentPerYear", "rulePercentPerYear"]])}
-${rule(s, f, "discount", w.discountField, [["fixedUntil", "ruleFixedUntil"], ["percentUntil", "rulePercentUntil"]])}
+${rule(s, f, "fine", w.fineField, [
+  ["fixed", "ruleFixed"],
+  ["percent", "rulePercent"]
+])}
+${rule(s, f, "interest", w.interestField, [
+  ["amountPerDay", "ruleAmountPerDay"],
+  ["percentPerDay", "rulePercentPerDay"],
+  ["percentPerMonth", "rulePercentPerMonth"],
+  ["percentPerYear", "rulePercentPerYear"]
+])}
+${rule(s, f, "discount", w.discountField, [
+  ["fixedUntil", "ruleFixedUntil"],
+  ["percentUntil", "rulePercentUntil"]
+])}
 <div><label for="c-discount-until">${w.discountUntil} <span class="hint">(${s.t.optional})</span></label><input id="c-discount-until" name="discountUntil" type="date" value="${f?.get("discountUntil") ?? ""}"></div>
-${rule(s, f, "abatement", w.abatementField, [["fixed", "ruleFixed"], ["percent", "rulePercent"]])}
+${rule(s, f, "abatement", w.abatementField, [
+  ["fixed", "ruleFixed"],
+  ["percent", "rulePercent"]
+])}
 </details>`
 }
 
@@ -69,17 +84,20 @@ export const dueBody = (f: URLSearchParams): Record<string, unknown> => {
   const out: Record<string, unknown> = { dueDate }
   const days = textField(f, "daysAfterDue")
   if (days !== undefined) out.daysAfterDue = Number(days)
-  const valueOf = (name: string) => {
+  const typed = (name: string) => {
     const text = textField(f, `${name}Value`)
     return text === undefined ? undefined : parseAmount(text)
   }
   for (const name of ["fine", "interest", "abatement"] as const) {
     const type = textField(f, `${name}Type`)
-    if (type !== undefined) out[name] = { type, value: valueOf(name) }
+    if (type !== undefined) out[name] = { type, value: typed(name) }
   }
   const discountType = textField(f, "discountType")
   if (discountType !== undefined)
-    out.discount = { type: discountType, dates: [{ until: textField(f, "discountUntil") ?? dueDate, value: valueOf("discount") }] }
+    out.discount = {
+      type: discountType,
+      dates: [{ until: textField(f, "discountUntil") ?? dueDate, value: typed("discount") }]
+    }
   return out
 }
 

@@ -6,8 +6,8 @@
  */
 import { Views } from "@pixgate/core"
 import { Effect } from "effect"
-import * as Customers from "../Customers.js"
 import { brl, type Handler, respond, type Signed, when } from "../Ctx.js"
+import * as Customers from "../Customers.js"
 import { html } from "../Html.js"
 import { page as frame } from "../Layout.js"
 import { type LinkWords, linkWords } from "../LinkWords.js"
@@ -52,7 +52,8 @@ export const detail = (s: Signed, id: string): Handler =>
     if (charges === undefined || charges.length === 0)
       return respond(s, frame(s.view, s.t.notFound, html`<p>${s.t.notFound}</p>`), 404)
     const customer = Customers.gather(charges)[0]
-    if (customer === undefined) return respond(s, frame(s.view, s.t.notFound, html`<p>${s.t.notFound}</p>`), 404)
+    if (customer === undefined)
+      return respond(s, frame(s.view, s.t.notFound, html`<p>${s.t.notFound}</p>`), 404)
     const body = html`<dl class="fields">
 <dt>${w(s).customerDoc}</dt><dd class="mono" data-testid="customer-doc">${Receipt.document(customer.document) ?? "—"}</dd>
 <dt>${w(s).customerCharges}</dt><dd data-testid="customer-charges">${customer.charges}</dd>
@@ -60,7 +61,11 @@ export const detail = (s: Signed, id: string): Handler =>
 <dt>${w(s).customerLast}</dt><dd>${when(s, customer.lastAt)}</dd>
 </dl>
 <h2>${w(s).customerCharges}</h2>
-${txTable(s, charges.map((tx) => Views.transaction(tx)), { descriptions: descriptionsOf(charges) })}`
+${txTable(
+  s,
+  charges.map((tx) => Views.transaction(tx)),
+  { descriptions: descriptionsOf(charges) }
+)}`
     return respond(s, frame(s.view, customer.name ?? w(s).customer, body))
   })
 

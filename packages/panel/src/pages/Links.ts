@@ -29,12 +29,12 @@ import { descriptionsOf, engineConfig, txTable } from "./Parts.js"
 const w = (s: Ctx): LinkWords => linkWords(s.lang)
 
 /** The host's origin as the browser reached it (https behind a proxy that says so). */
-export const originOf = (ctx: Ctx): string =>
-  `${ctx.secure ? "https:" : ctx.url.protocol}//${ctx.url.host}`
+export const originOf = (ctx: Ctx): string => `${ctx.secure ? "https:" : ctx.url.protocol}//${ctx.url.host}`
 
 const done = (s: Signed): Part => {
   const key = s.url.searchParams.get("done")
-  const text = key === "linkCreated" ? w(s).linkCreated : key === "linkDeactivated" ? w(s).linkDeactivated : undefined
+  const text =
+    key === "linkCreated" ? w(s).linkCreated : key === "linkDeactivated" ? w(s).linkDeactivated : undefined
   return text === undefined
     ? key === "formRepeated"
       ? html`<p class="notice" role="status">${s.t.formRepeated}</p>`
@@ -110,11 +110,18 @@ export const list = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
 
 const bad = (path: string, message: string) => Errors.validation("invalid_field", path, message)
 
-const cents = (f: URLSearchParams, name: string): Effect.Effect<Money.Cents | null, Errors.ValidationError> => {
+const cents = (
+  f: URLSearchParams,
+  name: string
+): Effect.Effect<Money.Cents | null, Errors.ValidationError> => {
   const text = textField(f, name)
   if (text === undefined) return Effect.succeed(null)
   const value = parseAmount(text)
-  return typeof value === "number" && Number.isFinite(value) && value > 0 && Number.isInteger(Math.round(value * 100)) && Math.abs(Math.round(value * 100) - value * 100) < 1e-6
+  return typeof value === "number" &&
+    Number.isFinite(value) &&
+    value > 0 &&
+    Number.isInteger(Math.round(value * 100)) &&
+    Math.abs(Math.round(value * 100) - value * 100) < 1e-6
     ? Effect.succeed(Money.Cents(Math.round(value * 100)))
     : Effect.fail(bad(name, `${name} must be a positive amount in reais, like 49,90`))
 }
@@ -132,18 +139,26 @@ export const fromForm = (
       return yield* Effect.fail(bad("description", "description is required (at most 140 characters)"))
     const open = f.get("kind") === "open"
     const amount = open ? null : yield* cents(f, "amount")
-    if (!open && amount === null) return yield* Effect.fail(bad("amount", "amount is required for a fixed amount"))
+    if (!open && amount === null)
+      return yield* Effect.fail(bad("amount", "amount is required for a fixed amount"))
     const minAmount = open ? yield* cents(f, "minAmount") : null
     const maxAmountGiven = open ? yield* cents(f, "maxAmount") : null
     if (minAmount !== null && maxAmountGiven !== null && minAmount > maxAmountGiven)
       return yield* Effect.fail(bad("minAmount", "minAmount must not exceed maxAmount"))
-    for (const [name, v] of [["amount", amount], ["minAmount", minAmount], ["maxAmount", maxAmountGiven]] as const)
-      if (v !== null && v > maxAmount) return yield* Effect.fail(bad(name, `${name} is above the largest charge`))
+    for (const [name, v] of [
+      ["amount", amount],
+      ["minAmount", minAmount],
+      ["maxAmount", maxAmountGiven]
+    ] as const)
+      if (v !== null && v > maxAmount)
+        return yield* Effect.fail(bad(name, `${name} is above the largest charge`))
     const expiresText = textField(f, "expires")
     let expiresAt: number | null = null
     if (expiresText !== undefined) {
       // The end of that day in São Paulo (UTC-3, no daylight saving since 2019).
-      expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(expiresText) ? Date.parse(`${expiresText}T23:59:59.999-03:00`) : Number.NaN
+      expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(expiresText)
+        ? Date.parse(`${expiresText}T23:59:59.999-03:00`)
+        : Number.NaN
       if (!Number.isFinite(expiresAt) || expiresAt <= now)
         return yield* Effect.fail(bad("expires", "expires must be a day from today on"))
     }
@@ -195,8 +210,10 @@ export const create = (s: Signed, f: URLSearchParams): Handler =>
   )
 
 const own = (s: Signed, id: string) =>
-  Effect.flatMap(PublicPay.links((st) => st.findPaymentLink(s.merchant.id, s.mode, id)), (found) =>
-    Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(Errors.notFound("Payment link"))
+  Effect.flatMap(
+    PublicPay.links((st) => st.findPaymentLink(s.merchant.id, s.mode, id)),
+    (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(Errors.notFound("Payment link"))
   )
 
 /** A link's page: its terms, address and share, the charges it made, deactivation. */
@@ -206,11 +223,15 @@ export const detail = (s: Signed, id: string): Handler =>
     const charges = yield* PublicPay.links((st) => st.listLinkCharges(link.id, 100))
     const rows: Array<Domain.Transaction> = []
     for (const c of charges) {
-      const tx = yield* store((st) => Domain.findById(Domain.TransactionId, c.transactionId, st.getTransaction))
+      const tx = yield* store((st) =>
+        Domain.findById(Domain.TransactionId, c.transactionId, st.getTransaction)
+      )
       if (Option.isSome(tx)) rows.push(tx.value)
     }
     const txs = rows.map((tx) => Views.transaction(tx))
-    const paid = txs.filter((t) => t.status === "completed").reduce((sum, t) => sum + Math.round(t.amount * 100), 0)
+    const paid = txs
+      .filter((t) => t.status === "completed")
+      .reduce((sum, t) => sum + Math.round(t.amount * 100), 0)
     const body = html`<dl class="fields">
 <dt>${s.t.description}</dt><dd data-testid="link-description">${link.description}</dd>
 <dt>${s.t.amount}</dt><dd>${amountText(s, link)}</dd>

@@ -48,7 +48,11 @@ const payerCells = (s: Signed, r: Views.TransactionJson, description: string | n
   const doc = Receipt.document(r.clientDocument ?? null)
   const who = [r.clientName ?? null, doc].filter((x): x is string => x !== null && x !== "")
   return html`<td data-label="${linkWords(s.lang).payer}" data-testid="payer">${
-    who.length === 0 ? "—" : who.map((x, i) => html`${i > 0 ? html`<br><span class="hint mono">` : ""}${x}${i > 0 ? html`</span>` : ""}`)
+    who.length === 0
+      ? "—"
+      : who.map(
+          (x, i) => html`${i > 0 ? html`<br><span class="hint mono">` : ""}${x}${i > 0 ? html`</span>` : ""}`
+        )
   }</td><td data-label="${s.t.description}" data-testid="tx-description">${description ?? "—"}</td>`
 }
 

@@ -12,12 +12,12 @@ import {
   type Signed,
   statusOf
 } from "../Ctx.js"
+import * as Customers from "../Customers.js"
 import * as Exports from "../Exports.js"
 import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
-import * as Customers from "../Customers.js"
 import { descriptionsOf, txTable } from "./Parts.js"
 
 const listParams = (url: URL): typeof Requests.ListTransactionsQuery.Encoded => {

@@ -35,7 +35,10 @@ export const paymentLinks = (it: Suite<PaymentLinkStore.PaymentLinkStore>) =>
       Effect.gen(function* () {
         const s = yield* store
         const first = link({ amount: null, minAmount: Money.Cents(500), maxAmount: Money.Cents(100_000) })
-        const second = link({ merchantId: first.merchantId, expiresAt: baseTime + 60_000, maxUses: 3 }, baseTime + 10)
+        const second = link(
+          { merchantId: first.merchantId, expiresAt: baseTime + 60_000, maxUses: 3 },
+          baseTime + 10
+        )
         const other = link({ merchantId: first.merchantId, mode: "live" }, baseTime + 20)
         for (const l of [first, second, other]) yield* s.insertPaymentLink(l)
         expect(yield* s.findPaymentLinkBySlug(first.slug)).toEqual(Option.some(first))
@@ -44,7 +47,10 @@ export const paymentLinks = (it: Suite<PaymentLinkStore.PaymentLinkStore>) =>
         // Another merchant's, or another mode's, is not found.
         expect(yield* s.findPaymentLink(merchantId(), "test", second.id)).toEqual(Option.none())
         expect(yield* s.findPaymentLink(first.merchantId, "live", second.id)).toEqual(Option.none())
-        expect((yield* s.listPaymentLinks(first.merchantId, "test")).map((l) => l.id)).toEqual([second.id, first.id])
+        expect((yield* s.listPaymentLinks(first.merchantId, "test")).map((l) => l.id)).toEqual([
+          second.id,
+          first.id
+        ])
         expect((yield* s.listPaymentLinks(first.merchantId, "live")).map((l) => l.id)).toEqual([other.id])
       })
     )
@@ -54,7 +60,9 @@ export const paymentLinks = (it: Suite<PaymentLinkStore.PaymentLinkStore>) =>
         const s = yield* store
         const l = link()
         yield* s.insertPaymentLink(l)
-        expect(yield* s.deactivatePaymentLink(merchantId(), "test", l.id, baseTime + 5)).toEqual(Option.none())
+        expect(yield* s.deactivatePaymentLink(merchantId(), "test", l.id, baseTime + 5)).toEqual(
+          Option.none()
+        )
         const off = yield* s.deactivatePaymentLink(l.merchantId, "test", l.id, baseTime + 5)
         expect(off).toEqual(Option.some({ ...l, active: false, deactivatedAt: baseTime + 5 }))
         // A second deactivation keeps the first moment.

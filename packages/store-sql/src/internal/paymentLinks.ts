@@ -1,5 +1,5 @@
 /** Payment links and the charges they made (migration 0024). */
-import { type Domain, type PaymentLink, type PaymentLinkStore, Money } from "@pixgate/core"
+import { type Domain, Money, type PaymentLink, type PaymentLinkStore } from "@pixgate/core"
 import { Effect } from "effect"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
 
