@@ -88,13 +88,14 @@ export const chargesOfDocument = (s: Signed, document: string) =>
 
 /**
  * The transactions a search text finds by payer or description: by CPF/CNPJ through the keyed
- * lookup, by name or description words among the recent charges.
+ * lookup, by name or description words (a text with a letter) among the recent charges.
  */
 export const search = (s: Signed, text: string) =>
   Effect.gen(function* () {
     const document = documentOf(text)
     if (document !== undefined) return yield* chargesOfDocument(s, document)
-    if (words(text).length === 0) return []
+    // Words with a letter: a number alone is an amount or an id, which the list searches itself.
+    if (!/\p{L}/u.test(text) || words(text).length === 0) return []
     const recent = yield* recentCharges(s)
     return recent.filter((tx) => matchesText(text, tx.clientName) || matchesText(text, tx.description))
   })
