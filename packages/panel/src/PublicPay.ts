@@ -342,7 +342,11 @@ const pay = (
               : t.payError
         return answer(cfg, formPage(cfg, merchant.name, link, f, text), 422)
       }
-      return message(cfg, 502, t.payError)
+      // Any other refusal (4xx: live mode not enabled, a merchant not allowed) made no charge:
+      // the use comes back. A 5xx may hide a charge the bank made: the use stays taken.
+      const status = statusOf(error)
+      if (status < 500) yield* release
+      return message(cfg, status < 500 ? status : 502, t.payError)
     }
     const charge = made.right
     if (charge.replayed) yield* release
