@@ -42,6 +42,7 @@ import { cspWith, securityHeaders } from "./Layout.js"
 import { type LinkWords, linkWords } from "./LinkWords.js"
 import * as LiveStatus from "./LiveStatus.js"
 import type * as PublicLimit from "./PublicLimit.js"
+import { statusOf } from "./Status.js"
 
 /** Where the public pages live, on the host's root. */
 export const prefix = "/pay"
@@ -411,7 +412,13 @@ export const handle = (
     }
     const tx = yield* chargeOf(link, ref)
     if (Option.isNone(tx)) return message(cfg, 404, t.payNotFound)
-    if (tail === "status") return LiveStatus.response(tx.value, Object.fromEntries(headers(cfg.brand)))
+    if (tail === "status") {
+      const plain: Record<string, string> = {}
+      headers(cfg.brand).forEach((value, name) => {
+        plain[name] = value
+      })
+      return LiveStatus.response(tx.value, plain)
+    }
     return answer(cfg, chargePage(cfg, merchant.name, link, ref, tx.value))
   }).pipe(
     Effect.catchAll((error) =>
