@@ -4,7 +4,7 @@
  * expiry and usage limit), a link's page with the charges it made, and deactivation. The public
  * checkout is `PublicPay.ts`; the links live behind the store's `PaymentLinkStore`.
  */
-import { Domain, Errors, Money, PaymentLink, Views } from "@pixgate/core"
+import { Domain, Errors, Money, PanelRoles, PaymentLink, Views } from "@pixgate/core"
 import { Effect, Option, Schema } from "effect"
 import {
   type Ctx,
@@ -27,6 +27,9 @@ import type { Route } from "../Routes.js"
 import { descriptionsOf, engineConfig, txTable } from "./Parts.js"
 
 const w = (s: Ctx): LinkWords => linkWords(s.lang)
+
+/** Whether the role may make and deactivate links (those who may create charges). */
+const manages = (s: Signed): boolean => PanelRoles.can(s.user?.role ?? "owner", "charge.create")
 
 /** The host's origin as the browser reached it (https behind a proxy that says so). */
 export const originOf = (ctx: Ctx): string => `${ctx.secure ? "https:" : ctx.url.protocol}//${ctx.url.host}`
@@ -104,7 +107,7 @@ const linksTable = (s: Signed, rows: ReadonlyArray<PaymentLink.PaymentLink>) =>
 export const list = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError): Handler =>
   Effect.gen(function* () {
     const rows = yield* PublicPay.links((st) => st.listPaymentLinks(s.merchant.id, s.mode))
-    const body = html`${error === undefined ? "" : errorBox(error, s.lang)}<h2>${w(s).newLink}</h2>${linkForm(s, f)}<h2>${w(s).links}</h2>${linksTable(s, rows)}`
+    const body = html`${error === undefined ? "" : errorBox(error, s.lang)}${manages(s) ? html`<h2>${w(s).newLink}</h2>${linkForm(s, f)}` : ""}<h2>${w(s).links}</h2>${linksTable(s, rows)}`
     return respond(s, frame(s.view, w(s).links, body, done(s)), error === undefined ? 200 : 422)
   })
 
@@ -242,7 +245,7 @@ export const detail = (s: Signed, id: string): Handler =>
 <dt>${w(s).linkUrl}</dt><dd>${share(s, link)}</dd>
 </dl>
 ${
-  link.active
+  link.active && manages(s)
     ? html`<form method="post" action="${s.cfg.base}/links/${link.id}/deactivate" data-confirm="${w(s).deactivateConfirm}">${csrfField(s)}<button type="submit" class="danger" data-testid="deactivate">${w(s).deactivate}</button></form>`
     : ""
 }
