@@ -13,9 +13,12 @@
  *   page does. docs/decisions.md ("Customers and search over sealed names") says why no name
  *   index is kept in the database.
  */
-import { Document, type Domain, Store } from "@pixgate/core"
+import { Document, type Domain, type Errors, Store } from "@pixgate/core"
 import { Effect, Either, Option } from "effect"
 import { lift, type Signed } from "./Ctx.js"
+
+/** Charges read through the store. */
+type Charges = Effect.Effect<ReadonlyArray<Domain.Transaction>, Errors.PixgateError, Store.Store>
 
 /** The most recent charges a name or description search, and the customers list, read. */
 export const scanLimit = 2000
@@ -79,7 +82,7 @@ export const recentCharges = (
   )
 
 /** The charges of one CPF/CNPJ (the store's keyed lookup), newest first. */
-export const chargesOfDocument = (s: Signed, document: string) =>
+export const chargesOfDocument = (s: Signed, document: string): Charges =>
   lift(
     Effect.flatMap(Store.Store, (st) =>
       st.listTransactions({ merchantId: s.merchant.id, mode: s.mode, document, offset: 0, limit: 500 })
@@ -90,7 +93,7 @@ export const chargesOfDocument = (s: Signed, document: string) =>
  * The transactions a search text finds by payer or description: by CPF/CNPJ through the keyed
  * lookup, by name or description words (a text with a letter) among the recent charges.
  */
-export const search = (s: Signed, text: string) =>
+export const search = (s: Signed, text: string): Charges =>
   Effect.gen(function* () {
     const document = documentOf(text)
     if (document !== undefined) return yield* chargesOfDocument(s, document)
@@ -156,7 +159,10 @@ export const gather = (charges: ReadonlyArray<Domain.Transaction>): ReadonlyArra
 }
 
 /** A customer's charges, from the charge its id names: by document (keyed lookup) or by name. */
-export const chargesOf = (s: Signed, id: string) =>
+export const chargesOf = (
+  s: Signed,
+  id: string
+): Effect.Effect<ReadonlyArray<Domain.Transaction> | undefined, Errors.PixgateError, Store.Store> =>
   Effect.gen(function* () {
     const st = yield* lift(Store.Store)
     const first = yield* lift(

@@ -365,4 +365,45 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     expect(await page.getByRole("alert").first().isVisible()).toBe(true)
     expect(await page.getByLabel(/^Vencimento/).inputValue()).toBe(DueDate.formatDay(due))
   }, 120_000)
+
+  it("a used-up or deactivated link makes no charge and says so", async () => {
+    const url = await makeLink(async (p) => {
+      await p.getByLabel("Descrição (o pagador a vê)").fill("Vaga única")
+      await p.locator("#l-amount").fill("15")
+      await p.getByLabel(/^Limite de usos/).fill("1")
+    })
+    const submit = async () => {
+      const html = await (await fetch(url)).text()
+      const nonce = /name="n" value="([0-9A-Za-z]{24})"/.exec(html)?.[1] ?? "none"
+      return fetch(url, {
+        method: "POST",
+        body: new URLSearchParams({ n: nonce }).toString(),
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": "192.0.2.44" }
+      })
+    }
+    expect((await submit()).status).toBe(303)
+    const usedUp = await fetch(url)
+    expect(usedUp.status).toBe(410)
+    expect(await usedUp.text()).toContain("Este link de pagamento não está mais disponível.")
+    await page.reload()
+    expect(await page.getByTestId("link-state").textContent()).toBe("Esgotado")
+
+    const other = await makeLink(async (p) => {
+      await p.getByLabel("Descrição (o pagador a vê)").fill("Promoção")
+      await p.locator("#l-amount").fill("20")
+    })
+    expect((await fetch(other)).status).toBe(200)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByTestId("deactivate").click()
+    await expect.poll(() => page.getByTestId("link-notice").textContent()).toBe("Link desativado.")
+    expect(await page.getByTestId("link-state").textContent()).toBe("Desativado")
+    expect((await fetch(other)).status).toBe(410)
+    await page.goto(panel("/links"))
+    await accessible(page, "links-list")
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await accessible(page, "links-list-phone")
+    await page.setViewportSize({ width: 1366, height: 900 })
+  }, 120_000)
 })
