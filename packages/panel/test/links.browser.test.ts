@@ -9,7 +9,16 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Domain, DueDate, Engine, PaymentLinkStore, Requests, Store } from "@pixgate/core"
+import {
+  type Domain,
+  DueDate,
+  Engine,
+  Money,
+  PaymentLink,
+  PaymentLinkStore,
+  Requests,
+  Store
+} from "@pixgate/core"
 import { Server as PixgateServer } from "@pixgate/server"
 import * as Chromium from "@pixgate/testkit/chromium"
 import axe from "axe-core"
@@ -405,5 +414,43 @@ describe.skipIf(!available)("payment links and the public checkout (Chromium)", 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await accessible(page, "links-list-phone")
     await page.setViewportSize({ width: 1366, height: 900 })
+  }, 120_000)
+
+  it("a viewer sees the links but no form to make or deactivate one", async () => {
+    const now = Date.now()
+    await linkStore((st) =>
+      st.insertPaymentLink({
+        id: PaymentLink.newId(now),
+        merchantId: merchantId as Domain.MerchantId,
+        mode: "test",
+        slug: PaymentLink.newSlug(),
+        description: "Visto pelo leitor",
+        amount: Money.Cents(1000),
+        minAmount: null,
+        maxAmount: null,
+        expiresAt: null,
+        maxUses: null,
+        uses: 0,
+        active: true,
+        createdAt: now,
+        deactivatedAt: null
+      })
+    )
+    const invite = (
+      await engine((e) => e.admin.inviteUser(merchantId, { email: "leo@aurora.example", role: "viewer" }))
+    ).path
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "pt-BR" })
+    const viewer = await ctx.newPage()
+    await viewer.goto(`${panel()}${invite}`)
+    await viewer.getByLabel("Nova senha").fill("another horse battery")
+    await viewer.getByRole("button", { name: "Definir senha" }).click()
+    await viewer.waitForURL((url) => url.pathname === "/panel/")
+    await viewer.goto(panel("/links"))
+    expect(await viewer.getByTestId("links").isVisible()).toBe(true)
+    expect(await viewer.getByTestId("create-link").count()).toBe(0)
+    await viewer.locator("[data-testid=links] a").first().click()
+    expect(await viewer.getByTestId("deactivate").count()).toBe(0)
+    await accessible(viewer, "links-viewer")
+    await ctx.close()
   }, 120_000)
 })
