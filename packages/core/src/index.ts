@@ -113,6 +113,8 @@ export * as Money from "./domain/Money.js"
  * link the role cannot use is not shown).
  */
 export * as PanelRoles from "./domain/PanelRoles.js"
+/** Payment links: fixed or open amounts, expiry, usage limit (issue 38). */
+export * as PaymentLink from "./domain/PaymentLink.js"
 /** Personal data on transactions: the erasure marker and what erasure replaces. */
 export * as PersonalData from "./domain/PersonalData.js"
 /**
@@ -184,6 +186,8 @@ export * as InfractionStore from "./ports/InfractionStore.js"
 export * as Mail from "./ports/Mail.js"
 /** The e-mail outbox and the panel users' notification choices (migration 0021). */
 export * as MailStore from "./ports/MailStore.js"
+/** Payment links and the charges they made (migration 0024). */
+export * as PaymentLinkStore from "./ports/PaymentLinkStore.js"
 /**
  * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).

@@ -75,6 +75,8 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/", "overview"],
   ["/transactions", "transactions"],
   ["/charges", "charges"],
+  ["/links", "links"],
+  ["/customers", "customers"],
   ["/payouts", "payouts"],
   ["/keys", "keys"],
   ["/webhooks", "webhooks"]

@@ -19,6 +19,8 @@ import { type Lang, words } from "./I18n.js"
 import { cspWith, securityHeaders } from "./Layout.js"
 import * as Messages from "./Messages.js"
 import * as Password from "./Password.js"
+import * as PublicLimit from "./PublicLimit.js"
+import * as PublicPay from "./PublicPay.js"
 import * as Router from "./Router.js"
 import { isAnswered, PayloadTooLarge, type Statuses, statusOf, use } from "./Status.js"
 import { limits, type ThrottleOptions } from "./Throttle.js"
@@ -146,7 +148,11 @@ export const make = (
     return response
   }
 
-  const matches = (path: string) => base === "" || path === base || path.startsWith(`${base}/`)
+  const matches = (path: string) =>
+    base === "" || path === base || path.startsWith(`${base}/`) || PublicPay.matches(path)
+  // The payment links' public pages, at /pay on the host's root (outside the panel's cookies' path).
+  const publicConfig: PublicPay.Config = { brand, maxBody }
+  const publicLimit = PublicLimit.make()
 
   const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
     const url = new URL(request.url)
@@ -157,7 +163,9 @@ export const make = (
     }
     if (ClientAddress.ignoresForwarded(config.trust, seen)) warnForwarded()
     const client = ClientAddress.of(config.trust, seen)
-    const answer = await serve(request, url, client)
+    const answer = PublicPay.matches(url.pathname)
+      ? await Runtime.runPromise(runtime)(PublicPay.handle(publicConfig, request, url, client, publicLimit))
+      : await serve(request, url, client)
     // Over HTTPS (directly, or per a trusted proxy): browsers keep to HTTPS for a year.
     if (client.https) answer.headers.set("strict-transport-security", hsts)
     return answer

@@ -8,8 +8,10 @@ import type { Handler, Signed } from "./Ctx.js"
 import * as Access from "./pages/Access.js"
 import * as Account from "./pages/Account.js"
 import * as Charges from "./pages/Charges.js"
+import * as Customers from "./pages/Customers.js"
 import * as Detail from "./pages/Detail.js"
 import * as Keys from "./pages/Keys.js"
+import * as Links from "./pages/Links.js"
 import * as Overview from "./pages/Overview.js"
 import * as Payouts from "./pages/Payouts.js"
 import * as Receipts from "./pages/Receipts.js"
@@ -55,6 +57,8 @@ const routes: ReadonlyArray<Route> = [
     handle: (s, p) => Receipts.status(s, param(p, 0))
   },
   { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
+  ...Links.routes,
+  ...Customers.routes,
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
   {

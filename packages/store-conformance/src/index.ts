@@ -4,7 +4,7 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, type InfractionStore, Store } from "@pixgate/core"
+import { type AdminTokenStore, type InfractionStore, type PaymentLinkStore, Store } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -21,6 +21,7 @@ import { type MailParts, mailAndTeam } from "./internal/mail.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
+import { paymentLinks } from "./internal/paymentLinks.js"
 import { refunds } from "./internal/refunds.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
@@ -82,6 +83,12 @@ export const runPanelStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<Store.MerchantStore | Store.PanelStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => panel(it))
+
+/** `PaymentLinkStore` (migration 0024): links, their atomic usage limit and the charges they made. */
+export const runPaymentLinkStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<PaymentLinkStore.PaymentLinkStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => paymentLinks(it))
 
 /**
  * `AdminTokenStore`: admin tokens by hash, one live token per name, revocation, last use, the

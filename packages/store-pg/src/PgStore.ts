@@ -14,6 +14,7 @@ import type {
   DataCipher,
   InfractionStore,
   MailStore,
+  PaymentLinkStore,
   RateLimitStore,
   Store,
   TeamStore
@@ -150,6 +151,7 @@ export const layer = (
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
+  | PaymentLinkStore.PaymentLinkStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
   | DataCipher.Keyring,

@@ -12,6 +12,7 @@ import { openVault, sealAll } from "./internal/dataKeys.js"
 import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
+import { paymentLinks } from "./internal/paymentLinkSchema.js"
 import {
   ascendingListIndexes,
   bankEndToEndIds,
@@ -115,7 +116,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0017_sealed_personal_data": sealPersonalData("pg")(keys),
   "0019_webhook_secret_header": statements(secretHeader),
   "0021_mail_and_team": statements(mailAndTeam("pg")),
-  "0022_infractions": statements(infractions("pg"))
+  "0022_infractions": statements(infractions("pg")),
+  "0024_payment_links": statements(paymentLinks("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -138,5 +140,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys),
   "0019_webhook_secret_header": statements(secretHeader),
   "0021_mail_and_team": statements(mailAndTeam("sqlite")),
-  "0022_infractions": statements(infractions("sqlite"))
+  "0022_infractions": statements(infractions("sqlite")),
+  "0024_payment_links": statements(paymentLinks("sqlite"))
 })

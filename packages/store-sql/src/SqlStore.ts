@@ -5,7 +5,15 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, InfractionStore, MailStore, Store, TeamStore } from "@pixgate/core"
+import {
+  AdminTokenStore,
+  DataCipher,
+  InfractionStore,
+  MailStore,
+  PaymentLinkStore,
+  Store,
+  TeamStore
+} from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -20,6 +28,7 @@ import { ledger } from "./internal/ledger.js"
 import { mailOps, teamOps } from "./internal/mail.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
+import { paymentLinks } from "./internal/paymentLinks.js"
 import { reads } from "./internal/reads.js"
 import { refunds } from "./internal/refunds.js"
 import { single, toStoreError } from "./internal/sql.js"
@@ -114,7 +123,8 @@ export const layer = (
   | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
-  | TeamStore.TeamStore,
+  | TeamStore.TeamStore
+  | PaymentLinkStore.PaymentLinkStore,
   Store.StoreError,
   SqlClient.SqlClient
 > =>
@@ -126,7 +136,8 @@ export const layer = (
     ),
     Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
     Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
-    Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps))
+    Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps)),
+    Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks))
   )
 
 /**
@@ -143,6 +154,7 @@ export const layerAfter = <E, R>(
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
+  | PaymentLinkStore.PaymentLinkStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -161,6 +173,7 @@ export const layerOpened = <E, R>(
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
+  | PaymentLinkStore.PaymentLinkStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -176,6 +189,7 @@ export const layerOpened = <E, R>(
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
         Context.add(MailStore.MailStore, mailOps(sql)),
         Context.add(TeamStore.TeamStore, teamOps(sql)),
+        Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

@@ -8,7 +8,15 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type { AdminTokenStore, DataCipher, InfractionStore, MailStore, Store, TeamStore } from "@pixgate/core"
+import type {
+  AdminTokenStore,
+  DataCipher,
+  InfractionStore,
+  MailStore,
+  PaymentLinkStore,
+  Store,
+  TeamStore
+} from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
@@ -100,6 +108,7 @@ export const layer = (
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
+  | PaymentLinkStore.PaymentLinkStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   Store.StoreError

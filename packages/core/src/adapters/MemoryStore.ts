@@ -20,11 +20,13 @@ import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
 import { mailOps } from "../internal/memoryMail.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
+import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
 import { MailStore } from "../ports/MailStore.js"
+import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
@@ -617,21 +619,23 @@ export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.
  * The in-memory store as every store tag (`Stores`), its MED infractions (`InfractionStore`) and
  * its admin tokens (`AdminTokenStore`); each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore> =
-  Layer.merge(
-    // The outbox's jobs and the team's operations live in this store's own tables.
-    Layer.effect(MailStore, Effect.map(Store, mailOps)),
-    Layer.effect(
-      TeamStore,
-      Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])
-    )
-  ).pipe(
-    Layer.provideMerge(
-      Layer.merge(
-        Layer.effectContext(
-          Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
-        ),
-        Layer.sync(AdminTokenStore, adminTokenOps)
-      )
+export const layer: Layer.Layer<
+  Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore | PaymentLinkStore
+> = Layer.merge(
+  // The outbox's jobs and the team's operations live in this store's own tables.
+  Layer.effect(MailStore, Effect.map(Store, mailOps)),
+  Layer.effect(
+    TeamStore,
+    Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])
+  )
+).pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Layer.effectContext(
+        Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
+      ),
+      Layer.sync(AdminTokenStore, adminTokenOps),
+      Layer.sync(PaymentLinkStore, paymentLinkOps)
     )
   )
+)

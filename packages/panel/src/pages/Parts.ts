@@ -5,20 +5,56 @@ import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
 import * as Flows from "../Flows.js"
 import { html, type Part } from "../Html.js"
 import { calendarDay, label } from "../I18n.js"
+import { linkWords } from "../LinkWords.js"
+import * as Receipt from "../Receipt.js"
 
-export const txTable = (s: Signed, rows: ReadonlyArray<Views.TransactionJson>) =>
+/**
+ * The transactions table; with `payer`, also the payer (name and masked CPF/CNPJ) and the
+ * description (the transactions list, searches, customers and links).
+ */
+export const txTable = (
+  s: Signed,
+  rows: ReadonlyArray<Views.TransactionJson>,
+  options: {
+    /** Show the payer and description columns, each row's description by id. */
+    readonly descriptions?: ReadonlyMap<string, string | null>
+  } = {}
+) =>
   rows.length === 0
     ? html`<p>${s.t.none}</p>`
     : html`<div class="table-wrap"><table class="responsive" data-testid="transactions">
-<thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th><th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
+<thead><tr><th scope="col">${s.t.id}</th><th scope="col">${s.t.type}</th>${
+        options.descriptions !== undefined
+          ? html`<th scope="col">${linkWords(s.lang).payer}</th><th scope="col">${s.t.description}</th>`
+          : ""
+      }<th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
-          html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td><td data-label="${s.t.status}">${status(s, r.status, r.type)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
+          html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td>${
+            options.descriptions === undefined ? "" : payerCells(s, r, options.descriptions.get(r.id) ?? null)
+          }<td data-label="${s.t.status}">${status(s, r.status, r.type)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
             r.amountDue === undefined
               ? ""
               : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
           }</td><td class="num" data-label="${s.t.fee}">${brl(s, Math.round(r.feeAmount * 100))}</td><td data-label="${s.t.dueDate}">${dueCell(s, r)}</td><td data-label="${s.t.created}">${when(s, Date.parse(r.createdAt))}</td></tr>`
       )}</tbody></table></div>`
+
+/** Each transaction's description by id (for `txTable`'s payer columns). */
+export const descriptionsOf = (txs: ReadonlyArray<Domain.Transaction>): ReadonlyMap<string, string | null> =>
+  new Map(txs.map((tx) => [tx.id, tx.description]))
+
+/** The payer (name, masked CPF/CNPJ) and description cells of a row. */
+const payerCells = (s: Signed, r: Views.TransactionJson, description: string | null) => {
+  const doc = Receipt.document(r.clientDocument ?? null)
+  const who = [r.clientName ?? null, doc].filter((x): x is string => x !== null && x !== "")
+  return html`<td data-label="${linkWords(s.lang).payer}" data-testid="payer">${
+    who.length === 0
+      ? "—"
+      : who.map(
+          (x, i) => html`${i > 0 ? html`<br><span class="hint mono">` : ""}${x}${i > 0 ? html`</span>` : ""}`
+        )
+  }</td><td data-label="${s.t.description}" data-testid="tx-description">${description ?? "—"}</td>`
+}
 
 /** A due-date charge's due date and last payable day in the list; a dash for other transactions. */
 const dueCell = (s: Signed, r: Views.TransactionJson) =>

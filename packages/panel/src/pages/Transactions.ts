@@ -12,12 +12,13 @@ import {
   type Signed,
   statusOf
 } from "../Ctx.js"
+import * as Customers from "../Customers.js"
 import * as Exports from "../Exports.js"
 import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
-import { txTable } from "./Parts.js"
+import { descriptionsOf, txTable } from "./Parts.js"
 
 const listParams = (url: URL): typeof Requests.ListTransactionsQuery.Encoded => {
   const get = (k: string) => url.searchParams.get(k) ?? undefined
@@ -66,9 +67,15 @@ const exportsBox = (s: Signed, csvQuery: URLSearchParams) => {
  * The merchant's transactions of the current mode a search text finds: by id, txid, end-to-end
  * id or exact amount (each reading the text allows), newest first, at most 50.
  */
+/**
+ * (Also by payer: a CPF/CNPJ through the store's keyed lookup, name and description words among
+ * the recent charges; see `Customers.ts`.)
+ */
 const searchRows = (s: Signed, query: Flows.SearchQuery) =>
   lift(
     Effect.gen(function* () {
+      // By payer (CPF/CNPJ through the keyed lookup) or by name and description words.
+      const byPayer = yield* Customers.search(s, query.text)
       const st = yield* Store.Store
       const own = (tx: Option.Option<Domain.Transaction>) =>
         Option.isSome(tx) && tx.value.merchantId === s.merchant.id && tx.value.mode === s.mode
@@ -89,10 +96,18 @@ const searchRows = (s: Signed, query: Flows.SearchQuery) =>
           ? []
           : (yield* st.listTransactions({ ...base, amount: Money.Cents(query.amount) })).rows
       const seen = new Map<string, Domain.Transaction>()
-      for (const tx of [...byId, ...byTxid, ...byEndToEnd, ...byAmount]) seen.set(tx.id, tx)
+      for (const tx of [...byId, ...byTxid, ...byEndToEnd, ...byAmount, ...byPayer]) seen.set(tx.id, tx)
       return [...seen.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
     })
   )
+
+/** The descriptions of a page of transactions (the API's view carries none). */
+const descriptionsByIds = (ids: ReadonlyArray<string>) =>
+  lift(
+    Effect.flatMap(Store.Store, (st) =>
+      Effect.forEach(ids, (id) => Domain.findById(Domain.TransactionId, id, st.getTransaction))
+    )
+  ).pipe(Effect.map((found) => descriptionsOf(found.flatMap((o) => (Option.isSome(o) ? [o.value] : [])))))
 
 const search = (s: Signed, text: string): Handler =>
   Effect.gen(function* () {
@@ -106,7 +121,8 @@ ${
     ? ""
     : txTable(
         s,
-        rows.map((tx) => Views.transaction(tx))
+        rows.map((tx) => Views.transaction(tx)),
+        { descriptions: descriptionsOf(rows) }
       )
 }`
     return respond(s, page(s.view, s.t.transactions, body))
@@ -147,7 +163,7 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
     const body = html`${Flows.searchForm(s.cfg.base, s.t, "")}${filters}
 <p><span data-testid="total">${result.total}</span></p>
 ${exportsBox(s, csvQuery)}
-${txTable(s, result.data)}
+${txTable(s, result.data, { descriptions: yield* descriptionsByIds(result.data.map((r) => r.id)) })}
 <nav class="pager" aria-label="${s.t.page}">${
       result.page > 1 ? html`<a href="${link(result.page - 1)}" rel="prev">${s.t.previous}</a>` : ""
     }<span>${s.t.page} ${result.page} ${s.t.of} ${Math.max(1, result.pages)}</span>${

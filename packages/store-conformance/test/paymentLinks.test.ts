@@ -1,0 +1,4 @@
+import { MemoryStore } from "@pixgate/core"
+import { runPaymentLinkStoreConformance } from "@pixgate/store-conformance"
+
+runPaymentLinkStoreConformance("MemoryStore payment links", () => MemoryStore.layer)
