@@ -171,6 +171,8 @@ export * as HostResolver from "./ports/HostResolver.js"
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
  */
 export * as RateLimitStore from "./ports/RateLimitStore.js"
+/** The recurring-debits port (Pix Automático): `/locrec`, `/rec`, `/solicrec`, `/cobr` at the receiver's bank. */
+export * as RecurringGateway from "./ports/RecurringGateway.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
 /**
