@@ -321,3 +321,144 @@ export const lastRetryDay = (politica: PoliticaRetentativa, due: Day): Day =>
  */
 export const canCancelCycle = (status: CobRStatus, settlement: Day, today: Day): boolean =>
   !isFinalCobR(status) && today < settlement
+
+// ---------------------------------------------------------------------------------------------
+// Records: a subscription (the recurrence) and its cycles (the cycle charges)
+// ---------------------------------------------------------------------------------------------
+
+/** One entry of an `atualizacao` history (`data`: RFC 3339). */
+export interface Atualizacao<S extends string> {
+  readonly status: S
+  readonly data: string
+}
+
+/** Why a recurrence or a cycle charge ended (`encerramento`): one of the two. */
+export interface Encerramento {
+  readonly rejeicao?: { readonly codigo: string; readonly descricao: string }
+  readonly cancelamento?: {
+    readonly solicitante: Solicitante
+    readonly codigo: string
+    readonly descricao: string
+  }
+}
+
+/** `vinculo.devedor`: exactly one of `cpf` and `cnpj`, with a name. */
+export interface Devedor {
+  readonly cpf?: string
+  readonly cnpj?: string
+  readonly nome: string
+}
+
+/** Journey 1's push request (`solicitacao`). */
+export interface Solicitacao {
+  readonly idSolicRec: string
+  readonly status: SolicRecStatus
+  readonly dataExpiracaoSolicitacao: string
+  readonly destinatario: {
+    readonly ispbParticipante: string
+    readonly conta: string
+    readonly agencia?: string
+    readonly cpf?: string
+    readonly cnpj?: string
+  }
+  readonly atualizacao: ReadonlyArray<Atualizacao<SolicRecStatus>>
+}
+
+/**
+ * How the sandbox's payer behaves (magic values at creation, or admin actions later): approve or
+ * reject the authorisation, a maximum amount, cycles whose scheduled debit fails for lack of
+ * funds, and whether a retry of such a cycle is paid.
+ */
+export interface SandboxPayer {
+  readonly answer: "approve" | "reject" | "wait"
+  /** 1-based cycle numbers whose debits fail for lack of funds. */
+  readonly insufficientFunds: ReadonlyArray<number>
+  /** Whether a retry of a cycle that failed for lack of funds is paid. */
+  readonly payOnRetry: boolean
+}
+
+/** A subscription: the engine's record of one recurrence (`/rec`) of a merchant. */
+export interface Subscription {
+  /** The engine's id (`sub_...`). */
+  readonly id: string
+  readonly merchantId: string
+  readonly mode: "test" | "live"
+  /** The recurrence's id at the bank; null while a live creation's outcome is unknown. */
+  readonly idRec: string | null
+  /** The journey the merchant asked for. */
+  readonly jornada: Jornada
+  readonly vinculo: { readonly contrato: string; readonly devedor: Devedor; readonly objeto: string | null }
+  readonly calendario: {
+    readonly dataInicial: string
+    readonly dataFinal: string | null
+    readonly periodicidade: Periodicidade
+  }
+  /** Cents; exactly one of the two, or neither (a variable amount with no floor). */
+  readonly valor: { readonly valorRec: number | null; readonly valorMinimoRecebedor: number | null }
+  readonly politicaRetentativa: PoliticaRetentativa
+  readonly status: RecStatus
+  readonly atualizacao: ReadonlyArray<Atualizacao<RecStatus>>
+  readonly encerramento: Encerramento | null
+  /** `ativacao.tipoJornada`: `AGUARDANDO_DEFINICAO` until approved. */
+  readonly tipoJornada: Jornada | "AGUARDANDO_DEFINICAO"
+  /** Journeys 3 and 4: the first payment's charge (cob or cobv) and its txid. */
+  readonly chargeId: string | null
+  readonly txid: string | null
+  /** Journey 1's push request. */
+  readonly solicitacao: Solicitacao | null
+  /** Journeys 2 to 4: the location and the QR's text (`pixCopiaECola`). */
+  readonly location: string | null
+  readonly pixCopiaECola: string | null
+  /** The payer's maximum (cents), when known: a cycle above it is rejected. */
+  readonly valorMaximoPagador: number | null
+  /** The amount of each cycle (cents): `valorRec`, or what the merchant set for variable ones. */
+  readonly valorCiclo: number
+  readonly payer: SandboxPayer | null
+  /** The next cycle (0-based) to create a charge for. */
+  readonly nextCycle: number
+  /** When the worker next looks at it (creates the next cycle's charge, expires it); null: never. */
+  readonly nextAt: number | null
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** Bumped by every change: a change is written only over the version it read. */
+  readonly version: number
+}
+
+/** One attempt of a cycle (`tentativas[]`, days as `YYYY-MM-DD`). */
+export interface Tentativa {
+  readonly dataLiquidacao: string
+  readonly tipo: TentativaTipo
+  readonly endToEndId: string
+  readonly status: TentativaStatus
+  readonly atualizacao: ReadonlyArray<Atualizacao<TentativaStatus>>
+  readonly rejeicao?: { readonly codigo: string; readonly descricao: string }
+}
+
+/** One cycle of a subscription: its charge (`/cobr`), attempts and the transaction it books. */
+export interface Cycle {
+  readonly txid: string
+  readonly subscriptionId: string
+  readonly merchantId: string
+  readonly mode: "test" | "live"
+  readonly idRec: string
+  /** 0-based; one cycle per (subscription, sequence), never two. */
+  readonly sequence: number
+  /** `calendario.dataDeVencimento` (nominal) and the settlement day after `ajusteDiaUtil`. */
+  readonly dataDeVencimento: string
+  readonly dataLiquidacao: string
+  readonly ajusteDiaUtil: boolean
+  /** `valor.original`, cents. */
+  readonly valor: number
+  readonly politicaRetentativa: PoliticaRetentativa
+  readonly status: CobRStatus
+  readonly atualizacao: ReadonlyArray<Atualizacao<CobRStatus>>
+  readonly encerramento: Encerramento | null
+  readonly tentativas: ReadonlyArray<Tentativa>
+  /** The charge transaction that books the cycle's money (completed when paid). */
+  readonly transactionId: string
+  /** When the worker next looks at it (an attempt settles, the window closes); null: never. */
+  readonly nextAt: number | null
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly version: number
+}
