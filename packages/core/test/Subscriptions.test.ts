@@ -30,7 +30,7 @@ export const setup = Effect.gen(function* () {
   const engine = yield* Engine.Engine
   const created = yield* engine.admin.createMerchant({ name: "Academia Forte", city: "Sao Paulo" })
   const caller: Caller = yield* engine.auth.authenticate(created.testKey)
-  return { engine, caller, merchantId: created.id }
+  return { engine, caller, merchantId: caller.merchant.id }
 })
 
 /** Runs the worker's tick after each step of the clock, `days` days of `hours`-hour steps. */
