@@ -4,34 +4,13 @@
  * the payer's maximum; money booked like charges (the ledger check passes).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
-import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import { Duration, Effect, Either, Option, TestClock } from "effect"
 import * as DueDate from "../src/domain/DueDate.js"
 import * as R from "../src/domain/Recurrence.js"
-import * as Engine from "../src/Engine.js"
 import * as Store from "../src/ports/Store.js"
 import { SubscriptionStore } from "../src/ports/SubscriptionStore.js"
-import * as WebhookTransport from "../src/ports/WebhookTransport.js"
-import type { Caller } from "../src/services/Auth.js"
 import * as Subscriptions from "../src/services/Subscriptions.js"
-
-const start = Date.UTC(2026, 11, 2, 15) // Wednesday 2 December 2026, 12:00 in São Paulo
-
-export const subscriptionsEngine = () =>
-  Subscriptions.layer.pipe(
-    Layer.provideMerge(Engine.layer({ config: { workerPollInterval: Duration.minutes(10) }, worker: false })),
-    Layer.provideMerge(Store.fromFull),
-    Layer.provideMerge(MemoryStore.layer),
-    Layer.provide(WebhookTransport.fetch)
-  )
-
-export const setup = Effect.gen(function* () {
-  yield* TestClock.setTime(start)
-  const engine = yield* Engine.Engine
-  const created = yield* engine.admin.createMerchant({ name: "Academia Forte", city: "Sao Paulo" })
-  const caller: Caller = yield* engine.auth.authenticate(created.testKey)
-  return { engine, caller, merchantId: caller.merchant.id }
-})
+import { setup, start, subscriptionsEngine } from "./support/subscriptions.js"
 
 /** Runs the worker's tick after each step of the clock, `days` days of `hours`-hour steps. */
 export const advance = (hours: number) =>

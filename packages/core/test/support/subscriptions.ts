@@ -1,0 +1,28 @@
+/** Subscriptions' tests: an engine with the Subscriptions service on the memory store, a merchant. */
+import { Duration, Effect, Layer, TestClock } from "effect"
+import * as MemoryStore from "../../src/adapters/MemoryStore.js"
+import * as Engine from "../../src/Engine.js"
+import * as Store from "../../src/ports/Store.js"
+import * as WebhookTransport from "../../src/ports/WebhookTransport.js"
+import type { Caller } from "../../src/services/Auth.js"
+import * as Subscriptions from "../../src/services/Subscriptions.js"
+
+export const start = Date.UTC(2026, 11, 2, 15) // Wednesday 2 December 2026, 12:00 in São Paulo
+
+/** The engine (no job worker: tests tick) with Subscriptions over a fresh memory store. */
+export const subscriptionsEngine = () =>
+  Subscriptions.layer.pipe(
+    Layer.provideMerge(Engine.layer({ config: { workerPollInterval: Duration.minutes(10) }, worker: false })),
+    Layer.provideMerge(Store.fromFull),
+    Layer.provideMerge(MemoryStore.layer),
+    Layer.provide(WebhookTransport.fetch)
+  )
+
+/** The clock at `start` and a new merchant's test caller. */
+export const setup = Effect.gen(function* () {
+  yield* TestClock.setTime(start)
+  const engine = yield* Engine.Engine
+  const created = yield* engine.admin.createMerchant({ name: "Academia Forte", city: "Sao Paulo" })
+  const caller: Caller = yield* engine.auth.authenticate(created.testKey)
+  return { engine, caller, merchantId: caller.merchant.id }
+})
