@@ -15,7 +15,10 @@ import { DateTime } from "./Views.js"
 const exampleTime = "2026-01-02T03:04:05.000Z"
 const RecStatus = Schema.Literal("CRIADA", "APROVADA", "REJEITADA", "EXPIRADA", "CANCELADA")
 const CobRStatus = Schema.Literal("CRIADA", "ATIVA", "CONCLUIDA", "EXPIRADA", "REJEITADA", "CANCELADA")
-const Record = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** A JSON object (the record as the API shows it), documented as such. */
+const Record = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  jsonSchema: { type: "object", additionalProperties: true }
+})
 
 const envelope = <Name extends string, D extends Schema.Struct.Fields>(
   name: Name,
