@@ -38,6 +38,15 @@ import * as Ids from "../domain/Ids.js"
 import type * as Money from "../domain/Money.js"
 import * as R from "../domain/Recurrence.js"
 import * as BrCode from "../pix/BrCode.js"
+import { Gateways } from "../ports/BankGateway.js"
+import {
+  type CycleChargeSnapshot,
+  type RecurrenceSnapshot,
+  type RecurringGateway,
+  type RecurringReports,
+  recurringGatewayOf,
+  type SolicitationSnapshot
+} from "../ports/RecurringGateway.js"
 import { LedgerStore, MerchantStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { SubscriptionStore } from "../ports/SubscriptionStore.js"
 import { EngineConfig } from "../runtime/Config.js"
@@ -125,6 +134,8 @@ export interface SubscriptionsShape {
   ) => Effect.Effect<SubscriptionJson, SubscriptionError>
   /** Runs what is due at the clock's time (cycles to create, debits to settle, ends); how many changed. */
   readonly tick: Effect.Effect<number, StoreError>
+  /** What a live gateway reports of recurrences, as it read them from the bank (`RecurringReports`). */
+  readonly reports: RecurringReports
 }
 
 export class Subscriptions extends Context.Tag("@pixgate/core/Subscriptions")<
@@ -326,7 +337,11 @@ export const make = Effect.gen(function* () {
   const config = yield* EngineConfig
   const bankEvents = yield* BankEvents
   const charges = yield* Charges
+  const gateways = yield* Gateways
   const now = Effect.clockWith((c) => c.currentTimeMillis)
+  /** The live bank's recurring operations, when its gateway offers them. */
+  const liveGateway = (): Option.Option<RecurringGateway> =>
+    Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(recurringGatewayOf(g)))
 
   const emit = (events: ReadonlyArray<Event>) =>
     events.length === 0
@@ -447,13 +462,7 @@ export const make = Effect.gen(function* () {
       const at = yield* now
       const today = DueDate.dayOf(at)
       const { calendar, cycleAmount } = yield* checkRequest(input, today)
-      if (caller.mode === "live")
-        return yield* Effect.fail(
-          refused(
-            "recurring_unsupported",
-            "Live subscriptions go through the bank's gateway, which this engine does not offer yet"
-          )
-        )
+      if (caller.mode === "live") return yield* createLive(caller, input, cycleAmount, at)
       const fees = Fees.forCharge(caller.merchant.feePlan, cycleAmount as Money.Cents)
       if (fees.netAmount <= 0)
         return yield* Effect.fail(
@@ -751,11 +760,22 @@ export const make = Effect.gen(function* () {
         updatedAt: at,
         version: 1
       }
+      // Live: the bank's charge is asked for right after (`runLiveCycle`, a PUT idempotent on the txid).
+      const live: R.Cycle =
+        s.mode === "live"
+          ? {
+              ...cycle,
+              status: "CRIADA",
+              atualizacao: [{ status: "CRIADA", data: isoOf(at) }],
+              tentativas: [],
+              nextAt: at
+            }
+          : cycle
       // One cycle per (subscription, sequence): a second worker's insert finds it there.
-      const inserted = yield* store.insertCycle(cycle)
+      const inserted = yield* store.insertCycle(live)
       if (inserted === "created") {
-        yield* ensureCharge(cycle, merchant.value.feePlan, s, at)
-        yield* emit([SubscriptionEvents.cycleUpdated(cycle, at)])
+        yield* ensureCharge(live, merchant.value.feePlan, s, at)
+        yield* emit([SubscriptionEvents.cycleUpdated(live, at)])
       }
       const next = n + 1
       return yield* saveSubscription(
@@ -805,6 +825,7 @@ export const make = Effect.gen(function* () {
   const runCycle = (c: R.Cycle, at: number) =>
     Effect.gen(function* () {
       if (R.isFinalCobR(c.status)) return yield* saveCycle(c, { nextAt: null }, at)
+      if (c.mode === "live") return yield* runLiveCycle(c, at)
       const sub = yield* store.getSubscription(c.subscriptionId)
       if (Option.isNone(sub)) return Option.none<R.Cycle>()
       const s = sub.value
@@ -869,11 +890,396 @@ export const make = Effect.gen(function* () {
     })
 
   // -------------------------------------------------------------------------------------------
+  // Live: the receiver's bank over the RecurringGateway port. A create, a cycle charge or a
+  // retry whose outcome is unknown is found out by reading (never repeated blindly); the bank's
+  // snapshots (callbacks, polls, read-backs) move the records forward, never back.
+  // -------------------------------------------------------------------------------------------
+
+  const gatewayFailed = (cause: unknown) => new Errors.GatewayUnavailable({ operation: "charge", cause })
+
+  /** Applies a recurrence's snapshot: a forward move of its status, its push request, its end. */
+  const applyRec = (s: R.Subscription, snap: RecurrenceSnapshot, at: number) =>
+    Effect.gen(function* () {
+      const moves = snap.status !== s.status && R.canMoveRec(s.status, snap.status)
+      const solic = snap.solicitacao?.find(
+        (x) => s.solicitacao === null || x.idSolicRec === s.solicitacao.idSolicRec
+      )
+      const solicChanged =
+        solic !== undefined &&
+        (s.solicitacao === null ||
+          (solic.status !== s.solicitacao.status && R.canMoveSolicRec(s.solicitacao.status, solic.status)))
+      if (!moves && !solicChanged && s.idRec !== null) return Option.none<R.Subscription>()
+      const change: { -readonly [K in keyof R.Subscription]?: R.Subscription[K] } = { idRec: snap.idRec }
+      if (solicChanged && solic !== undefined)
+        change.solicitacao = {
+          idSolicRec: solic.idSolicRec,
+          status: solic.status,
+          dataExpiracaoSolicitacao: solic.dataExpiracaoSolicitacao,
+          destinatario: s.solicitacao?.destinatario ?? { ispbParticipante: "", conta: "" },
+          atualizacao: solic.atualizacao
+        }
+      if (moves) {
+        change.status = snap.status
+        change.atualizacao =
+          snap.atualizacao.length > 0
+            ? snap.atualizacao
+            : [...s.atualizacao, { status: snap.status, data: isoOf(at) }]
+        change.encerramento = snap.encerramento ?? null
+        if (snap.status === "APROVADA") {
+          const calendar = calendarOf(s)
+          const first = R.firstChargeableCycle(calendar, s.nextCycle, DueDate.dayOf(at))
+          change.tipoJornada =
+            snap.ativacao?.tipoJornada === "AGUARDANDO_DEFINICAO" || snap.ativacao === undefined
+              ? s.jornada
+              : snap.ativacao.tipoJornada
+          change.nextCycle = first ?? s.nextCycle
+          change.nextAt = first === undefined ? null : openingOf(calendar, first, at)
+        } else if (R.isFinalRec(snap.status)) change.nextAt = null
+      }
+      const saved = yield* saveSubscription(s, change, at)
+      // Ended at the bank: its cycles not final are asked about (the bank cancels them itself).
+      if (Option.isSome(saved) && moves && R.isFinalRec(snap.status))
+        for (const c of yield* store.listCycles(s.id))
+          if (!R.isFinalCobR(c.status)) yield* saveCycle(c, { nextAt: at }, at)
+      return saved
+    })
+
+  /** Applies a cycle charge's snapshot: status forward, attempts, and the money when paid or ended. */
+  const applyCycle = (c: R.Cycle, snap: CycleChargeSnapshot, at: number) =>
+    Effect.gen(function* () {
+      const moves = snap.status !== c.status && R.canMoveCobR(c.status, snap.status)
+      const attemptsChanged = JSON.stringify(snap.tentativas ?? []) !== JSON.stringify(c.tentativas)
+      if (!moves && !attemptsChanged) return Option.none<R.Cycle>()
+      const final = moves && R.isFinalCobR(snap.status)
+      const saved = yield* saveCycle(
+        c,
+        {
+          ...(moves
+            ? { status: snap.status, atualizacao: snap.atualizacao, encerramento: snap.encerramento ?? null }
+            : {}),
+          tentativas: (snap.tentativas ?? []).map((t) => ({ ...t })),
+          nextAt: final ? null : c.nextAt
+        },
+        at
+      )
+      if (Option.isNone(saved) || !final) return saved
+      if (snap.status === "CONCLUIDA") {
+        const pix = snap.pix?.[0]
+        const charge = yield* reads.getTransaction(c.transactionId)
+        yield* bankEvents.pixReceived({
+          txid: c.txid,
+          ...(pix === undefined
+            ? {}
+            : { endToEndId: pix.endToEndId, amount: pix.valor, paidAt: Date.parse(pix.horario) }),
+          ...(pix === undefined ? { amount: c.valor as Money.Cents } : {}),
+          ...(Option.isSome(charge) ? { charge: charge.value } : {})
+        })
+      } else {
+        yield* failCharge(
+          c,
+          snap.status === "CANCELADA"
+            ? "cancelled"
+            : snap.status === "EXPIRADA"
+              ? "expired"
+              : "cycle_rejected",
+          at
+        )
+      }
+      return saved
+    })
+
+  const createLive = (caller: Caller, input: CreateSubscription, cycleAmount: number, at: number) =>
+    Effect.gen(function* () {
+      const gateway = yield* Option.match(liveGateway(), {
+        onNone: () =>
+          Effect.fail(
+            refused("recurring_unsupported", "The live bank's gateway does not offer Pix Automático")
+          ),
+        onSome: Effect.succeed
+      })
+      const loc =
+        input.jornada === "JORNADA_1" ? null : yield* Effect.mapError(gateway.createLocation(), gatewayFailed)
+      let chargeId: TransactionId | null = null
+      let txid: string | null = null
+      if (input.jornada === "JORNADA_3" || input.jornada === "JORNADA_4") {
+        const first = input.cobranca as NonNullable<CreateSubscription["cobranca"]>
+        const document = input.vinculo.devedor.cpf ?? input.vinculo.devedor.cnpj
+        const charge = yield* charges.create(caller, {
+          amount: first.valor as Money.Cents,
+          clientName: input.vinculo.devedor.nome,
+          ...(document === undefined ? {} : { clientDocument: document }),
+          description: `${input.vinculo.objeto ?? "Assinatura"} ${input.vinculo.contrato}`.slice(0, 140),
+          ...(first.dueDate === undefined ? {} : { dueDate: first.dueDate })
+        })
+        chargeId = charge.transactionId as TransactionId
+        txid = charge.txid
+      }
+      const base: R.Subscription = {
+        id: Ids.newId("sub", at),
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        idRec: null,
+        jornada: input.jornada,
+        vinculo: {
+          contrato: input.vinculo.contrato,
+          devedor: input.vinculo.devedor,
+          objeto: input.vinculo.objeto ?? null
+        },
+        calendario: {
+          dataInicial: input.calendario.dataInicial,
+          dataFinal: input.calendario.dataFinal ?? null,
+          periodicidade: input.calendario.periodicidade
+        },
+        valor: {
+          valorRec: input.valor.valorRec ?? null,
+          valorMinimoRecebedor: input.valor.valorMinimoRecebedor ?? null
+        },
+        politicaRetentativa: input.politicaRetentativa,
+        status: "CRIADA",
+        atualizacao: [{ status: "CRIADA", data: isoOf(at) }],
+        encerramento: null,
+        tipoJornada: "AGUARDANDO_DEFINICAO",
+        chargeId,
+        txid,
+        solicitacao: null,
+        location: loc?.location ?? null,
+        pixCopiaECola: null,
+        valorMaximoPagador: null,
+        valorCiclo: cycleAmount,
+        payer: null,
+        nextCycle: 0,
+        nextAt: at + gateway.pollDelay,
+        createdAt: at,
+        updatedAt: at,
+        version: 1
+      }
+      const created = yield* Effect.either(
+        gateway.createRecurrence({
+          vinculo: {
+            contrato: input.vinculo.contrato,
+            devedor: input.vinculo.devedor,
+            ...(input.vinculo.objeto === undefined ? {} : { objeto: input.vinculo.objeto })
+          },
+          calendario: {
+            dataInicial: input.calendario.dataInicial,
+            ...(input.calendario.dataFinal === undefined ? {} : { dataFinal: input.calendario.dataFinal }),
+            periodicidade: input.calendario.periodicidade
+          },
+          valor: {
+            ...(input.valor.valorRec === undefined ? {} : { valorRec: input.valor.valorRec as Money.Cents }),
+            ...(input.valor.valorMinimoRecebedor === undefined
+              ? {}
+              : { valorMinimoRecebedor: input.valor.valorMinimoRecebedor as Money.Cents })
+          },
+          politicaRetentativa: input.politicaRetentativa,
+          ...(loc === null ? {} : { loc: loc.id }),
+          ...(input.jornada === "JORNADA_3" && txid !== null ? { txid } : {})
+        })
+      )
+      if (created._tag === "Left" && created.left.outcome !== "unknown")
+        return yield* Effect.fail(gatewayFailed(created.left))
+      // Unknown: stored without its idRec; the worker finds it at the bank (`findRecurrences`).
+      let stored = created._tag === "Right" ? { ...base, idRec: created.right.idRec } : base
+      if (stored.idRec !== null && input.jornada === "JORNADA_1" && input.pagador !== undefined) {
+        const solicitation = yield* Effect.either(
+          gateway.requestAuthorization({
+            idRec: stored.idRec,
+            dataExpiracaoSolicitacao:
+              input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
+            destinatario: {
+              ...input.pagador,
+              ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
+              ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
+            } as never
+          })
+        )
+        if (solicitation._tag === "Right")
+          stored = {
+            ...stored,
+            solicitacao: {
+              idSolicRec: solicitation.right.idSolicRec,
+              status: solicitation.right.status,
+              dataExpiracaoSolicitacao: solicitation.right.dataExpiracaoSolicitacao,
+              destinatario: {
+                ispbParticipante: input.pagador.ispbParticipante,
+                conta: input.pagador.conta,
+                ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia })
+              },
+              atualizacao: solicitation.right.atualizacao
+            }
+          }
+      }
+      if (stored.idRec !== null && input.jornada !== "JORNADA_1") {
+        const read = yield* Effect.either(gateway.readRecurrence(stored.idRec, txid === null ? {} : { txid }))
+        const qr =
+          read._tag === "Right" ? Option.getOrUndefined(read.right)?.dadosQR?.pixCopiaECola : undefined
+        stored = {
+          ...stored,
+          pixCopiaECola:
+            qr ??
+            (stored.location === null
+              ? null
+              : recurrenceQr(
+                  stored.location,
+                  caller.merchant.name,
+                  caller.merchant.city || config.defaultCity
+                ))
+        }
+      }
+      if (!(yield* store.insertSubscription(stored))) return yield* Effect.fail(Errors.unavailable())
+      yield* emit([SubscriptionEvents.subscriptionUpdated(stored, at)])
+      return subscriptionJson(stored)
+    })
+
+  /** A live subscription's turn of the worker: find an unknown create, read it, create its cycle. */
+  const runLive = (s: R.Subscription, at: number) =>
+    Effect.gen(function* () {
+      const gateway = liveGateway()
+      if (Option.isNone(gateway)) return false
+      const g = gateway.value
+      if (s.idRec === null) {
+        const found = yield* Effect.either(
+          g.findRecurrences({
+            inicio: isoOf(s.createdAt - 60_000),
+            fim: isoOf(s.createdAt + 600_000),
+            ...(s.vinculo.devedor.cpf === undefined ? {} : { cpf: s.vinculo.devedor.cpf }),
+            ...(s.vinculo.devedor.cnpj === undefined ? {} : { cnpj: s.vinculo.devedor.cnpj })
+          })
+        )
+        if (found._tag === "Left")
+          return Option.isSome(yield* saveSubscription(s, { nextAt: at + g.pollDelay }, at))
+        for (const snap of found.right) {
+          if (snap.vinculo?.contrato !== s.vinculo.contrato) continue
+          if (Option.isSome(yield* store.findSubscriptionByIdRec(snap.idRec))) continue
+          return Option.isSome(yield* applyRec(s, snap, at))
+        }
+        // The bank has none: the create was never carried out.
+        if (at > s.createdAt + 600_000)
+          return Option.isSome(
+            yield* saveSubscription(
+              s,
+              {
+                ...recMove(s, "CANCELADA", at),
+                encerramento: {
+                  cancelamento: {
+                    solicitante: "PSP_RECEBEDOR",
+                    codigo: "ERSL",
+                    descricao: "O banco não registrou a recorrência"
+                  }
+                },
+                nextAt: null
+              },
+              at
+            )
+          )
+        return Option.isSome(yield* saveSubscription(s, { nextAt: at + g.pollDelay }, at))
+      }
+      if (s.status === "CRIADA") {
+        const read = yield* Effect.either(g.readRecurrence(s.idRec))
+        if (read._tag === "Right" && Option.isSome(read.right)) {
+          const applied = yield* applyRec(s, read.right.value, at)
+          if (Option.isSome(applied)) return true
+        }
+        return Option.isSome(yield* saveSubscription(s, { nextAt: at + g.pollDelay }, at))
+      }
+      if (s.status === "APROVADA") return Option.isSome(yield* createCycle(s, at))
+      return Option.isSome(yield* saveSubscription(s, { nextAt: null }, at))
+    })
+
+  /** A live cycle's turn: ask the bank for it (PUT again when it has none: idempotent on the txid). */
+  const runLiveCycle = (c: R.Cycle, at: number) =>
+    Effect.gen(function* () {
+      const gateway = liveGateway()
+      if (Option.isNone(gateway)) return Option.none<R.Cycle>()
+      const g = gateway.value
+      const read = yield* Effect.either(g.readCycleCharge(c.txid))
+      if (read._tag === "Right" && Option.isSome(read.right)) {
+        const applied = yield* applyCycle(c, read.right.value, at)
+        if (Option.isSome(applied)) {
+          if (!R.isFinalCobR(applied.value.status))
+            return yield* saveCycle(applied.value, { nextAt: at + g.pollDelay }, at)
+          return applied
+        }
+      } else if (read._tag === "Right") {
+        const put = yield* Effect.either(g.createCycleCharge(c.txid, cycleRequest(c)))
+        if (put._tag === "Right") {
+          const applied = yield* applyCycle(c, put.right, at)
+          if (Option.isSome(applied)) return yield* saveCycle(applied.value, { nextAt: at + g.pollDelay }, at)
+        }
+      }
+      return yield* saveCycle(c, { nextAt: at + g.pollDelay }, at)
+    })
+
+  const cycleRequest = (c: R.Cycle) => ({
+    idRec: c.idRec,
+    dataDeVencimento: c.dataDeVencimento,
+    valor: c.valor as Money.Cents,
+    ajusteDiaUtil: c.ajusteDiaUtil
+  })
+
+  /** Cancels at the bank (`PATCH /rec`), read back after an unknown outcome, then applied. */
+  const cancelLive = (s: R.Subscription, at: number) =>
+    Effect.gen(function* () {
+      const g = yield* Option.match(liveGateway(), {
+        onNone: () =>
+          Effect.fail(
+            refused("recurring_unsupported", "The live bank's gateway does not offer Pix Automático")
+          ),
+        onSome: Effect.succeed
+      })
+      if (s.idRec === null) return yield* Effect.fail(new Errors.Conflict())
+      const idRec = s.idRec
+      const snap = yield* g.cancelRecurrence(idRec).pipe(
+        Effect.catchIf(
+          (e) => e.outcome === "unknown",
+          () =>
+            Effect.flatMap(g.readRecurrence(idRec), (o) =>
+              Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(gatewayFailed(o))
+            )
+        ),
+        Effect.mapError((e) => (e instanceof Errors.GatewayUnavailable ? e : gatewayFailed(e)))
+      )
+      if (snap.status !== "CANCELADA") return yield* Effect.fail(gatewayFailed(snap))
+      const applied = yield* applyRec(s, snap, at)
+      return subscriptionJson(Option.getOrElse(applied, () => s))
+    })
+
+  const reports: RecurringReports = {
+    recurrenceRead: (snap) =>
+      Effect.gen(function* () {
+        const found = yield* store.findSubscriptionByIdRec(snap.idRec)
+        if (Option.isNone(found)) return false
+        return Option.isSome(yield* applyRec(found.value, snap, yield* now))
+      }),
+    solicitationRead: (snap: SolicitationSnapshot) =>
+      Effect.gen(function* () {
+        const found = yield* store.findSubscriptionByIdRec(snap.idRec)
+        if (Option.isNone(found)) return false
+        const s = found.value
+        const at = yield* now
+        return Option.isSome(
+          yield* applyRec(
+            s,
+            { idRec: snap.idRec, status: s.status, atualizacao: [], solicitacao: [snap] },
+            at
+          )
+        )
+      }),
+    cycleChargeRead: (snap) =>
+      Effect.gen(function* () {
+        const found = yield* store.getCycle(snap.txid)
+        if (Option.isNone(found)) return false
+        return Option.isSome(yield* applyCycle(found.value, snap, yield* now))
+      })
+  }
+
+  // -------------------------------------------------------------------------------------------
   // The worker's tick
   // -------------------------------------------------------------------------------------------
 
   const runSubscription = (s: R.Subscription, at: number) =>
     Effect.gen(function* () {
+      if (s.mode === "live" && !R.isFinalRec(s.status)) return yield* runLive(s, at)
       if (s.status === "CRIADA") {
         if (at >= expiresAt(s)) {
           yield* expireIfDue(s, at)
@@ -940,6 +1346,7 @@ export const make = Effect.gen(function* () {
           return yield* Effect.fail(
             refused("subscription_not_cancellable", `The subscription is ${s.status}: it has ended`)
           )
+        if (s.mode === "live") return yield* cancelLive(s, at)
         const ended = yield* end(s, "receiver", at)
         if (Option.isNone(ended)) return yield* Effect.fail(new Errors.Conflict())
         return subscriptionJson(ended.value)
@@ -978,6 +1385,30 @@ export const make = Effect.gen(function* () {
         })
         if (!verdict.ok)
           return yield* Effect.fail(refused("retry_not_allowed", retryMessages[verdict.reason]))
+        if (c.mode === "live") {
+          const g = yield* Option.match(liveGateway(), {
+            onNone: () =>
+              Effect.fail(
+                refused("recurring_unsupported", "The live bank's gateway does not offer Pix Automático")
+              ),
+            onSome: Effect.succeed
+          })
+          // After an unknown outcome the cycle is read: the retry is there on that date, or not.
+          const snap = yield* g.requestRetry(c.txid, data).pipe(
+            Effect.catchIf(
+              (e) => e.outcome === "unknown",
+              () =>
+                Effect.flatMap(g.readCycleCharge(c.txid), (o) =>
+                  Option.isSome(o) && (o.value.tentativas ?? []).some((t) => t.dataLiquidacao === data)
+                    ? Effect.succeed(o.value)
+                    : Effect.fail(gatewayFailed(o))
+                )
+            ),
+            Effect.mapError((e) => (e instanceof Errors.GatewayUnavailable ? e : gatewayFailed(e)))
+          )
+          const applied = yield* applyCycle(c, snap, at)
+          return cycleJson(Option.getOrElse(applied, () => c))
+        }
         const attempt: R.Tentativa = {
           dataLiquidacao: data,
           tipo: "NTAG",
@@ -1068,7 +1499,7 @@ export const make = Effect.gen(function* () {
       })
     )
 
-  return { create, get, list, cycles, cancel, retry, payer, tick } satisfies SubscriptionsShape
+  return { create, get, list, cycles, cancel, retry, payer, tick, reports } satisfies SubscriptionsShape
 })
 
 const retryMessages: Readonly<Record<Exclude<R.RetryVerdict, { ok: true }>["reason"], string>> = {
