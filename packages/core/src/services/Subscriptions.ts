@@ -329,7 +329,33 @@ const startOfDay = (day: DueDate.Day) => DueDate.endOfDay(day - 1)
 // The service
 // ---------------------------------------------------------------------------------------------
 
-export const make = Effect.gen(function* () {
+/** Every operation refused: the engine's store keeps no subscriptions (a store of an embedder's own). */
+const unsupported = (): SubscriptionsShape => {
+  const no = Effect.fail(
+    refused("recurring_unsupported", "This store keeps no subscriptions (SubscriptionStore)")
+  )
+  const never = Effect.succeed(false)
+  return {
+    create: () => no,
+    get: () => no,
+    list: () => no,
+    cycles: () => no,
+    cancel: () => no,
+    retry: () => no,
+    payer: () => no,
+    tick: Effect.succeed(0),
+    reports: { recurrenceRead: () => never, solicitationRead: () => never, cycleChargeRead: () => never }
+  }
+}
+
+/** The service; without a `SubscriptionStore` in context, every operation is refused. */
+export const make = Effect.flatMap(Effect.serviceOption(SubscriptionStore), (found) =>
+  Option.isNone(found)
+    ? Effect.succeed(unsupported())
+    : Effect.provideService(over, SubscriptionStore, found.value)
+)
+
+const over = Effect.gen(function* () {
   const store = yield* SubscriptionStore
   const ledger = yield* LedgerStore
   const reads = yield* ReadStore

@@ -2,18 +2,14 @@
 import { Duration, Effect, Layer, TestClock } from "effect"
 import * as MemoryStore from "../../src/adapters/MemoryStore.js"
 import * as Engine from "../../src/Engine.js"
-import * as Store from "../../src/ports/Store.js"
 import * as WebhookTransport from "../../src/ports/WebhookTransport.js"
 import type { Caller } from "../../src/services/Auth.js"
-import * as Subscriptions from "../../src/services/Subscriptions.js"
 
 export const start = Date.UTC(2026, 11, 2, 15) // Wednesday 2 December 2026, 12:00 in São Paulo
 
-/** The engine (no job worker: tests tick) with Subscriptions over a fresh memory store. */
+/** The engine (no job worker: tests tick), its Subscriptions service included, over a fresh memory store. */
 export const subscriptionsEngine = () =>
-  Subscriptions.layer.pipe(
-    Layer.provideMerge(Engine.layer({ config: { workerPollInterval: Duration.minutes(10) }, worker: false })),
-    Layer.provideMerge(Store.fromFull),
+  Engine.layer({ config: { workerPollInterval: Duration.minutes(10) }, worker: false }).pipe(
     Layer.provideMerge(MemoryStore.layer),
     Layer.provide(WebhookTransport.fetch)
   )
