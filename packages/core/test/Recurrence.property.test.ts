@@ -175,3 +175,16 @@ describe("the retry policy", () => {
     expect(R.canCancelCycle("ATIVA", day("2026-03-10"), day("2026-03-10"))).toBe(false)
   })
 })
+
+describe("snapshots that skip a status", () => {
+  it("a later status is reached through the ones between, never backwards", () => {
+    expect(R.reachesSolicRec("ENVIADA", "ACEITA")).toBe(true)
+    expect(R.reachesSolicRec("ACEITA", "ENVIADA")).toBe(false)
+    expect(R.reachesCobR("CRIADA", "CONCLUIDA")).toBe(true)
+    expect(R.reachesCobR("CONCLUIDA", "ATIVA")).toBe(false)
+    expect(R.reachesRec("CRIADA", "CANCELADA")).toBe(true)
+    expect(R.reachesRec("CANCELADA", "APROVADA")).toBe(false)
+    for (const a of R.cobrStatuses)
+      for (const b of R.cobrStatuses) if (R.canMoveCobR(a, b)) expect(R.reachesCobR(a, b)).toBe(true)
+  })
+})

@@ -22,6 +22,7 @@ const fakeBank = () => {
   const cobrs = new Map<string, RG.CycleChargeSnapshot>()
   let creates = 0
   let puts = 0
+  let solicitations = 0
   const recurring: RG.RecurringGateway = {
     pollDelay: 5_000,
     createLocation: () =>
@@ -61,7 +62,23 @@ const fakeBank = () => {
         recs.set(idRec, next)
         return Effect.succeed(next)
       }),
-    requestAuthorization: () => Effect.fail(new GatewayFailure({ message: "not in this test" })),
+    requestAuthorization: (request) =>
+      Effect.sync(() => {
+        solicitations++
+        const solic: RG.SolicitationSnapshot = {
+          idSolicRec: `SC1234567820261202${String(solicitations).padStart(11, "0")}`,
+          idRec: request.idRec,
+          status: "ENVIADA",
+          dataExpiracaoSolicitacao: request.dataExpiracaoSolicitacao,
+          atualizacao: [
+            { status: "CRIADA", data: "2026-12-02T15:00:00Z" },
+            { status: "ENVIADA", data: "2026-12-02T15:00:00Z" }
+          ]
+        }
+        const rec = recs.get(request.idRec) as RG.RecurrenceSnapshot
+        recs.set(request.idRec, { ...rec, solicitacao: [solic] })
+        return solic
+      }),
     readSolicitation: () => Effect.succeed(Option.none()),
     cancelSolicitation: () => Effect.fail(new GatewayFailure({ message: "not in this test" })),
     createCycleCharge: (txid, request) =>
@@ -108,7 +125,7 @@ const fakeBank = () => {
     timers: () => [],
     recurring
   }
-  return { gateway, recs, cobrs, counts: () => ({ creates, puts }) }
+  return { gateway, recs, cobrs, counts: () => ({ creates, puts, solicitations }) }
 }
 
 describe("live subscriptions over the RecurringGateway port", () => {
@@ -187,6 +204,66 @@ describe("live subscriptions over the RecurringGateway port", () => {
         const cancelled = yield* subs.cancel(caller, sub.id)
         expect(cancelled.status).toBe("CANCELADA")
         expect(bank.recs.get(idRec)?.status).toBe("CANCELADA")
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect(
+    "journey 1 after an unknown create: the push request is sent once the recurrence is found",
+    () => {
+      const bank = fakeBank()
+      const layer = Engine.layer({ liveGateway: bank.gateway, worker: false }).pipe(
+        Layer.provideMerge(MemoryStore.layer),
+        Layer.provide(WebhookTransport.fetch)
+      )
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(start)
+        const engine = yield* Engine.Engine
+        const created = yield* engine.admin.createMerchant({ name: "Academia Forte", city: "Sao Paulo" })
+        const caller: Caller = yield* engine.auth.authenticate(created.liveKey)
+        const subs = yield* Subscriptions.Subscriptions
+        const sub = yield* subs.create(caller, {
+          jornada: "JORNADA_1",
+          vinculo: { contrato: "GYM-8", devedor: { cpf: "12345678909", nome: "Ana" } },
+          calendario: { dataInicial: "2026-12-10", periodicidade: "MENSAL" },
+          valor: { valorRec: 9990 },
+          politicaRetentativa: "NAO_PERMITE",
+          pagador: { ispbParticipante: "60701190", conta: "123456" }
+        })
+        expect(sub.idRec).toBeNull()
+        expect(sub.solicitacao).toBeUndefined()
+        for (let i = 0; i < 4; i++) {
+          yield* TestClock.adjust(Duration.seconds(6))
+          while ((yield* subs.tick) > 0) {}
+        }
+        const found = yield* subs.get(caller, sub.id)
+        expect(found.solicitacao?.status).toBe("ENVIADA")
+        expect(bank.counts()).toMatchObject({ creates: 1, solicitations: 1 })
+        const idRec = found.idRec as string
+        const rec = bank.recs.get(idRec) as RG.RecurrenceSnapshot
+        const solic = (
+          rec.solicitacao as ReadonlyArray<RG.SolicitationSnapshot>
+        )[0] as RG.SolicitationSnapshot
+        const approved: RG.RecurrenceSnapshot = {
+          ...rec,
+          status: "APROVADA",
+          atualizacao: [...rec.atualizacao, { status: "APROVADA", data: "2026-12-02T15:01:00Z" }],
+          solicitacao: [
+            {
+              ...solic,
+              status: "ACEITA",
+              atualizacao: [...solic.atualizacao, { status: "ACEITA", data: "2026-12-02T15:01:00Z" }]
+            }
+          ],
+          ativacao: { tipoJornada: "JORNADA_1" }
+        }
+        expect(yield* subs.reports.recurrenceRead(approved)).toBe(true)
+        const now = yield* subs.get(caller, sub.id)
+        expect([now.status, now.solicitacao?.status, now.ativacao.tipoJornada]).toEqual([
+          "APROVADA",
+          "ACEITA",
+          "JORNADA_1"
+        ])
       }).pipe(Effect.provide(layer))
     }
   )

@@ -119,7 +119,8 @@ export const subscriptionJson = (s: R.Subscription): SubscriptionJson => ({
     tipoJornada: s.tipoJornada,
     ...(s.jornada === "JORNADA_3" && s.txid !== null ? { dadosJornada: { txid: s.txid } } : {})
   },
-  ...(s.solicitacao === null
+  // A push request not yet at the payer's bank (live, idSolicRec unknown) is not shown.
+  ...(s.solicitacao === null || s.solicitacao.idSolicRec === ""
     ? {}
     : {
         solicitacao: {

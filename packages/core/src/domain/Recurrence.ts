@@ -111,6 +111,27 @@ export const canMoveCobR = (from: CobRStatus, to: CobRStatus): boolean => cobrMo
 export const canMoveTentativa = (from: TentativaStatus, to: TentativaStatus): boolean =>
   tentativaMoves[from].includes(to)
 
+/** Whether `to` follows `from` through one or more moves (a snapshot may skip what was not seen). */
+const reaches = <S extends string>(moves: Readonly<Record<S, ReadonlyArray<S>>>, from: S, to: S): boolean => {
+  const seen = new Set<S>()
+  const queue: Array<S> = [...moves[from]]
+  while (queue.length > 0) {
+    const next = queue.shift() as S
+    if (next === to) return true
+    if (seen.has(next)) continue
+    seen.add(next)
+    queue.push(...moves[next])
+  }
+  return false
+}
+/** Whether a recurrence's status `to` comes after `from`. */
+export const reachesRec = (from: RecStatus, to: RecStatus): boolean => reaches(recMoves, from, to)
+/** Whether a push request's status `to` comes after `from`. */
+export const reachesSolicRec = (from: SolicRecStatus, to: SolicRecStatus): boolean =>
+  reaches(solicMoves, from, to)
+/** Whether a cycle charge's status `to` comes after `from`. */
+export const reachesCobR = (from: CobRStatus, to: CobRStatus): boolean => reaches(cobrMoves, from, to)
+
 /** A status no move leaves. */
 export const isFinalRec = (s: RecStatus): boolean => recMoves[s].length === 0
 export const isFinalSolicRec = (s: SolicRecStatus): boolean => solicMoves[s].length === 0

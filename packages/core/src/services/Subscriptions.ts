@@ -450,7 +450,8 @@ const over = Effect.gen(function* () {
 
   const expireIfDue = (s: R.Subscription, at: number) =>
     Effect.gen(function* () {
-      if (s.status !== "CRIADA" || at < expiresAt(s)) return s
+      // Live: the bank says when it expired (its snapshot), not the engine's clock.
+      if (s.mode === "live" || s.status !== "CRIADA" || at < expiresAt(s)) return s
       const solicitacao =
         s.solicitacao !== null && !R.isFinalSolicRec(s.solicitacao.status)
           ? {
@@ -926,14 +927,19 @@ const over = Effect.gen(function* () {
   /** Applies a recurrence's snapshot: a forward move of its status, its push request, its end. */
   const applyRec = (s: R.Subscription, snap: RecurrenceSnapshot, at: number) =>
     Effect.gen(function* () {
-      const moves = snap.status !== s.status && R.canMoveRec(s.status, snap.status)
+      const moves = snap.status !== s.status && R.reachesRec(s.status, snap.status)
+      // A push request of unknown id ("": sent with an unknown outcome) is the bank's first one.
       const solic = snap.solicitacao?.find(
-        (x) => s.solicitacao === null || x.idSolicRec === s.solicitacao.idSolicRec
+        (x) =>
+          s.solicitacao === null ||
+          s.solicitacao.idSolicRec === "" ||
+          x.idSolicRec === s.solicitacao.idSolicRec
       )
       const solicChanged =
         solic !== undefined &&
         (s.solicitacao === null ||
-          (solic.status !== s.solicitacao.status && R.canMoveSolicRec(s.solicitacao.status, solic.status)))
+          s.solicitacao.idSolicRec === "" ||
+          (solic.status !== s.solicitacao.status && R.reachesSolicRec(s.solicitacao.status, solic.status)))
       if (!moves && !solicChanged && s.idRec !== null) return Option.none<R.Subscription>()
       const change: { -readonly [K in keyof R.Subscription]?: R.Subscription[K] } = { idRec: snap.idRec }
       if (solicChanged && solic !== undefined)
@@ -973,7 +979,7 @@ const over = Effect.gen(function* () {
   /** Applies a cycle charge's snapshot: status forward, attempts, and the money when paid or ended. */
   const applyCycle = (c: R.Cycle, snap: CycleChargeSnapshot, at: number) =>
     Effect.gen(function* () {
-      const moves = snap.status !== c.status && R.canMoveCobR(c.status, snap.status)
+      const moves = snap.status !== c.status && R.reachesCobR(c.status, snap.status)
       const attemptsChanged = JSON.stringify(snap.tentativas ?? []) !== JSON.stringify(c.tentativas)
       if (!moves && !attemptsChanged) return Option.none<R.Cycle>()
       const final = moves && R.isFinalCobR(snap.status)
@@ -1012,6 +1018,43 @@ const over = Effect.gen(function* () {
         )
       }
       return saved
+    })
+
+  /**
+   * Journey 1's push request, once the recurrence is at the bank: sent when the bank shows none
+   * (`solicitacao` of its recurrence), so a request of unknown outcome is never sent twice.
+   */
+  const sendSolicitation = (
+    g: RecurringGateway,
+    s: R.Subscription
+  ): Effect.Effect<R.Subscription, StoreError> =>
+    Effect.gen(function* () {
+      const pending = s.solicitacao
+      if (s.idRec === null || pending === null || pending.idSolicRec !== "") return s
+      const idRec = s.idRec
+      const known = yield* Effect.either(g.readRecurrence(idRec))
+      const atBank = known._tag === "Right" ? Option.getOrUndefined(known.right)?.solicitacao?.[0] : undefined
+      if (known._tag === "Left") return s
+      const sent =
+        atBank ??
+        (yield* Effect.either(
+          g.requestAuthorization({
+            idRec,
+            dataExpiracaoSolicitacao: pending.dataExpiracaoSolicitacao,
+            destinatario: pending.destinatario
+          })
+        ).pipe(Effect.map((r) => (r._tag === "Right" ? r.right : undefined))))
+      if (sent === undefined) return s
+      return {
+        ...s,
+        solicitacao: {
+          idSolicRec: sent.idSolicRec,
+          status: sent.status,
+          dataExpiracaoSolicitacao: sent.dataExpiracaoSolicitacao,
+          destinatario: pending.destinatario,
+          atualizacao: sent.atualizacao
+        }
+      }
     })
 
   const createLive = (caller: Caller, input: CreateSubscription, cycleAmount: number, at: number) =>
@@ -1067,7 +1110,24 @@ const over = Effect.gen(function* () {
         tipoJornada: "AGUARDANDO_DEFINICAO",
         chargeId,
         txid,
-        solicitacao: null,
+        // Journey 1: the push request to send, kept until the bank has it (idSolicRec "" until then).
+        solicitacao:
+          input.jornada === "JORNADA_1" && input.pagador !== undefined
+            ? {
+                idSolicRec: "",
+                status: "CRIADA",
+                dataExpiracaoSolicitacao:
+                  input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
+                destinatario: {
+                  ispbParticipante: input.pagador.ispbParticipante,
+                  conta: input.pagador.conta,
+                  ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia }),
+                  ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
+                  ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
+                },
+                atualizacao: [{ status: "CRIADA", data: isoOf(at) }]
+              }
+            : null,
         location: loc?.location ?? null,
         pixCopiaECola: null,
         valorMaximoPagador: null,
@@ -1106,35 +1166,7 @@ const over = Effect.gen(function* () {
         return yield* Effect.fail(gatewayFailed(created.left))
       // Unknown: stored without its idRec; the worker finds it at the bank (`findRecurrences`).
       let stored = created._tag === "Right" ? { ...base, idRec: created.right.idRec } : base
-      if (stored.idRec !== null && input.jornada === "JORNADA_1" && input.pagador !== undefined) {
-        const solicitation = yield* Effect.either(
-          gateway.requestAuthorization({
-            idRec: stored.idRec,
-            dataExpiracaoSolicitacao:
-              input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
-            destinatario: {
-              ...input.pagador,
-              ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
-              ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
-            } as never
-          })
-        )
-        if (solicitation._tag === "Right")
-          stored = {
-            ...stored,
-            solicitacao: {
-              idSolicRec: solicitation.right.idSolicRec,
-              status: solicitation.right.status,
-              dataExpiracaoSolicitacao: solicitation.right.dataExpiracaoSolicitacao,
-              destinatario: {
-                ispbParticipante: input.pagador.ispbParticipante,
-                conta: input.pagador.conta,
-                ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia })
-              },
-              atualizacao: solicitation.right.atualizacao
-            }
-          }
-      }
+      if (stored.idRec !== null) stored = yield* sendSolicitation(gateway, stored)
       if (stored.idRec !== null && input.jornada !== "JORNADA_1") {
         const read = yield* Effect.either(gateway.readRecurrence(stored.idRec, txid === null ? {} : { txid }))
         const qr =
@@ -1199,6 +1231,11 @@ const over = Effect.gen(function* () {
             )
           )
         return Option.isSome(yield* saveSubscription(s, { nextAt: at + g.pollDelay }, at))
+      }
+      if (s.status === "CRIADA" && s.solicitacao !== null && s.solicitacao.idSolicRec === "") {
+        const sent = yield* sendSolicitation(g, s)
+        if (sent !== s)
+          return Option.isSome(yield* saveSubscription(s, { solicitacao: sent.solicitacao }, at))
       }
       if (s.status === "CRIADA") {
         const read = yield* Effect.either(g.readRecurrence(s.idRec))
