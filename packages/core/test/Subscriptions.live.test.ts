@@ -133,9 +133,7 @@ describe("live subscriptions over the RecurringGateway port", () => {
     "an unknown create found by asking, approval and payment reported, a cancellation at the bank",
     () => {
       const bank = fakeBank()
-      const layer = Subscriptions.layer.pipe(
-        Layer.provideMerge(Engine.layer({ liveGateway: bank.gateway, worker: false })),
-        Layer.provideMerge(Store.fromFull),
+      const layer = Engine.layer({ liveGateway: bank.gateway, worker: false }).pipe(
         Layer.provideMerge(MemoryStore.layer),
         Layer.provide(WebhookTransport.fetch)
       )
