@@ -80,6 +80,10 @@ export * as InfractionViews from "./contract/InfractionViews.js"
  * services take.
  */
 export * as Requests from "./contract/Requests.js"
+/** The events of subscriptions (Pix Automático): `subscription.updated`, `subscription.cycle.updated`. */
+export * as SubscriptionEvents from "./contract/SubscriptionEvents.js"
+/** What the API shows of a subscription (an API Pix recurrence) and its cycles (cycle charges). */
+export * as SubscriptionViews from "./contract/SubscriptionViews.js"
 /**
  * The public JSON of the spec's resources, as `effect/Schema` schemas: reais as JSON numbers, ISO 8601
  * UTC times, lowercase status and type.
@@ -122,6 +126,8 @@ export * as PersonalData from "./domain/PersonalData.js"
  * central key directory) stores, so one key always has one spelling.
  */
 export * as PixKey from "./domain/PixKey.js"
+/** Pix Automático's rules and records: recurrences (subscriptions), cycles, calendar, retries. */
+export * as Recurrence from "./domain/Recurrence.js"
 /** What logs and spans may say: Pixgate-shaped secrets masked, URLs by their origin. */
 export * as Redaction from "./domain/Redaction.js"
 /**
@@ -193,8 +199,12 @@ export * as PaymentLinkStore from "./ports/PaymentLinkStore.js"
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
  */
 export * as RateLimitStore from "./ports/RateLimitStore.js"
+/** The recurring-debits port (Pix Automático): `/locrec`, `/rec`, `/solicrec`, `/cobr` at the receiver's bank. */
+export * as RecurringGateway from "./ports/RecurringGateway.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
+/** Subscriptions (Pix Automático recurrences) and their cycles: a focused store port. */
+export * as SubscriptionStore from "./ports/SubscriptionStore.js"
 /** Removing panel users and their last sign-ins (migration 0021). */
 export * as TeamStore from "./ports/TeamStore.js"
 /**
@@ -271,6 +281,8 @@ export * as Payouts from "./services/Payouts.js"
  * the merchant panel, the admin API and CLI, and platforms that embed the engine.
  */
 export * as Refunds from "./services/Refunds.js"
+/** Subscriptions (Pix Automático): journeys, cycles, retries, cancellations; the sandbox's payer. */
+export * as Subscriptions from "./services/Subscriptions.js"
 /**
  * The merchant's transaction list: its own transactions of the key's mode only, newest first, filtered
  * and paginated exactly as docs/decisions.md says.

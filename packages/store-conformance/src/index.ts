@@ -4,7 +4,13 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, type InfractionStore, type PaymentLinkStore, Store } from "@pixgate/core"
+import {
+  type AdminTokenStore,
+  type InfractionStore,
+  type PaymentLinkStore,
+  Store,
+  type SubscriptionStore
+} from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -23,12 +29,14 @@ import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
 import { paymentLinks } from "./internal/paymentLinks.js"
 import { refunds } from "./internal/refunds.js"
+import { subscriptions } from "./internal/subscriptions.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
 export * from "./authCache.js"
 export * from "./fixtures.js"
 export type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
+export { cycleRecord, subscriptionRecord } from "./internal/subscriptions.js"
 
 /** Options of the suite. */
 export interface StoreConformanceOptions {
@@ -119,6 +127,22 @@ export const runInfractionStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<Store.Stores | InfractionStore.InfractionStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => infractions(it))
+
+/**
+ * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per
+ * (subscription, sequence) even under racing inserts. Every store of this repository provides it.
+ */
+export const runSubscriptionStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<SubscriptionStore.SubscriptionStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => subscriptions(it))
+
+/**
+ * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per
+ * (subscription, sequence) even under racing inserts. Every store of this repository provides it.
+export const runSubscriptionStoreConformance = (
+  makeLayer: () => Layer.Layer<SubscriptionStore.SubscriptionStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => subscriptions(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

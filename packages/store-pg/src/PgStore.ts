@@ -17,6 +17,7 @@ import type {
   PaymentLinkStore,
   RateLimitStore,
   Store,
+  SubscriptionStore,
   TeamStore
 } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
@@ -152,6 +153,7 @@ export const layer = (
   | MailStore.MailStore
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
+  | SubscriptionStore.SubscriptionStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
   | DataCipher.Keyring,

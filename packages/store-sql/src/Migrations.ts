@@ -31,6 +31,7 @@ import {
   signingKeys
 } from "./internal/schema.js"
 import { sealedColumns } from "./internal/sealedSchema.js"
+import { subscriptions } from "./internal/subscriptionSchema.js"
 import { secretHeader } from "./internal/webhookSchema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
@@ -117,6 +118,7 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0019_webhook_secret_header": statements(secretHeader),
   "0021_mail_and_team": statements(mailAndTeam("pg")),
   "0022_infractions": statements(infractions("pg")),
+  "0023_subscriptions": statements(subscriptions("pg")),
   "0024_payment_links": statements(paymentLinks("pg"))
 })
 
@@ -141,5 +143,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0019_webhook_secret_header": statements(secretHeader),
   "0021_mail_and_team": statements(mailAndTeam("sqlite")),
   "0022_infractions": statements(infractions("sqlite")),
+  "0023_subscriptions": statements(subscriptions("sqlite")),
   "0024_payment_links": statements(paymentLinks("sqlite"))
 })

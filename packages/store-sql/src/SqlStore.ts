@@ -12,6 +12,7 @@ import {
   MailStore,
   PaymentLinkStore,
   Store,
+  SubscriptionStore,
   TeamStore
 } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
@@ -32,6 +33,7 @@ import { paymentLinks } from "./internal/paymentLinks.js"
 import { reads } from "./internal/reads.js"
 import { refunds } from "./internal/refunds.js"
 import { single, toStoreError } from "./internal/sql.js"
+import { subscriptions } from "./internal/subscriptions.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
@@ -115,6 +117,13 @@ export const makeAdminTokens: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.map(SqlClient.SqlClient, adminTokens)
 
+/** Subscriptions and their cycles over the `SqlClient` in context (migration 0023). */
+export const makeSubscriptions: Effect.Effect<
+  SubscriptionStore.SubscriptionStoreShape,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, subscriptions)
+
 /** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
 export const layer = (
   keys: Keys
@@ -124,7 +133,8 @@ export const layer = (
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
-  | PaymentLinkStore.PaymentLinkStore,
+  | PaymentLinkStore.PaymentLinkStore
+  | SubscriptionStore.SubscriptionStore,
   Store.StoreError,
   SqlClient.SqlClient
 > =>
@@ -137,7 +147,8 @@ export const layer = (
     Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
     Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
     Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps)),
-    Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks))
+    Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks)),
+    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions)
   )
 
 /**
@@ -155,6 +166,7 @@ export const layerAfter = <E, R>(
   | MailStore.MailStore
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
+  | SubscriptionStore.SubscriptionStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -174,6 +186,7 @@ export const layerOpened = <E, R>(
   | MailStore.MailStore
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
+  | SubscriptionStore.SubscriptionStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -190,6 +203,7 @@ export const layerOpened = <E, R>(
         Context.add(MailStore.MailStore, mailOps(sql)),
         Context.add(TeamStore.TeamStore, teamOps(sql)),
         Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
+        Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

@@ -15,6 +15,7 @@ import type {
   MailStore,
   PaymentLinkStore,
   Store,
+  SubscriptionStore,
   TeamStore
 } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
@@ -109,6 +110,7 @@ export const layer = (
   | MailStore.MailStore
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
+  | SubscriptionStore.SubscriptionStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   Store.StoreError

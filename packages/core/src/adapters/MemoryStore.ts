@@ -22,6 +22,7 @@ import { mailOps } from "../internal/memoryMail.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
+import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
@@ -29,6 +30,7 @@ import { MailStore } from "../ports/MailStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
+import { SubscriptionStore } from "../ports/SubscriptionStore.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
@@ -620,7 +622,7 @@ export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.
  * its admin tokens (`AdminTokenStore`); each build is a fresh, empty store.
  */
 export const layer: Layer.Layer<
-  Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore | PaymentLinkStore
+  Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore | PaymentLinkStore | SubscriptionStore
 > = Layer.merge(
   // The outbox's jobs and the team's operations live in this store's own tables.
   Layer.effect(MailStore, Effect.map(Store, mailOps)),
@@ -635,7 +637,8 @@ export const layer: Layer.Layer<
         Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
       ),
       Layer.sync(AdminTokenStore, adminTokenOps),
-      Layer.sync(PaymentLinkStore, paymentLinkOps)
+      Layer.sync(PaymentLinkStore, paymentLinkOps),
+      Layer.sync(SubscriptionStore, subscriptionOps)
     )
   )
 )

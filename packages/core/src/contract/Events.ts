@@ -11,6 +11,7 @@ import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
 import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
+import { subscriptionWebhooks } from "./SubscriptionEvents.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
 const exampleTime = "2026-01-02T03:04:05.000Z"
@@ -333,7 +334,8 @@ export const webhooks = {
         timestamp: exampleTime
       }
     ]
-  })
+  }),
+  ...subscriptionWebhooks
 } as const satisfies Record<EventType, Schema.Schema.Any>
 
 /** Any webhook body, told apart by `event`. */
