@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 import type { Token } from "./Model.js"
+import { recScopes } from "./rec/RouteNames.js"
 import { json, problem, type Reply } from "./Reply.js"
 import { asObject, type Route } from "./Route.js"
 
@@ -15,7 +16,8 @@ export const allScopes = [
   "webhook.write",
   "webhook.read",
   "pix.send",
-  "gn.pix.send.read"
+  "gn.pix.send.read",
+  ...recScopes
 ] as const
 
 /** An OAuth2 client allowed to ask for tokens (client credentials grant). */
