@@ -117,7 +117,8 @@ export class Callbacks {
       return Promise.resolve()
     }
     if (mode === "now") return this.deliver(chave, body, 1, path)
-    if (mode === "twice") return this.deliver(chave, body, 1, path).then(() => this.deliver(chave, body, 1, path))
+    if (mode === "twice")
+      return this.deliver(chave, body, 1, path).then(() => this.deliver(chave, body, 1, path))
     void this.sleep(mode.delayMs).then((awake) => (awake ? this.deliver(chave, body, 1, path) : undefined))
     return Promise.resolve()
   }
@@ -150,7 +151,12 @@ export class Callbacks {
     })
   }
 
-  private async deliver(chave: string, body: unknown, attempt = 1, path: CallbackPath = "pix"): Promise<void> {
+  private async deliver(
+    chave: string,
+    body: unknown,
+    attempt = 1,
+    path: CallbackPath = "pix"
+  ): Promise<void> {
     if (this.closed) return
     const webhookUrl = this.settings.webhookFor(chave, path)
     if (webhookUrl === undefined) {

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 import type { Token } from "./Model.js"
-import { recScopes } from "./rec/RouteNames.js"
 import { json, problem, type Reply } from "./Reply.js"
 import { asObject, type Route } from "./Route.js"
+import { recScopes } from "./rec/RouteNames.js"
 
 /** Every scope the simulator knows: the API Pix ones and Efí's send scopes. */
 export const allScopes = [

@@ -168,7 +168,9 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   const callbacks = new Callbacks(
     {
       webhookFor: (chave, path) =>
-        path === "pix" ? bank.state.webhooks.get(chave)?.webhookUrl : automatico.state.webhooks.get(path)?.webhookUrl,
+        path === "pix"
+          ? bank.state.webhooks.get(chave)?.webhookUrl
+          : automatico.state.webhooks.get(path)?.webhookUrl,
       tls: {
         cert: pki.callbackCertPem,
         key: pki.callbackKeyPem,
@@ -252,7 +254,12 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   // The locations are open to any payer's PSP: no client certificate, their own server.
   const locations = https.createServer(
     { key: pki.serverKeyPem, cert: pki.serverCertPem, minVersion: "TLSv1.2" },
-    makeRecLocationHandler(automatico, bank, pki, makeLocationHandler({ bank, keyPem: pki.serverKeyPem, certPem: pki.serverCertPem }))
+    makeRecLocationHandler(
+      automatico,
+      bank,
+      pki,
+      makeLocationHandler({ bank, keyPem: pki.serverKeyPem, certPem: pki.serverCertPem })
+    )
   )
   try {
     locationPort = await listen(locations, options.locationPort ?? 0, host)

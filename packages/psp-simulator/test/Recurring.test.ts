@@ -54,7 +54,9 @@ const approvedRec = async (over: Record<string, unknown> = {}) => {
 const newTxid = () => txid(`rc${++counter}`)
 
 const callbacksOf = (path: "rec" | "cobr") =>
-  hook.received.filter((item) => item.path.endsWith(`/${path}`)).map((item) => item.body as Record<string, never>)
+  hook.received
+    .filter((item) => item.path.endsWith(`/${path}`))
+    .map((item) => item.body as Record<string, never>)
 
 beforeAll(async () => {
   psp = await PspSimulator.start({ now: () => clock, tokenTtlSeconds: 365 * 86_400 })
@@ -109,11 +111,19 @@ describe("/rec and /locrec", () => {
   })
 
   it("refuses what the OpenAPI lists as violations", async () => {
-    const both = await api("POST", "/v2/rec", recBody({ valor: { valorRec: "1.00", valorMinimoRecebedor: "1.00" } }))
+    const both = await api(
+      "POST",
+      "/v2/rec",
+      recBody({ valor: { valorRec: "1.00", valorMinimoRecebedor: "1.00" } })
+    )
     expect(both.status).toBe(400)
     expect(both.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/RecOperacaoInvalida")
     expect(both.body.violacoes.map((v: { propriedade: string }) => v.propriedade)).toContain("rec.valor")
-    const past = await api("POST", "/v2/rec", recBody({ calendario: { dataInicial: "2026-11-01", periodicidade: "MENSAL" } }))
+    const past = await api(
+      "POST",
+      "/v2/rec",
+      recBody({ calendario: { dataInicial: "2026-11-01", periodicidade: "MENSAL" } })
+    )
     expect(past.body.violacoes[0].propriedade).toBe("rec.calendario.dataInicial")
     const loc = await api("POST", "/v2/locrec")
     await createRec({ loc: loc.body.id })
@@ -180,7 +190,10 @@ describe("/rec and /locrec", () => {
     expect(patched.status).toBe(200)
     const read = await api("GET", `/v2/rec/${idRec}`)
     expect(read.body.status).toBe("CANCELADA")
-    expect(read.body.encerramento.cancelamento).toMatchObject({ solicitante: "USUARIO_RECEBEDOR", codigo: "SLCR" })
+    expect(read.body.encerramento.cancelamento).toMatchObject({
+      solicitante: "USUARIO_RECEBEDOR",
+      codigo: "SLCR"
+    })
     const again = await api("PATCH", `/v2/rec/${idRec}`, { status: "CANCELADA" })
     expect(again.status).toBe(400)
   })
@@ -214,7 +227,11 @@ describe("/solicrec (journey 1)", () => {
     expect(created.body.status).toBe("CRIADA")
     expect(created.body.recPayload.idRec).toBe(rec.idRec)
     const read = await api("GET", `/v2/solicrec/${created.body.idSolicRec}`)
-    expect(read.body.atualizacao.map((h: { status: string }) => h.status)).toEqual(["CRIADA", "ENVIADA", "RECEBIDA"])
+    expect(read.body.atualizacao.map((h: { status: string }) => h.status)).toEqual([
+      "CRIADA",
+      "ENVIADA",
+      "RECEBIDA"
+    ])
     const twice = await api("POST", "/v2/solicrec", solic(rec.idRec))
     expect(twice.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/SolicRecOperacaoInvalida")
     await psp.recurring.approve(rec.idRec)
@@ -257,7 +274,12 @@ describe("/cobr: cycles, attempts and retries", () => {
     expect(early.body.violacoes[0].propriedade).toBe("cobr.calendario.dataDeVencimento")
     const created = await api("PUT", `/v2/cobr/${id}`, cobrBody(idRec, "2026-12-10"))
     expect(created.status).toBe(201)
-    expect(created.body).toMatchObject({ idRec, txid: id, status: "CRIADA", politicaRetentativa: "PERMITE_3R_7D" })
+    expect(created.body).toMatchObject({
+      idRec,
+      txid: id,
+      status: "CRIADA",
+      politicaRetentativa: "PERMITE_3R_7D"
+    })
     expect(created.body.calendario).toEqual({ criacao: "2026-12-02", dataDeVencimento: "2026-12-10" })
     const again = await api("PUT", `/v2/cobr/${id}`, cobrBody(idRec, "2026-12-10"))
     expect(again.body.type).toBe("https://pix.bcb.gov.br/api/v2/error/CobROperacaoInvalida")
@@ -266,12 +288,20 @@ describe("/cobr: cycles, attempts and retries", () => {
     const active = await api("GET", `/v2/cobr/${id}`)
     expect(active.body.status).toBe("ATIVA")
     expect(active.body.tentativas).toHaveLength(1)
-    expect(active.body.tentativas[0]).toMatchObject({ tipo: "AGND", status: "AGENDADA", dataLiquidacao: "2026-12-10" })
+    expect(active.body.tentativas[0]).toMatchObject({
+      tipo: "AGND",
+      status: "AGENDADA",
+      dataLiquidacao: "2026-12-10"
+    })
     advanceDays(8)
     await psp.recurring.runDue()
     const paid = await api("GET", `/v2/cobr/${id}`)
     expect(paid.body.status).toBe("CONCLUIDA")
-    expect(paid.body.pix[0]).toMatchObject({ txid: id, valor: "35.00", endToEndId: paid.body.tentativas[0].endToEndId })
+    expect(paid.body.pix[0]).toMatchObject({
+      txid: id,
+      valor: "35.00",
+      endToEndId: paid.body.tentativas[0].endToEndId
+    })
     expect(psp.state.pix.get(paid.body.pix[0].endToEndId)?.txid).toBe(id)
     const notified = callbacksOf("cobr").flatMap((b) => b.cobsr as Array<{ txid: string; status: string }>)
     expect(notified.filter((c) => c.txid === id).map((c) => c.status)).toEqual(["ATIVA", "CONCLUIDA"])
@@ -301,7 +331,11 @@ describe("/cobr: cycles, attempts and retries", () => {
     expect(late.status).toBe(400)
     const retry = await api("POST", `/v2/cobr/${id}/retentativa/2026-12-11`)
     expect(retry.status).toBe(201)
-    expect(retry.body.tentativas[1]).toMatchObject({ tipo: "NTAG", status: "AGENDADA", dataLiquidacao: "2026-12-11" })
+    expect(retry.body.tentativas[1]).toMatchObject({
+      tipo: "NTAG",
+      status: "AGENDADA",
+      dataLiquidacao: "2026-12-11"
+    })
     const whilePending = await api("POST", `/v2/cobr/${id}/retentativa/2026-12-12`)
     expect(whilePending.body.detail).toContain("SOLICITADA ou AGENDADA")
     advanceDays(1)
@@ -311,7 +345,11 @@ describe("/cobr: cycles, attempts and retries", () => {
     await psp.recurring.runDue()
     const paid = await api("GET", `/v2/cobr/${id}`)
     expect(paid.body.status).toBe("CONCLUIDA")
-    expect(paid.body.tentativas.map((t: { status: string }) => t.status)).toEqual(["REJEITADA", "REJEITADA", "PAGA"])
+    expect(paid.body.tentativas.map((t: { status: string }) => t.status)).toEqual([
+      "REJEITADA",
+      "REJEITADA",
+      "PAGA"
+    ])
   })
 
   it("NAO_PERMITE: a rejected attempt rejects the charge; no retry", async () => {
@@ -325,7 +363,9 @@ describe("/cobr: cycles, attempts and retries", () => {
     expect(read.body.status).toBe("REJEITADA")
     expect(read.body.encerramento.rejeicao.codigo).toBe("IRNT")
     const retry = await api("POST", `/v2/cobr/${id}/retentativa/2026-12-12`)
-    expect(retry.body.detail).toBe("A política configurada na recorrência não permite retentativa de cobrança.")
+    expect(retry.body.detail).toBe(
+      "A política configurada na recorrência não permite retentativa de cobrança."
+    )
   })
 
   it("the payer's maximum rejects a cycle above it (AM02)", async () => {
@@ -344,7 +384,10 @@ describe("/cobr: cycles, attempts and retries", () => {
     await api("PUT", `/v2/cobr/${a}`, cobrBody(idRec, "2026-12-10"))
     const cancelled = await api("PATCH", `/v2/cobr/${a}`, { status: "CANCELADA" })
     expect(cancelled.status).toBe(200)
-    expect(cancelled.body.encerramento.cancelamento).toMatchObject({ solicitante: "USUARIO_RECEBEDOR", codigo: "SLCR" })
+    expect(cancelled.body.encerramento.cancelamento).toMatchObject({
+      solicitante: "USUARIO_RECEBEDOR",
+      codigo: "SLCR"
+    })
     expect(cancelled.body.tentativas[0].status).toBe("CANCELADA")
     advanceDays(35)
     const b = newTxid()
@@ -361,7 +404,10 @@ describe("/cobr: cycles, attempts and retries", () => {
     await api("PUT", `/v2/cobr/${id}`, cobrBody(idRec, "2026-12-10"))
     await psp.recurring.revoke(idRec)
     const rec = await api("GET", `/v2/rec/${idRec}`)
-    expect(rec.body.encerramento.cancelamento).toMatchObject({ solicitante: "USUARIO_PAGADOR", codigo: "SLDB" })
+    expect(rec.body.encerramento.cancelamento).toMatchObject({
+      solicitante: "USUARIO_PAGADOR",
+      codigo: "SLDB"
+    })
     expect((await api("GET", `/v2/cobr/${id}`)).body.status).toBe("CANCELADA")
     await eventually(
       () => callbacksOf("rec").some((b) => (b.recs as Array<{ status: string }>)[0]?.status === "CANCELADA"),
@@ -385,7 +431,57 @@ describe("/cobr: cycles, attempts and retries", () => {
     const idRec = await approvedRec()
     const id = newTxid()
     await api("PUT", `/v2/cobr/${id}`, cobrBody(idRec, "2026-12-10"))
-    const list = await api("GET", `/v2/cobr?inicio=2026-12-01T00:00:00Z&fim=2026-12-03T00:00:00Z&idRec=${idRec}`)
+    const list = await api(
+      "GET",
+      `/v2/cobr?inicio=2026-12-01T00:00:00Z&fim=2026-12-03T00:00:00Z&idRec=${idRec}`
+    )
     expect(list.body.cobsr.map((c: { txid: string }) => c.txid)).toEqual([id])
+  })
+})
+
+describe("the control API of Pix Automático", () => {
+  it("approves, sets insufficient funds and runs the due attempts over plain HTTP", async () => {
+    const controlled = await PspSimulator.start({
+      controlPort: 0,
+      now: () => clock,
+      tokenTtlSeconds: 365 * 86_400
+    })
+    try {
+      const bearer2 = await token(controlled)
+      const loc = await call(controlled, { method: "POST", path: "/v2/locrec", token: bearer2 })
+      const rec = await call(controlled, {
+        method: "POST",
+        path: "/v2/rec",
+        token: bearer2,
+        body: recBody({ loc: loc.body.id })
+      })
+      const control = async (method: string, path: string, body: unknown = {}) => {
+        const response = await fetch(`${controlled.controlUrl}${path}`, {
+          method,
+          ...(method === "GET" ? {} : { body: JSON.stringify(body) })
+        })
+        return { status: response.status, body: (await response.json()) as Record<string, never> }
+      }
+      expect((await control("POST", `/recs/${rec.body.idRec}/approve`)).body.status).toBe("APROVADA")
+      expect(
+        (await control("PUT", `/recs/${rec.body.idRec}/insufficient-funds`, { attempts: 1 })).status
+      ).toBe(200)
+      const id = newTxid()
+      await call(controlled, {
+        method: "PUT",
+        path: `/v2/cobr/${id}`,
+        token: bearer2,
+        body: cobrBody(rec.body.idRec, "2026-12-10")
+      })
+      advanceDays(8)
+      const ran = await control("POST", "/recurring/run-due")
+      expect(
+        (ran.body.cobsr as Array<{ tentativas: Array<{ status: string }> }>)[0]?.tentativas[0]?.status
+      ).toBe("REJEITADA")
+      expect((await control("POST", `/recs/${rec.body.idRec}/approve`)).status).toBe(409)
+      expect((await control("GET", "/recurring/state")).body.cobsr).toHaveLength(1)
+    } finally {
+      await controlled.close()
+    }
   })
 })

@@ -18,9 +18,9 @@ import {
   type Jornada,
   type Rec,
   type RecStatus,
+  type Solicitante,
   type SolicRec,
   type SolicRecStatus,
-  type Solicitante,
   type Tentativa,
   type TentativaStatus
 } from "./Model.js"
@@ -45,11 +45,17 @@ export interface ApproveOptions {
   readonly jornada?: Jornada
   /** The immediate or due-date charge of journeys 3 and 4. */
   readonly txid?: string
-  readonly pagador?: { readonly cpf?: string; readonly cnpj?: string; readonly ispbParticipante?: string; readonly codMun?: string }
+  readonly pagador?: {
+    readonly cpf?: string
+    readonly cnpj?: string
+    readonly ispbParticipante?: string
+    readonly codMun?: string
+  }
   readonly callback?: CallbackMode
 }
 
-const isOpenSolic = (status: SolicRecStatus) => status === "CRIADA" || status === "ENVIADA" || status === "RECEBIDA"
+const isOpenSolic = (status: SolicRecStatus) =>
+  status === "CRIADA" || status === "ENVIADA" || status === "RECEBIDA"
 const isOpenCobr = (status: CobRStatus) => status === "CRIADA" || status === "ATIVA"
 const pending = (t: Tentativa) => t.status === "SOLICITADA" || t.status === "AGENDADA"
 
@@ -82,7 +88,11 @@ export class Automatico {
   recStatus(rec: Rec, status: RecStatus, mode?: CallbackMode) {
     rec.status = status
     rec.atualizacao.push({ status, data: this.settings.now() })
-    return this.settings.notify("rec", { recs: [recNotificationJson(rec)] }, mode ?? this.settings.callbackMode())
+    return this.settings.notify(
+      "rec",
+      { recs: [recNotificationJson(rec)] },
+      mode ?? this.settings.callbackMode()
+    )
   }
 
   solicStatus(solic: SolicRec, status: SolicRecStatus) {
@@ -91,7 +101,11 @@ export class Automatico {
   }
 
   notifyCobr(cobr: CobR, mode?: CallbackMode) {
-    return this.settings.notify("cobr", { cobsr: [cobrNotificationJson(cobr)] }, mode ?? this.settings.callbackMode())
+    return this.settings.notify(
+      "cobr",
+      { cobsr: [cobrNotificationJson(cobr)] },
+      mode ?? this.settings.callbackMode()
+    )
   }
 
   cobrStatus(cobr: CobR, status: CobRStatus) {
@@ -167,8 +181,10 @@ export class Automatico {
     const txid = options.txid ?? rec.ativacao.dadosJornada?.txid
     const jornada: Jornada =
       options.jornada ?? (solic ? "JORNADA_1" : rec.ativacao.dadosJornada ? "JORNADA_3" : "JORNADA_2")
-    if (jornada === "JORNADA_1" && !solic) throw new ControlError(409, "no open confirmation request (JORNADA_1)")
-    if (jornada !== "JORNADA_1" && rec.loc === undefined) throw new ControlError(409, "the rec has no location (QR)")
+    if (jornada === "JORNADA_1" && !solic)
+      throw new ControlError(409, "no open confirmation request (JORNADA_1)")
+    if (jornada !== "JORNADA_1" && rec.loc === undefined)
+      throw new ControlError(409, "the rec has no location (QR)")
     if (jornada === "JORNADA_3") {
       if (txid === undefined) throw new ControlError(400, "JORNADA_3 needs the cob's txid")
       await this.settings.payCob(txid)
@@ -176,26 +192,39 @@ export class Automatico {
     if (solic) this.solicStatus(solic, jornada === "JORNADA_1" ? "ACEITA" : "CANCELADA")
     const documento = options.pagador?.cnpj
       ? { cnpj: options.pagador.cnpj }
-      : { cpf: options.pagador?.cpf ?? ("cpf" in rec.vinculo.devedor ? rec.vinculo.devedor.cpf : "00000000000") }
+      : {
+          cpf:
+            options.pagador?.cpf ?? ("cpf" in rec.vinculo.devedor ? rec.vinculo.devedor.cpf : "00000000000")
+        }
     rec.pagador = {
       ...(solic && jornada === "JORNADA_1" ? solic.destinatario : documento),
-      ispbParticipante: options.pagador?.ispbParticipante ?? solic?.destinatario.ispbParticipante ?? "00000000",
+      ispbParticipante:
+        options.pagador?.ispbParticipante ?? solic?.destinatario.ispbParticipante ?? "00000000",
       ...(options.pagador?.codMun ? { codMun: options.pagador.codMun } : {})
     } as NonNullable<Rec["pagador"]>
-    rec.ativacao = { tipoJornada: jornada, ...(jornada === "JORNADA_3" && txid ? { dadosJornada: { txid } } : {}) }
+    rec.ativacao = {
+      tipoJornada: jornada,
+      ...(jornada === "JORNADA_3" && txid ? { dadosJornada: { txid } } : {})
+    }
     await this.recStatus(rec, "APROVADA", options.callback)
     return rec
   }
 
   /** The payer (or their bank) rejects the recurrence: AP13 or AP14. */
-  async reject(idRec: string, options: { codigo?: string; descricao?: string; callback?: CallbackMode } = {}) {
+  async reject(
+    idRec: string,
+    options: { codigo?: string; descricao?: string; callback?: CallbackMode } = {}
+  ) {
     this.sweep()
     const rec = this.rec(idRec)
     if (rec.status !== "CRIADA") throw new ControlError(409, `the rec is ${rec.status}, not CRIADA`)
     const solic = this.openSolic(rec)
     if (solic) this.solicStatus(solic, "REJEITADA")
     rec.encerramento = {
-      rejeicao: { codigo: options.codigo ?? "AP13", descricao: options.descricao ?? "Rejeitada pelo usuário pagador" }
+      rejeicao: {
+        codigo: options.codigo ?? "AP13",
+        descricao: options.descricao ?? "Rejeitada pelo usuário pagador"
+      }
     }
     await this.recStatus(rec, "REJEITADA", options.callback)
     return rec
@@ -230,7 +259,13 @@ export class Automatico {
     const rec = this.rec(idRec)
     if (rec.status !== "APROVADA" && rec.status !== "CRIADA")
       throw new ControlError(409, `the rec is ${rec.status}: nothing to revoke`)
-    await this.cancel(rec, "USUARIO_PAGADOR", "SLDB", "Autorização revogada pelo usuário pagador", options.callback)
+    await this.cancel(
+      rec,
+      "USUARIO_PAGADOR",
+      "SLDB",
+      "Autorização revogada pelo usuário pagador",
+      options.callback
+    )
     return rec
   }
 
@@ -271,7 +306,11 @@ export class Automatico {
       throw new ControlError(409, "a scheduled debit can be cancelled until the day before its date")
     for (const t of cobr.tentativas) if (pending(t)) this.attemptStatus(t, "CANCELADA")
     cobr.encerramento = {
-      cancelamento: { solicitante: "USUARIO_PAGADOR", codigo: "SLBD", descricao: "Agendamento cancelado pelo usuário pagador" }
+      cancelamento: {
+        solicitante: "USUARIO_PAGADOR",
+        codigo: "SLBD",
+        descricao: "Agendamento cancelado pelo usuário pagador"
+      }
     }
     this.cobrStatus(cobr, "CANCELADA")
     await this.notifyCobr(cobr, options.callback)
@@ -284,14 +323,22 @@ export class Automatico {
    * forces a rejection. A rejection with a final code, or under NAO_PERMITE, or with no retry left
    * (3 retries, 7 days after the due date), rejects the charge.
    */
-  async attempt(txid: string, options: { codigo?: string; descricao?: string; callback?: CallbackMode } = {}) {
+  async attempt(
+    txid: string,
+    options: { codigo?: string; descricao?: string; callback?: CallbackMode } = {}
+  ) {
     this.sweep()
     const cobr = this.cobr(txid)
     const t = cobr.tentativas.find(pending)
-    if (!t || cobr.status !== "ATIVA") throw new ControlError(409, `the cobr ${txid} has no scheduled attempt`)
+    if (!t || cobr.status !== "ATIVA")
+      throw new ControlError(409, `the cobr ${txid} has no scheduled attempt`)
     const rec = this.rec(cobr.idRec)
     let codigo = options.codigo
-    if (codigo === undefined && rec.valorMaximoPagador !== undefined && toCents(cobr.valor.original) > rec.valorMaximoPagador)
+    if (
+      codigo === undefined &&
+      rec.valorMaximoPagador !== undefined &&
+      toCents(cobr.valor.original) > rec.valorMaximoPagador
+    )
       codigo = "AM02"
     if (codigo === undefined && rec.semSaldo > 0) {
       rec.semSaldo -= 1
@@ -355,6 +402,8 @@ const describe = (codigo: string) => descriptions[codigo] ?? `Tentativa rejeitad
 export type Recurring = Pick<
   Automatico,
   | "state"
+  | "rec"
+  | "cobr"
   | "approve"
   | "reject"
   | "revoke"

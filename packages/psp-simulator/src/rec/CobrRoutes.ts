@@ -10,7 +10,8 @@ import { collector, page, parseCobR, parseListQuery, txidPattern } from "./Parse
 import { invalid, notFound } from "./Problems.js"
 
 const open = (cobr: CobR) => cobr.status === "CRIADA" || cobr.status === "ATIVA"
-const pending = (cobr: CobR) => cobr.tentativas.some((t) => t.status === "SOLICITADA" || t.status === "AGENDADA")
+const pending = (cobr: CobR) =>
+  cobr.tentativas.some((t) => t.status === "SOLICITADA" || t.status === "AGENDADA")
 
 const create = (a: Automatico, txid: string, body: unknown) => {
   a.sweep()
@@ -25,12 +26,14 @@ const create = (a: Automatico, txid: string, body: unknown) => {
     if (rec.status !== "APROVADA") add("cobr.idRec", `The recurrence is ${rec.status}, not APROVADA.`)
     const due = input.dataDeVencimento
     const ahead = daysBetween(day, due)
-    if (due < day) add("cobr.calendario.dataDeVencimento", "dataDeVencimento is before the charge's creation.")
+    if (due < day)
+      add("cobr.calendario.dataDeVencimento", "dataDeVencimento is before the charge's creation.")
     else if (ahead < 2 || ahead > 10)
       add("cobr.calendario.dataDeVencimento", "A cobr is created 2 to 10 days before its dataDeVencimento.")
     const { dataInicial, dataFinal, periodicidade } = rec.calendario
     const cycle = cycleOf(dataInicial, periodicidade, due)
-    if (cycle < 0) add("cobr.calendario.dataDeVencimento", "dataDeVencimento is before the recurrence's dataInicial.")
+    if (cycle < 0)
+      add("cobr.calendario.dataDeVencimento", "dataDeVencimento is before the recurrence's dataInicial.")
     if (dataFinal !== undefined && due > dataFinal)
       add("cobr.calendario.dataDeVencimento", "dataDeVencimento is after the recurrence's dataFinal.")
     const same = [...a.state.cobsr.values()].some(
@@ -40,7 +43,8 @@ const create = (a: Automatico, txid: string, body: unknown) => {
         c.status !== "CANCELADA" &&
         cycleOf(dataInicial, periodicidade, c.dataDeVencimento) === cycle
     )
-    if (same) add("cobr.idRec", "There is a cobr of this idRec, not REJEITADA or CANCELADA, in the same cycle.")
+    if (same)
+      add("cobr.idRec", "There is a cobr of this idRec, not REJEITADA or CANCELADA, in the same cycle.")
     if (rec.valor.valorRec !== undefined && rec.valor.valorRec !== input.valor.original)
       add("cobr.valor", `valor.original must be the recurrence's valorRec ${rec.valor.valorRec}.`)
   }
@@ -90,7 +94,9 @@ export const cobrRoutes = (a: Automatico): ReadonlyArray<Route> => [
     handle: ({ params }) => {
       a.sweep()
       const cobr = a.state.cobsr.get(params.txid)
-      return cobr ? json(200, cobrJson(cobr, a.state)) : notFound("CobRNaoEncontrado", `No cobr ${params.txid}.`)
+      return cobr
+        ? json(200, cobrJson(cobr, a.state))
+        : notFound("CobRNaoEncontrado", `No cobr ${params.txid}.`)
     }
   },
   {
@@ -103,7 +109,8 @@ export const cobrRoutes = (a: Automatico): ReadonlyArray<Route> => [
       const { violacoes, add } = collector()
       const q = parseListQuery(query, add)
       const idRec = query.get("idRec")
-      if (idRec !== null && !/^[a-zA-Z0-9]{29}$/.test(idRec)) add("idRec", "idRec must be 29 letters or digits.")
+      if (idRec !== null && !/^[a-zA-Z0-9]{29}$/.test(idRec))
+        add("idRec", "idRec must be 29 letters or digits.")
       if (violacoes.length > 0 || !q.inicio || !q.fim)
         return invalid("CobRConsultaInvalida", "The query does not follow the schema.", violacoes)
       const { inicio, fim } = q
@@ -148,7 +155,8 @@ export const cobrRoutes = (a: Automatico): ReadonlyArray<Route> => [
         return invalid("CobROperacaoInvalida", `The cobr is ${cobr.status}: it can no longer be cancelled.`, [
           { propriedade: "cobr.status", razao: `The cobr is ${cobr.status}.` }
         ])
-      const first = cobr.tentativas[0]?.dataLiquidacao ?? settlementDate(cobr.dataDeVencimento, cobr.ajusteDiaUtil)
+      const first =
+        cobr.tentativas[0]?.dataLiquidacao ?? settlementDate(cobr.dataDeVencimento, cobr.ajusteDiaUtil)
       if (today(a.settings.now()) >= first)
         return invalid(
           "CobROperacaoInvalida",
@@ -190,8 +198,10 @@ export const cobrRoutes = (a: Automatico): ReadonlyArray<Route> => [
       if (cobr.tentativas.some((t) => t.dataLiquidacao === data))
         return fail("Existe uma tentativa vigente para a data informada.")
       const first = cobr.tentativas[0]?.dataLiquidacao ?? cobr.dataDeVencimento
-      if (data > addDays(first, 7)) return fail("Retries are allowed within 7 days after the settlement date.")
-      if (cobr.tentativas.filter((t) => t.tipo === "NTAG").length >= 3) return fail("At most 3 retries per charge.")
+      if (data > addDays(first, 7))
+        return fail("Retries are allowed within 7 days after the settlement date.")
+      if (cobr.tentativas.filter((t) => t.tipo === "NTAG").length >= 3)
+        return fail("At most 3 retries per charge.")
       a.schedule(cobr, data, "NTAG")
       void a.notifyCobr(cobr)
       return json(201, cobrJson(cobr, a.state))

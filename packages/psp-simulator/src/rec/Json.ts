@@ -2,7 +2,8 @@
 import type { CobR, Historico, LocRec, Rec, RecState, SolicRec, Tentativa } from "./Model.js"
 
 const iso = (at: Date) => at.toISOString()
-const history = <S>(items: ReadonlyArray<Historico<S>>) => items.map((h) => ({ status: h.status, data: iso(h.data) }))
+const history = <S>(items: ReadonlyArray<Historico<S>>) =>
+  items.map((h) => ({ status: h.status, data: iso(h.data) }))
 const defined = <T extends Record<string, unknown>>(value: T) =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
 
@@ -21,7 +22,11 @@ const recBase = (rec: Rec, state: RecState) => {
   const loc = rec.loc === undefined ? undefined : state.locs.get(rec.loc)
   return defined({
     idRec: rec.idRec,
-    vinculo: defined({ objeto: rec.vinculo.objeto, contrato: rec.vinculo.contrato, devedor: rec.vinculo.devedor }),
+    vinculo: defined({
+      objeto: rec.vinculo.objeto,
+      contrato: rec.vinculo.contrato,
+      devedor: rec.vinculo.devedor
+    }),
     calendario: defined({ ...rec.calendario }),
     valor: defined({ ...rec.valor }),
     politicaRetentativa: rec.politicaRetentativa,
@@ -57,7 +62,11 @@ export const recCompletaJson = (
 export const recPayloadJson = (rec: Rec, ispb: string) =>
   defined({
     idRec: rec.idRec,
-    vinculo: defined({ objeto: rec.vinculo.objeto, contrato: rec.vinculo.contrato, devedor: rec.vinculo.devedor }),
+    vinculo: defined({
+      objeto: rec.vinculo.objeto,
+      contrato: rec.vinculo.contrato,
+      devedor: rec.vinculo.devedor
+    }),
     calendario: defined({ ...rec.calendario }),
     valor: defined({ ...rec.valor }),
     politicaRetentativa: rec.politicaRetentativa,
@@ -91,7 +100,14 @@ const tentativaJson = (t: Tentativa) =>
 
 const pixJson = (cobr: CobR) =>
   cobr.pix
-    ? [{ endToEndId: cobr.pix.endToEndId, txid: cobr.txid, valor: cobr.pix.valor, horario: iso(cobr.pix.horario) }]
+    ? [
+        {
+          endToEndId: cobr.pix.endToEndId,
+          txid: cobr.txid,
+          valor: cobr.pix.valor,
+          horario: iso(cobr.pix.horario)
+        }
+      ]
     : undefined
 
 /** A recurring charge (CobRCompleta). */

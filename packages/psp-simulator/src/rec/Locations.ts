@@ -25,7 +25,12 @@ export const makeRecLocationHandler = (
   const cert = new X509Certificate(pki.serverCertPem)
   const kid = createHash("sha256").update(cert.raw).digest("base64url")
   const jws = (payload: unknown) => {
-    const header = { alg: "PS256", typ: "JOSE", kid, jku: `https://${bank.settings.locationHost()}/qr/v2/jwks` }
+    const header = {
+      alg: "PS256",
+      typ: "JOSE",
+      kid,
+      jku: `https://${bank.settings.locationHost()}/qr/v2/jwks`
+    }
     const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`
     const signature = sign("sha256", Buffer.from(input), {
       key,
@@ -46,12 +51,26 @@ export const makeRecLocationHandler = (
     const loc = [...a.state.locs.values()].find((l) => l.location === location)
     const rec = loc?.idRec === undefined ? undefined : a.state.recs.get(loc.idRec)
     const [status, contentType, body] = !rec
-      ? [404, "application/problem+json", problem(404, "RecPayloadNaoEncontrado", "Recorrência não encontrada.", "No recurrence at this location.")]
+      ? [
+          404,
+          "application/problem+json",
+          problem(
+            404,
+            "RecPayloadNaoEncontrado",
+            "Recorrência não encontrada.",
+            "No recurrence at this location."
+          )
+        ]
       : rec.status === "EXPIRADA" || rec.status === "REJEITADA" || rec.status === "CANCELADA"
         ? [
             400,
             "application/problem+json",
-            problem(400, "RecPayloadOperacaoInvalida", "Recorrência inválida.", `A recorrência encontra-se ${rec.status}.`)
+            problem(
+              400,
+              "RecPayloadOperacaoInvalida",
+              "Recorrência inválida.",
+              `A recorrência encontra-se ${rec.status}.`
+            )
           ]
         : [200, "application/jose", jws(recPayloadJson(rec, a.settings.ispb))]
     response.writeHead(status, { "content-type": contentType })

@@ -5,7 +5,14 @@
  */
 
 export type RecStatus = "CRIADA" | "APROVADA" | "REJEITADA" | "EXPIRADA" | "CANCELADA"
-export type SolicRecStatus = "CRIADA" | "ENVIADA" | "RECEBIDA" | "REJEITADA" | "ACEITA" | "EXPIRADA" | "CANCELADA"
+export type SolicRecStatus =
+  | "CRIADA"
+  | "ENVIADA"
+  | "RECEBIDA"
+  | "REJEITADA"
+  | "ACEITA"
+  | "EXPIRADA"
+  | "CANCELADA"
 export type CobRStatus = "CRIADA" | "ATIVA" | "CONCLUIDA" | "EXPIRADA" | "REJEITADA" | "CANCELADA"
 export type TentativaStatus = "SOLICITADA" | "AGENDADA" | "PAGA" | "CANCELADA" | "REJEITADA" | "EXPIRADA"
 export type Periodicidade = "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL"
@@ -13,12 +20,27 @@ export type PoliticaRetentativa = "NAO_PERMITE" | "PERMITE_3R_7D"
 export type Jornada = "JORNADA_1" | "JORNADA_2" | "JORNADA_3" | "JORNADA_4"
 export type Solicitante = "PSP_PAGADOR" | "USUARIO_PAGADOR" | "PSP_RECEBEDOR" | "USUARIO_RECEBEDOR"
 
-export const periodicidades: ReadonlyArray<Periodicidade> = ["SEMANAL", "MENSAL", "TRIMESTRAL", "SEMESTRAL", "ANUAL"]
+export const periodicidades: ReadonlyArray<Periodicidade> = [
+  "SEMANAL",
+  "MENSAL",
+  "TRIMESTRAL",
+  "SEMESTRAL",
+  "ANUAL"
+]
 
 /** Codes of a rejected recurrence (`encerramento.rejeicao.codigo`). */
 export const recRejeicaoCodigos = ["AP13", "AP14"] as const
 /** Codes of a cancelled recurrence (`encerramento.cancelamento.codigo`). */
-export const recCancelamentoCodigos = ["ACCL", "CPCL", "DCSD", "ERSL", "FRUD", "PCFD", "SLCR", "SLDB"] as const
+export const recCancelamentoCodigos = [
+  "ACCL",
+  "CPCL",
+  "DCSD",
+  "ERSL",
+  "FRUD",
+  "PCFD",
+  "SLCR",
+  "SLDB"
+] as const
 /** Codes of a cancelled recurring charge. */
 export const cobrCancelamentoCodigos = ["ACCT", "BLCK", "CCLD", "FAIL", "OTHR", "SLBD", "SLCR"] as const
 /** Codes of a rejected attempt or recurring charge. */
@@ -56,12 +78,18 @@ export const finalRejeicaoCodigos: ReadonlyArray<string> = [
   "RC09"
 ]
 
-export type Pessoa = { readonly nome: string; readonly cpf: string } | { readonly nome: string; readonly cnpj: string }
+export type Pessoa =
+  | { readonly nome: string; readonly cpf: string }
+  | { readonly nome: string; readonly cnpj: string }
 export type Documento = { readonly cpf: string } | { readonly cnpj: string }
 
 export interface Encerramento {
   readonly rejeicao?: { readonly codigo: string; readonly descricao: string }
-  readonly cancelamento?: { readonly solicitante: Solicitante; readonly codigo: string; readonly descricao: string }
+  readonly cancelamento?: {
+    readonly solicitante: Solicitante
+    readonly codigo: string
+    readonly descricao: string
+  }
 }
 
 export interface Historico<S> {
@@ -113,7 +141,11 @@ export interface SolicRec {
   readonly idSolicRec: string
   readonly idRec: string
   readonly dataExpiracaoSolicitacao: Date
-  readonly destinatario: Documento & { readonly conta: string; readonly ispbParticipante: string; readonly agencia?: string }
+  readonly destinatario: Documento & {
+    readonly conta: string
+    readonly ispbParticipante: string
+    readonly agencia?: string
+  }
   status: SolicRecStatus
   readonly atualizacao: Array<Historico<SolicRecStatus>>
 }

@@ -3,7 +3,7 @@ import { toCents, valorPattern } from "../Model.js"
 import type { Violacao } from "../Reply.js"
 import { asObject, boundedString } from "../Route.js"
 import { isDate } from "./Calendar.js"
-import { type Pessoa, type Periodicidade, type PoliticaRetentativa, periodicidades } from "./Model.js"
+import { type Periodicidade, type Pessoa, type PoliticaRetentativa, periodicidades } from "./Model.js"
 
 export const txidPattern = /^[a-zA-Z0-9]{26,35}$/
 export const idRecPattern = /^[a-zA-Z0-9]{29}$/
@@ -63,7 +63,8 @@ export const parseRec = (body: unknown, today: string, add: Add) => {
   }
   const devedorObject = asObject(vinculo?.devedor)
   const nome = boundedString(devedorObject?.nome, 140)
-  if (vinculo && nome === undefined) add("rec.vinculo.devedor.nome", "devedor.nome is required, 1 to 140 characters.")
+  if (vinculo && nome === undefined)
+    add("rec.vinculo.devedor.nome", "devedor.nome is required, 1 to 140 characters.")
   const doc = vinculo ? documento(devedorObject, "rec.vinculo.devedor", add) : undefined
   const calendario = asObject(rec.calendario)
   const dataInicial = calendario?.dataInicial
@@ -100,9 +101,14 @@ export const parseRec = (body: unknown, today: string, add: Add) => {
   const txid = asObject(asObject(rec.ativacao)?.dadosJornada)?.txid
   if (txid !== undefined && !(typeof txid === "string" && txidPattern.test(txid)))
     add("rec.ativacao.dadosJornada.txid", "txid must be 26 to 35 letters or digits.")
-  if (contrato === undefined || nome === undefined || doc === undefined || !isDate(dataInicial)) return undefined
+  if (contrato === undefined || nome === undefined || doc === undefined || !isDate(dataInicial))
+    return undefined
   return {
-    vinculo: { ...(objeto === undefined ? {} : { objeto: objeto as string }), contrato, devedor: { nome, ...doc } as Pessoa },
+    vinculo: {
+      ...(objeto === undefined ? {} : { objeto: objeto as string }),
+      contrato,
+      devedor: { nome, ...doc } as Pessoa
+    },
     calendario: {
       dataInicial,
       ...(isDate(dataFinal) ? { dataFinal } : {}),
@@ -129,7 +135,8 @@ export const parseCobR = (body: unknown, add: Add) => {
     return undefined
   }
   const idRec = cobr.idRec
-  if (!(typeof idRec === "string" && idRecPattern.test(idRec))) add("cobr.idRec", "idRec must be 29 letters or digits.")
+  if (!(typeof idRec === "string" && idRecPattern.test(idRec)))
+    add("cobr.idRec", "idRec must be 29 letters or digits.")
   const infoAdicional = cobr.infoAdicional
   if (infoAdicional !== undefined && boundedString(infoAdicional, 140, 0) === undefined)
     add("cobr.infoAdicional", "infoAdicional: at most 140 characters.")
@@ -149,7 +156,10 @@ export const parseCobR = (body: unknown, add: Add) => {
     !tiposConta.includes(recebedor.tipoConta as string) ||
     (agencia !== undefined && boundedString(agencia, 4) === undefined)
   )
-    add("cobr.recebedor", "recebedor needs conta (<= 20), tipoConta (CORRENTE, POUPANCA, PAGAMENTO), agencia (<= 4).")
+    add(
+      "cobr.recebedor",
+      "recebedor needs conta (<= 20), tipoConta (CORRENTE, POUPANCA, PAGAMENTO), agencia (<= 4)."
+    )
   const devedor = cobr.devedor === undefined ? {} : asObject(cobr.devedor)
   const strings = devedor && Object.values(devedor).every((v) => typeof v === "string" && v.length <= 200)
   if (!devedor || !strings || (devedor.uf !== undefined && (devedor.uf as string).length > 2))

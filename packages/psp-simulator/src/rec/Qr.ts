@@ -45,14 +45,26 @@ export const dadosQR = (
   const loc = rec.loc === undefined ? undefined : a.state.locs.get(rec.loc)
   const names = { merchantName: bank.settings.merchantName, merchantCity: bank.settings.merchantCity }
   if (txid === undefined) {
-    return loc ? { dados: { jornada: "JORNADA_2", pixCopiaECola: compositeBrCode({ recLocation: loc.location, ...names }) } } : {}
+    return loc
+      ? {
+          dados: {
+            jornada: "JORNADA_2",
+            pixCopiaECola: compositeBrCode({ recLocation: loc.location, ...names })
+          }
+        }
+      : {}
   }
   const cob = bank.state.cobs.get(txid)
   if (!cob) return { violacao: { propriedade: "txid", razao: `No cob or cobv with txid ${txid}.` } }
   const jornada = cob.vencimento ? "JORNADA_4" : "JORNADA_3"
   const tipo = rec.ativacao.tipoJornada
   if (tipo !== "AGUARDANDO_DEFINICAO" && tipo !== jornada)
-    return { violacao: { propriedade: "txid", razao: `txid is a ${cob.vencimento ? "cobv" : "cob"}, not for ${tipo}.` } }
+    return {
+      violacao: {
+        propriedade: "txid",
+        razao: `txid is a ${cob.vencimento ? "cobv" : "cob"}, not for ${tipo}.`
+      }
+    }
   if (!cob.vencimento && rec.ativacao.dadosJornada && rec.ativacao.dadosJornada.txid !== txid)
     return { violacao: { propriedade: "txid", razao: "txid differs from ativacao.dadosJornada.txid." } }
   if (!loc) return {}

@@ -7,14 +7,15 @@ import { empty, json } from "../Reply.js"
 import { asObject, boundedString, type Route } from "../Route.js"
 import type { Automatico } from "./Automatico.js"
 import { isDate, today } from "./Calendar.js"
-import { locRecJson, recCompletaJson, recGeradaJson, solicRecJson } from "./Json.js"
 import { cobrRoutes } from "./CobrRoutes.js"
+import { locRecJson, recCompletaJson, recGeradaJson, solicRecJson } from "./Json.js"
 import type { Rec } from "./Model.js"
 import { collector, documento, idRecPattern, page, parseListQuery, parseRec, txidPattern } from "./Parse.js"
 import { invalid, notFound } from "./Problems.js"
 import { dadosQR } from "./Qr.js"
 
-const isFinalRec = (rec: Rec) => rec.status === "EXPIRADA" || rec.status === "CANCELADA" || rec.status === "REJEITADA"
+const isFinalRec = (rec: Rec) =>
+  rec.status === "EXPIRADA" || rec.status === "CANCELADA" || rec.status === "REJEITADA"
 /** The merchant as the simulated PSP knows it (the recurrence's `recebedor`). */
 const merchantCnpj = "11222333000181"
 
@@ -36,7 +37,9 @@ const webhookRoutes = (a: Automatico, kind: "rec" | "cobr"): ReadonlyArray<Route
           valid = false
         }
         if (!valid)
-          return invalid(tipo, "The webhook is not valid.", [{ propriedade: "webhookUrl", razao: "webhookUrl must be an http(s) URL." }])
+          return invalid(tipo, "The webhook is not valid.", [
+            { propriedade: "webhookUrl", razao: "webhookUrl must be an http(s) URL." }
+          ])
         a.state.webhooks.set(kind, { webhookUrl: url as string, criacao: a.settings.now() })
         return empty(200)
       }
@@ -59,7 +62,9 @@ const webhookRoutes = (a: Automatico, kind: "rec" | "cobr"): ReadonlyArray<Route
       path: `/v2/${name}`,
       scope: `${name}.write`,
       handle: () =>
-        a.state.webhooks.delete(kind) ? empty(204) : notFound("WebhookNaoEncontrado", `No ${name} registered.`)
+        a.state.webhooks.delete(kind)
+          ? empty(204)
+          : notFound("WebhookNaoEncontrado", `No ${name} registered.`)
     }
   ]
 }
@@ -84,14 +89,23 @@ const locRoutes = (a: Automatico): ReadonlyArray<Route> => [
       const { violacoes, add } = collector()
       const q = parseListQuery(query, add)
       const presente = query.get("idRecPresente")
-      if (presente !== null && presente !== "true" && presente !== "false") add("idRecPresente", "true or false.")
+      if (presente !== null && presente !== "true" && presente !== "false")
+        add("idRecPresente", "true or false.")
       if (violacoes.length > 0 || !q.inicio || !q.fim)
-        return invalid("PayloadLocationRecConsultaInvalida", "The query does not follow the schema.", violacoes)
+        return invalid(
+          "PayloadLocationRecConsultaInvalida",
+          "The query does not follow the schema.",
+          violacoes
+        )
       const { inicio, fim } = q
       const locs = [...a.state.locs.values()]
         .filter((l) => l.criacao >= inicio && l.criacao <= fim)
         .filter((l) => presente === null || (l.idRec !== undefined) === (presente === "true"))
-      const { parametros, items } = page(locs, q, presente === null ? {} : { idRecPresente: presente === "true" })
+      const { parametros, items } = page(
+        locs,
+        q,
+        presente === null ? {} : { idRecPresente: presente === "true" }
+      )
       return json(200, { parametros, loc: items.map(locRecJson) })
     }
   },
@@ -102,7 +116,9 @@ const locRoutes = (a: Automatico): ReadonlyArray<Route> => [
     scope: "payloadlocationrec.read",
     handle: ({ params }) => {
       const loc = a.state.locs.get(Number(params.id))
-      return loc ? json(200, locRecJson(loc)) : notFound("PayloadLocationRecNaoEncontrado", `No location ${params.id}.`)
+      return loc
+        ? json(200, locRecJson(loc))
+        : notFound("PayloadLocationRecNaoEncontrado", `No location ${params.id}.`)
     }
   },
   {
@@ -176,7 +192,8 @@ const recRoutes = (a: Automatico, bank: Bank): ReadonlyArray<Route> => [
       const { violacoes, add } = collector()
       const q = parseListQuery(query, add)
       const presente = query.get("locationPresente")
-      if (presente !== null && presente !== "true" && presente !== "false") add("locationPresente", "true or false.")
+      if (presente !== null && presente !== "true" && presente !== "false")
+        add("locationPresente", "true or false.")
       if (violacoes.length > 0 || !q.inicio || !q.fim)
         return invalid("RecConsultaInvalida", "The query does not follow the schema.", violacoes)
       const { inicio, fim } = q
@@ -210,7 +227,9 @@ const recRoutes = (a: Automatico, bank: Bank): ReadonlyArray<Route> => [
       if (!rec) return notFound("RecNaoEncontrada", `No recurrence ${params.idRec}.`)
       const qr = dadosQR(a, bank, rec, query.get("txid") ?? undefined)
       if ("violacao" in qr)
-        return invalid("RecConsultaInvalida", "The query does not make sense for this recurrence.", [qr.violacao])
+        return invalid("RecConsultaInvalida", "The query does not make sense for this recurrence.", [
+          qr.violacao
+        ])
       return json(200, recCompletaJson(rec, a.state, qr.dados))
     }
   },
@@ -234,9 +253,13 @@ const recRoutes = (a: Automatico, bank: Bank): ReadonlyArray<Route> => [
         add("rec.vinculo.devedor.nome", "nome must be 1 to 140 characters.")
       const dataInicial = asObject(revision?.calendario)?.dataInicial
       if (dataInicial !== undefined) {
-        if (rec.status !== "CRIADA") add("rec.calendario.dataInicial", "dataInicial can only change while CRIADA.")
+        if (rec.status !== "CRIADA")
+          add("rec.calendario.dataInicial", "dataInicial can only change while CRIADA.")
         else if (!isDate(dataInicial) || dataInicial < today(rec.criacao))
-          add("rec.calendario.dataInicial", "dataInicial must be a date, not before the recurrence's creation.")
+          add(
+            "rec.calendario.dataInicial",
+            "dataInicial must be a date, not before the recurrence's creation."
+          )
       }
       const locId = revision?.loc
       const loc = typeof locId === "number" ? a.state.locs.get(locId) : undefined
@@ -249,7 +272,8 @@ const recRoutes = (a: Automatico, bank: Bank): ReadonlyArray<Route> => [
       const txid = asObject(asObject(revision?.ativacao)?.dadosJornada)?.txid
       if (txid !== undefined && !(typeof txid === "string" && txidPattern.test(txid)))
         add("rec.ativacao.dadosJornada.txid", "txid must be 26 to 35 letters or digits.")
-      if (violacoes.length > 0) return invalid("RecOperacaoInvalida", "A recorrência não pode ser revisada.", violacoes)
+      if (violacoes.length > 0)
+        return invalid("RecOperacaoInvalida", "A recorrência não pode ser revisada.", violacoes)
       if (typeof nome === "string") rec.vinculo.devedor = { ...rec.vinculo.devedor, nome }
       if (typeof dataInicial === "string") rec.calendario.dataInicial = dataInicial
       if (loc) {
@@ -284,19 +308,27 @@ const solicRoutes = (a: Automatico): ReadonlyArray<Route> => [
         return notFound("RecNaoEncontrada", `No recurrence ${idRec}.`)
       const raw = asObject(solic?.calendario)?.dataExpiracaoSolicitacao
       const expira = typeof raw === "string" ? new Date(raw) : undefined
-      if (!expira || Number.isNaN(expira.getTime())) add("solicrec.calendario", "calendario.dataExpiracaoSolicitacao must be a date-time.")
+      if (!expira || Number.isNaN(expira.getTime()))
+        add("solicrec.calendario", "calendario.dataExpiracaoSolicitacao must be a date-time.")
       else if (expira < a.settings.now())
-        add("solicrec.calendario.dataExpiracaoSolicitacao", "dataExpiracaoSolicitacao is before the request's creation.")
+        add(
+          "solicrec.calendario.dataExpiracaoSolicitacao",
+          "dataExpiracaoSolicitacao is before the request's creation."
+        )
       const destino = asObject(solic?.destinatario)
       const conta = boundedString(destino?.conta, 20)
       const ispb = destino?.ispbParticipante
       const agencia = destino?.agencia
       const doc = documento(destino, "solicrec.destinatario", add)
       if (!destino || conta === undefined || !(typeof ispb === "string" && /^[0-9A-Z]{8}$/.test(ispb)))
-        add("solicrec.destinatario", "destinatario needs conta (<= 20), ispbParticipante (8) and a cpf or cnpj.")
+        add(
+          "solicrec.destinatario",
+          "destinatario needs conta (<= 20), ispbParticipante (8) and a cpf or cnpj."
+        )
       if (agencia !== undefined && boundedString(agencia, 4) === undefined)
         add("solicrec.destinatario.agencia", "agencia: at most 4 characters.")
-      if (rec && rec.status !== "CRIADA") add("solicrec.idRec", `The recurrence is ${rec.status}, not CRIADA.`)
+      if (rec && rec.status !== "CRIADA")
+        add("solicrec.idRec", `The recurrence is ${rec.status}, not CRIADA.`)
       const open = rec?.solicitacoes.some((id) => {
         const s = a.state.solicitacoes.get(id)
         return s && (s.status === "CRIADA" || s.status === "ENVIADA" || s.status === "RECEBIDA")
