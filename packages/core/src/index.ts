@@ -110,6 +110,8 @@ export * as PersonalData from "./domain/PersonalData.js"
  * central key directory) stores, so one key always has one spelling.
  */
 export * as PixKey from "./domain/PixKey.js"
+/** Pix Automático's rules and records: recurrences (subscriptions), cycles, calendar, retries. */
+export * as Recurrence from "./domain/Recurrence.js"
 /** What logs and spans may say: Pixgate-shaped secrets masked, URLs by their origin. */
 export * as Redaction from "./domain/Redaction.js"
 /**
@@ -171,8 +173,12 @@ export * as HostResolver from "./ports/HostResolver.js"
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
  */
 export * as RateLimitStore from "./ports/RateLimitStore.js"
+/** The recurring-debits port (Pix Automático): `/locrec`, `/rec`, `/solicrec`, `/cobr` at the receiver's bank. */
+export * as RecurringGateway from "./ports/RecurringGateway.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
+/** Subscriptions (Pix Automático recurrences) and their cycles: a focused store port. */
+export * as SubscriptionStore from "./ports/SubscriptionStore.js"
 /**
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */

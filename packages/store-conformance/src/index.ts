@@ -4,7 +4,7 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, Store } from "@pixgate/core"
+import { type AdminTokenStore, Store, type SubscriptionStore } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -20,12 +20,14 @@ import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
 import { refunds } from "./internal/refunds.js"
+import { subscriptions } from "./internal/subscriptions.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
 
 export * from "./authCache.js"
 export * from "./fixtures.js"
 export type { DeliveryParts, IdempotencyParts, LedgerParts } from "./internal/helpers.js"
+export { cycleRecord, subscriptionRecord } from "./internal/subscriptions.js"
 
 /** Options of the suite. */
 export interface StoreConformanceOptions {
@@ -90,6 +92,15 @@ export const runAdminTokenStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
+
+/**
+ * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per
+ * (subscription, sequence) even under racing inserts. Every store of this repository provides it.
+ */
+export const runSubscriptionStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<SubscriptionStore.SubscriptionStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => subscriptions(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

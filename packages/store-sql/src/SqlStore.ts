@@ -5,7 +5,7 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, Store, SubscriptionStore } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -21,6 +21,7 @@ import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
 import { refunds } from "./internal/refunds.js"
 import { single, toStoreError } from "./internal/sql.js"
+import { subscriptions } from "./internal/subscriptions.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
 import { webhooks } from "./internal/webhooks.js"
@@ -93,11 +94,26 @@ export const makeAdminTokens: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.map(SqlClient.SqlClient, adminTokens)
 
+/** Subscriptions and their cycles over the `SqlClient` in context (migration 0023). */
+export const makeSubscriptions: Effect.Effect<
+  SubscriptionStore.SubscriptionStoreShape,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, subscriptions)
+
 /** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
 export const layer = (
   keys: Keys
-): Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore, Store.StoreError, SqlClient.SqlClient> =>
-  Layer.merge(Store.layerEffect(make(keys)), Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens))
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | SubscriptionStore.SubscriptionStore,
+  Store.StoreError,
+  SqlClient.SqlClient
+> =>
+  Layer.mergeAll(
+    Store.layerEffect(make(keys)),
+    Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
+    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions)
+  )
 
 /**
  * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the keyring
@@ -108,7 +124,11 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | SubscriptionStore.SubscriptionStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -120,7 +140,11 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | SubscriptionStore.SubscriptionStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -131,6 +155,7 @@ export const layerOpened = <E, R>(
       const store = yield* make(keys)
       return Store.context(store).pipe(
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+        Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

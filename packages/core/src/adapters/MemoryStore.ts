@@ -19,10 +19,12 @@ import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { panelOps } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
+import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
+import { SubscriptionStore } from "../ports/SubscriptionStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -605,7 +607,8 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
  * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
  * each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | AdminTokenStore> = Layer.merge(
+export const layer: Layer.Layer<Stores | AdminTokenStore | SubscriptionStore> = Layer.mergeAll(
   layerEffect(make),
-  Layer.sync(AdminTokenStore, adminTokenOps)
+  Layer.sync(AdminTokenStore, adminTokenOps),
+  Layer.sync(SubscriptionStore, subscriptionOps)
 )

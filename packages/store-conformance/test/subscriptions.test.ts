@@ -1,0 +1,4 @@
+import { MemoryStore } from "@pixgate/core"
+import { runSubscriptionStoreConformance } from "@pixgate/store-conformance"
+
+runSubscriptionStoreConformance("MemoryStore subscriptions", () => MemoryStore.layer)

@@ -1,0 +1,37 @@
+/**
+ * Statements of migration 0023: subscriptions (Pix Automático recurrences) and their cycles.
+ * Each row keeps its record as JSON (`body`) beside the columns it is found and ordered by; the
+ * unique (subscription_id, sequence) is what keeps a cycle from ever being created twice.
+ */
+import type { Dialect } from "./schema.js"
+
+/** Migration 0023. */
+export const subscriptions = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  return [
+    `CREATE TABLE subscriptions (
+    id ${text} PRIMARY KEY,
+    merchant_id ${text} NOT NULL,
+    mode ${text} NOT NULL CHECK (mode IN ('test', 'live')),
+    id_rec ${text} UNIQUE,
+    status ${text} NOT NULL CHECK (status IN ('CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA')),
+    next_at BIGINT,
+    version BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  )`,
+    "CREATE INDEX subscriptions_merchant ON subscriptions (merchant_id, mode, id)",
+    "CREATE INDEX subscriptions_next_at ON subscriptions (next_at) WHERE next_at IS NOT NULL",
+    `CREATE TABLE subscription_cycles (
+    txid ${text} PRIMARY KEY,
+    subscription_id ${text} NOT NULL REFERENCES subscriptions (id),
+    sequence INTEGER NOT NULL CHECK (sequence >= 0),
+    status ${text} NOT NULL CHECK (status IN ('CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA')),
+    next_at BIGINT,
+    version BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    UNIQUE (subscription_id, sequence)
+  )`,
+    "CREATE INDEX subscription_cycles_next_at ON subscription_cycles (next_at) WHERE next_at IS NOT NULL"
+  ]
+}
