@@ -7,6 +7,13 @@
 import { GatewayPlugin } from "@pixgate/core"
 import { Effect, ParseResult, Redacted, Schema } from "effect"
 
+/** The receiver's account a cycle charge names (`cobr.recebedor`, `DadosBancariosRecebedor`). */
+export interface RecebedorAccount {
+  readonly conta: string
+  readonly tipoConta: "CORRENTE" | "POUPANCA" | "PAGAMENTO"
+  readonly agencia?: string
+}
+
 /** The client certificate presented on every call (mTLS). */
 export type ClientCertificate =
   | { readonly _tag: "Pem"; readonly cert: string | Buffer; readonly key: Redacted.Redacted<string | Buffer> }
@@ -56,6 +63,18 @@ export interface ApiPixSettings {
   readonly reconcileIntervalMs?: number
   /** How far back reconciliation reads received PIX (ms). Default 2 h. */
   readonly reconcileWindowMs?: number
+  /**
+   * Pix Automático: the receiver's account the bank debits cycles into (`cobr.recebedor`:
+   * `conta`, `tipoConta` CORRENTE, POUPANCA or PAGAMENTO, `agencia`). Without it, cycle charges
+   * are refused by the gateway with a clear message.
+   */
+  readonly recebedor?: RecebedorAccount
+  /**
+   * Pix Automático: the engine's callback URL (`.../bank/callbacks/<secret>`) registered as
+   * `/webhookrec` and `/webhookcobr` when the gateway starts (the bank posts to `<url>/rec` and
+   * `<url>/cobr`). Without it, `pixgate gateway webhook register` registers them.
+   */
+  readonly recurringWebhookUrl?: string
 }
 
 /** The defaults of the optional settings. */
