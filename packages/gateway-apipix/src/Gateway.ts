@@ -79,7 +79,8 @@ const callback =
   (cb, ctx) =>
     Effect.gen(function* () {
       // Pix Automático: `<url>/rec` and `<url>/cobr` (standard/RecurringCallbacks.ts).
-      if (RecurringCallbacks.isRecurring(cb.path)) return yield* RecurringCallbacks.callback(recurring, cb, ctx)
+      if (RecurringCallbacks.isRecurring(cb.path))
+        return yield* RecurringCallbacks.callback(recurring, cb, ctx)
       const items = record(cb.body).pix
       if (!Array.isArray(items)) return
       for (const item of items) {
@@ -112,7 +113,10 @@ export const make = (
       [Setup.jobKinds.cobvUnknown]: UnknownCharges.runner(setup, "cobv")
     },
     start: (ctx) =>
-      Effect.zipRight(Reconcile.start(ctx), RecurringCallbacks.start(recurring, settings.recurringWebhookUrl)),
+      Effect.zipRight(
+        Reconcile.start(ctx),
+        RecurringCallbacks.start(recurring, settings.recurringWebhookUrl)
+      ),
     callback: callback(setup, sends, recurring),
     recurring
   }

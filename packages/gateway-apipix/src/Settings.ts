@@ -101,6 +101,22 @@ export const defaults = {
   ]
 } as const
 
+/** The OAuth2 scopes of Pix Automático, to add to `scopes` when the PSP offers it. */
+export const recurringScopes = [
+  "payloadlocationrec.write",
+  "payloadlocationrec.read",
+  "rec.write",
+  "rec.read",
+  "solicrec.write",
+  "solicrec.read",
+  "cobr.write",
+  "cobr.read",
+  "webhookrec.write",
+  "webhookrec.read",
+  "webhookcobr.write",
+  "webhookcobr.read"
+] as const
+
 /** PEM certificate and key. */
 export const pem = (cert: string | Buffer, key: string | Buffer): ClientCertificate => ({
   _tag: "Pem",

@@ -29,15 +29,22 @@ type Parse<A> = (body: unknown) => Option.Option<A>
 
 /** A call's answer, or the failure it is: definite (4xx, refused token) or unknown (5xx, no answer). */
 const send = (setup: Setup, what: string, call: PspCall) =>
-  setup.psp.call(call).pipe(
-    Effect.mapError((e: PspError): Failure => (e.reason === "token" ? failure(what)(e) : unknownFailure(what)(e)))
-  )
+  setup.psp
+    .call(call)
+    .pipe(
+      Effect.mapError(
+        (e: PspError): Failure => (e.reason === "token" ? failure(what)(e) : unknownFailure(what)(e))
+      )
+    )
 
 const unknownOf = (what: string, res: PspResponse): Failure =>
   res.status >= 500 ? unknownFailure(what)(res) : failure(what)(res)
 
 const unparsable = (what: string) =>
-  new BankGateway.GatewayFailure({ message: `${what}: the bank's answer lacks the standard's fields`, outcome: "unknown" })
+  new BankGateway.GatewayFailure({
+    message: `${what}: the bank's answer lacks the standard's fields`,
+    outcome: "unknown"
+  })
 
 /** A read: the parsed answer, None on a 404. */
 const read = <A>(setup: Setup, what: string, path: string, parse: Parse<A>, query?: Record<string, string>) =>
@@ -72,11 +79,17 @@ const write = <A>(
     }
     const answered = res._tag === "Right" ? res.right : undefined
     const first: Failure =
-      res._tag === "Left" ? res.left : answered && ok(answered.status) ? unparsable(what) : unknownOf(what, res.right)
+      res._tag === "Left"
+        ? res.left
+        : answered && ok(answered.status)
+          ? unparsable(what)
+          : unknownOf(what, res.right)
     // A definite refusal is the answer unless `resolve` knows better (a txid already in use).
     const found = yield* Effect.either(resolve(since, answered))
     if (found._tag === "Right" && Option.isSome(found.right)) {
-      yield* Effect.logInfo(`${what}: the bank's outcome was found by a read`).pipe(Effect.annotateLogs({ path: call.path }))
+      yield* Effect.logInfo(`${what}: the bank's outcome was found by a read`).pipe(
+        Effect.annotateLogs({ path: call.path })
+      )
       return found.right.value
     }
     return yield* Effect.fail(first)
@@ -90,8 +103,15 @@ const iso = (ms: number) => new Date(ms).toISOString()
 export const make = (setup: Setup): R.RecurringGateway => {
   const p = setup.pix
   const readRec = (idRec: string, options?: { readonly txid?: string }) =>
-    read(setup, "Reading a recurrence", `${p}/rec/${encodeURIComponent(idRec)}`, W.recurrence, options?.txid === undefined ? undefined : { txid: options.txid })
-  const readCobr = (txid: string) => read(setup, "Reading a cycle charge", `${p}/cobr/${encodeURIComponent(txid)}`, W.cycleCharge)
+    read(
+      setup,
+      "Reading a recurrence",
+      `${p}/rec/${encodeURIComponent(idRec)}`,
+      W.recurrence,
+      options?.txid === undefined ? undefined : { txid: options.txid }
+    )
+  const readCobr = (txid: string) =>
+    read(setup, "Reading a cycle charge", `${p}/cobr/${encodeURIComponent(txid)}`, W.cycleCharge)
 
   const findRecurrences = (q: R.RecurrenceQuery) =>
     Effect.gen(function* () {
@@ -114,7 +134,8 @@ export const make = (setup: Setup): R.RecurringGateway => {
         const b = record(res.body)
         const total = record(record(b.parametros).paginacao).quantidadeDePaginas
         pages = typeof total === "number" ? total : 1
-        for (const item of Array.isArray(b.recs) ? b.recs : []) out.push(...Option.toArray(W.recurrence(item)))
+        for (const item of Array.isArray(b.recs) ? b.recs : [])
+          out.push(...Option.toArray(W.recurrence(item)))
       }
       return out as ReadonlyArray<R.RecurrenceSnapshot>
     })
@@ -123,7 +144,12 @@ export const make = (setup: Setup): R.RecurringGateway => {
   const createdRec = (r: R.RecurrenceRequest, since: number) =>
     Effect.gen(function* () {
       if (r.loc !== undefined) {
-        const loc = yield* read(setup, "Reading a location", `${p}/locrec/${encodeURIComponent(r.loc)}`, W.location)
+        const loc = yield* read(
+          setup,
+          "Reading a location",
+          `${p}/locrec/${encodeURIComponent(r.loc)}`,
+          W.location
+        )
         const idRec = Option.isSome(loc) ? loc.value.idRec : undefined
         return idRec === undefined ? Option.none<R.RecurrenceSnapshot>() : yield* readRec(idRec)
       }
@@ -149,12 +175,22 @@ export const make = (setup: Setup): R.RecurringGateway => {
   const cancelled =
     <A extends { readonly status: string }>(reread: () => Effect.Effect<Option.Option<A>, Failure>) =>
     (_since: number, _res: PspResponse | undefined) =>
-      Effect.map(reread(), Option.filter((s) => s.status === "CANCELADA"))
+      Effect.map(
+        reread(),
+        Option.filter((s) => s.status === "CANCELADA")
+      )
 
   return {
     pollDelay: setup.pollDelay,
     createLocation: () =>
-      write(setup, "Creating a location", { method: "POST", path: `${p}/locrec`, body: { tipo: "rec" } }, W.location, (s) => s === 201 || s === 200, () => none<R.RecLocation>()),
+      write(
+        setup,
+        "Creating a location",
+        { method: "POST", path: `${p}/locrec`, body: { tipo: "rec" } },
+        W.location,
+        (s) => s === 201 || s === 200,
+        () => none<R.RecLocation>()
+      ),
     createRecurrence: (r) =>
       write(
         setup,
@@ -194,7 +230,12 @@ export const make = (setup: Setup): R.RecurringGateway => {
             : none<R.SolicitationSnapshot>()
       ),
     readSolicitation: (id) =>
-      read(setup, "Reading an authorisation request", `${p}/solicrec/${encodeURIComponent(id)}`, W.solicitation),
+      read(
+        setup,
+        "Reading an authorisation request",
+        `${p}/solicrec/${encodeURIComponent(id)}`,
+        W.solicitation
+      ),
     cancelSolicitation: (id) =>
       write(
         setup,
@@ -203,7 +244,12 @@ export const make = (setup: Setup): R.RecurringGateway => {
         W.solicitation,
         (s) => s === 201 || s === 200,
         cancelled(() =>
-          read(setup, "Reading an authorisation request", `${p}/solicrec/${encodeURIComponent(id)}`, W.solicitation)
+          read(
+            setup,
+            "Reading an authorisation request",
+            `${p}/solicrec/${encodeURIComponent(id)}`,
+            W.solicitation
+          )
         )
       ),
     createCycleCharge: (txid, c) => {
@@ -225,7 +271,9 @@ export const make = (setup: Setup): R.RecurringGateway => {
           unknownOnly(res) || str(record(res?.body).type)?.endsWith("CobROperacaoInvalida")
             ? Effect.map(
                 readCobr(txid),
-                Option.filter((s) => s.idRec === c.idRec && s.calendario.dataDeVencimento === c.dataDeVencimento)
+                Option.filter(
+                  (s) => s.idRec === c.idRec && s.calendario.dataDeVencimento === c.dataDeVencimento
+                )
               )
             : none<R.CycleChargeSnapshot>()
       )
@@ -235,14 +283,19 @@ export const make = (setup: Setup): R.RecurringGateway => {
       write(
         setup,
         "Requesting a retry",
-        { method: "POST", path: `${p}/cobr/${encodeURIComponent(txid)}/retentativa/${encodeURIComponent(data)}` },
+        {
+          method: "POST",
+          path: `${p}/cobr/${encodeURIComponent(txid)}/retentativa/${encodeURIComponent(data)}`
+        },
         W.cycleCharge,
         (s) => s === 201 || s === 200,
         // Unknown, or refused as already asked for that date: the attempt the bank holds on it.
         () =>
           Effect.map(
             readCobr(txid),
-            Option.filter((s) => (s.tentativas ?? []).some((t) => t.tipo === "NTAG" && t.dataLiquidacao === data))
+            Option.filter((s) =>
+              (s.tentativas ?? []).some((t) => t.tipo === "NTAG" && t.dataLiquidacao === data)
+            )
           )
       ),
     cancelCycleCharge: (txid) =>

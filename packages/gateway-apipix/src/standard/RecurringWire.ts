@@ -19,11 +19,16 @@ const reais = (c: number) => Money.formatReais(c as Money.Cents)
 /** `POST /rec`'s body. */
 export const recBody = (r: R.RecurrenceRequest) =>
   defined({
-    vinculo: defined({ contrato: r.vinculo.contrato, devedor: defined({ ...r.vinculo.devedor }), objeto: r.vinculo.objeto }),
+    vinculo: defined({
+      contrato: r.vinculo.contrato,
+      devedor: defined({ ...r.vinculo.devedor }),
+      objeto: r.vinculo.objeto
+    }),
     calendario: defined({ ...r.calendario }),
     valor: defined({
       valorRec: r.valor.valorRec === undefined ? undefined : reais(r.valor.valorRec),
-      valorMinimoRecebedor: r.valor.valorMinimoRecebedor === undefined ? undefined : reais(r.valor.valorMinimoRecebedor)
+      valorMinimoRecebedor:
+        r.valor.valorMinimoRecebedor === undefined ? undefined : reais(r.valor.valorMinimoRecebedor)
     }),
     politicaRetentativa: r.politicaRetentativa,
     loc: r.loc === undefined ? undefined : Number(r.loc),
@@ -64,7 +69,8 @@ const encerramento = (v: unknown): R.Encerramento | undefined => {
   const rej = record(e.rejeicao)
   const can = record(e.cancelamento)
   const codigo = (o: Record<string, unknown>) => str(o.codigo)
-  if (codigo(rej) !== undefined) return { rejeicao: { codigo: codigo(rej) as string, descricao: str(rej.descricao) ?? "" } }
+  if (codigo(rej) !== undefined)
+    return { rejeicao: { codigo: codigo(rej) as string, descricao: str(rej.descricao) ?? "" } }
   if (codigo(can) !== undefined)
     return {
       cancelamento: {
@@ -85,7 +91,12 @@ export const location = (v: unknown): Option.Option<R.RecLocation> => {
   const loc = str(l.location)
   if (id === undefined || loc === undefined) return Option.none()
   const idRec = str(l.idRec)
-  return Option.some({ id, location: loc, criacao: str(l.criacao) ?? "", ...(idRec === undefined ? {} : { idRec }) })
+  return Option.some({
+    id,
+    location: loc,
+    criacao: str(l.criacao) ?? "",
+    ...(idRec === undefined ? {} : { idRec })
+  })
 }
 
 /** A confirmation request (`SolicRecCompleta`). */
@@ -119,7 +130,9 @@ export const recurrence = (v: unknown): Option.Option<R.RecurrenceSnapshot> => {
   const dadosQR = record(r.dadosQR)
   const txid = str(record(ativacao.dadosJornada).txid)
   const loc = location(r.loc)
-  const solicitacoes = Array.isArray(r.solicitacao) ? r.solicitacao.flatMap((s) => Option.toArray(solicitation(s))) : []
+  const solicitacoes = Array.isArray(r.solicitacao)
+    ? r.solicitacao.flatMap((s) => Option.toArray(solicitation(s)))
+    : []
   const ended = encerramento(r.encerramento)
   const snapshot = defined({
     idRec,
@@ -130,7 +143,11 @@ export const recurrence = (v: unknown): Option.Option<R.RecurrenceSnapshot> => {
         : defined({
             contrato: str(vinculo.contrato),
             objeto: str(vinculo.objeto),
-            devedor: defined({ nome: str(devedor.nome) ?? "", cpf: str(devedor.cpf), cnpj: str(devedor.cnpj) })
+            devedor: defined({
+              nome: str(devedor.nome) ?? "",
+              cpf: str(devedor.cpf),
+              cnpj: str(devedor.cnpj)
+            })
           }),
     calendario:
       str(calendario.dataInicial) === undefined
@@ -140,7 +157,10 @@ export const recurrence = (v: unknown): Option.Option<R.RecurrenceSnapshot> => {
             dataFinal: str(calendario.dataFinal),
             periodicidade: str(calendario.periodicidade)
           }),
-    valor: defined({ valorRec: money(valor.valorRec), valorMinimoRecebedor: money(valor.valorMinimoRecebedor) }),
+    valor: defined({
+      valorRec: money(valor.valorRec),
+      valorMinimoRecebedor: money(valor.valorMinimoRecebedor)
+    }),
     politicaRetentativa: str(r.politicaRetentativa),
     loc: Option.getOrUndefined(loc),
     pagador:
@@ -157,7 +177,10 @@ export const recurrence = (v: unknown): Option.Option<R.RecurrenceSnapshot> => {
     ativacao:
       str(ativacao.tipoJornada) === undefined
         ? undefined
-        : defined({ tipoJornada: str(ativacao.tipoJornada), dadosJornada: txid === undefined ? undefined : { txid } }),
+        : defined({
+            tipoJornada: str(ativacao.tipoJornada),
+            dadosJornada: txid === undefined ? undefined : { txid }
+          }),
     solicitacao: solicitacoes.length > 0 ? solicitacoes : undefined,
     dadosQR:
       str(dadosQR.jornada) === undefined || str(dadosQR.pixCopiaECola) === undefined
@@ -181,7 +204,10 @@ const tentativa = (v: unknown): ReadonlyArray<R.Tentativa> => {
       endToEndId: str(t.endToEndId) ?? "",
       status,
       atualizacao: history(t.atualizacao),
-      rejeicao: str(rej.codigo) === undefined ? undefined : { codigo: str(rej.codigo), descricao: str(rej.descricao) ?? "" }
+      rejeicao:
+        str(rej.codigo) === undefined
+          ? undefined
+          : { codigo: str(rej.codigo), descricao: str(rej.descricao) ?? "" }
     }) as unknown as R.Tentativa
   ]
 }
@@ -203,7 +229,13 @@ export const cycleCharge = (v: unknown): Option.Option<R.CycleChargeSnapshot> =>
   const calendario = record(c.calendario)
   const due = str(calendario.dataDeVencimento)
   const valor = money(record(c.valor).original)
-  if (idRec === undefined || txid === undefined || status === undefined || due === undefined || valor === undefined)
+  if (
+    idRec === undefined ||
+    txid === undefined ||
+    status === undefined ||
+    due === undefined ||
+    valor === undefined
+  )
     return Option.none()
   const tentativas = Array.isArray(c.tentativas) ? c.tentativas.flatMap(tentativa) : undefined
   const pix = Array.isArray(c.pix) ? c.pix.flatMap(cyclePix) : undefined
