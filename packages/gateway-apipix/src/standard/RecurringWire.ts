@@ -8,7 +8,7 @@
  */
 import { Money, type RecurringGateway as R } from "@pixgate/core"
 import { Option } from "effect"
-import type { RecebedorAccount } from "../Settings.js"
+import type { RecebedorAccount } from "./RecurringSettings.js"
 import { cents, record, str } from "./Wire.js"
 
 const defined = (o: Record<string, unknown>) =>
