@@ -8,6 +8,7 @@
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import type { HttpClient } from "@effect/platform"
 import type { BankGateway, RecurringGateway as R } from "@pixgate/core"
 import { PspSimulator } from "@pixgate/testkit/simulator"
 import { Effect, ManagedRuntime, Option, Redacted } from "effect"
@@ -23,7 +24,7 @@ const date = (days: number) =>
   new Date(now().getTime() - 3 * 3_600_000 + days * day).toISOString().slice(0, 10)
 
 let psp: PspSimulator.PspSimulator
-let runtime: ManagedRuntime.ManagedRuntime<never, never>
+let runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>
 let gw: R.RecurringGateway
 let gateway: ReturnType<typeof Gateway.make>
 let client: Client.PspClient
@@ -43,7 +44,7 @@ const reports: R.RecurringReports = {
 }
 const ctx = { recurring: reports } as unknown as BankGateway.GatewayContext
 
-const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect)
+const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => runtime.runPromise(effect)
 const fails = async <A>(effect: Effect.Effect<A, BankGateway.GatewayFailure>) => {
   const result = await run(Effect.either(effect))
   if (result._tag === "Right") throw new Error("expected a failure")
