@@ -15,7 +15,6 @@ import {
   type BankGatewayShape,
   type Capabilities,
   capabilitiesOf,
-  type GatewayContext,
   GatewayFailure,
   Gateways,
   type JobRun,
@@ -23,6 +22,7 @@ import {
 } from "./ports/BankGateway.js"
 import type * as GatewayPlugin from "./ports/GatewayPlugin.js"
 import * as HostResolver from "./ports/HostResolver.js"
+import type { RecurringGatewayContext } from "./ports/RecurringGateway.js"
 import {
   type ClaimedJob,
   type FocusedStores,
@@ -51,6 +51,7 @@ import * as Instrumented from "./services/Instrumented.js"
 import * as Payments from "./services/Payments.js"
 import * as Payouts from "./services/Payouts.js"
 import * as Refunds from "./services/Refunds.js"
+import * as Subscriptions from "./services/Subscriptions.js"
 import * as Transactions from "./services/Transactions.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 
@@ -74,6 +75,8 @@ export interface EngineShape {
   readonly adminTokens: AdminTokens.AdminTokensShape
   /** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
   readonly events: EventFeed.EventFeedShape
+  /** Subscriptions (Pix Automático): journeys, cycles, retries, cancellations (docs/recurring.md). */
+  readonly subscriptions: Subscriptions.SubscriptionsShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -113,6 +116,7 @@ export type Services =
   | Health.Health
   | Erasure.Erasure
   | EventFeed.EventFeed
+  | Subscriptions.Subscriptions
 
 /** What a service's layer may need: the focused store tags, the config, the gateways, webhooks. */
 export type ServiceDependencies = FocusedStores | Config.EngineConfig | Gateways | Webhooks.Webhooks
@@ -169,7 +173,9 @@ export const services = (replace: ServiceLayers = {}) => {
     AdminTokens.layer,
     replace.events ?? EventFeed.layer
   )
-  return (replace.admin ?? Admin.layer).pipe(Layer.provideMerge(flows))
+  return (replace.admin ?? Admin.layer).pipe(
+    Layer.provideMerge(Subscriptions.layer.pipe(Layer.provideMerge(flows)))
+  )
 }
 
 /**
@@ -177,8 +183,9 @@ export const services = (replace: ServiceLayers = {}) => {
  * apply a bank's reports and the store's job and transaction reads.
  */
 export const gatewayContext: Effect.Effect<
-  GatewayContext,
+  RecurringGatewayContext,
   never,
+  | Subscriptions.Subscriptions
   | BankEvents.BankEvents
   | Payouts.Payouts
   | Refunds.Refunds
@@ -194,7 +201,9 @@ export const gatewayContext: Effect.Effect<
   const reads = yield* ReadStore
   const jobs = yield* JobStore
   const ledger = yield* LedgerStore
+  const subscriptions = yield* Subscriptions.Subscriptions
   return {
+    recurring: subscriptions.reports,
     paymentReceived: bankEvents.pixReceived,
     paymentReturned: bankEvents.pixReturned,
     payoutSettled: payouts.settle,
@@ -245,6 +254,7 @@ const make = Effect.gen(function* () {
     health: yield* Health.Health,
     erasure: yield* Erasure.Erasure,
     events: yield* EventFeed.EventFeed,
+    subscriptions: yield* Subscriptions.Subscriptions,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     bankCallback: (callback) =>
@@ -373,9 +383,11 @@ export function layer(
   const worker =
     options.worker === false
       ? Layer.empty
-      : Layer.merge(Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner)), started).pipe(
-          Layer.provide(engine)
-        )
+      : Layer.mergeAll(
+          Worker.layerWith(options.workerOptions).pipe(Layer.provide(runner)),
+          started,
+          Subscriptions.worker()
+        ).pipe(Layer.provide(engine))
   // The services yield the focused store tags, each read from the whole store given.
   const built = Layer.merge(engine, worker).pipe(Layer.provide(fromFull))
   return options.gateway === undefined ? built : built.pipe(Layer.provide(options.gateway.layer))

@@ -72,6 +72,10 @@ export * as Events from "./contract/Events.js"
  * services take.
  */
 export * as Requests from "./contract/Requests.js"
+/** The events of subscriptions (Pix Automático): `subscription.updated`, `subscription.cycle.updated`. */
+export * as SubscriptionEvents from "./contract/SubscriptionEvents.js"
+/** What the API shows of a subscription (an API Pix recurrence) and its cycles (cycle charges). */
+export * as SubscriptionViews from "./contract/SubscriptionViews.js"
 /**
  * The public JSON of the spec's resources, as `effect/Schema` schemas: reais as JSON numbers, ISO 8601
  * UTC times, lowercase status and type.
@@ -251,6 +255,8 @@ export * as Payouts from "./services/Payouts.js"
  * the merchant panel, the admin API and CLI, and platforms that embed the engine.
  */
 export * as Refunds from "./services/Refunds.js"
+/** Subscriptions (Pix Automático): journeys, cycles, retries, cancellations; the sandbox's payer. */
+export * as Subscriptions from "./services/Subscriptions.js"
 /**
  * The merchant's transaction list: its own transactions of the key's mode only, newest first, filtered
  * and paginated exactly as docs/decisions.md says.

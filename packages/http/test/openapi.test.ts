@@ -9,7 +9,16 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Domain, DueDate, Events, MemoryStore, Money, WebhookSignature } from "@pixgate/core"
+import {
+  Domain,
+  DueDate,
+  Events,
+  MemoryStore,
+  Money,
+  type Recurrence,
+  SubscriptionEvents,
+  WebhookSignature
+} from "@pixgate/core"
 import { type Answer, type Harness, listen, send, start } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
 import { testWaitMs } from "@pixgate/testkit/wait"
@@ -223,6 +232,56 @@ describe("webhooks", () => {
       txid: "a".repeat(30)
     })
     const payout = { ...base, type: "withdrawal" as const, txid: null, pixKey: "a@b.com", endToEndId: "E1" }
+    const subscription: Recurrence.Subscription = {
+      id: "sub_1",
+      merchantId: base.merchantId,
+      mode: "test",
+      idRec: "RR1234567820260102abcdefghijk",
+      jornada: "JORNADA_1",
+      vinculo: { contrato: "C-1", devedor: { cpf: "12345678909", nome: "Ana" }, objeto: null },
+      calendario: { dataInicial: "2026-04-01", dataFinal: null, periodicidade: "MENSAL" },
+      valor: { valorRec: 9990, valorMinimoRecebedor: null },
+      politicaRetentativa: "PERMITE_3R_7D",
+      status: "APROVADA",
+      atualizacao: [{ status: "CRIADA", data: new Date(now).toISOString() }],
+      encerramento: null,
+      tipoJornada: "JORNADA_1",
+      chargeId: null,
+      txid: null,
+      solicitacao: null,
+      location: null,
+      pixCopiaECola: null,
+      valorMaximoPagador: null,
+      valorCiclo: 9990,
+      payer: null,
+      nextCycle: 1,
+      nextAt: null,
+      createdAt: now,
+      updatedAt: now,
+      version: 2
+    }
+    const cycle: Recurrence.Cycle = {
+      txid: "b".repeat(30),
+      subscriptionId: subscription.id,
+      merchantId: base.merchantId,
+      mode: "test",
+      idRec: "RR1234567820260102abcdefghijk",
+      sequence: 0,
+      dataDeVencimento: "2026-04-01",
+      dataLiquidacao: "2026-04-01",
+      ajusteDiaUtil: true,
+      valor: 9990,
+      politicaRetentativa: "PERMITE_3R_7D",
+      status: "CONCLUIDA",
+      atualizacao: [{ status: "CRIADA", data: new Date(now).toISOString() }],
+      encerramento: null,
+      tentativas: [],
+      transactionId: base.id,
+      nextAt: null,
+      createdAt: now,
+      updatedAt: now,
+      version: 3
+    }
     const chargeback: Domain.Chargeback = {
       id: "cb_1" as Domain.Chargeback["id"],
       transactionId: base.id,
@@ -271,7 +330,9 @@ describe("webhooks", () => {
         0,
         now
       ),
-      Events.webhookTest(base.merchantId, "test", now)
+      Events.webhookTest(base.merchantId, "test", now),
+      SubscriptionEvents.subscriptionUpdated(subscription, now),
+      SubscriptionEvents.cycleUpdated(cycle, now)
     ]
     expect(events.map((e) => e.type).sort()).toEqual([...Domain.eventTypes].sort())
     for (const event of events) {

@@ -167,6 +167,8 @@ export const codes: Readonly<Record<string, Entry>> = {
     "Insufficient balance: the available balance does not cover the amount plus the fee."
   ),
   invalid_query: e("Filtro inválido.", "Invalid filter."),
+  invalid_recurrence: e("Dados da assinatura inválidos.", "Invalid subscription data."),
+  invalid_retry_date: e("Data de nova tentativa inválida.", "Invalid retry date."),
   // The bank
   gateway_error: e(
     (p) =>
@@ -260,6 +262,20 @@ export const codes: Readonly<Record<string, Entry>> = {
   admin_tokens_unsupported: e(
     "Este armazenamento não guarda tokens de administração.",
     "This store keeps no admin tokens."
+  ),
+  subscription_not_cancellable: e("Esta assinatura já terminou.", "This subscription has already ended."),
+  subscription_not_pending: e(
+    "Esta assinatura já foi respondida.",
+    "This subscription was already answered."
+  ),
+  retry_not_allowed: e(
+    "A política de retentativas não permite esta nova tentativa.",
+    "The retry policy does not allow this retry."
+  ),
+  recurring_unsupported: e("O banco não oferece Pix Automático.", "The bank does not offer Pix Automático."),
+  cycle_not_cancellable: e(
+    "Esta cobrança não pode mais ser cancelada.",
+    "This cycle charge can no longer be cancelled."
   ),
   // The panel's own
   invalid_form_token: e(

@@ -58,7 +58,10 @@ export const RequestValidationCode = Schema.Literal(
   "discount_too_large",
   "pix_key_required",
   "invalid_pix_key",
-  "invalid_query"
+  "invalid_query",
+  // Subscriptions (Pix Automático): a recurrence's fields, a retry's date.
+  "invalid_recurrence",
+  "invalid_retry_date"
 )
 
 /** The codes of the admin operations' validation failures, besides those of `RequestValidationCode`. */
@@ -174,7 +177,13 @@ export const AdminRefusedCode = Schema.Literal(
   "refund_not_refundable",
   "refund_window_closed",
   "admin_token_name_taken",
-  "admin_tokens_unsupported"
+  "admin_tokens_unsupported",
+  // Subscriptions (Pix Automático) in a state that does not allow the operation.
+  "subscription_not_cancellable",
+  "subscription_not_pending",
+  "retry_not_allowed",
+  "recurring_unsupported",
+  "cycle_not_cancellable"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */

@@ -10,6 +10,7 @@ import type { Chargeback, Event, EventType, MerchantId, Mode, Refund, Transactio
 import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
 import * as Money from "../domain/Money.js"
+import { subscriptionWebhooks } from "./SubscriptionEvents.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
 const exampleTime = "2026-01-02T03:04:05.000Z"
@@ -307,7 +308,8 @@ export const webhooks = {
         timestamp: exampleTime
       }
     ]
-  })
+  }),
+  ...subscriptionWebhooks
 } as const satisfies Record<EventType, Schema.Schema.Any>
 
 /** Any webhook body, told apart by `event`. */

@@ -324,7 +324,10 @@ export const eventTypes = [
   "refund.created",
   "refund.completed",
   "refund.failed",
-  "webhook.test"
+  "webhook.test",
+  // Subscriptions (Pix Automático): contract/SubscriptionEvents.ts.
+  "subscription.updated",
+  "subscription.cycle.updated"
 ] as const
 /** One of the spec's event names. */
 export type EventType = (typeof eventTypes)[number]

@@ -10,6 +10,7 @@
  * holidays of `DueDate.holidays` (fixed ones and the Easter-based Carnival, Good Friday and
  * Corpus Christi).
  */
+import type { MerchantId, Mode, TransactionId } from "./Domain.js"
 import * as DueDate from "./DueDate.js"
 import { randomBase62 } from "./Ids.js"
 
@@ -381,8 +382,8 @@ export interface SandboxPayer {
 export interface Subscription {
   /** The engine's id (`sub_...`). */
   readonly id: string
-  readonly merchantId: string
-  readonly mode: "test" | "live"
+  readonly merchantId: MerchantId
+  readonly mode: Mode
   /** The recurrence's id at the bank; null while a live creation's outcome is unknown. */
   readonly idRec: string | null
   /** The journey the merchant asked for. */
@@ -402,7 +403,7 @@ export interface Subscription {
   /** `ativacao.tipoJornada`: `AGUARDANDO_DEFINICAO` until approved. */
   readonly tipoJornada: Jornada | "AGUARDANDO_DEFINICAO"
   /** Journeys 3 and 4: the first payment's charge (cob or cobv) and its txid. */
-  readonly chargeId: string | null
+  readonly chargeId: TransactionId | null
   readonly txid: string | null
   /** Journey 1's push request. */
   readonly solicitacao: Solicitacao | null
@@ -438,8 +439,8 @@ export interface Tentativa {
 export interface Cycle {
   readonly txid: string
   readonly subscriptionId: string
-  readonly merchantId: string
-  readonly mode: "test" | "live"
+  readonly merchantId: MerchantId
+  readonly mode: Mode
   readonly idRec: string
   /** 0-based; one cycle per (subscription, sequence), never two. */
   readonly sequence: number
@@ -455,7 +456,7 @@ export interface Cycle {
   readonly encerramento: Encerramento | null
   readonly tentativas: ReadonlyArray<Tentativa>
   /** The charge transaction that books the cycle's money (completed when paid). */
-  readonly transactionId: string
+  readonly transactionId: TransactionId
   /** When the worker next looks at it (an attempt settles, the window closes); null: never. */
   readonly nextAt: number | null
   readonly createdAt: number

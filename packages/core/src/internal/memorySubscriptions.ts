@@ -32,12 +32,11 @@ export const subscriptionOps = (): SubscriptionStoreShape => {
         return true
       }),
     getSubscription: (id) =>
-      atomic(() => Option.map(Option.fromNullable(subscriptions.get(id)), structuredClone)),
+      atomic(() => Option.map(Option.fromNullable(subscriptions.get(id)), (s) => structuredClone(s))),
     findSubscriptionByIdRec: (idRec) =>
       atomic(() =>
-        Option.map(
-          Option.fromNullable([...subscriptions.values()].find((s) => s.idRec === idRec)),
-          structuredClone
+        Option.map(Option.fromNullable([...subscriptions.values()].find((s) => s.idRec === idRec)), (s) =>
+          structuredClone(s)
         )
       ),
     listSubscriptions: (page) =>
@@ -75,7 +74,8 @@ export const subscriptionOps = (): SubscriptionStoreShape => {
         cycleKeys.add(cycleKey(c))
         return "created" as const
       }),
-    getCycle: (txid) => atomic(() => Option.map(Option.fromNullable(cycles.get(txid)), structuredClone)),
+    getCycle: (txid) =>
+      atomic(() => Option.map(Option.fromNullable(cycles.get(txid)), (c) => structuredClone(c))),
     listCycles: (subscriptionId) =>
       atomic(() =>
         [...cycles.values()]

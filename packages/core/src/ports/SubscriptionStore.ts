@@ -6,6 +6,7 @@
  * rests on that unique key, not on the caller.
  */
 import { Context, type Effect, type Option } from "effect"
+import type { MerchantId, Mode } from "../domain/Domain.js"
 import type { Cycle, RecStatus, Subscription } from "../domain/Recurrence.js"
 import type { StoreError } from "./Store.js"
 
@@ -14,8 +15,8 @@ export type CycleInsert = "created" | "exists"
 
 /** One page of a merchant's subscriptions, newest first. */
 export interface SubscriptionPage {
-  readonly merchantId: string
-  readonly mode: "test" | "live"
+  readonly merchantId: MerchantId
+  readonly mode: Mode
   readonly status?: RecStatus | undefined
   /** Ids below this one (the previous page's last id). */
   readonly before?: string | undefined

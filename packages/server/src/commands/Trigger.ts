@@ -27,11 +27,16 @@ export const plan: Readonly<Record<Domain.EventType, string>> = {
     "a test charge of 10.00, paid, then refunded in full now (the refund completes 2-3 s later)",
   "refund.completed": "a test charge of 10.00, paid, refunded in full and the refund completed now",
   "refund.failed": "a test charge of 10.00, paid, then refunded 6.66 (the sandbox refuses it) and failed now",
-  "webhook.test": "a test event to the test endpoint (no money moves; the merchant needs a test endpoint)"
+  "webhook.test": "a test event to the test endpoint (no money moves; the merchant needs a test endpoint)",
+  // Not made by `trigger`: a sandbox subscription makes them (docs/recurring.md).
+  "subscription.updated": "not triggerable: create a sandbox subscription (docs/recurring.md)",
+  "subscription.cycle.updated": "not triggerable: create a sandbox subscription (docs/recurring.md)"
 }
 
 /** The events `trigger` knows, in the spec's order. */
-export const triggerable: ReadonlyArray<Domain.EventType> = Domain.eventTypes
+export const triggerable: ReadonlyArray<Domain.EventType> = Domain.eventTypes.filter(
+  (e) => !e.startsWith("subscription.")
+)
 
 /** Whether `name` is an event `trigger` makes. */
 export const isEvent = (name: string): name is Domain.EventType => triggerable.some((e) => e === name)

@@ -13,7 +13,7 @@ export const subscriptionRecord = (
   at = baseTime
 ): Recurrence.Subscription => ({
   id: Ids.newId("sub", at),
-  merchantId: `mer_${Ids.randomBase62(26)}`,
+  merchantId: Ids.merchantId(at),
   mode: "test",
   idRec: `RR12345678${"20260302"}${Ids.randomBase62(11)}`,
   jornada: "JORNADA_2",
@@ -62,7 +62,7 @@ export const cycleRecord = (
   atualizacao: [{ status: "CRIADA", data: new Date(baseTime).toISOString() }],
   encerramento: null,
   tentativas: [],
-  transactionId: Ids.newId("tx", baseTime),
+  transactionId: Ids.transactionId(baseTime),
   nextAt: null,
   createdAt: baseTime,
   updatedAt: baseTime,

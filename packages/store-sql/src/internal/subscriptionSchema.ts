@@ -3,7 +3,10 @@
  * Each row keeps its record as JSON (`body`) beside the columns it is found and ordered by; the
  * unique (subscription_id, sequence) is what keeps a cycle from ever being created twice.
  */
+import { Domain } from "@pixgate/core"
 import type { Dialect } from "./schema.js"
+
+const quoted = (values: ReadonlyArray<string>) => values.map((v) => `'${v}'`).join(", ")
 
 /** Migration 0023. */
 export const subscriptions = (dialect: Dialect): ReadonlyArray<string> => {
@@ -32,6 +35,19 @@ export const subscriptions = (dialect: Dialect): ReadonlyArray<string> => {
     body TEXT NOT NULL,
     UNIQUE (subscription_id, sequence)
   )`,
-    "CREATE INDEX subscription_cycles_next_at ON subscription_cycles (next_at) WHERE next_at IS NOT NULL"
+    "CREATE INDEX subscription_cycles_next_at ON subscription_cycles (next_at) WHERE next_at IS NOT NULL",
+    // The events' type CHECK takes the subscription events (replaced as migrations 0012 and 0015 did).
+    ...(dialect === "pg"
+      ? [
+          "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check",
+          `ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (${quoted(Domain.eventTypes)}))`
+        ]
+      : [
+          `ALTER TABLE events ADD COLUMN type_next TEXT NOT NULL DEFAULT 'transaction.created'
+    CHECK (type_next IN (${quoted(Domain.eventTypes)}))`,
+          "UPDATE events SET type_next = type",
+          "ALTER TABLE events DROP COLUMN type",
+          "ALTER TABLE events RENAME COLUMN type_next TO type"
+        ])
   ]
 }
