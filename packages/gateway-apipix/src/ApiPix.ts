@@ -17,6 +17,7 @@ import type { PspProfile } from "./Profile.js"
 import { type ApiPixSettings, defaults } from "./Settings.js"
 import * as Agent from "./standard/Agent.js"
 import * as Client from "./standard/Client.js"
+import * as Recurring from "./standard/Recurring.js"
 import * as Setup from "./standard/Setup.js"
 import * as Webhook from "./standard/Webhook.js"
 
@@ -57,7 +58,9 @@ export const layerNode = (
 /**
  * Registers the engine's callback URL with the PSP the profile's way (the standard's
  * `PUT /webhook/{chave}` unless the profile has its own): the PSP then posts every PIX received
- * to `<url>/pix`. Answers what was registered (`{ chave }`).
+ * to `<url>/pix`. With Pix Automático turned on (`recebedor`), also `PUT /webhookrec` and
+ * `PUT /webhookcobr` (the bank posts to `<url>/rec` and `<url>/cobr`). Answers what was registered
+ * (`{ chave }`, and `webhookrec`, `webhookcobr`).
  */
 export const registerWebhook = (
   settings: ApiPixSettings,
@@ -66,7 +69,19 @@ export const registerWebhook = (
 ): Effect.Effect<Readonly<Record<string, string>>, BankGateway.GatewayFailure, HttpClient.HttpClient> =>
   Effect.flatMap(Client.make(settings, profile), (psp) => {
     const setup = Setup.make(settings, psp, profile.apiPixPath)
-    return profile.registerCallback === undefined
-      ? Webhook.register(psp, setup.pix, settings.pixKey, webhookUrl)
-      : profile.registerCallback(setup, webhookUrl)
+    const pix =
+      profile.registerCallback === undefined
+        ? Webhook.register(psp, setup.pix, settings.pixKey, webhookUrl)
+        : profile.registerCallback(setup, webhookUrl)
+    // Pix Automático turned on (a receiver account): `/webhookrec` and `/webhookcobr` too.
+    const recurring = Recurring.make(setup).registerWebhooks
+    return settings.recebedor === undefined || recurring === undefined
+      ? pix
+      : Effect.flatMap(pix, (registered) =>
+          Effect.as(recurring(webhookUrl), {
+            ...registered,
+            webhookrec: "registered",
+            webhookcobr: "registered"
+          })
+        )
   })

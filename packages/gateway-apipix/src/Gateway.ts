@@ -13,8 +13,10 @@
  * - Jobs: `apipix.cob.check` per live charge, `apipix.reconcile` (`standard/Reconcile.ts`),
  *   `apipix.pix.return` (`standard/Returns.ts`: a PIX the engine did not credit goes back).
  * - Refunds: `standard/Devolucao.ts`.
+ * - Pix Automático (`recurring`): `standard/Recurring.ts` (`/locrec`, `/rec`, `/solicrec`,
+ *   `/cobr`, retries), its callbacks and webhooks `standard/RecurringCallbacks.ts`.
  */
-import type { BankGateway } from "@pixgate/core"
+import type { BankGateway, RecurringGateway } from "@pixgate/core"
 import { Effect } from "effect"
 import * as Efi from "./efi/Efi.js"
 import * as Profile from "./Profile.js"
@@ -24,6 +26,8 @@ import * as Cob from "./standard/Cob.js"
 import * as Devolucao from "./standard/Devolucao.js"
 import * as Pix from "./standard/Pix.js"
 import * as Reconcile from "./standard/Reconcile.js"
+import * as Recurring from "./standard/Recurring.js"
+import * as RecurringCallbacks from "./standard/RecurringCallbacks.js"
 import * as Returns from "./standard/Returns.js"
 import * as Setup from "./standard/Setup.js"
 import * as UnknownCharges from "./standard/UnknownCharges.js"
@@ -69,10 +73,14 @@ const timers =
 const callback =
   (
     setup: Setup.Setup,
-    sends: Profile.Sends | undefined
+    sends: Profile.Sends | undefined,
+    recurring: RecurringGateway.RecurringGateway
   ): NonNullable<BankGateway.BankGatewayShape["callback"]> =>
   (cb, ctx) =>
     Effect.gen(function* () {
+      // Pix Automático: `<url>/rec` and `<url>/cobr` (standard/RecurringCallbacks.ts).
+      if (RecurringCallbacks.isRecurring(cb.path))
+        return yield* RecurringCallbacks.callback(recurring, cb, ctx)
       const items = record(cb.body).pix
       if (!Array.isArray(items)) return
       for (const item of items) {
@@ -87,9 +95,10 @@ export const make = (
   settings: ApiPixSettings,
   psp: PspClient,
   profile: Profile.PspProfile = Efi.profile
-): BankGateway.BankGatewayShape => {
+): RecurringGateway.RecurringBankGateway => {
   const setup = Setup.make(settings, psp, profile.apiPixPath)
   const sends = profile.sends?.(setup)
+  const recurring = Recurring.make(setup)
   return {
     capabilities: Profile.capabilities(profile),
     createCharge: Cob.create(setup),
@@ -103,7 +112,12 @@ export const make = (
       [Setup.jobKinds.cobUnknown]: UnknownCharges.runner(setup),
       [Setup.jobKinds.cobvUnknown]: UnknownCharges.runner(setup, "cobv")
     },
-    start: Reconcile.start,
-    callback: callback(setup, sends)
+    start: (ctx) =>
+      Effect.zipRight(
+        Reconcile.start(ctx),
+        RecurringCallbacks.start(recurring, settings.recurringWebhookUrl)
+      ),
+    callback: callback(setup, sends, recurring),
+    recurring
   }
 }

@@ -51,6 +51,6 @@ export const capabilities = (profile: PspProfile): BankGateway.Capabilities => (
   sends: profile.sends !== undefined,
   refunds: true,
   reconciliation: true,
-  recurring: false,
+  recurring: true,
   infractions: false
 })

@@ -6,6 +6,9 @@
  */
 import { GatewayPlugin } from "@pixgate/core"
 import { Effect, ParseResult, Redacted, Schema } from "effect"
+import { type RecebedorAccount, recurringScopes } from "./standard/RecurringSettings.js"
+
+export { type RecebedorAccount, recurringScopes } from "./standard/RecurringSettings.js"
 
 /** The client certificate presented on every call (mTLS). */
 export type ClientCertificate =
@@ -56,6 +59,18 @@ export interface ApiPixSettings {
   readonly reconcileIntervalMs?: number
   /** How far back reconciliation reads received PIX (ms). Default 2 h. */
   readonly reconcileWindowMs?: number
+  /**
+   * Pix Automático: the receiver's account the bank debits cycles into (`cobr.recebedor`:
+   * `conta`, `tipoConta` CORRENTE, POUPANCA or PAGAMENTO, `agencia`). Without it, cycle charges
+   * are refused by the gateway with a clear message.
+   */
+  readonly recebedor?: RecebedorAccount
+  /**
+   * Pix Automático: the engine's callback URL (`.../bank/callbacks/<secret>`) registered as
+   * `/webhookrec` and `/webhookcobr` when the gateway starts (the bank posts to `<url>/rec` and
+   * `<url>/cobr`). Without it, `pixgate gateway webhook register` registers them.
+   */
+  readonly recurringWebhookUrl?: string
 }
 
 /** The defaults of the optional settings. */
@@ -114,7 +129,11 @@ export const envNames = {
   sendBudgetMs: "PIXGATE_LIVE_SEND_BUDGET_MS",
   timeoutMs: "PIXGATE_LIVE_TIMEOUT_MS",
   connectTimeoutMs: "PIXGATE_LIVE_CONNECT_TIMEOUT_MS",
-  unknownChargeWindowMs: "PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS"
+  unknownChargeWindowMs: "PIXGATE_LIVE_UNKNOWN_CHARGE_WINDOW_MS",
+  recebedorConta: "PIXGATE_LIVE_RECEBEDOR_CONTA",
+  recebedorTipoConta: "PIXGATE_LIVE_RECEBEDOR_TIPO_CONTA",
+  recebedorAgencia: "PIXGATE_LIVE_RECEBEDOR_AGENCIA",
+  recurringWebhookUrl: "PIXGATE_LIVE_RECURRING_WEBHOOK_URL"
 } as const
 
 /** Live settings read from the environment, with the callback route's secret. */
@@ -237,7 +256,20 @@ const fields = (prefix: string) => {
     UNKNOWN_CHARGE_WINDOW_MS: millis(
       n("UNKNOWN_CHARGE_WINDOW_MS"),
       "How long a charge with an unknown outcome waits for its same-key retry (default 15 min)"
-    )
+    ),
+    RECEBEDOR_CONTA: Schema.optional(Schema.String.pipe(Schema.maxLength(20))).annotations({
+      description:
+        "Pix Automático: the account cycles are paid into (cobr.recebedor.conta); turns recurring on"
+    }),
+    RECEBEDOR_TIPO_CONTA: Schema.optional(Schema.Literal("CORRENTE", "POUPANCA", "PAGAMENTO")).annotations({
+      description: "Pix Automático: that account's tipoConta (default CORRENTE)"
+    }),
+    RECEBEDOR_AGENCIA: Schema.optional(Schema.String.pipe(Schema.maxLength(4))).annotations({
+      description: "Pix Automático: that account's agencia"
+    }),
+    RECURRING_WEBHOOK_URL: Schema.optional(Schema.String).annotations({
+      description: "Pix Automático: the callback URL registered as /webhookrec and /webhookcobr at start-up"
+    })
   })
 }
 
@@ -269,13 +301,23 @@ const settingsOf = (v: Fields, certificate: ClientCertificate): ApiPixSettings =
     sendBudgetMs: v.SEND_BUDGET_MS,
     timeoutMs: v.TIMEOUT_MS,
     connectTimeoutMs: v.CONNECT_TIMEOUT_MS,
-    unknownChargeWindowMs: v.UNKNOWN_CHARGE_WINDOW_MS
+    unknownChargeWindowMs: v.UNKNOWN_CHARGE_WINDOW_MS,
+    recebedor:
+      v.RECEBEDOR_CONTA === undefined
+        ? undefined
+        : {
+            conta: v.RECEBEDOR_CONTA,
+            tipoConta: v.RECEBEDOR_TIPO_CONTA ?? "CORRENTE",
+            ...(v.RECEBEDOR_AGENCIA === undefined ? {} : { agencia: v.RECEBEDOR_AGENCIA })
+          },
+    recurringWebhookUrl: v.RECURRING_WEBHOOK_URL
   }
   return {
     baseUrl: v.BASE_URL,
     clientId: v.CLIENT_ID,
     clientSecret: v.CLIENT_SECRET,
-    scopes: defaults.scopes,
+    // Pix Automático's scopes only when it is turned on: a PSP without it may refuse them.
+    scopes: v.RECEBEDOR_CONTA === undefined ? defaults.scopes : [...defaults.scopes, ...recurringScopes],
     certificate,
     pixKey: v.PIX_KEY,
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined))

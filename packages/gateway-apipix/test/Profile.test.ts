@@ -100,7 +100,7 @@ describe("a PSP profile over the standard", () => {
       sends: false
     })
     expect(efi.sender).toBeDefined()
-    expect(efi.capabilities).toMatchObject({ sends: true, recurring: false, infractions: false })
+    expect(efi.capabilities).toMatchObject({ sends: true, recurring: true, infractions: false })
     expect(Efi.profile.scopes).toEqual(Settings.defaults.scopes)
   })
 })

@@ -17,7 +17,7 @@ export const basePath = "/bank/callbacks"
 
 /** The callback routes for one secret. */
 export const routes = (secret: Redacted.Redacted<string>): ReadonlyArray<Route.Route<Engine.Engine>> =>
-  (["", "/pix"] as const).map((rest) =>
+  (["", "/pix", "/rec", "/cobr"] as const).map((rest) =>
     Route.make("POST", `${basePath}/:secret${rest}`, { body: true }, Route.open, (input) =>
       Effect.gen(function* () {
         if (!Sha256.sameSecret(input.params.secret ?? "", Redacted.value(secret)))

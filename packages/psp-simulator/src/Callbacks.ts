@@ -29,7 +29,12 @@ export interface CallbackDelivery {
 export interface HeldCallback {
   readonly chave: string
   readonly body: unknown
+  /** What is appended to the webhook's URL: `pix`, or `rec` and `cobr` for Pix Automático. */
+  readonly path?: CallbackPath
 }
+
+/** The path a callback is posted to under the webhook's URL. */
+export type CallbackPath = "pix" | "rec" | "cobr"
 
 /** TLS settings for callbacks posted to an `https:` webhook. */
 export interface CallbackTls {
@@ -45,7 +50,8 @@ export interface CallbackTls {
 
 /** Settings of the callback sender. */
 export interface CallbackSettings {
-  readonly webhookFor: (chave: string) => string | undefined
+  /** The webhook URL of a Pix key (`path` "pix") or of the recurring webhooks ("rec", "cobr"). */
+  readonly webhookFor: (chave: string, path: CallbackPath) => string | undefined
   readonly tls: CallbackTls
   /** Retries after a failed attempt (non-2xx, error, time-out). */
   readonly retries: number
@@ -53,10 +59,10 @@ export interface CallbackSettings {
   readonly timeoutMs: number
 }
 
-/** The URL a PSP posts to for a registered webhook: the URL with `/pix` appended to its path. */
-const callbackUrl = (webhookUrl: string) => {
+/** The URL a PSP posts to for a registered webhook: the URL with `/pix` (or `/rec`, `/cobr`) appended. */
+const callbackUrl = (webhookUrl: string, path: CallbackPath) => {
   const url = new URL(webhookUrl)
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/pix`
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path}`
   return url
 }
 
@@ -104,15 +110,16 @@ export class Callbacks {
   ) {}
 
   /** Sends `body` to the webhook of `chave` as `mode` says; resolves once immediate attempts end. */
-  dispatch(chave: string, body: unknown, mode: CallbackMode): Promise<void> {
+  dispatch(chave: string, body: unknown, mode: CallbackMode, path: CallbackPath = "pix"): Promise<void> {
     if (mode === "never" || this.closed) return Promise.resolve()
     if (mode === "hold") {
-      this.held.push({ chave, body })
+      this.held.push({ chave, body, ...(path === "pix" ? {} : { path }) })
       return Promise.resolve()
     }
-    if (mode === "now") return this.deliver(chave, body)
-    if (mode === "twice") return this.deliver(chave, body).then(() => this.deliver(chave, body))
-    void this.sleep(mode.delayMs).then((awake) => (awake ? this.deliver(chave, body) : undefined))
+    if (mode === "now") return this.deliver(chave, body, 1, path)
+    if (mode === "twice")
+      return this.deliver(chave, body, 1, path).then(() => this.deliver(chave, body, 1, path))
+    void this.sleep(mode.delayMs).then((awake) => (awake ? this.deliver(chave, body, 1, path) : undefined))
     return Promise.resolve()
   }
 
@@ -120,7 +127,7 @@ export class Callbacks {
   async releaseHeld(order: "held" | "reverse" = "held"): Promise<void> {
     const batch = this.held.splice(0, this.held.length)
     if (order === "reverse") batch.reverse()
-    for (const callback of batch) await this.deliver(callback.chave, callback.body)
+    for (const callback of batch) await this.deliver(callback.chave, callback.body, 1, callback.path ?? "pix")
   }
 
   /** Stops every pending delivery (late ones and retries). */
@@ -144,20 +151,25 @@ export class Callbacks {
     })
   }
 
-  private async deliver(chave: string, body: unknown, attempt = 1): Promise<void> {
+  private async deliver(
+    chave: string,
+    body: unknown,
+    attempt = 1,
+    path: CallbackPath = "pix"
+  ): Promise<void> {
     if (this.closed) return
-    const webhookUrl = this.settings.webhookFor(chave)
+    const webhookUrl = this.settings.webhookFor(chave, path)
     if (webhookUrl === undefined) {
       this.deliveries.push({
         url: "",
         body,
         at: this.now(),
-        error: `no webhook registered for ${chave}`,
+        error: path === "pix" ? `no webhook registered for ${chave}` : `no webhook${path} registered`,
         attempt
       })
       return
     }
-    const url = callbackUrl(webhookUrl)
+    const url = callbackUrl(webhookUrl, path)
     let outcome: { status?: number; error?: string }
     try {
       outcome = { status: await post(url, JSON.stringify(body), this.settings) }
@@ -167,7 +179,7 @@ export class Callbacks {
     this.deliveries.push({ url: url.href, body, at: this.now(), attempt, ...outcome })
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300
     if (!ok && attempt <= this.settings.retries && (await this.sleep(this.settings.retryDelayMs))) {
-      await this.deliver(chave, body, attempt + 1)
+      await this.deliver(chave, body, attempt + 1, path)
     }
   }
 }

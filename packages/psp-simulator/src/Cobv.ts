@@ -69,12 +69,12 @@ const holidaysOf = (year: number) => {
   return set
 }
 
-const isBusiness = (d: number) => {
+export const isBusiness = (d: number) => {
   const date = new Date(d * day)
   const weekday = date.getUTCDay()
   return weekday !== 0 && weekday !== 6 && !holidaysOf(date.getUTCFullYear()).has(d)
 }
-const rollForward = (d: number) => {
+export const rollForward = (d: number) => {
   let x = d
   while (!isBusiness(x)) x++
   return x

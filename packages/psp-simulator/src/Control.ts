@@ -4,6 +4,7 @@ import type { CallbackMode } from "./Callbacks.js"
 import { type Fault, routeNames } from "./Faults.js"
 import type { PspSimulator } from "./PspSimulator.js"
 import { asObject } from "./Route.js"
+import { recurringControl } from "./rec/Control.js"
 
 class BadControl extends Error {}
 
@@ -201,6 +202,14 @@ export const makeControlHandler = (simulator: PspSimulator, bank: Bank) => {
       simulator.setTokenTtl(seconds)
       return [200, { seconds }]
     }
+    const recurring = await recurringControl(
+      simulator.recurring,
+      method,
+      segments,
+      body,
+      callbackMode(body.callback)
+    )
+    if (recurring) return recurring
     return [404, { error: `no control ${method} ${path}` }]
   }
 

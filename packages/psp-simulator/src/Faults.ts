@@ -1,3 +1,5 @@
+import { recRouteNames } from "./rec/RouteNames.js"
+
 /** The simulator's routes, by name: what a fault targets. */
 export const routeNames = [
   "token",
@@ -15,7 +17,8 @@ export const routeNames = [
   "webhook.get",
   "webhook.delete",
   "send.put",
-  "send.get"
+  "send.get",
+  ...recRouteNames
 ] as const
 
 /** A route's name. */

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from "node:http"
 import type { Token } from "./Model.js"
 import { json, problem, type Reply } from "./Reply.js"
 import { asObject, type Route } from "./Route.js"
+import { recScopes } from "./rec/RouteNames.js"
 
 /** Every scope the simulator knows: the API Pix ones and Efí's send scopes. */
 export const allScopes = [
@@ -15,7 +16,8 @@ export const allScopes = [
   "webhook.write",
   "webhook.read",
   "pix.send",
-  "gn.pix.send.read"
+  "gn.pix.send.read",
+  ...recScopes
 ] as const
 
 /** An OAuth2 client allowed to ask for tokens (client credentials grant). */

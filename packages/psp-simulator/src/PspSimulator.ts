@@ -10,6 +10,9 @@ import { type Fault, Faults } from "./Faults.js"
 import { makeLocationHandler } from "./Locations.js"
 import type { Cob, Devolucao, ReceivedPix, Send, State } from "./Model.js"
 import { type OAuthClient, tokenRoute } from "./OAuth.js"
+import { Automatico, type Recurring } from "./rec/Automatico.js"
+import { makeRecLocationHandler } from "./rec/Locations.js"
+import { automaticoRoutes } from "./rec/Routes.js"
 import { sendRoutes } from "./SendApi.js"
 import { makeHandler, type RequestRecord } from "./Server.js"
 
@@ -79,6 +82,12 @@ export interface PspSimulator {
   readonly client: { readonly clientId: string; readonly clientSecret: string }
   /** The PSP's books (read them; change them through the methods below). */
   readonly state: State
+  /**
+   * Pix Automático: the books (`state`: locs, recs, solicitacoes, cobsr, webhooks) and the payer's
+   * side (approve, reject, revoke, set a maximum, lack funds, cancel a debit, settle or reject an
+   * attempt, let a charge expire).
+   */
+  readonly recurring: Recurring
   /** Every API request received, oldest first. */
   readonly requests: ReadonlyArray<RequestRecord>
   /** Every callback attempt, oldest first. */
@@ -167,7 +176,10 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   let bank: Bank
   const callbacks = new Callbacks(
     {
-      webhookFor: (chave) => bank.state.webhooks.get(chave)?.webhookUrl,
+      webhookFor: (chave, path) =>
+        path === "pix"
+          ? bank.state.webhooks.get(chave)?.webhookUrl
+          : automatico.state.webhooks.get(path)?.webhookUrl,
       tls: {
         cert: pki.callbackCertPem,
         key: pki.callbackKeyPem,
@@ -196,11 +208,30 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     },
     callbacks
   )
+  const automatico: Automatico = new Automatico({
+    ispb: options.ispb ?? "99999999",
+    now,
+    locationHost: () => `${hostForUrl(host)}:${locationPort}`,
+    callbackMode: () => callbackMode,
+    notify: (kind, body, mode) => callbacks.dispatch("", body, mode, kind),
+    receivePix: (pix) => {
+      const rec = automatico.state.recs.get(automatico.state.cobsr.get(pix.txid)?.idRec ?? "")
+      const devedor = rec?.vinculo.devedor
+      bank.state.pix.set(pix.endToEndId, {
+        ...pix,
+        chave: options.pixKeys?.[0] ?? "pix-automatico",
+        pagador: { nome: devedor?.nome ?? "", cpf: devedor && "cpf" in devedor ? devedor.cpf : "" },
+        devolucoes: []
+      })
+    },
+    payCob: (txid) => bank.payCob(txid)
+  })
   const handler = makeHandler({
     routes: [
       tokenRoute({ clients, tokenTtlSeconds: () => tokenTtl, tokens: bank.state.tokens, now }),
       ...apiPixRoutes,
-      ...sendRoutes
+      ...sendRoutes,
+      ...automaticoRoutes(automatico, bank)
     ],
     bank,
     faults,
@@ -232,7 +263,12 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   // The locations are open to any payer's PSP: no client certificate, their own server.
   const locations = https.createServer(
     { key: pki.serverKeyPem, cert: pki.serverCertPem, minVersion: "TLSv1.2" },
-    makeLocationHandler({ bank, keyPem: pki.serverKeyPem, certPem: pki.serverCertPem })
+    makeRecLocationHandler(
+      automatico,
+      bank,
+      pki,
+      makeLocationHandler({ bank, keyPem: pki.serverKeyPem, certPem: pki.serverCertPem })
+    )
   )
   try {
     locationPort = await listen(locations, options.locationPort ?? 0, host)
@@ -249,6 +285,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     tls: pki,
     client: { clientId: clients[0].clientId, clientSecret: clients[0].clientSecret },
     state: bank.state,
+    recurring: automatico,
     requests,
     deliveries: callbacks.deliveries,
     held: callbacks.held,

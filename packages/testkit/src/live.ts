@@ -59,10 +59,12 @@ export const settingsFor = (
   baseUrl: psp.url,
   clientId: psp.client.clientId,
   clientSecret: Redacted.make(psp.client.clientSecret),
-  scopes: Settings.defaults.scopes,
+  scopes: [...Settings.defaults.scopes, ...Settings.recurringScopes],
   certificate: Settings.pem(psp.tls.clientCertPem, psp.tls.clientKeyPem),
   ca: psp.tls.caPem,
   pixKey,
+  // Pix Automático on: cycles are paid into this account, /webhookrec and /webhookcobr registered.
+  recebedor: { conta: "123456", tipoConta: "CORRENTE", agencia: "0001" },
   // Room for an mTLS handshake on a loaded 2-core machine (1.5 s timed out under two CPU hogs).
   timeoutMs: 5000,
   pollDelayMs: 250,
