@@ -166,6 +166,7 @@ export * as GatewayPlugin from "./ports/GatewayPlugin.js"
  * refused.
  */
 export * as HostResolver from "./ports/HostResolver.js"
+export * as MerchantGatewayStore from "./ports/MerchantGatewayStore.js"
 /**
  * A per-key token bucket kept by the store, so every engine instance on one database draws from the same
  * bucket (`@pixgate/store-pg` provides one; SQLite and memory do not).
@@ -231,6 +232,7 @@ export * as Health from "./services/Health.js"
  * still running gets 409.
  */
 export * as Idempotency from "./services/Idempotency.js"
+export * as MerchantGateways from "./services/MerchantGateways.js"
 /**
  * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
  * mode, with no bank involved.

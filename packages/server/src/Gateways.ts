@@ -22,6 +22,10 @@ const builtIn: Readonly<Record<string, BuiltIn>> = {
   efi: {
     packageName: "@pixgate/gateway-apipix",
     load: () => import("@pixgate/gateway-apipix/efi" as string)
+  },
+  asaas: {
+    packageName: "@pixgate/gateway-asaas",
+    load: () => import("@pixgate/gateway-asaas/plugin" as string)
   }
 }
 

@@ -58,7 +58,9 @@ export const RequestValidationCode = Schema.Literal(
   "discount_too_large",
   "pix_key_required",
   "invalid_pix_key",
-  "invalid_query"
+  "invalid_query",
+  // The merchant's live gateway does not offer this (due-date charges, sends, refunds).
+  "capability_unavailable"
 )
 
 /** The codes of the admin operations' validation failures, besides those of `RequestValidationCode`. */
@@ -72,7 +74,8 @@ export const AdminValidationCode = Schema.Literal(
   "invalid_email",
   "invalid_recipient",
   "refund_exceeds_received",
-  "invalid_scope"
+  "invalid_scope",
+  "invalid_gateway"
 )
 
 /** The merchant panel's own validation codes (a form posted without its token). */
@@ -174,7 +177,9 @@ export const AdminRefusedCode = Schema.Literal(
   "refund_not_refundable",
   "refund_window_closed",
   "admin_token_name_taken",
-  "admin_tokens_unsupported"
+  "admin_tokens_unsupported",
+  "merchant_gateways_unsupported",
+  "gateway_change_pending"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */
