@@ -4,7 +4,7 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, Store } from "@pixgate/core"
+import { type AdminTokenStore, type MerchantGatewayStore, Store } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -16,6 +16,7 @@ import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger, ledgerClean, movements } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
+import { merchantGateways } from "./internal/merchantGateways.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
@@ -90,6 +91,19 @@ export const runAdminTokenStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
+
+/**
+ * `MerchantGatewayStore`: each merchant's live gateway, an append-only history of assignments
+ * (migration 0018). Every store of this repository provides it beside the `Store`.
+ */
+export const runMerchantGatewayStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<
+    MerchantGatewayStore.MerchantGatewayStore | Store.MerchantStore,
+    unknown,
+    never
+  >
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => merchantGateways(it))
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
+import { merchantGateways } from "./internal/merchantGatewaySchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import {
   ascendingListIndexes,
@@ -111,6 +112,7 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("pg")),
   "0016_admin_tokens": statements(adminTokens("pg")),
   "0017_sealed_personal_data": sealPersonalData("pg")(keys),
+  "0018_merchant_gateways": statements(merchantGateways("pg")),
   "0019_webhook_secret_header": statements(secretHeader)
 })
 
@@ -132,5 +134,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("sqlite")),
   "0016_admin_tokens": statements(adminTokens("sqlite")),
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys),
+  "0018_merchant_gateways": statements(merchantGateways("sqlite")),
   "0019_webhook_secret_header": statements(secretHeader)
 })

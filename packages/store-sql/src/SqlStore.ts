@@ -5,7 +5,7 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, MerchantGatewayStore, Store } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -16,6 +16,7 @@ import { erasure } from "./internal/erasure.js"
 import { idempotency } from "./internal/idempotency.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
+import { merchantGateways } from "./internal/merchantGateways.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { reads } from "./internal/reads.js"
@@ -108,7 +109,11 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | MerchantGatewayStore.MerchantGatewayStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -120,7 +125,11 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | MerchantGatewayStore.MerchantGatewayStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -131,6 +140,7 @@ export const layerOpened = <E, R>(
       const store = yield* make(keys)
       return Store.context(store).pipe(
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+        Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

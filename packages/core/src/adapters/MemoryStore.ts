@@ -17,10 +17,12 @@ import type {
 import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
+import { merchantGatewayOps } from "../internal/memoryMerchantGateways.js"
 import { panelOps } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
+import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
 
@@ -605,7 +607,7 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
  * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
  * each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | AdminTokenStore> = Layer.merge(
+export const layer: Layer.Layer<Stores | AdminTokenStore | MerchantGatewayStore> = Layer.merge(
   layerEffect(make),
   Layer.sync(AdminTokenStore, adminTokenOps)
-)
+).pipe(Layer.merge(Layer.sync(MerchantGatewayStore, merchantGatewayOps)))
