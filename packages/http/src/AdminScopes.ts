@@ -52,5 +52,10 @@ export const needs: Table = {
   },
   adminAudit: { getAdminAuditLog: "read-only" },
   adminEvents: { stream: "read-only" },
+  adminGateways: {
+    listGateways: "read-only",
+    getMerchantGateway: "read-only",
+    assignMerchantGateway: "full"
+  },
   adminDocumentation: { openapi: "read-only" }
 }

@@ -32,6 +32,7 @@ import { Context, type Effect, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
+import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
 
 /** Every error of the contract, as a client decodes it (core's and the transport's tagged errors). */
@@ -792,6 +793,7 @@ const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
   .add(AdminAuditGroup)
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
+  .add(AdminGatewaysGroup.middleware(AdminToken))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 
