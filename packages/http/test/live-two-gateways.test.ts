@@ -189,6 +189,13 @@ describe.each(stores)("two gateways in one engine on $name", (store) => {
         const about = (w.data.transactionId ?? w.data.id) as string
         expect(ids[merchant]?.has(about), `${w.type} ${about} at ${merchant}`).toBe(true)
       }
+      // Asaas's events reached its own callback route and were applied (200).
+      const asaasEvents = two.sim.deliveries.filter((d) => d.event === "PAYMENT_RECEIVED")
+      expect(asaasEvents.length).toBeGreaterThan(0)
+      for (const d of asaasEvents) {
+        expect(d.url).toMatch(/\/bank\/callbacks\/[0-9a-f]+\/gateways\/asaas$/)
+        expect(d.status).toBe(200)
+      }
       const check = await two.h.engine((e) => e.admin.checkLedger("live"))
       expect(check).toMatchObject({ unbalancedEntries: [], balanceMismatches: [], total: 0 })
     },
