@@ -214,6 +214,51 @@ describe("the asaas built-in by name, and beside another gateway", () => {
       })
       expect(assigned.status, assigned.text).toBe(200)
       expect(assigned.body.next.gateway).toBe("asaas")
+      // The CLI against the running server: set (back to the default) and show.
+      const cli = async (...args: Array<string>) => {
+        let out = ""
+        let err = ""
+        const code = await Cli.run([...args, "--server", url, "--json"], {
+          env: { PIXGATE_ADMIN_TOKEN: token },
+          cwd: dir,
+          stdout: (text) => {
+            out += text
+          },
+          stderr: (text) => {
+            err += text
+          }
+        })
+        return { code, out, err }
+      }
+      const later = new Date(Date.now() + 3_600_000).toISOString()
+      const set = await cli(
+        "merchant-gateway",
+        "set",
+        "--merchant",
+        merchant.body.merchantId,
+        "--gateway",
+        "piggy-bank",
+        "--effective-at",
+        later
+      )
+      expect(set.code, set.err).toBe(0)
+      expect(JSON.parse(set.out)).toMatchObject({ next: { gateway: "piggy-bank" } })
+      const shown = await cli("merchant-gateway", "show", "--merchant", merchant.body.merchantId)
+      expect(shown.code, shown.err).toBe(0)
+      expect(JSON.parse(shown.out).history.map((a: { gateway: string }) => a.gateway)).toEqual([
+        "asaas",
+        "piggy-bank"
+      ])
+      const local = await Cli.run(
+        ["merchant-gateway", "set", "--merchant", merchant.body.merchantId, "--gateway", "asaas"],
+        {
+          env: { PIXGATE_DATABASE: `sqlite:${join(dir, "cli-local.db")}` },
+          cwd: dir,
+          stdout: () => {},
+          stderr: () => {}
+        }
+      )
+      expect(local).toBe(2)
     } finally {
       server.stop()
       expect(await server.exit).toBe(0)

@@ -103,7 +103,7 @@ export const make = Effect.gen(function* () {
     now: number
   ): MerchantGateway => {
     const assigned = gatewayAt(history, now)
-    const gateway = assigned ?? defaultName ?? "none"
+    const gateway = assigned ?? defaultName ?? "default"
     const info = list.find((g) => g.name === gateway)
     const pending = history.filter((a) => a.effectiveAt > now).at(-1)
     return {
