@@ -7,7 +7,7 @@
 //     scripts" box (the line names which dependencies may build).
 // In each, TypeScript compiles the examples and a file using the public types against the
 // installed declarations, `strict` with `skipLibCheck: false`, without the optional peers
-// (@pixgate/panel, @pixgate/gateway-apipix), and checks `pixgate.panel` is not `any`; the npm
+// (@pixgate/panel, @pixgate/gateway-apipix, @pixgate/gateway-asaas), and checks `pixgate.panel` is not `any`; the npm
 // project also bundles @pixgate/client for the browser (scripts/browser-bundle.mjs). Then each
 // runs: the in-memory example, the installed `pixgate` command (help, `merchant create`), a server
 // (the node:http example on SQLite; `pixgate serve` on Postgres) and a charge over fetch (and with
@@ -188,7 +188,7 @@ const common = (project, manager) => {
   ).trim()
   if (resolved.split("\n").some((line) => !line.includes("/dist/")))
     throw new Error(`the packages resolved to ${resolved}, not dist/`)
-  for (const optional of ["@pixgate/panel", "@pixgate/gateway-apipix"])
+  for (const optional of ["@pixgate/panel", "@pixgate/gateway-apipix", "@pixgate/gateway-asaas"])
     if (existsSync(join(project, "node_modules", optional)))
       throw new Error(`${optional} is installed: the compile would not show a missing optional peer`)
 

@@ -24,6 +24,7 @@ import {
 } from "./ports/BankGateway.js"
 import type * as GatewayPlugin from "./ports/GatewayPlugin.js"
 import * as HostResolver from "./ports/HostResolver.js"
+import { MerchantGatewayStore } from "./ports/MerchantGatewayStore.js"
 import type { RecurringGatewayContext } from "./ports/RecurringGateway.js"
 import {
   type ClaimedJob,
@@ -47,10 +48,12 @@ import * as Chargebacks from "./services/Chargebacks.js"
 import * as Charges from "./services/Charges.js"
 import * as Erasure from "./services/Erasure.js"
 import * as EventFeed from "./services/EventFeed.js"
+import * as GatewayRouting from "./services/GatewayRouting.js"
 import * as Health from "./services/Health.js"
 import * as Idempotency from "./services/Idempotency.js"
 import * as Infractions from "./services/Infractions.js"
 import * as Instrumented from "./services/Instrumented.js"
+import * as MerchantGateways from "./services/MerchantGateways.js"
 import * as Payments from "./services/Payments.js"
 import * as Payouts from "./services/Payouts.js"
 import * as Refunds from "./services/Refunds.js"
@@ -99,6 +102,8 @@ export interface EngineShape {
    * refusal of a capability the bank lacks reads.
    */
   readonly liveCapabilities: Option.Option<Capabilities>
+  /** The live gateways and each merchant's (a gateway per merchant). */
+  readonly merchantGateways: MerchantGateways.MerchantGatewaysShape
 }
 
 /** The engine's tag. */
@@ -266,14 +271,15 @@ const make = Effect.gen(function* () {
     subscriptions: yield* Subscriptions.Subscriptions,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
+    merchantGateways: yield* MerchantGateways.make,
     bankCallback: (callback) =>
-      Option.match(
-        Option.flatMap(gateways.forMode("live"), (g) => Option.fromNullable(g.callback)),
-        {
-          onNone: () => Effect.fail(new GatewayFailure({ message: "No live gateway takes callbacks" })),
-          onSome: (handle) => handle(callback, ctx)
-        }
-      )
+      Option.match(GatewayRouting.routeCallback(gateways, callback), {
+        onNone: () => Effect.fail(new GatewayFailure({ message: "No live gateway takes callbacks" })),
+        onSome: ({ gateway, callback: routed }) =>
+          gateway.gateway.callback === undefined
+            ? Effect.fail(new GatewayFailure({ message: `The ${gateway.name} gateway takes no callbacks` }))
+            : gateway.gateway.callback(routed, GatewayRouting.fenced(gateways, gateway.name, ctx))
+      })
   }
   return self
 })
@@ -292,8 +298,10 @@ const runner = Layer.effect(
     const refunds = yield* Refunds.Refunds
     const gateways = yield* Gateways
     const ctx = yield* gatewayContext
-    const gatewayJobs = (mode: "test" | "live") =>
-      Option.match(gateways.forMode(mode), { onNone: () => ({}), onSome: (g) => g.jobs ?? {} })
+    const sandboxJobs = Option.match(gateways.forMode("test"), {
+      onNone: () => ({}),
+      onSome: (g) => g.jobs ?? {}
+    })
     const own: Readonly<Record<string, JobRun>> = {
       "charge.expire": (job) =>
         ctx.asJob(
@@ -307,7 +315,11 @@ const runner = Layer.effect(
       "refund.send": refunds.send,
       "mail.send": yield* MailJob.make
     }
-    const kinds: Readonly<Record<string, JobRun>> = { ...gatewayJobs("test"), ...gatewayJobs("live"), ...own }
+    const kinds: Readonly<Record<string, JobRun>> = {
+      ...sandboxJobs,
+      ...GatewayRouting.liveJobs(gateways, ctx),
+      ...own
+    }
     const run = (job: ClaimedJob) => {
       if (job.kind === "webhook.attempt") return webhooks.attempt(job)
       const runs = Object.hasOwn(kinds, job.kind) ? kinds[job.kind] : undefined
@@ -334,6 +346,15 @@ export interface EngineOptions {
    * `liveGateway`, when given too, is the one used.
    */
   readonly gateway?: GatewayPlugin.Configured
+  /**
+   * More live gateways besides the default one (`gateway`, `liveGateway` or a provided
+   * `LiveGateway`), each a configured plugin: an operator assigns a merchant's live money to one
+   * by its name (`merchantGateways.assign`). Their names must differ from each other and the
+   * default's, and no two may register the same job kind.
+   */
+  readonly gateways?: ReadonlyArray<GatewayPlugin.Configured>
+  /** The default live gateway's name when it is not given as `gateway` (default "default"). */
+  readonly defaultGatewayName?: string
   /** Run the job worker in this process (default true). */
   readonly worker?: boolean
   /** The worker's options, e.g. how long stopping waits for running jobs (`shutdownGrace`). */
@@ -350,7 +371,7 @@ export interface EngineOptions {
  * instance also claims and runs due jobs; several instances on one Postgres share them.
  */
 export function layer(
-  options?: EngineOptions & { readonly gateway?: undefined }
+  options?: EngineOptions & { readonly gateway?: undefined; readonly gateways?: undefined }
 ): Layer.Layer<Engine | Services | Config.EngineConfig, never, Store | WebhookTransport>
 /** The engine over a configured gateway plugin: building it fails when the plugin's settings cannot work. */
 export function layer(
@@ -364,14 +385,27 @@ export function layer(
   Store | WebhookTransport
 > {
   const config = Config.layer(options.config)
-  const gateways = Layer.effect(
+  const gateways = Layer.scoped(
     Gateways,
     Effect.gen(function* () {
       const cfg = yield* Config.EngineConfig
       const sandbox = Sandbox.make(cfg.pixLocationHost)
       const provided = yield* Effect.serviceOption(LiveGateway)
       const live = Option.orElse(Option.fromNullable(options.liveGateway), () => provided)
-      return { forMode: (mode) => (mode === "test" ? Option.some(sandbox) : live) } satisfies Gateways["Type"]
+      const defaultName = options.gateway?.name ?? options.defaultGatewayName ?? "default"
+      const more: Array<{ readonly name: string; readonly gateway: BankGatewayShape }> = []
+      for (const configured of options.gateways ?? []) {
+        const built = yield* Layer.build(configured.layer)
+        more.push({ name: configured.name, gateway: Context.get(built, LiveGateway) })
+      }
+      const named = [
+        ...Option.match(live, { onNone: () => [], onSome: (gateway) => [{ name: defaultName, gateway }] }),
+        ...more
+      ]
+      const names = named.map((g) => g.name)
+      const twice = names.find((name, i) => names.indexOf(name) !== i)
+      if (twice !== undefined) return yield* Effect.dieMessage(`Two live gateways are named ${twice}`)
+      return GatewayRouting.make(sandbox, named, yield* Effect.serviceOption(MerchantGatewayStore))
     })
   )
   const support = Layer.mergeAll(gateways, Webhooks.layer).pipe(
@@ -387,9 +421,10 @@ export function layer(
   // The live gateway's own start (its first reconciliation), with the worker that runs its jobs.
   const started = Layer.scopedDiscard(
     Effect.gen(function* () {
-      const live = (yield* Gateways).forMode("live")
-      if (Option.isSome(live) && live.value.start !== undefined)
-        yield* live.value.start(yield* gatewayContext)
+      const gateways = yield* Gateways
+      const ctx = yield* gatewayContext
+      for (const { name, gateway } of gateways.live)
+        if (gateway.start !== undefined) yield* gateway.start(GatewayRouting.fenced(gateways, name, ctx))
     })
   )
   const worker =

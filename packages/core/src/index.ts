@@ -192,6 +192,7 @@ export * as InfractionStore from "./ports/InfractionStore.js"
 export * as Mail from "./ports/Mail.js"
 /** The e-mail outbox and the panel users' notification choices (migration 0021). */
 export * as MailStore from "./ports/MailStore.js"
+export * as MerchantGatewayStore from "./ports/MerchantGatewayStore.js"
 /** Payment links and the charges they made (migration 0024). */
 export * as PaymentLinkStore from "./ports/PaymentLinkStore.js"
 /**
@@ -267,6 +268,7 @@ export * as Health from "./services/Health.js"
 export * as Idempotency from "./services/Idempotency.js"
 /** MED infractions from the bank: blocks, the merchant's answer, devoluções booked once. */
 export * as Infractions from "./services/Infractions.js"
+export * as MerchantGateways from "./services/MerchantGateways.js"
 /**
  * Internal payments (`type: payment`): an instant transfer between two merchants of the same engine and
  * mode, with no bank involved.

@@ -50,6 +50,8 @@ export const make = (settings: AsaasSettings, client: AsaasClient): BankGateway.
   const resolved = resolve(settings)
   const interval = resolved.reconcileIntervalMs
   return {
+    // Declared on the gateway itself too, so a bare layer (not the plugin) is refused the same way.
+    capabilities,
     createCharge: Charges.create(resolved, client),
     sender: Sends.make(resolved, client),
     refunder: Refunds.refunder(resolved, client),

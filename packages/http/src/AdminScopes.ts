@@ -53,5 +53,10 @@ export const needs: Table = {
   adminAudit: { getAdminAuditLog: "read-only" },
   adminInfractions: { listInfractions: "read-only", answerInfraction: "full" },
   adminEvents: { stream: "read-only" },
+  adminGateways: {
+    listGateways: "read-only",
+    getMerchantGateway: "read-only",
+    assignMerchantGateway: "full"
+  },
   adminDocumentation: { openapi: "read-only" }
 }

@@ -12,6 +12,7 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { type Auth, type Domain, Engine, Errors, Views } from "@pixgate/core"
 import { Effect } from "effect"
+import * as GatewaysApi from "./GatewaysApi.js"
 import * as InfractionsApi from "./InfractionsApi.js"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
 import * as Timestamp from "./Timestamp.js"
@@ -168,6 +169,7 @@ export const Handlers: AllHandlers = {
     listRefunds: ({ path }) => withAdmin((a) => a.listRefunds(path.merchantId, path.transactionId))
   },
   adminInfractions: InfractionsApi.handlers,
+  adminGateways: GatewaysApi.handlers,
   adminAudit: {
     getAdminAuditLog: ({ urlParams }) =>
       Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(urlParams))

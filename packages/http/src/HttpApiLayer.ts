@@ -314,6 +314,12 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
       h.handleRaw("listInfractions", serve).handleRaw("answerInfraction", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminEvents", (h) => h.handleRaw("stream", serve)),
+    HttpApiBuilder.group(PixgateApi, "adminGateways", (h) =>
+      h
+        .handleRaw("listGateways", serve)
+        .handleRaw("getMerchantGateway", serve)
+        .handleRaw("assignMerchantGateway", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }

@@ -169,7 +169,11 @@ export const layer = (
   defaultTransport: Layer.Layer<WebhookTransport.WebhookTransport> = WebhookTransport.fetch
 ): Layer.Layer<Services, unknown> =>
   Layer.mergeAll(
-    Engine.layer(options.engine).pipe(
+    Engine.layer(
+      options.gateway === undefined
+        ? options.engine
+        : { defaultGatewayName: options.gateway.name, ...options.engine }
+    ).pipe(
       Layer.provide(options.liveGateway ?? options.gateway?.layer ?? Layer.empty),
       Layer.provide(
         options.httpClient === undefined

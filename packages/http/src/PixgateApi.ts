@@ -32,6 +32,7 @@ import { Context, type Effect, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
+import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import { AdminInfractionsGroup } from "./InfractionsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
 
@@ -794,6 +795,7 @@ const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminAuditGroup)
   .add(AdminInfractionsGroup.middleware(AdminToken))
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
+  .add(AdminGatewaysGroup.middleware(AdminToken))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 

@@ -285,6 +285,7 @@ const pt = {
   inviteUnknown: "Este link de convite não é válido. Confira se ele foi copiado por inteiro.",
   goToSignIn: "Ir para a entrada",
   sessionExpired: "Sua sessão expirou. Entre de novo para voltar à página em que estava.",
+  liveBank: "Banco da produção",
   liveNotEnabled:
     "A produção ainda não está habilitada nesta instalação: nenhum banco foi configurado. Use o modo de teste ou peça ao responsável pela plataforma que configure o banco.",
   rotateSecretTitle: "Gerar um novo segredo?",
@@ -577,6 +578,7 @@ const en: Words = {
   inviteUnknown: "This invite link is not valid. Check that it was copied whole.",
   goToSignIn: "Go to sign-in",
   sessionExpired: "Your session expired. Sign in again to return to the page you were on.",
+  liveBank: "Production bank",
   liveNotEnabled:
     "Production is not enabled on this installation yet: no bank is configured. Use test mode, or ask the platform's operator to configure the bank.",
   rotateSecretTitle: "Make a new secret?",

@@ -285,6 +285,23 @@ export const codes: Readonly<Record<string, Entry>> = {
     "Esta cobrança não pode mais ser cancelada.",
     "This cycle charge can no longer be cancelled."
   ),
+  // A gateway per merchant
+  capability_unavailable: e(
+    "O banco desta conta não oferece esta operação (por exemplo, cobranças com vencimento).",
+    "This account's bank does not offer this operation (e.g. charges with a due date)."
+  ),
+  invalid_gateway: e(
+    "Este banco não está configurado nesta instalação.",
+    "This bank is not configured on this installation."
+  ),
+  merchant_gateways_unsupported: e(
+    "Este armazenamento não guarda um banco por conta.",
+    "This store keeps no bank per account."
+  ),
+  gateway_change_pending: e(
+    "Já há uma troca de banco agendada; aguarde ela valer.",
+    "A change of bank is already scheduled; wait for it to take effect."
+  ),
   // The panel's own
   invalid_form_token: e(
     "Este formulário não vale mais: revise e confirme de novo.",

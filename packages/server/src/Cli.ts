@@ -10,7 +10,7 @@
  */
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
-import { Engine, type Config as EngineConfig, Errors } from "@pixgate/core"
+import { Engine, type Config as EngineConfig, Errors, type GatewayPlugin } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
 import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
@@ -275,7 +275,16 @@ const liveGateway = (io: Io) =>
       Gateways.fromEnvironment(name, io.env, Environment.livePrefix, io.cwd),
       (error) => new UsageError({ message: error.message })
     )
-    return { gateway, callbackSecret: Redacted.value(given.value.callbackSecret) }
+    const gateways: Array<GatewayPlugin.Configured> = []
+    for (const entry of given.value.more) {
+      const configured = yield* Effect.mapError(
+        Gateways.named(entry, io.env, io.cwd),
+        (error) => new UsageError({ message: error.message })
+      )
+      if (configured.name !== gateway.name && !gateways.some((g) => g.name === configured.name))
+        gateways.push(configured)
+    }
+    return { gateway, gateways, callbackSecret: Redacted.value(given.value.callbackSecret) }
   })
 
 /** `serve` until the stop signal (SIGTERM or SIGINT), then a graceful close. */

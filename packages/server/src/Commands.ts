@@ -24,6 +24,7 @@ import * as SharedFlags from "./commands/Flags.js"
 import { infractionCommands } from "./commands/Infraction.js"
 import { listenCommand } from "./commands/Listen.js"
 import { logsTailCommand } from "./commands/LogsTail.js"
+import { merchantGatewayCommands } from "./commands/MerchantGateway.js"
 import { merchantCommands } from "./commands/Merchants.js"
 import { moneyCommands } from "./commands/Money.js"
 import { panelUserCommands } from "./commands/PanelUsers.js"
@@ -56,6 +57,7 @@ const argumentHelp: Readonly<Record<string, string>> = {
 /** Every command by its words, grouped as `pixgate --help` lists them. */
 export const commands: Readonly<Record<string, Command>> = {
   ...merchantCommands,
+  ...merchantGatewayCommands,
   ...webhookCommands,
   ...panelUserCommands,
   ...sandboxCommands,

@@ -405,6 +405,13 @@ export interface LiveChoice {
   /** `PIXGATE_LIVE_GATEWAY`: a built-in's name, a module's path or a package; none: the default. */
   readonly gateway: Option.Option<string>
   readonly callbackSecret: Redacted.Redacted<string>
+  /**
+   * `PIXGATE_GATEWAYS`: more live gateways besides the default one, comma-separated (built-in
+   * names, paths or packages), each reading its settings under `PIXGATE_<NAME>_` (its plugin's
+   * name in capitals, dashes as underscores: `PIXGATE_ASAAS_API_KEY`). The default may be
+   * listed too (it is skipped).
+   */
+  readonly more: ReadonlyArray<string>
 }
 
 /**
@@ -418,16 +425,28 @@ export const live: Config.Config<Option.Option<LiveChoice>> = Config.mapOrFail(
   Config.all({
     gateway: optionalText(`${livePrefix}GATEWAY`),
     baseUrl: optionalText(`${livePrefix}BASE_URL`),
-    callbackSecret: secret(`${livePrefix}CALLBACK_SECRET`)
+    callbackSecret: secret(`${livePrefix}CALLBACK_SECRET`),
+    more: optionalText("PIXGATE_GATEWAYS")
   }),
-  ({ gateway, baseUrl, callbackSecret }) => {
-    if (Option.isNone(gateway) && Option.isNone(baseUrl)) return Either.right(Option.none())
+  ({ gateway, baseUrl, callbackSecret, more }) => {
+    const list = Option.match(more, {
+      onNone: () => [],
+      onSome: (text) =>
+        text
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "")
+    })
+    if (Option.isNone(gateway) && Option.isNone(baseUrl))
+      return list.length === 0
+        ? Either.right(Option.none())
+        : invalid(`PIXGATE_GATEWAYS needs ${livePrefix}GATEWAY (the default gateway) set too`)
     const name = `${livePrefix}CALLBACK_SECRET`
     const trigger = Option.isSome(gateway) ? `${livePrefix}GATEWAY` : `${livePrefix}BASE_URL`
     if (Option.isNone(callbackSecret)) return invalid(`${name} is required when ${trigger} is set`)
     if (Redacted.value(callbackSecret.value).length < 32)
       return invalid(`${name} must be at least 32 characters`)
-    return Either.right(Option.some({ gateway, callbackSecret: callbackSecret.value }))
+    return Either.right(Option.some({ gateway, callbackSecret: callbackSecret.value, more: list }))
   }
 )
 

@@ -22,6 +22,10 @@ const builtIn: Readonly<Record<string, BuiltIn>> = {
   efi: {
     packageName: "@pixgate/gateway-apipix",
     load: () => import("@pixgate/gateway-apipix/efi" as string)
+  },
+  asaas: {
+    packageName: "@pixgate/gateway-asaas",
+    load: () => import("@pixgate/gateway-asaas/plugin" as string)
   }
 }
 
@@ -95,6 +99,30 @@ export const files = (cwd: string): Layer.Layer<GatewayPlugin.SettingsFiles> =>
         })
     })
   )
+
+/** Where a gateway beside the default reads its settings: `PIXGATE_<NAME>_` (`asaas`: `PIXGATE_ASAAS_`). */
+export const prefixOf = (name: string): string => `PIXGATE_${name.toUpperCase().replace(/-/g, "_")}_`
+
+/**
+ * A gateway of `PIXGATE_GATEWAYS` (beside the default one): the plugin `gateway` names, over its
+ * settings under `prefixOf(plugin.name)`, checked; fails with one line naming what is wrong.
+ */
+export const named = (
+  gateway: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string
+): Effect.Effect<GatewayPlugin.Configured, { readonly message: string }> =>
+  Effect.gen(function* () {
+    const plugin = yield* Effect.tryPromise({
+      try: () => load(gateway, cwd),
+      catch: (error) => ({ message: `PIXGATE_GATEWAYS: ${oneLine(error)}` })
+    })
+    const prefix = prefixOf(plugin.name)
+    const settings = yield* Effect.provide(GatewayPlugin.read(plugin, env, prefix), files(cwd))
+    const configured = GatewayPlugin.configure(plugin, settings, prefix)
+    yield* configured.check
+    return configured
+  })
 
 /**
  * The plugin `gateway` names, over its settings read from the variables under `prefix` (files

@@ -234,7 +234,15 @@ const answerIndex = (req: IncomingMessage, res: ServerResponse, admin: boolean, 
  * which its start-up check names by field. With the secret of the bank's callback route.
  */
 export type LiveOptions =
-  | { readonly gateway: GatewayPlugin.Configured; readonly callbackSecret: string }
+  | {
+      readonly gateway: GatewayPlugin.Configured
+      readonly callbackSecret: string
+      /**
+       * More live gateways an operator can assign merchants to (`PIXGATE_GATEWAYS`), each
+       * taking its callbacks at `/bank/callbacks/<secret>/gateways/<name>`.
+       */
+      readonly gateways?: ReadonlyArray<GatewayPlugin.Configured>
+    }
   | { readonly plugin?: string; readonly settings: unknown; readonly callbackSecret: string }
 
 /** Default of `ServerOptions.shutdownTimeoutMs`. */
@@ -249,9 +257,12 @@ const liveGateway = async (live: LiveOptions, cwd: string) => {
           await Gateways.load(live.plugin ?? Gateways.defaultGateway, cwd),
           live.settings
         )
-  const checked = await Effect.runPromise(Effect.either(gateway.check))
-  if (checked._tag === "Left") throw new Error(checked.left.message)
-  return { gateway, bankCallbacks: { secret: live.callbackSecret } }
+  const more = "gateways" in live ? (live.gateways ?? []) : []
+  for (const each of [gateway, ...more]) {
+    const checked = await Effect.runPromise(Effect.either(each.check))
+    if (checked._tag === "Left") throw new Error(checked.left.message)
+  }
+  return { gateway, bankCallbacks: { secret: live.callbackSecret }, more }
 }
 
 /**
@@ -327,7 +338,8 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
         ...(options.webhookEndpointMaxConcurrency === undefined
           ? {}
           : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency })
-      }
+      },
+      ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more })
     },
     admin: { basePath: adminPath, ...(options.adminToken ? { token: options.adminToken } : {}) },
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
@@ -335,7 +347,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...telemetry.engine,
-    ...live
+    ...(live === undefined ? {} : { gateway: live.gateway, bankCallbacks: live.bankCallbacks })
   })
   running = pixgate
   const stopLedgerChecks = telemetry.watch(pixgate.runtime)
@@ -403,6 +415,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
         ? "not configured (live keys answer 502)"
         : (live.gateway.summary ?? live.gateway.name),
     ...(live === undefined ? {} : { gateway: live.gateway.name }),
+    ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more.map((g) => g.name) }),
     panel: panel === undefined ? null : `${url}${panelPath}`,
     metrics: telemetry.metricsUrl
   })

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { PspSimulator } from "@pixgate/psp-simulator"
+import { AsaasSimulator, PspSimulator } from "@pixgate/psp-simulator"
 import { send } from "@pixgate/testkit/harness"
 import { until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -121,6 +121,151 @@ describe("the built-in gateway by name", () => {
   })
 })
 
+describe("the asaas built-in by name, and beside another gateway", () => {
+  let sim: AsaasSimulator.AsaasSimulator
+  let customerId: string
+  beforeAll(async () => {
+    sim = await AsaasSimulator.start({ transferOutcome: "instant" })
+    customerId = sim.createCustomer("Pixgate Cobranças", "12345678000195")
+    writeFileSync(join(dir, "asaas-ca.pem"), sim.caPem)
+  })
+  afterAll(async () => {
+    await sim?.close()
+  })
+  const asaasEnv = (prefix: string) => ({
+    [`${prefix}BASE_URL`]: sim.url,
+    [`${prefix}API_KEY`]: sim.apiKey,
+    [`${prefix}CUSTOMER_ID`]: customerId,
+    [`${prefix}CA_FILE`]: "asaas-ca.pem",
+    [`${prefix}RECONCILE_INTERVAL_MS`]: "1000"
+  })
+
+  it("PIXGATE_LIVE_GATEWAY=asaas: a live charge paid at Asaas completes, a payout is an Asaas transfer", async () => {
+    const server = serve({
+      PIXGATE_LIVE_GATEWAY: "asaas",
+      PIXGATE_LIVE_CALLBACK_SECRET: secret,
+      ...asaasEnv("PIXGATE_LIVE_")
+    })
+    try {
+      const url = await server.listening
+      expect(server.stdout()).toContain(`"gateway":"asaas"`)
+      const key = await liveKey(url)
+      const charge = await send(url, "POST", "/api/v1/charges", { key, body: { amount: 12.5 } })
+      expect(charge.status, charge.text).toBe(201)
+      const payment = sim.paymentOf(charge.body.txid)
+      expect(payment).toBeDefined()
+      // No webhook reaches this server (none is registered): the charge's own check finds the Pix.
+      await sim.pay(payment?.id ?? "", { events: "never" })
+      await until(
+        "the charge completes",
+        async () => (await statusOf(url, key, charge.body.transactionId)) === "completed"
+      )
+      const payout = await send(url, "POST", "/api/v1/payouts", {
+        key,
+        body: { amount: 5, pixKey: "destino@banco.example" }
+      })
+      expect(payout.status, payout.text).toBe(201)
+      await until(
+        "the payout completes",
+        async () => (await statusOf(url, key, payout.body.transactionId)) === "completed"
+      )
+      expect(sim.transferOf(payout.body.transactionId)).toBeDefined()
+      // Due-date charges are not Asaas's: refused with a code of their own, never a 502.
+      const due = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10)
+      const refused = await send(url, "POST", "/api/v1/charges", {
+        key,
+        body: {
+          amount: 20,
+          dueDate: due,
+          clientName: "Empresa de Alimentos SA",
+          clientDoc: "11.222.333/0001-81"
+        }
+      })
+      expect(refused.status, refused.text).toBe(422)
+      expect(refused.body.code).toBe("capability_unavailable")
+    } finally {
+      server.stop()
+      expect(await server.exit).toBe(0)
+    }
+  })
+
+  it("PIXGATE_GATEWAYS=asaas beside a plugin by path: both listed, a merchant assigned to Asaas", async () => {
+    const server = serve({
+      PIXGATE_LIVE_GATEWAY: relative(dir, piggyBank),
+      PIXGATE_LIVE_ISPB: "12345678",
+      PIXGATE_LIVE_CALLBACK_SECRET: secret,
+      PIXGATE_GATEWAYS: "asaas",
+      ...asaasEnv("PIXGATE_ASAAS_")
+    })
+    try {
+      const url = await server.listening
+      expect(server.stdout()).toContain(`"gateways":["asaas"]`)
+      const admin = (method: string, path: string, body?: unknown) =>
+        send(url, method, `/admin${path}`, {
+          ...(body === undefined ? {} : { body }),
+          headers: { authorization: `Bearer ${token}` }
+        })
+      const listed = await admin("GET", "/gateways")
+      expect(listed.status, listed.text).toBe(200)
+      expect(listed.body.data.map((g: { name: string }) => g.name)).toEqual(["piggy-bank", "asaas"])
+      const merchant = await admin("POST", "/merchants", { name: "Loja Asaas" })
+      const assigned = await admin("PUT", `/merchants/${merchant.body.merchantId}/gateway`, {
+        gateway: "asaas"
+      })
+      expect(assigned.status, assigned.text).toBe(200)
+      expect(assigned.body.next.gateway).toBe("asaas")
+      // The CLI against the running server: set (back to the default) and show.
+      const cli = async (...args: Array<string>) => {
+        let out = ""
+        let err = ""
+        const code = await Cli.run([...args, "--server", url, "--json"], {
+          env: { PIXGATE_ADMIN_TOKEN: token },
+          cwd: dir,
+          stdout: (text) => {
+            out += text
+          },
+          stderr: (text) => {
+            err += text
+          }
+        })
+        return { code, out, err }
+      }
+      const later = new Date(Date.now() + 3_600_000).toISOString()
+      const set = await cli(
+        "merchant-gateway",
+        "set",
+        "--merchant",
+        merchant.body.merchantId,
+        "--gateway",
+        "piggy-bank",
+        "--effective-at",
+        later
+      )
+      expect(set.code, set.err).toBe(0)
+      expect(JSON.parse(set.out)).toMatchObject({ next: { gateway: "piggy-bank" } })
+      const shown = await cli("merchant-gateway", "show", "--merchant", merchant.body.merchantId)
+      expect(shown.code, shown.err).toBe(0)
+      expect(JSON.parse(shown.out).history.map((a: { gateway: string }) => a.gateway)).toEqual([
+        "asaas",
+        "piggy-bank"
+      ])
+      const local = await Cli.run(
+        ["merchant-gateway", "set", "--merchant", merchant.body.merchantId, "--gateway", "asaas"],
+        {
+          env: { PIXGATE_DATABASE: `sqlite:${join(dir, "cli-local.db")}` },
+          cwd: dir,
+          stdout: () => {},
+          stderr: () => {}
+        }
+      )
+      expect(local).toBe(2)
+    } finally {
+      server.stop()
+      expect(await server.exit).toBe(0)
+    }
+  })
+})
+
 describe("a plugin from outside the workspace's packages, by path", () => {
   const piggy = { PIXGATE_LIVE_GATEWAY: relative(dir, piggyBank), PIXGATE_LIVE_CALLBACK_SECRET: secret }
 
@@ -185,7 +330,7 @@ describe("a gateway that cannot be", () => {
     [
       "a name that is no gateway",
       { PIXGATE_LIVE_GATEWAY: "nope", PIXGATE_LIVE_CALLBACK_SECRET: secret },
-      /^pixgate: PIXGATE_LIVE_GATEWAY: no gateway "nope": not a built-in \(efi\) nor a module to load/
+      /^pixgate: PIXGATE_LIVE_GATEWAY: no gateway "nope": not a built-in \(efi, asaas\) nor a module to load/
     ],
     [
       "a module that exports no plugin",
@@ -201,6 +346,22 @@ describe("a gateway that cannot be", () => {
       "a gateway without the callback route's secret",
       { PIXGATE_LIVE_GATEWAY: "efi" },
       /^pixgate: PIXGATE_LIVE_CALLBACK_SECRET is required when PIXGATE_LIVE_GATEWAY is set$/
+    ],
+    [
+      "PIXGATE_GATEWAYS without a default gateway",
+      { PIXGATE_GATEWAYS: "asaas" },
+      /^pixgate: PIXGATE_GATEWAYS needs PIXGATE_LIVE_GATEWAY \(the default gateway\) set too$/
+    ],
+    [
+      "a gateway of PIXGATE_GATEWAYS missing a setting",
+      {
+        PIXGATE_LIVE_GATEWAY: relative(dir, piggyBank),
+        PIXGATE_LIVE_ISPB: "12345678",
+        PIXGATE_LIVE_CALLBACK_SECRET: secret,
+        PIXGATE_GATEWAYS: "asaas",
+        PIXGATE_ASAAS_BASE_URL: "https://api.asaas.com/v3"
+      },
+      /^pixgate: PIXGATE_ASAAS_API_KEY is required$/
     ]
   ])("%s: exit 2, one line", async (_, env, message) => {
     writeFileSync(join(dir, "no-plugin.mjs"), "export const plugin = { name: 'not a plugin' }\n")
@@ -222,7 +383,9 @@ describe("the server's own modules", () => {
     expect(gateways).not.toMatch(/^import[^\n]*@pixgate\/gateway-/m)
     expect(gateways.match(/@pixgate\/gateway-[a-z-]+(\/[a-z-]+)?/g)).toEqual([
       "@pixgate/gateway-apipix",
-      "@pixgate/gateway-apipix/efi"
+      "@pixgate/gateway-apipix/efi",
+      "@pixgate/gateway-asaas",
+      "@pixgate/gateway-asaas/plugin"
     ])
   })
 })

@@ -7,6 +7,7 @@ import { layer } from "@effect/vitest"
 import {
   type AdminTokenStore,
   type InfractionStore,
+  type MerchantGatewayStore,
   type PaymentLinkStore,
   Store,
   type SubscriptionStore
@@ -24,6 +25,7 @@ import { jobs } from "./internal/jobs.js"
 import { ledger, ledgerClean, movements } from "./internal/ledger.js"
 import { listing } from "./internal/listing.js"
 import { type MailParts, mailAndTeam } from "./internal/mail.js"
+import { merchantGateways } from "./internal/merchantGateways.js"
 import { merchants } from "./internal/merchants.js"
 import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
@@ -136,6 +138,19 @@ export const runSubscriptionStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<SubscriptionStore.SubscriptionStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => subscriptions(it))
+
+/**
+ * `MerchantGatewayStore`: each merchant's live gateway, an append-only history of assignments
+ * (migration 0025). Every store of this repository provides it beside the `Store`.
+ */
+export const runMerchantGatewayStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<
+    MerchantGatewayStore.MerchantGatewayStore | Store.MerchantStore,
+    unknown,
+    never
+  >
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => merchantGateways(it))
 
 /**
  * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per

@@ -14,6 +14,7 @@ import type {
   DataCipher,
   InfractionStore,
   MailStore,
+  MerchantGatewayStore,
   PaymentLinkStore,
   RateLimitStore,
   Store,
@@ -154,6 +155,7 @@ export const layer = (
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
+  | MerchantGatewayStore.MerchantGatewayStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
   | DataCipher.Keyring,

@@ -11,6 +11,7 @@ import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
 import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
+import { merchantGateways } from "./internal/merchantGatewaySchema.js"
 import { panelAccess, panelUsers } from "./internal/panelSchema.js"
 import { paymentLinks } from "./internal/paymentLinkSchema.js"
 import {
@@ -119,7 +120,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0021_mail_and_team": statements(mailAndTeam("pg")),
   "0022_infractions": statements(infractions("pg")),
   "0023_subscriptions": statements(subscriptions("pg")),
-  "0024_payment_links": statements(paymentLinks("pg"))
+  "0024_payment_links": statements(paymentLinks("pg")),
+  "0025_merchant_gateways": statements(merchantGateways("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -144,5 +146,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0021_mail_and_team": statements(mailAndTeam("sqlite")),
   "0022_infractions": statements(infractions("sqlite")),
   "0023_subscriptions": statements(subscriptions("sqlite")),
-  "0024_payment_links": statements(paymentLinks("sqlite"))
+  "0024_payment_links": statements(paymentLinks("sqlite")),
+  "0025_merchant_gateways": statements(merchantGateways("sqlite"))
 })

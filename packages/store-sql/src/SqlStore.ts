@@ -10,6 +10,7 @@ import {
   DataCipher,
   InfractionStore,
   MailStore,
+  MerchantGatewayStore,
   PaymentLinkStore,
   Store,
   SubscriptionStore,
@@ -27,6 +28,7 @@ import { infractions } from "./internal/infractions.js"
 import { jobs } from "./internal/jobs.js"
 import { ledger } from "./internal/ledger.js"
 import { mailOps, teamOps } from "./internal/mail.js"
+import { merchantGateways } from "./internal/merchantGateways.js"
 import { merchants } from "./internal/merchants.js"
 import { panel } from "./internal/panel.js"
 import { paymentLinks } from "./internal/paymentLinks.js"
@@ -167,6 +169,7 @@ export const layerAfter = <E, R>(
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
+  | MerchantGatewayStore.MerchantGatewayStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -187,6 +190,7 @@ export const layerOpened = <E, R>(
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
+  | MerchantGatewayStore.MerchantGatewayStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -204,6 +208,7 @@ export const layerOpened = <E, R>(
         Context.add(TeamStore.TeamStore, teamOps(sql)),
         Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
         Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
+        Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

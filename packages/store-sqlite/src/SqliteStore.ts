@@ -13,6 +13,7 @@ import type {
   DataCipher,
   InfractionStore,
   MailStore,
+  MerchantGatewayStore,
   PaymentLinkStore,
   Store,
   SubscriptionStore,
@@ -111,6 +112,7 @@ export const layer = (
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
+  | MerchantGatewayStore.MerchantGatewayStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   Store.StoreError

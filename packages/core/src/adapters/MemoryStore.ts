@@ -19,6 +19,7 @@ import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
 import { mailOps } from "../internal/memoryMail.js"
+import { merchantGatewayOps } from "../internal/memoryMerchantGateways.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
@@ -27,6 +28,7 @@ import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
 import { MailStore } from "../ports/MailStore.js"
+import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
@@ -622,7 +624,14 @@ export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.
  * its admin tokens (`AdminTokenStore`); each build is a fresh, empty store.
  */
 export const layer: Layer.Layer<
-  Stores | InfractionStore | AdminTokenStore | MailStore | TeamStore | PaymentLinkStore | SubscriptionStore
+  | Stores
+  | InfractionStore
+  | AdminTokenStore
+  | MailStore
+  | TeamStore
+  | PaymentLinkStore
+  | SubscriptionStore
+  | MerchantGatewayStore
 > = Layer.merge(
   // The outbox's jobs and the team's operations live in this store's own tables.
   Layer.effect(MailStore, Effect.map(Store, mailOps)),
@@ -638,7 +647,8 @@ export const layer: Layer.Layer<
       ),
       Layer.sync(AdminTokenStore, adminTokenOps),
       Layer.sync(PaymentLinkStore, paymentLinkOps),
-      Layer.sync(SubscriptionStore, subscriptionOps)
+      Layer.sync(SubscriptionStore, subscriptionOps),
+      Layer.sync(MerchantGatewayStore, merchantGatewayOps)
     )
   )
 )

@@ -61,7 +61,9 @@ export const RequestValidationCode = Schema.Literal(
   "invalid_query",
   // Subscriptions (Pix Automático): a recurrence's fields, a retry's date.
   "invalid_recurrence",
-  "invalid_retry_date"
+  "invalid_retry_date",
+  // The merchant's live gateway does not offer this (due-date charges, sends, refunds).
+  "capability_unavailable"
 )
 
 /** The codes of the admin operations' validation failures, besides those of `RequestValidationCode`. */
@@ -75,7 +77,8 @@ export const AdminValidationCode = Schema.Literal(
   "invalid_email",
   "invalid_recipient",
   "refund_exceeds_received",
-  "invalid_scope"
+  "invalid_scope",
+  "invalid_gateway"
 )
 
 /** The merchant panel's own validation codes (a form posted without its token). */
@@ -185,7 +188,9 @@ export const AdminRefusedCode = Schema.Literal(
   "subscription_not_pending",
   "retry_not_allowed",
   "recurring_unsupported",
-  "cycle_not_cancellable"
+  "cycle_not_cancellable",
+  "merchant_gateways_unsupported",
+  "gateway_change_pending"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */

@@ -9,6 +9,7 @@ import type {
   ChargebackId,
   Job,
   JobId,
+  MerchantId,
   Mode,
   Refund,
   RefundId,
@@ -272,8 +273,32 @@ export const capabilitiesOf = (gateway: BankGatewayShape): Capabilities =>
  */
 export class LiveGateway extends Context.Tag("@pixgate/core/LiveGateway")<LiveGateway, BankGatewayShape>() {}
 
-/** The gateway of each mode: the sandbox for test keys, the configured bank for live keys. */
+/** A live gateway with the name merchants are assigned to it by (its plugin's name). */
+export interface NamedGateway {
+  readonly name: string
+  readonly gateway: BankGatewayShape
+}
+
+/**
+ * The gateway of each mode: the sandbox for test keys, the configured bank for live keys; with
+ * several live gateways, each merchant's (`MerchantGatewayStore`): a transaction goes through
+ * the gateway its merchant was assigned when it was created.
+ */
 export class Gateways extends Context.Tag("@pixgate/core/Gateways")<
   Gateways,
-  { readonly forMode: (mode: Mode) => Option.Option<BankGatewayShape> }
+  {
+    /** The mode's default gateway (the live one merchants without an assignment use). */
+    readonly forMode: (mode: Mode) => Option.Option<BankGatewayShape>
+    /** Every live gateway, the default first. */
+    readonly live: ReadonlyArray<NamedGateway>
+    /**
+     * The gateway of `merchantId`'s transaction of `mode` created at `at` (a new one: now):
+     * none when live mode has no gateway, or the merchant's is no longer configured.
+     */
+    readonly forMerchant: (
+      merchantId: MerchantId,
+      mode: Mode,
+      at: number
+    ) => Effect.Effect<Option.Option<NamedGateway>, StoreError>
+  }
 >() {}

@@ -30,6 +30,7 @@ import { Notifier, tell } from "../ports/Mail.js"
 import { LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 
 export type { ChargePaid, ChargePaidOutcome } from "../ports/BankGateway.js"
 
@@ -74,10 +75,12 @@ export const make = Effect.gen(function* () {
   const gateways = yield* Gateways
 
   const timersOf = (moment: GatewayMoment, tx: Transaction, now: number) =>
-    Option.match(gateways.forMode(tx.mode), {
-      onNone: () => [],
-      onSome: (g) => g.timers(moment, tx, tx.id, now)
-    })
+    Effect.map(GatewayRouting.ofTransaction(gateways, tx), (found) =>
+      Option.match(found, {
+        onNone: () => [],
+        onSome: (g) => g.timers(moment, tx, tx.id, now)
+      })
+    )
 
   /** Records a PIX that is not credited on its charge, failed with `reason`, to be returned. */
   const returned = (charge: Transaction, event: ChargePaid, reason: string, now: number, paidAt: number) =>
@@ -109,7 +112,7 @@ export const make = Effect.gen(function* () {
         effects: {
           // A charge still pending fails now; one already failed (expired) said so already.
           events: charge.status === "pending" ? [Events.transactionFailed(recorded, reason, now)] : [],
-          jobs: timersOf("payment.returned", recorded, now),
+          jobs: yield* timersOf("payment.returned", recorded, now),
           ...completes
         }
       })
@@ -175,7 +178,7 @@ export const make = Effect.gen(function* () {
         paidAt,
         updatedAt: now
       }
-      const timers = timersOf("charge.completed", paid, now)
+      const timers = yield* timersOf("charge.completed", paid, now)
       const advanced = yield* store.advance({
         id: paid.id,
         from: "pending",

@@ -13,6 +13,7 @@ import type { Cents } from "../domain/Money.js"
 import { completing } from "../jobs/Jobs.js"
 import { Gateways } from "../ports/BankGateway.js"
 import { LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 
 /** Why an infraction could not be applied. */
 export type ChargebackRefusal = "not_found" | "not_completed" | "already_open" | "invalid_amount" | "not_open"
@@ -66,7 +67,7 @@ export const make = Effect.gen(function* () {
         createdAt: now,
         updatedAt: now
       }
-      const timers = Option.match(gateways.forMode(deposit.mode), {
+      const timers = Option.match(yield* GatewayRouting.ofTransaction(gateways, deposit), {
         onNone: () => [],
         onSome: (g) => g.timers("chargeback.opened", deposit, chargeback.id, now)
       })

@@ -28,6 +28,7 @@ import { LedgerStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 import * as Idempotency from "./Idempotency.js"
 
 /** What a charge's unknown attempt keeps for its retry: the identity the bank may hold it under. */
@@ -246,7 +247,7 @@ export const make = Effect.gen(function* () {
           Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
         )
       }
-      const gateway = yield* Effect.mapError(
+      yield* Effect.mapError(
         gateways.forMode(caller.mode),
         () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
       )
@@ -307,6 +308,15 @@ export const make = Effect.gen(function* () {
           })
         )
       }
+      // The merchant's gateway at the charge's creation (a retry's: the first attempt's).
+      const gateway = yield* GatewayRouting.gatewayFor(gateways, {
+        merchantId: draft.merchantId,
+        mode: draft.mode,
+        at: draft.createdAt,
+        operation: "charge",
+        needs: terms === null ? "charges" : "dueDateCharges",
+        path: terms === null ? "amount" : "dueDate"
+      })
       const registered = yield* gateway.createCharge(draft).pipe(
         Effect.tapError((failure) =>
           failure.outcome === "unknown"

@@ -25,6 +25,7 @@ import {
   ReadStore,
   type StoreError
 } from "../ports/Store.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 
 /** What the run changes on a payout. */
 export interface PayoutChanges {
@@ -35,11 +36,13 @@ export interface PayoutChanges {
 /** The live sender of a payout, if its mode has one (the sandbox settles by its own timers). */
 export const senderOf = (
   gateways: Gateways["Type"],
-  payout: Pick<Transaction, "mode">
-): Option.Option<PixSender> =>
-  Option.flatMap(payout.mode === "test" ? Option.none() : gateways.forMode(payout.mode), (g) =>
-    Option.fromNullable(g.sender)
-  )
+  payout: Pick<Transaction, "mode" | "merchantId" | "createdAt">
+): Effect.Effect<Option.Option<PixSender>, StoreError> =>
+  payout.mode === "test"
+    ? Effect.succeed(Option.none())
+    : Effect.map(GatewayRouting.ofTransaction(gateways, payout), (g) =>
+        Option.flatMap(g, (gateway) => Option.fromNullable(gateway.sender))
+      )
 
 /**
  * What the caller knows about the run: `first` when no earlier run of the job can exist (the
@@ -88,7 +91,7 @@ export const make = (changes: PayoutChanges) =>
           return yield* jobs.finishJob(job.id)
         }
         const payout = found.value
-        const sender = senderOf(gateways, payout)
+        const sender = yield* senderOf(gateways, payout)
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         if (Option.isNone(sender)) {
           yield* Effect.logWarning("No bank gateway sends this payout; asking again in a minute").pipe(

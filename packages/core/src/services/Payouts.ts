@@ -29,6 +29,7 @@ import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../por
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 import * as Idempotency from "./Idempotency.js"
 import * as PayoutSend from "./PayoutSend.js"
 
@@ -182,12 +183,21 @@ export const make = Effect.gen(function* () {
   const create = (caller: Caller, input: CreatePayout) =>
     Effect.gen(function* () {
       yield* checkAmount(input.amount, config.maxAmount)
-      const gateway = yield* Effect.mapError(
+      yield* Effect.mapError(
         gateways.forMode(caller.mode),
         () => new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" })
       )
       const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      // The merchant's gateway now: the payout's for its whole life.
+      const gateway = yield* GatewayRouting.gatewayFor(gateways, {
+        merchantId: caller.merchant.id,
+        mode: caller.mode,
+        at: now,
+        operation: "payout",
+        needs: "sends",
+        path: "pixKey"
+      })
       const payout = newTransaction({
         id: Ids.transactionId(now),
         merchantId: caller.merchant.id,

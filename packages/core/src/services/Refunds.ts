@@ -36,6 +36,7 @@ import { CurrentJob, completing } from "../jobs/Jobs.js"
 import { Gateways, type PixRefunder, type SendStatus } from "../ports/BankGateway.js"
 import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
+import * as GatewayRouting from "./GatewayRouting.js"
 import { maxKeyLength } from "./Idempotency.js"
 
 /** The standard's window: a PIX may be returned within 90 days of its payment. */
@@ -130,10 +131,13 @@ export const make = Effect.gen(function* () {
         : Effect.fail(Errors.notFound("Charge"))
     )
 
-  const refunderOf = (charge: Transaction): Option.Option<PixRefunder> =>
+  // A refund goes back through the bank that received the charge's PIX.
+  const refunderOf = (charge: Transaction): Effect.Effect<Option.Option<PixRefunder>, StoreError> =>
     charge.mode === "test"
-      ? Option.none()
-      : Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refunder))
+      ? Effect.succeed(Option.none())
+      : Effect.map(GatewayRouting.ofTransaction(gateways, charge), (g) =>
+          Option.flatMap(g, (gateway) => Option.fromNullable(gateway.refunder))
+        )
 
   const sameRequest = (refund: Refund, amount: Money.Cents, description: string | null) =>
     refund.amount === amount && refund.description === description
@@ -169,11 +173,25 @@ export const make = Effect.gen(function* () {
           })
         )
       }
-      const refunder = refunderOf(charge)
-      if (charge.mode === "live" && Option.isNone(refunder)) {
-        return yield* Effect.fail(
-          new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
-        )
+      // The bank that received the charge's PIX (its merchant's gateway when it was created).
+      const chargeGateway = yield* GatewayRouting.ofTransaction(gateways, charge)
+      if (charge.mode === "live") {
+        if (Option.isNone(chargeGateway))
+          return yield* Effect.fail(
+            new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
+          )
+        yield* GatewayRouting.gatewayFor(gateways, {
+          merchantId: charge.merchantId,
+          mode: charge.mode,
+          at: charge.createdAt,
+          operation: "refund",
+          needs: "refunds",
+          path: "amount"
+        })
+        if (Option.isNone(yield* refunderOf(charge)))
+          return yield* Effect.fail(
+            new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
+          )
       }
       const refund: Refund = {
         id,
@@ -195,7 +213,7 @@ export const make = Effect.gen(function* () {
           events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
           // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
           jobs: Option.match(
-            Option.flatMap(gateways.forMode(charge.mode), (g) => Option.fromNullable(g.refundTimers)),
+            Option.flatMap(chargeGateway, (g) => Option.fromNullable(g.refundTimers)),
             { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
           )
         })
@@ -303,7 +321,7 @@ export const make = Effect.gen(function* () {
       const refund = found.value
       const charge = yield* reads.getTransaction(refund.transactionId)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const refunder = Option.flatMap(charge, refunderOf)
+      const refunder = Option.isNone(charge) ? Option.none() : yield* refunderOf(charge.value)
       if (Option.isNone(charge) || Option.isNone(refunder)) {
         yield* Effect.logWarning("No bank gateway sends this refund; asking again in a minute").pipe(
           Effect.annotateLogs({ refundId: refund.id })

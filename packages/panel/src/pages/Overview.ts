@@ -1,5 +1,5 @@
 /** The overview: balance cards, the last 30 days' chart and its table. */
-import { type Domain, Requests, Store } from "@pixgate/core"
+import { type Domain, Engine, Requests, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import * as Chart from "../Chart.js"
 import { brl, type Handler, lift, notice, respond, type Signed } from "../Ctx.js"
@@ -68,6 +68,15 @@ export const overview = (s: Signed): Handler =>
         return { balance, pending, recent, steps }
       })
     )
+    // Which bank holds the merchant's live money (a gateway per merchant), in live mode.
+    const bank = yield* lift(
+      Effect.gen(function* () {
+        if (s.mode !== "live") return undefined
+        const engine = yield* Engine.Engine
+        if (!engine.liveEnabled) return undefined
+        return (yield* engine.merchantGateways.get(s.merchant.id)).gateway
+      })
+    )
     const days = new Map<string, { received: number; sent: number; fees: number }>()
     for (let i = 29; i >= 0; i--) days.set(day(now - i * 86_400_000), { received: 0, sent: 0, fees: 0 })
     for (const tx of recent) {
@@ -83,6 +92,7 @@ export const overview = (s: Signed): Handler =>
     const total = (k: "received" | "sent" | "fees") => series.reduce((sum, d) => sum + d[k], 0)
     const quiet = total("received") + total("sent") + total("fees") === 0
     const body = html`${failingBanner(s, health, true)}${Flows.checklist(s.cfg.base, s.t, steps)}
+${bank === undefined ? "" : html`<p data-testid="live-bank">${s.t.liveBank}: <strong>${bank}</strong></p>`}
 <section class="cards" aria-label="${s.t.available}">
 <div class="card"><div>${s.t.available}</div><div class="value" data-testid="available">${brl(s, balance.available)}</div></div>
 <div class="card"><div>${s.t.pending}</div><div class="value" data-testid="pending">${brl(s, pendingSum)}</div></div>

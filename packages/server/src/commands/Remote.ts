@@ -48,7 +48,7 @@ const described = (status: number, text: string): string => {
 export const request = (
   server: Server,
   credential: Credential,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PUT",
   path: string,
   body?: unknown,
   headers: Record<string, string> = {}
