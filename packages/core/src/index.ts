@@ -173,6 +173,8 @@ export * as HostResolver from "./ports/HostResolver.js"
 export * as RateLimitStore from "./ports/RateLimitStore.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
+/** Webhook operations in the store: disabled endpoints, attempts for health, resends (migration 0020). */
+export * as WebhookOpsStore from "./ports/WebhookOpsStore.js"
 /**
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */

@@ -9,7 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { AdminTokenStore, DataCipher, RateLimitStore, Store } from "@pixgate/core"
+import type { AdminTokenStore, DataCipher, RateLimitStore, Store, WebhookOpsStore } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -139,6 +139,7 @@ export const layer = (
 ): Layer.Layer<
   | Store.Stores
   | AdminTokenStore.AdminTokenStore
+  | WebhookOpsStore.WebhookOpsStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
   | DataCipher.Keyring,

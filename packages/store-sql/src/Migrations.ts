@@ -28,6 +28,7 @@ import {
   signingKeys
 } from "./internal/schema.js"
 import { sealedColumns } from "./internal/sealedSchema.js"
+import { webhookOps } from "./internal/webhookOpsSchema.js"
 import { secretHeader } from "./internal/webhookSchema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
@@ -111,7 +112,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("pg")),
   "0016_admin_tokens": statements(adminTokens("pg")),
   "0017_sealed_personal_data": sealPersonalData("pg")(keys),
-  "0019_webhook_secret_header": statements(secretHeader)
+  "0019_webhook_secret_header": statements(secretHeader),
+  "0020_webhook_ops": statements(webhookOps("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -132,5 +134,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0015_panel_flows": statements(panelFlows("sqlite")),
   "0016_admin_tokens": statements(adminTokens("sqlite")),
   "0017_sealed_personal_data": sealPersonalData("sqlite")(keys),
-  "0019_webhook_secret_header": statements(secretHeader)
+  "0019_webhook_secret_header": statements(secretHeader),
+  "0020_webhook_ops": statements(webhookOps("sqlite"))
 })

@@ -5,7 +5,7 @@
  * ran alone; the few dialect differences (row locks and claiming) use `sql.onDialectOrElse`.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
+import { AdminTokenStore, DataCipher, Store, WebhookOpsStore } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -23,6 +23,7 @@ import { refunds } from "./internal/refunds.js"
 import { single, toStoreError } from "./internal/sql.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
+import { webhookOps } from "./internal/webhookOps.js"
 import { webhooks } from "./internal/webhooks.js"
 import { writer } from "./internal/writes.js"
 
@@ -96,8 +97,16 @@ export const makeAdminTokens: Effect.Effect<
 /** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
 export const layer = (
   keys: Keys
-): Layer.Layer<Store.Stores | AdminTokenStore.AdminTokenStore, Store.StoreError, SqlClient.SqlClient> =>
-  Layer.merge(Store.layerEffect(make(keys)), Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens))
+): Layer.Layer<
+  Store.Stores | AdminTokenStore.AdminTokenStore | WebhookOpsStore.WebhookOpsStore,
+  Store.StoreError,
+  SqlClient.SqlClient
+> =>
+  Layer.mergeAll(
+    Store.layerEffect(make(keys)),
+    Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
+    Layer.effect(WebhookOpsStore.WebhookOpsStore, Effect.map(SqlClient.SqlClient, webhookOps))
+  )
 
 /**
  * Every store tag (`Store.Stores`), the admin tokens, `SqlClient` and the keyring
@@ -108,7 +117,11 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | WebhookOpsStore.WebhookOpsStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -120,7 +133,11 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | WebhookOpsStore.WebhookOpsStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -131,6 +148,7 @@ export const layerOpened = <E, R>(
       const store = yield* make(keys)
       return Store.context(store).pipe(
         Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+        Context.add(WebhookOpsStore.WebhookOpsStore, webhookOps(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

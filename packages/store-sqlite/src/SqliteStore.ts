@@ -8,7 +8,7 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type { AdminTokenStore, DataCipher, Store } from "@pixgate/core"
+import type { AdminTokenStore, DataCipher, Store, WebhookOpsStore } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
@@ -95,7 +95,11 @@ const setup = (options: SqliteStoreOptions, keys: DataKeys.Keys) =>
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Store.Stores | AdminTokenStore.AdminTokenStore | SqlClient.SqlClient | DataCipher.Keyring,
+  | Store.Stores
+  | AdminTokenStore.AdminTokenStore
+  | WebhookOpsStore.WebhookOpsStore
+  | SqlClient.SqlClient
+  | DataCipher.Keyring,
   Store.StoreError
 > => {
   const client = Layer.unwrapEffect(

@@ -20,9 +20,11 @@ import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { panelOps } from "../internal/memoryPanel.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
+import { webhookOpsOver } from "../internal/memoryWebhookOps.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
-import { advanceEffects, JobWatchers, layerEffect, StoreError, type Stores } from "../ports/Store.js"
+import { advanceEffects, JobWatchers, layerEffect, Store, StoreError, type Stores } from "../ports/Store.js"
+import { WebhookOpsStore } from "../ports/WebhookOpsStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -602,10 +604,11 @@ export const make: Effect.Effect<StoreShape> = Effect.sync(() => {
 })
 
 /**
- * The in-memory store as every store tag (`Stores`) and its admin tokens (`AdminTokenStore`);
+ * The in-memory store as every store tag (`Stores`), its admin tokens (`AdminTokenStore`) and
+ * its webhook operations (`WebhookOpsStore`);
  * each build is a fresh, empty store.
  */
-export const layer: Layer.Layer<Stores | AdminTokenStore> = Layer.merge(
-  layerEffect(make),
-  Layer.sync(AdminTokenStore, adminTokenOps)
-)
+export const layer: Layer.Layer<Stores | AdminTokenStore | WebhookOpsStore> = Layer.effect(
+  WebhookOpsStore,
+  Effect.map(Store, webhookOpsOver)
+).pipe(Layer.provideMerge(Layer.merge(layerEffect(make), Layer.sync(AdminTokenStore, adminTokenOps))))
