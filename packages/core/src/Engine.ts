@@ -52,6 +52,7 @@ import * as Payments from "./services/Payments.js"
 import * as Payouts from "./services/Payouts.js"
 import * as Refunds from "./services/Refunds.js"
 import * as Transactions from "./services/Transactions.js"
+import * as WebhookOps from "./webhooks/WebhookOps.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 
 /** Everything a transport or an embedding platform calls. */
@@ -74,6 +75,8 @@ export interface EngineShape {
   readonly adminTokens: AdminTokens.AdminTokensShape
   /** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */
   readonly events: EventFeed.EventFeedShape
+  /** Webhook operations: resend failed deliveries since a time, endpoint health, enable a disabled endpoint. */
+  readonly webhookOps: WebhookOps.WebhookOpsShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -245,6 +248,7 @@ const make = Effect.gen(function* () {
     health: yield* Health.Health,
     erasure: yield* Erasure.Erasure,
     events: yield* EventFeed.EventFeed,
+    webhookOps: yield* WebhookOps.make,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     bankCallback: (callback) =>
@@ -368,6 +372,7 @@ export function layer(
       const live = (yield* Gateways).forMode("live")
       if (Option.isSome(live) && live.value.start !== undefined)
         yield* live.value.start(yield* gatewayContext)
+      yield* Effect.forkScoped(WebhookOps.gauges((yield* Engine).webhookOps))
     })
   )
   const worker =

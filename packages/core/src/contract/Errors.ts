@@ -174,7 +174,8 @@ export const AdminRefusedCode = Schema.Literal(
   "refund_not_refundable",
   "refund_window_closed",
   "admin_token_name_taken",
-  "admin_tokens_unsupported"
+  "admin_tokens_unsupported",
+  "webhook_endpoint_disabled"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */
