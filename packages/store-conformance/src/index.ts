@@ -4,7 +4,7 @@
  * instance serves the whole suite.
  */
 import { layer } from "@effect/vitest"
-import { type AdminTokenStore, Store } from "@pixgate/core"
+import { type AdminTokenStore, Store, type WebhookOpsStore } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
@@ -22,6 +22,7 @@ import { panel } from "./internal/panel.js"
 import { refunds } from "./internal/refunds.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
+import { webhookOps } from "./internal/webhookOps.js"
 
 export * from "./authCache.js"
 export * from "./fixtures.js"
@@ -90,6 +91,19 @@ export const runAdminTokenStoreConformance = (
   name: string,
   makeLayer: () => Layer.Layer<AdminTokenStore.AdminTokenStore, unknown, never>
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => adminTokens(it))
+
+/**
+ * `WebhookOpsStore`: disabled endpoints, the attempts an endpoint's health reads, resends of
+ * failed deliveries (once per range, spaced), endpoint counts by state (migration 0020), over
+ * the store's deliveries. Every store of this repository provides it beside the `Store`.
+ */
+export const runWebhookOpsStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.WebhookOpsStore, unknown, never>
+): void =>
+  layer(Layer.provideMerge(Store.fromFull, makeLayer()), { excludeTestServices: true })(name, (it) =>
+    webhookOps(it)
+  )
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

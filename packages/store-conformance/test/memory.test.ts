@@ -4,12 +4,14 @@ import {
   entry,
   makeMerchant,
   runAdminTokenStoreConformance,
-  runStoreConformance
+  runStoreConformance,
+  runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
 import { Effect } from "effect"
 
 runStoreConformance("MemoryStore", () => MemoryStore.layer)
 runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
+runWebhookOpsStoreConformance("MemoryStore webhook operations", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>
   Effect.gen(function* () {

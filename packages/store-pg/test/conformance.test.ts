@@ -1,4 +1,8 @@
-import { runAdminTokenStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
+import {
+  runAdminTokenStoreConformance,
+  runStoreConformance,
+  runWebhookOpsStoreConformance
+} from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
 import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
@@ -11,6 +15,9 @@ describePostgres("Postgres", () => {
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
   runAdminTokenStoreConformance("PgStore admin tokens", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
+  runWebhookOpsStoreConformance("PgStore webhook operations", () =>
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
 })

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runAdminTokenStoreConformance, runStoreConformance } from "@pixgate/store-conformance"
+import {
+  runAdminTokenStoreConformance,
+  runStoreConformance,
+  runWebhookOpsStoreConformance
+} from "@pixgate/store-conformance"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { afterAll } from "vitest"
 
@@ -17,4 +21,8 @@ runStoreConformance("SqliteStore (:memory:)", () => SqliteStore.layer({ filename
 
 runAdminTokenStoreConformance("SqliteStore admin tokens (file)", () =>
   SqliteStore.layer({ filename: join(dir, "admin-tokens.db") })
+)
+
+runWebhookOpsStoreConformance("SqliteStore webhook operations (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "webhook-ops.db") })
 )
