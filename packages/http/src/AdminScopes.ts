@@ -52,5 +52,10 @@ export const needs: Table = {
   },
   adminAudit: { getAdminAuditLog: "read-only" },
   adminEvents: { stream: "read-only" },
+  adminWebhookOps: {
+    resendWebhooks: "operator",
+    getWebhookHealth: "read-only",
+    enableWebhookEndpoint: "operator"
+  },
   adminDocumentation: { openapi: "read-only" }
 }

@@ -14,6 +14,7 @@ import { type Auth, type Domain, Engine, Errors, Views } from "@pixgate/core"
 import { Effect } from "effect"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
 import * as Timestamp from "./Timestamp.js"
+import * as WebhookOpsHandlers from "./WebhookOpsHandlers.js"
 
 /** What a handler receives: the decoded request. */
 export interface Input<Path, UrlParams, Payload, Headers> {
@@ -169,5 +170,6 @@ export const Handlers: AllHandlers = {
   adminAudit: {
     getAdminAuditLog: ({ urlParams }) =>
       Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(urlParams))
-  }
+  },
+  adminWebhookOps: WebhookOpsHandlers.handlers
 }

@@ -311,6 +311,12 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
     ),
     HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
     HttpApiBuilder.group(PixgateApi, "adminEvents", (h) => h.handleRaw("stream", serve)),
+    HttpApiBuilder.group(PixgateApi, "adminWebhookOps", (h) =>
+      h
+        .handleRaw("resendWebhooks", serve)
+        .handleRaw("getWebhookHealth", serve)
+        .handleRaw("enableWebhookEndpoint", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }

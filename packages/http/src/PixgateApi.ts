@@ -33,6 +33,7 @@ import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
+import { AdminWebhookOpsGroup } from "./WebhookOpsApi.js"
 
 /** Every error of the contract, as a client decodes it (core's and the transport's tagged errors). */
 export type ApiError = TransportErrors.ApiError
@@ -792,6 +793,7 @@ const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
   .add(AdminAuditGroup)
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
+  .add(AdminWebhookOpsGroup.middleware(AdminToken))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 
