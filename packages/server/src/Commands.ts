@@ -30,6 +30,7 @@ import { privacyCommands } from "./commands/Privacy.js"
 import { refundCommands } from "./commands/Refund.js"
 import { sandboxCommands } from "./commands/Sandbox.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
+import { webhookOpsCommands } from "./commands/WebhookOps.js"
 import { webhookCommands } from "./commands/Webhooks.js"
 import * as HelpText from "./HelpText.js"
 
@@ -56,6 +57,7 @@ const argumentHelp: Readonly<Record<string, string>> = {
 export const commands: Readonly<Record<string, Command>> = {
   ...merchantCommands,
   ...webhookCommands,
+  ...webhookOpsCommands,
   ...panelUserCommands,
   ...sandboxCommands,
   ...moneyCommands,
