@@ -76,7 +76,11 @@ const proxy = Effect.gen(function* () {
     }
   })
   const port = yield* listen(server)
-  yield* Effect.addFinalizer(() => Effect.sync(() => sockets.forEach((s) => s.destroy())))
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      for (const s of sockets) s.destroy()
+    })
+  )
   return { url: `http://127.0.0.1:${port}`, targets }
 })
 

@@ -16,6 +16,7 @@ import * as Receipts from "./pages/Receipts.js"
 import * as Refunds from "./pages/Refunds.js"
 import * as Transactions from "./pages/Transactions.js"
 import * as WebhookForms from "./pages/WebhookForms.js"
+import * as WebhookOps from "./pages/WebhookOps.js"
 import * as Webhooks from "./pages/Webhooks.js"
 
 /** A signed-in route: method, path pattern (its groups are the handler's parameters), handler. */
@@ -154,6 +155,18 @@ const routes: ReadonlyArray<Route> = [
     need: "webhook.manage",
     audit: "webhook.secret-reveal",
     handle: (s, _, f) => WebhookForms.reveal(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/resend"),
+    need: "webhook.manage",
+    handle: (s, _, f) => WebhookOps.resend(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/enable"),
+    need: "webhook.manage",
+    handle: (s) => WebhookOps.enable(s)
   },
   {
     method: "POST",
