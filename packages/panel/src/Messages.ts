@@ -261,6 +261,10 @@ export const codes: Readonly<Record<string, Entry>> = {
     "Este armazenamento não guarda tokens de administração.",
     "This store keeps no admin tokens."
   ),
+  webhook_endpoint_disabled: e(
+    "O endpoint de webhook está desativado: reative-o, e o que ficou retido é reenviado.",
+    "The webhook endpoint is disabled: enable it, and what it held is resent."
+  ),
   // The panel's own
   invalid_form_token: e(
     "Este formulário não vale mais: revise e confirme de novo.",
