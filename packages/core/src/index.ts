@@ -255,6 +255,8 @@ export * as Transactions from "./services/Transactions.js"
 // Webhooks: deliveries, signatures, signing keys and the URL policy.
 /** Webhook signing keys and secrets. */
 export * as SigningKeys from "./webhooks/SigningKeys.js"
+/** Webhook operations: resend failed deliveries since a time, endpoint health, enabling a disabled endpoint. */
+export * as WebhookOps from "./webhooks/WebhookOps.js"
 /**
  * What a webhook request carries: the JSON body and the Standard Webhooks signature
  * (https://www.standardwebhooks.com).

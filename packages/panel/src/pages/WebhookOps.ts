@@ -4,16 +4,14 @@
  * for the roles that manage integrations, the buttons that enable it again and resend what
  * failed since a time (once per range, at the engine's bounded rate, through the job worker).
  */
-import { type Engine, Errors } from "@pixgate/core"
+import { type Engine, Errors, type WebhookOps } from "@pixgate/core"
 import { Effect } from "effect"
 import { engine, type Handler, redirect, type Signed, when } from "../Ctx.js"
 import { html, type Part } from "../Html.js"
 import type { Lang } from "../I18n.js"
 import { csrfField } from "../Layout.js"
 
-type Health = Effect.Effect.Success<
-  ReturnType<Engine.EngineShape["webhookOps"]["health"]>
->["endpoints"][number]
+type Health = WebhookOps.EndpointHealthView
 
 const words = {
   "pt-BR": {
@@ -50,7 +48,7 @@ const words = {
 const periods = [1, 24, 168, 720] as const
 
 /** The mode's endpoint health from the engine (undefined without an endpoint). */
-export const healthOf = (s: Signed) =>
+export const healthOf = (s: Signed): Effect.Effect<Health | undefined, Errors.PixgateError, Engine.Engine> =>
   Effect.map(
     engine((e) => e.webhookOps.health(s.merchant.id)),
     (h) => h.endpoints.find((x) => x.mode === s.mode)
