@@ -101,7 +101,7 @@ const describe = (identifier: string, summary: string) => OpenApi.annotations({ 
 /** The webhook operations' endpoints, behind the admin token (added by `PixgateApi`). */
 export const AdminWebhookOpsGroup = HttpApiGroup.make("adminWebhookOps")
   .add(
-    HttpApiEndpoint.post("resendWebhooks", "/merchants/:merchantId/webhooks/resend")
+    HttpApiEndpoint.post("resendWebhooks", "/merchants/:merchantId/webhook-resends")
       .setPath(MerchantPath)
       .setPayload(ResendRequest)
       .addSuccess(Resend, { status: 202 })
