@@ -59,6 +59,7 @@ import * as Payouts from "./services/Payouts.js"
 import * as Refunds from "./services/Refunds.js"
 import * as Subscriptions from "./services/Subscriptions.js"
 import * as Transactions from "./services/Transactions.js"
+import * as WebhookOps from "./webhooks/WebhookOps.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 
 /** Everything a transport or an embedding platform calls. */
@@ -84,6 +85,8 @@ export interface EngineShape {
   readonly events: EventFeed.EventFeedShape
   /** Subscriptions (Pix Automático): journeys, cycles, retries, cancellations (docs/recurring.md). */
   readonly subscriptions: Subscriptions.SubscriptionsShape
+  /** Webhook operations: resend failed deliveries since a time, endpoint health, enable a disabled endpoint. */
+  readonly webhookOps: WebhookOps.WebhookOpsShape
   /**
    * A callback from the live bank (the HTTP transport's `/bank/callbacks/<secret>` route,
    * after checking the secret): handed to the live gateway, which confirms it with the bank
@@ -269,6 +272,7 @@ const make = Effect.gen(function* () {
     erasure: yield* Erasure.Erasure,
     events: yield* EventFeed.EventFeed,
     subscriptions: yield* Subscriptions.Subscriptions,
+    webhookOps: yield* WebhookOps.make,
     liveEnabled: Option.isSome(gateways.forMode("live")),
     liveCapabilities: Option.map(gateways.forMode("live"), capabilitiesOf),
     merchantGateways: yield* MerchantGateways.make,
@@ -425,6 +429,7 @@ export function layer(
       const ctx = yield* gatewayContext
       for (const { name, gateway } of gateways.live)
         if (gateway.start !== undefined) yield* gateway.start(GatewayRouting.fenced(gateways, name, ctx))
+      yield* Effect.forkScoped(WebhookOps.gauges((yield* Engine).webhookOps))
     })
   )
   const worker =

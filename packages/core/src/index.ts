@@ -208,6 +208,8 @@ export * as Store from "./ports/Store.js"
 export * as SubscriptionStore from "./ports/SubscriptionStore.js"
 /** Removing panel users and their last sign-ins (migration 0021). */
 export * as TeamStore from "./ports/TeamStore.js"
+/** Webhook operations in the store: disabled endpoints, attempts for health, resends (migration 0026). */
+export * as WebhookOpsStore from "./ports/WebhookOpsStore.js"
 /**
  * How a webhook attempt reaches the receiver: one POST, its status, and a bounded read of the answer.
  */
@@ -293,6 +295,8 @@ export * as Transactions from "./services/Transactions.js"
 // Webhooks: deliveries, signatures, signing keys and the URL policy.
 /** Webhook signing keys and secrets. */
 export * as SigningKeys from "./webhooks/SigningKeys.js"
+/** Webhook operations: resend failed deliveries since a time, endpoint health, enabling a disabled endpoint. */
+export * as WebhookOps from "./webhooks/WebhookOps.js"
 /**
  * What a webhook request carries: the JSON body and the Standard Webhooks signature
  * (https://www.standardwebhooks.com).

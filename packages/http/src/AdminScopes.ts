@@ -58,5 +58,10 @@ export const needs: Table = {
     getMerchantGateway: "read-only",
     assignMerchantGateway: "full"
   },
+  adminWebhookOps: {
+    resendWebhooks: "operator",
+    getWebhookHealth: "read-only",
+    enableWebhookEndpoint: "operator"
+  },
   adminDocumentation: { openapi: "read-only" }
 }

@@ -16,6 +16,7 @@ import * as GatewaysApi from "./GatewaysApi.js"
 import * as InfractionsApi from "./InfractionsApi.js"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
 import * as Timestamp from "./Timestamp.js"
+import * as WebhookOpsHandlers from "./WebhookOpsHandlers.js"
 
 /** What a handler receives: the decoded request. */
 export interface Input<Path, UrlParams, Payload, Headers> {
@@ -173,5 +174,6 @@ export const Handlers: AllHandlers = {
   adminAudit: {
     getAdminAuditLog: ({ urlParams }) =>
       Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(urlParams))
-  }
+  },
+  adminWebhookOps: WebhookOpsHandlers.handlers
 }

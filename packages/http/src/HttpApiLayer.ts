@@ -320,6 +320,12 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("getMerchantGateway", serve)
         .handleRaw("assignMerchantGateway", serve)
     ),
+    HttpApiBuilder.group(PixgateApi, "adminWebhookOps", (h) =>
+      h
+        .handleRaw("resendWebhooks", serve)
+        .handleRaw("getWebhookHealth", serve)
+        .handleRaw("enableWebhookEndpoint", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }

@@ -34,6 +34,12 @@ export interface PixgateOptions extends Web.PixgateOptions {
    * the platform's. Leave it out for no panel.
    */
   readonly panel?: PanelOptions
+  /**
+   * An HTTP proxy every webhook delivery goes through (`http://host:port`): a fixed egress for
+   * receivers that allow-list addresses; the address policy still judges each target first
+   * (`NodeWebhookTransport.proxyLayer`). Default: deliveries connect directly.
+   */
+  readonly webhookProxy?: string
 }
 
 /**
@@ -168,7 +174,10 @@ const loadPanel = async (): Promise<PanelModule> => {
 export const make = async (options: PixgateOptions): Promise<Pixgate> => {
   // A malformed trusted-proxy setting throws here, before anything is built.
   const trust = ClientAddress.compile(options.trustProxy)
-  const built = await Web.assemble(options, NodeWebhookTransport.layer)
+  const built = await Web.assemble(
+    options,
+    NodeWebhookTransport.layerFor(options.webhookProxy === undefined ? {} : { proxy: options.webhookProxy })
+  )
   const fallthrough = options.fallthrough === true
   const serve = (router: Router.Router<Web.Services>): Handlers => ({
     ...Web.webHandlers(built, router),

@@ -35,6 +35,7 @@ import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import { AdminInfractionsGroup } from "./InfractionsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
+import { AdminWebhookOpsGroup } from "./WebhookOpsApi.js"
 
 /** Every error of the contract, as a client decodes it (core's and the transport's tagged errors). */
 export type ApiError = TransportErrors.ApiError
@@ -796,6 +797,7 @@ const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminInfractionsGroup.middleware(AdminToken))
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
   .add(AdminGatewaysGroup.middleware(AdminToken))
+  .add(AdminWebhookOpsGroup.middleware(AdminToken))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 

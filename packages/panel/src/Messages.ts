@@ -302,6 +302,10 @@ export const codes: Readonly<Record<string, Entry>> = {
     "Já há uma troca de banco agendada; aguarde ela valer.",
     "A change of bank is already scheduled; wait for it to take effect."
   ),
+  webhook_endpoint_disabled: e(
+    "O endpoint de webhook está desativado: reative-o, e o que ficou retido é reenviado.",
+    "The webhook endpoint is disabled: enable it, and what it held is resent."
+  ),
   // The panel's own
   invalid_form_token: e(
     "Este formulário não vale mais: revise e confirme de novo.",

@@ -19,6 +19,7 @@ import * as Refunds from "./pages/Refunds.js"
 import * as Team from "./pages/Team.js"
 import * as Transactions from "./pages/Transactions.js"
 import * as WebhookForms from "./pages/WebhookForms.js"
+import * as WebhookOps from "./pages/WebhookOps.js"
 import * as Webhooks from "./pages/Webhooks.js"
 
 /** A signed-in route: method, path pattern (its groups are the handler's parameters), handler. */
@@ -159,6 +160,18 @@ const routes: ReadonlyArray<Route> = [
     need: "webhook.manage",
     audit: "webhook.secret-reveal",
     handle: (s, _, f) => WebhookForms.reveal(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/resend"),
+    need: "webhook.manage",
+    handle: (s, _, f) => WebhookOps.resend(s, f)
+  },
+  {
+    method: "POST",
+    path: at("/webhooks/enable"),
+    need: "webhook.manage",
+    handle: (s) => WebhookOps.enable(s)
   },
   {
     method: "POST",

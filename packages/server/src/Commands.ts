@@ -32,6 +32,7 @@ import { privacyCommands } from "./commands/Privacy.js"
 import { refundCommands } from "./commands/Refund.js"
 import { sandboxCommands } from "./commands/Sandbox.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
+import { webhookOpsCommands } from "./commands/WebhookOps.js"
 import { webhookCommands } from "./commands/Webhooks.js"
 import * as HelpText from "./HelpText.js"
 
@@ -59,6 +60,7 @@ export const commands: Readonly<Record<string, Command>> = {
   ...merchantCommands,
   ...merchantGatewayCommands,
   ...webhookCommands,
+  ...webhookOpsCommands,
   ...panelUserCommands,
   ...sandboxCommands,
   ...moneyCommands,

@@ -211,6 +211,15 @@ export const serve = Config.all({
   readinessTimeoutMs: integer("PIXGATE_READINESS_TIMEOUT_MS", 2_000, 1, 60_000),
   // The engine's default (48) when unset; at most the webhook lane (64), which bounds it anyway.
   webhookEndpointMaxConcurrency: integer("PIXGATE_WEBHOOK_ENDPOINT_MAX_CONCURRENCY", 48, 1, 64),
+  // Webhook operations (docs/operations.md): an endpoint failing this long is disabled (5 days),
+  // a resend starts this many first attempts a second, deliveries may go through a proxy.
+  webhookDisableAfterHours: integer("PIXGATE_WEBHOOK_DISABLE_AFTER_HOURS", 120, 1, 24 * 365),
+  webhookResendRate: integer("PIXGATE_WEBHOOK_RESEND_RATE", 10, 1, 1_000),
+  webhookProxy: Config.mapOrFail(text("PIXGATE_WEBHOOK_PROXY"), (value) =>
+    value === "" || /^https?:\/\/[^\s]+$/.test(value)
+      ? Either.right(value)
+      : invalid("PIXGATE_WEBHOOK_PROXY must be an http:// or https:// URL of the proxy")
+  ),
   keepAliveTimeoutMs: integer(
     "PIXGATE_KEEP_ALIVE_TIMEOUT_MS",
     Connections.defaults.keepAliveTimeoutMs,

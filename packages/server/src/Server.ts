@@ -108,6 +108,15 @@ export interface ServerOptions extends Connections.ConnectionOptions {
    * `webhookEndpointMaxConcurrency`, 48; the CLI reads `PIXGATE_WEBHOOK_ENDPOINT_MAX_CONCURRENCY`).
    */
   readonly webhookEndpointMaxConcurrency?: number
+  /**
+   * Webhook operations (docs/operations.md, "Webhook operations"): the HTTP proxy deliveries go
+   * through (`PIXGATE_WEBHOOK_PROXY`), hours an endpoint may fail before it is disabled
+   * (`PIXGATE_WEBHOOK_DISABLE_AFTER_HOURS`, 120) and first attempts a resend starts per second
+   * (`PIXGATE_WEBHOOK_RESEND_RATE`, 10).
+   */
+  readonly webhookProxy?: string
+  readonly webhookDisableAfterHours?: number
+  readonly webhookResendRate?: number
   /** Metrics at `/metrics` and OTLP export (`Telemetry`; the CLI reads docs/operations.md's variables). */
   readonly telemetry?: TelemetryOptions
   /**
@@ -337,10 +346,15 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
           : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) }),
         ...(options.webhookEndpointMaxConcurrency === undefined
           ? {}
-          : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency })
+          : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency }),
+        ...(options.webhookDisableAfterHours === undefined
+          ? {}
+          : { webhookDisableAfter: Duration.hours(options.webhookDisableAfterHours) }),
+        ...(options.webhookResendRate === undefined ? {} : { webhookResendRate: options.webhookResendRate })
       },
       ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more })
     },
+    ...(options.webhookProxy ? { webhookProxy: options.webhookProxy } : {}),
     admin: { basePath: adminPath, ...(options.adminToken ? { token: options.adminToken } : {}) },
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),

@@ -10,7 +10,8 @@ import {
   type MerchantGatewayStore,
   type PaymentLinkStore,
   Store,
-  type SubscriptionStore
+  type SubscriptionStore,
+  type WebhookOpsStore
 } from "@pixgate/core"
 import { Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
@@ -34,6 +35,7 @@ import { refunds } from "./internal/refunds.js"
 import { subscriptions } from "./internal/subscriptions.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
+import { webhookOps } from "./internal/webhookOps.js"
 
 export * from "./authCache.js"
 export * from "./fixtures.js"
@@ -153,11 +155,17 @@ export const runMerchantGatewayStoreConformance = (
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => merchantGateways(it))
 
 /**
- * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per
- * (subscription, sequence) even under racing inserts. Every store of this repository provides it.
-export const runSubscriptionStoreConformance = (
-  makeLayer: () => Layer.Layer<SubscriptionStore.SubscriptionStore, unknown, never>
-): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => subscriptions(it))
+ * `WebhookOpsStore`: disabled endpoints, the attempts an endpoint's health reads, resends of
+ * failed deliveries (once per range, spaced), endpoint counts by state (migration 0026), over
+ * the store's deliveries. Every store of this repository provides it beside the `Store`.
+ */
+export const runWebhookOpsStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.WebhookOpsStore, unknown, never>
+): void =>
+  layer(Layer.provideMerge(Store.fromFull, makeLayer()), { excludeTestServices: true })(name, (it) =>
+    webhookOps(it)
+  )
 
 /**
  * `LedgerStore` and `ReadStore`: the guarded money units, chargebacks, the transaction list and

@@ -6,7 +6,8 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
-  runStoreConformance
+  runStoreConformance,
+  runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
 import { Effect } from "effect"
 
@@ -14,6 +15,7 @@ runStoreConformance("MemoryStore", () => MemoryStore.layer)
 runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
 runMailStoreConformance("MemoryStore mail and team", () => MemoryStore.layer)
 runInfractionStoreConformance("MemoryStore infractions", () => MemoryStore.layer)
+runWebhookOpsStoreConformance("MemoryStore webhook operations", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>
   Effect.gen(function* () {

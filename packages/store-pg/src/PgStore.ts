@@ -19,7 +19,8 @@ import type {
   RateLimitStore,
   Store,
   SubscriptionStore,
-  TeamStore
+  TeamStore,
+  WebhookOpsStore
 } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
@@ -156,6 +157,7 @@ export const layer = (
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
   | MerchantGatewayStore.MerchantGatewayStore
+  | WebhookOpsStore.WebhookOpsStore
   | SqlClient.SqlClient
   | RateLimitStore.RateLimitStore
   | DataCipher.Keyring,

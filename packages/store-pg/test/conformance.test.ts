@@ -2,7 +2,8 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
-  runStoreConformance
+  runStoreConformance,
+  runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
 import { PgStore } from "@pixgate/store-pg"
 import { testKeys } from "@pixgate/testkit/dataKeys"
@@ -22,6 +23,9 @@ describePostgres("Postgres", () => {
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
   runInfractionStoreConformance("PgStore infractions", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
+  runWebhookOpsStoreConformance("PgStore webhook operations", () =>
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
 })

@@ -33,6 +33,7 @@ import {
 } from "./internal/schema.js"
 import { sealedColumns } from "./internal/sealedSchema.js"
 import { subscriptions } from "./internal/subscriptionSchema.js"
+import { webhookOps } from "./internal/webhookOpsSchema.js"
 import { secretHeader } from "./internal/webhookSchema.js"
 
 /** A migration: statements run in order, inside the migrator's transaction. */
@@ -121,7 +122,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0022_infractions": statements(infractions("pg")),
   "0023_subscriptions": statements(subscriptions("pg")),
   "0024_payment_links": statements(paymentLinks("pg")),
-  "0025_merchant_gateways": statements(merchantGateways("pg"))
+  "0025_merchant_gateways": statements(merchantGateways("pg")),
+  "0026_webhook_ops": statements(webhookOps("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -147,5 +149,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0022_infractions": statements(infractions("sqlite")),
   "0023_subscriptions": statements(subscriptions("sqlite")),
   "0024_payment_links": statements(paymentLinks("sqlite")),
-  "0025_merchant_gateways": statements(merchantGateways("sqlite"))
+  "0025_merchant_gateways": statements(merchantGateways("sqlite")),
+  "0026_webhook_ops": statements(webhookOps("sqlite"))
 })

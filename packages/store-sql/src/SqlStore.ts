@@ -14,7 +14,8 @@ import {
   PaymentLinkStore,
   Store,
   SubscriptionStore,
-  TeamStore
+  TeamStore,
+  WebhookOpsStore
 } from "@pixgate/core"
 import { Cause, Context, Effect, Layer, type Scope } from "effect"
 import { type Keys, keyring } from "./DataKeys.js"
@@ -38,6 +39,7 @@ import { single, toStoreError } from "./internal/sql.js"
 import { subscriptions } from "./internal/subscriptions.js"
 import { transactions } from "./internal/transactions.js"
 import { units } from "./internal/units.js"
+import { webhookOps } from "./internal/webhookOps.js"
 import { webhooks } from "./internal/webhooks.js"
 import { writer } from "./internal/writes.js"
 
@@ -136,7 +138,8 @@ export const layer = (
   | MailStore.MailStore
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
-  | SubscriptionStore.SubscriptionStore,
+  | SubscriptionStore.SubscriptionStore
+  | WebhookOpsStore.WebhookOpsStore,
   Store.StoreError,
   SqlClient.SqlClient
 > =>
@@ -150,7 +153,8 @@ export const layer = (
     Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
     Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps)),
     Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks)),
-    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions)
+    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions),
+    Layer.effect(WebhookOpsStore.WebhookOpsStore, Effect.map(SqlClient.SqlClient, webhookOps))
   )
 
 /**
@@ -170,6 +174,7 @@ export const layerAfter = <E, R>(
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
   | MerchantGatewayStore.MerchantGatewayStore
+  | WebhookOpsStore.WebhookOpsStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -191,6 +196,7 @@ export const layerOpened = <E, R>(
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
   | MerchantGatewayStore.MerchantGatewayStore
+  | WebhookOpsStore.WebhookOpsStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   E | Store.StoreError,
@@ -209,6 +215,7 @@ export const layerOpened = <E, R>(
         Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
         Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
         Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
+        Context.add(WebhookOpsStore.WebhookOpsStore, webhookOps(sql)),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

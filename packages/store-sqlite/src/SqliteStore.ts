@@ -17,7 +17,8 @@ import type {
   PaymentLinkStore,
   Store,
   SubscriptionStore,
-  TeamStore
+  TeamStore,
+  WebhookOpsStore
 } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
@@ -113,6 +114,7 @@ export const layer = (
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
   | MerchantGatewayStore.MerchantGatewayStore
+  | WebhookOpsStore.WebhookOpsStore
   | SqlClient.SqlClient
   | DataCipher.Keyring,
   Store.StoreError

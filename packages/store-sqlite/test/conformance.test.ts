@@ -5,7 +5,8 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
-  runStoreConformance
+  runStoreConformance,
+  runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
 import { SqliteStore } from "@pixgate/store-sqlite"
 import { afterAll } from "vitest"
@@ -29,4 +30,8 @@ runMailStoreConformance("SqliteStore mail and team (file)", () =>
 
 runInfractionStoreConformance("SqliteStore infractions (file)", () =>
   SqliteStore.layer({ filename: join(dir, "infractions.db") })
+)
+
+runWebhookOpsStoreConformance("SqliteStore webhook operations (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "webhook-ops.db") })
 )

@@ -25,6 +25,7 @@ import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
+import { webhookOpsOver } from "../internal/memoryWebhookOps.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
 import { MailStore } from "../ports/MailStore.js"
@@ -34,6 +35,7 @@ import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { SubscriptionStore } from "../ports/SubscriptionStore.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
+import { WebhookOpsStore } from "../ports/WebhookOpsStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
@@ -632,9 +634,11 @@ export const layer: Layer.Layer<
   | PaymentLinkStore
   | SubscriptionStore
   | MerchantGatewayStore
-> = Layer.merge(
+  | WebhookOpsStore
+> = Layer.mergeAll(
   // The outbox's jobs and the team's operations live in this store's own tables.
   Layer.effect(MailStore, Effect.map(Store, mailOps)),
+  Layer.effect(WebhookOpsStore, Effect.map(Store, webhookOpsOver)),
   Layer.effect(
     TeamStore,
     Effect.map(Store, (s) => (s as unknown as { readonly [teamOpsKey]: TeamStoreShape })[teamOpsKey])

@@ -190,7 +190,8 @@ export const AdminRefusedCode = Schema.Literal(
   "recurring_unsupported",
   "cycle_not_cancellable",
   "merchant_gateways_unsupported",
-  "gateway_change_pending"
+  "gateway_change_pending",
+  "webhook_endpoint_disabled"
 )
 
 /** The merchant panel's own refusals (a test event with no webhook endpoint to send it to). */

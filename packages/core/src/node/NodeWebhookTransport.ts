@@ -13,8 +13,9 @@
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
-import type { LookupFunction } from "node:net"
+import { isIP, type LookupFunction } from "node:net"
 import { Effect, Layer } from "effect"
+import { ProxyAgent, request as undiciRequest } from "undici"
 import {
   bodyReadLimit,
   causeChain,
@@ -33,6 +34,14 @@ export interface NodeWebhookTransportOptions {
   readonly maxSocketsPerOrigin?: number
   /** How host names are resolved (default `dns.lookup`; tests give their own). */
   readonly lookup?: LookupFunction
+  /**
+   * An HTTP proxy every delivery goes through (`http://host:port`, user info for its basic
+   * auth): a fixed egress address for receivers that allow-list. The target's host is resolved
+   * here and checked by the address policy before anything is sent to the proxy (the proxy
+   * connects by name, so a receiver's DNS could still answer it otherwise: a residual race the
+   * proxy's own egress rules close). https targets go through CONNECT, end to end encrypted.
+   */
+  readonly proxy?: string
 }
 
 interface Agents {
@@ -127,6 +136,79 @@ const post = (
     })
   })
 
+/** Resolves `hostname` to all its addresses with `lookup`. */
+const resolveAll = (lookup: LookupFunction, hostname: string): Promise<ReadonlyArray<string>> =>
+  new Promise((resolve, reject) =>
+    lookup(hostname, { all: true }, (error, address) => {
+      if (error) return reject(error)
+      resolve(typeof address === "string" ? [address] : address.map((a) => a.address))
+    })
+  )
+
+/**
+ * A POST through the proxy (undici's `ProxyAgent`): the target's addresses checked first, then
+ * the status within the time-out and at most `bodyReadLimit` bytes of the answer.
+ */
+const postViaProxy = (
+  proxy: ProxyAgent,
+  lookup: LookupFunction,
+  { url, headers, body, timeoutMs, publicOnly = false }: WebhookRequest
+): Effect.Effect<WebhookOutcome> =>
+  Effect.async<WebhookOutcome>((resume) => {
+    const controller = new AbortController()
+    let done = false
+    const finish = (outcome: WebhookOutcome) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resume(Effect.succeed(outcome))
+    }
+    const timer = setTimeout(() => {
+      controller.abort()
+      finish({ statusCode: null, error: timedOut(timeoutMs) })
+    }, timeoutMs)
+    const run = async (): Promise<WebhookOutcome> => {
+      const target = new URL(url)
+      const host = target.hostname.replace(/^\[|\]$/g, "")
+      const addresses = isIP(host) !== 0 ? [host] : await resolveAll(lookup, host)
+      const refused = refusal(host, addresses, !publicOnly)
+      if (refused !== null) return { statusCode: null, error: refusedAddress(refused) }
+      const response = await undiciRequest(target, {
+        method: "POST",
+        dispatcher: proxy,
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": String(body.byteLength)
+        },
+        body,
+        signal: controller.signal
+      })
+      let read = 0
+      try {
+        for await (const chunk of response.body) {
+          read += (chunk as Buffer).length
+          if (read >= bodyReadLimit) break
+        }
+      } catch {
+        // The status stands whatever happens to the body.
+      } finally {
+        response.body.destroy()
+      }
+      return { statusCode: response.statusCode, error: null }
+    }
+    run().then(finish, (error: NodeJS.ErrnoException) =>
+      finish({
+        statusCode: null,
+        error: `Transport: ${error.code ? `${error.code}: ` : ""}${causeChain(error) || String(error)}`
+      })
+    )
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      controller.abort()
+    })
+  })
+
 /** The Node transport with its own keep-alive agents. */
 export const layerWith = (options: NodeWebhookTransportOptions = {}): Layer.Layer<WebhookTransport> =>
   Layer.scoped(
@@ -157,6 +239,40 @@ export const layerWith = (options: NodeWebhookTransportOptions = {}): Layer.Laye
           })
       ),
       (agents) => WebhookTransport.of({ post: (request) => post(agents, request) })
+    )
+  )
+
+/**
+ * `layerWith`, through `options.proxy` when given (`proxyLayer`), else direct: what the server
+ * builds from `PIXGATE_WEBHOOK_PROXY`.
+ */
+export const layerFor = (options: NodeWebhookTransportOptions = {}): Layer.Layer<WebhookTransport> =>
+  options.proxy === undefined || options.proxy === ""
+    ? layerWith(options)
+    : proxyLayer(options.proxy, options)
+
+/** Deliveries through the HTTP proxy at `proxyUrl` (see `NodeWebhookTransportOptions.proxy`). */
+export const proxyLayer = (
+  proxyUrl: string,
+  options: Omit<NodeWebhookTransportOptions, "proxy"> = {}
+): Layer.Layer<WebhookTransport> =>
+  Layer.scoped(
+    WebhookTransport,
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(
+          () =>
+            new ProxyAgent({
+              uri: proxyUrl,
+              connections: options.maxSocketsPerOrigin ?? defaults.webhookConcurrency
+            })
+        ),
+        (agent) => Effect.promise(() => agent.close().catch(() => undefined))
+      ),
+      (agent) => {
+        const lookup = options.lookup ?? (dns.lookup as LookupFunction)
+        return WebhookTransport.of({ post: (request) => postViaProxy(agent, lookup, request) })
+      }
     )
   )
 

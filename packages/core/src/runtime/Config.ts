@@ -62,6 +62,16 @@ export interface EngineConfigShape {
   readonly webhookFailingEndpointConcurrency: number
   /** Failed attempts in a row after which an endpoint is marked failing; a 200 clears the mark. */
   readonly webhookFailingAfter: number
+  /**
+   * How long an endpoint may stay failing (from when it was marked failing, with no 200 since)
+   * before an attempt that fails again disables it: its deliveries are then held (logged, not
+   * attempted) until it is enabled by hand. Default 5 days, as Svix does.
+   */
+  readonly webhookDisableAfter: Duration.Duration
+  /** First attempts a resend of failed deliveries starts per second, at most (default 10). */
+  readonly webhookResendRate: number
+  /** Most events one resend queues (default 10 000; a later resend takes the rest). */
+  readonly webhookResendLimit: number
   /** Timers (settlements, expiries, chargebacks) run at once per engine instance (the timer lane). */
   readonly timerConcurrency: number
   /** How long idempotency keys are kept. */
@@ -112,6 +122,9 @@ export const defaults: EngineConfigShape = {
   webhookEndpointMaxConcurrency: 48,
   webhookFailingEndpointConcurrency: 2,
   webhookFailingAfter: 5,
+  webhookDisableAfter: Duration.days(5),
+  webhookResendRate: 10,
+  webhookResendLimit: 10_000,
   timerConcurrency: 256,
   idempotencyTtl: Duration.hours(24),
   idempotencyLock: Duration.seconds(10),

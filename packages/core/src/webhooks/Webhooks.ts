@@ -27,12 +27,14 @@ import {
   type Store,
   type StoreError
 } from "../ports/Store.js"
+import { heldError } from "../ports/WebhookOpsStore.js"
 import { causeChain, refusedAddress, WebhookTransport } from "../ports/WebhookTransport.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Telemetry from "../runtime/Telemetry.js"
 import * as TraceContext from "../runtime/TraceContext.js"
 import * as SigningKeys from "./SigningKeys.js"
 import * as WebhookMetrics from "./WebhookMetrics.js"
+import { opsStore } from "./WebhookOps.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import * as WebhookUrl from "./WebhookUrl.js"
 
@@ -105,6 +107,8 @@ export const make = Effect.gen(function* () {
   const timeoutMs = Duration.toMillis(config.webhookTimeout)
   const maxAttempts = 1 + config.webhookRetryDelays.length
   const span = yield* Telemetry.spans
+  const ops = yield* opsStore
+  const disableAfterMs = Duration.toMillis(config.webhookDisableAfter)
 
   const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
     Effect.gen(function* () {
@@ -151,6 +155,28 @@ export const make = Effect.gen(function* () {
       const { delivery, event, endpoint, health } = context.value
       const n = delivery.attempts + 1
       const at = yield* Clock.currentTimeMillis
+      // Only an endpoint that failed lately can be disabled: a healthy one's attempt reads nothing more.
+      if (endpoint !== null && health.consecutiveFailures > 0) {
+        const disabled = yield* ops.disabledEndpoints(delivery.merchantId)
+        if (disabled.some((d) => d.mode === delivery.mode)) {
+          // Held: logged as not attempted and failed, so a resend (or enabling the endpoint) sends it.
+          yield* store.recordAttempt({
+            jobId: job.id,
+            attempt: {
+              deliveryId: delivery.id,
+              attempt: n,
+              at,
+              statusCode: null,
+              error: heldError,
+              durationMs: 0
+            },
+            status: "failed",
+            retryAt: null
+          })
+          yield* WebhookMetrics.heldOne(delivery.mode)
+          return undefined
+        }
+      }
       const outcome =
         endpoint === null
           ? { statusCode: null, error: endpointRemoved }
@@ -206,6 +232,24 @@ export const make = Effect.gen(function* () {
         url: Redaction.originOf(endpoint.url)
       }
       yield* WebhookMetrics.transition(delivery.mode, change)
+      // Failing for `webhookDisableAfter` and failing again: disabled until enabled by hand.
+      if (!delivered && health.failingSince !== null && endedAt - health.failingSince >= disableAfterMs) {
+        const reason =
+          `Failing since ${new Date(health.failingSince).toISOString()}, ${health.consecutiveFailures + 1} ` +
+          `failed attempts in a row; last: ${outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)}`
+        const disabled = yield* ops.disableEndpoint({
+          merchantId: delivery.merchantId,
+          mode: delivery.mode,
+          disabledAt: endedAt,
+          reason
+        })
+        if (disabled)
+          yield* Effect.logWarning(
+            "Webhook endpoint disabled: failing for longer than webhookDisableAfter; its deliveries are held until it is enabled"
+          ).pipe(
+            Effect.annotateLogs({ ...annotations, failingSince: new Date(health.failingSince).toISOString() })
+          )
+      }
       if (change === "failing") {
         yield* tell(notifier, delivery.merchantId, {
           kind: "webhook.failing",

@@ -24,6 +24,7 @@ import { type Html, html, type Part } from "../Html.js"
 import type { Dictionary } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
 import { deliveryTable, endpointStatus, failingBanner, managesIntegrations, shownUrl } from "./Parts.js"
+import * as WebhookOps from "./WebhookOps.js"
 
 /**
  * A generated secret: base64url of 32 random bytes (43 characters, within the engine's rule).
@@ -144,9 +145,10 @@ export const page = (s: Signed, opts: PageOptions = {}): Handler =>
     )
     const e = Option.getOrNull(endpoint)
     const health = e === null ? undefined : yield* endpointStatus(s)
-    const body = html`${error ? errorBox(error, s.lang) : ""}${failingBanner(s, health, false)}${
-      shown && manages ? shownPart(s, shown) : ""
-    }
+    const ops = e === null ? undefined : yield* WebhookOps.healthOf(s)
+    const body = html`${error ? errorBox(error, s.lang) : ""}${WebhookOps.disabledBanner(s, ops, manages)}${
+      ops?.state === "disabled" ? "" : failingBanner(s, health, false)
+    }${shown && manages ? shownPart(s, shown) : ""}
 <p data-testid="webhooks-intro">${s.t.webhooksIntro}</p>
 ${manages ? endpointForm(s, e, url) : endpointFacts(s, e)}
 <ul class="hint" data-testid="signature-help">
@@ -164,13 +166,13 @@ ${
           ? html`<dt>${s.t.failingSince}</dt><dd>${when(s, Date.parse(health.failingSince))}</dd>`
           : ""
       }
-<dt>${s.t.pendingDeliveries}</dt><dd>${health?.pending ?? 0}</dd>${
+<dt>${s.t.pendingDeliveries}</dt><dd>${health?.pending ?? 0}</dd>${WebhookOps.healthRows(s, ops)}${
         health?.previousKeyExpiresAt
           ? html`<dt>${s.t.previousKeyUntil}</dt><dd>${when(s, Date.parse(health.previousKeyExpiresAt))}</dd>`
           : ""
       }
 </dl>
-${manages ? secretsPart(s, e, opts) : ""}`
+${manages ? html`${WebhookOps.resendForm(s)}${secretsPart(s, e, opts)}` : ""}`
 }
 <h2>${s.t.deliveryLog}</h2>
 ${deliveryTable(s, log)}`
