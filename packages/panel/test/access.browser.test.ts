@@ -243,7 +243,14 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
       await page.locator("form[action$='/signin/2fa'] button").click()
       await expect.poll(() => new URL(page.url()).pathname).toBe("/panel/")
       await page.goto(fx.url("/audit"))
-      const actions = await page.getByTestId("audit-action").allTextContents()
+      const actions = await page
+        .getByTestId("audit-action")
+        .evaluateAll((cells) => cells.map((c) => c.getAttribute("data-action") ?? ""))
+      // The page shows each action's pt-BR label, never the engine's code.
+      const shown = await page.getByTestId("audit-action").allTextContents()
+      expect(shown).toContain("Entrada no painel")
+      expect(shown).toContain("Código de verificação recusado")
+      for (const text of shown) expect(text).not.toMatch(/^[a-z0-9-]+\.[a-z-]+$/)
       for (const action of [
         "password.set",
         "signin.success",
@@ -259,7 +266,15 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
         await page.setViewportSize(size)
         await fx.check(page, `access-audit-${name}`)
       }
-      const csv = await page.request.get(fx.url("/audit.csv"))
+      const br = await page.request.get(fx.url("/audit.csv"))
+      expect(br.status()).toBe(200)
+      const brLines = (await br.text()).trim().split("\r\n")
+      expect(brLines[0]).toBe(
+        "\uFEFFID;Data;Hora;Quem;ID do usuário;Ação;Código da ação;Objeto;Endereço;Navegador;Detalhe"
+      )
+      expect(brLines.length).toBe(actions.length + 1)
+      expect(brLines.some((l) => l.includes(";Chave de API criada;key.create;"))).toBe(true)
+      const csv = await page.request.get(fx.url("/audit.csv?format=international"))
       expect(csv.status()).toBe(200)
       expect(csv.headers()["content-disposition"]).toContain("attachment")
       const lines = (await csv.text()).trim().split("\r\n")
