@@ -267,6 +267,7 @@ const pt = {
   firstSteps: "Primeiros passos",
   firstStepsIntro: "Três passos para começar a receber PIX. Cada um é marcado quando estiver feito.",
   stepKey: "Criar uma chave de API",
+  stepKeyHave: "Você já tem chave de API ativa neste modo ({n}): veja as suas chaves",
   stepWebhook: "Configurar o webhook",
   stepCharge: "Fazer uma cobrança de teste",
   stepDone: "feito",
@@ -557,6 +558,7 @@ const en: Words = {
   firstSteps: "First steps",
   firstStepsIntro: "Three steps to start receiving PIX. Each is ticked once it is done.",
   stepKey: "Create an API key",
+  stepKeyHave: "You already have an active API key in this mode ({n}): see your keys",
   stepWebhook: "Set up the webhook",
   stepCharge: "Make a test charge",
   stepDone: "done",
@@ -599,9 +601,7 @@ export const words = (lang: Lang): Dictionary => (lang === "en" ? en : pt)
 const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   "pt-BR": {
     pending: "Pendente",
-    completed: "Concluída",
     failed: "Falhou",
-    refunded: "Estornada",
     deposit: "Cobrança",
     withdrawal: "Saque",
     payment: "Pagamento",
@@ -611,9 +611,7 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   },
   en: {
     pending: "Pending",
-    completed: "Completed",
     failed: "Failed",
-    refunded: "Refunded",
     deposit: "Charge",
     withdrawal: "Payout",
     payment: "Payment",
@@ -623,7 +621,10 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   }
 }
 
-/** A status or type as the panel names it. */
+/**
+ * A type, or a delivery's or endpoint's state, as the panel names it. A transaction's or
+ * refund's status is `Messages.statusLabel` (agreeing with its type: `Paga`, `Concluído`).
+ */
 export const label = (lang: Lang, value: string): string => statusWords[lang][value] ?? value
 
 /** The panel's time zone. */

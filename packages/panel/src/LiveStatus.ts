@@ -9,8 +9,9 @@
  */
 import type { Domain } from "@pixgate/core"
 import { html, type Part } from "./Html.js"
-import { label, time } from "./I18n.js"
+import { time } from "./I18n.js"
 import type { View } from "./Layout.js"
+import { statusLabel } from "./Messages.js"
 import * as Receipt from "./Receipt.js"
 
 /** The status route of a transaction under the panel. */
@@ -55,7 +56,7 @@ export const marker = (v: View, tx: Domain.Transaction): Part =>
 export const paidBox = (v: View, tx: Domain.Transaction): Part =>
   tx.type === "deposit" && tx.status === "completed"
     ? html`<section class="paid-box" data-testid="paid-box" data-live-message="${v.t.livePaid}" aria-labelledby="paid-heading">
-<h2 id="paid-heading" class="live" data-state="paid">${label(v.lang, tx.status)}</h2>
+<h2 id="paid-heading" class="live" data-state="paid">${statusLabel(v.lang, tx.type, tx.status)}</h2>
 ${tx.paidAt === null ? "" : html`<p>${v.t.paidAt} ${time(v.lang, tx.paidAt)}</p>`}
 ${Receipt.link(v, tx)}
 ${

@@ -8,6 +8,7 @@ import type { Domain } from "@pixgate/core"
 import { type Html, html, type Part } from "./Html.js"
 import { label, money, time } from "./I18n.js"
 import { productName, type View } from "./Layout.js"
+import { statusLabel } from "./Messages.js"
 
 /** Whether a transaction has a receipt: a completed charge or payout. */
 export const has = (tx: Pick<Domain.Transaction, "type" | "status">): boolean =>
@@ -71,7 +72,7 @@ export const body = (v: View, tx: Domain.Transaction, merchant: Pick<Domain.Merc
     [v.t.receiptIssuer, `${merchant.name} · ${productName(v)}`, "receipt-issuer"]
   ]
   return html`<article class="receipt" data-testid="receipt" aria-labelledby="receipt-kind">
-<p id="receipt-kind"><strong>${label(v.lang, tx.type)}</strong> · <span class="status-${tx.status}">${label(v.lang, tx.status)}</span></p>
+<p id="receipt-kind"><strong>${label(v.lang, tx.type)}</strong> · <span class="status-${tx.status}" data-testid="receipt-status">${statusLabel(v.lang, tx.type, tx.status)}</span></p>
 ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.t.receiptTestMark}</p>` : ""}
 <p class="amount" data-testid="receipt-amount">${money(v.lang, tx.amount)}</p>
 <dl class="fields">${rows.map(([k, val, id]) => html`<dt>${k}</dt><dd data-testid="${id}">${val}</dd>`)}</dl>

@@ -96,7 +96,7 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
     for (const r of refunds?.refunds ?? []) {
       timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
       if (r.status !== "pending")
-        timeline.push([r.updatedAt, `${s.t.refunds}: ${label(s.lang, r.status)} (${brl(s, r.amount)})`])
+        timeline.push([r.updatedAt, `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`])
     }
     timeline.sort((x, y) => x[0] - y[0])
     const qrCode = tx.type === "deposit" && tx.status === "pending" ? tx.qrCode : null
@@ -186,7 +186,7 @@ ${
     ? html`<p>${s.t.none}</p>`
     : html`<ul class="receipts">${r.refunds.map(
         (x) =>
-          html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status)}${
+          html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status, "refund")}${
             x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
             x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`

@@ -14,6 +14,7 @@ import {
 } from "../Ctx.js"
 import * as Exports from "../Exports.js"
 import * as Flows from "../Flows.js"
+import * as Messages from "../Messages.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
@@ -37,10 +38,11 @@ const select = (
   text: string,
   values: ReadonlyArray<string>,
   current: string | null,
-  s: Signed
+  s: Signed,
+  labelOf: (value: string) => string = (v) => label(s.lang, v)
 ) =>
   html`<div><label for="${id}">${text}</label><select id="${id}" name="${name}"><option value="">${s.t.any}</option>${values.map(
-    (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${label(s.lang, v)}</option>`
+    (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${labelOf(v)}</option>`
   )}</select></div>`
 
 /** The downloads: the list as CSV (Brazilian or international) and the statement as OFX for a period. */
@@ -120,7 +122,9 @@ export const list = (s: Signed): Handler =>
     const q = s.url.searchParams
     const filters = html`<form class="filters" method="get" action="${s.cfg.base}/transactions">
 ${select("f-type", "type", s.t.type, Domain.transactionTypes, q.get("type"), s)}
-${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("status"), s)}
+${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("status"), s, (v) =>
+  Messages.statusFilterLabel(s.lang, v, q.get("type"))
+)}
 <div><label for="f-start">${s.t.from}</label><input id="f-start" name="startDate" type="date" value="${q.get("startDate") ?? ""}"></div>
 <div><label for="f-end">${s.t.to}</label><input id="f-end" name="endDate" type="date" value="${q.get("endDate") ?? ""}"></div>
 <div><button type="submit">${s.t.filter}</button></div>
