@@ -186,6 +186,9 @@ const pt = {
   receiptDocument: "CPF/CNPJ",
   livePaid: "Pagamento recebido.",
   liveWaiting: "Aguardando o pagamento: esta página se atualiza sozinha.",
+  livePayoutWaiting: "Aguardando a confirmação do banco: esta página se atualiza sozinha.",
+  livePayoutDone: "Saque concluído.",
+  livePayoutFailed: "O saque falhou; o valor e a tarifa voltaram ao saldo.",
   alreadyPaid: "Esta cobrança já foi paga.",
   paidAt: "Paga em",
   // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.
@@ -478,6 +481,9 @@ const en: Words = {
   receiptDocument: "CPF/CNPJ",
   livePaid: "Payment received.",
   liveWaiting: "Waiting for the payment: this page updates by itself.",
+  livePayoutWaiting: "Waiting for the bank's confirmation: this page updates by itself.",
+  livePayoutDone: "Payout completed.",
+  livePayoutFailed: "The payout failed; the amount and the fee are back on the balance.",
   alreadyPaid: "This charge is already paid.",
   paidAt: "Paid at",
   // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.

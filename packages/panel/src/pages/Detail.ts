@@ -118,7 +118,13 @@ ${
     : ""
 }</section>`
         : ""
-    }${tx.type === "deposit" ? LiveStatus.paidBox(s.view, tx) : Receipt.link(s.view, tx)}
+    }${
+      tx.type === "deposit"
+        ? LiveStatus.paidBox(s.view, tx)
+        : tx.type === "withdrawal"
+          ? html`${LiveStatus.marker(s.view, tx)}${LiveStatus.payoutBox(s.view, tx)}`
+          : Receipt.link(s.view, tx)
+    }
 <h2>${s.t.details}</h2>
 <dl class="fields">${fields.map(([k, val]) => html`<dt>${k}</dt><dd>${val}</dd>`)}</dl>
 ${refunds === undefined ? "" : refundSection(s, tx, refunds)}

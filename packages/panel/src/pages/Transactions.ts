@@ -8,6 +8,7 @@ import {
   lift,
   notice,
   type PanelServices,
+  redirect,
   respond,
   type Signed,
   statusOf
@@ -139,12 +140,17 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
       return respond(s, page(s.view, s.t.transactions, html`${filters}${errorBox(found.left, s.lang)}`), 422)
     }
     const result = found.right
-    const link = (p: number) => {
+    const query = (p: number) => {
       const next = new URLSearchParams(q)
       next.set("page", String(p))
       next.delete("done")
-      return `${s.cfg.base}/transactions?${next.toString()}`
+      return `/transactions?${next.toString()}`
     }
+    const link = (p: number) => `${s.cfg.base}${query(p)}`
+    // A page past the last (an old bookmark, a typed `?page=99`) goes to the last page, filters
+    // kept, rather than "Página 99 de 3" over an empty table.
+    const last = Math.max(1, result.pages)
+    if (result.page > last) return redirect(s, query(last))
     const csvQuery = new URLSearchParams(q)
     csvQuery.delete("page")
     csvQuery.delete("done")
