@@ -48,8 +48,30 @@ export const actionLabel = (lang: Lang, action: string): string => {
 export type AuditCsvFormat = "br" | "international"
 
 const headers: Readonly<Record<AuditCsvFormat, ReadonlyArray<string>>> = {
-  br: ["ID", "Data", "Hora", "Quem", "ID do usuário", "Ação", "Código da ação", "Objeto", "Endereço", "Navegador", "Detalhe"],
-  international: ["id", "time_utc", "actor", "user_id", "action", "object_id", "address", "user_agent", "detail"]
+  br: [
+    "ID",
+    "Data",
+    "Hora",
+    "Quem",
+    "ID do usuário",
+    "Ação",
+    "Código da ação",
+    "Objeto",
+    "Endereço",
+    "Navegador",
+    "Detalhe"
+  ],
+  international: [
+    "id",
+    "time_utc",
+    "actor",
+    "user_id",
+    "action",
+    "object_id",
+    "address",
+    "user_agent",
+    "detail"
+  ]
 }
 
 /** The CSV's header line (with its CRLF), after the BOM in the Brazilian form. */
@@ -75,7 +97,17 @@ export const csvLine = (e: Domain.AuditEntry, f: AuditCsvFormat): string => {
           e.userAgent,
           e.detail
         ]
-      : [e.id, new Date(e.at).toISOString(), e.actor, e.userId, e.action, e.objectId, e.address, e.userAgent, e.detail]
+      : [
+          e.id,
+          new Date(e.at).toISOString(),
+          e.actor,
+          e.userId,
+          e.action,
+          e.objectId,
+          e.address,
+          e.userAgent,
+          e.detail
+        ]
   const sep = f === "br" ? ";" : ","
   return `${values.map((v) => csvField(v, sep, true)).join(sep)}\r\n`
 }

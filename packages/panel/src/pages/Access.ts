@@ -15,6 +15,7 @@ import {
   type TwoFactor
 } from "@pixgate/core"
 import { Effect, Option } from "effect"
+import * as AuditLog from "../AuditLog.js"
 import {
   access,
   type Ctx,
@@ -30,7 +31,6 @@ import {
   setCookie,
   when
 } from "../Ctx.js"
-import * as AuditLog from "../AuditLog.js"
 import { fileDay } from "../Exports.js"
 import * as Flows from "../Flows.js"
 import { html } from "../Html.js"

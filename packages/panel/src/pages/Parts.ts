@@ -53,6 +53,17 @@ export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTe
 }
 
 /** Whether the signed-in role manages integrations: sees and changes secrets, keys and webhooks. */
+/** Whether the signed-in role may do `action` (the platform's sign-in acts as the owner). */
+export const allows = (s: Signed, action: PanelRoles.Action): boolean =>
+  PanelRoles.can(s.user?.role ?? "owner", action)
+
+/**
+ * In place of a form the role cannot use: a line saying so, so nobody fills a form only to be
+ * refused after posting it (the server refuses such a POST anyway, 403).
+ */
+export const roleNote = (s: Signed, what: string) =>
+  html`<p class="hint role-note" data-testid="role-note">${what}: ${s.t.forbiddenRole}</p>`
+
 export const managesIntegrations = (s: Signed): boolean =>
   PanelRoles.can(s.user?.role ?? "owner", "webhook.manage")
 

@@ -15,10 +15,10 @@ import {
 } from "../Ctx.js"
 import * as Exports from "../Exports.js"
 import * as Flows from "../Flows.js"
-import * as Messages from "../Messages.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
+import * as Messages from "../Messages.js"
 import { txTable } from "./Parts.js"
 
 const listParams = (url: URL): typeof Requests.ListTransactionsQuery.Encoded => {
