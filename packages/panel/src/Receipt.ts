@@ -78,7 +78,8 @@ ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.
 <dl class="fields">${rows.map(([k, val, id]) => html`<dt>${k}</dt><dd data-testid="${id}">${val}</dd>`)}</dl>
 </article>
 <div class="receipt-actions no-print">
-<button type="button" data-print hidden data-testid="save-pdf">${v.t.receiptSavePdf}</button>
+<a class="button" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf">${v.t.receiptPdf}</a>
+<button type="button" class="secondary" data-print hidden data-testid="save-pdf">${v.t.receiptSavePdf}</button>
 <a class="button secondary" href="${v.base}/transactions/${tx.id}">${v.t.receiptBack}</a>
 </div>
 <p class="hint no-print">${v.t.receiptPrintHint}</p>`
@@ -86,6 +87,13 @@ ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.
 
 /** The link to a transaction's receipt, for its detail page (nothing when it has none). */
 export const link = (v: View, tx: Domain.Transaction): Part =>
-  has(tx)
-    ? html`<p class="no-print"><a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a></p>`
+  has(tx) || (tx.type === "deposit" && tx.status === "refunded")
+    ? html`<p class="no-print">${
+        has(tx)
+          ? html`<a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a> `
+          : ""
+      }<a class="button secondary" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf-link">${v.t.receiptPdf}</a></p>`
     : ""
+
+/** The path of a transaction's PDF receipt under the panel. */
+export const pdfPath = (id: string): string => `/transactions/${id}/receipt.pdf`

@@ -203,7 +203,7 @@ ${
             x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
             x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
-          }${x.description === null ? "" : html` · ${x.description}`}</li>`
+          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${s.t.refundPdf}</a></li>`
       )}</ul>`
 }
 ${

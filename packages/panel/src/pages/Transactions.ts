@@ -62,6 +62,10 @@ const exportsBox = (s: Signed, csvQuery: URLSearchParams) => {
 <div><button type="submit" class="secondary" data-testid="export-ofx">${s.t.exportOfx}</button></div>
 </form>
 <p class="hint">${s.t.exportOfxHint}</p>
+<form class="filters" method="get" action="${s.cfg.base}/statement.pdf" data-testid="statement-form">
+<div><label for="statement-month">${s.t.statementMonth}</label><input id="statement-month" name="month" type="month" required pattern="[0-9]{4}-[0-9]{2}" value="${today.slice(0, 7)}"></div>
+<div><button type="submit" class="secondary" data-testid="statement-pdf">${s.t.statementPdf}</button></div>
+</form>
 </section>`
 }
 
