@@ -119,7 +119,7 @@ describe("one table of state labels", () => {
   }
 
   it("names a completed payout 'Concluído' and a paid charge 'Paga' on the receipt, the live box and the filter", () => {
-    const payout = tx({ id: "tx_2", type: "withdrawal", pixKey: "ana@example.com", txid: null })
+    const payout = tx({ id: "tx_2" as Domain.TransactionId, type: "withdrawal", pixKey: "ana@example.com", txid: null })
     expect(Receipt.body(view, payout, { name: "Loja" }).text).toContain(">Concluído</span>")
     expect(Receipt.body(view, payout, { name: "Loja" }).text).not.toContain("Concluída")
     expect(Receipt.body(view, tx({}), { name: "Loja" }).text).toContain(">Paga</span>")

@@ -47,7 +47,7 @@ const pdf = (s: Signed, paper: Paper.Paper, name: string): Handler =>
         "content-disposition": `attachment; filename="${name}"`
       })
       for (const c of s.setCookies) headers.append("set-cookie", c)
-      return new Response(bytes, { status: 200, headers })
+      return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers })
     }
   )
 
