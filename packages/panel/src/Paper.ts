@@ -230,7 +230,7 @@ export const render = (paper: Paper): Promise<Uint8Array> =>
       const widths =
         t.columns.length === 4 && t.columns[2] === "Descrição"
           ? [60, 45, width - 195, 90]
-          : [150, 105, 100, width - 355]
+          : [190, 95, 80, width - 365]
       const row = (cells: ReadonlyArray<string>, bold: boolean) => {
         if (doc.y > doc.page.height - 90) doc.addPage()
         const y = doc.y

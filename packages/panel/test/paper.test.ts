@@ -7,7 +7,6 @@ import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import type { Domain } from "@pixgate/core"
 import { parse as parseCsv } from "csv-parse/sync"
-import { PDFParse } from "pdf-parse"
 import { describe, expect, it } from "vitest"
 import * as AuditLog from "../src/AuditLog.js"
 import { money, words } from "../src/I18n.js"
@@ -16,16 +15,7 @@ import * as LiveStatus from "../src/LiveStatus.js"
 import * as Messages from "../src/Messages.js"
 import * as Paper from "../src/Paper.js"
 import * as Receipt from "../src/Receipt.js"
-
-/** The text of a PDF, whitespace collapsed. */
-export const pdfText = async (bytes: Uint8Array): Promise<string> => {
-  const parser = new PDFParse({ data: bytes })
-  try {
-    return (await parser.getText()).text.replace(/\s+/g, " ")
-  } finally {
-    await parser.destroy()
-  }
-}
+import { pdfText } from "./support/pdfText.js"
 
 const entry = (action: string, at: number): Domain.AuditEntry => ({
   id: `aud_${action}`,
@@ -119,7 +109,12 @@ describe("one table of state labels", () => {
   }
 
   it("names a completed payout 'Concluído' and a paid charge 'Paga' on the receipt, the live box and the filter", () => {
-    const payout = tx({ id: "tx_2" as Domain.TransactionId, type: "withdrawal", pixKey: "ana@example.com", txid: null })
+    const payout = tx({
+      id: "tx_2" as Domain.TransactionId,
+      type: "withdrawal",
+      pixKey: "ana@example.com",
+      txid: null
+    })
     expect(Receipt.body(view, payout, { name: "Loja" }).text).toContain(">Concluído</span>")
     expect(Receipt.body(view, payout, { name: "Loja" }).text).not.toContain("Concluída")
     expect(Receipt.body(view, tx({}), { name: "Loja" }).text).toContain(">Paga</span>")
