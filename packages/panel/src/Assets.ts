@@ -24,6 +24,7 @@ nav.main a{display:inline-block;padding:4px 0}
 nav.main a[aria-current=page]{font-weight:700;color:var(--fg)}
 .switches,.switches .wide-only,.menu-panel{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
 .narrow-only{display:none}
+fieldset.plain{border:0;padding:0;margin:0;min-width:0}
 details.account-menu{position:relative}
 details.account-menu summary{cursor:pointer;padding:4px 10px;border:1px solid var(--line);border-radius:999px;background:#fff;list-style-position:inside}
 details.account-menu .menu-panel{position:absolute;right:0;top:calc(100% + 6px);z-index:20;width:min(300px,calc(100vw - 24px));padding:12px;background:#fff;border:1px solid var(--line);border-radius:8px;box-shadow:0 6px 18px rgba(0,0,0,.15)}

@@ -213,13 +213,7 @@ const dispatch = (signed: Signed, post: boolean, fields: URLSearchParams): Handl
     if (user?.enrolled && user.secondFactorAt === null) {
       if (clean === "/signin/2fa")
         return yield* post ? Access.secondStep(signed, fields) : Access.secondStepPage(signed)
-      if (!(post && clean === "/signout")) {
-        const back = post ? undefined : Flows.safeNext(`${clean}${signed.url.search}`)
-        return redirect(
-          signed,
-          back === undefined || back === "/" ? "/signin/2fa" : `/signin/2fa?next=${encodeURIComponent(back)}`
-        )
-      }
+      if (!(post && clean === "/signout")) return redirect(signed, "/signin/2fa")
     }
     if (clean === "/signin/2fa") return redirect(signed, "/")
     const found = find(post ? "POST" : "GET", clean, user !== null)

@@ -197,7 +197,7 @@ describe.skipIf(!PanelFixture.available("the panel paper browser test"))("panel 
     expect(await wide.getByTestId("header-account").isVisible()).toBe(true)
   })
 
-  it("shows a viewer no form it cannot use (a line says so), and the owner every form", async () => {
+  it("shows a viewer the forms it cannot use disabled (a line says why), and the owner every form enabled", async () => {
     const email = `viewer-${Date.now()}@shop.example`
     const password = "viewer password 123 long"
     const invite = await fx.engine((e) => e.admin.inviteUser(m.merchantId, { email, role: "viewer" }))
@@ -218,7 +218,9 @@ describe.skipIf(!PanelFixture.available("the panel paper browser test"))("panel 
         [`/transactions/${chargeId}`, "form[action$='/refunds/review']"]
       ] as const) {
         await page.goto(fx.url(path))
-        expect(await page.locator(form).count(), path).toBe(0)
+        // The form is there, disabled, with a line saying why.
+        expect(await page.locator(form).count(), path).toBe(1)
+        expect(await page.locator(`${form} button[type=submit]`).isDisabled(), path).toBe(true)
         expect(await page.getByTestId("role-note").count(), path).toBe(1)
         await fx.axe(page, `paper-viewer${path.replace(/\//g, "-")}-${name}`)
       }
@@ -231,6 +233,7 @@ describe.skipIf(!PanelFixture.available("the panel paper browser test"))("panel 
     ] as const) {
       await owner.goto(fx.url(path))
       expect(await owner.locator(form).count(), path).toBe(1)
+      expect(await owner.locator(`${form} button[type=submit]`).isDisabled(), path).toBe(false)
       expect(await owner.getByTestId("role-note").count(), path).toBe(0)
     }
   })

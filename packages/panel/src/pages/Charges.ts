@@ -17,7 +17,7 @@ import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
-import { allows, roleNote, txTable } from "./Parts.js"
+import { gated, txTable } from "./Parts.js"
 
 const chargeForm = (s: Signed, f?: URLSearchParams) =>
   html`<form class="stack" method="post" action="${s.cfg.base}/charges">${csrfField(s)}${FormToken.field(s)}
@@ -35,7 +35,7 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
       e.transactions.list(s.caller, { page: 1, limit: 10, type: "deposit" })
     )
     const liveEnabled = yield* engine((e) => Effect.succeed(e.liveEnabled))
-    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<h2>${s.t.newCharge}</h2>${allows(s, "charge.create") ? chargeForm(s, f) : roleNote(s, s.t.newCharge)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
+    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<h2>${s.t.newCharge}</h2>${gated(s, "charge.create", s.t.newCharge, chargeForm(s, f))}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
     return respond(s, frame(s.view, s.t.charges, body, notice(s)), pageStatus(error))
   })
 

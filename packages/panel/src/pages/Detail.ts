@@ -24,7 +24,7 @@ import { csrfField, page } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
 import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
-import { allows, deliveryTable, dueToday, ownTransaction, roleNote } from "./Parts.js"
+import { allows, deliveryTable, dueToday, gated, ownTransaction } from "./Parts.js"
 
 /** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
 export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code = 409): Handler =>
@@ -207,16 +207,19 @@ ${
       )}</ul>`
 }
 ${
-  tx.status === "completed" && r.refundable > 0 && !allows(s, "refund.create")
-    ? html`<h3>${s.t.newRefund}</h3>${roleNote(s, s.t.newRefund)}`
-    : tx.status === "completed" && r.refundable > 0
-      ? html`<h3>${s.t.newRefund}</h3>
-<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
+  tx.status === "completed" && r.refundable > 0
+    ? html`<h3>${s.t.newRefund}</h3>
+${gated(
+  s,
+  "refund.create",
+  s.t.newRefund,
+  html`<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
 <div><label for="r-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="r-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="r-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="r-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
 <div><button type="submit">${s.t.reviewRefund}</button></div>
 </form>`
-      : ""
+)}`
+    : ""
 }</section>`
 
 /**
