@@ -22,7 +22,12 @@ header.top .brand img{height:32px;width:auto;max-width:160px}
 nav.main ul{list-style:none;display:flex;flex-wrap:wrap;gap:4px 14px;margin:0;padding:0}
 nav.main a{display:inline-block;padding:4px 0}
 nav.main a[aria-current=page]{font-weight:700;color:var(--fg)}
-.switches{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
+.switches,.switches .wide-only,.menu-panel{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
+.narrow-only{display:none}
+fieldset.plain{border:0;padding:0;margin:0;min-width:0}
+details.account-menu{position:relative}
+details.account-menu summary{cursor:pointer;padding:4px 10px;border:1px solid var(--line);border-radius:999px;background:#fff;list-style-position:inside}
+details.account-menu .menu-panel{position:absolute;right:0;top:calc(100% + 6px);z-index:20;width:min(300px,calc(100vw - 24px));padding:12px;background:#fff;border:1px solid var(--line);border-radius:8px;box-shadow:0 6px 18px rgba(0,0,0,.15)}
 .pill{display:inline-block;padding:2px 10px;border:1px solid var(--line);border-radius:999px;text-decoration:none;color:var(--fg);background:#fff}
 .pill[aria-current=true]{background:var(--fg);color:#fff;border-color:var(--fg)}
 .mode-live{background:#fff4e5}
@@ -83,7 +88,15 @@ dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere;min-wi
 .receipt .test-mark{display:inline-block;border:2px solid var(--warn);color:var(--warn);font-weight:700;padding:2px 8px;border-radius:6px;text-transform:uppercase;letter-spacing:.05em}
 .receipt-actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:16px 0}
 @media (max-width:640px){
-header.top{flex-direction:column;align-items:flex-start;padding:10px 12px}
+header.top{display:grid;grid-template-columns:minmax(0,1fr) auto;gap:4px 8px;padding:6px 12px}
+header.top .brand{grid-column:1;grid-row:1;white-space:nowrap;overflow:hidden;font-size:.95rem}
+header.top .brand span{overflow:hidden;text-overflow:ellipsis}
+header.top .brand img{height:24px}
+details.account-menu{display:block;grid-column:2;grid-row:1}
+nav.main{grid-column:1/3;grid-row:2;min-width:0}
+nav.main ul{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap;gap:4px 16px;padding-bottom:2px}
+header.top .switches{grid-column:1/3;grid-row:3;gap:6px;font-size:.9rem}
+.switches .wide-only{display:none}
 .card .value{font-size:1.3rem}
 main{padding:12px}
 dl.fields,.receipt dl.fields{grid-template-columns:minmax(0,1fr);gap:0}

@@ -35,9 +35,18 @@ export interface TransactionFilter {
   readonly to?: number
 }
 
+/**
+ * A row of the CSV: a transaction, or a refund (devolução) of a charge, which is a row of its own
+ * right after its charge's, so the money that went back to the payer is in the file.
+ */
+export type CsvRow =
+  | { readonly kind: "tx"; readonly tx: Domain.Transaction }
+  | { readonly kind: "refund"; readonly refund: Domain.Refund; readonly charge: Domain.Transaction }
+
 interface Column {
   readonly header: Readonly<Record<CsvFormat, string>>
-  readonly value: (tx: Domain.Transaction, f: CsvFormat) => string | number | null
+  readonly value: (row: CsvRow, f: CsvFormat) => string | number | null
+  readonly amount?: true
 }
 
 const lang = (f: CsvFormat): Lang => (f === "br" ? "pt-BR" : "en")
@@ -45,43 +54,101 @@ const label = (path: string) => ({ br: fieldLabel("pt-BR", path), international:
 const amountOf = (cents: number, f: CsvFormat) => decimal(cents, f === "br" ? "," : ".")
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
+/**
+ * Money in is positive, money out negative: a charge's amount `+`, a payout's and a refund's
+ * `-`; a fee is always `-` (what the merchant pays).
+ */
+export const signedAmount = (row: CsvRow): number =>
+  row.kind === "refund" ? -row.refund.amount : row.tx.type === "withdrawal" ? -row.tx.amount : row.tx.amount
+
+/** The row's fee, negative (a refund has none). */
+export const signedFee = (row: CsvRow): number => (row.kind === "refund" ? 0 : 0 - row.tx.feeAmount)
+
+/**
+ * What the row moved on the available balance: a paid charge its net (received less the fee),
+ * a payout its amount and fee while pending or completed (a failed one gave them back), a
+ * refund its amount while pending or completed; a pending, failed or expired charge nothing.
+ * The column's sum over a period's rows is the balance's change (chargeback holds, sandbox
+ * top-ups and payments between accounts are movements of the OFX statement, not rows here).
+ */
+export const balanceEffect = (row: CsvRow): number | null => {
+  if (row.kind === "refund") return row.refund.status === "failed" ? 0 : -row.refund.amount
+  const tx = row.tx
+  switch (tx.type) {
+    case "deposit":
+      return tx.status === "completed" || tx.status === "refunded" ? tx.netAmount : 0
+    case "withdrawal":
+      return tx.status === "failed" ? 0 : -(tx.amount + tx.feeAmount)
+    default:
+      return null
+  }
+}
+
+const txOf = (row: CsvRow): Domain.Transaction => (row.kind === "tx" ? row.tx : row.charge)
+const whenOf = (row: CsvRow): number => (row.kind === "tx" ? row.tx.createdAt : row.refund.createdAt)
+
 /** The CSV's columns, in order. */
 export const csvColumns: ReadonlyArray<Column> = [
-  { header: label("id"), value: (tx) => tx.id },
+  { header: label("id"), value: (r) => (r.kind === "tx" ? r.tx.id : r.refund.id) },
   {
     header: { br: "Data", international: "createdAt" },
-    value: (tx, f) => (f === "br" ? localDate(tx.createdAt) : iso(tx.createdAt))
+    value: (r, f) => (f === "br" ? localDate(whenOf(r)) : iso(whenOf(r)))
   },
-  { header: { br: "Hora", international: "" }, value: (tx) => localClock(tx.createdAt) },
-  { header: label("type"), value: (tx, f) => (f === "br" ? typeLabel("pt-BR", tx.type) : tx.type) },
+  { header: { br: "Hora", international: "" }, value: (r) => localClock(whenOf(r)) },
+  {
+    header: label("type"),
+    value: (r, f) => {
+      const type = r.kind === "tx" ? r.tx.type : "refund"
+      return f === "br" ? typeLabel("pt-BR", type) : type
+    }
+  },
   {
     header: label("status"),
-    value: (tx, f) => (f === "br" ? statusLabel("pt-BR", tx.type, tx.status) : tx.status)
+    value: (r, f) => {
+      const [type, status] = r.kind === "tx" ? [r.tx.type, r.tx.status] : ["refund", r.refund.status]
+      return f === "br" ? statusLabel("pt-BR", type, status) : status
+    }
   },
-  { header: label("amount"), value: (tx, f) => amountOf(tx.amount, f) },
-  { header: label("feeAmount"), value: (tx, f) => amountOf(tx.feeAmount, f) },
-  { header: label("description"), value: (tx) => tx.description },
-  { header: label("clientName"), value: (tx) => tx.clientName },
-  { header: label("clientDocument"), value: (tx) => tx.clientDocument },
-  { header: label("pixKey"), value: (tx) => tx.pixKey },
-  { header: label("txid"), value: (tx) => tx.txid },
-  { header: label("endToEndId"), value: (tx) => tx.endToEndId },
+  { header: label("amount"), value: (r, f) => amountOf(signedAmount(r), f), amount: true },
+  { header: label("feeAmount"), value: (r, f) => amountOf(signedFee(r), f), amount: true },
+  {
+    header: { br: "Efeito no saldo", international: "balanceEffect" },
+    value: (r, f) => {
+      const effect = balanceEffect(r)
+      return effect === null ? null : amountOf(effect, f)
+    },
+    amount: true
+  },
+  { header: label("description"), value: (r) => (r.kind === "tx" ? r.tx.description : r.refund.description) },
+  { header: label("clientName"), value: (r) => txOf(r).clientName },
+  { header: label("clientDocument"), value: (r) => txOf(r).clientDocument },
+  { header: label("pixKey"), value: (r) => txOf(r).pixKey },
+  { header: label("txid"), value: (r) => txOf(r).txid },
+  {
+    header: label("endToEndId"),
+    value: (r) => (r.kind === "tx" ? r.tx.endToEndId : r.refund.returnId)
+  },
   {
     header: label("failureReason"),
-    value: (tx, f) =>
-      tx.failureReason === null
-        ? null
-        : f === "br"
-          ? reasonLabel(lang(f), tx.failureReason)
-          : tx.failureReason
+    value: (r, f) => {
+      const reason = r.kind === "tx" ? r.tx.failureReason : r.refund.failureReason
+      return reason === null ? null : f === "br" ? reasonLabel(lang(f), reason) : reason
+    }
   },
   {
     header: { br: "Data do pagamento", international: "paidAt" },
-    value: (tx, f) => (tx.paidAt === null ? null : f === "br" ? localDate(tx.paidAt) : iso(tx.paidAt))
+    value: (r, f) => {
+      const at = r.kind === "tx" ? r.tx.paidAt : null
+      return at === null ? null : f === "br" ? localDate(at) : iso(at)
+    }
   },
   {
     header: { br: "Hora do pagamento", international: "" },
-    value: (tx) => (tx.paidAt === null ? null : localClock(tx.paidAt))
+    value: (r) => (r.kind === "tx" && r.tx.paidAt !== null ? localClock(r.tx.paidAt) : null)
+  },
+  {
+    header: { br: "Cobrança devolvida", international: "refundOf" },
+    value: (r) => (r.kind === "refund" ? r.charge.id : null)
   }
 ]
 
@@ -99,13 +166,12 @@ export const csvField = (value: string | number | null, separator: string, guard
   return text.includes(separator) || /["\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-const amountColumns = new Set(["amount", "feeAmount"])
-
-/** One transaction as a CSV line (with its CRLF). */
-export const csvLine = (tx: Domain.Transaction, f: CsvFormat): string => {
+/** One row (a transaction, or a refund with its charge) as a CSV line (with its CRLF). */
+export const csvLine = (row: CsvRow | Domain.Transaction, f: CsvFormat): string => {
+  const r: CsvRow = "kind" in row ? row : { kind: "tx", tx: row }
   const separator = f === "br" ? ";" : ","
   return `${columnsOf(f)
-    .map((c) => csvField(c.value(tx, f), separator, !amountColumns.has(c.header.international)))
+    .map((c) => csvField(c.value(r, f), separator, c.amount !== true))
     .join(separator)}\r\n`
 }
 
@@ -156,7 +222,39 @@ export const transactionPages = (
 
 const encoder = new TextEncoder()
 
-/** The CSV of `filter` as UTF-8 bytes: the header, then one chunk per page of rows. */
+/**
+ * A page of transactions with each paid charge's refunds after it (those made in the filter's
+ * period; none when the filter asks for a status or a type other than charges). The refunds are
+ * read per paid charge of the page (`listRefunds`): a page of 500 charges costs up to 500 small
+ * reads, which a merchant-wide refund listing in the store would save.
+ */
+const withRefunds = (
+  filter: TransactionFilter,
+  rows: ReadonlyArray<Domain.Transaction>
+): Effect.Effect<ReadonlyArray<CsvRow>, Store.StoreError, Store.Store> =>
+  filter.status !== undefined || (filter.type !== undefined && filter.type !== "deposit")
+    ? Effect.succeed(rows.map((tx) => ({ kind: "tx", tx }) as const))
+    : Effect.flatMap(Store.Store, (st) =>
+        Effect.map(
+          Effect.forEach(rows, (tx) =>
+            tx.type === "deposit" && (tx.status === "completed" || tx.status === "refunded")
+              ? Effect.map(st.listRefunds(tx.id), (refunds) => [
+                  { kind: "tx", tx } as const,
+                  ...refunds
+                    .filter(
+                      (r) =>
+                        (filter.from === undefined || r.createdAt >= filter.from) &&
+                        (filter.to === undefined || r.createdAt < filter.to)
+                    )
+                    .map((refund) => ({ kind: "refund", refund, charge: tx }) as const)
+                ])
+              : Effect.succeed([{ kind: "tx", tx } as const])
+          ),
+          (groups) => groups.flat()
+        )
+      )
+
+/** The CSV of `filter` as UTF-8 bytes: the header, then one chunk per page of rows (refunds after their charge). */
 export const csv = (
   filter: TransactionFilter,
   format: CsvFormat,
@@ -164,8 +262,10 @@ export const csv = (
 ): Stream.Stream<Uint8Array, Store.StoreError, Store.Store> =>
   Stream.concat(
     Stream.succeed(csvHeader(format)),
-    Stream.filterMap(transactionPages(filter, now), (rows) =>
-      rows.length === 0 ? Option.none() : Option.some(rows.map((tx) => csvLine(tx, format)).join(""))
+    Stream.filterMap(
+      Stream.mapEffect(transactionPages(filter, now), (rows) => withRefunds(filter, rows)),
+      (rows) =>
+        rows.length === 0 ? Option.none() : Option.some(rows.map((r) => csvLine(r, format)).join(""))
     )
   ).pipe(Stream.map((text) => encoder.encode(text)))
 

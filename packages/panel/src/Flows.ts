@@ -98,7 +98,19 @@ export interface FirstSteps {
   readonly webhook: boolean
   /** A test-mode charge exists. */
   readonly charge: boolean
+  /**
+   * The mode's active API keys (those handed over with the merchant count): with one or more the
+   * key step is done, and says how many there are instead of asking to create one.
+   */
+  readonly activeKeys?: number
 }
+
+/** The mode's keys that are not revoked. */
+export const activeKeys = (keys: ReadonlyArray<Domain.ApiKey>, mode: Domain.Mode): number =>
+  keys.filter((k) => k.mode === mode && k.revokedAt === null).length
+
+/** Whether the key step is done: a key the merchant created, or any active key of the mode. */
+export const keyReady = (steps: FirstSteps): boolean => steps.key || (steps.activeKeys ?? 0) > 0
 
 /**
  * Whether the merchant has "created a key" in `mode`: an active key of the mode made after the
@@ -111,7 +123,7 @@ export const keyStepDone = (keys: ReadonlyArray<Domain.ApiKey>, mode: Domain.Mod
 }
 
 /** Whether every first step is done (the checklist is then hidden). */
-export const allDone = (steps: FirstSteps): boolean => steps.key && steps.webhook && steps.charge
+export const allDone = (steps: FirstSteps): boolean => keyReady(steps) && steps.webhook && steps.charge
 
 /** The first-steps checklist, each step ticked from the merchant's state; nothing when all are done. */
 export const checklist = (base: string, t: Dictionary, steps: FirstSteps): Part => {
@@ -124,7 +136,11 @@ export const checklist = (base: string, t: Dictionary, steps: FirstSteps): Part 
 <h2 id="first-steps-heading">${t.firstSteps}</h2>
 <p>${t.firstStepsIntro}</p>
 <ol class="checklist">
-${item(steps.key, "key", "/keys", t.stepKey)}
+${
+  !steps.key && (steps.activeKeys ?? 0) > 0
+    ? html`<li data-step="key" data-done="true" class="step done"><span class="tick" aria-hidden="true">✓</span> <a href="${base}/keys">${t.stepKeyHave.replace("{n}", String(steps.activeKeys ?? 0))}</a> <span class="skip">(${t.stepDone})</span></li>`
+    : item(steps.key, "key", "/keys", t.stepKey)
+}
 ${item(steps.webhook, "webhook", "/webhooks", t.stepWebhook)}
 ${item(steps.charge, "charge", "/mode?to=test&back=%2Fcharges", t.stepCharge)}
 </ol>

@@ -190,6 +190,14 @@ const pt = {
   receiptDocument: "CPF/CNPJ",
   livePaid: "Pagamento recebido.",
   liveWaiting: "Aguardando o pagamento: esta página se atualiza sozinha.",
+  accountMenu: "Conta e idioma",
+  receiptPdf: "Baixar comprovante em PDF",
+  refundPdf: "Comprovante em PDF",
+  statementPdf: "Baixar extrato mensal em PDF",
+  statementMonth: "Mês do extrato",
+  livePayoutWaiting: "Aguardando a confirmação do banco: esta página se atualiza sozinha.",
+  livePayoutDone: "Saque concluído.",
+  livePayoutFailed: "O saque falhou; o valor e a tarifa voltaram ao saldo.",
   alreadyPaid: "Esta cobrança já foi paga.",
   paidAt: "Paga em",
   // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.
@@ -271,6 +279,7 @@ const pt = {
   firstSteps: "Primeiros passos",
   firstStepsIntro: "Três passos para começar a receber PIX. Cada um é marcado quando estiver feito.",
   stepKey: "Criar uma chave de API",
+  stepKeyHave: "Você já tem chave de API ativa neste modo ({n}): veja as suas chaves",
   stepWebhook: "Configurar o webhook",
   stepCharge: "Fazer uma cobrança de teste",
   stepDone: "feito",
@@ -486,6 +495,14 @@ const en: Words = {
   receiptDocument: "CPF/CNPJ",
   livePaid: "Payment received.",
   liveWaiting: "Waiting for the payment: this page updates by itself.",
+  accountMenu: "Account and language",
+  receiptPdf: "Download the PDF receipt",
+  refundPdf: "PDF receipt",
+  statementPdf: "Download the monthly statement (PDF)",
+  statementMonth: "Statement month",
+  livePayoutWaiting: "Waiting for the bank's confirmation: this page updates by itself.",
+  livePayoutDone: "Payout completed.",
+  livePayoutFailed: "The payout failed; the amount and the fee are back on the balance.",
   alreadyPaid: "This charge is already paid.",
   paidAt: "Paid at",
   // Money-safe forms: one-time form tokens, the payout review's figures, keys shown once.
@@ -566,6 +583,7 @@ const en: Words = {
   firstSteps: "First steps",
   firstStepsIntro: "Three steps to start receiving PIX. Each is ticked once it is done.",
   stepKey: "Create an API key",
+  stepKeyHave: "You already have an active API key in this mode ({n}): see your keys",
   stepWebhook: "Set up the webhook",
   stepCharge: "Make a test charge",
   stepDone: "done",
@@ -609,9 +627,7 @@ export const words = (lang: Lang): Dictionary => (lang === "en" ? en : pt)
 const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   "pt-BR": {
     pending: "Pendente",
-    completed: "Concluída",
     failed: "Falhou",
-    refunded: "Estornada",
     deposit: "Cobrança",
     withdrawal: "Saque",
     payment: "Pagamento",
@@ -621,9 +637,7 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   },
   en: {
     pending: "Pending",
-    completed: "Completed",
     failed: "Failed",
-    refunded: "Refunded",
     deposit: "Charge",
     withdrawal: "Payout",
     payment: "Payment",
@@ -633,7 +647,10 @@ const statusWords: Readonly<Record<Lang, Readonly<Record<string, string>>>> = {
   }
 }
 
-/** A status or type as the panel names it. */
+/**
+ * A type, or a delivery's or endpoint's state, as the panel names it. A transaction's or
+ * refund's status is `Messages.statusLabel` (agreeing with its type: `Paga`, `Concluído`).
+ */
 export const label = (lang: Lang, value: string): string => statusWords[lang][value] ?? value
 
 /** The panel's time zone. */

@@ -92,6 +92,31 @@ const visible = (v: View, href: string): boolean =>
 
 const back = (v: View) => encodeURIComponent(v.path)
 
+/** The language switch (named by `labelledBy`, or by its own label in the phone menu). */
+const languages = (v: View, labelledBy?: string): Html =>
+  html`<span role="group" ${labelledBy === undefined ? html`aria-label="${v.t.language}"` : html`aria-labelledby="${labelledBy}"`}>${(
+    ["pt-BR", "en"] as const
+  ).map(
+    (l) =>
+      html`<a class="pill" href="${v.base}/lang?to=${l}&amp;back=${back(v)}" lang="${l}" aria-current="${l === v.lang ? "true" : "false"}">${l === "en" ? "English" : "Português"}</a> `
+  )}</span>`
+
+/**
+ * The signed-in person's links and sign-out. Written twice in the frame: in the header's row at
+ * desktop width, and in the "Conta" menu at phone width (CSS shows one of them), so the phone's
+ * header keeps to the brand, the pages and the mode.
+ */
+const account = (v: View): Part =>
+  v.email === null
+    ? ""
+    : html`<a class="pill" href="${v.base}/security">${v.t.security}</a>
+<a class="pill" href="${v.base}/sessions">${v.t.sessions}</a>
+${v.role === "owner" ? html`<a class="pill" href="${v.base}/audit">${v.t.audit}</a>` : ""}
+${v.role === "owner" ? html`<a class="pill" href="${v.base}/team">${teamWords(v.lang).team}</a>` : ""}
+<a class="pill" href="${v.base}/notifications">${teamWords(v.lang).notifications}</a>
+<a class="pill" href="${v.base}/password">${v.t.password}</a>
+<form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
+
 /** A full page with the panel's frame. */
 export const page = (v: View, title: string, body: Part, notice?: Part): Html => {
   const current = (href: string) =>
@@ -121,23 +146,15 @@ ${styles(v)}
     (m) =>
       html`<a class="pill" data-mode="${m}" href="${v.base}/mode?to=${m}&amp;back=${back(v)}" aria-current="${m === v.mode ? "true" : "false"}">${v.t[m]}</a> `
   )}</span>
+<span class="wide-only" data-testid="header-account">
 <span id="lang-label">${v.t.language}:</span>
-<span role="group" aria-labelledby="lang-label">${(["pt-BR", "en"] as const).map(
-    (l) =>
-      html`<a class="pill" href="${v.base}/lang?to=${l}&amp;back=${back(v)}" lang="${l}" aria-current="${l === v.lang ? "true" : "false"}">${l === "en" ? "English" : "Português"}</a> `
-  )}</span>
-${
-  v.email === null
-    ? ""
-    : html`<a class="pill" href="${v.base}/security">${v.t.security}</a>
-<a class="pill" href="${v.base}/sessions">${v.t.sessions}</a>
-${v.role === "owner" ? html`<a class="pill" href="${v.base}/audit">${v.t.audit}</a>` : ""}
-${v.role === "owner" ? html`<a class="pill" href="${v.base}/team">${teamWords(v.lang).team}</a>` : ""}
-<a class="pill" href="${v.base}/notifications">${teamWords(v.lang).notifications}</a>
-<a class="pill" href="${v.base}/password">${v.t.password}</a>
-<form class="inline" method="post" action="${v.base}/signout">${csrfField(v)}<button type="submit" class="secondary">${v.t.signOut}</button></form>`
-}
+${languages(v, "lang-label")}
+${account(v)}
+</span>
 </div>
+<details class="account-menu narrow-only" data-testid="account-menu"><summary>${v.t.accountMenu}</summary>
+<div class="menu-panel">${languages(v)}${account(v)}</div>
+</details>
 </header>
 <main id="content">
 <h1>${title}</h1>

@@ -9,8 +9,9 @@
  */
 import type { Domain } from "@pixgate/core"
 import { html, type Part } from "./Html.js"
-import { label, time } from "./I18n.js"
+import { time } from "./I18n.js"
 import type { View } from "./Layout.js"
+import { statusLabel } from "./Messages.js"
 import * as Receipt from "./Receipt.js"
 
 /** The status route of a transaction under the panel. */
@@ -34,9 +35,9 @@ export const json = (tx: Domain.Transaction): StatusJson => ({
   updatedAt: new Date(tx.updatedAt).toISOString()
 })
 
-/** Whether a transaction's page follows its status: a pending charge. */
+/** Whether a transaction's page follows its status: a pending charge or payout. */
 export const follows = (tx: Pick<Domain.Transaction, "type" | "status">): boolean =>
-  tx.type === "deposit" && tx.status === "pending"
+  (tx.type === "deposit" || tx.type === "withdrawal") && tx.status === "pending"
 
 /**
  * The marker a pending charge's page carries (the script polls its URL), with the visible
@@ -44,7 +45,22 @@ export const follows = (tx: Pick<Domain.Transaction, "type" | "status">): boolea
  */
 export const marker = (v: View, tx: Domain.Transaction): Part =>
   follows(tx)
-    ? html`<p class="live hint" data-testid="live-status" data-state="waiting" data-live-status="${v.base}${path(tx.id)}" data-status="${tx.status}">${v.t.liveWaiting}</p>`
+    ? html`<p class="live hint" data-testid="live-status" data-state="waiting" data-live-status="${v.base}${path(tx.id)}" data-status="${tx.status}">${
+        tx.type === "withdrawal" ? v.t.livePayoutWaiting : v.t.liveWaiting
+      }</p>`
+    : ""
+
+/**
+ * What a payout's page shows once the bank answered (the script swaps it in for the waiting
+ * line): its status, and the receipt's link when it completed.
+ */
+export const payoutBox = (v: View, tx: Domain.Transaction): Part =>
+  tx.type === "withdrawal" && tx.status !== "pending"
+    ? html`<section class="paid-box" data-testid="payout-box" data-live-message="${
+        tx.status === "completed" ? v.t.livePayoutDone : v.t.livePayoutFailed
+      }" aria-labelledby="payout-heading">
+<h2 id="payout-heading" class="live" data-state="${tx.status === "completed" ? "paid" : tx.status}">${statusLabel(v.lang, tx.type, tx.status)}</h2>
+${Receipt.link(v, tx)}</section>`
     : ""
 
 /**
@@ -55,7 +71,7 @@ export const marker = (v: View, tx: Domain.Transaction): Part =>
 export const paidBox = (v: View, tx: Domain.Transaction): Part =>
   tx.type === "deposit" && tx.status === "completed"
     ? html`<section class="paid-box" data-testid="paid-box" data-live-message="${v.t.livePaid}" aria-labelledby="paid-heading">
-<h2 id="paid-heading" class="live" data-state="paid">${label(v.lang, tx.status)}</h2>
+<h2 id="paid-heading" class="live" data-state="paid">${statusLabel(v.lang, tx.type, tx.status)}</h2>
 ${tx.paidAt === null ? "" : html`<p>${v.t.paidAt} ${time(v.lang, tx.paidAt)}</p>`}
 ${Receipt.link(v, tx)}
 ${

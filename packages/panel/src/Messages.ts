@@ -489,7 +489,9 @@ const types: Readonly<
 > = {
   deposit: { "pt-BR": "Cobrança", en: "Charge", feminine: true },
   withdrawal: { "pt-BR": "Saque", en: "Payout", feminine: false },
-  payment: { "pt-BR": "Pagamento", en: "Payment", feminine: false }
+  payment: { "pt-BR": "Pagamento", en: "Payment", feminine: false },
+  /** A charge's refund (devolução): its statuses agree with it (`Devolução concluída`). */
+  refund: { "pt-BR": "Devolução", en: "Refund", feminine: true }
 }
 
 /** A transaction type in `lang` (`Cobrança`, `Saque`, `Pagamento`). */
@@ -515,6 +517,17 @@ export const statusLabel = (lang: Lang, type: string, status: string): string =>
   const s = statuses[status]
   if (s === undefined) return status
   return lang === "en" ? s.en : s["pt-BR"][types[type]?.feminine === true ? 1 : 0]
+}
+
+/**
+ * A status in the transaction list's filter: agreeing with the chosen type, or, with no type
+ * chosen, every form the rows show (`Paga / Concluído`), so the filter names what the list,
+ * the detail page, the receipt and the CSV write (all from this one table).
+ */
+export const statusFilterLabel = (lang: Lang, status: string, type?: string | null): string => {
+  if (type !== undefined && type !== null && types[type] !== undefined) return statusLabel(lang, type, status)
+  const forms = [...new Set(["deposit", "withdrawal"].map((t) => statusLabel(lang, t, status)))]
+  return forms.join(" / ")
 }
 
 /** Why a transaction or refund failed, in `lang`. */

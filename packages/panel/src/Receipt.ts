@@ -8,6 +8,7 @@ import type { Domain } from "@pixgate/core"
 import { type Html, html, type Part } from "./Html.js"
 import { label, money, time } from "./I18n.js"
 import { productName, type View } from "./Layout.js"
+import { statusLabel } from "./Messages.js"
 
 /** Whether a transaction has a receipt: a completed charge or payout. */
 export const has = (tx: Pick<Domain.Transaction, "type" | "status">): boolean =>
@@ -71,13 +72,14 @@ export const body = (v: View, tx: Domain.Transaction, merchant: Pick<Domain.Merc
     [v.t.receiptIssuer, `${merchant.name} · ${productName(v)}`, "receipt-issuer"]
   ]
   return html`<article class="receipt" data-testid="receipt" aria-labelledby="receipt-kind">
-<p id="receipt-kind"><strong>${label(v.lang, tx.type)}</strong> · <span class="status-${tx.status}">${label(v.lang, tx.status)}</span></p>
+<p id="receipt-kind"><strong>${label(v.lang, tx.type)}</strong> · <span class="status-${tx.status}" data-testid="receipt-status">${statusLabel(v.lang, tx.type, tx.status)}</span></p>
 ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.t.receiptTestMark}</p>` : ""}
 <p class="amount" data-testid="receipt-amount">${money(v.lang, tx.amount)}</p>
 <dl class="fields">${rows.map(([k, val, id]) => html`<dt>${k}</dt><dd data-testid="${id}">${val}</dd>`)}</dl>
 </article>
 <div class="receipt-actions no-print">
-<button type="button" data-print hidden data-testid="save-pdf">${v.t.receiptSavePdf}</button>
+<a class="button" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf">${v.t.receiptPdf}</a>
+<button type="button" class="secondary" data-print hidden data-testid="save-pdf">${v.t.receiptSavePdf}</button>
 <a class="button secondary" href="${v.base}/transactions/${tx.id}">${v.t.receiptBack}</a>
 </div>
 <p class="hint no-print">${v.t.receiptPrintHint}</p>`
@@ -85,6 +87,13 @@ ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.
 
 /** The link to a transaction's receipt, for its detail page (nothing when it has none). */
 export const link = (v: View, tx: Domain.Transaction): Part =>
-  has(tx)
-    ? html`<p class="no-print"><a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a></p>`
+  has(tx) || (tx.type === "deposit" && tx.status === "refunded")
+    ? html`<p class="no-print">${
+        has(tx)
+          ? html`<a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a> `
+          : ""
+      }<a class="button secondary" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf-link">${v.t.receiptPdf}</a></p>`
     : ""
+
+/** The path of a transaction's PDF receipt under the panel. */
+export const pdfPath = (id: string): string => `/transactions/${id}/receipt.pdf`

@@ -54,6 +54,17 @@ const routes: ReadonlyArray<Route> = [
   },
   {
     method: "GET",
+    path: at(`/transactions/${id}/receipt\\.pdf`),
+    handle: (s, p) => Receipts.receiptPdf(s, param(p, 0))
+  },
+  {
+    method: "GET",
+    path: at(`/transactions/${id}/refunds/${id}/receipt\\.pdf`),
+    handle: (s, p) => Receipts.refundPdf(s, param(p, 0), param(p, 1))
+  },
+  { method: "GET", path: at("/statement\\.pdf"), handle: (s) => Receipts.statementPdf(s) },
+  {
+    method: "GET",
     path: at(`/transactions/${id}/status`),
     handle: (s, p) => Receipts.status(s, param(p, 0))
   },

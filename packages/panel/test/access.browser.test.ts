@@ -176,7 +176,10 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
       await page.getByTestId("sessions").locator("tbody tr:not([data-current]) button").first().click()
       await expect.poll(() => page.locator("p.notice").count()).toBe(1)
       // The recovery code is spent.
-      await page.locator("form[action$='/signout'] button").click()
+      // At phone width sign-out is in the header's "Conta e idioma" menu.
+      if (await page.getByTestId("account-menu").isVisible())
+        await page.getByTestId("account-menu").locator("summary").click()
+      await page.locator("form[action$='/signout'] button:visible").click()
       await signIn()
       const again = await post(page, fx.url("/signin/2fa"), { code: first })
       expect(again.status()).toBe(401)
@@ -243,7 +246,14 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
       await page.locator("form[action$='/signin/2fa'] button").click()
       await expect.poll(() => new URL(page.url()).pathname).toBe("/panel/")
       await page.goto(fx.url("/audit"))
-      const actions = await page.getByTestId("audit-action").allTextContents()
+      const actions = await page
+        .getByTestId("audit-action")
+        .evaluateAll((cells) => cells.map((c) => c.getAttribute("data-action") ?? ""))
+      // The page shows each action's pt-BR label, never the engine's code.
+      const shown = await page.getByTestId("audit-action").allTextContents()
+      expect(shown).toContain("Entrada no painel")
+      expect(shown).toContain("Código de verificação recusado")
+      for (const text of shown) expect(text).not.toMatch(/^[a-z0-9-]+\.[a-z-]+$/)
       for (const action of [
         "password.set",
         "signin.success",
@@ -259,7 +269,20 @@ describe.skipIf(!PanelFixture.available("the panel access browser test"))("panel
         await page.setViewportSize(size)
         await fx.check(page, `access-audit-${name}`)
       }
-      const csv = await page.request.get(fx.url("/audit.csv"))
+      const br = await page.request.get(fx.url("/audit.csv"))
+      expect(br.status()).toBe(200)
+      // UTF-8 with a byte order mark, as the other Brazilian exports.
+      expect([...(await br.body()).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+      const brLines = (await br.text())
+        .replace(/^\uFEFF/, "")
+        .trim()
+        .split("\r\n")
+      expect(brLines[0]).toBe(
+        "ID;Data;Hora;Quem;ID do usuário;Ação;Código da ação;Objeto;Endereço;Navegador;Detalhe"
+      )
+      expect(brLines.length).toBe(actions.length + 1)
+      expect(brLines.some((l) => l.includes(";Chave de API criada;key.create;"))).toBe(true)
+      const csv = await page.request.get(fx.url("/audit.csv?format=international"))
       expect(csv.status()).toBe(200)
       expect(csv.headers()["content-disposition"]).toContain("attachment")
       const lines = (await csv.text()).trim().split("\r\n")
@@ -321,7 +344,7 @@ describe.skipIf(!PanelFixture.available("the panel throttle browser test"))("sig
       await setup.locator("#new-password").fill(password)
       await setup.locator("form button[type=submit]").click()
       await expect.poll(() => new URL(setup.url()).pathname).toBe("/panel/")
-      await setup.locator("form[action$='/signout'] button").click()
+      await setup.locator("form[action$='/signout'] button:visible").click()
       await expect.poll(() => new URL(setup.url()).pathname).toBe("/panel/signin")
       const page = await attacker.newPage()
       await page.goto(`${base("[::1]")}/signin`)

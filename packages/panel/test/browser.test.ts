@@ -408,7 +408,7 @@ describe.skipIf(!available)("merchant panel in Chromium", () => {
     // The Brazilian form (docs: packages/panel/README.md): BOM, `;`, São Paulo day and time, decimal comma.
     expect(text.charCodeAt(0)).toBe(0xfeff)
     expect(lines[0]).toBe(
-      "ID;Data;Hora;Tipo;Status;Valor;Tarifa;Descrição;Nome do pagador ou recebedor;CPF ou CNPJ;Chave PIX;Identificador da cobrança (txid);ID fim a fim (E2E);Motivo da falha;Data do pagamento;Hora do pagamento"
+      "ID;Data;Hora;Tipo;Status;Valor;Tarifa;Efeito no saldo;Descrição;Nome do pagador ou recebedor;CPF ou CNPJ;Chave PIX;Identificador da cobrança (txid);ID fim a fim (E2E);Motivo da falha;Data do pagamento;Hora do pagamento;Cobrança devolvida"
     )
     expect(lines).toHaveLength(2)
     expect(lines[1]).toMatch(/^tx_\w+;\d{2}\/\d{2}\/\d{4};\d{2}:\d{2}:\d{2};Cobrança;Paga;6,66;/)

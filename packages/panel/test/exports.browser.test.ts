@@ -144,8 +144,11 @@ describe.skipIf(!PanelFixture.available("the panel's export browser tests"))(
           columns: true
         })
         expect(rows.map((r) => r.ID)).toEqual(engine.map((r) => r.id))
-        expect(rows.map((r) => cents(must(r.Valor, "r.Valor"), ","))).toEqual(engine.map((r) => r.amount))
-        expect(rows.map((r) => cents(must(r.Tarifa, "r.Tarifa"), ","))).toEqual(engine.map((r) => r.fee))
+        // Signed (issue 38): payouts and fees negative.
+        const signed = (r: { amount: number; type: string }) =>
+          r.type === "withdrawal" ? -r.amount : r.amount
+        expect(rows.map((r) => cents(must(r.Valor, "r.Valor"), ","))).toEqual(engine.map(signed))
+        expect(rows.map((r) => cents(must(r.Tarifa, "r.Tarifa"), ","))).toEqual(engine.map((r) => 0 - r.fee))
         expect(rows.find((r) => r.Valor === "2500,10")?.Status).toBe("Paga")
         expect(rows.find((r) => r.Valor === "2500,10")?.["Nome do pagador ou recebedor"]).toBe(
           'João "Zé"; Açaí & Cia'
@@ -155,7 +158,7 @@ describe.skipIf(!PanelFixture.available("the panel's export browser tests"))(
         const intl = await download(page, "export-csv-intl")
         expect(intl.name).toMatch(/^pixgate-transactions-test-.*\.csv$/)
         const irows: Array<Record<string, string>> = parseCsv(intl.text, { delimiter: ",", columns: true })
-        expect(irows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(engine.map((r) => r.amount))
+        expect(irows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(engine.map(signed))
         expect(
           irows.every((r) =>
             /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(must(r.createdAt, "r.createdAt"))

@@ -230,13 +230,16 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
     expect(rows.map((r) => r.ID)).toEqual(engine.map((tx) => tx.id))
     for (const [i, tx] of engine.entries()) {
       const row = must(rows[i], "rows[i]")
-      expect(cents(must(row.Valor, "row.Valor"), ",")).toBe(tx.amount)
-      expect(cents(must(row.Tarifa, "row.Tarifa"), ",")).toBe(tx.feeAmount)
+      // Signed (issue 38): money in positive, payouts and fees negative.
+      expect(cents(must(row.Valor, "row.Valor"), ",")).toBe(tx.type === "withdrawal" ? -tx.amount : tx.amount)
+      expect(cents(must(row.Tarifa, "row.Tarifa"), ",")).toBe(0 - tx.feeAmount)
       expect(row.Descrição).toBe(tx.description ?? "")
     }
     const sum = (k: string) => rows.reduce((s, r) => s + cents(must(r[k], "r[k]"), ","), 0)
-    expect(sum("Valor")).toBe(engine.reduce((s, tx) => s + tx.amount, 0))
-    expect(sum("Tarifa")).toBe(engine.reduce((s, tx) => s + tx.feeAmount, 0))
+    expect(sum("Valor")).toBe(
+      engine.reduce((s, tx) => s + (tx.type === "withdrawal" ? -tx.amount : tx.amount), 0)
+    )
+    expect(sum("Tarifa")).toBe(-engine.reduce((s, tx) => s + tx.feeAmount, 0))
     // Two places always (2500,10, never 2500,1), no platform cost, Portuguese words with agreement.
     expect(text).toContain(";2500,10;")
     expect(text).not.toMatch(/gatewayFee|gateway/i)
@@ -248,6 +251,7 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
       "Status",
       "Valor",
       "Tarifa",
+      "Efeito no saldo",
       "Descrição",
       "Nome do pagador ou recebedor",
       "CPF ou CNPJ",
@@ -256,7 +260,8 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
       "ID fim a fim (E2E)",
       "Motivo da falha",
       "Data do pagamento",
-      "Hora do pagamento"
+      "Hora do pagamento",
+      "Cobrança devolvida"
     ])
     const late = must(
       rows.find((r) => r.Valor === "2500,10"),
@@ -270,8 +275,8 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
     ])
     expect(late["Nome do pagador ou recebedor"]).toBe('João "Zé" da Silva; Ltda')
     const payout = must(
-      rows.find((r) => r.Valor === "1500,75"),
-      'rows.find((r) => r.Valor === "1500,75")'
+      rows.find((r) => r.Valor === "-1500,75"),
+      'rows.find((r) => r.Valor === "-1500,75")'
     )
     expect([payout.Tipo, payout.Status]).toEqual(["Saque", "Concluído"])
     expect(rows.find((r) => r.Status === "Falhou")?.Tipo).toBe("Saque")
@@ -287,9 +292,11 @@ describe.each(stores)("exports over the %s store", (_name, makeLayer) => {
     expect(text.startsWith("\uFEFF")).toBe(false)
     const rows: Array<Record<string, string>> = parseCsv(text, { delimiter: ",", columns: true })
     const engine = (await listing()).rows
-    expect(rows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(engine.map((tx) => tx.amount))
+    expect(rows.map((r) => cents(must(r.amount, "r.amount"), "."))).toEqual(
+      engine.map((tx) => (tx.type === "withdrawal" ? -tx.amount : tx.amount))
+    )
     expect(rows.map((r) => cents(must(r.feeAmount, "r.feeAmount"), "."))).toEqual(
-      engine.map((tx) => tx.feeAmount)
+      engine.map((tx) => 0 - tx.feeAmount)
     )
     const late = must(
       rows.find((r) => r.amount === "2500.10"),

@@ -15,6 +15,7 @@ import {
   type TwoFactor
 } from "@pixgate/core"
 import { Effect, Option } from "effect"
+import * as AuditLog from "../AuditLog.js"
 import {
   access,
   type Ctx,
@@ -30,6 +31,8 @@ import {
   setCookie,
   when
 } from "../Ctx.js"
+import { fileDay } from "../Exports.js"
+import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
@@ -55,20 +58,23 @@ const codeField = (ctx: Ctx) =>
 
 // ---- The second step at sign-in ----
 
-const secondStepForm = (s: Signed, error?: string) =>
+const secondStepForm = (s: Signed, error?: string, next?: string) =>
   bare(
     { base: s.cfg.base, lang: s.lang },
     s.t.twoFactor,
     html`${error ? html`<p class="error" role="alert">${error}</p>` : ""}
 <p>${s.t.twoFactorStep}</p>
 <form class="stack" method="post" action="${s.cfg.base}/signin/2fa">${csrfField(s)}
+${next === undefined ? "" : html`<input type="hidden" name="next" value="${next}">`}
 ${codeField(s)}
 <div><button type="submit">${s.t.twoFactorConfirm}</button></div>
 </form>
 <form class="inline" method="post" action="${s.cfg.base}/signout">${csrfField(s)}<button type="submit" class="secondary">${s.t.signOut}</button></form>`
   )
 
-export const secondStepPage = (s: Signed): Handler => Effect.succeed(respond(s, secondStepForm(s)))
+/** The second step's page; `?next=` (a same-origin panel path) is where a passed step goes. */
+export const secondStepPage = (s: Signed): Handler =>
+  Effect.succeed(respond(s, secondStepForm(s, undefined, Flows.safeNext(s.url.searchParams.get("next")))))
 
 export const secondStep = (s: Signed, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
@@ -77,9 +83,10 @@ export const secondStep = (s: Signed, f: URLSearchParams): Handler =>
     const outcome = yield* access(
       PanelSecondFactor.pass(user, user.sessionHash, f.get("code") ?? "", clientOf(s), s.cfg.throttle)
     )
-    if (outcome === "throttled") return respond(s, secondStepForm(s, s.t.tooMany), 429)
-    if (outcome === "wrong") return respond(s, secondStepForm(s, s.t.twoFactorWrong), 401)
-    return redirect(s, "/")
+    const next = Flows.safeNext(f.get("next"))
+    if (outcome === "throttled") return respond(s, secondStepForm(s, s.t.tooMany, next), 429)
+    if (outcome === "wrong") return respond(s, secondStepForm(s, s.t.twoFactorWrong, next), 401)
+    return redirect(s, next ?? "/")
   })
 
 // ---- Enrolment ----
@@ -206,32 +213,42 @@ export const auditPage = (s: Signed): Handler =>
       (e) => html`<tr>
 <td data-label="${s.t.auditWhen}">${when(s, e.at)}</td>
 <td data-label="${s.t.who}">${e.actor}</td>
-<td data-label="${s.t.action}" data-testid="audit-action">${e.action}</td>
+<td data-label="${s.t.action}" data-testid="audit-action" data-action="${e.action}">${AuditLog.actionLabel(s.lang, e.action)}</td>
 <td data-label="${s.t.object}" class="mono">${e.objectId ?? "—"}</td>
 <td data-label="${s.t.address}">${e.address ?? "—"}</td></tr>`
     )
     const last = entries[entries.length - 1]
-    const body = html`<p><a class="button secondary" href="${s.cfg.base}/audit.csv" download>${s.t.exportCsv}</a></p>
+    const body = html`<p><a class="button secondary" href="${s.cfg.base}/audit.csv" download data-testid="audit-csv">${s.t.exportCsv}</a> <a href="${s.cfg.base}/audit.csv?format=international" download>${s.t.exportCsvIntl}</a></p>
 <div class="table-wrap"><table class="responsive" data-testid="audit"><thead><tr><th>${s.t.auditWhen}</th><th>${s.t.who}</th><th>${s.t.action}</th><th>${s.t.object}</th><th>${s.t.address}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>
 ${entries.length === pageSize && last !== undefined ? html`<p><a href="${s.cfg.base}/audit?before=${last.id}">${s.t.older}</a></p>` : ""}`
     return respond(s, page(s.view, s.t.audit, body))
   })
 
-/** The whole log as CSV (newest first), read by pages of 500. */
+/**
+ * The whole log as CSV (newest first), read by pages of 500: in the form of the panel's other
+ * exports (`;`, BOM, São Paulo time, Portuguese headers and labels), `?format=international` for
+ * `,`, UTC and the action codes.
+ */
 export const auditCsv = (s: Signed): Handler =>
   Effect.gen(function* () {
-    const lines: Array<string> = [Audit.csvHeader]
+    const format: AuditLog.AuditCsvFormat =
+      s.url.searchParams.get("format") === "international" ? "international" : "br"
+    const lines: Array<string> = [AuditLog.csvHeader(format)]
     let before: string | undefined
     for (;;) {
       const chunk = yield* access(Audit.list(s.merchant.id, { before, limit: Audit.maxPage }))
-      for (const e of chunk) lines.push(Audit.csvLine(e))
+      for (const e of chunk) lines.push(AuditLog.csvLine(e, format))
       const last = chunk[chunk.length - 1]
       if (chunk.length < Audit.maxPage || last === undefined) break
       before = last.id
     }
-    const response = respond(s, lines.map((l) => `${l}\r\n`).join(""), 200, "text/csv; charset=utf-8")
-    response.headers.set("content-disposition", `attachment; filename="audit-${s.merchant.id}.csv"`)
+    const response = respond(s, lines.join(""), 200, "text/csv; charset=utf-8; header=present")
+    const name =
+      format === "br"
+        ? `pixgate-auditoria-${s.merchant.id}-${fileDay(Date.now())}.csv`
+        : `pixgate-audit-${s.merchant.id}-${fileDay(Date.now())}.csv`
+    response.headers.set("content-disposition", `attachment; filename="${name}"`)
     return response
   })
 

@@ -79,7 +79,10 @@ export const signIn = (ctx: Ctx, f: URLSearchParams): Handler =>
     if (outcome._tag === "Throttled") return respond(ctx, signInForm(ctx, email, ctx.t.tooMany, next), 429)
     if (outcome._tag === "Wrong") return respond(ctx, signInForm(ctx, email, ctx.t.wrongPassword, next), 401)
     sessionStarted(ctx, outcome.token)
-    return outcome.secondStep ? redirect(ctx, "/signin/2fa") : redirect(ctx, next ?? "/")
+    // The page asked for before signing in survives the second step (`next` travels with it).
+    return outcome.secondStep
+      ? redirect(ctx, next === undefined ? "/signin/2fa" : `/signin/2fa?next=${encodeURIComponent(next)}`)
+      : redirect(ctx, next ?? "/")
   })
 
 /** Ends the session: its cookie cleared, and a new pre-session CSRF cookie. */

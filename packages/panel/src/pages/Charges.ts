@@ -18,7 +18,7 @@ import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
 import { type LinkWords, linkWords } from "../LinkWords.js"
-import { txTable } from "./Parts.js"
+import { gated, txTable } from "./Parts.js"
 
 const chargeForm = (s: Signed, f?: URLSearchParams) =>
   html`<form class="stack" method="post" action="${s.cfg.base}/charges">${csrfField(s)}${FormToken.field(s)}
@@ -108,7 +108,7 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
       e.transactions.list(s.caller, { page: 1, limit: 10, type: "deposit" })
     )
     const liveEnabled = yield* engine((e) => Effect.succeed(e.liveEnabled))
-    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<h2>${s.t.newCharge}</h2>${chargeForm(s, f)}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
+    const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<h2>${s.t.newCharge}</h2>${gated(s, "charge.create", s.t.newCharge, chargeForm(s, f))}<h2>${s.t.charges}</h2>${txTable(s, recent.data)}`
     return respond(s, frame(s.view, s.t.charges, body, notice(s)), pageStatus(error))
   })
 

@@ -24,7 +24,7 @@ import { csrfField, page } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
 import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
-import { deliveryTable, dueToday, ownTransaction } from "./Parts.js"
+import { allows, deliveryTable, dueToday, gated, ownTransaction } from "./Parts.js"
 
 /** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
 export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code = 409): Handler =>
@@ -96,7 +96,10 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
     for (const r of refunds?.refunds ?? []) {
       timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
       if (r.status !== "pending")
-        timeline.push([r.updatedAt, `${s.t.refunds}: ${label(s.lang, r.status)} (${brl(s, r.amount)})`])
+        timeline.push([
+          r.updatedAt,
+          `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
+        ])
     }
     timeline.sort((x, y) => x[0] - y[0])
     const qrCode = tx.type === "deposit" && tx.status === "pending" ? tx.qrCode : null
@@ -109,7 +112,7 @@ ${LiveStatus.marker(s.view, tx)}
 <code class="secret" id="brcode" aria-labelledby="copy-label" data-testid="brcode">${qrCode}</code>
 <p><button type="button" class="secondary" data-copy="brcode" data-copied="${s.t.copied}">${s.t.copy}</button></p>
 ${
-  tx.mode === "test"
+  tx.mode === "test" && allows(s, "charge.create")
     ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${FormToken.field(s)}${
         tx.dueTerms === null
           ? ""
@@ -118,7 +121,13 @@ ${
     : ""
 }</section>`
         : ""
-    }${tx.type === "deposit" ? LiveStatus.paidBox(s.view, tx) : Receipt.link(s.view, tx)}
+    }${
+      tx.type === "deposit"
+        ? LiveStatus.paidBox(s.view, tx)
+        : tx.type === "withdrawal"
+          ? html`${LiveStatus.marker(s.view, tx)}${LiveStatus.payoutBox(s.view, tx)}`
+          : Receipt.link(s.view, tx)
+    }
 <h2>${s.t.details}</h2>
 <dl class="fields">${fields.map(([k, val]) => html`<dt>${k}</dt><dd>${val}</dd>`)}</dl>
 ${refunds === undefined ? "" : refundSection(s, tx, refunds)}
@@ -130,7 +139,11 @@ ${
     ? html`<p>${s.t.none}</p>`
     : html`<ul>${events.map(
         (e) => html`<li><code>${e.type}</code> · <span class="mono">${e.id}</span> · ${when(s, e.createdAt)}
-<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form></li>`
+${
+  allows(s, "webhook.manage")
+    ? html`<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form>`
+    : ""
+}</li>`
       )}</ul>`
 }
 <h2>${s.t.deliveries}</h2>
@@ -186,21 +199,26 @@ ${
     ? html`<p>${s.t.none}</p>`
     : html`<ul class="receipts">${r.refunds.map(
         (x) =>
-          html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status)}${
+          html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status, "refund")}${
             x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
             x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
-          }${x.description === null ? "" : html` · ${x.description}`}</li>`
+          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${s.t.refundPdf}</a></li>`
       )}</ul>`
 }
 ${
   tx.status === "completed" && r.refundable > 0
     ? html`<h3>${s.t.newRefund}</h3>
-<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
+${gated(
+  s,
+  "refund.create",
+  s.t.newRefund,
+  html`<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
 <div><label for="r-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="r-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="r-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="r-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
 <div><button type="submit">${s.t.reviewRefund}</button></div>
 </form>`
+)}`
     : ""
 }</section>`
 

@@ -5,6 +5,7 @@ import { cookies, engine, type Handler, notice, redirect, respond, type Signed, 
 import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { csrfField, page as frame } from "../Layout.js"
+import { allows, gated } from "./Parts.js"
 
 /**
  * A new key's secret on its way from the POST that made it to the page that shows it (post,
@@ -46,7 +47,12 @@ export const page = (s: Signed): Handler =>
           ? html`<p class="notice" role="status" data-testid="key-shown-once">${s.t.keyShownOnce} <span class="mono">sk_${made.mode}_…${made.hint}</span></p>`
           : ""
     }
-<form method="post" action="${s.cfg.base}/keys">${csrfField(s)}${FormToken.field(s)}<button type="submit">${s.t.createKey} (${s.t[s.mode]})</button></form>
+${gated(
+  s,
+  "key.manage",
+  s.t.createKey,
+  html`<form method="post" action="${s.cfg.base}/keys">${csrfField(s)}${FormToken.field(s)}<button type="submit">${s.t.createKey} (${s.t[s.mode]})</button></form>`
+)}
 <div class="table-wrap"><table class="responsive" data-testid="keys">
 <thead><tr><th scope="col">${s.t.prefix}</th><th scope="col">${s.t.mode}</th><th scope="col">${s.t.created}</th><th scope="col">${s.t.lastUsed}</th><th scope="col">${s.t.status}</th><th scope="col"><span class="skip">${s.t.revoke}</span></th></tr></thead>
 <tbody>${keys.map(
@@ -54,7 +60,7 @@ export const page = (s: Signed): Handler =>
         html`<tr data-key="${k.id}"><td class="mono" data-label="${s.t.prefix}">sk_${k.mode}_…${k.hint}</td><td data-label="${s.t.mode}">${s.t[k.mode]}</td><td data-label="${s.t.created}">${when(s, k.createdAt)}</td><td data-label="${s.t.lastUsed}">${
           k.lastUsedAt ? when(s, k.lastUsedAt) : s.t.never
         }</td><td data-label="${s.t.status}">${k.revokedAt === null ? s.t.active : html`${s.t.revoked} ${when(s, k.revokedAt)}`}</td><td>${
-          k.revokedAt === null
+          k.revokedAt === null && allows(s, "key.manage")
             ? html`<a href="${s.cfg.base}/keys/${k.id}/revoke" aria-label="${s.t.revoke} sk_${k.mode}_…${k.hint}">${s.t.revoke}</a>`
             : ""
         }</td></tr>`

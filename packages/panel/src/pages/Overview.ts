@@ -38,6 +38,7 @@ const firstSteps = (s: Signed) =>
     })
     return {
       key: Flows.keyStepDone(keys, s.mode),
+      activeKeys: Flows.activeKeys(keys, s.mode),
       webhook: Option.isSome(endpoint),
       charge: charges.rows.length > 0
     }

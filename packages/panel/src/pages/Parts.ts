@@ -3,7 +3,7 @@ import { Domain, DueDate, Engine, Errors, PanelRoles, type Store, type Views } f
 import { Effect, Option } from "effect"
 import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
 import * as Flows from "../Flows.js"
-import { html, type Part } from "../Html.js"
+import { Html, html, type Part } from "../Html.js"
 import { calendarDay, label } from "../I18n.js"
 import { linkWords } from "../LinkWords.js"
 import * as Receipt from "../Receipt.js"
@@ -89,6 +89,30 @@ export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTe
 }
 
 /** Whether the signed-in role manages integrations: sees and changes secrets, keys and webhooks. */
+/** Whether the signed-in role may do `action` (the platform's sign-in acts as the owner). */
+export const allows = (s: Signed, action: PanelRoles.Action): boolean =>
+  PanelRoles.can(s.user?.role ?? "owner", action)
+
+/**
+ * Beside a form the role cannot use: a line saying so, so nobody fills a form only to be refused
+ * after posting it (the server refuses such a POST anyway, 403).
+ */
+export const roleNote = (s: Signed, what: string) =>
+  html`<p class="hint role-note" data-testid="role-note">${what}: ${s.t.forbiddenRole}</p>`
+
+/**
+ * A form the role may use as is; otherwise the same form with its fields and button disabled
+ * (a `<fieldset disabled>` after its hidden fields) and the role's note above it.
+ */
+export const gated = (s: Signed, action: PanelRoles.Action, what: string, form: Html): Html =>
+  allows(s, action)
+    ? form
+    : new Html(
+        `${roleNote(s, what).text}${form.text
+          .replace(/^(<form[^>]*>(?:\s*<input type="hidden"[^>]*>)*)/, '$1<fieldset disabled class="plain">')
+          .replace(/<\/form>\s*$/, "</fieldset></form>")}`
+      )
+
 export const managesIntegrations = (s: Signed): boolean =>
   PanelRoles.can(s.user?.role ?? "owner", "webhook.manage")
 

@@ -19,7 +19,7 @@ import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page as frame } from "../Layout.js"
-import { engineConfig, txTable } from "./Parts.js"
+import { engineConfig, gated, txTable } from "./Parts.js"
 
 const payoutFields = (f: URLSearchParams) => ({
   amount: parseAmount(f.get("amount") ?? ""),
@@ -37,12 +37,17 @@ export const page = (s: Signed, f?: URLSearchParams, error?: Errors.PixgateError
     const liveEnabled = yield* engine((e) => Effect.succeed(e.liveEnabled))
     const body = html`${Flows.liveNotice(s, liveEnabled, error, (e) => errorBox(e, s.lang))}<p>${s.t.available}: <strong data-testid="available">${brl(s, balance.available)}</strong></p>
 <h2>${s.t.newPayout}</h2>
-<form class="stack" method="post" action="${s.cfg.base}/payouts/review">${csrfField(s)}
+${gated(
+  s,
+  "payout.create",
+  s.t.newPayout,
+  html`<form class="stack" method="post" action="${s.cfg.base}/payouts/review">${csrfField(s)}
 <div><label for="p-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="p-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="p-key">${s.t.pixKey}</label><input id="p-key" name="pixKey" type="text" required value="${f?.get("pixKey") ?? ""}"></div>
 <div><label for="p-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="p-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
 <div><button type="submit">${s.t.review}</button></div>
-</form>
+</form>`
+)}
 <h2>${s.t.payouts}</h2>${txTable(s, recent.data)}`
     return respond(s, frame(s.view, s.t.payouts, body, notice(s)), pageStatus(error))
   })

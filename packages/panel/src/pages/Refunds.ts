@@ -1,6 +1,6 @@
 /** Refunds (devoluções) of a received charge: the review step and the refund itself. */
 
-import { Requests } from "@pixgate/core"
+import { Errors, Money, Requests } from "@pixgate/core"
 import { Effect, Either } from "effect"
 import { brl, engine, type Handler, redirect, respond, type Signed, textField } from "../Ctx.js"
 import * as FormToken from "../FormToken.js"
@@ -26,6 +26,20 @@ export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
     const config = yield* engineConfig
     const input = Requests.decodeEither(Requests.CreateRefund, config)(refundFields(f))
     if (Either.isLeft(input)) return yield* detail(s, tx.id, input.left)
+    // Refused here, with what is left, rather than after "Confirmar devolução": the engine's own
+    // refusal (the same code and message), read from the same summary the charge's page shows.
+    const summary = yield* engine((e) => e.refunds.list(s.merchant.id, tx.id))
+    if (input.right.amount > summary.refundable)
+      return yield* detail(
+        s,
+        tx.id,
+        Errors.validation(
+          "refund_exceeds_received",
+          "amount",
+          `amount exceeds what is left to refund of the charge (${Money.formatReais(summary.refundable)})`
+        ),
+        422
+      )
     const hidden = (name: string, value: string) =>
       html`<input type="hidden" name="${name}" value="${value}">`
     const body = html`<dl class="fields" data-testid="refund-review">

@@ -8,6 +8,7 @@ import {
   lift,
   notice,
   type PanelServices,
+  redirect,
   respond,
   type Signed,
   statusOf
@@ -18,6 +19,7 @@ import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { label, saoPauloDayStart } from "../I18n.js"
 import { page, securityHeaders } from "../Layout.js"
+import * as Messages from "../Messages.js"
 import { descriptionsOf, txTable } from "./Parts.js"
 
 const listParams = (url: URL): typeof Requests.ListTransactionsQuery.Encoded => {
@@ -38,10 +40,11 @@ const select = (
   text: string,
   values: ReadonlyArray<string>,
   current: string | null,
-  s: Signed
+  s: Signed,
+  labelOf: (value: string) => string = (v) => label(s.lang, v)
 ) =>
   html`<div><label for="${id}">${text}</label><select id="${id}" name="${name}"><option value="">${s.t.any}</option>${values.map(
-    (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${label(s.lang, v)}</option>`
+    (v) => html`<option value="${v}"${v === current ? html` selected` : ""}>${labelOf(v)}</option>`
   )}</select></div>`
 
 /** The downloads: the list as CSV (Brazilian or international) and the statement as OFX for a period. */
@@ -60,6 +63,10 @@ const exportsBox = (s: Signed, csvQuery: URLSearchParams) => {
 <div><button type="submit" class="secondary" data-testid="export-ofx">${s.t.exportOfx}</button></div>
 </form>
 <p class="hint">${s.t.exportOfxHint}</p>
+<form class="filters" method="get" action="${s.cfg.base}/statement.pdf" data-testid="statement-form">
+<div><label for="statement-month">${s.t.statementMonth}</label><input id="statement-month" name="month" type="month" required pattern="[0-9]{4}-[0-9]{2}" value="${today.slice(0, 7)}"></div>
+<div><button type="submit" class="secondary" data-testid="statement-pdf">${s.t.statementPdf}</button></div>
+</form>
 </section>`
 }
 
@@ -136,7 +143,9 @@ export const list = (s: Signed): Handler =>
     const q = s.url.searchParams
     const filters = html`<form class="filters" method="get" action="${s.cfg.base}/transactions">
 ${select("f-type", "type", s.t.type, Domain.transactionTypes, q.get("type"), s)}
-${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("status"), s)}
+${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("status"), s, (v) =>
+  Messages.statusFilterLabel(s.lang, v, q.get("type"))
+)}
 <div><label for="f-start">${s.t.from}</label><input id="f-start" name="startDate" type="date" value="${q.get("startDate") ?? ""}"></div>
 <div><label for="f-end">${s.t.to}</label><input id="f-end" name="endDate" type="date" value="${q.get("endDate") ?? ""}"></div>
 <div><button type="submit">${s.t.filter}</button></div>
@@ -151,12 +160,17 @@ ${select("f-status", "status", s.t.status, Domain.transactionStatuses, q.get("st
       return respond(s, page(s.view, s.t.transactions, html`${filters}${errorBox(found.left, s.lang)}`), 422)
     }
     const result = found.right
-    const link = (p: number) => {
+    const query = (p: number) => {
       const next = new URLSearchParams(q)
       next.set("page", String(p))
       next.delete("done")
-      return `${s.cfg.base}/transactions?${next.toString()}`
+      return `/transactions?${next.toString()}`
     }
+    const link = (p: number) => `${s.cfg.base}${query(p)}`
+    // A page past the last (an old bookmark, a typed `?page=99`) goes to the last page, filters
+    // kept, rather than "Página 99 de 3" over an empty table.
+    const last = Math.max(1, result.pages)
+    if (result.page > last) return redirect(s, query(last))
     const csvQuery = new URLSearchParams(q)
     csvQuery.delete("page")
     csvQuery.delete("done")
