@@ -82,7 +82,13 @@ describe("Mail", () => {
       yield* TestClock.adjust(Duration.hours(24))
       expect(mailer.attempts).toHaveLength(1)
       expect((yield* statusOf(id)).lastError).toBe("550 no such user")
-    }).pipe(Effect.provide(testEngine().pipe(Layer.provide(mailer.layer))))
+      // A day on the TestClock: the subscriptions' tick (no subscriptions here) runs hourly, not
+      // 86,400 times.
+    }).pipe(
+      Effect.provide(
+        testEngine({ subscriptionTickInterval: Duration.hours(1) }).pipe(Layer.provide(mailer.layer))
+      )
+    )
   })
 
   it.scoped("without a mailer the message stays queued", () =>

@@ -35,6 +35,7 @@ export const actionLabels: Readonly<Record<string, readonly [string, string]>> =
   "user.remove": ["Usuário removido", "User removed"],
   "session.revoke": ["Sessão encerrada", "Session ended"],
   "password.reset-link": ["Link de redefinição de senha emitido", "Password reset link issued"],
+  "password.reset-request": ["Redefinição de senha pedida por e-mail", "Password reset asked by e-mail"],
   "password.set": ["Senha definida", "Password set"]
 }
 

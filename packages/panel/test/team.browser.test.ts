@@ -113,7 +113,10 @@ describe.skipIf(!PanelFixture.available("the panel team browser test"))("panel t
     expect(forbidden?.status()).toBe(403)
 
     // Signing in again (password, then the code) is their last sign-in on the owner's page.
-    await theirs.locator("form[action$='/signout'] button").click()
+    // At phone width sign-out is in the header's "Conta e idioma" menu.
+    if (await theirs.getByTestId("account-menu").isVisible())
+      await theirs.getByTestId("account-menu").locator("summary").click()
+    await theirs.locator("form[action$='/signout'] button:visible").click()
     await theirs.locator("#email").fill(colleague)
     await theirs.locator("#password").fill("ana senha forte 2026")
     await theirs.locator("form button[type=submit]").click()
@@ -155,7 +158,9 @@ describe.skipIf(!PanelFixture.available("the panel team browser test"))("panel t
 
     // Every action is in the audit log, with the owner as the actor.
     await page.goto(fx.url("/audit"))
-    const audit = (await page.locator("main").textContent()) ?? ""
+    const audit = await page
+      .getByTestId("audit-action")
+      .evaluateAll((cells) => cells.map((c) => c.getAttribute("data-action") ?? ""))
     for (const action of ["user.invite", "password.set", "2fa.enrol", "role.change", "user.remove"])
       expect(audit).toContain(action)
   }, 240_000)
@@ -218,7 +223,11 @@ describe.skipIf(!PanelFixture.available("the panel team browser test"))("panel t
     await page.locator("form button[type=submit]").click()
     await expect.poll(() => path(page)).toBe("/panel/")
     await page.goto(fx.url("/audit"))
-    expect(await page.locator("main").textContent()).toContain("password.reset-request")
+    expect(
+      await page
+        .getByTestId("audit-action")
+        .evaluateAll((cells) => cells.map((c) => c.getAttribute("data-action") ?? ""))
+    ).toContain("password.reset-request")
     await context.close()
   }, 180_000)
 

@@ -70,6 +70,11 @@ export interface EngineConfigShape {
   readonly webhookDisableAfter: Duration.Duration
   /** First attempts a resend of failed deliveries starts per second, at most (default 10). */
   readonly webhookResendRate: number
+  /**
+   * How often the job worker looks for subscriptions' work due (cycles to create, the sandbox
+   * payer's answers, expiries); default 1 s.
+   */
+  readonly subscriptionTickInterval: Duration.Duration
   /** Most events one resend queues (default 10 000; a later resend takes the rest). */
   readonly webhookResendLimit: number
   /** Timers (settlements, expiries, chargebacks) run at once per engine instance (the timer lane). */
@@ -124,6 +129,7 @@ export const defaults: EngineConfigShape = {
   webhookFailingAfter: 5,
   webhookDisableAfter: Duration.days(5),
   webhookResendRate: 10,
+  subscriptionTickInterval: Duration.seconds(1),
   webhookResendLimit: 10_000,
   timerConcurrency: 256,
   idempotencyTtl: Duration.hours(24),

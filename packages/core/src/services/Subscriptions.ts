@@ -20,7 +20,7 @@
  * (`payer.answer`), debits settle on their day unless the payer has no funds for that cycle or
  * the cycle is above the payer's maximum; admin actions change the payer's behaviour.
  */
-import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, type Duration, Effect, Layer, Option, Schedule } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
 import type { CreateCharge } from "../contract/Requests.js"
@@ -1583,13 +1583,13 @@ export const layer = Layer.effect(Subscriptions, make)
  * The subscriptions' worker: `tick` every `interval` (1 s by default, the sandbox's rhythm),
  * for the life of the layer's scope; a failed tick is logged and the next one runs.
  */
-export const worker = (interval: Duration.DurationInput = Duration.seconds(1)) =>
+export const worker = (interval?: Duration.DurationInput) =>
   Layer.scopedDiscard(
     Effect.forkScoped(
-      Effect.flatMap(Subscriptions, (s) =>
+      Effect.flatMap(Effect.zip(Subscriptions, EngineConfig), ([s, config]) =>
         Effect.repeat(
           Effect.catchAllCause(s.tick, (cause) => Effect.logWarning("A subscriptions tick failed", cause)),
-          Schedule.spaced(interval)
+          Schedule.spaced(interval ?? config.subscriptionTickInterval)
         )
       )
     )
