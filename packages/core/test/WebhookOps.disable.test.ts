@@ -8,6 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import { type Fact, Notifier } from "../src/ports/Mail.js"
 import { Store } from "../src/ports/Store.js"
 import { heldError } from "../src/ports/WebhookOpsStore.js"
 import { opsStore } from "../src/webhooks/WebhookOps.js"
@@ -21,6 +22,7 @@ describe("webhook endpoint auto-disable (TestClock)", () => {
       const store = yield* MemoryStore.make
       let answer = 503
       const hook = receiver(() => Effect.succeed(new Response("", { status: answer })))
+      const told: Array<Fact> = []
       yield* Effect.gen(function* () {
         yield* setEndpoint("https://receiver.example/hook", "s3cret")
         const ops = yield* opsStore
@@ -58,6 +60,16 @@ describe("webhook endpoint auto-disable (TestClock)", () => {
           consecutiveFailures: 9,
           reason: `Failing since ${new Date(0).toISOString()}, 9 failed attempts in a row; last: HTTP 503`
         })
+        // The merchant's e-mail: the failing endpoint's notice, worded as a disabling, once.
+        expect(told.filter((f) => f.kind === "webhook.failing" && f.disabled === true)).toEqual([
+          {
+            kind: "webhook.failing",
+            mode: "test",
+            url: "https://receiver.example",
+            failures: 9,
+            disabled: true
+          }
+        ])
         const entries = yield* log
         const third = entries.find((e) => e.event.id === "evt_3")
         expect(third?.delivery.status).toBe("failed")
@@ -75,6 +87,7 @@ describe("webhook endpoint auto-disable (TestClock)", () => {
         // Recorded once, with no delivery: the held event did not disable it again.
         expect(yield* offEvents).toHaveLength(1)
         expect((yield* log).filter((e) => e.event.id === off?.id)).toEqual([])
+        expect(told.filter((f) => f.kind === "webhook.failing" && f.disabled === true)).toHaveLength(1)
 
         // Enabled by hand: deliveries resume.
         answer = 200
@@ -87,7 +100,8 @@ describe("webhook endpoint auto-disable (TestClock)", () => {
         Effect.provide(
           engine(store, hook.client, { webhookFailingAfter: 1, workerPollInterval: Duration.hours(1) })
         ),
-        Effect.provideService(Store, store)
+        Effect.provideService(Store, store),
+        Effect.provideService(Notifier, { notify: (_, fact) => Effect.sync(() => void told.push(fact)) })
       )
     })
   )
