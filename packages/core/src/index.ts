@@ -68,6 +68,8 @@ export * as AdminTokenViews from "./contract/AdminTokenViews.js"
  * webhook endpoints, their status and deliveries, balances, panel invites, sandbox chargebacks.
  */
 export * as AdminViews from "./contract/AdminViews.js"
+/** The events of a merchant's webhook endpoint: disabled by the engine, enabled by hand. */
+export * as EndpointEvents from "./contract/EndpointEvents.js"
 /** Every error the engine reports to a merchant, one tagged class per case. */
 export * as Errors from "./contract/Errors.js"
 /** Event records and their payloads. */

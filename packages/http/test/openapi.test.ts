@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Domain,
   DueDate,
+  EndpointEvents,
   Events,
   MemoryStore,
   Money,
@@ -332,7 +333,24 @@ describe("webhooks", () => {
       ),
       Events.webhookTest(base.merchantId, "test", now),
       SubscriptionEvents.subscriptionUpdated(subscription, now),
-      SubscriptionEvents.cycleUpdated(cycle, now)
+      SubscriptionEvents.cycleUpdated(cycle, now),
+      EndpointEvents.endpointDisabled({
+        merchantId: base.merchantId,
+        mode: "live",
+        url: "https://hooks.example.com/pixgate?token=secret",
+        disabledAt: now,
+        failingSince: now - 3 * 24 * 3600 * 1000,
+        consecutiveFailures: 41,
+        reason: "Failing since then, 41 failed attempts in a row; last: HTTP 503"
+      }),
+      EndpointEvents.endpointEnabled({
+        merchantId: base.merchantId,
+        mode: "live",
+        url: "https://hooks.example.com/pixgate?token=secret",
+        disabledAt: now - 1000,
+        resent: 3,
+        now
+      })
     ]
     expect(events.map((e) => e.type).sort()).toEqual([...Domain.eventTypes].sort())
     for (const event of events) {

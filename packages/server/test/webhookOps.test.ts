@@ -4,7 +4,9 @@
  * spec's schedule, on the real clock; core's `WebhookOps.disable.test.ts` runs the spec's
  * schedule and the 5-day period under the TestClock). An endpoint failing for `webhookDisableAfter` is disabled at its next failure, its deliveries are
  * held (not attempted, not lost), enabling it resends them, and a resend since a time sends each
- * failed event once, a second resend of the same range nothing.
+ * failed event once, a second resend of the same range nothing. The disabling records one
+ * `webhook_endpoint.disabled` event, never delivered (not even by the enabling's resend);
+ * enabling records `webhook_endpoint.enabled`, delivered like every event.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -12,7 +14,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { Engine, type Store, WebhookOpsStore } from "@pixgate/core"
+import { Domain, Engine, Store, WebhookOpsStore } from "@pixgate/core"
 import { NodeWebhookTransport } from "@pixgate/core/node"
 import { PgStore } from "@pixgate/store-pg"
 import { SqliteStore } from "@pixgate/store-sqlite"
@@ -96,6 +98,11 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     const statusOf = (eventId: string) =>
       Effect.map(log, (entries) => entries.filter((d) => d.eventId === eventId).map((d) => d.status))
     const health = Effect.map(e.webhookOps.health(merchantId), (h) => h.endpoints[0])
+    const store = yield* Store.Store.pipe(Effect.provide(context))
+    const eventsOf = (type: Domain.EventType) =>
+      Effect.map(store.listEvents(Domain.MerchantId.make(merchantId), "test"), (all) =>
+        all.filter((ev) => ev.type === type)
+      )
 
     // 1. An event whose four attempts all fail.
     const first = yield* e.admin.sendTestEvent(merchantId, "test")
@@ -113,6 +120,18 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     // Its retries were held: one attempt reached the receiver.
     expect(hook.calls.filter(([id]) => id === second.eventId)).toHaveLength(1)
     expect((yield* e.webhookOps.disabled(merchantId)).map((d) => d.mode)).toEqual(["test"])
+    // The disabling's event: recorded once, for the merchant and mode, with no delivery.
+    const [off, ...more] = yield* eventsOf("webhook_endpoint.disabled")
+    expect(more).toEqual([])
+    const disabledAt = (yield* e.webhookOps.disabled(merchantId))[0]?.disabledAt
+    expect(off?.data).toMatchObject({
+      mode: "test",
+      url: new URL(hook.url).origin,
+      disabledAt: new Date(disabledAt ?? 0).toISOString(),
+      consecutiveFailures: 5
+    })
+    expect(String(off?.data.reason)).toMatch(/^Failing since .*5 failed attempts in a row; last: HTTP 503$/)
+    expect(Date.parse(String(off?.data.failingSince))).toBeLessThan(disabledAt ?? 0)
 
     // 3. While disabled, a new event is held, not attempted, and not lost.
     const third = yield* e.admin.sendTestEvent(merchantId, "test")
@@ -125,6 +144,9 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
       e.webhookOps.resend({ merchantId, since: new Date(0).toISOString(), mode: "test" })
     )
     expect(refused._tag).toBe("Refused")
+    // Still one disabling event, and none of its deliveries.
+    expect(yield* eventsOf("webhook_endpoint.disabled")).toHaveLength(1)
+    expect((yield* log).filter((d) => d.eventId === off?.id)).toEqual([])
 
     // 4. The receiver recovers; enabling resends what failed from an hour before the endpoint
     // was disabled: here all three events.
@@ -135,8 +157,15 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
       Effect.map(log, (entries) =>
         ids.every((id) => entries.some((d) => d.eventId === id && d.status === "delivered"))
       )
-    yield* until(allDelivered([first.eventId, second.eventId, third.eventId]))
+    // `webhook_endpoint.enabled`: recorded and delivered like every event.
+    const [on, ...moreOn] = yield* eventsOf("webhook_endpoint.enabled")
+    expect(moreOn).toEqual([])
+    expect(on?.data).toMatchObject({ mode: "test", url: new URL(hook.url).origin, resent: 3 })
+    yield* until(allDelivered([first.eventId, second.eventId, third.eventId, on?.id ?? "none"]))
     expect((yield* health)?.state).toBe("healthy")
+    // The disabling's event reached neither the log nor the receiver.
+    expect((yield* log).filter((d) => d.eventId === off?.id)).toEqual([])
+    expect(hook.calls.filter(([id]) => id === off?.id)).toEqual([])
 
     // 5. The receiver fails again for one event; a resend since then sends it once, at the rate.
     hook.answer.status = 500
@@ -151,13 +180,15 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     const again = yield* e.webhookOps.resend({ merchantId, since })
     expect(again).toMatchObject({ resendId: resend.resendId, queued: 0, repeated: true })
     yield* real(500)
-    for (const id of [first.eventId, second.eventId, third.eventId, fourth.eventId])
+    for (const id of [first.eventId, second.eventId, third.eventId, fourth.eventId, on?.id])
       expect(hook.calls.filter(([seen, status]) => seen === id && status === 200)).toHaveLength(1)
+    expect(hook.calls.filter(([id]) => id === off?.id)).toEqual([])
     const healthy = yield* health
     expect(healthy).toMatchObject({ state: "healthy", consecutiveFailures: 0, disabledAt: null })
     expect(healthy?.lastSuccessAt).not.toBe(null)
-    expect(healthy?.succeeded).toBe(4)
-    expect(healthy?.successRate).toBeCloseTo(4 / (4 + 1 + 4 + 4), 5)
+    // Four events and the `webhook_endpoint.enabled` event delivered.
+    expect(healthy?.succeeded).toBe(5)
+    expect(healthy?.successRate).toBeCloseTo(5 / (4 + 1 + 5 + 4), 5)
   })
 
 describe("webhook operations end to end", () => {

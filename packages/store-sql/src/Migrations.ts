@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
 import { openVault, sealAll } from "./internal/dataKeys.js"
+import { endpointEvents } from "./internal/endpointEventsSchema.js"
 import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
 import { merchantGateways } from "./internal/merchantGatewaySchema.js"
@@ -123,7 +124,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0023_subscriptions": statements(subscriptions("pg")),
   "0024_payment_links": statements(paymentLinks("pg")),
   "0025_merchant_gateways": statements(merchantGateways("pg")),
-  "0026_webhook_ops": statements(webhookOps("pg"))
+  "0026_webhook_ops": statements(webhookOps("pg")),
+  "0027_endpoint_events": statements(endpointEvents("pg"))
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -150,5 +152,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0023_subscriptions": statements(subscriptions("sqlite")),
   "0024_payment_links": statements(paymentLinks("sqlite")),
   "0025_merchant_gateways": statements(merchantGateways("sqlite")),
-  "0026_webhook_ops": statements(webhookOps("sqlite"))
+  "0026_webhook_ops": statements(webhookOps("sqlite")),
+  "0027_endpoint_events": statements(endpointEvents("sqlite"))
 })

@@ -70,7 +70,11 @@ export const makeWith = (
 export const makeAllWith = (
   options: SqlStoreOptions
 ): Effect.Effect<
-  { readonly store: Store.StoreShape; readonly infractions: InfractionStore.InfractionStoreShape },
+  {
+    readonly store: Store.StoreShape
+    readonly infractions: InfractionStore.InfractionStoreShape
+    readonly webhookOps: WebhookOpsStore.WebhookOpsStoreShape
+  },
   Store.StoreError,
   SqlClient.SqlClient
 > =>
@@ -100,7 +104,11 @@ export const makeAllWith = (
       ping: single(sql`SELECT 1`).pipe(Effect.asVoid),
       ...(yield* reads(sql, readConcurrency, vault))
     }
-    return { store, infractions: infractions(sql, write, watchers, vault) }
+    return {
+      store,
+      infractions: infractions(sql, write, watchers, vault),
+      webhookOps: webhookOps(sql, vault)
+    }
   })
 
 /**
@@ -146,15 +154,16 @@ export const layer = (
   Layer.mergeAll(
     Layer.scopedContext(
       Effect.map(makeAllWith({ keys }), (all) =>
-        Context.add(Store.context(all.store), InfractionStore.InfractionStore, all.infractions)
+        Context.add(Store.context(all.store), InfractionStore.InfractionStore, all.infractions).pipe(
+          Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps)
+        )
       )
     ),
     Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
     Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
     Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps)),
     Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks)),
-    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions),
-    Layer.effect(WebhookOpsStore.WebhookOpsStore, Effect.map(SqlClient.SqlClient, webhookOps))
+    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions)
   )
 
 /**
@@ -215,7 +224,7 @@ export const layerOpened = <E, R>(
         Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
         Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
         Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
-        Context.add(WebhookOpsStore.WebhookOpsStore, webhookOps(sql)),
+        Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps),
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

@@ -108,14 +108,23 @@ const describeFact = (fact: Fact): { subject: string; lines: ReadonlyArray<strin
         path: `/transactions/${fact.transactionId}`
       }
     case "webhook.failing":
-      return {
-        subject: "Seu endpoint de webhooks está falhando",
-        lines: [
-          `As entregas para ${fact.url} falharam ${fact.failures} vezes seguidas.`,
-          "Os eventos continuam guardados e são reenviados; veja o registro de entregas."
-        ],
-        path: "/webhooks"
-      }
+      return fact.disabled === true
+        ? {
+            subject: "Seu endpoint de webhooks foi desativado",
+            lines: [
+              `As entregas para ${fact.url} falharam ${fact.failures} vezes seguidas e o endpoint foi desativado.`,
+              "Os eventos continuam guardados; reative o endpoint no painel para reenviá-los."
+            ],
+            path: "/webhooks"
+          }
+        : {
+            subject: "Seu endpoint de webhooks está falhando",
+            lines: [
+              `As entregas para ${fact.url} falharam ${fact.failures} vezes seguidas.`,
+              "Os eventos continuam guardados e são reenviados; veja o registro de entregas."
+            ],
+            path: "/webhooks"
+          }
     case "infraction.opened":
       return {
         subject: `Infração aberta (MED): ${brl(fact.amount)}`,

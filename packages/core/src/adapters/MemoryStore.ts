@@ -14,7 +14,7 @@ import type {
   TransactionId,
   WebhookEndpoint
 } from "../domain/Domain.js"
-import { availableAccount, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
+import { availableAccount, type Event, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
@@ -25,7 +25,7 @@ import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
 import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
-import { webhookOpsOver } from "../internal/memoryWebhookOps.js"
+import { recordEventKey, webhookOpsOver } from "../internal/memoryWebhookOps.js"
 import { AdminTokenStore } from "../ports/AdminTokenStore.js"
 import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionStore.js"
 import { MailStore } from "../ports/MailStore.js"
@@ -74,6 +74,7 @@ export const makeAll: Effect.Effect<{
   const store: StoreShape = {
     ...panelOps(t.apiKeys),
     ...personalDataOps(t, atomic),
+    ...{ [recordEventKey]: (event: Event) => atomic(() => void t.events.set(event.id, own(event))) },
     createMerchant: (merchant) =>
       atomic(() => {
         t.assertNew("merchant", t.merchants, [merchant.id])

@@ -11,6 +11,7 @@ import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
 import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
+import { endpointWebhooks } from "./EndpointEvents.js"
 import { subscriptionWebhooks } from "./SubscriptionEvents.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
@@ -335,7 +336,8 @@ export const webhooks = {
       }
     ]
   }),
-  ...subscriptionWebhooks
+  ...subscriptionWebhooks,
+  ...endpointWebhooks
 } as const satisfies Record<EventType, Schema.Schema.Any>
 
 /** Any webhook body, told apart by `event`. */

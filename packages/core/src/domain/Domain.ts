@@ -327,7 +327,10 @@ export const eventTypes = [
   "webhook.test",
   // Subscriptions (Pix Automático): contract/SubscriptionEvents.ts.
   "subscription.updated",
-  "subscription.cycle.updated"
+  "subscription.cycle.updated",
+  // A webhook endpoint disabled by the engine, enabled by hand: contract/EndpointEvents.ts.
+  "webhook_endpoint.disabled",
+  "webhook_endpoint.enabled"
 ] as const
 /** One of the spec's event names. */
 export type EventType = (typeof eventTypes)[number]

@@ -4,8 +4,8 @@
  * store, so nothing interleaves with them in a single JS thread.
  */
 import { Effect, Option } from "effect"
-import type { Mode } from "../domain/Domain.js"
-import type { StoreShape } from "../ports/Store.js"
+import type { Event, Mode } from "../domain/Domain.js"
+import type { StoreError, StoreShape } from "../ports/Store.js"
 import {
   type DisabledEndpoint,
   heldError,
@@ -14,6 +14,14 @@ import {
 } from "../ports/WebhookOpsStore.js"
 
 const modes: ReadonlyArray<Mode> = ["test", "live"]
+
+/**
+ * The memory store's event-only write (an event with no delivery), under this key of its
+ * `StoreShape`; a store without it records the event through `insertEvent`.
+ */
+export const recordEventKey: unique symbol = Symbol("pixgate.memory.recordEvent")
+
+type EventOnly = { readonly [recordEventKey]?: (event: Event) => Effect.Effect<void, StoreError> }
 const everything = 1_000_000
 
 /** The operations over a memory store. */
@@ -30,12 +38,14 @@ export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
     })
 
   return {
-    disableEndpoint: (endpoint) =>
-      Effect.sync(() => {
+    disableEndpoint: (endpoint, event) =>
+      Effect.suspend(() => {
         const k = key(endpoint.merchantId, endpoint.mode)
-        if (disabled.has(k)) return false
+        if (disabled.has(k)) return Effect.succeed(false)
         disabled.set(k, { ...endpoint })
-        return true
+        if (event === undefined) return Effect.succeed(true)
+        const only = (store as StoreShape & EventOnly)[recordEventKey]
+        return Effect.as(only === undefined ? store.insertEvent(event) : only(event), true)
       }),
     enableEndpoint: (merchantId, mode) =>
       Effect.suspend(() => {

@@ -65,7 +65,13 @@ export type Fact = { readonly mode: Mode } & (
       readonly transactionId: string
       readonly reason?: string | undefined
     }
-  | { readonly kind: "webhook.failing"; readonly url: string; readonly failures: number }
+  | {
+      readonly kind: "webhook.failing"
+      readonly url: string
+      readonly failures: number
+      /** The endpoint was disabled (it failed for `webhookDisableAfter`): enable it by hand. */
+      readonly disabled?: boolean | undefined
+    }
   | {
       readonly kind: "infraction.opened"
       readonly transactionId: string

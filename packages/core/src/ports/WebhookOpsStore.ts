@@ -6,7 +6,7 @@
  * recognised and queues nothing, and no event is queued twice by one resend.
  */
 import { Context, type Effect, type Option } from "effect"
-import type { DeliveryId, EventId, MerchantId, Mode } from "../domain/Domain.js"
+import type { DeliveryId, Event, EventId, MerchantId, Mode } from "../domain/Domain.js"
 import type { StoreError } from "./Store.js"
 
 /** An endpoint disabled, since when and why. */
@@ -74,8 +74,12 @@ export interface EndpointStateCount {
 
 /** Webhook operations' store, each operation one atomic unit. */
 export interface WebhookOpsStoreShape {
-  /** Marks the endpoint disabled; false (nothing changed) when it already was. */
-  readonly disableEndpoint: (endpoint: DisabledEndpoint) => Effect.Effect<boolean, StoreError>
+  /**
+   * Marks the endpoint disabled, and records `event` (its `webhook_endpoint.disabled`) in the
+   * same unit with no delivery: the endpoint cannot receive it. False (nothing changed, no
+   * event) when it already was.
+   */
+  readonly disableEndpoint: (endpoint: DisabledEndpoint, event?: Event) => Effect.Effect<boolean, StoreError>
   /**
    * Enables a disabled endpoint and clears its failures in a row (its health starts afresh);
    * what it was (none when it was not disabled: nothing changed).

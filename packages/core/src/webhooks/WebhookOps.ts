@@ -6,6 +6,7 @@
  * `WebhookOpsStore` port; a store without it gets an in-process one over its own operations.
  */
 import { Clock, Context, Duration, Effect, Option, Schedule } from "effect"
+import { endpointEnabled } from "../contract/EndpointEvents.js"
 import * as Errors from "../contract/Errors.js"
 import { findById, MerchantId, type Mode } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
@@ -287,14 +288,26 @@ export const make = Effect.gen(function* () {
     storeSafe(
       Effect.gen(function* () {
         const m = yield* merchant(merchantId)
-        if (Option.isNone(yield* merchants.getWebhookEndpoint(m.id, mode)))
-          return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+        const endpoint = yield* merchants.getWebhookEndpoint(m.id, mode)
+        if (Option.isNone(endpoint)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
         const was = yield* ops.enableEndpoint(m.id, mode)
         if (Option.isNone(was))
           return { merchantId: m.id, mode, wasDisabled: false, disabledAt: null, resend: null }
         const at = yield* Clock.currentTimeMillis
         const since = Math.min(at, Math.max(0, was.value.disabledAt - enableResendMarginMs))
         const r = yield* queue(m.id, mode, since, at, [mode])
+        // `webhook_endpoint.enabled`, delivered like every event: its first attempt is due now,
+        // before the resent ones (spaced from now by the resend rate).
+        yield* deliveries.insertEvent(
+          endpointEnabled({
+            merchantId: m.id,
+            mode,
+            url: endpoint.value.url,
+            disabledAt: was.value.disabledAt,
+            resent: r.queued,
+            now: at
+          })
+        )
         yield* Effect.logInfo("Webhook endpoint enabled; what it held is resent").pipe(
           Effect.annotateLogs({ merchantId: m.id, mode, resendId: r.id, queued: r.queued })
         )

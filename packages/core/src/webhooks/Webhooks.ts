@@ -6,6 +6,7 @@
  * in the path, the query or the user info (`Redaction.originOf`).
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { endpointDisabled } from "../contract/EndpointEvents.js"
 import type { ValidationError } from "../contract/Errors.js"
 import {
   DeliveryId,
@@ -237,18 +238,32 @@ export const make = Effect.gen(function* () {
         const reason =
           `Failing since ${new Date(health.failingSince).toISOString()}, ${health.consecutiveFailures + 1} ` +
           `failed attempts in a row; last: ${outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)}`
-        const disabled = yield* ops.disableEndpoint({
-          merchantId: delivery.merchantId,
-          mode: delivery.mode,
-          disabledAt: endedAt,
-          reason
-        })
-        if (disabled)
+        const off = { merchantId: delivery.merchantId, mode: delivery.mode, disabledAt: endedAt, reason }
+        // Recorded with the disabling, once: in the event stream and lists, never delivered.
+        const disabled = yield* ops.disableEndpoint(
+          off,
+          endpointDisabled({
+            ...off,
+            url: endpoint.url,
+            failingSince: health.failingSince,
+            consecutiveFailures: health.consecutiveFailures + 1
+          })
+        )
+        if (disabled) {
+          // The merchant's e-mail: the failing endpoint's notice (its mail kind), with the count.
+          yield* tell(notifier, delivery.merchantId, {
+            kind: "webhook.failing",
+            mode: delivery.mode,
+            url: Redaction.originOf(endpoint.url),
+            failures: health.consecutiveFailures + 1,
+            disabled: true
+          })
           yield* Effect.logWarning(
             "Webhook endpoint disabled: failing for longer than webhookDisableAfter; its deliveries are held until it is enabled"
           ).pipe(
             Effect.annotateLogs({ ...annotations, failingSince: new Date(health.failingSince).toISOString() })
           )
+        }
       }
       if (change === "failing") {
         yield* tell(notifier, delivery.merchantId, {

@@ -30,12 +30,17 @@ export const plan: Readonly<Record<Domain.EventType, string>> = {
   "webhook.test": "a test event to the test endpoint (no money moves; the merchant needs a test endpoint)",
   // Not made by `trigger`: a sandbox subscription makes them (docs/recurring.md).
   "subscription.updated": "not triggerable: create a sandbox subscription (docs/recurring.md)",
-  "subscription.cycle.updated": "not triggerable: create a sandbox subscription (docs/recurring.md)"
+  "subscription.cycle.updated": "not triggerable: create a sandbox subscription (docs/recurring.md)",
+  // Not made by `trigger`: the engine records them when it disables an endpoint (docs/operations.md).
+  "webhook_endpoint.disabled":
+    "not triggerable: recorded when a failing endpoint is disabled (docs/operations.md, Webhook operations)",
+  "webhook_endpoint.enabled":
+    "not triggerable: recorded when a disabled endpoint is enabled by hand (docs/operations.md, Webhook operations)"
 }
 
 /** The events `trigger` knows, in the spec's order. */
 export const triggerable: ReadonlyArray<Domain.EventType> = Domain.eventTypes.filter(
-  (e) => !e.startsWith("subscription.")
+  (e) => !e.startsWith("subscription.") && !e.startsWith("webhook_endpoint.")
 )
 
 /** Whether `name` is an event `trigger` makes. */

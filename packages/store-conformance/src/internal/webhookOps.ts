@@ -84,6 +84,29 @@ export const webhookOps = (it: Suite<WebhookOpsParts>) =>
       })
     )
 
+    it.effect("the disabling's event is recorded with it, once, and has no delivery", () =>
+      Effect.gen(function* () {
+        const s = yield* store
+        const o = yield* ops
+        const merchant = yield* freshMerchant()
+        yield* s.setWebhookEndpoint(makeEndpoint(merchant.id, "live"))
+        const off = { merchantId: merchant.id, mode: "live" as const, disabledAt: 5_000, reason: "r" }
+        const event = makeEvent(merchant.id, "live", "webhook_endpoint.disabled", {
+          at: 5_000,
+          data: { mode: "live", url: "https://example.com", reason: "r" }
+        })
+        const again = makeEvent(merchant.id, "live", "webhook_endpoint.disabled", { at: 6_000 })
+        expect(yield* o.disableEndpoint(off, event)).toBe(true)
+        // Already disabled: neither the mark nor a second event.
+        expect(yield* o.disableEndpoint({ ...off, disabledAt: 6_000 }, again)).toBe(false)
+        const recorded = (yield* s.listEvents(merchant.id, "live")).filter(
+          (e) => e.type === "webhook_endpoint.disabled"
+        )
+        expect(recorded).toEqual([event])
+        expect(yield* s.listDeliveries({ merchantId: merchant.id, limit: 10, offset: 0 })).toEqual([])
+      })
+    )
+
     it.effect("endpoints are counted by mode and state", () =>
       Effect.gen(function* () {
         const s = yield* store

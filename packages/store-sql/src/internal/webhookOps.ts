@@ -1,8 +1,9 @@
 /** Webhook operations (migration 0026): disabled endpoints, attempts for health, resends. */
 import { Domain, Ids, WebhookOpsStore } from "@pixgate/core"
 import { Effect, Option } from "effect"
-import { attemptJobRow } from "./rows.js"
+import { attemptJobRow, eventRow } from "./rows.js"
 import { atomic, first, int, intOrNull, query, type Sql, single } from "./sql.js"
+import type { Vault } from "./vault.js"
 
 type Row = { readonly [column: string]: unknown }
 
@@ -43,18 +44,24 @@ const attemptWindowMs = 24 * 60 * 60 * 1000
  * The webhook operations over one client. A resend's jobs are found by the workers' polls (within
  * `workerPollInterval`), like jobs other instances store.
  */
-export const webhookOps = (sql: Sql): WebhookOpsStore.WebhookOpsStoreShape => {
+export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsStoreShape => {
   const tx = atomic(sql)
   return {
-    disableEndpoint: (e) =>
-      single(
-        sql`INSERT INTO webhook_endpoints_disabled ${sql.insert({
-          merchant_id: e.merchantId,
-          mode: e.mode,
-          disabled_at: e.disabledAt,
-          reason: e.reason
-        })} ON CONFLICT DO NOTHING RETURNING merchant_id`
-      ).pipe(Effect.map((rows) => rows.length > 0)),
+    disableEndpoint: (e, event) =>
+      tx(
+        Effect.gen(function* () {
+          const rows = yield* sql`INSERT INTO webhook_endpoints_disabled ${sql.insert({
+            merchant_id: e.merchantId,
+            mode: e.mode,
+            disabled_at: e.disabledAt,
+            reason: e.reason
+          })} ON CONFLICT DO NOTHING RETURNING merchant_id`
+          if (rows.length === 0) return false
+          // The `webhook_endpoint.disabled` event, with no delivery: the endpoint cannot receive it.
+          if (event !== undefined) yield* sql`INSERT INTO events ${sql.insert(eventRow(vault, event))}`
+          return true
+        })
+      ),
     enableEndpoint: (merchantId, mode) =>
       tx(
         Effect.gen(function* () {
