@@ -18,6 +18,10 @@ const describe = (identifier: string, summary: string, description?: string) =>
 /** A refused field of a subscription: `invalid_recurrence` with its message. */
 const invalid = (path: string, message: string) => Requests.problem("invalid_recurrence", message, path)
 
+/** A required field: its absence is `invalid_recurrence` too. */
+const req = <S extends Schema.Schema.Any>(path: string, schema: S) =>
+  Requests.required(schema, invalid(path, `${path} is required`))
+
 const text = (path: string, description: string) =>
   Schema.String.annotations({ description, ...invalid(path, `${path} must be a string`) })
 
@@ -44,35 +48,59 @@ const oneOf = <L extends ReadonlyArray<string>>(path: string, literals: L, descr
 
 /** The body of `POST /api/v1/subscriptions`. */
 export const CreateSubscription = Schema.Struct({
-  jornada: oneOf("jornada", R.jornadas, "How the payer authorises (docs/recurring.md)"),
-  vinculo: Schema.Struct({
-    contrato: text("vinculo.contrato", "The contract, e.g. the member's number (1-35 characters)"),
-    devedor: Schema.Struct({
-      cpf: Schema.optional(text("vinculo.devedor.cpf", "The debtor's CPF (11 digits); or cnpj")),
-      cnpj: Schema.optional(text("vinculo.devedor.cnpj", "The debtor's CNPJ (14 characters); or cpf")),
-      nome: text("vinculo.devedor.nome", "The debtor's name")
-    }).annotations(invalid("vinculo.devedor", "vinculo.devedor must be { cpf | cnpj, nome }")),
-    objeto: Schema.optional(text("vinculo.objeto", "What is paid for (at most 35 characters)"))
-  }).annotations(invalid("vinculo", "vinculo must be { contrato, devedor, objeto? }")),
-  calendario: Schema.Struct({
-    dataInicial: Day("calendario.dataInicial", "The first due date"),
-    dataFinal: Schema.optional(Day("calendario.dataFinal", "The last day a cycle may be due on")),
-    periodicidade: oneOf("calendario.periodicidade", R.periodicidades, "How often a cycle is due")
-  }).annotations(invalid("calendario", "calendario must be { dataInicial, dataFinal?, periodicidade }")),
-  valor: Schema.Struct({
-    valorRec: Schema.optional(Valor("valor.valorRec", "A fixed amount per cycle")),
-    valorMinimoRecebedor: Schema.optional(
-      Valor("valor.valorMinimoRecebedor", "The least a cycle of a variable amount charges")
-    )
-  }).annotations(invalid("valor", "valor must hold valorRec or valorMinimoRecebedor")),
+  jornada: req("jornada", oneOf("jornada", R.jornadas, "How the payer authorises (docs/recurring.md)")),
+  vinculo: req(
+    "vinculo",
+    Schema.Struct({
+      contrato: req(
+        "vinculo.contrato",
+        text("vinculo.contrato", "The contract, e.g. the member's number (1-35 characters)")
+      ),
+      devedor: req(
+        "vinculo.devedor",
+        Schema.Struct({
+          cpf: Schema.optional(text("vinculo.devedor.cpf", "The debtor's CPF (11 digits); or cnpj")),
+          cnpj: Schema.optional(text("vinculo.devedor.cnpj", "The debtor's CNPJ (14 characters); or cpf")),
+          nome: req("vinculo.devedor.nome", text("vinculo.devedor.nome", "The debtor's name"))
+        }).annotations(invalid("vinculo.devedor", "vinculo.devedor must be { cpf | cnpj, nome }"))
+      ),
+      objeto: Schema.optional(text("vinculo.objeto", "What is paid for (at most 35 characters)"))
+    }).annotations(invalid("vinculo", "vinculo must be { contrato, devedor, objeto? }"))
+  ),
+  calendario: req(
+    "calendario",
+    Schema.Struct({
+      dataInicial: req("calendario.dataInicial", Day("calendario.dataInicial", "The first due date")),
+      dataFinal: Schema.optional(Day("calendario.dataFinal", "The last day a cycle may be due on")),
+      periodicidade: req(
+        "calendario.periodicidade",
+        oneOf("calendario.periodicidade", R.periodicidades, "How often a cycle is due")
+      )
+    }).annotations(invalid("calendario", "calendario must be { dataInicial, dataFinal?, periodicidade }"))
+  ),
+  valor: req(
+    "valor",
+    Schema.Struct({
+      valorRec: Schema.optional(Valor("valor.valorRec", "A fixed amount per cycle")),
+      valorMinimoRecebedor: Schema.optional(
+        Valor("valor.valorMinimoRecebedor", "The least a cycle of a variable amount charges")
+      )
+    }).annotations(invalid("valor", "valor must hold valorRec or valorMinimoRecebedor"))
+  ),
   valorCiclo: Schema.optional(
     Valor("valorCiclo", "Each cycle's amount when valorRec is not given (at least valorMinimoRecebedor)")
   ),
-  politicaRetentativa: oneOf("politicaRetentativa", R.politicas, "Whether failed debits may be retried"),
+  politicaRetentativa: req(
+    "politicaRetentativa",
+    oneOf("politicaRetentativa", R.politicas, "Whether failed debits may be retried")
+  ),
   pagador: Schema.optional(
     Schema.Struct({
-      ispbParticipante: text("pagador.ispbParticipante", "The payer's bank (ISPB, 8 characters)"),
-      conta: text("pagador.conta", "The payer's account"),
+      ispbParticipante: req(
+        "pagador.ispbParticipante",
+        text("pagador.ispbParticipante", "The payer's bank (ISPB, 8 characters)")
+      ),
+      conta: req("pagador.conta", text("pagador.conta", "The payer's account")),
       agencia: Schema.optional(text("pagador.agencia", "The payer's branch"))
     }).annotations({
       description: "Journey 1: the payer's account, where the push request goes",
@@ -84,7 +112,7 @@ export const CreateSubscription = Schema.Struct({
   ),
   cobranca: Schema.optional(
     Schema.Struct({
-      valor: Valor("cobranca.valor", "The first payment"),
+      valor: req("cobranca.valor", Valor("cobranca.valor", "The first payment")),
       dueDate: Schema.optional(Day("cobranca.dueDate", "Journey 4: the first payment's due date"))
     }).annotations({
       description: "Journeys 3 and 4: the first payment, in the same (composite) QR",
@@ -252,11 +280,14 @@ export const CycleList = Schema.Struct({ data: Schema.Array(Cycle) }).annotation
 
 /** The body of a retry. */
 export const Retry = Schema.Struct({
-  data: Schema.String.annotations({
-    description: "The day of the new attempt (YYYY-MM-DD)",
-    jsonSchema: { type: "string", format: "date" },
-    ...Requests.problem("invalid_retry_date", "data must be a YYYY-MM-DD date", "data")
-  })
+  data: Requests.required(
+    Schema.String.annotations({
+      description: "The day of the new attempt (YYYY-MM-DD)",
+      jsonSchema: { type: "string", format: "date" },
+      ...Requests.problem("invalid_retry_date", "data must be a YYYY-MM-DD date", "data")
+    }),
+    Requests.problem("invalid_retry_date", "data is required", "data")
+  )
 }).annotations({
   identifier: "SubscriptionRetry",
   ...Requests.problem("invalid_retry_date", "data must be a YYYY-MM-DD date", "data")

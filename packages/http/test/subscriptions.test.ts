@@ -93,7 +93,7 @@ for (const store of liveStores("subscriptions-api")) {
         ativacao: { tipoJornada: "AGUARDANDO_DEFINICAO" }
       })
       expect(j1.id).toMatch(/^sub_/)
-      expect(j1.idRec).toMatch(/^RR[0-9A-Z]{27}$/)
+      expect(j1.idRec).toMatch(/^RR[0-9A-Za-z]{27}$/)
       expect(j1.solicitacao?.destinatario).toMatchObject({ ispbParticipante: "60701190", conta: "123456" })
       expect(j1.dadosQR).toBeUndefined()
 
