@@ -4,7 +4,15 @@
  * go to the engine in cents; a cycle is reached through its subscription (404 when the `txid` is
  * not one of its cycles).
  */
-import { Engine, Errors, Recurrence as R, type Subscriptions, SubscriptionViews } from "@pixgate/core"
+import {
+  Engine,
+  Errors,
+  Idempotency,
+  Recurrence as R,
+  Store,
+  type Subscriptions,
+  SubscriptionViews
+} from "@pixgate/core"
 import { Effect, Option } from "effect"
 import type { GroupHandlers } from "./EndpointHandlers.js"
 import { CurrentCaller, type SubscriptionsGroup } from "./PixgateApi.js"
