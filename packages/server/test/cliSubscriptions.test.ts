@@ -21,20 +21,18 @@ describe("pixgate subscription", () => {
     const h = await start({ database, engine: { worker: false } })
     const m = await h.merchant("Academia Forte")
     const other = await h.merchant("Outra")
+    const caller = await h.engine((e) => e.auth.authenticate(m.testKey))
     const sub = await h.engine((e) =>
-      e.subscriptions.create(
-        { merchant: { id: m.merchantId } as never, mode: "test", keyId: "panel:test" },
-        {
-          jornada: "JORNADA_2",
-          vinculo: { contrato: "GYM-CLI", devedor: { cpf: "12345678909", nome: "Ana Souza" } },
-          calendario: {
-            dataInicial: DueDate.formatDay(DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 6)),
-            periodicidade: "MENSAL"
-          },
-          valor: { valorRec: 9990 },
-          politicaRetentativa: "PERMITE_3R_7D"
-        }
-      )
+      e.subscriptions.create(caller, {
+        jornada: "JORNADA_2",
+        vinculo: { contrato: "GYM-CLI", devedor: { cpf: "12345678909", nome: "Ana Souza" } },
+        calendario: {
+          dataInicial: DueDate.formatDay(DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 6)),
+          periodicidade: "MENSAL"
+        },
+        valor: { valorRec: 9990 },
+        politicaRetentativa: "PERMITE_3R_7D"
+      })
     )
     await h.close()
     const base = ["--merchant", m.merchantId, "--mode", "test"]
