@@ -71,7 +71,7 @@ export type Method<Endpoint, E, GroupError> = [Endpoint] extends [
   : never
 
 /** The methods of one group, failing with its declared errors (core's tagged errors). */
-export type Group<Name extends "health" | "charges" | "payouts" | "transactions"> = [
+export type Group<Name extends "health" | "charges" | "payouts" | "transactions" | "subscriptions"> = [
   HttpApiGroup.HttpApiGroup.WithName<Groups, Name>
 ] extends [HttpApiGroup.HttpApiGroup<infer _Name, infer Endpoints, infer GroupError, infer _R>]
   ? {
@@ -83,12 +83,14 @@ export type Group<Name extends "health" | "charges" | "payouts" | "transactions"
     }
   : never
 
-/** The client: `health.check`, `charges.create`, `payouts.create`, `transactions.list`. */
+/** The client: `health.check`, `charges.create`, `payouts.create`, `transactions.list`, `subscriptions.*`. */
 export interface Client {
   readonly health: Group<"health">
   readonly charges: Group<"charges">
   readonly payouts: Group<"payouts">
   readonly transactions: Group<"transactions">
+  /** Pix Automático: `create`, `list`, `get`, `cycles`, `cancel`, `retry` (docs/recurring.md). */
+  readonly subscriptions: Group<"subscriptions">
 }
 
 /** The `HttpClient` in context with the API key on every request. */
@@ -118,7 +120,9 @@ const withOptionalHeaders = (name: string, methods: object): object => {
 export const make = (options: PixgateClientOptions): Effect.Effect<Client, never, HttpClient.HttpClient> =>
   Effect.flatMap(HttpClient.HttpClient, (client) => {
     const httpClient = withApiKey(options.apiKey)(client)
-    const group = <const Name extends "health" | "charges" | "payouts" | "transactions">(name: Name) =>
+    const group = <const Name extends "health" | "charges" | "payouts" | "transactions" | "subscriptions">(
+      name: Name
+    ) =>
       Effect.map(
         HttpApiClient.group(PixgateApi, { group: name, httpClient, baseUrl: options.baseUrl }),
         (methods) => withOptionalHeaders(name, methods) as unknown as Group<Name>
@@ -127,7 +131,8 @@ export const make = (options: PixgateClientOptions): Effect.Effect<Client, never
       health: group("health"),
       charges: group("charges"),
       payouts: group("payouts"),
-      transactions: group("transactions")
+      transactions: group("transactions"),
+      subscriptions: group("subscriptions")
     })
   })
 

@@ -210,6 +210,16 @@ export const Refused = of(Errors.Refused, {
   codes: Errors.AdminRefusedCode.literals
 })
 
+/** 409 (public API): the subscription or its cycle does not allow the operation (`SubscriptionsApi`). */
+export const SubscriptionRefused = Refused.narrow(
+  ["subscription_not_cancellable", "retry_not_allowed", "recurring_unsupported"],
+  {
+    identifier: "SubscriptionRefused",
+    description: "Not possible in the subscription's current state, or under its retry policy",
+    example: { error: "The subscription is CANCELADA: it has ended", code: "subscription_not_cancellable" }
+  }
+)
+
 /** 410: removed in 2.0.0. */
 export const Gone = of(TransportErrors.Gone, {
   status: 410,
@@ -352,7 +362,8 @@ export const errorCodes: ReadonlyArray<string> = [
       RateLimited,
       Internal,
       GatewayUnavailable,
-      StorageUnavailable
+      StorageUnavailable,
+      SubscriptionRefused
     ].flatMap((wire): ReadonlyArray<string> => wire.codes)
   ])
 ]

@@ -15,6 +15,7 @@ import { Effect } from "effect"
 import * as GatewaysApi from "./GatewaysApi.js"
 import * as InfractionsApi from "./InfractionsApi.js"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
+import * as SubscriptionsHandlers from "./SubscriptionsHandlers.js"
 import * as Timestamp from "./Timestamp.js"
 import * as WebhookOpsHandlers from "./WebhookOpsHandlers.js"
 
@@ -108,6 +109,7 @@ export const Handlers: AllHandlers = {
   transactions: {
     list: ({ urlParams }) => withCaller((engine, caller) => engine.transactions.list(caller, urlParams))
   },
+  subscriptions: SubscriptionsHandlers.handlers,
   admin: {
     createMerchant: ({ payload }) => withAdmin((a) => a.createMerchant(payload)),
     getMerchant: ({ path }) => withAdmin((a) => Effect.map(a.getMerchant(path.merchantId), merchantView)),

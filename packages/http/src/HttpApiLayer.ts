@@ -268,6 +268,15 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
     HttpApiBuilder.group(PixgateApi, "charges", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "payouts", (h) => h.handleRaw("create", serve)),
     HttpApiBuilder.group(PixgateApi, "transactions", (h) => h.handleRaw("list", serve)),
+    HttpApiBuilder.group(PixgateApi, "subscriptions", (h) =>
+      h
+        .handleRaw("create", serve)
+        .handleRaw("list", serve)
+        .handleRaw("get", serve)
+        .handleRaw("cycles", serve)
+        .handleRaw("cancel", serve)
+        .handleRaw("retry", serve)
+    ),
     HttpApiBuilder.group(PixgateApi, "events", (h) => h.handleRaw("stream", serve)),
     HttpApiBuilder.group(PixgateApi, "removed", (h) =>
       Effect.map(Effect.context<Requirements>(), (context) => {

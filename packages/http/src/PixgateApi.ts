@@ -34,6 +34,7 @@ import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import { AdminInfractionsGroup } from "./InfractionsApi.js"
+import * as SubscriptionsApi from "./SubscriptionsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
 import { AdminWebhookOpsGroup } from "./WebhookOpsApi.js"
 
@@ -764,12 +765,16 @@ export const AdminDocumentationGroup = HttpApiGroup.make("adminDocumentation")
     OpenApi.annotations({ title: "Admin documentation", description: "The admin API's OpenAPI document" })
   )
 
+/** `/api/v1/subscriptions` (Pix Automático), declared in `SubscriptionsApi`. */
+export const SubscriptionsGroup = SubscriptionsApi.group({ ApiKey, IdempotencyHeaders, IdempotentOperation })
+
 /** The public API: health, charges, payouts, transactions, the event stream, the removed endpoints and the documents. */
 export const PublicApi = HttpApi.make("pixgate")
   .add(HealthGroup)
   .add(ChargesGroup.addError(ApiErrors.StorageUnavailable))
   .add(PayoutsGroup.addError(ApiErrors.StorageUnavailable))
   .add(TransactionsGroup.addError(ApiErrors.StorageUnavailable))
+  .add(SubscriptionsGroup.addError(ApiErrors.StorageUnavailable))
   .add(EventsGroup.middleware(ApiKey).addError(ApiErrors.StorageUnavailable))
   .add(DocumentationGroup)
   // Last: the removed endpoints' tag closes the reference (docs/decisions.md).

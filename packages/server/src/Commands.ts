@@ -31,6 +31,7 @@ import { panelUserCommands } from "./commands/PanelUsers.js"
 import { privacyCommands } from "./commands/Privacy.js"
 import { refundCommands } from "./commands/Refund.js"
 import { sandboxCommands } from "./commands/Sandbox.js"
+import { subscriptionCommands } from "./commands/Subscriptions.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 import { webhookOpsCommands } from "./commands/WebhookOps.js"
 import { webhookCommands } from "./commands/Webhooks.js"
@@ -66,6 +67,7 @@ export const commands: Readonly<Record<string, Command>> = {
   ...moneyCommands,
   ...refundCommands,
   ...infractionCommands,
+  ...subscriptionCommands,
   ...privacyCommands,
   ...adminTokenCommands,
   trigger: triggerCommand,

@@ -49,7 +49,8 @@ export {
   MaxAmount,
   type Problem,
   ProblemId,
-  problem
+  problem,
+  required
 } from "./requests/Problems.js"
 export {
   CreateCharge,
