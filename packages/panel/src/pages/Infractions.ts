@@ -40,7 +40,7 @@ export const dueText = (words: InfractionWords, deadline: number, now: number): 
   const left = deadline - now
   if (left < 0) return words.deadlinePassed
   if (left < dayMs) return words.dueToday
-  return words.dueInDays(Math.floor(left / dayMs))
+  return words.dueInDays(Math.ceil(left / dayMs))
 }
 
 const statusText = (s: Ctx, status: MedInfractions.InfractionStatus): string => w(s)[status]
