@@ -6,7 +6,7 @@
  * owner and finance), refused after the deadline with a clear message, and the outcome; the
  * overview's notice while one is open; the MED returns listed on a charge's receipt.
  */
-import { Errors, MedInfractions, PanelRoles } from "@pixgate/core"
+import { type Engine, Errors, MedInfractions, PanelRoles } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   brl,
@@ -214,7 +214,7 @@ const answer = (s: Signed, id: string, f: URLSearchParams): Handler =>
   }).pipe(Effect.catchIf(Errors.isPixgateError, (error) => detail(s, id, f, error)))
 
 /** The overview's notice while infractions of this mode are open (nothing otherwise). */
-export const overviewNotice = (s: Signed) =>
+export const overviewNotice = (s: Signed): Effect.Effect<Part, Errors.PixgateError, Engine.Engine> =>
   Effect.map(
     engine((e) =>
       e.infractions.supported
@@ -236,7 +236,10 @@ const returnsTable = (s: Ctx, rows: ReadonlyArray<MedInfractions.InfractionRetur
   )}</tbody></table></div>`
 
 /** The MED returns of a charge for its receipt page (nothing when there are none). */
-export const receiptReturns = (s: Signed, transactionId: MedInfractions.InfractionReturn["transactionId"]) =>
+export const receiptReturns = (
+  s: Signed,
+  transactionId: MedInfractions.InfractionReturn["transactionId"]
+): Effect.Effect<Part, Errors.PixgateError, Engine.Engine> =>
   Effect.map(
     engine((e) => (e.infractions.supported ? e.infractions.returns(transactionId) : Effect.succeed([]))),
     (rows): Part => (rows.length === 0 ? "" : returnsTable(s, rows))
