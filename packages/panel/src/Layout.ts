@@ -78,6 +78,7 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/links", "links"],
   ["/customers", "customers"],
   ["/payouts", "payouts"],
+  ["/infractions", "infractions"],
   ["/keys", "keys"],
   ["/webhooks", "webhooks"]
 ]

@@ -10,6 +10,7 @@ import * as Account from "./pages/Account.js"
 import * as Charges from "./pages/Charges.js"
 import * as Customers from "./pages/Customers.js"
 import * as Detail from "./pages/Detail.js"
+import * as Infractions from "./pages/Infractions.js"
 import * as Keys from "./pages/Keys.js"
 import * as Links from "./pages/Links.js"
 import * as Overview from "./pages/Overview.js"
@@ -71,6 +72,7 @@ const routes: ReadonlyArray<Route> = [
   { method: "GET", path: at("/charges"), handle: (s) => Charges.page(s) },
   ...Links.routes,
   ...Customers.routes,
+  ...Infractions.routes,
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
   {

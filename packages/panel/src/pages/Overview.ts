@@ -7,6 +7,7 @@ import * as Flows from "../Flows.js"
 import { html } from "../Html.js"
 import { calendarDay, day } from "../I18n.js"
 import { page } from "../Layout.js"
+import { overviewNotice } from "./Infractions.js"
 import { endpointStatus, failingBanner } from "./Parts.js"
 
 /** Every transaction of the query, page by page (newest first), bounded by `to`. */
@@ -89,10 +90,11 @@ export const overview = (s: Signed): Handler =>
     }
     const series: ReadonlyArray<Chart.Day> = [...days].map(([d, v]) => ({ day: d, ...v }))
     const health = yield* endpointStatus(s)
+    const infractions = yield* overviewNotice(s)
     const pendingSum = pending.reduce((sum, tx) => sum + tx.amount, 0)
     const total = (k: "received" | "sent" | "fees") => series.reduce((sum, d) => sum + d[k], 0)
     const quiet = total("received") + total("sent") + total("fees") === 0
-    const body = html`${failingBanner(s, health, true)}${Flows.checklist(s.cfg.base, s.t, steps)}
+    const body = html`${failingBanner(s, health, true)}${infractions}${Flows.checklist(s.cfg.base, s.t, steps)}
 ${bank === undefined ? "" : html`<p data-testid="live-bank">${s.t.liveBank}: <strong>${bank}</strong></p>`}
 <section class="cards" aria-label="${s.t.available}">
 <div class="card"><div>${s.t.available}</div><div class="value" data-testid="available">${brl(s, balance.available)}</div></div>

@@ -6,11 +6,13 @@ import { Domain, Errors, Store } from "@pixgate/core"
 import { Effect, Stream } from "effect"
 import { engine, type Handler, lift, promise, respond, type Signed } from "../Ctx.js"
 import * as Exports from "../Exports.js"
+import { html } from "../Html.js"
 import { saoPauloDayStart } from "../I18n.js"
 import { page, productName, securityHeaders } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
 import * as Paper from "../Paper.js"
 import * as Receipt from "../Receipt.js"
+import { receiptReturns } from "./Infractions.js"
 import { ownTransaction } from "./Parts.js"
 
 /** The receipt page of the merchant's transaction `id`; not found unless it is a completed charge or payout. */
@@ -18,7 +20,11 @@ export const receipt = (s: Signed, id: string): Handler =>
   Effect.gen(function* () {
     const tx = yield* ownTransaction(s, id)
     if (!Receipt.has(tx)) return yield* Effect.fail(Errors.notFound("Receipt"))
-    return respond(s, page(s.view, Receipt.title(s.view, tx), Receipt.body(s.view, tx, s.merchant)))
+    const returns = tx.type === "deposit" ? yield* receiptReturns(s, tx.id) : ""
+    return respond(
+      s,
+      page(s.view, Receipt.title(s.view, tx), html`${Receipt.body(s.view, tx, s.merchant)}${returns}`)
+    )
   })
 
 /** The merchant's transaction `id`'s status as JSON (id, status, paid, times). */
