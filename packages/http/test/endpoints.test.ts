@@ -382,6 +382,11 @@ describe("OpenAPI document and docs page", () => {
         "/api/v1/charges",
         "/api/v1/events/stream",
         "/api/v1/payouts",
+        "/api/v1/subscriptions",
+        "/api/v1/subscriptions/{id}",
+        "/api/v1/subscriptions/{id}/cancel",
+        "/api/v1/subscriptions/{id}/cycles",
+        "/api/v1/subscriptions/{id}/cycles/{txid}/retry",
         "/api/v1/transactions"
       ].sort()
     )

@@ -84,19 +84,20 @@ describe.skipIf(!PanelFixture.available("the webhook operations' browser test"))
       expect(await page.getByTestId("webhook-success-rate").count()).toBe(1)
       await fx.check(page, "webhook-ops-disabled")
 
-      // Enabled from the banner: the held event reaches the receiver, which now answers 200.
+      // Enabled from the banner: the held event and `webhook_endpoint.enabled` reach the receiver,
+      // which now answers 200.
       answer.status = 200
       await page.getByTestId("webhook-enable").click()
       expect(await page.getByRole("status").first().textContent()).toContain("reativado")
       expect(await page.getByTestId("webhook-disabled").count()).toBe(0)
-      await expect.poll(() => calls.filter((c) => c === 200).length, { timeout: testWaitMs }).toBe(1)
+      await expect.poll(() => calls.filter((c) => c === 200).length, { timeout: testWaitMs }).toBe(2)
 
       // The resend button: nothing failed is left, so nothing goes out twice.
       await page.goto(fx.url("/webhooks"))
       await page.getByTestId("webhook-resend").click()
       expect(await page.getByRole("status").first().textContent()).toContain("Reenvio agendado")
       await new Promise((resolve) => setTimeout(resolve, 1_000))
-      expect(calls.filter((c) => c === 200)).toHaveLength(1)
+      expect(calls.filter((c) => c === 200)).toHaveLength(2)
       await fx.check(page, "webhook-ops-enabled")
     }, 120_000)
   }

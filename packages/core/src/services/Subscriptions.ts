@@ -20,7 +20,7 @@
  * (`payer.answer`), debits settle on their day unless the payer has no funds for that cycle or
  * the cycle is above the payer's maximum; admin actions change the payer's behaviour.
  */
-import { Context, type Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, type Duration, Effect, FiberRef, Layer, Option, Schedule } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
 import type { CreateCharge } from "../contract/Requests.js"
@@ -1361,11 +1361,36 @@ const over = Effect.gen(function* () {
       return Option.isSome(yield* saveSubscription(s, { nextAt: null }, at))
     })
 
+  // The polls make no span (an idle engine sends none); work found is one root span with its
+  // store calls under it, as the job worker's jobs are.
   const tick = Effect.gen(function* () {
+    const traced = yield* FiberRef.get(FiberRef.currentTracerEnabled)
+    const untraced = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withTracerEnabled(effect, false)
+    const work = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(
+        Effect.withSpan("pixgate.subscriptions.tick", { root: true }),
+        Effect.withTracerEnabled(traced)
+      )
     const at = yield* now
     let changed = 0
-    for (const s of yield* store.dueSubscriptions(at, 100)) if (yield* runSubscription(s, at)) changed++
-    for (const c of yield* store.dueCycles(at, 100)) if (Option.isSome(yield* runCycle(c, at))) changed++
+    const subscriptions = yield* untraced(store.dueSubscriptions(at, 100))
+    if (subscriptions.length > 0)
+      yield* work(
+        Effect.forEach(subscriptions, (s) => Effect.map(runSubscription(s, at), (c) => (c ? changed++ : 0)), {
+          discard: true
+        })
+      )
+    const cycles = yield* untraced(store.dueCycles(at, 100))
+    if (cycles.length > 0)
+      yield* work(
+        Effect.forEach(
+          cycles,
+          (c) => Effect.map(runCycle(c, at), (r) => (Option.isSome(r) ? changed++ : 0)),
+          {
+            discard: true
+          }
+        )
+      )
     return changed
   })
 
