@@ -9,19 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type {
-  AdminTokenStore,
-  DataCipher,
-  InfractionStore,
-  MailStore,
-  MerchantGatewayStore,
-  PaymentLinkStore,
-  RateLimitStore,
-  Store,
-  SubscriptionStore,
-  TeamStore,
-  WebhookOpsStore
-} from "@pixgate/core"
+import type { DataCipher, RateLimitStore, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, RateLimits, SqlStore } from "@pixgate/store-sql"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -149,18 +137,7 @@ const migrate = (configured: DataKeys.Keys | undefined, silence: Silence.Silence
 export const layer = (
   options: PgStoreOptions
 ): Layer.Layer<
-  | Store.Stores
-  | InfractionStore.InfractionStore
-  | AdminTokenStore.AdminTokenStore
-  | MailStore.MailStore
-  | TeamStore.TeamStore
-  | PaymentLinkStore.PaymentLinkStore
-  | SubscriptionStore.SubscriptionStore
-  | MerchantGatewayStore.MerchantGatewayStore
-  | WebhookOpsStore.WebhookOpsStore
-  | SqlClient.SqlClient
-  | RateLimitStore.RateLimitStore
-  | DataCipher.Keyring,
+  SqlStore.Ports | SqlClient.SqlClient | RateLimitStore.RateLimitStore | DataCipher.Keyring,
   Store.StoreError
 > => {
   const silence = Silence.make(waitSettings(options).statement_timeout)

@@ -136,10 +136,8 @@ export const makeSubscriptions: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.map(SqlClient.SqlClient, subscriptions)
 
-/** The whole `Store`, each of its focused tags and the admin tokens over the `SqlClient` in context. */
-export const layer = (
-  keys: Keys
-): Layer.Layer<
+/** `Store.Stores` and every focused port a SQL store provides beside it. */
+export type Ports =
   | Store.Stores
   | InfractionStore.InfractionStore
   | AdminTokenStore.AdminTokenStore
@@ -147,23 +145,31 @@ export const layer = (
   | TeamStore.TeamStore
   | PaymentLinkStore.PaymentLinkStore
   | SubscriptionStore.SubscriptionStore
-  | WebhookOpsStore.WebhookOpsStore,
-  Store.StoreError,
-  SqlClient.SqlClient
-> =>
-  Layer.mergeAll(
-    Layer.scopedContext(
-      Effect.map(makeAllWith({ keys }), (all) =>
-        Context.add(Store.context(all.store), InfractionStore.InfractionStore, all.infractions).pipe(
-          Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps)
-        )
-      )
-    ),
-    Layer.effect(AdminTokenStore.AdminTokenStore, makeAdminTokens),
-    Layer.effect(MailStore.MailStore, Effect.map(SqlClient.SqlClient, mailOps)),
-    Layer.effect(TeamStore.TeamStore, Effect.map(SqlClient.SqlClient, teamOps)),
-    Layer.effect(PaymentLinkStore.PaymentLinkStore, Effect.map(SqlClient.SqlClient, paymentLinks)),
-    Layer.effect(SubscriptionStore.SubscriptionStore, makeSubscriptions)
+  | MerchantGatewayStore.MerchantGatewayStore
+  | WebhookOpsStore.WebhookOpsStore
+
+/** The context of every port over `sql`, the store's units made by `makeAllWith`. */
+const portsContext = (
+  sql: SqlClient.SqlClient,
+  all: Effect.Effect.Success<ReturnType<typeof makeAllWith>>
+): Context.Context<Ports> =>
+  Store.context(all.store).pipe(
+    Context.add(InfractionStore.InfractionStore, all.infractions),
+    Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
+    Context.add(MailStore.MailStore, mailOps(sql)),
+    Context.add(TeamStore.TeamStore, teamOps(sql)),
+    Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
+    Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
+    Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
+    Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps)
+  )
+
+/** The whole `Store` and each of its ports over the `SqlClient` in context. */
+export const layer = (keys: Keys): Layer.Layer<Ports, Store.StoreError, SqlClient.SqlClient> =>
+  Layer.scopedContext(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.map(makeAllWith({ keys }), (all) => portsContext(sql, all))
+    )
   )
 
 /**
@@ -175,17 +181,7 @@ export const layerAfter = <E, R>(
   setup: Effect.Effect<unknown, E, R>,
   keys: Keys
 ): Layer.Layer<
-  | Store.Stores
-  | InfractionStore.InfractionStore
-  | AdminTokenStore.AdminTokenStore
-  | MailStore.MailStore
-  | TeamStore.TeamStore
-  | PaymentLinkStore.PaymentLinkStore
-  | SubscriptionStore.SubscriptionStore
-  | MerchantGatewayStore.MerchantGatewayStore
-  | WebhookOpsStore.WebhookOpsStore
-  | SqlClient.SqlClient
-  | DataCipher.Keyring,
+  Ports | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > => layerOpened(Effect.as(setup, keys))
@@ -197,17 +193,7 @@ export const layerAfter = <E, R>(
 export const layerOpened = <E, R>(
   setup: Effect.Effect<Keys, E, R>
 ): Layer.Layer<
-  | Store.Stores
-  | InfractionStore.InfractionStore
-  | AdminTokenStore.AdminTokenStore
-  | MailStore.MailStore
-  | TeamStore.TeamStore
-  | PaymentLinkStore.PaymentLinkStore
-  | SubscriptionStore.SubscriptionStore
-  | MerchantGatewayStore.MerchantGatewayStore
-  | WebhookOpsStore.WebhookOpsStore
-  | SqlClient.SqlClient
-  | DataCipher.Keyring,
+  Ports | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
   Exclude<R, Scope.Scope> | SqlClient.SqlClient
 > =>
@@ -216,15 +202,7 @@ export const layerOpened = <E, R>(
       const sql = yield* SqlClient.SqlClient
       const keys = yield* setup
       const all = yield* makeAllWith({ keys })
-      return Store.context(all.store).pipe(
-        Context.add(InfractionStore.InfractionStore, all.infractions),
-        Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
-        Context.add(MailStore.MailStore, mailOps(sql)),
-        Context.add(TeamStore.TeamStore, teamOps(sql)),
-        Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
-        Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
-        Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
-        Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps),
+      return portsContext(sql, all).pipe(
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
       )

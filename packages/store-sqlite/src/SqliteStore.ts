@@ -8,18 +8,7 @@ import { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import type {
-  AdminTokenStore,
-  DataCipher,
-  InfractionStore,
-  MailStore,
-  MerchantGatewayStore,
-  PaymentLinkStore,
-  Store,
-  SubscriptionStore,
-  TeamStore,
-  WebhookOpsStore
-} from "@pixgate/core"
+import type { DataCipher, Store } from "@pixgate/core"
 import { NodeDataCipher } from "@pixgate/core/node"
 import { DataKeys, Migrations, SqlStore } from "@pixgate/store-sql"
 import { Effect, Layer } from "effect"
@@ -105,20 +94,7 @@ const setup = (options: SqliteStoreOptions, keys: DataKeys.Keys) =>
  */
 export const layer = (
   options: SqliteStoreOptions
-): Layer.Layer<
-  | Store.Stores
-  | InfractionStore.InfractionStore
-  | AdminTokenStore.AdminTokenStore
-  | MailStore.MailStore
-  | TeamStore.TeamStore
-  | PaymentLinkStore.PaymentLinkStore
-  | SubscriptionStore.SubscriptionStore
-  | MerchantGatewayStore.MerchantGatewayStore
-  | WebhookOpsStore.WebhookOpsStore
-  | SqlClient.SqlClient
-  | DataCipher.Keyring,
-  Store.StoreError
-> => {
+): Layer.Layer<SqlStore.Ports | SqlClient.SqlClient | DataCipher.Keyring, Store.StoreError> => {
   const client = Layer.unwrapEffect(
     Effect.as(
       isFile(options.filename) ? ensureDirectory(options.filename) : Effect.void,
