@@ -56,7 +56,23 @@ export const knownOperations = [
   "GET /v2/pix/:id/devolucao/:id",
   "PUT /v2/webhook/:id",
   "PUT /v3/gn/pix/:id",
-  "GET /v2/gn/pix/enviados/id-envio/:id"
+  "GET /v2/gn/pix/enviados/id-envio/:id",
+  // Pix Automático (when the gateway's recurring settings are on).
+  "POST /v2/locrec",
+  "GET /v2/locrec/:id",
+  "GET /v2/rec",
+  "POST /v2/rec",
+  "GET /v2/rec/:id",
+  "PATCH /v2/rec/:id",
+  "POST /v2/solicrec",
+  "GET /v2/solicrec/:id",
+  "PATCH /v2/solicrec/:id",
+  "PUT /v2/cobr/:id",
+  "GET /v2/cobr/:id",
+  "PATCH /v2/cobr/:id",
+  "POST /v2/cobr/:id/retentativa/:id",
+  "PUT /v2/webhookrec",
+  "PUT /v2/webhookcobr"
 ] as const
 
 const registered = new Set<string>()
