@@ -1,14 +1,17 @@
 /**
  * `pixgate serve` settings from the environment that the operator uses to loosen or bound the
  * server: `PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS` (plain-http live webhook URLs),
- * `PIXGATE_SHUTDOWN_TIMEOUT_MS` and the connection limits, each checked and refused with a usage
- * error when malformed.
+ * `PIXGATE_SHUTDOWN_TIMEOUT_MS` and the connection limits, `PIXGATE_WEBHOOK_PROXY` (deliveries
+ * through a real local forward proxy), each checked and refused with a usage error when malformed.
  */
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, request as httpRequest, type Server } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { send } from "@pixgate/testkit/harness"
+import { testWait } from "@pixgate/testkit/wait"
 import * as Cli from "../src/Cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-serve-options-"))
@@ -43,6 +46,18 @@ const serve = (env: Record<string, string>) => {
   })
   return { listening, exit, stop, stderr: () => err, stdout: () => out }
 }
+
+/** Listens on a free loopback port; the server's base URL. */
+const listen = (server: Server) =>
+  new Promise<string>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+  )
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
 
 const setLiveWebhook = async (url: string, hook: string) => {
   const auth = { authorization: `Bearer ${token}` }
@@ -97,6 +112,90 @@ describe("pixgate serve options", () => {
     }
   })
 
+  it(
+    "PIXGATE_WEBHOOK_PROXY: deliveries go through the forward proxy it names",
+    async () => {
+      // The receiver records the deliveries; the proxy forwards absolute-form requests and records
+      // the targets it was asked for.
+      const deliveries: Array<string> = []
+      const receiver = createServer((req, res) => {
+        let body = ""
+        req.on("data", (chunk: Buffer) => {
+          body += chunk.toString()
+        })
+        req.on("end", () => {
+          deliveries.push(body)
+          res.writeHead(200).end("ok")
+        })
+      })
+      const targets: Array<string> = []
+      const proxy = createServer((req, res) => {
+        targets.push(String(req.url))
+        const target = new URL(String(req.url))
+        const upstream = httpRequest(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: req.method,
+            headers: req.headers
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(res)
+          }
+        )
+        upstream.on("error", () => res.writeHead(502).end())
+        req.pipe(upstream)
+      })
+      // undici's ProxyAgent tunnels with CONNECT, plain-http targets too.
+      proxy.on("connect", (req, socket, head) => {
+        targets.push(String(req.url))
+        const [host = "", port = ""] = String(req.url).split(":")
+        const upstream = connect(Number(port), host, () => {
+          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+          upstream.write(head)
+          upstream.pipe(socket)
+          socket.pipe(upstream)
+        })
+        upstream.on("error", () => socket.destroy())
+        socket.on("error", () => upstream.destroy())
+      })
+      const hook = `${await listen(receiver)}/hook`
+      const proxyUrl = await listen(proxy)
+      const server = serve({ PIXGATE_ADMIN_TOKEN: token, PIXGATE_WEBHOOK_PROXY: proxyUrl })
+      try {
+        const url = await server.listening
+        const auth = { authorization: `Bearer ${token}` }
+        const created = await send(url, "POST", "/admin/merchants", {
+          body: { name: "Proxy" },
+          headers: auth
+        })
+        const merchant = String(created.body.merchantId)
+        const set = await send(url, "PUT", `/admin/merchants/${merchant}/webhooks/test`, {
+          body: { url: hook, secret: "whsec-long-enough" },
+          headers: auth
+        })
+        expect(set.status).toBe(200)
+        const sent = await send(url, "POST", `/admin/merchants/${merchant}/webhooks/test/test`, {
+          headers: auth
+        })
+        expect(sent.status).toBeLessThan(300)
+        const deadline = Date.now() + testWait(1)
+        while (deliveries.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect(deliveries.length).toBeGreaterThan(0)
+        // Asked for the receiver: a tunnel to its address, or the URL itself.
+        expect(targets.some((t) => t === hook || t === new URL(hook).host)).toBe(true)
+      } finally {
+        server.stop()
+        await server.exit
+        await close(proxy)
+        await close(receiver)
+      }
+    },
+    testWait(2)
+  )
+
   it("refuses malformed values with a usage error (exit 2)", async () => {
     const malformed: ReadonlyArray<Record<string, string>> = [
       { PIXGATE_ALLOW_INSECURE_LIVE_WEBHOOKS: "yes" },
@@ -110,7 +209,9 @@ describe("pixgate serve options", () => {
       // Node refuses a header time-out above the request time-out.
       { PIXGATE_HEADERS_TIMEOUT_MS: "20000", PIXGATE_REQUEST_TIMEOUT_MS: "10000" },
       { PIXGATE_TRUST_PROXY: "10.0.0.0/33" },
-      { PIXGATE_TRUST_PROXY: "proxy.internal" }
+      { PIXGATE_TRUST_PROXY: "proxy.internal" },
+      { PIXGATE_WEBHOOK_PROXY: "socks5://127.0.0.1:1080" },
+      { PIXGATE_WEBHOOK_PROXY: "not a url" }
     ]
     for (const env of malformed) {
       const server = serve(env)
