@@ -13,7 +13,7 @@ import type { Domain, Money } from "@pixgate/core"
 import PDFDocument from "pdfkit"
 import { localClock, localDate, money, saoPaulo } from "./I18n.js"
 import { statusLabel, typeLabel } from "./Messages.js"
-import { document as maskedDocument } from "./Receipt.js"
+import { has, document as maskedDocument } from "./Receipt.js"
 
 /** A document before it is drawn. */
 export interface Paper {
@@ -54,20 +54,38 @@ export interface Issuer {
 const issuerText = (i: Issuer) => `${i.merchantName} · ${i.productName}`
 
 /** Whether a transaction has a PDF receipt: a paid charge (refunded or not) or a completed payout. */
-export const hasReceipt = (tx: Pick<Domain.Transaction, "type" | "status">): boolean =>
-  (tx.type === "deposit" && (tx.status === "completed" || tx.status === "refunded")) ||
-  (tx.type === "withdrawal" && tx.status === "completed")
+export const hasReceipt = (tx: Pick<Domain.Transaction, "type" | "status" | "failureReason">): boolean =>
+  has(tx)
 
-/** A paid charge's or completed payout's receipt; a charge's refunds (partial ones too) are on it. */
+/** A devolução the bank performed on its own for a MED infraction, as a receipt lists it. */
+export interface BankReturn {
+  /** The bank's id of the returned PIX (`rtrId`). */
+  readonly id: string
+  readonly returnedAt: number
+  /** `MED_FRAUDE` or `MED_OPERACIONAL`. */
+  readonly nature: string
+  readonly amount: number
+}
+
+const natureWord = (nature: string): string =>
+  nature === "MED_FRAUDE"
+    ? "Devolvida pelo banco (MED, fraude)"
+    : "Devolvida pelo banco (MED, falha operacional)"
+
+/**
+ * A paid charge's or completed payout's receipt; a charge's refunds (partial ones too) and the
+ * devoluções its bank performed for MED infractions are on it.
+ */
 export const transactionReceipt = (
   tx: Domain.Transaction,
   refunds: ReadonlyArray<Domain.Refund>,
-  issuer: Issuer
+  issuer: Issuer,
+  bankReturns: ReadonlyArray<BankReturn> = []
 ): Paper => {
   const payout = tx.type === "withdrawal"
   const when = tx.paidAt ?? tx.updatedAt
   const counted = refunds.filter((r) => r.status !== "failed")
-  const refunded = counted.reduce((n, r) => n + r.amount, 0)
+  const refunded = counted.reduce((n, r) => n + r.amount, 0) + bankReturns.reduce((n, r) => n + r.amount, 0)
   const received = tx.receivedAmount ?? tx.amount
   const fields: Array<readonly [string, string]> = [
     ["Tipo", `${typeLabel("pt-BR", tx.type)} · ${statusLabel("pt-BR", tx.type, tx.status)}`],
@@ -82,18 +100,21 @@ export const transactionReceipt = (
     ["Modo", modeWord(tx.mode)]
   ]
   const refundPart: Pick<Paper, "table" | "totals"> =
-    payout || refunds.length === 0
+    payout || refunds.length + bankReturns.length === 0
       ? {}
       : {
           table: {
             heading: "Devoluções desta cobrança",
             columns: ["Devolução", "Data e hora", "Status", "Valor"],
-            rows: refunds.map((r) => [
-              r.id,
-              at(r.createdAt),
-              statusLabel("pt-BR", "refund", r.status),
-              brl(-r.amount)
-            ])
+            rows: [
+              ...refunds.map((r) => [
+                r.id,
+                at(r.createdAt),
+                statusLabel("pt-BR", "refund", r.status),
+                brl(-r.amount)
+              ]),
+              ...bankReturns.map((r) => [r.id, at(r.returnedAt), natureWord(r.nature), brl(-r.amount)])
+            ]
           },
           totals: [
             ["Valor recebido", brl(received)],

@@ -10,9 +10,15 @@ import { label, money, time } from "./I18n.js"
 import { productName, type View } from "./Layout.js"
 import { statusLabel } from "./Messages.js"
 
-/** Whether a transaction has a receipt: a completed charge or payout. */
-export const has = (tx: Pick<Domain.Transaction, "type" | "status">): boolean =>
-  tx.status === "completed" && (tx.type === "deposit" || tx.type === "withdrawal")
+/**
+ * Whether a transaction has a receipt: a completed charge or payout, or a charge that was paid
+ * and then returned in full (by the merchant's refunds or by the bank for a MED infraction: its
+ * receipt shows what came in and what went back). A charge that failed and whose late PIX was
+ * returned uncredited has none: nothing was received for it.
+ */
+export const has = (tx: Pick<Domain.Transaction, "type" | "status" | "failureReason">): boolean =>
+  (tx.status === "completed" && (tx.type === "deposit" || tx.type === "withdrawal")) ||
+  (tx.type === "deposit" && tx.status === "refunded" && tx.failureReason === null)
 
 /** The path of a transaction's receipt under the panel. */
 export const path = (id: string): string => `/transactions/${id}/receipt`
@@ -87,12 +93,8 @@ ${tx.mode === "test" ? html`<p class="test-mark" data-testid="receipt-test">${v.
 
 /** The link to a transaction's receipt, for its detail page (nothing when it has none). */
 export const link = (v: View, tx: Domain.Transaction): Part =>
-  has(tx) || (tx.type === "deposit" && tx.status === "refunded")
-    ? html`<p class="no-print">${
-        has(tx)
-          ? html`<a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a> `
-          : ""
-      }<a class="button secondary" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf-link">${v.t.receiptPdf}</a></p>`
+  has(tx)
+    ? html`<p class="no-print"><a class="button secondary" href="${v.base}${path(tx.id)}" data-testid="receipt-link">${v.t.receiptView}</a> <a class="button secondary" href="${v.base}${pdfPath(tx.id)}" download data-testid="receipt-pdf-link">${v.t.receiptPdf}</a></p>`
     : ""
 
 /** The path of a transaction's PDF receipt under the panel. */

@@ -251,5 +251,32 @@ describe.skipIf(!PanelFixture.available("the MED infraction tests"))(
       }
       await owner.setViewportSize(PanelFixture.desktop)
     }, 120_000)
+
+    it("a charge the bank returned in full keeps its receipt, page and PDF, with the return", async () => {
+      await setUp()
+      const txId = await charge(3)
+      const r = await fx.engine((e) =>
+        e.infractions.recordReturn({
+          mode: "test",
+          returnId: `D-full-${txId}`,
+          transactionId: txId,
+          nature: "MED_OPERACIONAL",
+          amount: Money.Cents(300)
+        })
+      )
+      expect(r.ok).toBe(true)
+      await owner.goto(fx.url(`/transactions/${txId}`))
+      expect(await owner.locator("main").textContent()).toContain("Devolvida")
+      expect(await owner.getByTestId("receipt-link").count()).toBe(1)
+      expect(await owner.getByTestId("receipt-pdf-link").count()).toBe(1)
+      await owner.goto(fx.url(`/transactions/${txId}/receipt`))
+      const table = owner.getByTestId("med-returns")
+      expect(await table.textContent()).toContain("R$ 3,00")
+      expect(await table.textContent()).toContain(`D-full-${txId}`)
+      const pdf = await owner.request.get(fx.url(`/transactions/${txId}/receipt.pdf`))
+      expect(pdf.status()).toBe(200)
+      expect(pdf.headers()["content-type"]).toBe("application/pdf")
+      expect((await pdf.body()).subarray(0, 5).toString()).toBe("%PDF-")
+    }, 120_000)
   }
 )

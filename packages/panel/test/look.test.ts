@@ -198,11 +198,16 @@ describe("receipts", () => {
     expect(Receipt.document(null)).toBeNull()
   })
 
-  it("exists for completed charges and payouts only", () => {
+  it("exists for completed charges and payouts, and for paid charges returned in full", () => {
     expect(Receipt.has(tx())).toBe(true)
     expect(Receipt.has(tx({ type: "withdrawal" }))).toBe(true)
     expect(Receipt.has(tx({ status: "pending" }))).toBe(false)
     expect(Receipt.has(tx({ type: "payment" }))).toBe(false)
+    // Paid, then refunded or taken back by the bank in full: what came in and what went back.
+    expect(Receipt.has(tx({ status: "refunded", failureReason: null }))).toBe(true)
+    // Expired, and its late PIX returned uncredited: nothing was received.
+    expect(Receipt.has(tx({ status: "refunded", failureReason: "expired" }))).toBe(false)
+    expect(Receipt.has(tx({ type: "withdrawal", status: "refunded", failureReason: null }))).toBe(false)
   })
 
   it("shows amount, parties, end-to-end id, São Paulo time, mode and merchant", () => {

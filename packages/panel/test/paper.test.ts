@@ -159,6 +159,33 @@ describe("PDF documents read back", () => {
     expect(own).toContain("***.982.247-**")
   })
 
+  it("lists the bank's MED devoluções on a charge returned in full, with the total", async () => {
+    const text = await pdfText(
+      await Paper.render(
+        Paper.transactionReceipt(tx({ status: "refunded" }), [], issuer, [
+          {
+            id: "D0000000120261201abcdefghijk",
+            returnedAt: Date.UTC(2026, 11, 1, 15),
+            nature: "MED_FRAUDE",
+            amount: 3000
+          },
+          {
+            id: "D0000000120261202abcdefghijk",
+            returnedAt: Date.UTC(2026, 11, 2, 15),
+            nature: "MED_OPERACIONAL",
+            amount: 2000
+          }
+        ])
+      )
+    )
+    expect(text).toContain("Devoluções desta cobrança")
+    expect(text).toContain("D0000000120261201abcdefghijk")
+    expect(text).toContain("Devolvida pelo banco (MED, fraude)")
+    expect(text).toContain("Devolvida pelo banco (MED, falha operacional)")
+    expect(text).toMatch(/Total devolvido:? -R\$ 50,00/)
+    expect(text).toMatch(/Valor mantido após devoluções:? R\$ 0,00/)
+  })
+
   it("writes a statement whose opening balance plus its lines is its closing balance", async () => {
     const rows = [
       { postedAt: Date.UTC(2026, 11, 1, 13), memo: "Cobrança PIX recebida · tx_1", amount: 5000 },

@@ -123,7 +123,9 @@ ${
         : ""
     }${
       tx.type === "deposit"
-        ? LiveStatus.paidBox(s.view, tx)
+        ? tx.status === "completed"
+          ? LiveStatus.paidBox(s.view, tx)
+          : Receipt.link(s.view, tx)
         : tx.type === "withdrawal"
           ? html`${LiveStatus.marker(s.view, tx)}${LiveStatus.payoutBox(s.view, tx)}`
           : Receipt.link(s.view, tx)

@@ -15,7 +15,7 @@ import * as Receipt from "../Receipt.js"
 import { receiptReturns } from "./Infractions.js"
 import { ownTransaction } from "./Parts.js"
 
-/** The receipt page of the merchant's transaction `id`; not found unless it is a completed charge or payout. */
+/** The receipt page of the merchant's transaction `id`; not found unless it has one (`Receipt.has`). */
 export const receipt = (s: Signed, id: string): Handler =>
   Effect.gen(function* () {
     const tx = yield* ownTransaction(s, id)
@@ -62,9 +62,16 @@ export const receiptPdf = (s: Signed, id: string): Handler =>
   Effect.gen(function* () {
     const tx = yield* ownTransaction(s, id)
     if (!Paper.hasReceipt(tx)) return yield* Effect.fail(Errors.notFound("Receipt"))
-    const refunds =
-      tx.type === "deposit" ? (yield* engine((e) => e.refunds.list(s.merchant.id, tx.id))).refunds : []
-    return yield* pdf(s, Paper.transactionReceipt(tx, refunds, issuer(s)), `comprovante-${tx.id}.pdf`)
+    const deposit = tx.type === "deposit"
+    const refunds = deposit ? (yield* engine((e) => e.refunds.list(s.merchant.id, tx.id))).refunds : []
+    const bankReturns = deposit
+      ? yield* engine((e) => (e.infractions.supported ? e.infractions.returns(tx.id) : Effect.succeed([])))
+      : []
+    return yield* pdf(
+      s,
+      Paper.transactionReceipt(tx, refunds, issuer(s), bankReturns),
+      `comprovante-${tx.id}.pdf`
+    )
   })
 
 /** GET /transactions/:id/refunds/:refundId/receipt.pdf: a refund's receipt. */
