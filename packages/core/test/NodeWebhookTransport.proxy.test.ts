@@ -3,9 +3,10 @@
  * ProxyAgent) against a real local CONNECT proxy and receiver: the POST arrives through the
  * proxy, and the address policy still judges the target (resolved here) before the proxy is asked.
  */
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from "node:http"
-import { type AddressInfo, connect, type LookupFunction, type Socket } from "node:net"
+import { createServer as createHttpServer } from "node:http"
+import type { AddressInfo, LookupFunction } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
+import { startForwardProxy } from "@pixgate/testkit/forwardProxy"
 import { Effect } from "effect"
 import * as NodeWebhookTransport from "../src/node/NodeWebhookTransport.js"
 import { WebhookTransport } from "../src/ports/WebhookTransport.js"
@@ -37,52 +38,11 @@ const receiver = Effect.gen(function* () {
   return { url: `http://127.0.0.1:${port}/hook`, bodies }
 })
 
-/** A tiny forward proxy: CONNECT tunnels and absolute-form requests, each target recorded. */
-const proxy = Effect.gen(function* () {
-  const targets: Array<string> = []
-  const sockets = new Set<Socket>()
-  const server = createHttpServer((req: IncomingMessage, res) => {
-    targets.push(String(req.url))
-    const target = new URL(String(req.url))
-    const upstream = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: req.method,
-        headers: req.headers
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      }
-    )
-    upstream.on("error", () => res.writeHead(502).end())
-    req.pipe(upstream)
-  })
-  server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
-    targets.push(`CONNECT ${req.url}`)
-    const [host, port] = String(req.url).split(":")
-    const upstream = connect(Number(port), host, () => {
-      client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-      upstream.write(head)
-      upstream.pipe(client)
-      client.pipe(upstream)
-    })
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on("error", () => undefined)
-      s.on("close", () => sockets.delete(s))
-    }
-  })
-  const port = yield* listen(server)
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      for (const s of sockets) s.destroy()
-    })
-  )
-  return { url: `http://127.0.0.1:${port}`, targets }
-})
+/** The testkit's forward proxy, closed with the test's scope. */
+const proxy = Effect.acquireRelease(
+  Effect.promise(() => startForwardProxy()),
+  (p) => Effect.promise(() => p.close())
+)
 
 const body = new TextEncoder().encode('{"event":"webhook.test"}')
 
