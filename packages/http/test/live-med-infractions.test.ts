@@ -8,6 +8,7 @@
  * it; an answer whose call had an unknown outcome is found out by reading the infraction back.
  */
 import { type Domain, Infractions, type MedInfractions as Infractions_ } from "@pixgate/core"
+import { Profile } from "@pixgate/gateway-apipix"
 import { send } from "@pixgate/testkit/harness"
 import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -243,3 +244,66 @@ describe.each(liveStores("pixgate-live-infractions"))("MED infractions from the 
     await expectLedgerClean(live)
   })
 })
+
+describe.each(liveStores("pixgate-live-infractions-std"))(
+  "MED answers through the standard alone on $name",
+  (store) => {
+    let live: Live
+    let drop: () => Promise<void> = async () => {}
+    beforeAll(async () => {
+      const db = await store.open()
+      drop = db.drop
+      live = await startLive(db.url, {}, {}, {}, Profile.standard)
+    })
+    afterAll(async () => {
+      await live?.close()
+      await drop()
+    })
+
+    it("a bank without infractions: no reads, and an answer is refused with 422 capability_unavailable", async () => {
+      const m = await live.merchant()
+      const created = await send(live.h.base, "POST", "/api/v1/charges", {
+        key: m.liveKey,
+        body: { amount: 20 }
+      })
+      expect(created.status, created.text).toBe(201)
+      const c = created.body as { transactionId: string; txid: string }
+      const pix = await live.psp.payCob(c.txid, { callback: "now" })
+      await until("the charge completes", async () => {
+        const list = await send(live.h.base, "GET", "/api/v1/transactions?limit=10", { key: m.liveKey })
+        return (list.body.data as Array<{ id: string; status: string }>).some(
+          (t) => t.id === c.transactionId && t.status === "completed"
+        )
+      })
+      // Known another way (the operator's report of the bank's notice): kept, never sent anywhere.
+      const opened = await live.h.engine((e) =>
+        e.infractions.open({
+          transactionId: c.transactionId as Domain.TransactionId,
+          bankId: `INF-${pix.endToEndId}`,
+          type: "fraud",
+          reason: "golpe"
+        })
+      )
+      if (!opened.ok) throw new Error(opened.reason)
+      const refused = await live.h.engine((e) =>
+        e.infractions.answer(
+          { merchantId: m.merchantId as Domain.MerchantId, mode: "live" },
+          opened.value.id,
+          {
+            analysis: "contested",
+            justification: "Entregue."
+          }
+        )
+      )
+      expect(refused).toMatchObject({ ok: false, reason: "capability_unavailable" })
+      if (!refused.ok) {
+        const error = Infractions.answerError(refused, opened.value)
+        expect(error).toMatchObject({ _tag: "ValidationError", code: "capability_unavailable" })
+      }
+      expect(live.psp.requests.filter((r) => r.path.startsWith("/v2/gn/infracoes"))).toEqual([])
+      expect(await live.h.engine((e) => e.infractions.get(opened.value.id))).toMatchObject({
+        value: { status: "open", answer: null }
+      })
+    })
+  }
+)
