@@ -3,8 +3,8 @@
  * charge of 7.73 paid, its infraction listed with its deadline ("vence em 7 dias"), the owner
  * contests it while it is open (the answer in the audit log) and sees the outcome once the
  * sandbox bank concludes (rejected: the block released); a viewer sees no answer form (and a POST
- * is refused 403); an infraction past its deadline shows why it can no longer be answered; the overview's notice while one is
- * open; the MED returns on a charge's receipt; `chargeback.created` / `chargeback.updated`
+ * is refused 403); an infraction past its deadline shows why it can no longer be answered; the
+ * overview's notice while one is open; the MED returns on a charge's receipt; `chargeback.created` / `chargeback.updated`
  * received by a local webhook receiver; axe with no serious or critical violation on each page.
  */
 import { createServer, type Server } from "node:http"
