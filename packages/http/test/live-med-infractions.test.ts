@@ -185,6 +185,27 @@ describe.each(liveStores("pixgate-live-infractions"))("MED infractions from the 
     await expectLedgerClean(live)
   })
 
+  it("upheld before the engine knew the infraction: the devolução by callback first, then the infraction concluded", async () => {
+    const { m, id, e2e } = await paid(20)
+    const before = await balance(m.merchantId)
+    const inf = live.psp.openInfraction(e2e, { valor: "20.00" })
+    // Opened and upheld before any read; the devolução's callback is delivered at once.
+    await live.psp.concludeInfraction(inf.idInfracao, { status: "ACEITA", callback: "now" })
+    await until("the devolução is booked", async () => (await returns(id)).length === 1)
+    await until(
+      "the infraction is read and concluded",
+      async () => (await local(inf.idInfracao))?.status === "accepted"
+    )
+    await readTwice()
+    expect(await local(inf.idInfracao)).toMatchObject({ status: "accepted", blockedAmount: 0 })
+    expect(await returns(id)).toHaveLength(1)
+    const after = await balance(m.merchantId)
+    expect(after.held).toBe(0)
+    expect(after.available).toBeCloseTo(before.available - 20, 2)
+    expect(await statusOf(m.liveKey, id)).toBe("refunded")
+    await expectLedgerClean(live)
+  })
+
   it("a defence sent before the deadline; refused after it, by the bank and by the engine", async () => {
     const { m, e2e } = await paid(50)
     const first = await opened(e2e, { valor: "10.00" })

@@ -14,8 +14,9 @@
  *   `CANCELADA_EFI`): withdrawn (released).
  * - `ACEITA`: upheld; the bank's devolução (natureza `MED_FRAUDE` / `MED_OPERACIONAL`) is read
  *   from the PIX (`GET /pix/{e2eid}`) and booked once, whether this read, a `/pix` callback or
- *   reconciliation reports it first; what stays blocked is released with it. Until the bank's
- *   devolução shows, the block stays.
+ *   reconciliation reports it first; what stays blocked is released with it (also when the
+ *   devolução was booked before the infraction was known). Until the bank's devolução shows, the
+ *   block stays.
  * An infraction first seen already concluded is opened without a block.
  *
  * The answer: within the call deadline; a 2xx is `Sent`. Anything else is found out by reading
@@ -186,7 +187,13 @@ export const apply = (
     } else if (inf.status === "ACEITA" && (pending || local.blockedAmount > 0)) {
       // Upheld: the bank's devolução, read from the PIX, books the return and releases the rest.
       const pix = yield* pixOf(setup, inf)
-      if (Option.isSome(pix) && pix.value.medReturns.length > 0) yield* credit(ctx, pix.value)
+      if (Option.isNone(pix) || pix.value.medReturns.length === 0) return
+      yield* credit(ctx, pix.value)
+      // Its devolução was booked before the infraction was known (a callback first): the money is
+      // back already, so the infraction is concluded upheld and what it still blocks released.
+      const after = yield* med.find("live", inf.id)
+      if (Option.isSome(after) && (after.value.status === "open" || after.value.status === "defended"))
+        yield* med.concluded("live", inf.id, "accepted")
     }
   })
 
