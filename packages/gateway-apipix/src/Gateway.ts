@@ -13,6 +13,9 @@
  * - Jobs: `apipix.cob.check` per live charge, `apipix.reconcile` (`standard/Reconcile.ts`),
  *   `apipix.pix.return` (`standard/Returns.ts`: a PIX the engine did not credit goes back).
  * - Refunds: `standard/Devolucao.ts`.
+ * - MED infractions: the profile's (Efí: `efi/Infractions.ts`, the `apipix.infractions` job and
+ *   the answer's `defesa`); MED devoluções in `/pix` callbacks and reconciliation are the
+ *   standard's (`standard/Pix.ts`).
  * - Pix Automático (`recurring`): `standard/Recurring.ts` (`/locrec`, `/rec`, `/solicrec`,
  *   `/cobr`, retries), its callbacks and webhooks `standard/RecurringCallbacks.ts`.
  */
@@ -99,10 +102,12 @@ export const make = (
   const setup = Setup.make(settings, psp, profile.apiPixPath)
   const sends = profile.sends?.(setup)
   const recurring = Recurring.make(setup)
+  const infractions = profile.infractions?.(setup)
   return {
     capabilities: Profile.capabilities(profile),
     createCharge: Cob.create(setup),
     ...(sends === undefined ? {} : { sender: sends.sender }),
+    ...(infractions === undefined ? {} : { infractionDefence: infractions.defence }),
     refunder: Devolucao.refunder(setup),
     timers: timers(setup),
     jobs: {
@@ -110,13 +115,15 @@ export const make = (
       [Setup.jobKinds.reconcile]: Reconcile.run(setup),
       [Setup.jobKinds.pixReturn]: Returns.run(setup),
       [Setup.jobKinds.cobUnknown]: UnknownCharges.runner(setup),
-      [Setup.jobKinds.cobvUnknown]: UnknownCharges.runner(setup, "cobv")
+      [Setup.jobKinds.cobvUnknown]: UnknownCharges.runner(setup, "cobv"),
+      ...infractions?.jobs
     },
     start: (ctx) =>
-      Effect.zipRight(
+      Effect.all([
         Reconcile.start(ctx),
+        infractions === undefined ? Effect.void : infractions.start(ctx),
         RecurringCallbacks.start(recurring, settings.recurringWebhookUrl)
-      ),
+      ]).pipe(Effect.asVoid),
     callback: callback(setup, sends, recurring),
     recurring
   }

@@ -4,7 +4,7 @@
  * registration, reconciliation) is the same at every PSP; a profile says where the bank issues
  * tokens and with which scopes, where its API Pix lives, the headers or query parameters it
  * wants on every call, how it registers the callback when that differs, and brings its own
- * extensions: sends (no standard covers them), and later its infractions.
+ * extensions: sends and MED infractions (no standard covers them).
  */
 import type { BankGateway, Store } from "@pixgate/core"
 import type { Effect } from "effect"
@@ -26,6 +26,16 @@ export interface Sends {
   ) => Effect.Effect<boolean, Store.StoreError>
 }
 
+/** A PSP's own MED infractions API, as the gateway uses it. */
+export interface ProfileInfractions {
+  /** Forwards a merchant's answer to the bank. */
+  readonly defence: BankGateway.InfractionDefence
+  /** The job kinds that read the infractions on a schedule. */
+  readonly jobs: Readonly<Record<string, BankGateway.JobRun>>
+  /** Seeds the schedule when the worker starts. */
+  readonly start: (ctx: BankGateway.GatewayContext) => Effect.Effect<void>
+}
+
 /** One PSP's profile over the standard. */
 export interface PspProfile extends Connection.Connection {
   /** The profile's name (`efi`). */
@@ -39,12 +49,17 @@ export interface PspProfile extends Connection.Connection {
   ) => Effect.Effect<Readonly<Record<string, string>>, BankGateway.GatewayFailure>
   /** The PSP's sends; without them the gateway sends no payouts. */
   readonly sends?: (setup: Setup) => Sends
+  /** The PSP's MED infractions; without them the gateway reads none (capability `infractions: false`). */
+  readonly infractions?: (setup: Setup) => ProfileInfractions
 }
 
 /** The standard alone: the BCB's token path and scopes, `/v2`, no extension. */
 export const standard: PspProfile = { name: "apipix", ...Connection.standardConnection, apiPixPath: "/v2" }
 
-/** What a gateway over `profile` can do: the standard's part, and sends when the profile has them. */
+/**
+ * What a gateway over `profile` can do: the standard's part, and sends and infractions when the
+ * profile has them.
+ */
 export const capabilities = (profile: PspProfile): BankGateway.Capabilities => ({
   charges: true,
   dueDateCharges: true,
@@ -52,5 +67,5 @@ export const capabilities = (profile: PspProfile): BankGateway.Capabilities => (
   refunds: true,
   reconciliation: true,
   recurring: true,
-  infractions: false
+  infractions: profile.infractions !== undefined
 })

@@ -93,7 +93,9 @@ export const defaults = {
     "webhook.write",
     "webhook.read",
     "gn.pix.send.read",
-    "pix.send"
+    "pix.send",
+    "gn.infractions.read",
+    "gn.infractions.write"
   ]
 } as const
 

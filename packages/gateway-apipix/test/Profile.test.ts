@@ -88,7 +88,7 @@ describe("a PSP profile over the standard", () => {
     expect(new URLSearchParams(seen[0].body).get("scope")).toBe("cob.write")
   })
 
-  it("what the profile adds is what the gateway can do: sends only with Efí's", async () => {
+  it("what the profile adds is what the gateway can do: sends and infractions only with Efí's", async () => {
     const noPsp: Client.PspClient = { call: () => Effect.die("not called"), tokensIssued: () => 0 }
     const standard = Gateway.make(settings, noPsp, Profile.standard)
     const efi = Gateway.make(settings, noPsp)
@@ -97,10 +97,15 @@ describe("a PSP profile over the standard", () => {
       charges: true,
       dueDateCharges: true,
       refunds: true,
-      sends: false
+      sends: false,
+      infractions: false
     })
+    expect(standard.infractionDefence).toBeUndefined()
+    expect(standard.jobs).not.toHaveProperty("apipix.infractions")
     expect(efi.sender).toBeDefined()
-    expect(efi.capabilities).toMatchObject({ sends: true, recurring: true, infractions: false })
+    expect(efi.infractionDefence).toBeDefined()
+    expect(efi.jobs).toHaveProperty("apipix.infractions")
+    expect(efi.capabilities).toMatchObject({ sends: true, recurring: true, infractions: true })
     expect(Efi.profile.scopes).toEqual(Settings.defaults.scopes)
   })
 })

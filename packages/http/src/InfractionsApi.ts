@@ -7,7 +7,7 @@
  * `PixgateApi` adds the admin token.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Engine, Errors, InfractionViews, MedInfractions, Store } from "@pixgate/core"
+import { Engine, Errors, Infractions, InfractionViews, MedInfractions, Store } from "@pixgate/core"
 import { Effect, Option, Schema } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
 
@@ -42,7 +42,10 @@ export const AdminInfractionsGroup = HttpApiGroup.make("adminInfractions")
           "answerInfraction",
           "Answer an open MED infraction: accept it or contest it with a justification",
           "Only before its deadline (409 `infraction_deadline_passed` after it) and only once " +
-            "(409 `infraction_not_answerable`). `contested` makes it `defended` (the bank decides); `accepted` " +
+            "(409 `infraction_not_answerable`). A live answer goes to the bank first (Efí: its `defesa`); " +
+            "409 `infraction_bank_refused` when the bank refuses it, 409 `infraction_answer_unknown` when its " +
+            "outcome stays unknown (nothing recorded: the same answer may be sent again), 422 " +
+            "`capability_unavailable` when the merchant's bank reads no infractions. `contested` makes it `defended` (the bank decides); `accepted` " +
             "makes it `accepted` (the bank returns the money, which Pixgate books when the bank reports the devolução)."
         )
       )
@@ -118,25 +121,7 @@ export const handlers = {
           })
         )
         if (r.ok) return InfractionViews.infractionJson(r.value)
-        switch (r.reason) {
-          case "deadline_passed":
-            return yield* Effect.fail(
-              new Errors.Refused({
-                code: "infraction_deadline_passed",
-                message: `The deadline to answer this infraction passed at ${new Date(found.value.deadline).toISOString()}`
-              })
-            )
-          case "not_answerable":
-          case "not_pending":
-            return yield* Effect.fail(
-              new Errors.Refused({
-                code: "infraction_not_answerable",
-                message: `This infraction is ${found.value.status}: it can no longer be answered`
-              })
-            )
-          default:
-            return yield* Effect.fail(Errors.notFound("Infraction"))
-        }
+        return yield* Effect.fail(Infractions.answerError(r, found.value))
       })
     )
 }

@@ -22,6 +22,7 @@ export const actionLabels: Readonly<Record<string, readonly [string, string]>> =
   "2fa.failure": ["Código de verificação recusado", "Verification code refused"],
   "payout.create": ["Saque criado", "Payout created"],
   "refund.create": ["Devolução criada", "Refund created"],
+  "infraction.answer": ["Infração MED respondida", "MED infraction answered"],
   "charge.create": ["Cobrança criada", "Charge created"],
   "key.create": ["Chave de API criada", "API key created"],
   "key.revoke": ["Chave de API revogada", "API key revoked"],

@@ -242,6 +242,14 @@ export const codes: Readonly<Record<string, Entry>> = {
     "O prazo para responder a esta infração terminou.",
     "The deadline to answer this infraction has passed."
   ),
+  infraction_bank_refused: e(
+    "O banco recusou a resposta a esta infração.",
+    "The bank refused the answer to this infraction."
+  ),
+  infraction_answer_unknown: e(
+    "Não sabemos ainda se o banco recebeu a resposta; nada foi registrado. Enviar a mesma resposta de novo é seguro.",
+    "We do not know yet whether the bank received the answer; nothing was recorded. Sending the same answer again is safe."
+  ),
   refund_not_refundable: e(
     "Esta cobrança não pode ser devolvida: ela não está paga ou já foi devolvida.",
     "This charge cannot be refunded: it is not paid or was already refunded."

@@ -1,10 +1,10 @@
 /**
  * MED infractions in the panel (issue 36) in a real Chromium at 1366x900 and 390x844: a sandbox
  * charge of 7.73 paid, its infraction listed with its deadline ("vence em 7 dias"), the owner
- * contests it while it is open and sees the outcome once the sandbox bank concludes (rejected:
- * the block released); a viewer sees no answer form (and a POST is refused 403); an infraction
- * past its deadline shows why it can no longer be answered; the overview's notice while one is
- * open; the MED returns on a charge's receipt; `chargeback.created` / `chargeback.updated`
+ * contests it while it is open (the answer in the audit log) and sees the outcome once the
+ * sandbox bank concludes (rejected: the block released); a viewer sees no answer form (and a POST
+ * is refused 403); an infraction past its deadline shows why it can no longer be answered; the
+ * overview's notice while one is open; the MED returns on a charge's receipt; `chargeback.created` / `chargeback.updated`
  * received by a local webhook receiver; axe with no serious or critical violation on each page.
  */
 import { createServer, type Server } from "node:http"
@@ -130,6 +130,12 @@ describe.skipIf(!PanelFixture.available("the MED infraction tests"))(
       expect(await owner.getByTestId("infraction-notice").textContent()).toBe("Resposta enviada.")
       expect(await owner.getByTestId("infraction-answer").textContent()).toContain("nota fiscal 1234")
       expect(await owner.getByTestId("answer-form").count()).toBe(0)
+      // The answer is in the owner's audit log, with the infraction as its object.
+      await owner.goto(fx.url("/audit"))
+      const answered = owner.locator('[data-testid="audit-action"][data-action="infraction.answer"]')
+      expect(await answered.count()).toBe(1)
+      expect(await answered.locator("xpath=..").textContent()).toContain(id)
+      await owner.goto(fx.url(`/infractions/${id}`))
       // The sandbox bank concludes for the merchant: the outcome, the block released.
       await expect
         .poll(

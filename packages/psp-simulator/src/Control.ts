@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { type Bank, ControlError, cobJson, pixJson, sendJson } from "./Bank.js"
 import type { CallbackMode } from "./Callbacks.js"
 import { type Fault, routeNames } from "./Faults.js"
+import { infracaoJson } from "./Infracoes.js"
 import type { PspSimulator } from "./PspSimulator.js"
 import { asObject } from "./Route.js"
 import { recurringControl } from "./rec/Control.js"
@@ -169,6 +170,45 @@ export const makeControlHandler = (simulator: PspSimulator, bank: Bank) => {
         ? simulator.settleSend(id, options)
         : simulator.rejectSend(id, options))
       return [200, sendJson(send)]
+    }
+    if (method === "POST" && first === "pix" && id && action === "infracoes" && segments.length === 3) {
+      const tipo = body.tipo
+      if (tipo !== undefined && tipo !== "fraude" && tipo !== "falha_operacional")
+        throw new BadControl('tipo must be "fraude" or "falha_operacional"')
+      const prazoMs = body.prazoMs
+      if (prazoMs !== undefined && !(typeof prazoMs === "number" && prazoMs >= 0))
+        throw new BadControl("prazoMs must be a number of milliseconds")
+      const motivo = optionalString(body, "motivo")
+      const valor = optionalString(body, "valor")
+      const valorBloqueio = optionalString(body, "valorBloqueio")
+      const infracao = simulator.openInfraction(id, {
+        ...(tipo === undefined ? {} : { tipo }),
+        ...(motivo === undefined ? {} : { motivo }),
+        ...(valor === undefined ? {} : { valor }),
+        ...(valorBloqueio === undefined ? {} : { valorBloqueio }),
+        ...(body.bloqueio === false ? { bloqueio: false } : {}),
+        ...(prazoMs === undefined ? {} : { prazoMs: prazoMs as number })
+      })
+      return [200, infracaoJson(infracao)]
+    }
+    if (method === "POST" && first === "infracoes" && id && action === "concluir" && segments.length === 3) {
+      const status = body.status
+      if (status !== "ACEITA" && status !== "REJEITADA" && status !== "CANCELADA")
+        throw new BadControl('status must be "ACEITA", "REJEITADA" or "CANCELADA"')
+      const valorDevolvido = optionalString(body, "valorDevolvido")
+      const callback = callbackMode(body.callback)
+      const infracao = await simulator.concludeInfraction(id, {
+        status,
+        ...(valorDevolvido === undefined ? {} : { valorDevolvido }),
+        ...(callback === undefined ? {} : { callback })
+      })
+      return [200, infracaoJson(infracao)]
+    }
+    if (method === "POST" && first === "infracoes" && id && action === "expirar" && segments.length === 3) {
+      return [200, infracaoJson(simulator.expireInfraction(id))]
+    }
+    if (method === "GET" && path === "/infracoes") {
+      return [200, { infracoes: [...simulator.infracoes.values()].map(infracaoJson) }]
     }
     if (method === "POST" && path === "/callbacks/release") {
       const order = body.order ?? "held"

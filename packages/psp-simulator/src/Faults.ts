@@ -18,6 +18,8 @@ export const routeNames = [
   "webhook.delete",
   "send.put",
   "send.get",
+  "infracoes.get",
+  "infracoes.defesa",
   ...recRouteNames
 ] as const
 

@@ -5,7 +5,7 @@ import { json, problem, type Reply } from "./Reply.js"
 import { asObject, type Route } from "./Route.js"
 import { recScopes } from "./rec/RouteNames.js"
 
-/** Every scope the simulator knows: the API Pix ones and Efí's send scopes. */
+/** Every scope the simulator knows: the API Pix ones and Efí's send and infraction scopes. */
 export const allScopes = [
   "cob.write",
   "cob.read",
@@ -17,6 +17,8 @@ export const allScopes = [
   "webhook.read",
   "pix.send",
   "gn.pix.send.read",
+  "gn.infractions.read",
+  "gn.infractions.write",
   ...recScopes
 ] as const
 

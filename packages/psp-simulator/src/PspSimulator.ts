@@ -7,6 +7,13 @@ import { type CallbackDelivery, type CallbackMode, Callbacks, type HeldCallback 
 import { generatePki, shared, type TestPki } from "./Certificates.js"
 import { makeControlHandler } from "./Control.js"
 import { type Fault, Faults } from "./Faults.js"
+import {
+  type ConcludeInfracao,
+  type Infracao,
+  Infracoes,
+  infracoesRoutes,
+  type OpenInfracao
+} from "./Infracoes.js"
 import { makeLocationHandler } from "./Locations.js"
 import type { Cob, Devolucao, ReceivedPix, Send, State } from "./Model.js"
 import { type OAuthClient, tokenRoute } from "./OAuth.js"
@@ -107,6 +114,17 @@ export interface PspSimulator {
       readonly callback?: CallbackMode
     }
   ): Promise<Devolucao>
+  /** MED infractions in Efí's shape (`GET /v2/gn/infracoes`, `POST .../defesa`): the books. */
+  readonly infracoes: ReadonlyMap<string, Infracao>
+  /** The payer's bank opens an infraction on a received PIX (blocked by default). */
+  openInfraction(endToEndId: string, options?: OpenInfracao): Infracao
+  /**
+   * The bank concludes an infraction: `ACEITA` performs the MED devolução (with its `/pix`
+   * callback), `REJEITADA` and `CANCELADA` only change its status.
+   */
+  concludeInfraction(idInfracao: string, options: ConcludeInfracao): Promise<Infracao>
+  /** The infraction's deadline passes now: a defence is refused from here on. */
+  expireInfraction(idInfracao: string): Infracao
   /** Settles an accepted send (`REALIZADO`) and posts its callback. */
   settleSend(idEnvio: string, options?: DecideOptions): Promise<Send>
   /** Rejects an accepted send (`NAO_REALIZADO`) and posts its callback. */
@@ -226,11 +244,13 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     },
     payCob: (txid) => bank.payCob(txid)
   })
+  const infracoes = new Infracoes(bank)
   const handler = makeHandler({
     routes: [
       tokenRoute({ clients, tokenTtlSeconds: () => tokenTtl, tokens: bank.state.tokens, now }),
       ...apiPixRoutes,
       ...sendRoutes,
+      ...infracoesRoutes(infracoes),
       ...automaticoRoutes(automatico, bank)
     ],
     bank,
@@ -292,6 +312,10 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     payCob: (txid, payOptions) => bank.payCob(txid, payOptions),
     medReturn: (endToEndId, input) => bank.medReturn(endToEndId, input),
     removeCob: (txid) => bank.removeCob(txid),
+    infracoes: infracoes.all,
+    openInfraction: (endToEndId, openOptions) => infracoes.open(endToEndId, openOptions),
+    concludeInfraction: (idInfracao, concludeOptions) => infracoes.conclude(idInfracao, concludeOptions),
+    expireInfraction: (idInfracao) => infracoes.expire(idInfracao),
     settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
     rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),
     setRefundOutcome: (outcome) => {

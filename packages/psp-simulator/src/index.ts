@@ -8,6 +8,7 @@ export type { DecideOptions, PayOptions, RefundOutcome, SendOutcome } from "./Ba
 export type { CallbackDelivery, CallbackMode, HeldCallback } from "./Callbacks.js"
 export * as Certificates from "./Certificates.js"
 export type { Fault, FaultKind, RouteName } from "./Faults.js"
+export type { ConcludeInfracao, Infracao, InfracaoStatus, OpenInfracao } from "./Infracoes.js"
 export type { Cob, Devolucao, ReceivedPix, Send, SendStatus, State } from "./Model.js"
 export type { OAuthClient } from "./OAuth.js"
 export * as PspSimulator from "./PspSimulator.js"

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ApiPix, Settings } from "@pixgate/gateway-apipix"
+import { ApiPix, type Profile, Settings } from "@pixgate/gateway-apipix"
 import type { Pixgate } from "@pixgate/http/node"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Duration, Effect, Redacted } from "effect"
@@ -106,12 +106,16 @@ export const until = async (
   }
 }
 
-/** Starts a simulator and an engine on `database`, registers the PSP's webhook. */
+/**
+ * Starts a simulator and an engine on `database`, registers the PSP's webhook. The gateway uses
+ * `profile` (Efí's by default; `Profile.standard` for the BCB standard alone).
+ */
 export const startLive = async (
   database: string,
   overrides: Partial<Settings.ApiPixSettings> = {},
   simulator: PspSimulator.PspSimulatorOptions = {},
-  engineOptions: Partial<Pixgate.PixgateOptions> = {}
+  engineOptions: Partial<Pixgate.PixgateOptions> = {},
+  profile?: Profile.PspProfile
 ): Promise<Live> => {
   const psp = await PspSimulator.start({ pixKeys: [pixKey], ...simulator })
   const webhooks: Array<Received> = []
@@ -136,7 +140,7 @@ export const startLive = async (
   const secret = randomBytes(24).toString("hex")
   const h = await start({
     database,
-    liveGateway: ApiPix.layerNode(settings),
+    liveGateway: ApiPix.layerNode(settings, profile),
     bankCallbacks: { secret },
     engine: {
       config: {
@@ -149,7 +153,7 @@ export const startLive = async (
     ...engineOptions
   })
   await Effect.runPromise(
-    ApiPix.registerWebhook(settings, `${h.base}/bank/callbacks/${secret}`).pipe(
+    ApiPix.registerWebhook(settings, `${h.base}/bank/callbacks/${secret}`, profile).pipe(
       Effect.provide(ApiPix.httpClientNode(settings))
     )
   )

@@ -1,7 +1,7 @@
 /**
  * The audit log of a merchant's panel: who (user id and e-mail, or "operator"), when, what (an
  * action and the object's id) and from where (address and browser) for every sensitive action:
- * sign-in success and failure, second-factor enrolment and removal, payouts, refunds, API keys,
+ * sign-in success and failure, second-factor enrolment and removal, payouts, refunds, answers to MED infractions, API keys,
  * webhook changes, role changes, session revocation, password resets. Append only; listed newest
  * first by pages; exported as CSV.
  */
@@ -20,6 +20,7 @@ export type AuditAction =
   | "2fa.failure"
   | "payout.create"
   | "refund.create"
+  | "infraction.answer"
   | "charge.create"
   | "key.create"
   | "key.revoke"

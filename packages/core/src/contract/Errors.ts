@@ -183,6 +183,8 @@ export const AdminRefusedCode = Schema.Literal(
   "admin_tokens_unsupported",
   "infraction_not_answerable",
   "infraction_deadline_passed",
+  "infraction_bank_refused",
+  "infraction_answer_unknown",
   // Subscriptions (Pix Automático) in a state that does not allow the operation.
   "subscription_not_cancellable",
   "subscription_not_pending",

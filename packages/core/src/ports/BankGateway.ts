@@ -16,6 +16,7 @@ import type {
   Transaction,
   TransactionId
 } from "../domain/Domain.js"
+import type { Answer, Infraction } from "../domain/Infractions.js"
 import type { Cents } from "../domain/Money.js"
 import type { GatewayInfractions } from "./InfractionStore.js"
 import type { ClaimedJob, StoreError } from "./Store.js"
@@ -99,6 +100,33 @@ export interface PixRefunder {
   readonly status: (refund: Refund, charge: Transaction) => Effect.Effect<SendStatus>
   /** How long to wait before asking again about a refund not final yet (ms). */
   readonly pollDelay: number
+}
+
+/**
+ * What the bank said about a merchant's answer to a MED infraction (`InfractionDefence.send`).
+ * `Sent`: the bank has it (sent now, or an earlier identical answer found by reading the
+ * infraction back); `Refused`: definite (`deadline_passed`: after the bank's deadline;
+ * `not_answerable`: concluded or answered otherwise at the bank; `invalid`: the bank refused its
+ * content), `message` in the bank's words; `Unknown`: no answer worth acting on even after reading
+ * the infraction back: nothing is recorded, and the same answer may be given again.
+ */
+export type DefenceOutcome =
+  | { readonly _tag: "Sent" }
+  | {
+      readonly _tag: "Refused"
+      readonly reason: "deadline_passed" | "not_answerable" | "invalid"
+      readonly message: string
+    }
+  | { readonly _tag: "Unknown"; readonly reason: string }
+
+/**
+ * Forwards a merchant's answer to a MED infraction to the bank (Efí: `POST
+ * /v2/gn/infracoes/{idInfracao}/defesa`), within the gateway's call deadline. An unknown outcome
+ * of the call (a time-out, a reset, a 5xx) is never taken for a refusal: the gateway reads the
+ * infraction back first and answers `Sent` when the bank holds the answer.
+ */
+export interface InfractionDefence {
+  readonly send: (infraction: Infraction, answer: Answer) => Effect.Effect<DefenceOutcome>
 }
 
 /** A payer's PIX arrived for a charge. */
@@ -224,6 +252,11 @@ export interface BankGatewayShape {
   ) => Effect.Effect<{ readonly location: string; readonly brCode?: string }, GatewayFailure>
   /** Sends payouts' PIX through durable jobs; without one, payouts wait for `timers` only (sandbox). */
   readonly sender?: PixSender
+  /**
+   * Forwards merchants' answers to MED infractions to the bank; without one, an answer is only
+   * recorded (the sandbox, a plugin that reads infractions but takes no defence).
+   */
+  readonly infractionDefence?: InfractionDefence
   /** Refunds received PIX (devoluções); without one, live refunds are refused (the sandbox settles its own). */
   readonly refunder?: PixRefunder
   /**

@@ -7,9 +7,15 @@
  * is left. A devolução is booked once by the bank's id, whichever source reports it first. Every
  * change sends `chargeback.created` / `chargeback.updated`.
  *
+ * A live answer goes to the bank first when the charge's gateway takes defences
+ * (`BankGatewayShape.infractionDefence`) and is recorded only once the bank has it; a gateway
+ * without the `infractions` capability is refused (`capability_unavailable`), and an answer
+ * whose outcome stays unknown records nothing (the same answer may be given again).
+ *
  * A store without an `InfractionStore` keeps none: every operation answers `unsupported`.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
 import type { Mode, Transaction, TransactionId } from "../domain/Domain.js"
 import type {
@@ -24,6 +30,7 @@ import * as Ledger from "../domain/Ledger.js"
 import type { Cents } from "../domain/Money.js"
 import * as Money from "../domain/Money.js"
 import { completing } from "../jobs/Jobs.js"
+import { capabilitiesOf, Gateways } from "../ports/BankGateway.js"
 import {
   type GatewayInfractions,
   type InfractionReport,
@@ -32,6 +39,7 @@ import {
   type ReturnReport
 } from "../ports/InfractionStore.js"
 import { ReadStore, type StoreError } from "../ports/Store.js"
+import { ofTransaction } from "./GatewayRouting.js"
 
 /** Why an infraction operation did nothing. */
 export type InfractionRefusal =
@@ -42,11 +50,22 @@ export type InfractionRefusal =
   | "not_answerable"
   | "not_pending"
   | "exceeds_received"
+  /** The charge's live gateway reads no infractions (or none is configured any more). */
+  | "capability_unavailable"
+  /** The bank refused the answer (`message`: its words). */
+  | "bank_refused"
+  /** The bank's answer is not known: nothing was recorded; the same answer may be given again. */
+  | "outcome_unknown"
 
 /** A value or why there is none. */
 export type Result<A> =
   | { readonly ok: true; readonly value: A }
-  | { readonly ok: false; readonly reason: InfractionRefusal; readonly returnable?: Cents }
+  | {
+      readonly ok: false
+      readonly reason: InfractionRefusal
+      readonly returnable?: Cents
+      readonly message?: string
+    }
 
 /** An infraction as the bank reports it. */
 export type OpenInput = InfractionReport
@@ -94,11 +113,96 @@ export interface InfractionsShape {
 
 const refuse = (reason: InfractionRefusal, returnable?: Cents): Result<never> =>
   returnable === undefined ? { ok: false, reason } : { ok: false, reason, returnable }
+const refuseWith = (reason: InfractionRefusal, message: string): Result<never> => ({
+  ok: false,
+  reason,
+  message
+})
+
+/**
+ * The error a transport answers for a refused answer: 409 `infraction_deadline_passed` /
+ * `infraction_not_answerable` / `infraction_bank_refused` / `infraction_answer_unknown`, 422
+ * `capability_unavailable`, else 404.
+ */
+export const answerError = (
+  r: { readonly reason: InfractionRefusal; readonly message?: string },
+  infraction: Pick<Infraction, "deadline" | "status">
+): Errors.Refused | Errors.ValidationError | Errors.NotFound => {
+  switch (r.reason) {
+    case "deadline_passed":
+      return new Errors.Refused({
+        code: "infraction_deadline_passed",
+        message: `The deadline to answer this infraction passed at ${new Date(infraction.deadline).toISOString()}${r.message === undefined ? "" : ` (the bank: ${r.message})`}`
+      })
+    case "not_answerable":
+    case "not_pending":
+      return new Errors.Refused({
+        code: "infraction_not_answerable",
+        message: `This infraction can no longer be answered${r.message === undefined ? ` (it is ${infraction.status})` : ` (the bank: ${r.message})`}`
+      })
+    case "bank_refused":
+      return new Errors.Refused({
+        code: "infraction_bank_refused",
+        message: `The bank refused the answer: ${r.message ?? "no reason given"}`
+      })
+    case "outcome_unknown":
+      return new Errors.Refused({
+        code: "infraction_answer_unknown",
+        message:
+          "The bank's answer is not known yet and nothing was recorded; sending the same answer again is safe"
+      })
+    case "capability_unavailable":
+      return Errors.validation(
+        "capability_unavailable",
+        "infractionId",
+        r.message ?? "this merchant's bank offers no infractions"
+      )
+    default:
+      return Errors.notFound("Infraction")
+  }
+}
 const ok = <A>(value: A): Result<A> => ({ ok: true, value })
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
-const over = (store: InfractionStoreShape, reads: Context.Tag.Service<ReadStore>): InfractionsShape => {
+const over = (
+  store: InfractionStoreShape,
+  reads: Context.Tag.Service<ReadStore>,
+  gateways: Option.Option<Context.Tag.Service<Gateways>>
+): InfractionsShape => {
+  /**
+   * A live answer goes to the charge's bank first (when its gateway takes defences): None when it
+   * may be recorded, else why not.
+   */
+  const forward = (inf: Infraction, answer: Answer) =>
+    Effect.gen(function* () {
+      if (inf.mode !== "live" || Option.isNone(gateways)) return Option.none<Result<never>>()
+      const charge = yield* reads.getTransaction(inf.transactionId)
+      if (Option.isNone(charge)) return Option.some(refuse("not_found"))
+      const gateway = yield* ofTransaction(gateways.value, charge.value)
+      if (Option.isNone(gateway) || !capabilitiesOf(gateway.value).infractions)
+        return Option.some(refuseWith("capability_unavailable", "this merchant's bank offers no infractions"))
+      const defence = gateway.value.infractionDefence
+      if (defence === undefined) return Option.none<Result<never>>()
+      const outcome = yield* defence.send(inf, answer)
+      switch (outcome._tag) {
+        case "Sent":
+          return Option.none<Result<never>>()
+        case "Refused":
+          yield* Effect.logWarning("The bank refused an answer to an infraction").pipe(
+            Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, bankReason: outcome.message })
+          )
+          return Option.some(
+            refuseWith(outcome.reason === "invalid" ? "bank_refused" : outcome.reason, outcome.message)
+          )
+        case "Unknown":
+          yield* Effect.logWarning(
+            "An answer to an infraction had an unknown outcome; nothing recorded"
+          ).pipe(Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, reason: outcome.reason }))
+          return Option.some(refuse("outcome_unknown"))
+      }
+    })
+
   const returnIdsOf = (inf: Infraction) =>
     Effect.map(store.listInfractionReturns(inf.transactionId), (rs) =>
       rs.filter((r) => r.infractionId === inf.id).map((r) => r.id)
@@ -203,6 +307,8 @@ const over = (store: InfractionStoreShape, reads: Context.Tag.Service<ReadStore>
         if (!Infractions_.answerable.includes(current.value.status)) return refuse("not_answerable")
         if (at > current.value.deadline) return refuse("deadline_passed")
         const to: InfractionStatus = answer.analysis === "accepted" ? "accepted" : "defended"
+        const refused = yield* forward(current.value, { ...answer, at })
+        if (Option.isSome(refused)) return refused.value
         return yield* change(id, Infractions_.answerable, to, false, { ...answer, at })
       }),
 
@@ -293,7 +399,8 @@ const unsupported: InfractionsShape = {
 export const make: Effect.Effect<InfractionsShape, never, ReadStore> = Effect.gen(function* () {
   const reads = yield* ReadStore
   const store = yield* Effect.serviceOption(InfractionStore)
-  return Option.match(store, { onNone: () => unsupported, onSome: (s) => over(s, reads) })
+  const gateways = yield* Effect.serviceOption(Gateways)
+  return Option.match(store, { onNone: () => unsupported, onSome: (s) => over(s, reads, gateways) })
 })
 
 /** What a bank gateway may tell the engine (`GatewayContext.infractions`), over the service. */

@@ -16,7 +16,7 @@ import * as Efi from "./Efi.js"
 export const plugin: GatewayPlugin.GatewayPlugin<Settings.ApiPixSettings> = GatewayPlugin.make({
   name: "efi",
   description:
-    "Efí: the Central Bank's API Pix (OAuth2, mTLS) for charges, refunds and reconciliation, Efí's own API for sends",
+    "Efí: the Central Bank's API Pix (OAuth2, mTLS) for charges, refunds and reconciliation, Efí's own API for sends and MED infractions",
   capabilities: Profile.capabilities(Efi.profile),
   settings: Settings.schema,
   check: (settings, prefix) =>

@@ -13,7 +13,9 @@ export const jobKinds = {
   reconcile: "apipix.reconcile",
   pixReturn: "apipix.pix.return",
   cobUnknown: "apipix.cob.unknown",
-  cobvUnknown: "apipix.cobv.unknown"
+  cobvUnknown: "apipix.cobv.unknown",
+  /** A profile's MED infractions (Efí's `GET /v2/gn/infracoes`). */
+  infractions: "apipix.infractions"
 } as const
 
 /** The settings and the client, with every default applied. */

@@ -6,7 +6,7 @@
  * owner and finance), refused after the deadline with a clear message, and the outcome; the
  * overview's notice while one is open; the MED returns listed on a charge's receipt.
  */
-import { type Engine, Errors, MedInfractions, PanelRoles } from "@pixgate/core"
+import { type Engine, Errors, Infractions, MedInfractions, PanelRoles } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
   brl,
@@ -160,9 +160,6 @@ ${answerForm(s, inf, now, f)}`
     )
   })
 
-const refused = (code: "infraction_deadline_passed" | "infraction_not_answerable", message: string) =>
-  new Errors.Refused({ code, message })
-
 const answer = (s: Signed, id: string, f: URLSearchParams): Handler =>
   Effect.gen(function* () {
     const inf = yield* own(s, id)
@@ -196,16 +193,7 @@ const answer = (s: Signed, id: string, f: URLSearchParams): Handler =>
           })
         )
         if (r.ok) return { done: true as const }
-        return yield* Effect.fail(
-          r.reason === "deadline_passed"
-            ? refused(
-                "infraction_deadline_passed",
-                `The deadline to answer this infraction passed at ${new Date(inf.deadline).toISOString()}`
-              )
-            : r.reason === "not_answerable" || r.reason === "not_pending"
-              ? refused("infraction_not_answerable", "This infraction can no longer be answered")
-              : Errors.notFound("Infraction")
-        )
+        return yield* Effect.fail(Infractions.answerError(r, inf))
       }),
       (r) => r,
       FormToken.Done
@@ -253,6 +241,7 @@ export const routes: ReadonlyArray<Route> = [
     method: "POST",
     path: /^\/infractions\/(inf_[A-Za-z0-9]+)\/answer$/,
     need: "refund.create",
+    audit: "infraction.answer",
     handle: (s, p, f) => answer(s, p[0] ?? "", f)
   }
 ]

@@ -4,7 +4,7 @@
  * an answer after the deadline is `infraction_deadline_passed`, a second one
  * `infraction_not_answerable`).
  */
-import { Engine, Errors, InfractionViews, MedInfractions, Store } from "@pixgate/core"
+import { Engine, Errors, Infractions, InfractionViews, MedInfractions, Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { type Command, command, type Flag } from "./Command.js"
 import { mode } from "./Flags.js"
@@ -115,18 +115,7 @@ export const infractionCommands: Readonly<Record<string, Command>> = {
             justification: input.justification.trim()
           })
         )
-        if (!r.ok)
-          return yield* Effect.fail(
-            r.reason === "deadline_passed"
-              ? new Errors.Refused({
-                  code: "infraction_deadline_passed",
-                  message: `The deadline to answer this infraction passed at ${new Date(inf.deadline).toISOString()}`
-                })
-              : new Errors.Refused({
-                  code: "infraction_not_answerable",
-                  message: `This infraction is ${inf.status}: it can no longer be answered`
-                })
-          )
+        if (!r.ok) return yield* Effect.fail(Infractions.answerError(r, inf))
         const json = InfractionViews.infractionJson(r.value)
         return new Readable(
           json,
