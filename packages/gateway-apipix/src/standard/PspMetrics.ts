@@ -57,6 +57,9 @@ export const knownOperations = [
   "PUT /v2/webhook/:id",
   "PUT /v3/gn/pix/:id",
   "GET /v2/gn/pix/enviados/id-envio/:id",
+  // Efí's MED infractions.
+  "GET /v2/gn/infracoes",
+  "POST /v2/gn/infracoes/:id/defesa",
   // Pix Automático (when the gateway's recurring settings are on).
   "POST /v2/locrec",
   "GET /v2/locrec/:id",
