@@ -287,6 +287,10 @@ describePostgres("Pixgate under Prometheus", () => {
       await setWebhook(steady.merchantId, "live", live.webhookUrl)
       const failing = await live.h.merchant("Receptor fora do ar")
       await setWebhook(failing.merchantId, "live", await receiver(500))
+      // A first live delivery to fail for good (its four attempts over 15 s) while the load
+      // runs: after the slow bank's charges, its endpoint's backlog and their checks at the bank
+      // can hold a loaded machine's deliveries back past the wait below.
+      await live.h.engine((e) => e.admin.sendTestEvent(failing.merchantId, "live"))
 
       // Load: 20 clients creating test charges and listing transactions, 400 fast requests.
       await Promise.all(
@@ -324,7 +328,8 @@ describePostgres("Pixgate under Prometheus", () => {
         async () =>
           ((await single(
             'increase(pixgate_webhook_deliveries_finished_total{mode="live", status="failed"}[5m])'
-          )) ?? 0) > 0
+          )) ?? 0) > 0,
+        testWait(2)
       )
     },
     testWait(4)
@@ -372,7 +377,7 @@ describePostgres("Pixgate under Prometheus", () => {
       }
       expect(dark).toEqual([])
     },
-    testWait(2)
+    testWait(4)
   )
 
   it(
