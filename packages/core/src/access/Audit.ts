@@ -35,6 +35,8 @@ export type AuditAction =
   | "password.set"
   | "user.remove"
   | "password.reset-request"
+  | "subscription.cancel"
+  | "subscription.retry"
 
 /** Who acted and from where. */
 export interface Actor {
