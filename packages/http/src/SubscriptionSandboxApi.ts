@@ -7,9 +7,17 @@
  * `PixgateApi` adds the admin token, which it defines.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import type { Errors } from "@pixgate/core"
 import { Schema } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
 import { Subscription } from "./SubscriptionsApi.js"
+
+/** The errors the sandbox payer's actions answer with, besides storage being unavailable. */
+export type SubscriptionSandboxError =
+  | Errors.ValidationError
+  | Errors.NotFound
+  | Errors.Refused
+  | Errors.Conflict
 
 const Valor = Schema.String.pipe(
   Schema.pattern(/^\d{1,10}\.\d{2}$/, { message: () => "valorMaximo must be an amount such as 120.00" })
