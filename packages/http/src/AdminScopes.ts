@@ -63,5 +63,6 @@ export const needs: Table = {
     getWebhookHealth: "read-only",
     enableWebhookEndpoint: "operator"
   },
+  adminSubscriptions: { subscriptionPayer: "operator" },
   adminDocumentation: { openapi: "read-only" }
 }

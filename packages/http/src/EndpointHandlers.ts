@@ -15,6 +15,7 @@ import { Effect } from "effect"
 import * as GatewaysApi from "./GatewaysApi.js"
 import * as InfractionsApi from "./InfractionsApi.js"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
+import * as SubscriptionSandboxHandlers from "./SubscriptionSandboxHandlers.js"
 import * as SubscriptionsHandlers from "./SubscriptionsHandlers.js"
 import * as Timestamp from "./Timestamp.js"
 import * as WebhookOpsHandlers from "./WebhookOpsHandlers.js"
@@ -177,5 +178,6 @@ export const Handlers: AllHandlers = {
     getAdminAuditLog: ({ urlParams }) =>
       Effect.flatMap(Engine.Engine, (engine) => engine.adminTokens.auditLog(urlParams))
   },
-  adminWebhookOps: WebhookOpsHandlers.handlers
+  adminWebhookOps: WebhookOpsHandlers.handlers,
+  adminSubscriptions: SubscriptionSandboxHandlers.handlers
 }

@@ -335,6 +335,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("getWebhookHealth", serve)
         .handleRaw("enableWebhookEndpoint", serve)
     ),
+    HttpApiBuilder.group(PixgateApi, "adminSubscriptions", (h) => h.handleRaw("subscriptionPayer", serve)),
     HttpApiBuilder.group(PixgateApi, "adminDocumentation", (h) => h.handleRaw("openapi", serve))
   ).pipe(Layer.provide(security(options, refusals)))
 }

@@ -34,6 +34,7 @@ import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import { AdminInfractionsGroup } from "./InfractionsApi.js"
+import { AdminSubscriptionsGroup } from "./SubscriptionSandboxApi.js"
 import * as SubscriptionsApi from "./SubscriptionsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
 import { AdminWebhookOpsGroup } from "./WebhookOpsApi.js"
@@ -803,6 +804,7 @@ const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))
   .add(AdminGatewaysGroup.middleware(AdminToken))
   .add(AdminWebhookOpsGroup.middleware(AdminToken))
+  .add(AdminSubscriptionsGroup.middleware(AdminToken))
   .add(AdminDocumentationGroup)
   .addError(Schema.Union(ApiErrors.MethodNotAllowed, ApiErrors.Internal))
 

@@ -4,16 +4,8 @@
  * go to the engine in cents; a cycle is reached through its subscription (404 when the `txid` is
  * not one of its cycles).
  */
-import {
-  Engine,
-  Errors,
-  Idempotency,
-  Recurrence as R,
-  Store,
-  type Subscriptions,
-  SubscriptionViews
-} from "@pixgate/core"
-import { Effect, Option } from "effect"
+import { Engine, Errors, Recurrence as R, type Subscriptions, SubscriptionViews } from "@pixgate/core"
+import { Effect } from "effect"
 import type { GroupHandlers } from "./EndpointHandlers.js"
 import { CurrentCaller, type SubscriptionsGroup } from "./PixgateApi.js"
 import type { CreateSubscription } from "./SubscriptionsApi.js"
@@ -61,26 +53,11 @@ const badQuery = (path: string, message: string) =>
 
 const isStatus = (s: string): s is R.RecStatus => (R.recStatuses as ReadonlyArray<string>).includes(s)
 
-/**
- * Under an Idempotency-Key, the 201 answer is stored on the key once the subscription exists, so
- * a repeat replays it. Not in the creation's own unit (the engine's `create` does not take the
- * key): a crash between the two leaves the key locked until its lock lapses (docs/decisions.md).
- */
-const keepAnswer = <A>(value: A) =>
-  Effect.gen(function* () {
-    const scope = yield* Effect.serviceOption(Idempotency.StartedKey)
-    const store = yield* Effect.serviceOption(Store.Store)
-    if (Option.isSome(scope) && Option.isSome(store))
-      yield* store.value
-        .finishIdempotent(scope.value, 201, JSON.stringify(value))
-        .pipe(Effect.catchAll((e) => Effect.fail(Errors.unavailable(e))))
-    return value
-  })
-
 /** By endpoint name. */
 export const handlers: GroupHandlers<typeof SubscriptionsGroup> = {
   create: ({ payload }) =>
-    withCaller((subs, caller) => Effect.flatMap(subs.create(caller, request(payload)), keepAnswer)),
+    // Under an Idempotency-Key the engine stores the answer with the subscription (one unit).
+    withCaller((subs, caller) => subs.create(caller, request(payload))),
   list: ({ urlParams }) => {
     const limit = urlParams.limit === undefined ? 20 : Number(urlParams.limit)
     if (!/^\d+$/.test(urlParams.limit ?? "20") || limit < 1)

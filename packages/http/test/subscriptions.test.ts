@@ -134,6 +134,38 @@ for (const store of liveStores("subscriptions-api")) {
       expect((replay.body as { id: string }).id).toBe(a.id)
     }, 60_000)
 
+    it("a concurrent pair under one key creates one subscription; every answer the same", async () => {
+      const headers = { "idempotency-key": `sub-${store.name}-pair` }
+      const body = gym("JORNADA_2", {
+        vinculo: { contrato: "PAIR", devedor: { cpf: "12345678909", nome: "Ana" } }
+      })
+      const send = () => h.request("POST", "/api/v1/subscriptions", { key, headers, body })
+      const pair = await Promise.all([send(), send()])
+      for (const a of pair) expect([201, 409], a.text).toContain(a.status)
+      for (const a of pair) if (a.status === 409) expect(a.body.code).toBe("idempotency_in_flight")
+      const created = pair.filter((a) => a.status === 201)
+      expect(created.length).toBeGreaterThanOrEqual(1)
+      for (const a of created) expect(a.body).toEqual(created[0]?.body)
+      const repeat = await send()
+      expect(repeat.status, repeat.text).toBe(201)
+      expect(repeat.headers.get("idempotent-replayed")).toBe("true")
+      expect(repeat.body).toEqual(created[0]?.body)
+      const all = await h.request("GET", "/api/v1/subscriptions?limit=100", { key })
+      const pairs = (all.body as { data: Array<{ vinculo: { contrato: string } }> }).data.filter(
+        (s) => s.vinculo.contrato === "PAIR"
+      )
+      expect(pairs).toHaveLength(1)
+      // The same key with another body: refused, nothing created.
+      const other = await h.request("POST", "/api/v1/subscriptions", {
+        key,
+        headers,
+        body: gym("JORNADA_2", {
+          vinculo: { contrato: "PAIR-2", devedor: { cpf: "12345678909", nome: "Ana" } }
+        })
+      })
+      expectError(other, 422, "idempotency_mismatch")
+    }, 60_000)
+
     it("refuses bad input with 422 invalid_recurrence", async () => {
       const bad = async (body: unknown, code = "invalid_recurrence") => {
         const answer = await h.request("POST", "/api/v1/subscriptions", { key, body })

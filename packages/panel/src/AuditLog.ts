@@ -37,6 +37,8 @@ export const actionLabels: Readonly<Record<string, readonly [string, string]>> =
   "session.revoke": ["Sessão encerrada", "Session ended"],
   "password.reset-link": ["Link de redefinição de senha emitido", "Password reset link issued"],
   "password.reset-request": ["Redefinição de senha pedida por e-mail", "Password reset asked by e-mail"],
+  "subscription.cancel": ["Assinatura cancelada", "Subscription cancelled"],
+  "subscription.retry": ["Nova tentativa de ciclo pedida", "Cycle retry ordered"],
   "password.set": ["Senha definida", "Password set"]
 }
 

@@ -76,6 +76,7 @@ const nav: ReadonlyArray<readonly [string, keyof Dictionary]> = [
   ["/transactions", "transactions"],
   ["/charges", "charges"],
   ["/links", "links"],
+  ["/subscriptions", "subscriptions"],
   ["/customers", "customers"],
   ["/payouts", "payouts"],
   ["/infractions", "infractions"],

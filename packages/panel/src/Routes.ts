@@ -17,6 +17,7 @@ import * as Overview from "./pages/Overview.js"
 import * as Payouts from "./pages/Payouts.js"
 import * as Receipts from "./pages/Receipts.js"
 import * as Refunds from "./pages/Refunds.js"
+import * as Subscriptions from "./pages/Subscriptions.js"
 import * as Team from "./pages/Team.js"
 import * as Transactions from "./pages/Transactions.js"
 import * as WebhookForms from "./pages/WebhookForms.js"
@@ -73,6 +74,7 @@ const routes: ReadonlyArray<Route> = [
   ...Links.routes,
   ...Customers.routes,
   ...Infractions.routes,
+  ...Subscriptions.routes,
   { method: "GET", path: at("/payouts"), handle: (s) => Payouts.page(s) },
   { method: "GET", path: at("/keys"), handle: (s) => Keys.page(s) },
   {

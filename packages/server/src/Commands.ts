@@ -31,6 +31,7 @@ import { panelUserCommands } from "./commands/PanelUsers.js"
 import { privacyCommands } from "./commands/Privacy.js"
 import { refundCommands } from "./commands/Refund.js"
 import { sandboxCommands } from "./commands/Sandbox.js"
+import { subscriptionPayerCommands } from "./commands/SubscriptionPayer.js"
 import { subscriptionCommands } from "./commands/Subscriptions.js"
 import { triggerable, triggerCommand } from "./commands/Trigger.js"
 import { webhookOpsCommands } from "./commands/WebhookOps.js"
@@ -68,6 +69,7 @@ export const commands: Readonly<Record<string, Command>> = {
   ...refundCommands,
   ...infractionCommands,
   ...subscriptionCommands,
+  ...subscriptionPayerCommands,
   ...privacyCommands,
   ...adminTokenCommands,
   trigger: triggerCommand,

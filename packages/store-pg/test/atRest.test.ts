@@ -208,9 +208,18 @@ const suite = (name: string, fresh: () => () => StoreLayer) =>
           const engine = yield* Engine.Engine
           const store = yield* Store.Store
           const before = yield* engine.transactions.list(caller, { page: 1, limit: 10 })
-          expect(yield* engine.erasure.erasePayer("529.982.247-25")).toEqual({ transactions: 1 })
-          expect(yield* engine.erasure.erasePayer(recipient.document)).toEqual({ transactions: 1 })
-          expect(yield* engine.erasure.erasePayer(payer.document)).toEqual({ transactions: 0 })
+          expect(yield* engine.erasure.erasePayer("529.982.247-25")).toEqual({
+            transactions: 1,
+            subscriptions: 0
+          })
+          expect(yield* engine.erasure.erasePayer(recipient.document)).toEqual({
+            transactions: 1,
+            subscriptions: 0
+          })
+          expect(yield* engine.erasure.erasePayer(payer.document)).toEqual({
+            transactions: 0,
+            subscriptions: 0
+          })
           const after = yield* engine.transactions.list(caller, { page: 1, limit: 10 })
           expect(after.data.find((t) => t.id === charge.transactionId)).toMatchObject({
             clientName: PersonalData.erased,

@@ -4,11 +4,11 @@
  * application's Effect migrations on the same database never collide with Pixgate's.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { SigningKeys, type Store } from "@pixgate/core"
+import { PersonalData, type Recurrence, SigningKeys, type Store } from "@pixgate/core"
 import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
-import { openVault, sealAll } from "./internal/dataKeys.js"
+import { openVault, sealAll, tablesBefore0029 } from "./internal/dataKeys.js"
 import { endpointEvents } from "./internal/endpointEventsSchema.js"
 import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
@@ -33,7 +33,7 @@ import {
   signingKeys
 } from "./internal/schema.js"
 import { sealedColumns } from "./internal/sealedSchema.js"
-import { subscriptions } from "./internal/subscriptionSchema.js"
+import { sealedDebtors, subscriptions } from "./internal/subscriptionSchema.js"
 import { webhookOps } from "./internal/webhookOpsSchema.js"
 import { secretHeader } from "./internal/webhookSchema.js"
 
@@ -96,7 +96,33 @@ const sealPersonalData =
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* statements(sealedColumns(dialect))
-      yield* sealAll(sql, yield* openVault(sql, keys))
+      yield* sealAll(sql, yield* openVault(sql, keys), tablesBefore0029)
+    })
+
+/**
+ * Migration 0029: the subscriptions' debtor (name and CPF/CNPJ) sealed in a column of its own,
+ * with the keyed hash of the document erasure finds it by; rows written before move theirs
+ * out of the clear `body`.
+ */
+const sealDebtors =
+  (dialect: "pg" | "sqlite") =>
+  (keys: Keys): Migration =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* statements(sealedDebtors(dialect))
+      const vault = yield* openVault(sql, keys)
+      const rows = yield* sql<{ readonly id: string; readonly body: string }>`
+        SELECT id, body FROM subscriptions WHERE debtor IS NULL`
+      for (const row of rows) {
+        const s = JSON.parse(row.body) as Recurrence.Subscription
+        const debtor = PersonalData.debtorOf(s)
+        const document = PersonalData.debtorDocument(debtor)
+        yield* sql`UPDATE subscriptions SET
+            body = ${JSON.stringify(PersonalData.withoutDebtor(s))},
+            debtor = ${vault.seal("subscriptions.debtor", JSON.stringify(debtor))},
+            debtor_hash = ${document === null ? null : vault.lookup(document)}
+          WHERE id = ${row.id}`
+      }
     })
 
 /** Postgres migrations; 0017 seals with `keys`. */
@@ -125,7 +151,8 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0024_payment_links": statements(paymentLinks("pg")),
   "0025_merchant_gateways": statements(merchantGateways("pg")),
   "0026_webhook_ops": statements(webhookOps("pg")),
-  "0027_endpoint_events": statements(endpointEvents("pg"))
+  "0027_endpoint_events": statements(endpointEvents("pg")),
+  "0029_sealed_debtors": sealDebtors("pg")(keys)
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -153,5 +180,6 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0024_payment_links": statements(paymentLinks("sqlite")),
   "0025_merchant_gateways": statements(merchantGateways("sqlite")),
   "0026_webhook_ops": statements(webhookOps("sqlite")),
-  "0027_endpoint_events": statements(endpointEvents("sqlite"))
+  "0027_endpoint_events": statements(endpointEvents("sqlite")),
+  "0029_sealed_debtors": sealDebtors("sqlite")(keys)
 })

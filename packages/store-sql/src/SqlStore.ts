@@ -74,6 +74,7 @@ export const makeAllWith = (
     readonly store: Store.StoreShape
     readonly infractions: InfractionStore.InfractionStoreShape
     readonly webhookOps: WebhookOpsStore.WebhookOpsStoreShape
+    readonly subscriptions: SubscriptionStore.SubscriptionStoreShape
   },
   Store.StoreError,
   SqlClient.SqlClient
@@ -106,6 +107,7 @@ export const makeAllWith = (
     }
     return {
       store,
+      subscriptions: subscriptions(sql, vault),
       infractions: infractions(sql, write, watchers, vault),
       webhookOps: webhookOps(sql, vault)
     }
@@ -128,13 +130,6 @@ export const makeAdminTokens: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.map(SqlClient.SqlClient, adminTokens)
-
-/** Subscriptions and their cycles over the `SqlClient` in context (migration 0023). */
-export const makeSubscriptions: Effect.Effect<
-  SubscriptionStore.SubscriptionStoreShape,
-  never,
-  SqlClient.SqlClient
-> = Effect.map(SqlClient.SqlClient, subscriptions)
 
 /** `Store.Stores` and every focused port a SQL store provides beside it. */
 export type Ports =
@@ -159,7 +154,7 @@ const portsContext = (
     Context.add(MailStore.MailStore, mailOps(sql)),
     Context.add(TeamStore.TeamStore, teamOps(sql)),
     Context.add(PaymentLinkStore.PaymentLinkStore, paymentLinks(sql)),
-    Context.add(SubscriptionStore.SubscriptionStore, subscriptions(sql)),
+    Context.add(SubscriptionStore.SubscriptionStore, all.subscriptions),
     Context.add(MerchantGatewayStore.MerchantGatewayStore, merchantGateways(sql)),
     Context.add(WebhookOpsStore.WebhookOpsStore, all.webhookOps)
   )

@@ -36,6 +36,8 @@ export type AuditAction =
   | "password.set"
   | "user.remove"
   | "password.reset-request"
+  | "subscription.cancel"
+  | "subscription.retry"
 
 /** Who acted and from where. */
 export interface Actor {

@@ -16,6 +16,7 @@ import type {
 } from "../domain/Domain.js"
 import { availableAccount, type Event, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
 import * as Money from "../domain/Money.js"
+import * as PersonalData from "../domain/PersonalData.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
 import { mailOps } from "../internal/memoryMail.js"
@@ -33,7 +34,7 @@ import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
-import { SubscriptionStore } from "../ports/SubscriptionStore.js"
+import { SubscriptionStore, type SubscriptionStoreShape } from "../ports/SubscriptionStore.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
 import { WebhookOpsStore } from "../ports/WebhookOpsStore.js"
 
@@ -52,6 +53,7 @@ const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.mercha
 export const makeAll: Effect.Effect<{
   readonly store: StoreShape
   readonly infractions: InfractionStoreShape
+  readonly subscriptions: SubscriptionStoreShape
 }> = Effect.sync(() => {
   const t = new Tables()
   const refunds = new Map<RefundId, Refund>()
@@ -616,7 +618,32 @@ export const makeAll: Effect.Effect<{
           })
       )
   }
-  return { store, infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])) }
+  // Subscriptions finish their idempotency key in the same synchronous unit as their insert.
+  const subscriptions = subscriptionOps({
+    started: (claim) => t.idempotency.get(idempotencyKey(claim.scope))?.result === null,
+    finish: (claim) => {
+      const key = idempotencyKey(claim.scope)
+      const row = t.idempotency.get(key)
+      if (row !== undefined)
+        t.idempotency.set(key, { ...row, result: { status: claim.status, body: claim.body } })
+    },
+    eraseEvents: (ids) => {
+      for (const event of t.events.values()) {
+        const data: object = event.data
+        if (
+          event.type === "subscription.updated" &&
+          "subscriptionId" in data &&
+          ids.has(String(data.subscriptionId))
+        )
+          t.events.set(event.id, own({ ...event, data: PersonalData.eraseSubscriptionEventData(event.data) }))
+      }
+    }
+  })
+  return {
+    store,
+    infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])),
+    subscriptions
+  }
 })
 
 /** Builds an empty store. */
@@ -648,11 +675,15 @@ export const layer: Layer.Layer<
   Layer.provideMerge(
     Layer.mergeAll(
       Layer.effectContext(
-        Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
+        Effect.map(makeAll, (all) =>
+          context(all.store).pipe(
+            Context.add(InfractionStore, all.infractions),
+            Context.add(SubscriptionStore, all.subscriptions)
+          )
+        )
       ),
       Layer.sync(AdminTokenStore, adminTokenOps),
       Layer.sync(PaymentLinkStore, paymentLinkOps),
-      Layer.sync(SubscriptionStore, subscriptionOps),
       Layer.sync(MerchantGatewayStore, merchantGatewayOps)
     )
   )

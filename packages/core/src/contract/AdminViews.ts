@@ -326,11 +326,14 @@ export const TestEventSent = Schema.Struct({
 export const Erased = Schema.Struct({
   transactions: Schema.Int.annotations({
     description: "Transactions whose personal data was replaced by `[erased]`"
+  }),
+  subscriptions: Schema.Int.annotations({
+    description: "Subscriptions whose debtor (name and CPF/CNPJ) was replaced by `[erased]`"
   })
 }).annotations({
   identifier: "Erased",
   description: "What an erasure changed: 0 when nothing of the payer was left",
-  examples: [{ transactions: 3 }]
+  examples: [{ transactions: 3, subscriptions: 1 }]
 })
 
 /** The new delivery of a redelivered event. */

@@ -1,7 +1,8 @@
 /** Subscriptions and their cycles in memory (MemoryStore), each operation atomic. */
 import { Effect, Option } from "effect"
+import * as PersonalData from "../domain/PersonalData.js"
 import type { Cycle, Subscription } from "../domain/Recurrence.js"
-import { StoreError } from "../ports/Store.js"
+import { type IdempotentResult, StoreError } from "../ports/Store.js"
 import type { SubscriptionStoreShape } from "../ports/SubscriptionStore.js"
 
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
@@ -17,19 +18,47 @@ const due = <A extends { readonly nextAt: number | null }>(rows: Iterable<A>, no
     .sort((a, b) => (a.nextAt as number) - (b.nextAt as number))
     .slice(0, limit)
 
-/** Empty tables of subscriptions and cycles. */
-export const subscriptionOps = (): SubscriptionStoreShape => {
+/** What of the memory store's other tables the subscriptions reach, in the same synchronous unit. */
+export interface MemoryShared {
+  /** Whether the idempotency key is still started (no answer stored yet). */
+  readonly started: (claim: IdempotentResult) => boolean
+  /** Stores the answer on the started key. */
+  readonly finish: (claim: IdempotentResult) => void
+  /** Erases the debtor in these subscriptions' events. */
+  readonly eraseEvents: (subscriptionIds: ReadonlySet<string>) => void
+}
+
+/** Nothing shared: an insert with a claim answers `conflict`. */
+const noKeys: MemoryShared = { started: () => false, finish: () => undefined, eraseEvents: () => undefined }
+
+/** Empty tables of subscriptions and cycles, over the store's idempotency keys. */
+export const subscriptionOps = (keys: MemoryShared = noKeys): SubscriptionStoreShape => {
   const subscriptions = new Map<string, Subscription>()
   const cycles = new Map<string, Cycle>()
   const cycleKey = (c: Pick<Cycle, "subscriptionId" | "sequence">) => `${c.subscriptionId}#${c.sequence}`
   const cycleKeys = new Set<string>()
   return {
-    insertSubscription: (s) =>
+    insertSubscription: (s, claim) =>
       atomic(() => {
-        if (subscriptions.has(s.id)) return false
-        if (s.idRec !== null && [...subscriptions.values()].some((o) => o.idRec === s.idRec)) return false
+        if (claim !== undefined && !keys.started(claim)) return "conflict" as const
+        if (subscriptions.has(s.id)) return "exists" as const
+        if (s.idRec !== null && [...subscriptions.values()].some((o) => o.idRec === s.idRec))
+          return "exists" as const
         subscriptions.set(s.id, structuredClone(s))
-        return true
+        if (claim !== undefined) keys.finish(claim)
+        return "created" as const
+      }),
+    eraseDebtor: (document) =>
+      atomic(() => {
+        const erased = new Set<string>()
+        for (const s of subscriptions.values()) {
+          const debtor = PersonalData.debtorOf(s)
+          if (PersonalData.debtorDocument(debtor) !== document) continue
+          subscriptions.set(s.id, PersonalData.withDebtor(s, PersonalData.eraseDebtor(debtor)))
+          erased.add(s.id)
+        }
+        if (erased.size > 0) keys.eraseEvents(erased)
+        return erased.size
       }),
     getSubscription: (id) =>
       atomic(() => Option.map(Option.fromNullable(subscriptions.get(id)), (s) => structuredClone(s))),
@@ -62,7 +91,11 @@ export const subscriptionOps = (): SubscriptionStoreShape => {
           [...subscriptions.values()].some((o) => o.id !== next.id && o.idRec === next.idRec)
         )
           return false
-        subscriptions.set(next.id, structuredClone(next))
+        // The debtor is written once, with the subscription: a change never brings an erased one back.
+        subscriptions.set(
+          next.id,
+          structuredClone(PersonalData.withDebtor(next, PersonalData.debtorOf(stored)))
+        )
         return true
       }),
     dueSubscriptions: (now, limit) =>

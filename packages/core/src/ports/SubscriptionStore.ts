@@ -8,10 +8,16 @@
 import { Context, type Effect, type Option } from "effect"
 import type { MerchantId, Mode } from "../domain/Domain.js"
 import type { Cycle, RecStatus, Subscription } from "../domain/Recurrence.js"
-import type { StoreError } from "./Store.js"
+import type { IdempotentResult, StoreError } from "./Store.js"
 
 /** What `insertCycle` did: `exists` when the subscription has that cycle (or the txid is taken). */
 export type CycleInsert = "created" | "exists"
+
+/**
+ * What `insertSubscription` did: `exists` when its id or `idRec` is taken, `conflict` when it
+ * came with an idempotent answer whose key is no longer started (nothing stored either way).
+ */
+export type SubscriptionInsert = "created" | "exists" | "conflict"
 
 /** One page of a merchant's subscriptions, newest first. */
 export interface SubscriptionPage {
@@ -24,8 +30,15 @@ export interface SubscriptionPage {
 }
 
 export interface SubscriptionStoreShape {
-  /** Stores a new subscription; false (nothing stored) when its id or `idRec` is taken. */
-  readonly insertSubscription: (subscription: Subscription) => Effect.Effect<boolean, StoreError>
+  /**
+   * Stores a new subscription. With `idempotency`, finishes that started key with its answer in
+   * the same unit: a key no longer started (another request under it finished first) stores
+   * nothing and answers `conflict`, so one key never creates two subscriptions.
+   */
+  readonly insertSubscription: (
+    subscription: Subscription,
+    idempotency?: IdempotentResult
+  ) => Effect.Effect<SubscriptionInsert, StoreError>
   readonly getSubscription: (id: string) => Effect.Effect<Option.Option<Subscription>, StoreError>
   readonly findSubscriptionByIdRec: (idRec: string) => Effect.Effect<Option.Option<Subscription>, StoreError>
   readonly listSubscriptions: (
@@ -49,6 +62,12 @@ export interface SubscriptionStoreShape {
   readonly listCycles: (subscriptionId: string) => Effect.Effect<ReadonlyArray<Cycle>, StoreError>
   /** Like `replaceSubscription`, for a cycle. */
   readonly replaceCycle: (next: Cycle) => Effect.Effect<boolean, StoreError>
+  /**
+   * Erases the debtor (name and CPF/CNPJ, `PersonalData.eraseDebtor`) of every subscription, of
+   * every merchant and mode, whose debtor has this CPF or CNPJ (digits, or the CNPJ's
+   * characters); answers how many it erased (0 when erased before).
+   */
+  readonly eraseDebtor: (document: string) => Effect.Effect<number, StoreError>
   /** Cycles whose `nextAt` is at or before `now`, soonest first (at most `limit`). */
   readonly dueCycles: (now: number, limit: number) => Effect.Effect<ReadonlyArray<Cycle>, StoreError>
 }

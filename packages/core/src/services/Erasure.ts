@@ -1,17 +1,20 @@
 /**
  * Erasure of personal data (LGPD; docs/operations.md, "Retention and erasure"): a payer's name,
- * CPF/CNPJ and PIX key on every transaction of theirs, on request (`pixgate erase payer`, the
+ * CPF/CNPJ and PIX key on every transaction of theirs, and their name and CPF/CNPJ as the debtor
+ * of every subscription, on request (`pixgate erase payer`, the
  * admin API), and everyone's past the retention period. The marker `PersonalData.erased` takes
  * their place; amounts, ids, statuses and the ledger stay exactly as they were.
  */
-import { Context, Duration, Effect, Either, Layer } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Document from "../domain/Document.js"
 import { PersonalDataStore } from "../ports/Store.js"
+import { SubscriptionStore } from "../ports/SubscriptionStore.js"
 
-/** How many transactions an erasure changed. */
+/** How many transactions, and subscriptions (their debtor), an erasure changed. */
 export interface Erased {
   readonly transactions: number
+  readonly subscriptions: number
 }
 
 /** Transactions erased per unit by `eraseOlderThan`: each unit stays short, however much is due. */
@@ -34,6 +37,13 @@ export interface ErasureShape {
 /** Builds the service. */
 export const make = Effect.gen(function* () {
   const store = yield* PersonalDataStore
+  // The subscriptions' debtors, where the store keeps subscriptions.
+  const subscriptionStore = yield* Effect.serviceOption(SubscriptionStore)
+  const eraseDebtor = (document: string) =>
+    Option.match(subscriptionStore, {
+      onNone: () => Effect.succeed(0),
+      onSome: (subs) => subs.eraseDebtor(document)
+    })
   const erasePayer = (document: string) =>
     Either.match(Document.parse(document), {
       onLeft: (reason) =>
@@ -45,8 +55,8 @@ export const make = Effect.gen(function* () {
           )
         ),
       onRight: (doc) =>
-        store.erasePayer(doc.value).pipe(
-          Effect.map((transactions) => ({ transactions })),
+        Effect.zip(store.erasePayer(doc.value), eraseDebtor(doc.value)).pipe(
+          Effect.map(([transactions, subscriptions]) => ({ transactions, subscriptions })),
           Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e)))
         )
     })
@@ -58,7 +68,7 @@ export const make = Effect.gen(function* () {
       for (;;) {
         const n = yield* store.erasePersonalDataBefore(before, retentionChunk)
         transactions += n
-        if (n < retentionChunk) return { transactions }
+        if (n < retentionChunk) return { transactions, subscriptions: 0 }
       }
     }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
   return { erasePayer, eraseOlderThan } satisfies ErasureShape

@@ -53,6 +53,7 @@ import { EngineConfig } from "../runtime/Config.js"
 import type { Caller } from "./Auth.js"
 import { BankEvents } from "./BankEvents.js"
 import { Charges } from "./Charges.js"
+import * as Idempotency from "./Idempotency.js"
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -517,7 +518,7 @@ const over = Effect.gen(function* () {
           description: `${input.vinculo.objeto ?? "Assinatura"} ${input.vinculo.contrato}`.slice(0, 140),
           ...(first.dueDate === undefined ? {} : { dueDate: first.dueDate })
         }
-        const charge = yield* charges.create(caller, request)
+        const charge = yield* firstCharge(caller, request)
         chargeId = charge.transactionId as TransactionId
         txid = charge.txid
         pixCopiaECola = withRecurrence(charge.qrCode, location)
@@ -599,10 +600,41 @@ const over = Effect.gen(function* () {
                 atualizacao: [...solicitacao.atualizacao, { status: "ENVIADA", data: isoOf(at) }]
               }
             }
-      if (!(yield* store.insertSubscription(sent))) return yield* Effect.fail(Errors.unavailable())
-      yield* emit([SubscriptionEvents.subscriptionUpdated(sent, at)])
-      return subscriptionJson(sent)
-    }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
+      return yield* insertOnce(sent, at)
+    }).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+      // Once begun, the subscription is stored with its key's answer or not at all.
+      Effect.uninterruptible
+    )
+
+  /**
+   * Stores a new subscription with its Idempotency-Key's answer in the same unit (`resultFor`):
+   * of two requests under one key only one stores anything; the other is told the key is in
+   * flight, and its retry replays the answer.
+   */
+  const insertOnce = (s: R.Subscription, at: number) =>
+    Effect.gen(function* () {
+      const json = subscriptionJson(s)
+      const idempotency = yield* Idempotency.resultFor(json)
+      const inserted = yield* store.insertSubscription(s, idempotency)
+      if (inserted === "conflict") return yield* Effect.fail(Idempotency.inFlight())
+      if (inserted === "exists") return yield* Effect.fail(Errors.unavailable())
+      yield* emit([SubscriptionEvents.subscriptionUpdated(s, at)])
+      return json
+    })
+
+  /**
+   * The first payment of journeys 3 and 4, a charge of its own: created outside the request's
+   * Idempotency-Key, whose answer is the subscription's (stored with it by `insertOnce`).
+   */
+  const firstCharge = (caller: Caller, request: CreateCharge) =>
+    charges
+      .create(caller, request)
+      .pipe(
+        Effect.mapInputContext((context: Context.Context<never>) =>
+          Context.omit(Idempotency.StartedKey, Idempotency.Resumable)(context)
+        )
+      )
 
   // -------------------------------------------------------------------------------------------
   // The payer's answer (sandbox) and the end of a recurrence
@@ -1073,7 +1105,7 @@ const over = Effect.gen(function* () {
       if (input.jornada === "JORNADA_3" || input.jornada === "JORNADA_4") {
         const first = input.cobranca as NonNullable<CreateSubscription["cobranca"]>
         const document = input.vinculo.devedor.cpf ?? input.vinculo.devedor.cnpj
-        const charge = yield* charges.create(caller, {
+        const charge = yield* firstCharge(caller, {
           amount: first.valor as Money.Cents,
           clientName: input.vinculo.devedor.nome,
           ...(document === undefined ? {} : { clientDocument: document }),
@@ -1184,9 +1216,7 @@ const over = Effect.gen(function* () {
                 ))
         }
       }
-      if (!(yield* store.insertSubscription(stored))) return yield* Effect.fail(Errors.unavailable())
-      yield* emit([SubscriptionEvents.subscriptionUpdated(stored, at)])
-      return subscriptionJson(stored)
+      return yield* insertOnce(stored, at)
     })
 
   /** A live subscription's turn of the worker: find an unknown create, read it, create its cycle. */

@@ -24,8 +24,13 @@ const privacyFlags: Readonly<Record<string, Flag>> = {
 }
 
 /** What an erasure did, for a person and for `--json`. */
-const erased = (result: { readonly transactions: number }) =>
-  new Readable(result, `erased the personal data of ${result.transactions} transaction(s)\n`)
+const erased = (result: { readonly transactions: number; readonly subscriptions?: number }) =>
+  new Readable(
+    result,
+    `erased the personal data of ${result.transactions} transaction(s)` +
+      (result.subscriptions ? ` and ${result.subscriptions} subscription(s)` : "") +
+      "\n"
+  )
 
 /** Each data key and the master keys that wrap it. */
 const wrappingTable = (wrappings: ReadonlyArray<DataCipher.Wrapping>) =>

@@ -1,9 +1,10 @@
 /**
- * `subscription list`, `subscription show`, `subscription cycles` and `subscription cancel`:
+ * `subscription list`, `subscription show`, `subscription cycles`, `subscription cancel` and
+ * `subscription retry`:
  * a merchant's Pix Automático subscriptions, as `/api/v1/subscriptions` answers them (the same
  * views and codes: an ended subscription's cancel is `subscription_not_cancellable`).
  */
-import { Engine, Recurrence as R, type SubscriptionViews } from "@pixgate/core"
+import { Engine, Errors, Recurrence as R, type SubscriptionViews } from "@pixgate/core"
 import { Effect } from "effect"
 import { type Admin, type Command, command, type Flag } from "./Command.js"
 import { mode } from "./Flags.js"
@@ -13,6 +14,13 @@ const flags: Readonly<Record<string, Flag>> = {
   merchant: { value: "ID", description: "the merchant the subscriptions belong to (mer_...)" },
   mode: { ...mode, description: "the subscriptions of test (sandbox) or live keys" },
   subscription: { value: "SUB_ID", description: "the subscription (sub_...)" },
+  txid: { value: "TXID", description: "the cycle's charge (txid, from subscription cycles)" },
+  date: {
+    value: "YYYY-MM-DD",
+    description: "the business day the retry's debit settles",
+    test: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v),
+    message: "--date must be a YYYY-MM-DD date"
+  },
   status: {
     value: "STATUS",
     description: `only subscriptions in this state: ${R.recStatuses.join(", ")}`,
@@ -132,6 +140,38 @@ export const subscriptionCommands: Readonly<Record<string, Command>> = {
       Effect.gen(function* () {
         const caller = yield* callerOf(admin, f.merchant, f.mode)
         return shown(yield* (yield* subs).cancel(caller, f.subscription))
+      })
+  }),
+  "subscription retry": command({
+    summary:
+      "Orders a retry of a cycle the payer's bank rejected, under PERMITE_3R_7D: a future business day after every " +
+      "earlier attempt, within 7 days after the settlement date, at most 3 (retry_not_allowed otherwise).",
+    examples: [
+      "pixgate subscription retry --merchant mer_... --mode test --subscription sub_... --txid ... --date 2026-12-14"
+    ],
+    usage:
+      "subscription retry --merchant ID --mode test|live --subscription SUB_ID --txid TXID --date YYYY-MM-DD",
+    required: ["merchant", "mode", "subscription", "txid", "date"],
+    flags,
+    run: (admin, f) =>
+      Effect.gen(function* () {
+        const caller = yield* callerOf(admin, f.merchant, f.mode)
+        const s = yield* subs
+        // A cycle is reached through its subscription, as the API's route does.
+        const cycles = yield* s.cycles(caller, f.subscription)
+        if (!cycles.some((c) => c.txid === f.txid)) return yield* Effect.fail(Errors.notFound("Cycle"))
+        const c = yield* s.retry(caller, f.txid, f.date)
+        return new Readable(
+          c,
+          fields([
+            ["txid", c.txid],
+            ["ciclo", String(c.ciclo)],
+            ["status", c.status],
+            ...c.tentativas.map(
+              (t, i) => [`tentativa ${i + 1}`, `${t.tipo} ${t.dataLiquidacao} ${t.status}`] as const
+            )
+          ])
+        )
       })
   })
 }

@@ -79,16 +79,16 @@ export const subscriptions = (it: Suite<SubscriptionStore.SubscriptionStore>) =>
         const a = subscriptionRecord({}, baseTime)
         const b = subscriptionRecord({ merchantId: a.merchantId, status: "APROVADA" }, baseTime + 1)
         const other = subscriptionRecord({ merchantId: a.merchantId, mode: "live" }, baseTime + 2)
-        for (const x of [a, b, other]) expect(yield* s.insertSubscription(x)).toBe(true)
+        for (const x of [a, b, other]) expect(yield* s.insertSubscription(x)).toBe("created")
         expect(yield* s.getSubscription(a.id)).toEqual(Option.some(a))
         expect(yield* s.findSubscriptionByIdRec(b.idRec as string)).toEqual(Option.some(b))
         expect(yield* s.getSubscription("sub_missing")).toEqual(Option.none())
         // Taken id or idRec: refused, nothing stored.
-        expect(yield* s.insertSubscription({ ...a, idRec: null })).toBe(false)
-        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: a.idRec }))).toBe(false)
+        expect(yield* s.insertSubscription({ ...a, idRec: null })).toBe("exists")
+        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: a.idRec }))).toBe("exists")
         // Several without an idRec yet (live, unknown outcome) are fine.
-        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: null }))).toBe(true)
-        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: null }))).toBe(true)
+        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: null }))).toBe("created")
+        expect(yield* s.insertSubscription(subscriptionRecord({ idRec: null }))).toBe("created")
         const page = { merchantId: a.merchantId, mode: "test" as const, limit: 10 }
         expect((yield* s.listSubscriptions(page)).map((x) => x.id)).toEqual([b.id, a.id])
         expect((yield* s.listSubscriptions({ ...page, status: "CRIADA" })).map((x) => x.id)).toEqual([a.id])

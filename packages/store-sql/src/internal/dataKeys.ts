@@ -188,8 +188,15 @@ const tables: ReadonlyArray<Sealed> = [
       ["previous_signing_key", "webhook_endpoints.signing_key"]
     ]
   },
-  { table: "panel_totp", key: ["user_id"], columns: [["secret", "panel_totp.secret"]] }
+  { table: "panel_totp", key: ["user_id"], columns: [["secret", "panel_totp.secret"]] },
+  // From migration 0029 on (`sealAll`'s `tablesBefore` leaves it out of earlier migrations).
+  { table: "subscriptions", key: ["id"], columns: [["debtor", "subscriptions.debtor"]] }
 ]
+
+/** The sealed tables that exist before migration 0029 (what migration 0017 seals). */
+export const tablesBefore0029: ReadonlyArray<string> = tables
+  .map((t) => t.table)
+  .filter((t) => t !== "subscriptions")
 
 const page = 500
 
@@ -207,6 +214,10 @@ const resealRow = (vault: Vault, t: Sealed, row: Record<string, unknown>) => {
     if (name === "client_document") set.client_document_hash = vault.lookup(text)
     if (name === "pix_key") set.pix_key_hash = vault.lookup(text)
     if (name === "data") set.transaction_id = transactionIdOf(text)
+    if (name === "debtor") {
+      const document = PersonalData.debtorDocument(JSON.parse(text) as PersonalData.Debtor)
+      set.debtor_hash = document === null ? null : vault.lookup(document)
+    }
   }
   return changed ? set : undefined
 }
@@ -222,10 +233,11 @@ const transactionIdOf = (json: string): string | null => {
 }
 
 /** Seals every value of the sealed columns that is not sealed under the active data key; answers how many rows changed. */
-export const sealAll = (sql: Sql, vault: Vault) =>
+export const sealAll = (sql: Sql, vault: Vault, only?: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     let changed = 0
     for (const t of tables) {
+      if (only !== undefined && !only.includes(t.table)) continue
       const names = t.columns.map(([name]) => name)
       const keyList = t.key.join(", ")
       let after: ReadonlyArray<unknown> | undefined

@@ -51,3 +51,16 @@ export const subscriptions = (dialect: Dialect): ReadonlyArray<string> => {
         ])
   ]
 }
+
+/**
+ * Migration 0029: the debtor's name and CPF/CNPJ sealed (`subscriptions.debtor`) and the keyed
+ * hash of the document (`debtor_hash`) erasure finds a payer's subscriptions by.
+ */
+export const sealedDebtors = (dialect: Dialect): ReadonlyArray<string> => {
+  const text = dialect === "pg" ? 'TEXT COLLATE "C"' : "TEXT"
+  return [
+    "ALTER TABLE subscriptions ADD COLUMN debtor TEXT",
+    `ALTER TABLE subscriptions ADD COLUMN debtor_hash ${text}`,
+    "CREATE INDEX subscriptions_debtor_hash ON subscriptions (debtor_hash) WHERE debtor_hash IS NOT NULL"
+  ]
+}

@@ -20,7 +20,8 @@ export const columns = [
   "webhook_endpoints.secret",
   // Also the previous key's column: a rotation moves the value there as it is.
   "webhook_endpoints.signing_key",
-  "panel_totp.secret"
+  "panel_totp.secret",
+  "subscriptions.debtor"
 ] as const
 
 /** A sealed column. */
