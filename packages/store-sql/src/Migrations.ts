@@ -8,7 +8,7 @@ import { PersonalData, type Recurrence, SigningKeys, type Store } from "@pixgate
 import { Effect } from "effect"
 import type { Keys } from "./DataKeys.js"
 import { adminTokens } from "./internal/adminTokenSchema.js"
-import { openVault, sealAll, tablesBefore0029 } from "./internal/dataKeys.js"
+import { openVault, sealAll, tablesBefore0028 } from "./internal/dataKeys.js"
 import { endpointEvents } from "./internal/endpointEventsSchema.js"
 import { infractions } from "./internal/infractionSchema.js"
 import { mailAndTeam } from "./internal/mailSchema.js"
@@ -96,11 +96,11 @@ const sealPersonalData =
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* statements(sealedColumns(dialect))
-      yield* sealAll(sql, yield* openVault(sql, keys), tablesBefore0029)
+      yield* sealAll(sql, yield* openVault(sql, keys), tablesBefore0028)
     })
 
 /**
- * Migration 0029: the subscriptions' debtor (name and CPF/CNPJ) sealed in a column of its own,
+ * Migration 0028: the subscriptions' debtor (name and CPF/CNPJ) sealed in a column of its own,
  * with the keyed hash of the document erasure finds it by; rows written before move theirs
  * out of the clear `body`.
  */
@@ -152,7 +152,7 @@ export const pg = (keys: Keys): Record<string, Migration> => ({
   "0025_merchant_gateways": statements(merchantGateways("pg")),
   "0026_webhook_ops": statements(webhookOps("pg")),
   "0027_endpoint_events": statements(endpointEvents("pg")),
-  "0029_sealed_debtors": sealDebtors("pg")(keys)
+  "0028_sealed_debtors": sealDebtors("pg")(keys)
 })
 
 /** SQLite migrations (no 0008: the shared rate-limit buckets are Postgres only); 0017 seals with `keys`. */
@@ -181,5 +181,5 @@ export const sqlite = (keys: Keys): Record<string, Migration> => ({
   "0025_merchant_gateways": statements(merchantGateways("sqlite")),
   "0026_webhook_ops": statements(webhookOps("sqlite")),
   "0027_endpoint_events": statements(endpointEvents("sqlite")),
-  "0029_sealed_debtors": sealDebtors("sqlite")(keys)
+  "0028_sealed_debtors": sealDebtors("sqlite")(keys)
 })

@@ -1,5 +1,5 @@
 /**
- * Migration 0029 on a SQLite file made before it: a subscription stored with its debtor in its
+ * Migration 0028 on a SQLite file made before it: a subscription stored with its debtor in its
  * clear JSON has the debtor (name, CPF, and the CPF its push request repeats) moved to the
  * sealed column, reads back the same, and is found by the payer's erasure.
  */
@@ -18,15 +18,15 @@ import { testKeys } from "@pixgate/testkit/dataKeys"
 import { Context, Effect, Layer, Option } from "effect"
 import { afterAll } from "vitest"
 
-const dir = mkdtempSync(join(tmpdir(), "pixgate-sqlite-0029-"))
+const dir = mkdtempSync(join(tmpdir(), "pixgate-sqlite-0028-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const debtor = { cpf: "52998224725", nome: "Carla Devedora Antiga" }
 
-describe("migration 0029", () => {
+describe("migration 0028", () => {
   it.scoped("moves an earlier subscription's debtor out of its clear JSON into the sealed column", () =>
     Effect.gen(function* () {
-      const filename = join(dir, "upgrade-0029.db")
+      const filename = join(dir, "upgrade-0028.db")
       const old = subscriptionRecord({
         jornada: "JORNADA_1",
         vinculo: { contrato: "OLD-1", devedor: debtor, objeto: null },
@@ -44,7 +44,7 @@ describe("migration 0029", () => {
         Effect.gen(function* () {
           yield* SqliteMigrator.run({
             loader: SqliteMigrator.fromRecord(
-              Object.fromEntries(Object.entries(Migrations.sqlite(testKeys)).filter(([id]) => id < "0029"))
+              Object.fromEntries(Object.entries(Migrations.sqlite(testKeys)).filter(([id]) => id < "0028"))
             ),
             table: Migrations.table
           })

@@ -189,12 +189,12 @@ const tables: ReadonlyArray<Sealed> = [
     ]
   },
   { table: "panel_totp", key: ["user_id"], columns: [["secret", "panel_totp.secret"]] },
-  // From migration 0029 on (`sealAll`'s `tablesBefore` leaves it out of earlier migrations).
+  // From migration 0028 on (`sealAll`'s `tablesBefore` leaves it out of earlier migrations).
   { table: "subscriptions", key: ["id"], columns: [["debtor", "subscriptions.debtor"]] }
 ]
 
-/** The sealed tables that exist before migration 0029 (what migration 0017 seals). */
-export const tablesBefore0029: ReadonlyArray<string> = tables
+/** The sealed tables that exist before migration 0028 (what migration 0017 seals). */
+export const tablesBefore0028: ReadonlyArray<string> = tables
   .map((t) => t.table)
   .filter((t) => t !== "subscriptions")
 

@@ -53,7 +53,7 @@ export const subscriptions = (dialect: Dialect): ReadonlyArray<string> => {
 }
 
 /**
- * Migration 0029: the debtor's name and CPF/CNPJ sealed (`subscriptions.debtor`) and the keyed
+ * Migration 0028: the debtor's name and CPF/CNPJ sealed (`subscriptions.debtor`) and the keyed
  * hash of the document (`debtor_hash`) erasure finds a payer's subscriptions by.
  */
 export const sealedDebtors = (dialect: Dialect): ReadonlyArray<string> => {

@@ -1,6 +1,6 @@
 /**
  * Subscriptions and their cycles (migration 0023), each operation one atomic unit. The debtor's
- * name and CPF/CNPJ are personal data: kept sealed in `debtor` (migration 0029) with a keyed
+ * name and CPF/CNPJ are personal data: kept sealed in `debtor` (migration 0028) with a keyed
  * hash of the document for erasure (`debtor_hash`), never in the clear `body`.
  */
 import { PersonalData, type Recurrence, type Store, type SubscriptionStore } from "@pixgate/core"
