@@ -17,13 +17,20 @@ const due = <A extends { readonly nextAt: number | null }>(rows: Iterable<A>, no
     .sort((a, b) => (a.nextAt as number) - (b.nextAt as number))
     .slice(0, limit)
 
-/** Empty tables of subscriptions and cycles. */
-export const subscriptionOps = (): SubscriptionStoreShape => {
+/** What the subscription operations share: the subscriptions and cycles, and their keys. */
+const subscriptionTables = () => {
   const subscriptions = new Map<string, Subscription>()
   const cycles = new Map<string, Cycle>()
   const cycleKey = (c: Pick<Cycle, "subscriptionId" | "sequence">) => `${c.subscriptionId}#${c.sequence}`
   const cycleKeys = new Set<string>()
-  return {
+  return { subscriptions, cycles, cycleKey, cycleKeys }
+}
+
+type SubscriptionTables = ReturnType<typeof subscriptionTables>
+
+/** Subscriptions stored, read, replaced, and those due; cycles stored and read. */
+const subscriptionRows = ({ subscriptions, cycles, cycleKey, cycleKeys }: SubscriptionTables) =>
+  ({
     insertSubscription: (s) =>
       atomic(() => {
         if (subscriptions.has(s.id)) return false
@@ -82,7 +89,12 @@ export const subscriptionOps = (): SubscriptionStoreShape => {
           .filter((c) => c.subscriptionId === subscriptionId)
           .sort((a, b) => a.sequence - b.sequence)
           .map((c) => structuredClone(c))
-      ),
+      )
+  }) satisfies Partial<SubscriptionStoreShape>
+
+/** Cycles replaced, and those due. */
+const cycleRows = ({ cycles }: SubscriptionTables) =>
+  ({
     replaceCycle: (next) =>
       atomic(() => {
         const stored = cycles.get(next.txid)
@@ -97,5 +109,13 @@ export const subscriptionOps = (): SubscriptionStoreShape => {
         return true
       }),
     dueCycles: (now, limit) => atomic(() => due(cycles.values(), now, limit).map((c) => structuredClone(c)))
+  }) satisfies Partial<SubscriptionStoreShape>
+
+/** Empty tables of subscriptions and cycles. */
+export const subscriptionOps = (): SubscriptionStoreShape => {
+  const c = subscriptionTables()
+  return {
+    ...subscriptionRows(c),
+    ...cycleRows(c)
   }
 }
