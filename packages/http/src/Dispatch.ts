@@ -56,75 +56,90 @@ const internal = Respond.failure(Respond.internal())
 // What an interrupted request settles with: its client is gone, the status is for the log.
 const abandoned = new Respond.Answer(499, {}, "")
 
+/** What the dispatcher's steps share: the runtime's fork and the log, with the levels it writes. */
+interface Dispatcher {
+  readonly fork: ReturnType<typeof Runtime.runFork<never>>
+  readonly log: Log.Writer
+  readonly logRequests: boolean
+  readonly logErrors: boolean
+  readonly logWarnings: boolean
+}
+
+const defect = (d: Dispatcher, id: string, cause: Cause.Cause<unknown>) => {
+  if (d.logErrors) d.log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
+}
+// A streamed answer's body runs on the runtime until it ends or the client goes away.
+const stream = (d: Dispatcher, exchange: Exchange, id: string, reply: Respond.Streamed) => {
+  const channel = exchange.open(reply, id)
+  const fiber = d.fork(Stream.runForEach(reply.chunks, (text) => Effect.sync(() => channel.write(text))))
+  channel.onClose(() => fiber.unsafeInterruptAsFork(FiberId.none))
+  fiber.addObserver((exit) => {
+    if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) defect(d, id, exit.cause)
+    channel.end()
+  })
+}
+const answer = (
+  d: Dispatcher,
+  exchange: Exchange,
+  id: string,
+  start: number,
+  reply: Respond.Answer,
+  route: string,
+  span?: Tracer.Span
+) => {
+  const end = Date.now()
+  HttpMetrics.record(exchange.method, route, reply.status, end - start, span)
+  if (d.logRequests) {
+    const path = Redact.path(Router.pathOf(exchange.url))
+    const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
+    const client = exchange.client?.()
+    d.log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code, client))
+  }
+  try {
+    if (reply instanceof Respond.Streamed) stream(d, exchange, id, reply)
+    else exchange.send(reply, id)
+  } catch (error) {
+    defect(d, id, Cause.die(error))
+  }
+}
+const settle = (
+  d: Dispatcher,
+  exchange: Exchange,
+  id: string,
+  start: number,
+  route: string,
+  exit: Exit.Exit<Respond.Answer, Respond.Failure>,
+  span: Tracer.Span | undefined
+) => {
+  if (exit._tag === "Success") return answer(d, exchange, id, start, exit.value, route, span)
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
+    const status = statusOf(error)
+    if (status >= 500 && !Errors.isReplayed(error) && d.logWarnings) {
+      const underneath = "cause" in error ? error.cause : undefined
+      const cause = underneath === undefined ? error.message : Log.causeChain(underneath)
+      const outcome = error._tag === "StorageUnavailable" ? error.outcome : undefined
+      d.log.write(Log.failureLine(Date.now(), status, error.code, cause, id, outcome))
+    }
+    return answer(d, exchange, id, start, Respond.failure(failure.value), route, span)
+  }
+  if (Cause.isInterruptedOnly(exit.cause)) return answer(d, exchange, id, start, abandoned, route, span)
+  defect(d, id, exit.cause)
+  answer(d, exchange, id, start, internal, route, span)
+}
+
 /** The dispatcher of `router`, running its routes on `runtime`, logging to `log`. */
 export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, log: Log.Writer): Dispatch => {
   const fork = Runtime.runFork(runtime)
-  const logRequests = Log.enabled(log, "info")
-  const logErrors = Log.enabled(log, "error")
-  const logWarnings = Log.enabled(log, "warning")
+  const d: Dispatcher = {
+    fork,
+    log,
+    logRequests: Log.enabled(log, "info"),
+    logErrors: Log.enabled(log, "error"),
+    logWarnings: Log.enabled(log, "warning")
+  }
   const traced = HttpMetrics.tracing(runtime)
-
-  const defect = (id: string, cause: Cause.Cause<unknown>) => {
-    if (logErrors) log.write(Log.defectLine(Date.now(), Cause.pretty(cause), id))
-  }
-  // A streamed answer's body runs on the runtime until it ends or the client goes away.
-  const stream = (exchange: Exchange, id: string, reply: Respond.Streamed) => {
-    const channel = exchange.open(reply, id)
-    const fiber = fork(Stream.runForEach(reply.chunks, (text) => Effect.sync(() => channel.write(text))))
-    channel.onClose(() => fiber.unsafeInterruptAsFork(FiberId.none))
-    fiber.addObserver((exit) => {
-      if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) defect(id, exit.cause)
-      channel.end()
-    })
-  }
-  const answer = (
-    exchange: Exchange,
-    id: string,
-    start: number,
-    reply: Respond.Answer,
-    route: string,
-    span?: Tracer.Span
-  ) => {
-    const end = Date.now()
-    HttpMetrics.record(exchange.method, route, reply.status, end - start, span)
-    if (logRequests) {
-      const path = Redact.path(Router.pathOf(exchange.url))
-      const code = reply.status >= 400 && typeof reply.body === "string" ? Log.codeOf(reply.body) : undefined
-      const client = exchange.client?.()
-      log.write(Log.requestLine(end, exchange.method, path, reply.status, end - start, id, code, client))
-    }
-    try {
-      if (reply instanceof Respond.Streamed) stream(exchange, id, reply)
-      else exchange.send(reply, id)
-    } catch (error) {
-      defect(id, Cause.die(error))
-    }
-  }
-  const settle = (
-    exchange: Exchange,
-    id: string,
-    start: number,
-    route: string,
-    exit: Exit.Exit<Respond.Answer, Respond.Failure>,
-    span: Tracer.Span | undefined
-  ) => {
-    if (exit._tag === "Success") return answer(exchange, id, start, exit.value, route, span)
-    const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) {
-      const error = failure.value._tag === "Refusal" ? failure.value.error : failure.value
-      const status = statusOf(error)
-      if (status >= 500 && !Errors.isReplayed(error) && logWarnings) {
-        const underneath = "cause" in error ? error.cause : undefined
-        const cause = underneath === undefined ? error.message : Log.causeChain(underneath)
-        const outcome = error._tag === "StorageUnavailable" ? error.outcome : undefined
-        log.write(Log.failureLine(Date.now(), status, error.code, cause, id, outcome))
-      }
-      return answer(exchange, id, start, Respond.failure(failure.value), route, span)
-    }
-    if (Cause.isInterruptedOnly(exit.cause)) return answer(exchange, id, start, abandoned, route, span)
-    defect(id, exit.cause)
-    answer(exchange, id, start, internal, route, span)
-  }
 
   return (exchange, pass) => {
     const start = Date.now()
@@ -143,7 +158,7 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
               ? notFound
               : undefined
     } catch (error) {
-      defect(id, Cause.die(error))
+      defect(d, id, Cause.die(error))
       served = internal
     }
     if (served === undefined) {
@@ -151,7 +166,7 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
       return undefined
     }
     if (served instanceof Respond.Answer) {
-      answer(exchange, id, start, served, route)
+      answer(d, exchange, id, start, served, route)
       return undefined
     }
     let span: Tracer.Span | undefined
@@ -162,7 +177,7 @@ export const make = <R>(runtime: Runtime.Runtime<R>, router: Router.Router<R>, l
           })
         : served
     )
-    fiber.addObserver((exit) => settle(exchange, id, start, route, exit, span))
+    fiber.addObserver((exit) => settle(d, exchange, id, start, route, exit, span))
     return fiber.unsafePoll() === null ? () => fiber.unsafeInterruptAsFork(FiberId.none) : undefined
   }
 }

@@ -144,6 +144,78 @@ export const removedPaths = <Id extends string, Groups extends HttpApiGroup.Http
   return [...new Set(paths)]
 }
 
+/** What serving one compiled endpoint needs: its decoders, its handler, how it answers. */
+interface Compiled {
+  readonly decodePath: Decoder | undefined
+  readonly decodeQuery: Decoder | undefined
+  readonly decodeBody: Decoder | undefined
+  readonly decodeHeaders: ReturnType<typeof headersOf>
+  /** Whether the handler needs the caller (its group's middleware provides one). */
+  readonly withCaller: boolean
+  readonly handle: AnyHandler<Engine.Engine | PixgateApi.CurrentCaller>
+  readonly handleOpen: AnyHandler<Engine.Engine>
+  readonly successStatus: number
+  readonly encode: (value: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+  readonly operation: Context.Tag.Service<typeof PixgateApi.IdempotentOperation> | undefined
+}
+
+/** Serves one request of a compiled endpoint: decoded, handled (once per idempotency key), encoded. */
+const serveEndpoint = (c: Compiled, input: Route.Input<Auth.Caller | undefined>) => {
+  const {
+    decodePath,
+    decodeQuery,
+    decodeBody,
+    decodeHeaders,
+    withCaller,
+    handle,
+    handleOpen,
+    successStatus,
+    encode,
+    operation
+  } = c
+  return Effect.gen(function* () {
+    const pathParams = decodePath === undefined ? {} : yield* decodePath(input.params)
+    const urlParams = decodeQuery === undefined ? {} : yield* decodeQuery(paramsOf(input.query))
+    const headers = decodeHeaders._tag === "None" ? {} : yield* orDie(decodeHeaders.value(input.request))
+    const engine = yield* Engine.Engine
+    // `MaxAmount` is a reference whose default is the default maximum: an engine
+    // configured with that maximum (the usual case) needs no context built per request.
+    const maxAmount = engine.config.maxAmount
+    const payload =
+      decodeBody === undefined
+        ? Effect.succeed({})
+        : maxAmount === Money.defaultMaximum
+          ? decodeBody(input.body)
+          : Effect.provideService(decodeBody(input.body), Requests.MaxAmount, maxAmount)
+    const request = (decoded: unknown) => ({ path: pathParams, urlParams, payload: decoded, headers })
+    const caller = input.principal
+    // The engine is the one of the context the route runs in: the handler finds it there.
+    if (!withCaller || caller === undefined) {
+      const value = yield* Effect.flatMap(payload, (decoded) => handleOpen(request(decoded)))
+      return { status: successStatus, body: yield* orDie(encode(value)) }
+    }
+    const handled = Effect.flatMap(payload, (decoded) => handle(request(decoded))).pipe(
+      Effect.provideService(PixgateApi.CurrentCaller, caller)
+    )
+    const { value, replayed } =
+      operation === undefined
+        ? yield* Effect.map(handled, once)
+        : yield* engine.idempotency.run(
+            caller,
+            input.request.header("idempotency-key"),
+            operation,
+            input.body,
+            handled
+          )
+    const body = yield* orDie(encode(value))
+    return {
+      status: successStatus,
+      body,
+      ...(replayed ? { headers: replayedHeaders } : {})
+    }
+  })
+}
+
 /** Compiles `api` with its handlers and security into routes. */
 export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R0, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R0>,
@@ -192,48 +264,21 @@ export const compile = <Id extends string, Groups extends HttpApiGroup.HttpApiGr
       )
       routes.push(
         Route.make(method, path, { body: decodeBody !== undefined }, security, (input) =>
-          Effect.gen(function* () {
-            const pathParams = decodePath === undefined ? {} : yield* decodePath(input.params)
-            const urlParams = decodeQuery === undefined ? {} : yield* decodeQuery(paramsOf(input.query))
-            const headers =
-              decodeHeaders._tag === "None" ? {} : yield* orDie(decodeHeaders.value(input.request))
-            const engine = yield* Engine.Engine
-            // `MaxAmount` is a reference whose default is the default maximum: an engine
-            // configured with that maximum (the usual case) needs no context built per request.
-            const maxAmount = engine.config.maxAmount
-            const payload =
-              decodeBody === undefined
-                ? Effect.succeed({})
-                : maxAmount === Money.defaultMaximum
-                  ? decodeBody(input.body)
-                  : Effect.provideService(decodeBody(input.body), Requests.MaxAmount, maxAmount)
-            const request = (decoded: unknown) => ({ path: pathParams, urlParams, payload: decoded, headers })
-            const caller = input.principal
-            // The engine is the one of the context the route runs in: the handler finds it there.
-            if (!withCaller || caller === undefined) {
-              const value = yield* Effect.flatMap(payload, (decoded) => handleOpen(request(decoded)))
-              return { status: successStatus, body: yield* orDie(encode(value)) }
-            }
-            const handled = Effect.flatMap(payload, (decoded) => handle(request(decoded))).pipe(
-              Effect.provideService(PixgateApi.CurrentCaller, caller)
-            )
-            const { value, replayed } =
-              operation === undefined
-                ? yield* Effect.map(handled, once)
-                : yield* engine.idempotency.run(
-                    caller,
-                    input.request.header("idempotency-key"),
-                    operation,
-                    input.body,
-                    handled
-                  )
-            const body = yield* orDie(encode(value))
-            return {
-              status: successStatus,
-              body,
-              ...(replayed ? { headers: replayedHeaders } : {})
-            }
-          })
+          serveEndpoint(
+            {
+              decodePath,
+              decodeQuery,
+              decodeBody,
+              decodeHeaders,
+              withCaller,
+              handle,
+              handleOpen,
+              successStatus,
+              encode,
+              operation
+            },
+            input
+          )
         )
       )
     }

@@ -387,6 +387,62 @@ export const movementPages = (
 
 const sgml = (lines: ReadonlyArray<string>) => `${lines.join("\r\n")}\r\n`
 
+/** The OFX statement's header, up to its list of movements. */
+const ofxHeader = (q: StatementQuery, now: number, to: number): string =>
+  sgml([
+    "OFXHEADER:100",
+    "DATA:OFXSGML",
+    "VERSION:102",
+    "SECURITY:NONE",
+    "ENCODING:UTF-8",
+    "CHARSET:NONE",
+    "COMPRESSION:NONE",
+    "OLDFILEUID:NONE",
+    "NEWFILEUID:NONE",
+    "",
+    "<OFX>",
+    "<SIGNONMSGSRSV1>",
+    "<SONRS>",
+    "<STATUS>",
+    "<CODE>0",
+    "<SEVERITY>INFO",
+    "</STATUS>",
+    `<DTSERVER>${ofxTime(now)}`,
+    "<LANGUAGE>POR",
+    "</SONRS>",
+    "</SIGNONMSGSRSV1>",
+    "<BANKMSGSRSV1>",
+    "<STMTTRNRS>",
+    `<TRNUID>${q.merchantId}-${q.mode}`,
+    "<STATUS>",
+    "<CODE>0",
+    "<SEVERITY>INFO",
+    "</STATUS>",
+    "<STMTRS>",
+    "<CURDEF>BRL",
+    "<BANKACCTFROM>",
+    "<BANKID>PIXGATE",
+    `<ACCTID>${q.merchantId}-${q.mode}`,
+    "<ACCTTYPE>CHECKING",
+    "</BANKACCTFROM>",
+    "<BANKTRANLIST>",
+    `<DTSTART>${ofxTime(q.from)}`,
+    `<DTEND>${ofxTime(to - 1)}`
+  ])
+
+/** One movement of the OFX statement. */
+const ofxMovement = (line: StatementLine): string =>
+  sgml([
+    "<STMTTRN>",
+    `<TRNTYPE>${line.amount < 0 ? "DEBIT" : "CREDIT"}`,
+    `<DTPOSTED>${ofxTime(line.postedAt)}`,
+    `<TRNAMT>${decimal(line.amount, ".")}`,
+    `<FITID>${line.fitId}`,
+    `<NAME>${ofxText(line.name, 32)}`,
+    `<MEMO>${ofxText(line.memo, 255)}`,
+    "</STMTTRN>"
+  ])
+
 /**
  * The statement as OFX 1.0.2 SGML in UTF-8: the header, then one chunk per page of movements,
  * then the balance at the period's end (read before the first movement, from the postings).
@@ -402,46 +458,7 @@ export const ofx = (
   ).pipe(
     Effect.map((closing: Money.Cents) => ({
       closing,
-      text: sgml([
-        "OFXHEADER:100",
-        "DATA:OFXSGML",
-        "VERSION:102",
-        "SECURITY:NONE",
-        "ENCODING:UTF-8",
-        "CHARSET:NONE",
-        "COMPRESSION:NONE",
-        "OLDFILEUID:NONE",
-        "NEWFILEUID:NONE",
-        "",
-        "<OFX>",
-        "<SIGNONMSGSRSV1>",
-        "<SONRS>",
-        "<STATUS>",
-        "<CODE>0",
-        "<SEVERITY>INFO",
-        "</STATUS>",
-        `<DTSERVER>${ofxTime(now)}`,
-        "<LANGUAGE>POR",
-        "</SONRS>",
-        "</SIGNONMSGSRSV1>",
-        "<BANKMSGSRSV1>",
-        "<STMTTRNRS>",
-        `<TRNUID>${q.merchantId}-${q.mode}`,
-        "<STATUS>",
-        "<CODE>0",
-        "<SEVERITY>INFO",
-        "</STATUS>",
-        "<STMTRS>",
-        "<CURDEF>BRL",
-        "<BANKACCTFROM>",
-        "<BANKID>PIXGATE",
-        `<ACCTID>${q.merchantId}-${q.mode}`,
-        "<ACCTTYPE>CHECKING",
-        "</BANKACCTFROM>",
-        "<BANKTRANLIST>",
-        `<DTSTART>${ofxTime(q.from)}`,
-        `<DTEND>${ofxTime(to - 1)}`
-      ])
+      text: ofxHeader(q, now, to)
     }))
   )
   return Stream.unwrap(
@@ -452,23 +469,7 @@ export const ofx = (
           Stream.filterMap(movementPages(query), (rows) =>
             rows.length === 0
               ? Option.none()
-              : Option.some(
-                  rows
-                    .flatMap(statementLines)
-                    .map((line) =>
-                      sgml([
-                        "<STMTTRN>",
-                        `<TRNTYPE>${line.amount < 0 ? "DEBIT" : "CREDIT"}`,
-                        `<DTPOSTED>${ofxTime(line.postedAt)}`,
-                        `<TRNAMT>${decimal(line.amount, ".")}`,
-                        `<FITID>${line.fitId}`,
-                        `<NAME>${ofxText(line.name, 32)}`,
-                        `<MEMO>${ofxText(line.memo, 255)}`,
-                        "</STMTTRN>"
-                      ])
-                    )
-                    .join("")
-                )
+              : Option.some(rows.flatMap(statementLines).map(ofxMovement).join(""))
           ),
           Stream.succeed(
             sgml([

@@ -107,21 +107,9 @@ export const normalizeBasePath = (path: string | undefined): string => {
   return trimmed
 }
 
-/**
- * The panel's handlers. `statuses` is the HTTP contract's status of each error (`@pixgate/http`
- * `Status.all`, which `@pixgate/http/node` passes): the panel answers an error with it.
- */
-export const make = (
-  runtime: Runtime.Runtime<PanelServices>,
-  options: PanelOptions,
-  statuses: Statuses
-): PanelHandlers => {
-  use(statuses)
-  const base = normalizeBasePath(options.basePath)
-  const brand = Brand.make(options.brand, base)
-  const maxBody = options.maxBodySize ?? 64 * 1024
-  const runExit = Runtime.runPromiseExit(runtime)
-  const config = {
+/** The router's settings from the panel's options. */
+const routerConfig = (options: PanelOptions, base: string, brand: Brand.Brand, maxBody: number) => {
+  return {
     base,
     maxBody,
     authenticate: options.authenticate,
@@ -137,73 +125,24 @@ export const make = (
     brand,
     trust: ClientAddress.compile(options.trustProxy)
   } satisfies Router.Config
-  const passwords = Password.make()
-  const warnForwarded = forwardedWarning(runtime)
+}
 
-  // A logo on another origin: the pages' policy allows images from it too.
-  const policy = brand.imageOrigin === undefined ? undefined : cspWith({ imageOrigin: brand.imageOrigin })
-  const withBrand = (response: Response): Response => {
-    if (policy !== undefined && response.headers.has("content-security-policy"))
-      response.headers.set("content-security-policy", policy)
-    return response
-  }
+/** The panel's static files (GET): its style and script, and the brand's style and logo. */
+const assetOf = (sub: string, brand: Brand.Brand): Response | undefined => {
+  if (sub === "/assets/panel.css") return asset(Assets.css, "text/css")
+  if (sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
+  if (sub === "/assets/brand.css" && brand.css !== "") return asset(brand.css, "text/css")
+  if (sub === "/assets/logo.svg" && brand.logoSvg !== undefined) return asset(brand.logoSvg, "image/svg+xml")
+  return undefined
+}
 
-  const matches = (path: string) =>
-    base === "" || path === base || path.startsWith(`${base}/`) || PublicPay.matches(path)
-  // The payment links' public pages, at /pay on the host's root (outside the panel's cookies' path).
-  const publicConfig: PublicPay.Config = { brand, maxBody }
-  const publicLimit = PublicLimit.make()
-
-  const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
-    const url = new URL(request.url)
-    const seen = {
-      peer: info?.address,
-      encrypted: url.protocol === "https:",
-      header: (name: string) => request.headers.get(name) ?? undefined
-    }
-    if (ClientAddress.ignoresForwarded(config.trust, seen)) warnForwarded()
-    const client = ClientAddress.of(config.trust, seen)
-    const answer = PublicPay.matches(url.pathname)
-      ? await Runtime.runPromise(runtime)(PublicPay.handle(publicConfig, request, url, client, publicLimit))
-      : await serve(request, url, client)
-    // Over HTTPS (directly, or per a trusted proxy): browsers keep to HTTPS for a year.
-    if (client.https) answer.headers.set("strict-transport-security", hsts)
-    return answer
-  }
-
-  const serve = async (request: Request, url: URL, client: ClientAddress.Client): Promise<Response> => {
-    const sub = url.pathname.slice(base.length) || "/"
-    if (request.method === "GET" && sub === "/assets/panel.css") return asset(Assets.css, "text/css")
-    if (request.method === "GET" && sub === "/assets/panel.js") return asset(Assets.js, "text/javascript")
-    if (request.method === "GET" && sub === "/assets/brand.css" && brand.css !== "")
-      return asset(brand.css, "text/css")
-    if (request.method === "GET" && sub === "/assets/logo.svg" && brand.logoSvg !== undefined)
-      return asset(brand.logoSvg, "image/svg+xml")
-    const exit = await runExit(
-      Router.handle(config, request, url, sub, client).pipe(
-        Effect.provideService(Passwords.Passwords, passwords)
-      )
-    )
-    if (Exit.isSuccess(exit)) return withBrand(exit.value)
-    const failed = Cause.failureOption(exit.cause)
-    const error = Option.isSome(failed)
-      ? failed.value._tag === "PanelFailure"
-        ? failed.value.cause
-        : failed.value
-      : Cause.squash(exit.cause)
-    if (!isAnswered(error)) {
-      // The path without an invite's token; never a body (it may hold passwords or secrets).
-      const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
-      void Runtime.runPromise(runtime)(
-        Effect.logError("Panel request failed").pipe(
-          Effect.annotateLogs({ method: request.method, path, error: String(error) })
-        )
-      )
-    }
-    return failure(error)
-  }
-
-  const nodeHandler = (req: IncomingMessage, res: ServerResponse) => {
+/** The Node handler over `webHandler`: a Node request as a web request, the web answer written back. */
+const nodeHandlerOf =
+  (
+    maxBody: number,
+    webHandler: (request: Request, info?: { readonly address?: string }) => Promise<Response>
+  ) =>
+  (req: IncomingMessage, res: ServerResponse) => {
     const host = req.headers.host ?? "localhost"
     const path = (req as { originalUrl?: string }).originalUrl ?? req.url ?? "/"
     const declared = Number(req.headers["content-length"] ?? 0)
@@ -248,6 +187,85 @@ export const make = (
       }
     )
   }
+
+/**
+ * The panel's handlers. `statuses` is the HTTP contract's status of each error (`@pixgate/http`
+ * `Status.all`, which `@pixgate/http/node` passes): the panel answers an error with it.
+ */
+export const make = (
+  runtime: Runtime.Runtime<PanelServices>,
+  options: PanelOptions,
+  statuses: Statuses
+): PanelHandlers => {
+  use(statuses)
+  const base = normalizeBasePath(options.basePath)
+  const brand = Brand.make(options.brand, base)
+  const maxBody = options.maxBodySize ?? 64 * 1024
+  const runExit = Runtime.runPromiseExit(runtime)
+  const config = routerConfig(options, base, brand, maxBody)
+  const passwords = Password.make()
+  const warnForwarded = forwardedWarning(runtime)
+
+  // A logo on another origin: the pages' policy allows images from it too.
+  const policy = brand.imageOrigin === undefined ? undefined : cspWith({ imageOrigin: brand.imageOrigin })
+  const withBrand = (response: Response): Response => {
+    if (policy !== undefined && response.headers.has("content-security-policy"))
+      response.headers.set("content-security-policy", policy)
+    return response
+  }
+
+  const matches = (path: string) =>
+    base === "" || path === base || path.startsWith(`${base}/`) || PublicPay.matches(path)
+  // The payment links' public pages, at /pay on the host's root (outside the panel's cookies' path).
+  const publicConfig: PublicPay.Config = { brand, maxBody }
+  const publicLimit = PublicLimit.make()
+
+  const webHandler = async (request: Request, info?: { readonly address?: string }): Promise<Response> => {
+    const url = new URL(request.url)
+    const seen = {
+      peer: info?.address,
+      encrypted: url.protocol === "https:",
+      header: (name: string) => request.headers.get(name) ?? undefined
+    }
+    if (ClientAddress.ignoresForwarded(config.trust, seen)) warnForwarded()
+    const client = ClientAddress.of(config.trust, seen)
+    const answer = PublicPay.matches(url.pathname)
+      ? await Runtime.runPromise(runtime)(PublicPay.handle(publicConfig, request, url, client, publicLimit))
+      : await serve(request, url, client)
+    // Over HTTPS (directly, or per a trusted proxy): browsers keep to HTTPS for a year.
+    if (client.https) answer.headers.set("strict-transport-security", hsts)
+    return answer
+  }
+
+  const serve = async (request: Request, url: URL, client: ClientAddress.Client): Promise<Response> => {
+    const sub = url.pathname.slice(base.length) || "/"
+    const file = request.method === "GET" ? assetOf(sub, brand) : undefined
+    if (file !== undefined) return file
+    const exit = await runExit(
+      Router.handle(config, request, url, sub, client).pipe(
+        Effect.provideService(Passwords.Passwords, passwords)
+      )
+    )
+    if (Exit.isSuccess(exit)) return withBrand(exit.value)
+    const failed = Cause.failureOption(exit.cause)
+    const error = Option.isSome(failed)
+      ? failed.value._tag === "PanelFailure"
+        ? failed.value.cause
+        : failed.value
+      : Cause.squash(exit.cause)
+    if (!isAnswered(error)) {
+      // The path without an invite's token; never a body (it may hold passwords or secrets).
+      const path = url.pathname.replace(/\/invite\/[^/]+/, "/invite/[token]")
+      void Runtime.runPromise(runtime)(
+        Effect.logError("Panel request failed").pipe(
+          Effect.annotateLogs({ method: request.method, path, error: String(error) })
+        )
+      )
+    }
+    return failure(error)
+  }
+
+  const nodeHandler = nodeHandlerOf(maxBody, webHandler)
 
   return { webHandler, nodeHandler, matches }
 }

@@ -200,6 +200,37 @@ export const monthOf = (ms: number): string => {
   return `${p.year}-${p.month}`
 }
 
+/** A document's table: its heading, the columns' names, then a row per line (a new page when full). */
+const table = (doc: InstanceType<typeof PDFDocument>, t: NonNullable<Paper["table"]>, width: number) => {
+  doc.moveDown(0.8).font("Helvetica-Bold").fontSize(11).text(t.heading, 50)
+  doc.moveDown(0.3)
+  // Column widths: the description column takes what the others leave.
+  const widths =
+    t.columns.length === 4 && t.columns[2] === "Descrição"
+      ? [60, 45, width - 195, 90]
+      : [190, 95, 80, width - 365]
+  const row = (cells: ReadonlyArray<string>, bold: boolean) => {
+    if (doc.y > doc.page.height - 90) doc.addPage()
+    const y = doc.y
+    let x = 50
+    let bottom = y
+    cells.forEach((cell, i) => {
+      const w = widths[i] ?? 80
+      doc
+        .font(bold ? "Helvetica-Bold" : "Helvetica")
+        .fontSize(8)
+        .text(cell, x, y, { width: w - 6, align: i === cells.length - 1 ? "right" : "left" })
+      bottom = Math.max(bottom, doc.y)
+      x += w
+    })
+    doc.y = bottom + 3
+    doc.x = 50
+  }
+  row(t.columns, true)
+  for (const r of t.rows) row(r, false)
+  if (t.rows.length === 0) doc.font("Helvetica").fontSize(9).text("Nenhuma movimentação no período.", 50)
+}
+
 /** Draws a document as a PDF (A4, Helvetica). */
 export const render = (paper: Paper): Promise<Uint8Array> =>
   new Promise((resolve, reject) => {
@@ -243,36 +274,7 @@ export const render = (paper: Paper): Promise<Uint8Array> =>
       }
     }
     pairs(paper.fields)
-    if (paper.table !== undefined) {
-      const t = paper.table
-      doc.moveDown(0.8).font("Helvetica-Bold").fontSize(11).text(t.heading, 50)
-      doc.moveDown(0.3)
-      // Column widths: the description column takes what the others leave.
-      const widths =
-        t.columns.length === 4 && t.columns[2] === "Descrição"
-          ? [60, 45, width - 195, 90]
-          : [190, 95, 80, width - 365]
-      const row = (cells: ReadonlyArray<string>, bold: boolean) => {
-        if (doc.y > doc.page.height - 90) doc.addPage()
-        const y = doc.y
-        let x = 50
-        let bottom = y
-        cells.forEach((cell, i) => {
-          const w = widths[i] ?? 80
-          doc
-            .font(bold ? "Helvetica-Bold" : "Helvetica")
-            .fontSize(8)
-            .text(cell, x, y, { width: w - 6, align: i === cells.length - 1 ? "right" : "left" })
-          bottom = Math.max(bottom, doc.y)
-          x += w
-        })
-        doc.y = bottom + 3
-        doc.x = 50
-      }
-      row(t.columns, true)
-      for (const r of t.rows) row(r, false)
-      if (t.rows.length === 0) doc.font("Helvetica").fontSize(9).text("Nenhuma movimentação no período.", 50)
-    }
+    if (paper.table !== undefined) table(doc, paper.table, width)
     if (paper.totals !== undefined) {
       doc.moveDown(0.6)
       pairs(paper.totals, true)

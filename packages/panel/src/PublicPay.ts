@@ -21,6 +21,7 @@
  * the panel's security headers and strict Content-Security-Policy.
  */
 import {
+  type Auth,
   Domain,
   Engine,
   Errors,
@@ -264,6 +265,41 @@ const amountOf = (link: PaymentLink.PaymentLink, f: URLSearchParams): Money.Cent
 
 const unavailableText = (claim: PaymentLink.Claim) => (claim === "missing" ? t.payNotFound : t.payUnavailable)
 
+/** A link's charge, made once per idempotency key (the form's nonce). */
+const linkCharge = (caller: Auth.Caller, key: string, body: Record<string, unknown>) =>
+  Effect.flatMap(Engine.Engine, (e) =>
+    lift(
+      e.idempotency.run(
+        caller,
+        key,
+        "link.pay",
+        body,
+        Effect.flatMap(Requests.decode(Requests.CreateCharge, e.config)(body), (input) =>
+          e.charges.create(caller, input)
+        )
+      )
+    )
+  )
+
+/** The first submission's charge page once it exists (up to 10 s), or an error page. */
+const firstSubmission = (cfg: Config, nonce: string, chargePath: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 40; i++) {
+      const done = yield* links((st) => st.findLinkCharge(nonce))
+      if (Option.isSome(done)) return see(cfg, chargePath)
+      yield* Effect.sleep("250 millis")
+    }
+    return message(cfg, 503, t.payError)
+  })
+
+/** What the form shows when the charge was refused as invalid. */
+const refusalText = (error: Errors.PixgateError) =>
+  error._tag === "ValidationError" && error.details?.some((d) => d.path === "clientDoc")
+    ? `${t.payDoc}: ${error.message}`
+    : error._tag === "ValidationError" && error.details?.some((d) => d.path === "amount")
+      ? t.payAmountOutside
+      : t.payError
+
 /** Submits a link's form: one use, one charge per nonce, then the charge's page. */
 const pay = (
   cfg: Config,
@@ -300,21 +336,7 @@ const pay = (
       clientName: blank(f, "clientName"),
       clientDoc: blank(f, "clientDoc")
     }
-    const made = yield* Effect.either(
-      Effect.flatMap(Engine.Engine, (e) =>
-        lift(
-          e.idempotency.run(
-            caller,
-            `link:${link.id}:${nonce}`,
-            "link.pay",
-            body,
-            Effect.flatMap(Requests.decode(Requests.CreateCharge, e.config)(body), (input) =>
-              e.charges.create(caller, input)
-            )
-          )
-        )
-      )
-    )
+    const made = yield* Effect.either(linkCharge(caller, `link:${link.id}:${nonce}`, body))
     if (made._tag === "Left") {
       const error = made.left
       // Refused outright (bad name or document, an amount past the maximum): the use comes back.
@@ -322,12 +344,7 @@ const pay = (
       // first one's charge page once it exists. An unknown outcome keeps the use.
       if (error._tag === "Conflict") {
         yield* release
-        for (let i = 0; i < 40; i++) {
-          const done = yield* links((st) => st.findLinkCharge(nonce))
-          if (Option.isSome(done)) return see(cfg, chargePath)
-          yield* Effect.sleep("250 millis")
-        }
-        return message(cfg, 503, t.payError)
+        return yield* firstSubmission(cfg, nonce, chargePath)
       }
       if (
         error._tag === "ValidationError" ||
@@ -335,13 +352,7 @@ const pay = (
         error._tag === "InvalidJson"
       ) {
         yield* release
-        const text =
-          error._tag === "ValidationError" && error.details?.some((d) => d.path === "clientDoc")
-            ? `${t.payDoc}: ${error.message}`
-            : error._tag === "ValidationError" && error.details?.some((d) => d.path === "amount")
-              ? t.payAmountOutside
-              : t.payError
-        return answer(cfg, formPage(cfg, merchant.name, link, f, text), 422)
+        return answer(cfg, formPage(cfg, merchant.name, link, f, refusalText(error)), 422)
       }
       // Any other refusal (4xx: live mode not enabled, a merchant not allowed) made no charge:
       // the use comes back. A 5xx may hide a charge the bank made: the use stays taken.

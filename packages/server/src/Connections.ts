@@ -132,6 +132,48 @@ function responseClosed(this: Tracked): void {
   connection.readAtIdle = connection.socket.bytesRead
 }
 
+/** Closes the connections idle for the grace as of `asOf` (idle since `since` at the latest), with nothing read since. */
+const closeIdleOf = (connections: ReadonlyMap<Socket, Connection>, since: number, asOf: number) => {
+  for (const [socket, c] of connections) {
+    if (
+      c.active === 0 &&
+      socket.bytesRead === c.readAtIdle &&
+      asOf - Math.max(c.idleSince, since) >= idleGraceMs
+    )
+      socket.destroy()
+  }
+}
+
+/** `then`, once a turn that began after this call accepted no new connection (`accepted` counts them). */
+const afterAcceptQueueOf = (accepted: () => number, then: () => void) => {
+  const deadline = Date.now() + acceptQuietMs
+  let seen = accepted()
+  const turn = () =>
+    setImmediate(() =>
+      setImmediate(() => {
+        if (accepted() === seen || Date.now() >= deadline) return then()
+        seen = accepted()
+        turn()
+      })
+    )
+  turn()
+}
+
+/**
+ * Stops accepting, `done` once every connection has closed. `http.Server#close` would also close
+ * idle connections at once: the race `closeIdle` avoids. That part is skipped for this one call;
+ * `closeIdle` does it after the grace.
+ */
+const closeListener = (server: Server, done: () => void) => {
+  const closeIdleNow = server.closeIdleConnections
+  server.closeIdleConnections = () => {}
+  try {
+    server.close(done)
+  } finally {
+    server.closeIdleConnections = closeIdleNow
+  }
+}
+
 /**
  * The server's connections and requests, for a drain that resets none of them. `drain` first
  * lets the event loop take every connection the kernel has completed (closing the listener
@@ -178,17 +220,7 @@ export const tracker = (server: Server, maxConnections: number = Number.POSITIVE
    * `bytesRead` (or is being answered). A byte arriving after `asOf` comes from a client idle for
    * the whole grace before it, the race no HTTP/1.1 server can close.
    */
-  const closeIdle = (asOf: number) => {
-    const since = drainingSince ?? asOf
-    for (const [socket, c] of connections) {
-      if (
-        c.active === 0 &&
-        socket.bytesRead === c.readAtIdle &&
-        asOf - Math.max(c.idleSince, since) >= idleGraceMs
-      )
-        socket.destroy()
-    }
-  }
+  const closeIdle = (asOf: number) => closeIdleOf(connections, drainingSince ?? asOf, asOf)
   /** `closeIdle` as of now, in the check phase of the turn after this one (see above). */
   const closeIdleSoon = () =>
     setImmediate(() => {
@@ -201,19 +233,7 @@ export const tracker = (server: Server, maxConnections: number = Number.POSITIVE
    * the kernel has completed, and closing the listener before that would reset them, requests
    * sent and all. An immediate set from a check phase runs in the next turn's, after its poll.
    */
-  const afterAcceptQueue = (then: () => void) => {
-    const deadline = Date.now() + acceptQuietMs
-    let seen = accepted
-    const turn = () =>
-      setImmediate(() =>
-        setImmediate(() => {
-          if (accepted === seen || Date.now() >= deadline) return then()
-          seen = accepted
-          turn()
-        })
-      )
-    turn()
-  }
+  const afterAcceptQueue = (then: () => void) => afterAcceptQueueOf(() => accepted, then)
   const drain = (timeoutMs: number) =>
     new Promise<void>((resolve) => {
       afterAcceptQueue(() => {
@@ -224,19 +244,11 @@ export const tracker = (server: Server, maxConnections: number = Number.POSITIVE
           cut = connections.size
           server.closeAllConnections()
         }, timeoutMs)
-        // `http.Server#close` stops accepting and would also close idle connections at once: the
-        // race above. Skip that part for this one call; `closeIdle` does it after the grace.
-        const closeIdleNow = server.closeIdleConnections
-        server.closeIdleConnections = () => {}
-        try {
-          server.close(() => {
-            clearInterval(idle)
-            clearTimeout(force)
-            resolve()
-          })
-        } finally {
-          server.closeIdleConnections = closeIdleNow
-        }
+        closeListener(server, () => {
+          clearInterval(idle)
+          clearTimeout(force)
+          resolve()
+        })
       })
     })
   return {

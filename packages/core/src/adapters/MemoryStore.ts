@@ -49,34 +49,24 @@ const found = <A>(value: A | undefined): Option.Option<A> => Option.fromNullable
 
 const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.merchantId, s.mode, s.key])
 
-/** Builds an empty store, with its MED infractions over the same tables. */
-export const makeAll: Effect.Effect<{
-  readonly store: StoreShape
-  readonly infractions: InfractionStoreShape
-  readonly subscriptions: SubscriptionStoreShape
-}> = Effect.sync(() => {
-  const t = new Tables()
-  const refunds = new Map<RefundId, Refund>()
+/** The tables and helpers every group of operations shares. */
+interface Memory {
+  readonly t: Tables
+  readonly refunds: Map<RefundId, Refund>
   /** What a charge's refunds add up to, of the given statuses. */
-  const refundedOf = (transactionId: TransactionId, statuses: ReadonlyArray<Refund["status"]>) => {
-    let sum = 0
-    for (const r of refunds.values()) {
-      if (r.transactionId === transactionId && statuses.includes(r.status)) sum += r.amount
-    }
-    return Money.Cents(sum)
-  }
-  const watchers = new JobWatchers()
+  readonly refundedOf: (
+    transactionId: TransactionId,
+    statuses: ReadonlyArray<Refund["status"]>
+  ) => Money.Cents
+  readonly watchers: JobWatchers
   /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
-  const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
-  const retry = (id: JobId, runAt: number) => {
-    const job = t.retry(id, runAt)
-    if (job !== undefined) watchers.notifyJobs([job])
-  }
+  readonly record: (effects: Effects) => void
+  readonly retry: (id: JobId, runAt: number) => void
+}
 
-  const store: StoreShape = {
-    ...panelOps(t.apiKeys),
-    ...personalDataOps(t, atomic),
-    ...{ [recordEventKey]: (event: Event) => atomic(() => void t.events.set(event.id, own(event))) },
+/** The merchants and their API keys. */
+const accountOps = ({ t }: Memory) =>
+  ({
     createMerchant: (merchant) =>
       atomic(() => {
         t.assertNew("merchant", t.merchants, [merchant.id])
@@ -120,7 +110,12 @@ export const makeAll: Effect.Effect<{
       }),
     listMerchants: () => atomic(() => [...t.merchants.values()].sort(newestFirst)),
     listApiKeys: (merchantId) =>
-      atomic(() => [...t.apiKeys.values()].filter((k) => k.merchantId === merchantId).sort(newestFirst)),
+      atomic(() => [...t.apiKeys.values()].filter((k) => k.merchantId === merchantId).sort(newestFirst))
+  }) satisfies Partial<StoreShape>
+
+/** The merchants' webhook endpoints and their signing keys. */
+const endpointOps = ({ t }: Memory) =>
+  ({
     setWebhookEndpoint: (input) =>
       atomic(() => {
         const key = endpointKey(input.merchantId, input.mode)
@@ -155,8 +150,12 @@ export const makeAll: Effect.Effect<{
         return Option.some(endpoint)
       }),
     getWebhookEndpoint: (merchantId, mode) =>
-      atomic(() => found(t.endpoints.get(endpointKey(merchantId, mode)))),
+      atomic(() => found(t.endpoints.get(endpointKey(merchantId, mode))))
+  }) satisfies Partial<StoreShape>
 
+/** Charges and payouts stored and moved on, with their postings and effects. */
+const transactionWrites = ({ t, record }: Memory) =>
+  ({
     insertTransactions: (input) =>
       atomic(() => {
         const { entry, guard } = input
@@ -216,7 +215,12 @@ export const makeAll: Effect.Effect<{
         t.post(input.entry)
         record(effects)
         return Option.some(updated)
-      }),
+      })
+  }) satisfies Partial<StoreShape>
+
+/** Entries posted alone, and chargebacks opened and resolved. */
+const chargebackWrites = ({ t, record }: Memory) =>
+  ({
     postEntry: (entry) =>
       atomic(() => {
         t.assertWritable(entry, { events: [], jobs: [] })
@@ -248,7 +252,12 @@ export const makeAll: Effect.Effect<{
         t.post(input.entry)
         record(input.effects)
         return Option.some(updated)
-      }),
+      })
+  }) satisfies Partial<StoreShape>
+
+/** Refunds: each within what its charge received and what the merchant has. */
+const refundOps = ({ t, refunds, refundedOf, record }: Memory) =>
+  ({
     insertRefund: (input) =>
       atomic(() => {
         const { refund } = input
@@ -315,8 +324,12 @@ export const makeAll: Effect.Effect<{
       }),
     getRefund: (id) => atomic(() => found(refunds.get(id))),
     listRefunds: (transactionId) =>
-      atomic(() => [...refunds.values()].filter((r) => r.transactionId === transactionId).sort(oldestFirst)),
+      atomic(() => [...refunds.values()].filter((r) => r.transactionId === transactionId).sort(oldestFirst))
+  }) satisfies Partial<StoreShape>
 
+/** Transactions, chargebacks and balances read. */
+const transactionReads = ({ t }: Memory) =>
+  ({
     // The process's own memory: reachable whenever the process answers.
     ping: Effect.void,
     getTransaction: (id) => atomic(() => found(t.transactions.get(id))),
@@ -357,7 +370,12 @@ export const makeAll: Effect.Effect<{
         held: t.cached(mode, heldAccount(merchantId))
       })),
     accountBalance: (mode, account) => atomic(() => t.accountBalance(mode, account)),
-    checkLedger: (mode) => atomic(() => t.checkLedger(mode)),
+    checkLedger: (mode) => atomic(() => t.checkLedger(mode))
+  }) satisfies Partial<StoreShape>
+
+/** An account's movements and balance, and the events. */
+const ledgerReads = ({ t }: Memory) =>
+  ({
     listAccountMovements: (q) =>
       atomic(() => {
         const out: Array<AccountMovement> = []
@@ -400,8 +418,12 @@ export const makeAll: Effect.Effect<{
           .filter((e) => e.merchantId === merchantId && e.mode === mode && e.createdAt >= since)
           .sort(oldestFirst)
       ),
-    getEvent: (id) => atomic(() => found(t.events.get(id))),
+    getEvent: (id) => atomic(() => found(t.events.get(id)))
+  }) satisfies Partial<StoreShape>
 
+/** Idempotency keys: begun, finished, released, held. */
+const idempotencyOps = ({ t }: Memory) =>
+  ({
     beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(() => {
         const key = idempotencyKey(scope)
@@ -436,8 +458,12 @@ export const makeAll: Effect.Effect<{
         const key = idempotencyKey(scope)
         const row = t.idempotency.get(key)
         if (row !== undefined && row.result === null) t.idempotency.set(key, { ...row, held, lockedUntil })
-      }),
+      })
+  }) satisfies Partial<StoreShape>
 
+/** Due jobs claimed, each endpoint within its share. */
+const claimOps = ({ t }: Memory) =>
+  ({
     claimDueJobs: (now, limit, leaseUntil, lane, fairness) =>
       atomic(() => {
         const inLane = [...t.jobs.values()].filter((row) => laneOf(row.job.kind) === lane)
@@ -496,7 +522,12 @@ export const makeAll: Effect.Effect<{
             t.jobs.set(row.job.id, { job: row.job, leaseUntil })
             return own({ ...row.job, leaseUntil })
           })
-      }),
+      })
+  }) satisfies Partial<StoreShape>
+
+/** The jobs' schedule, and a delivery's endpoint and its health. */
+const jobOps = ({ t, watchers, retry }: Memory) =>
+  ({
     nextJobAt: (lane) =>
       atomic(() => {
         let next: number | undefined
@@ -548,7 +579,12 @@ export const makeAll: Effect.Effect<{
           if (row.leaseUntil !== null && row.leaseUntil > now) inFlight++
         }
         return { health: t.health.get(key) ?? healthy, pending, inFlight }
-      }),
+      })
+  }) satisfies Partial<StoreShape>
+
+/** Webhook deliveries: attempts recorded, events delivered and listed. */
+const deliveryOps = ({ t, watchers, retry }: Memory) =>
+  ({
     recordAttempt: ({ jobId, attempt, status, retryAt, url }) =>
       atomic(() => {
         t.attempts.set(attempt.deliveryId, [...(t.attempts.get(attempt.deliveryId) ?? []), own(attempt)])
@@ -617,9 +653,59 @@ export const makeAll: Effect.Effect<{
             return [{ delivery, event, attempts: log, nextAttemptAt }]
           })
       )
+  }) satisfies Partial<StoreShape>
+
+/** Builds an empty store, with its MED infractions over the same tables. */
+export const makeAll: Effect.Effect<{
+  readonly store: StoreShape
+  readonly infractions: InfractionStoreShape
+  readonly subscriptions: SubscriptionStoreShape
+}> = Effect.sync(() => {
+  const t = new Tables()
+  const refunds = new Map<RefundId, Refund>()
+  /** What a charge's refunds add up to, of the given statuses. */
+  const refundedOf = (transactionId: TransactionId, statuses: ReadonlyArray<Refund["status"]>) => {
+    let sum = 0
+    for (const r of refunds.values()) {
+      if (r.transactionId === transactionId && statuses.includes(r.status)) sum += r.amount
+    }
+    return Money.Cents(sum)
   }
-  // Subscriptions finish their idempotency key in the same synchronous unit as their insert.
-  const subscriptions = subscriptionOps({
+  const watchers = new JobWatchers()
+  /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
+  const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
+  const retry = (id: JobId, runAt: number) => {
+    const job = t.retry(id, runAt)
+    if (job !== undefined) watchers.notifyJobs([job])
+  }
+
+  const m: Memory = { t, refunds, refundedOf, watchers, record, retry }
+  const store: StoreShape = {
+    ...panelOps(t.apiKeys),
+    ...personalDataOps(t, atomic),
+    ...{ [recordEventKey]: (event: Event) => atomic(() => void t.events.set(event.id, own(event))) },
+    ...accountOps(m),
+    ...endpointOps(m),
+    ...transactionWrites(m),
+    ...chargebackWrites(m),
+    ...refundOps(m),
+    ...transactionReads(m),
+    ...ledgerReads(m),
+    ...idempotencyOps(m),
+    ...claimOps(m),
+    ...jobOps(m),
+    ...deliveryOps(m)
+  }
+  return {
+    store,
+    infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])),
+    subscriptions: subscriptionsOver(t)
+  }
+})
+
+/** Subscriptions finish their idempotency key in the same synchronous unit as their insert. */
+const subscriptionsOver = (t: Tables): SubscriptionStoreShape =>
+  subscriptionOps({
     started: (claim) => t.idempotency.get(idempotencyKey(claim.scope))?.result === null,
     finish: (claim) => {
       const key = idempotencyKey(claim.scope)
@@ -639,12 +725,6 @@ export const makeAll: Effect.Effect<{
       }
     }
   })
-  return {
-    store,
-    infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])),
-    subscriptions
-  }
-})
 
 /** Builds an empty store. */
 export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.store)

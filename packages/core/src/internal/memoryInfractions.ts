@@ -23,15 +23,12 @@ const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
 const paid = (tx: Transaction | undefined): tx is Transaction =>
   tx !== undefined && tx.type === "deposit" && (tx.status === "completed" || tx.status === "refunded")
 
-/**
- * The operations over the store's tables; `record` writes effects (and tells the worker),
- * `completedRefunds` sums a charge's completed refunds.
- */
-export const infractionOps = (
+/** What the infractions' operations share: the store's tables, its recorder, the infractions' own tables. */
+const infractionTables = (
   t: Tables,
   record: (effects: Effects) => void,
   completedRefunds: (id: TransactionId) => number
-): InfractionStoreShape => {
+) => {
   const infractions = new Map<string, Infraction>()
   const byBankId = new Map<string, string>()
   const returns = new Map<string, InfractionReturn>()
@@ -49,8 +46,14 @@ export const infractionOps = (
       entries.flatMap((e) => (e === null ? [] : [(e as { id: string }).id]))
     )
   }
+  return { t, record, completedRefunds, infractions, byBankId, returns, bankKey, returnedOf, assertEffects }
+}
 
-  return {
+type InfractionTables = ReturnType<typeof infractionTables>
+
+/** Infractions opened and changed. */
+const infractionChanges = ({ t, record, infractions, byBankId, bankKey, assertEffects }: InfractionTables) =>
+  ({
     openInfraction: (input) =>
       atomic(() => {
         const { infraction } = input
@@ -75,7 +78,6 @@ export const infractionOps = (
         record(effects)
         return { _tag: "Opened", infraction: opened } as const
       }),
-
     changeInfraction: (input) =>
       atomic(() => {
         const current = infractions.get(input.id)
@@ -97,8 +99,21 @@ export const infractionOps = (
         t.post(entry)
         record(effects)
         return Option.some(updated)
-      }),
+      })
+  }) satisfies Partial<InfractionStoreShape>
 
+/** A MED return booked against its charge, and infractions read. */
+const returnBooking = ({
+  t,
+  record,
+  completedRefunds,
+  infractions,
+  returns,
+  bankKey,
+  returnedOf,
+  assertEffects
+}: InfractionTables) =>
+  ({
     bookReturn: (input) =>
       atomic(() => {
         const existing = returns.get(bankKey(input.mode, input.id))
@@ -164,8 +179,12 @@ export const infractionOps = (
         record(effects)
         return { _tag: "Booked", booked, infraction: updated, charge: after } as const
       }),
+    getInfraction: (id) => atomic(() => Option.fromNullable(infractions.get(id)))
+  }) satisfies Partial<InfractionStoreShape>
 
-    getInfraction: (id) => atomic(() => Option.fromNullable(infractions.get(id))),
+/** Infractions and returns found and listed. */
+const infractionReads = ({ infractions, byBankId, returns, bankKey }: InfractionTables) =>
+  ({
     findInfractionByBankId: (mode, bankId) =>
       atomic(() =>
         Option.fromNullable(byBankId.get(bankKey(mode, bankId))).pipe(
@@ -190,5 +209,21 @@ export const infractionOps = (
           .filter((r) => r.transactionId === transactionId)
           .sort((a, b) => a.bookedAt - b.bookedAt || compareIds(a.id, b.id))
       )
+  }) satisfies Partial<InfractionStoreShape>
+
+/**
+ * The operations over the store's tables; `record` writes effects (and tells the worker),
+ * `completedRefunds` sums a charge's completed refunds.
+ */
+export const infractionOps = (
+  t: Tables,
+  record: (effects: Effects) => void,
+  completedRefunds: (id: TransactionId) => number
+): InfractionStoreShape => {
+  const c = infractionTables(t, record, completedRefunds)
+  return {
+    ...infractionChanges(c),
+    ...returnBooking(c),
+    ...infractionReads(c)
   }
 }

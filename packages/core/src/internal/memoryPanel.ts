@@ -24,10 +24,8 @@ const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
       new StoreError({ message: cause instanceof Error ? cause.message : String(cause), cause })
   })
 
-/** The panel operations, and the last use of the store's API keys. */
-export const panelOps = (
-  apiKeys: Map<string, ApiKey>
-): PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape } => {
+/** What the panel's operations share: the users, invites, sessions, second factors, audit and throttles. */
+const panelTables = (apiKeys: Map<string, ApiKey>) => {
   const users = new Map<string, PanelUser>()
   const byEmail = new Map<string, string>()
   const invites = new Map<string, InviteRow>()
@@ -70,6 +68,27 @@ export const panelOps = (
       })
   }
   return {
+    apiKeys,
+    users,
+    byEmail,
+    invites,
+    sessions,
+    totps,
+    recovery,
+    audit,
+    throttle,
+    withCodes,
+    liveThrottle,
+    userOf,
+    team
+  }
+}
+
+type PanelTables = ReturnType<typeof panelTables>
+
+/** The team's operations, users invited and found, passwords and sessions. */
+const panelInvites = ({ users, byEmail, invites, sessions, userOf, team }: PanelTables) =>
+  ({
     [teamOpsKey]: team,
     invitePanelUser: (user, invite) =>
       atomic(() => {
@@ -134,7 +153,14 @@ export const panelOps = (
         if (s === undefined || s.revokedAt !== null) return false
         sessions.set(idHash, Object.freeze({ ...s, revokedAt: at }))
         return true
-      }),
+      })
+  }) satisfies Partial<
+    PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape }
+  >
+
+/** Users and sessions listed, roles, and the second factor. */
+const panelSecondFactor = ({ users, sessions, totps, recovery, withCodes }: PanelTables) =>
+  ({
     listPanelUsers: (merchantId) =>
       atomic(() =>
         [...users.values()]
@@ -202,7 +228,14 @@ export const panelOps = (
       atomic(() => {
         recovery.delete(userId)
         return totps.delete(userId)
-      }),
+      })
+  }) satisfies Partial<
+    PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape }
+  >
+
+/** The audit log, the sign-in throttles, and the last use of API keys. */
+const panelAudit = ({ apiKeys, audit, throttle, liveThrottle }: PanelTables) =>
+  ({
     appendAudit: (entry) =>
       atomic(() => {
         const list = audit.get(entry.merchantId) ?? []
@@ -238,5 +271,18 @@ export const panelOps = (
         if (key === undefined || (key.lastUsedAt ?? Number.NEGATIVE_INFINITY) > at - withinMs) return
         apiKeys.set(id, Object.freeze({ ...key, lastUsedAt: at }))
       })
+  }) satisfies Partial<
+    PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape }
+  >
+
+/** The panel operations, and the last use of the store's API keys. */
+export const panelOps = (
+  apiKeys: Map<string, ApiKey>
+): PanelStoreShape & Pick<MerchantStoreShape, "touchApiKey"> & { readonly [teamOpsKey]: TeamStoreShape } => {
+  const c = panelTables(apiKeys)
+  return {
+    ...panelInvites(c),
+    ...panelSecondFactor(c),
+    ...panelAudit(c)
   }
 }

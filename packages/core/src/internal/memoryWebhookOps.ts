@@ -24,8 +24,8 @@ export const recordEventKey: unique symbol = Symbol("pixgate.memory.recordEvent"
 type EventOnly = { readonly [recordEventKey]?: (event: Event) => Effect.Effect<void, StoreError> }
 const everything = 1_000_000
 
-/** The operations over a memory store. */
-export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
+/** What the webhook operations share: the store, the disabled endpoints and the resends. */
+const webhookOpsTables = (store: StoreShape) => {
   const disabled = new Map<string, DisabledEndpoint>()
   const resends = new Map<string, Resend>()
   const key = (merchantId: string, mode: Mode) => `${merchantId} ${mode}`
@@ -36,8 +36,14 @@ export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
       limit: everything,
       offset: 0
     })
+  return { store, disabled, resends, key, allOf }
+}
 
-  return {
+type WebhookOpsTables = ReturnType<typeof webhookOpsTables>
+
+/** Endpoints disabled and enabled, and their recent attempts and last delivery. */
+const endpointStates = ({ store, disabled, key, allOf }: WebhookOpsTables) =>
+  ({
     disableEndpoint: (endpoint, event) =>
       Effect.suspend(() => {
         const k = key(endpoint.merchantId, endpoint.mode)
@@ -81,7 +87,12 @@ export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
       Effect.map(
         store.listDeliveries({ merchantId, mode, status: "delivered", limit: 1, offset: 0 }),
         (entries) => entries[0]?.delivery.updatedAt ?? null
-      ),
+      )
+  }) satisfies Partial<WebhookOpsStoreShape>
+
+/** Failed deliveries resent, and how many endpoints are in each state. */
+const resendOps = ({ store, disabled, resends, key, allOf }: WebhookOpsTables) =>
+  ({
     resendFailed: (input) =>
       Effect.gen(function* () {
         const k = JSON.stringify([input.merchantId, input.scope, input.since])
@@ -146,5 +157,13 @@ export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
         }
         return [...counts.values()]
       })
+  }) satisfies Partial<WebhookOpsStoreShape>
+
+/** The operations over a memory store. */
+export const webhookOpsOver = (store: StoreShape): WebhookOpsStoreShape => {
+  const c = webhookOpsTables(store)
+  return {
+    ...endpointStates(c),
+    ...resendOps(c)
   }
 }

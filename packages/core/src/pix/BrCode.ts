@@ -208,8 +208,8 @@ const required = (fields: ReadonlyMap<string, string>, id: string, name: string)
   return value === undefined ? fail(`missing field ${id} (${name})`) : Either.right(value)
 }
 
-/** Parses and verifies a BR Code: TLV structure, CRC (field 63, last) and the PIX fields. */
-export const decode = (code: string): Either.Either<DecodedBrCode, BrCodeError> =>
+/** A BR Code's TLV structure, its CRC checked: the top-level fields, in order, and every field (templates' as `id.sub`). */
+const structure = (code: string) =>
   Either.gen(function* () {
     if (code === "") return yield* fail("BR Code is empty")
     const bad = /[^\x20-\x7e]/.exec(code)
@@ -230,6 +230,13 @@ export const decode = (code: string): Either.Either<DecodedBrCode, BrCodeError> 
       const nested = yield* parseTlv(value, `template ${id}`)
       for (const [sub, subValue] of nested) fields.set(`${id}.${sub}`, subValue)
     }
+    return { top, ids, fields }
+  })
+
+/** Parses and verifies a BR Code: TLV structure, CRC (field 63, last) and the PIX fields. */
+export const decode = (code: string): Either.Either<DecodedBrCode, BrCodeError> =>
+  Either.gen(function* () {
+    const { top, ids, fields } = yield* structure(code)
 
     if (top.get("00") !== "01") return yield* fail("field 00 (payload format indicator) must be 01")
     const initiation = top.get("01")

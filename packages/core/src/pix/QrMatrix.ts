@@ -179,16 +179,8 @@ const alignmentCoords = (version: number, size: number): Array<number> => {
   return coords.reverse()
 }
 
-const template = (version: number): Template => {
-  const cached = templates[version]
-  if (cached !== undefined) return cached
-  const size = version * 4 + 17
-  const base = new Uint8Array(size * size)
-  const reserved = new Uint8Array(size * size)
-  const set = (row: number, col: number, dark: boolean) => {
-    base[row * size + col] = dark ? 1 : 0
-    reserved[row * size + col] = 1
-  }
+/** The three finder patterns, with their separators. */
+const finderPatterns = (size: number, set: (row: number, col: number, dark: boolean) => void) => {
   for (const [top, left] of [
     [0, 0],
     [size - 7, 0],
@@ -203,10 +195,14 @@ const template = (version: number): Template => {
       }
     }
   }
-  for (let i = 8; i < size - 8; i++) {
-    set(i, 6, i % 2 === 0)
-    set(6, i, i % 2 === 0)
-  }
+}
+
+/** The alignment patterns, but where they would cover a finder pattern. */
+const alignmentPatterns = (
+  version: number,
+  size: number,
+  set: (row: number, col: number, dark: boolean) => void
+) => {
   const coords = alignmentCoords(version, size)
   for (let i = 0; i < coords.length; i++) {
     for (let j = 0; j < coords.length; j++) {
@@ -223,6 +219,56 @@ const template = (version: number): Template => {
       }
     }
   }
+}
+
+/** The data modules in placement order: two-module columns, right to left, zigzagging up and down. */
+const dataOrder = (version: number, size: number, reserved: Uint8Array) => {
+  const order = new Int32Array(rawDataModules(version))
+  let n = 0
+  let up = true
+  for (let col = size - 1; col > 0; col -= 2) {
+    if (col === 6) col--
+    for (let k = 0; k < size; k++) {
+      const row = up ? size - 1 - k : k
+      for (let c = 0; c < 2; c++) {
+        const at = row * size + col - c
+        if (reserved[at] === 0) order[n++] = at
+      }
+    }
+    up = !up
+  }
+  return order
+}
+
+/** For each data module, the masks (bit per mask) that flip it. */
+const maskFlips = (size: number, reserved: Uint8Array) => {
+  const flips = new Uint8Array(size * size)
+  for (let row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++) {
+      const at = row * size + col
+      if (reserved[at] !== 0) continue
+      for (let mask = 0; mask < 8; mask++) if (maskBit(mask, row, col)) flips[at] |= 1 << mask
+    }
+  }
+  return flips
+}
+
+const template = (version: number): Template => {
+  const cached = templates[version]
+  if (cached !== undefined) return cached
+  const size = version * 4 + 17
+  const base = new Uint8Array(size * size)
+  const reserved = new Uint8Array(size * size)
+  const set = (row: number, col: number, dark: boolean) => {
+    base[row * size + col] = dark ? 1 : 0
+    reserved[row * size + col] = 1
+  }
+  finderPatterns(size, set)
+  for (let i = 8; i < size - 8; i++) {
+    set(i, 6, i % 2 === 0)
+    set(6, i, i % 2 === 0)
+  }
+  alignmentPatterns(version, size, set)
   // Format information: bit i's two copies (the layout of ISO/IEC 18004 §7.9.1).
   const format = new Int32Array(30)
   for (let i = 0; i < 15; i++) {
@@ -245,28 +291,8 @@ const template = (version: number): Template => {
       set(col, row, dark)
     }
   }
-  const order = new Int32Array(rawDataModules(version))
-  let n = 0
-  let up = true
-  for (let col = size - 1; col > 0; col -= 2) {
-    if (col === 6) col--
-    for (let k = 0; k < size; k++) {
-      const row = up ? size - 1 - k : k
-      for (let c = 0; c < 2; c++) {
-        const at = row * size + col - c
-        if (reserved[at] === 0) order[n++] = at
-      }
-    }
-    up = !up
-  }
-  const flips = new Uint8Array(size * size)
-  for (let row = 0; row < size; row++) {
-    for (let col = 0; col < size; col++) {
-      const at = row * size + col
-      if (reserved[at] !== 0) continue
-      for (let mask = 0; mask < 8; mask++) if (maskBit(mask, row, col)) flips[at] |= 1 << mask
-    }
-  }
+  const order = dataOrder(version, size, reserved)
+  const flips = maskFlips(size, reserved)
   const built: Template = { size, base, order, flips, format }
   templates[version] = built
   return built

@@ -127,8 +127,8 @@ const checked = (input: NewAdminToken) => {
   return Effect.succeed({ name: input.name, scope: input.scope })
 }
 
-/** The service over a store's admin tokens, or none. */
-const over = (store: Option.Option<AdminTokenStoreShape>): AdminTokensShape => {
+/** What the admin tokens' operations share: the store (if any), the clock, and the audit recorder. */
+const adminTokenContext = (store: Option.Option<AdminTokenStoreShape>) => {
   const now = Effect.clockWith((c) => c.currentTimeMillis)
   const withStore = <A, E>(f: (s: AdminTokenStoreShape) => Effect.Effect<A, E | StoreError>) =>
     Option.match(store, { onNone: () => Effect.fail(unsupported), onSome: (s) => storage(f(s)) })
@@ -148,7 +148,14 @@ const over = (store: Option.Option<AdminTokenStoreShape>): AdminTokensShape => {
       status: null,
       objectId
     })
-  return {
+  return { store, now, withStore, record, changed }
+}
+
+type AdminTokenContext = ReturnType<typeof adminTokenContext>
+
+/** Tokens authenticated, created, listed and revoked. */
+const tokenOps = ({ store, now, withStore, record, changed }: AdminTokenContext) =>
+  ({
     authenticate: (token) =>
       Option.match(store, {
         onNone: () => Effect.succeed(Option.none()),
@@ -208,7 +215,12 @@ const over = (store: Option.Option<AdminTokenStoreShape>): AdminTokensShape => {
         yield* changed(actor, "admin-token.revoke", revoked.value.id)
         return view(revoked.value)
       }),
-    record,
+    record
+  }) satisfies Partial<AdminTokensShape>
+
+/** The admin audit log. */
+const auditOps = ({ store }: AdminTokenContext) =>
+  ({
     auditLog: (query) =>
       Effect.gen(function* () {
         const limit = Math.max(1, Math.min(maxPage, query.limit ?? 50))
@@ -221,6 +233,14 @@ const over = (store: Option.Option<AdminTokenStoreShape>): AdminTokensShape => {
           next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null
         }
       })
+  }) satisfies Partial<AdminTokensShape>
+
+/** The service over a store's admin tokens, or none. */
+const over = (store: Option.Option<AdminTokenStoreShape>): AdminTokensShape => {
+  const c = adminTokenContext(store)
+  return {
+    ...tokenOps(c),
+    ...auditOps(c)
   }
 }
 

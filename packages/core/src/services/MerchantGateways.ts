@@ -80,6 +80,28 @@ const storage = <A, E>(effect: Effect.Effect<A, E | StoreError>) =>
     (e) => Effect.fail(Errors.unavailable(e))
   )
 
+/** A merchant's gateway as the API shows it: the one in effect `now`, the change pending, the history. */
+const viewOf = (
+  list: ReadonlyArray<GatewayInfo>,
+  merchantId: MerchantId,
+  history: ReadonlyArray<GatewayAssignment>,
+  now: number
+): MerchantGateway => {
+  const assigned = gatewayAt(history, now)
+  const gateway = assigned ?? list[0]?.name ?? "default"
+  const info = list.find((g) => g.name === gateway)
+  const pending = history.filter((a) => a.effectiveAt > now).at(-1)
+  return {
+    merchantId,
+    gateway,
+    isDefault: assigned === undefined,
+    configured: info !== undefined,
+    capabilities: info?.capabilities ?? null,
+    next: pending === undefined ? null : { gateway: pending.gateway, effectiveAt: pending.effectiveAt },
+    history
+  }
+}
+
 /** The service over the engine's gateways and the store's assignments, when it keeps them. */
 export const make = Effect.gen(function* () {
   const gateways = yield* Gateways
@@ -90,32 +112,11 @@ export const make = Effect.gen(function* () {
     isDefault: i === 0,
     capabilities: capabilitiesOf(g.gateway)
   }))
-  const defaultName = list[0]?.name
 
   const merchant = (merchantId: MerchantId) =>
     Effect.flatMap(merchants.getMerchant(merchantId), (m) =>
       Option.isSome(m) ? Effect.void : Effect.fail(Errors.notFound("Merchant"))
     )
-
-  const viewOf = (
-    merchantId: MerchantId,
-    history: ReadonlyArray<GatewayAssignment>,
-    now: number
-  ): MerchantGateway => {
-    const assigned = gatewayAt(history, now)
-    const gateway = assigned ?? defaultName ?? "default"
-    const info = list.find((g) => g.name === gateway)
-    const pending = history.filter((a) => a.effectiveAt > now).at(-1)
-    return {
-      merchantId,
-      gateway,
-      isDefault: assigned === undefined,
-      configured: info !== undefined,
-      capabilities: info?.capabilities ?? null,
-      next: pending === undefined ? null : { gateway: pending.gateway, effectiveAt: pending.effectiveAt },
-      history
-    }
-  }
 
   const historyOf = (merchantId: MerchantId) =>
     Option.match(store, { onNone: () => Effect.succeed([]), onSome: (s) => s.gatewayHistory(merchantId) })
@@ -125,7 +126,7 @@ export const make = Effect.gen(function* () {
       Effect.gen(function* () {
         yield* merchant(merchantId)
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        return viewOf(merchantId, yield* historyOf(merchantId), now)
+        return viewOf(list, merchantId, yield* historyOf(merchantId), now)
       })
     )
 
@@ -155,7 +156,7 @@ export const make = Effect.gen(function* () {
             `effectiveAt must be at least ${settleMs / 1000} seconds from now`
           )
         const history = yield* store.value.gatewayHistory(merchantId)
-        const current = viewOf(merchantId, history, now)
+        const current = viewOf(list, merchantId, history, now)
         if (current.gateway === gateway && current.next === null && effectiveAt === undefined) return current
         const last = history.at(-1)
         if (last !== undefined && last.effectiveAt >= (effectiveAt ?? earliest))
@@ -172,7 +173,7 @@ export const make = Effect.gen(function* () {
         yield* Effect.logInfo("A merchant's live gateway was assigned").pipe(
           Effect.annotateLogs({ merchantId, gateway, effectiveAt: effectiveAt ?? earliest })
         )
-        return viewOf(merchantId, yield* store.value.gatewayHistory(merchantId), now)
+        return viewOf(list, merchantId, yield* store.value.gatewayHistory(merchantId), now)
       })
     )
 

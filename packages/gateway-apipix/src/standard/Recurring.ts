@@ -99,88 +99,100 @@ const none = <A>() => Effect.succeed(Option.none<A>())
 const unknownOnly = (res: PspResponse | undefined) => res === undefined || res.status >= 500
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The gateway's recurring operations over `setup`'s PSP client. */
-export const make = (setup: Setup): R.RecurringGateway => {
-  const p = setup.pix
-  const readRec = (idRec: string, options?: { readonly txid?: string }) =>
-    read(
-      setup,
-      "Reading a recurrence",
-      `${p}/rec/${encodeURIComponent(idRec)}`,
-      W.recurrence,
-      options?.txid === undefined ? undefined : { txid: options.txid }
-    )
-  const readCobr = (txid: string) =>
-    read(setup, "Reading a cycle charge", `${p}/cobr/${encodeURIComponent(txid)}`, W.cycleCharge)
+/** A recurrence, read. */
+const readRecOf = (setup: Setup, idRec: string, options?: { readonly txid?: string }) =>
+  read(
+    setup,
+    "Reading a recurrence",
+    `${setup.pix}/rec/${encodeURIComponent(idRec)}`,
+    W.recurrence,
+    options?.txid === undefined ? undefined : { txid: options.txid }
+  )
+/** A cycle charge, read. */
+const readCobrOf = (setup: Setup, txid: string) =>
+  read(setup, "Reading a cycle charge", `${setup.pix}/cobr/${encodeURIComponent(txid)}`, W.cycleCharge)
 
-  const findRecurrences = (q: R.RecurrenceQuery) =>
-    Effect.gen(function* () {
-      const out: Array<R.RecurrenceSnapshot> = []
-      for (let page = 0, pages = 1; page < pages && page < 100; page++) {
-        const res = yield* send(setup, "Listing recurrences", {
-          method: "GET",
-          path: `${p}/rec`,
-          query: {
-            inicio: q.inicio,
-            fim: q.fim,
-            ...(q.cpf === undefined ? {} : { cpf: q.cpf }),
-            ...(q.cnpj === undefined ? {} : { cnpj: q.cnpj }),
-            ...(q.status === undefined ? {} : { status: q.status }),
-            "paginacao.paginaAtual": String(page),
-            "paginacao.itensPorPagina": "100"
-          }
-        })
-        if (res.status !== 200) return yield* Effect.fail(failure("Listing recurrences")(res))
-        const b = record(res.body)
-        const total = record(record(b.parametros).paginacao).quantidadeDePaginas
-        pages = typeof total === "number" ? total : 1
-        for (const item of Array.isArray(b.recs) ? b.recs : [])
-          out.push(...Option.toArray(W.recurrence(item)))
-      }
-      return out as ReadonlyArray<R.RecurrenceSnapshot>
-    })
-
-  /** The recurrence an unknown `POST /rec` made, if the bank shows exactly one. */
-  const createdRec = (r: R.RecurrenceRequest, since: number) =>
-    Effect.gen(function* () {
-      if (r.loc !== undefined) {
-        const loc = yield* read(
-          setup,
-          "Reading a location",
-          `${p}/locrec/${encodeURIComponent(r.loc)}`,
-          W.location
-        )
-        const idRec = Option.isSome(loc) ? loc.value.idRec : undefined
-        return idRec === undefined ? Option.none<R.RecurrenceSnapshot>() : yield* readRec(idRec)
-      }
-      const now = yield* Clock.currentTimeMillis
-      const d = r.vinculo.devedor
-      const found = yield* findRecurrences({
-        inicio: iso(since - 60_000),
-        fim: iso(now + 60_000),
-        ...(d.cpf === undefined ? {} : { cpf: d.cpf }),
-        ...(d.cnpj === undefined ? {} : { cnpj: d.cnpj })
+/** The recurrences a query finds, page by page (100 pages at most). */
+const findRecurrences = (setup: Setup, q: R.RecurrenceQuery) =>
+  Effect.gen(function* () {
+    const out: Array<R.RecurrenceSnapshot> = []
+    for (let page = 0, pages = 1; page < pages && page < 100; page++) {
+      const res = yield* send(setup, "Listing recurrences", {
+        method: "GET",
+        path: `${setup.pix}/rec`,
+        query: {
+          inicio: q.inicio,
+          fim: q.fim,
+          ...(q.cpf === undefined ? {} : { cpf: q.cpf }),
+          ...(q.cnpj === undefined ? {} : { cnpj: q.cnpj }),
+          ...(q.status === undefined ? {} : { status: q.status }),
+          "paginacao.paginaAtual": String(page),
+          "paginacao.itensPorPagina": "100"
+        }
       })
-      const matching = found.filter(
-        (s) =>
-          s.vinculo?.contrato === r.vinculo.contrato &&
-          s.calendario?.dataInicial === r.calendario.dataInicial &&
-          s.calendario?.periodicidade === r.calendario.periodicidade &&
-          s.politicaRetentativa === r.politicaRetentativa &&
-          Date.parse(s.atualizacao[0]?.data ?? "") >= since - 1000
+      if (res.status !== 200) return yield* Effect.fail(failure("Listing recurrences")(res))
+      const b = record(res.body)
+      const total = record(record(b.parametros).paginacao).quantidadeDePaginas
+      pages = typeof total === "number" ? total : 1
+      for (const item of Array.isArray(b.recs) ? b.recs : []) out.push(...Option.toArray(W.recurrence(item)))
+    }
+    return out as ReadonlyArray<R.RecurrenceSnapshot>
+  })
+
+/** The recurrence an unknown `POST /rec` made, if the bank shows exactly one. */
+const createdRec = (setup: Setup, r: R.RecurrenceRequest, since: number) =>
+  Effect.gen(function* () {
+    if (r.loc !== undefined) {
+      const loc = yield* read(
+        setup,
+        "Reading a location",
+        `${setup.pix}/locrec/${encodeURIComponent(r.loc)}`,
+        W.location
       )
-      return matching.length === 1 ? Option.some(matching[0] as R.RecurrenceSnapshot) : Option.none()
+      const idRec = Option.isSome(loc) ? loc.value.idRec : undefined
+      return idRec === undefined ? Option.none<R.RecurrenceSnapshot>() : yield* readRecOf(setup, idRec)
+    }
+    const now = yield* Clock.currentTimeMillis
+    const d = r.vinculo.devedor
+    const found = yield* findRecurrences(setup, {
+      inicio: iso(since - 60_000),
+      fim: iso(now + 60_000),
+      ...(d.cpf === undefined ? {} : { cpf: d.cpf }),
+      ...(d.cnpj === undefined ? {} : { cnpj: d.cnpj })
     })
+    const matching = found.filter(
+      (s) =>
+        s.vinculo?.contrato === r.vinculo.contrato &&
+        s.calendario?.dataInicial === r.calendario.dataInicial &&
+        s.calendario?.periodicidade === r.calendario.periodicidade &&
+        s.politicaRetentativa === r.politicaRetentativa &&
+        Date.parse(s.atualizacao[0]?.data ?? "") >= since - 1000
+    )
+    return matching.length === 1 ? Option.some(matching[0] as R.RecurrenceSnapshot) : Option.none()
+  })
 
-  const cancelled =
-    <A extends { readonly status: string }>(reread: () => Effect.Effect<Option.Option<A>, Failure>) =>
-    (_since: number, _res: PspResponse | undefined) =>
-      Effect.map(
-        reread(),
-        Option.filter((s) => s.status === "CANCELADA")
-      )
+/** What an unknown cancellation did: the object re-read, if it is cancelled. */
+const cancelled =
+  <A extends { readonly status: string }>(reread: () => Effect.Effect<Option.Option<A>, Failure>) =>
+  (_since: number, _res: PspResponse | undefined) =>
+    Effect.map(
+      reread(),
+      Option.filter((s) => s.status === "CANCELADA")
+    )
 
-  return {
+/** What the recurring operations share: the PSP client's setup, its Pix API's path, the reads. */
+const recurringContext = (setup: Setup) => {
+  const p = setup.pix
+  const readRec = (idRec: string, options?: { readonly txid?: string }) => readRecOf(setup, idRec, options)
+  const readCobr = (txid: string) => readCobrOf(setup, txid)
+  return { setup, p, readRec, readCobr }
+}
+
+type RecurringContext = ReturnType<typeof recurringContext>
+
+/** Locations and recurrences created, read, found and cancelled, and the payer's authorisation requested. */
+const recurrenceOps = ({ setup, p, readRec }: RecurringContext) =>
+  ({
     pollDelay: setup.pollDelay,
     createLocation: () =>
       write(
@@ -198,10 +210,10 @@ export const make = (setup: Setup): R.RecurringGateway => {
         { method: "POST", path: `${p}/rec`, body: W.recBody(r) },
         W.recurrence,
         (s) => s === 201 || s === 200,
-        (since, res) => (unknownOnly(res) ? createdRec(r, since) : none<R.RecurrenceSnapshot>())
+        (since, res) => (unknownOnly(res) ? createdRec(setup, r, since) : none<R.RecurrenceSnapshot>())
       ),
     readRecurrence: readRec,
-    findRecurrences,
+    findRecurrences: (q) => findRecurrences(setup, q),
     cancelRecurrence: (idRec) =>
       write(
         setup,
@@ -235,7 +247,12 @@ export const make = (setup: Setup): R.RecurringGateway => {
         "Reading an authorisation request",
         `${p}/solicrec/${encodeURIComponent(id)}`,
         W.solicitation
-      ),
+      )
+  }) satisfies Partial<R.RecurringGateway>
+
+/** Authorisation requests cancelled, cycle charges created and read, retries requested. */
+const cycleChargeOps = ({ setup, p, readCobr }: RecurringContext) =>
+  ({
     cancelSolicitation: (id) =>
       write(
         setup,
@@ -297,7 +314,12 @@ export const make = (setup: Setup): R.RecurringGateway => {
               (s.tentativas ?? []).some((t) => t.tipo === "NTAG" && t.dataLiquidacao === data)
             )
           )
-      ),
+      )
+  }) satisfies Partial<R.RecurringGateway>
+
+/** Cycle charges cancelled, and the webhooks registered. */
+const cycleEndOps = ({ setup, p, readCobr }: RecurringContext) =>
+  ({
     cancelCycleCharge: (txid) =>
       write(
         setup,
@@ -314,5 +336,14 @@ export const make = (setup: Setup): R.RecurringGateway => {
           (res) => (res.status < 300 ? Effect.void : Effect.fail(failure(`Registering /${name}`)(res)))
         )
       ).pipe(Effect.asVoid)
+  }) satisfies Partial<R.RecurringGateway>
+
+/** The gateway's recurring operations over `setup`'s PSP client. */
+export const make = (setup: Setup): R.RecurringGateway => {
+  const c = recurringContext(setup)
+  return {
+    ...recurrenceOps(c),
+    ...cycleChargeOps(c),
+    ...cycleEndOps(c)
   }
 }

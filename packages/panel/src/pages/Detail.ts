@@ -26,86 +26,96 @@ import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
 import { allows, deliveryTable, dueToday, gated, ownTransaction } from "./Parts.js"
 
-/** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
-export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code = 409): Handler =>
-  Effect.gen(function* () {
-    const tx = yield* ownTransaction(s, id)
-    const { events, deliveries, chargebacks } = yield* lift(
-      Effect.gen(function* () {
-        const st = yield* Store.Store
-        const events = (yield* st.listEvents(s.merchant.id, tx.mode)).filter(
-          (e) => e.data.transactionId === tx.id
-        )
-        const deliveries = yield* Effect.forEach(events, (e) =>
-          st.listDeliveries({ merchantId: s.merchant.id, eventId: e.id, limit: 50, offset: 0 })
-        )
-        const chargebacks = yield* st.listChargebacks(tx.id)
-        return { events, deliveries: deliveries.flat(), chargebacks }
-      })
-    )
-    const refunds =
-      tx.type === "deposit" ? yield* engine((e) => e.refunds.list(s.merchant.id, tx.id)) : undefined
-    const v = Views.transaction(tx)
-    const payout = tx.type === "withdrawal"
-    const fields: ReadonlyArray<readonly [string, Part]> = [
-      [s.t.id, html`<span class="mono">${tx.id}</span>`],
-      [s.t.type, label(s.lang, tx.type)],
-      [s.t.status, status(s, tx.status, tx.type)],
-      [s.t.mode, s.t[tx.mode]],
-      // A payout's recipient receives its amount and the fee is debited on top: no "net" for it.
-      [payout ? s.t.amountSent : s.t.amount, brl(s, tx.amount)],
-      ...dueFields(s, tx),
-      [s.t.fee, brl(s, tx.feeAmount)],
-      // What the balance gets or gives: a charge's amount less its fee; a payout's amount plus its
-      // fee on top (the recipient gets the amount). The platform's own cost is never shown.
-      ...(tx.type === "deposit"
-        ? [[s.t.net, brl(s, tx.netAmount)] as const]
-        : payout
-          ? [
-              [
-                s.t.totalDebited,
-                html`<span data-testid="detail-debit">${brl(s, Money.add(tx.amount, tx.feeAmount))}</span>`
-              ] as const
-            ]
-          : []),
-      [s.t.description, tx.description ?? "—"],
-      [Messages.fieldLabel(s.lang, "clientName"), v.clientName ?? "—"],
-      [Messages.fieldLabel(s.lang, "clientDocument"), v.clientDocument ?? "—"],
-      [Messages.fieldLabel(s.lang, "pixKey"), tx.pixKey ?? "—"],
-      [Messages.fieldLabel(s.lang, "txid"), tx.txid ?? "—"],
-      [Messages.fieldLabel(s.lang, "endToEndId"), tx.endToEndId ?? "—"],
-      [
-        Messages.fieldLabel(s.lang, "failureReason"),
-        tx.failureReason === null ? "—" : Messages.reasonLabel(s.lang, tx.failureReason)
-      ],
-      [s.t.expires, when(s, tx.expiresAt)],
-      [s.t.created, when(s, tx.createdAt)],
-      [s.t.updated, when(s, tx.updatedAt)]
-    ]
-    const timeline: Array<readonly [number, string]> = [
-      [tx.createdAt, Messages.statusLabel(s.lang, tx.type, "pending")]
-    ]
-    if (tx.paidAt !== null) timeline.push([tx.paidAt, Messages.statusLabel(s.lang, tx.type, "completed")])
-    if (tx.status !== "pending" && tx.paidAt === null)
-      timeline.push([tx.updatedAt, Messages.statusLabel(s.lang, tx.type, tx.status)])
-    for (const cb of chargebacks)
+/** The transaction's events, their deliveries, and its chargebacks. */
+const related = (s: Signed, tx: Domain.Transaction) =>
+  lift(
+    Effect.gen(function* () {
+      const st = yield* Store.Store
+      const events = (yield* st.listEvents(s.merchant.id, tx.mode)).filter(
+        (e) => e.data.transactionId === tx.id
+      )
+      const deliveries = yield* Effect.forEach(events, (e) =>
+        st.listDeliveries({ merchantId: s.merchant.id, eventId: e.id, limit: 50, offset: 0 })
+      )
+      const chargebacks = yield* st.listChargebacks(tx.id)
+      return { events, deliveries: deliveries.flat(), chargebacks }
+    })
+  )
+
+/** The transaction's fields, label and value. */
+const detailFields = (s: Signed, tx: Domain.Transaction): ReadonlyArray<readonly [string, Part]> => {
+  const v = Views.transaction(tx)
+  const payout = tx.type === "withdrawal"
+  return [
+    [s.t.id, html`<span class="mono">${tx.id}</span>`],
+    [s.t.type, label(s.lang, tx.type)],
+    [s.t.status, status(s, tx.status, tx.type)],
+    [s.t.mode, s.t[tx.mode]],
+    // A payout's recipient receives its amount and the fee is debited on top: no "net" for it.
+    [payout ? s.t.amountSent : s.t.amount, brl(s, tx.amount)],
+    ...dueFields(s, tx),
+    [s.t.fee, brl(s, tx.feeAmount)],
+    // What the balance gets or gives: a charge's amount less its fee; a payout's amount plus its
+    // fee on top (the recipient gets the amount). The platform's own cost is never shown.
+    ...(tx.type === "deposit"
+      ? [[s.t.net, brl(s, tx.netAmount)] as const]
+      : payout
+        ? [
+            [
+              s.t.totalDebited,
+              html`<span data-testid="detail-debit">${brl(s, Money.add(tx.amount, tx.feeAmount))}</span>`
+            ] as const
+          ]
+        : []),
+    [s.t.description, tx.description ?? "—"],
+    [Messages.fieldLabel(s.lang, "clientName"), v.clientName ?? "—"],
+    [Messages.fieldLabel(s.lang, "clientDocument"), v.clientDocument ?? "—"],
+    [Messages.fieldLabel(s.lang, "pixKey"), tx.pixKey ?? "—"],
+    [Messages.fieldLabel(s.lang, "txid"), tx.txid ?? "—"],
+    [Messages.fieldLabel(s.lang, "endToEndId"), tx.endToEndId ?? "—"],
+    [
+      Messages.fieldLabel(s.lang, "failureReason"),
+      tx.failureReason === null ? "—" : Messages.reasonLabel(s.lang, tx.failureReason)
+    ],
+    [s.t.expires, when(s, tx.expiresAt)],
+    [s.t.created, when(s, tx.createdAt)],
+    [s.t.updated, when(s, tx.updatedAt)]
+  ]
+}
+
+/** The transaction's timeline: created, paid or ended, its chargebacks and refunds, oldest first. */
+const detailTimeline = (
+  s: Signed,
+  tx: Domain.Transaction,
+  chargebacks: ReadonlyArray<Domain.Chargeback>,
+  refunds: Refunds.RefundSummary | undefined
+) => {
+  const timeline: Array<readonly [number, string]> = [
+    [tx.createdAt, Messages.statusLabel(s.lang, tx.type, "pending")]
+  ]
+  if (tx.paidAt !== null) timeline.push([tx.paidAt, Messages.statusLabel(s.lang, tx.type, "completed")])
+  if (tx.status !== "pending" && tx.paidAt === null)
+    timeline.push([tx.updatedAt, Messages.statusLabel(s.lang, tx.type, tx.status)])
+  for (const cb of chargebacks)
+    timeline.push([
+      cb.createdAt,
+      `${s.t.chargeback} ${s.t[chargebackWord[cb.status]]} (${brl(s, cb.amount)})`
+    ])
+  for (const r of refunds?.refunds ?? []) {
+    timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
+    if (r.status !== "pending")
       timeline.push([
-        cb.createdAt,
-        `${s.t.chargeback} ${s.t[chargebackWord[cb.status]]} (${brl(s, cb.amount)})`
+        r.updatedAt,
+        `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
       ])
-    for (const r of refunds?.refunds ?? []) {
-      timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
-      if (r.status !== "pending")
-        timeline.push([
-          r.updatedAt,
-          `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
-        ])
-    }
-    timeline.sort((x, y) => x[0] - y[0])
-    const qrCode = tx.type === "deposit" && tx.status === "pending" ? tx.qrCode : null
-    const body = html`${
-      qrCode !== null
-        ? html`<section class="qr" aria-labelledby="qr-heading"><h2 id="qr-heading">QR Code</h2>
+  }
+  timeline.sort((x, y) => x[0] - y[0])
+  return timeline
+}
+
+/** A pending charge's QR Code, its copy-paste code and, in test mode, "pay now". */
+const qrSection = (s: Signed, tx: Domain.Transaction, qrCode: string) =>
+  html`<section class="qr" aria-labelledby="qr-heading"><h2 id="qr-heading">QR Code</h2>
 ${LiveStatus.marker(s.view, tx)}
 <img src="data:image/png;base64,${QrImage.pngBase64(qrCode)}" alt="${s.t.qrAlt}" data-testid="qr">
 <p><span id="copy-label">${s.t.copyPaste}</span></p>
@@ -120,8 +130,31 @@ ${
       }<button type="submit" data-testid="pay-now">${s.t.payNow}</button></form>`
     : ""
 }</section>`
-        : ""
-    }${
+
+/** The transaction's events, each with its redelivery button. */
+const eventList = (s: Signed, tx: Domain.Transaction, events: ReadonlyArray<Domain.Event>) =>
+  events.length === 0
+    ? html`<p>${s.t.none}</p>`
+    : html`<ul>${events.map(
+        (e) => html`<li><code>${e.type}</code> · <span class="mono">${e.id}</span> · ${when(s, e.createdAt)}
+${
+  allows(s, "webhook.manage")
+    ? html`<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form>`
+    : ""
+}</li>`
+      )}</ul>`
+
+/** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
+export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code = 409): Handler =>
+  Effect.gen(function* () {
+    const tx = yield* ownTransaction(s, id)
+    const { events, deliveries, chargebacks } = yield* related(s, tx)
+    const refunds =
+      tx.type === "deposit" ? yield* engine((e) => e.refunds.list(s.merchant.id, tx.id)) : undefined
+    const fields = detailFields(s, tx)
+    const timeline = detailTimeline(s, tx, chargebacks, refunds)
+    const qrCode = tx.type === "deposit" && tx.status === "pending" ? tx.qrCode : null
+    const body = html`${qrCode !== null ? qrSection(s, tx, qrCode) : ""}${
       tx.type === "deposit"
         ? tx.status === "completed"
           ? LiveStatus.paidBox(s.view, tx)
@@ -136,18 +169,7 @@ ${refunds === undefined ? "" : refundSection(s, tx, refunds)}
 <h2>${s.t.timeline}</h2>
 <ol>${timeline.map(([at, what]) => html`<li>${when(s, at)}: ${what}</li>`)}</ol>
 <h2>${s.t.events}</h2>
-${
-  events.length === 0
-    ? html`<p>${s.t.none}</p>`
-    : html`<ul>${events.map(
-        (e) => html`<li><code>${e.type}</code> · <span class="mono">${e.id}</span> · ${when(s, e.createdAt)}
-${
-  allows(s, "webhook.manage")
-    ? html`<form class="inline" method="post" action="${s.cfg.base}/events/${e.id}/redeliver">${csrfField(s)}${FormToken.field(s)}<input type="hidden" name="back" value="/transactions/${tx.id}"><button type="submit" class="secondary">${s.t.redeliver}</button></form>`
-    : ""
-}</li>`
-      )}</ul>`
-}
+${eventList(s, tx, events)}
 <h2>${s.t.deliveries}</h2>
 ${deliveryTable(s, deliveries)}`
     return respond(

@@ -200,6 +200,27 @@ const messages = (url: string, headers: Record<string, string>) =>
     return Effect.sync(() => source.close())
   })
 
+/** The server's event stream to read: the merchant's (test key) or, with the admin token, by merchant. */
+const streamPath = (server: Server, merchant: string | undefined) =>
+  Effect.gen(function* () {
+    if (server.apiKey?.startsWith("sk_live_"))
+      return yield* new UsageError({
+        message: "listen forwards test-mode events only: give the merchant's test key (sk_test_...)"
+      })
+    const path =
+      server.apiKey !== undefined
+        ? "/api/v1/events/stream"
+        : server.adminToken !== undefined && merchant !== undefined
+          ? `/admin/merchants/${encodeURIComponent(merchant)}/events/stream?mode=test`
+          : undefined
+    if (path === undefined)
+      return yield* new UsageError({
+        message:
+          "listen --server needs the merchant's test key (--api-key - or PIXGATE_API_KEY), or PIXGATE_ADMIN_TOKEN and --merchant"
+      })
+    return path
+  })
+
 /** `listen --server URL`: the server's event stream, forwarded. */
 const fromServer = (
   server: Server,
@@ -212,21 +233,7 @@ const fromServer = (
   print: (item: Readable) => Effect.Effect<void>
 ) =>
   Effect.gen(function* () {
-    if (server.apiKey?.startsWith("sk_live_"))
-      return yield* new UsageError({
-        message: "listen forwards test-mode events only: give the merchant's test key (sk_test_...)"
-      })
-    const path =
-      server.apiKey !== undefined
-        ? "/api/v1/events/stream"
-        : server.adminToken !== undefined && flags.merchant !== undefined
-          ? `/admin/merchants/${encodeURIComponent(flags.merchant)}/events/stream?mode=test`
-          : undefined
-    if (path === undefined)
-      return yield* new UsageError({
-        message:
-          "listen --server needs the merchant's test key (--api-key - or PIXGATE_API_KEY), or PIXGATE_ADMIN_TOKEN and --merchant"
-      })
+    const path = yield* streamPath(server, flags.merchant)
     const url = flags["forward-to"]
     const only = flags.events?.split(",").map((e) => e.trim())
     // Requests the server could not sign (no test endpoint) are signed with a key of this run.

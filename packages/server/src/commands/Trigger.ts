@@ -70,143 +70,183 @@ export const triggerFlags: Readonly<Record<string, Flag>> = {
   }
 }
 
-const run = (merchantId: string, event: Domain.EventType, topUp: boolean) =>
+/** What an event's steps share: the engine, the merchant, the caller, and the steps so far. */
+const triggerContext = (merchantId: string, event: Domain.EventType, topUp: boolean) =>
   Effect.gen(function* () {
     const engine = yield* Engine.Engine
     const merchant = yield* engine.admin.getMerchant(merchantId)
     const caller = { merchant, mode: "test" as const, keyId: "panel:cli" as const }
     const steps: Array<string> = []
-    /** Runs `spend`; when the balance does not cover it, tops up (with consent) and runs it again. */
-    const funded = <A, E, R>(what: string, spend: Effect.Effect<A, E | Errors.InsufficientBalance, R>) =>
-      Effect.catchIf(
-        spend,
-        (e): e is Errors.InsufficientBalance => e instanceof Errors.InsufficientBalance,
-        () =>
-          Effect.gen(function* () {
-            const before = yield* engine.admin.balance(merchantId, "test")
-            yield* consent(topUp, before.available, what)
-            const after = yield* engine.admin.topUp(
-              merchantId,
-              yield* decode(Requests.TopUp)({ amount: topUpAmount })
-            )
-            steps.push(
-              `topped up the test balance with ${reais(topUpAmount)}: ${reais(before.available)} -> ${reais(after.available)}`
-            )
-            return yield* spend
-          })
-      )
-    const charge = (amount: number) =>
+    return { engine, merchantId, event, topUp, caller, steps }
+  })
+
+type Trigger = Effect.Effect.Success<ReturnType<typeof triggerContext>>
+
+/** Runs `spend`; when the balance does not cover it, tops up (with consent) and runs it again. */
+const funded = <A, E, R>(
+  t: Trigger,
+  what: string,
+  spend: Effect.Effect<A, E | Errors.InsufficientBalance, R>
+) =>
+  Effect.catchIf(
+    spend,
+    (e): e is Errors.InsufficientBalance => e instanceof Errors.InsufficientBalance,
+    () =>
       Effect.gen(function* () {
-        const input = yield* decode(Requests.CreateCharge)({
-          amount,
-          description: `pixgate trigger ${event}`
-        })
-        const created = yield* engine.charges.create(caller, input)
-        steps.push(`created charge ${created.transactionId} (${reais(amount)})`)
-        return created.transactionId
+        const before = yield* t.engine.admin.balance(t.merchantId, "test")
+        yield* consent(t.topUp, before.available, what)
+        const after = yield* t.engine.admin.topUp(
+          t.merchantId,
+          yield* decode(Requests.TopUp)({ amount: topUpAmount })
+        )
+        t.steps.push(
+          `topped up the test balance with ${reais(topUpAmount)}: ${reais(before.available)} -> ${reais(after.available)}`
+        )
+        return yield* spend
       })
-    const paid = Effect.gen(function* () {
-      const id = yield* charge(10)
-      const tx = yield* engine.admin.sandboxPayCharge(id)
-      steps.push(`paid ${id}: the balance grew by ${reais(tx.netAmount)} (10.00 less its fee)`)
-      return id
+  )
+
+const charge = (t: Trigger, amount: number) =>
+  Effect.gen(function* () {
+    const input = yield* decode(Requests.CreateCharge)({
+      amount,
+      description: `pixgate trigger ${t.event}`
     })
-    const payout = Effect.gen(function* () {
-      const input = yield* decode(Requests.CreatePayout)({
-        amount: 1,
-        pixKey: "sandbox@example.com",
-        description: `pixgate trigger ${event}`
-      })
-      const created = yield* funded("a payout of 1.00 and its fee", engine.payouts.create(caller, input))
-      steps.push(
-        `created payout ${created.transactionId} (1.00 to sandbox@example.com): the balance fell by ${reais(plus(created.amount, created.fees.feeAmount))}`
+    const created = yield* t.engine.charges.create(t.caller, input)
+    t.steps.push(`created charge ${created.transactionId} (${reais(amount)})`)
+    return created.transactionId
+  })
+
+const paid = (t: Trigger) =>
+  Effect.gen(function* () {
+    const id = yield* charge(t, 10)
+    const tx = yield* t.engine.admin.sandboxPayCharge(id)
+    t.steps.push(`paid ${id}: the balance grew by ${reais(tx.netAmount)} (10.00 less its fee)`)
+    return id
+  })
+
+const payout = (t: Trigger) =>
+  Effect.gen(function* () {
+    const input = yield* decode(Requests.CreatePayout)({
+      amount: 1,
+      pixKey: "sandbox@example.com",
+      description: `pixgate trigger ${t.event}`
+    })
+    const created = yield* funded(t, "a payout of 1.00 and its fee", t.engine.payouts.create(t.caller, input))
+    t.steps.push(
+      `created payout ${created.transactionId} (1.00 to sandbox@example.com): the balance fell by ${reais(plus(created.amount, created.fees.feeAmount))}`
+    )
+    return created.transactionId
+  })
+
+/** `chargeback.created` and `chargeback.updated`: a paid charge disputed, then resolved for the payer. */
+const chargebackEvent = (t: Trigger) =>
+  Effect.gen(function* () {
+    const transactionId = yield* paid(t)
+    const chargeback = yield* t.engine.admin.sandboxOpenChargeback(transactionId)
+    t.steps.push(`opened chargeback ${chargeback.chargebackId}: 10.00 held`)
+    if (t.event === "chargeback.updated") {
+      yield* t.engine.admin.sandboxResolveChargeback(chargeback.chargebackId, "accepted")
+      t.steps.push(`resolved ${chargeback.chargebackId} for the payer: the 10.00 held left`)
+    }
+    return transactionId
+  })
+
+/** `refund.created`, `refund.completed` and `refund.failed`: a paid charge refunded, then the refund settled or failed. */
+const refundEvent = (t: Trigger) =>
+  Effect.gen(function* () {
+    const amount = t.event === "refund.failed" ? 6.66 : 10
+    // Asked before anything is made: the charge's fee stays earned, so a full refund takes
+    // more than the charge credits.
+    const before = yield* t.engine.admin.balance(t.merchantId, "test")
+    if (before.available < amount) {
+      yield* consent(
+        t.topUp,
+        before.available,
+        `a refund of ${reais(amount)} (the charge's fee stays earned)`
       )
-      return created.transactionId
+      const after = yield* t.engine.admin.topUp(
+        t.merchantId,
+        yield* decode(Requests.TopUp)({ amount: topUpAmount })
+      )
+      t.steps.push(
+        `topped up the test balance with ${reais(topUpAmount)}: ${reais(before.available)} -> ${reais(after.available)}`
+      )
+    }
+    const transactionId = yield* paid(t)
+    const id = transactionId
+    const input = yield* decode(Requests.CreateRefund)({
+      amount,
+      description: `pixgate trigger ${t.event}`
     })
+    // The charge's fee stays earned: a full refund takes more than the charge credited.
+    const refund = yield* funded(
+      t,
+      `a refund of ${reais(amount)}`,
+      t.engine.admin.createRefund(t.merchantId, id, input, `trigger-${id}`)
+    )
+    t.steps.push(`refunded ${reais(amount)} of ${id}: ${refund.refundId}`)
+    const refundId = Domain.RefundId.make(refund.refundId)
+    if (t.event === "refund.completed") {
+      yield* Effect.orDie(t.engine.refunds.settle(refundId))
+      t.steps.push(`completed ${refund.refundId}`)
+    } else if (t.event === "refund.failed") {
+      yield* Effect.orDie(t.engine.refunds.fail(refundId, "bank_rejected"))
+      t.steps.push(`failed ${refund.refundId}: the ${reais(amount)} returned to the balance`)
+    }
+    return transactionId
+  })
+
+/** Makes the event: the transaction it is about, or the test event sent. */
+const make = (t: Trigger) =>
+  Effect.gen(function* () {
     let transactionId: string | undefined
     let eventId: string | undefined
-    switch (event) {
+    switch (t.event) {
       case "webhook.test": {
-        const sent = yield* engine.admin.sendTestEvent(merchantId, "test")
+        const sent = yield* t.engine.admin.sendTestEvent(t.merchantId, "test")
         eventId = sent.eventId
-        steps.push(`sent test event ${sent.eventId} (delivery ${sent.deliveryId})`)
+        t.steps.push(`sent test event ${sent.eventId} (delivery ${sent.deliveryId})`)
         break
       }
       case "transaction.created":
-        transactionId = yield* charge(10)
+        transactionId = yield* charge(t, 10)
         break
       case "transaction.completed":
-        transactionId = yield* paid
+        transactionId = yield* paid(t)
         break
       case "transaction.failed": {
-        transactionId = yield* charge(6.66)
-        yield* Effect.orDie(engine.charges.expire(Domain.TransactionId.make(transactionId)))
-        steps.push(`expired ${transactionId}`)
+        transactionId = yield* charge(t, 6.66)
+        yield* Effect.orDie(t.engine.charges.expire(Domain.TransactionId.make(transactionId)))
+        t.steps.push(`expired ${transactionId}`)
         break
       }
       case "withdrawal.created":
-        transactionId = yield* payout
+        transactionId = yield* payout(t)
         break
       case "withdrawal.completed":
-        transactionId = yield* payout
-        yield* engine.admin.sandboxSettlePayout(transactionId)
-        steps.push(`settled ${transactionId}`)
+        transactionId = yield* payout(t)
+        yield* t.engine.admin.sandboxSettlePayout(transactionId)
+        t.steps.push(`settled ${transactionId}`)
         break
       case "chargeback.created":
-      case "chargeback.updated": {
-        transactionId = yield* paid
-        const chargeback = yield* engine.admin.sandboxOpenChargeback(transactionId)
-        steps.push(`opened chargeback ${chargeback.chargebackId}: 10.00 held`)
-        if (event === "chargeback.updated") {
-          yield* engine.admin.sandboxResolveChargeback(chargeback.chargebackId, "accepted")
-          steps.push(`resolved ${chargeback.chargebackId} for the payer: the 10.00 held left`)
-        }
+      case "chargeback.updated":
+        transactionId = yield* chargebackEvent(t)
         break
-      }
       case "refund.created":
       case "refund.completed":
-      case "refund.failed": {
-        const amount = event === "refund.failed" ? 6.66 : 10
-        // Asked before anything is made: the charge's fee stays earned, so a full refund takes
-        // more than the charge credits.
-        const before = yield* engine.admin.balance(merchantId, "test")
-        if (before.available < amount) {
-          yield* consent(
-            topUp,
-            before.available,
-            `a refund of ${reais(amount)} (the charge's fee stays earned)`
-          )
-          const after = yield* engine.admin.topUp(
-            merchantId,
-            yield* decode(Requests.TopUp)({ amount: topUpAmount })
-          )
-          steps.push(
-            `topped up the test balance with ${reais(topUpAmount)}: ${reais(before.available)} -> ${reais(after.available)}`
-          )
-        }
-        transactionId = yield* paid
-        const id = transactionId
-        const input = yield* decode(Requests.CreateRefund)({
-          amount,
-          description: `pixgate trigger ${event}`
-        })
-        // The charge's fee stays earned: a full refund takes more than the charge credited.
-        const refund = yield* funded(
-          `a refund of ${reais(amount)}`,
-          engine.admin.createRefund(merchantId, id, input, `trigger-${id}`)
-        )
-        steps.push(`refunded ${reais(amount)} of ${id}: ${refund.refundId}`)
-        const refundId = Domain.RefundId.make(refund.refundId)
-        if (event === "refund.completed") {
-          yield* Effect.orDie(engine.refunds.settle(refundId))
-          steps.push(`completed ${refund.refundId}`)
-        } else if (event === "refund.failed") {
-          yield* Effect.orDie(engine.refunds.fail(refundId, "bank_rejected"))
-          steps.push(`failed ${refund.refundId}: the ${reais(amount)} returned to the balance`)
-        }
+      case "refund.failed":
+        transactionId = yield* refundEvent(t)
         break
-      }
     }
+    return { transactionId, eventId }
+  })
+
+const run = (merchantId: string, event: Domain.EventType, topUp: boolean) =>
+  Effect.gen(function* () {
+    const t = yield* triggerContext(merchantId, event, topUp)
+    const { transactionId, eventId } = yield* make(t)
+    const steps = t.steps
     const result = {
       event,
       merchantId,

@@ -106,6 +106,30 @@ const readOnlyTransaction = "25006"
 /** Connections whose server refused a write as read-only: ended when given back to the pool. */
 const turnedReadOnly = new WeakSet<pg.Client>()
 
+/** Why `host` does not suit (`undefined` if it does), from a short probe connection. */
+const probe = async (
+  host: Host,
+  attrs: SessionAttrs,
+  config: pg.ClientConfig,
+  probeTimeoutMillis: number
+) => {
+  const client = new pg.Client({
+    ...config,
+    host: host.host,
+    port: host.port,
+    connectionTimeoutMillis: probeTimeoutMillis
+  })
+  client.on("error", () => {})
+  try {
+    await client.connect()
+    return (await suits(client, attrs)) ? undefined : `not ${attrs}`
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
 /**
  * A node-postgres `Client` class for a pool: its `connect` first finds a host that suits (short
  * probe connections, each bounded by `probeTimeoutMillis`), then connects there and checks once
@@ -121,31 +145,13 @@ const clientClass = (url: MultiHostUrl, probeTimeoutMillis: number): typeof pg.C
       ? url.hosts
       : [preferred, ...url.hosts.filter((h) => h.host !== preferred?.host || h.port !== preferred.port)]
 
-  const probe = async (host: Host, attrs: SessionAttrs, config: pg.ClientConfig) => {
-    const client = new pg.Client({
-      ...config,
-      host: host.host,
-      port: host.port,
-      connectionTimeoutMillis: probeTimeoutMillis
-    })
-    client.on("error", () => {})
-    try {
-      await client.connect()
-      return (await suits(client, attrs)) ? undefined : `not ${attrs}`
-    } catch (error) {
-      return error instanceof Error ? error.message || error.name : String(error)
-    } finally {
-      await client.end().catch(() => {})
-    }
-  }
-
   const find = async (config: pg.ClientConfig): Promise<Host> => {
     const passes: ReadonlyArray<SessionAttrs> =
       url.attrs === "prefer-standby" ? ["prefer-standby", "any"] : [url.attrs]
     const reasons: Array<string> = []
     for (const attrs of passes) {
       for (const host of order()) {
-        const reason = await probe(host, attrs, config)
+        const reason = await probe(host, attrs, config, probeTimeoutMillis)
         if (reason === undefined) return host
         reasons.push(`${describeHosts([host])}: ${reason}`)
       }

@@ -10,11 +10,10 @@ const started: Store.IdempotencyBegin = { _tag: "Started" }
 const inFlight: Store.IdempotencyBegin = { _tag: "InFlight" }
 const mismatch: Store.IdempotencyBegin = { _tag: "Mismatch" }
 
-/** The idempotency operations over one client; stored answers are sealed (they repeat personal data). */
-export const idempotency = (sql: Sql, vault: Vault) => {
+/** What the idempotency operations share: the client, the vault, a key's scope and its start. */
+const idempotencyContext = (sql: Sql, vault: Vault) => {
   const scoped = (s: Store.IdempotencyScope) =>
     sql.and([sql`merchant_id = ${s.merchantId}`, sql`mode = ${s.mode}`, sql`idempotency_key = ${s.key}`])
-
   const begin = (
     scope: Store.IdempotencyScope,
     fingerprint: string,
@@ -70,8 +69,14 @@ export const idempotency = (sql: Sql, vault: Vault) => {
       }
       return inFlight
     })
+  return { sql, vault, scoped, begin }
+}
 
-  return {
+type IdempotencyContext = ReturnType<typeof idempotencyContext>
+
+/** Idempotency keys begun, finished, released and held. */
+const idempotencyKeys = ({ sql, vault, scoped, begin }: IdempotencyContext) =>
+  ({
     beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(sql)(begin(scope, fingerprint, now, expiresAt, lockedUntil)),
     // Never replaces a stored answer: the one committed with a change stays what a retry sees.
@@ -91,5 +96,12 @@ export const idempotency = (sql: Sql, vault: Vault) => {
             WHERE ${scoped(scope)} AND status IS NULL`
         )
       )
-  } satisfies Pick<Store.StoreShape, Ops>
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+
+/** The idempotency operations over one client; stored answers are sealed (they repeat personal data). */
+export const idempotency = (sql: Sql, vault: Vault) => {
+  const c = idempotencyContext(sql, vault)
+  return {
+    ...idempotencyKeys(c)
+  }
 }

@@ -116,13 +116,59 @@ const returnRow = (r: InfractionReturn) => ({
 const paid = (tx: Domain.Transaction): boolean =>
   tx.type === "deposit" && (tx.status === "completed" || tx.status === "refunded")
 
-/** The infractions' operations over one client, its writer, and the job watchers to tell. */
-export const infractions = (
+type BookInput = Parameters<InfractionStore.InfractionStoreShape["bookReturn"]>[0]
+
+/** What a charge returned so far: its MED returns and its completed refunds. */
+const returnedSoFar = (sql: Sql, chargeId: Domain.TransactionId) =>
+  Effect.map(
+    sql`SELECT
+      (SELECT COALESCE(SUM(amount), 0) FROM infraction_returns WHERE transaction_id = ${chargeId}) AS med,
+      (SELECT COALESCE(SUM(amount), 0) FROM refunds
+        WHERE transaction_id = ${chargeId} AND status = 'completed') AS refunded`,
+    ([sums]) => int(sums?.med ?? 0) + int(sums?.refunded ?? 0)
+  )
+
+/** The return booked: from the blocked amount first, the rest from the available balance. */
+const returnOf = (
+  input: BookInput,
+  charge: Domain.Transaction,
+  infraction: Infraction | undefined,
+  fromBlocked: Money.Cents
+): InfractionReturn => ({
+  id: input.id,
+  mode: input.mode,
+  merchantId: charge.merchantId,
+  transactionId: charge.id,
+  infractionId: infraction?.id ?? null,
+  nature: input.nature,
+  amount: input.amount,
+  fromBlocked,
+  fromAvailable: Money.sub(input.amount, fromBlocked),
+  returnedAt: input.returnedAt,
+  bookedAt: input.at
+})
+
+/** The infraction after a return against it, and what it releases (what is left blocked, if concluded). */
+const afterReturn = (infraction: Infraction, fromBlocked: Money.Cents, input: BookInput) => {
+  const left = Money.sub(infraction.blockedAmount, fromBlocked)
+  const released = input.conclude ? left : Money.zero
+  const updated: Infraction = {
+    ...infraction,
+    status: input.conclude ? "accepted" : infraction.status,
+    blockedAmount: Money.sub(left, released),
+    returnedAmount: Money.add(infraction.returnedAmount, input.amount),
+    updatedAt: input.at
+  }
+  return { updated, released }
+}
+
+/** What the infractions' operations share: the client, its writer, the job watchers, and the locking reads over them. */
+const infractionContext = (
   sql: Sql,
   write: ReturnType<typeof writer>,
   watchers: Store.JobWatchers,
   vault: Vault
-): InfractionStore.InfractionStoreShape => {
+) => {
   const forUpdate = (select: Statement.Statement<Row>) =>
     sql.onDialectOrElse({ pg: () => sql`${select} FOR UPDATE`, orElse: () => select })
   const lockedCharge = (id: Domain.TransactionId) =>
@@ -151,8 +197,26 @@ export const infractions = (
       answer_justification = ${i.answer?.justification ?? null}, answered_at = ${i.answer?.at ?? null},
       updated_at = ${i.updatedAt}
       WHERE id = ${i.id}`
-
   return {
+    sql,
+    write,
+    watchers,
+    vault,
+    forUpdate,
+    lockedCharge,
+    lockedInfraction,
+    accounts,
+    notify,
+    none,
+    updateInfraction
+  }
+}
+
+type InfractionContext = ReturnType<typeof infractionContext>
+
+/** A new infraction, its amount blocked under the locks of the merchant's balances and of its charge. */
+const openInfractionOp = ({ sql, write, lockedCharge, accounts, notify, none }: InfractionContext) =>
+  ({
     openInfraction: (input) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -196,8 +260,21 @@ export const infractions = (
             scheduled
           }
         })
-      ).pipe(Effect.map(notify)),
+      ).pipe(Effect.map(notify))
+  }) satisfies Partial<InfractionStore.InfractionStoreShape>
 
+/** Infractions changed, and read. */
+const infractionChanges = ({
+  sql,
+  write,
+  vault,
+  lockedInfraction,
+  accounts,
+  notify,
+  none,
+  updateInfraction
+}: InfractionContext) =>
+  ({
     changeInfraction: (input) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -229,7 +306,48 @@ export const infractions = (
           return { value: Option.some(updated), scheduled }
         })
       ).pipe(Effect.map(notify)),
+    getInfraction: (id) =>
+      single(query(sql`SELECT * FROM infractions WHERE id = ${id}`, toInfraction)).pipe(Effect.map(first)),
+    findInfractionByBankId: (mode, bankId) =>
+      single(
+        query(sql`SELECT * FROM infractions WHERE mode = ${mode} AND bank_id = ${bankId}`, toInfraction)
+      ).pipe(Effect.map(first)),
+    listInfractions: (q) =>
+      single(
+        query(
+          q.statuses === undefined
+            ? sql`SELECT * FROM infractions WHERE merchant_id = ${q.merchantId} AND mode = ${q.mode}
+                ORDER BY id DESC LIMIT ${q.limit}`
+            : q.statuses.length === 0
+              ? sql`SELECT * FROM infractions WHERE 1 = 0`
+              : sql`SELECT * FROM infractions WHERE merchant_id = ${q.merchantId} AND mode = ${q.mode}
+                AND status IN ${sql.in(q.statuses)} ORDER BY id DESC LIMIT ${q.limit}`,
+          toInfraction
+        )
+      ),
+    listInfractionReturns: (transactionId) =>
+      single(
+        query(
+          sql`SELECT * FROM infraction_returns WHERE transaction_id = ${transactionId} ORDER BY booked_at, id`,
+          toReturn
+        )
+      )
+  }) satisfies Partial<InfractionStore.InfractionStoreShape>
 
+/** A MED return booked against its charge, and its infraction's blocked amount used or released. */
+const bookReturnOp = ({
+  sql,
+  write,
+  vault,
+  forUpdate,
+  lockedCharge,
+  lockedInfraction,
+  accounts,
+  notify,
+  none,
+  updateInfraction
+}: InfractionContext) =>
+  ({
     bookReturn: (input) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -264,43 +382,17 @@ export const infractions = (
             )
             infraction = latest
           }
-          const [sums] = yield* sql`SELECT
-              (SELECT COALESCE(SUM(amount), 0) FROM infraction_returns WHERE transaction_id = ${charge.id}) AS med,
-              (SELECT COALESCE(SUM(amount), 0) FROM refunds
-                WHERE transaction_id = ${charge.id} AND status = 'completed') AS refunded`
-          const before = int(sums?.med ?? 0) + int(sums?.refunded ?? 0)
+          const before = yield* returnedSoFar(sql, charge.id)
           const received = charge.receivedAmount ?? charge.amount
           if (before + input.amount > received)
             return none<Booking>({ _tag: "Exceeds", returnable: Money.Cents(Math.max(0, received - before)) })
           const fromBlocked = Money.Cents(Math.min(input.amount, infraction?.blockedAmount ?? 0))
-          const booked: InfractionReturn = {
-            id: input.id,
-            mode: input.mode,
-            merchantId: charge.merchantId,
-            transactionId: charge.id,
-            infractionId: infraction?.id ?? null,
-            nature: input.nature,
-            amount: input.amount,
-            fromBlocked,
-            fromAvailable: Money.sub(input.amount, fromBlocked),
-            returnedAt: input.returnedAt,
-            bookedAt: input.at
-          }
+          const booked = returnOf(input, charge, infraction, fromBlocked)
           yield* sql`INSERT INTO infraction_returns ${sql.insert(returnRow(booked))}`
-          let updated: Infraction | null = null
-          let released = Money.zero
-          if (infraction !== undefined) {
-            const left = Money.sub(infraction.blockedAmount, fromBlocked)
-            released = input.conclude ? left : Money.zero
-            updated = {
-              ...infraction,
-              status: input.conclude ? "accepted" : infraction.status,
-              blockedAmount: Money.sub(left, released),
-              returnedAmount: Money.add(infraction.returnedAmount, input.amount),
-              updatedAt: input.at
-            }
-            yield* updateInfraction(updated)
-          }
+          const next = infraction === undefined ? undefined : afterReturn(infraction, fromBlocked, input)
+          if (next !== undefined) yield* updateInfraction(next.updated)
+          const updated = next?.updated ?? null
+          const released = next?.released ?? Money.zero
           const w = write.writes()
           let after = charge
           if (before + input.amount >= received && charge.status === "completed") {
@@ -316,33 +408,20 @@ export const infractions = (
             scheduled
           }
         })
-      ).pipe(Effect.map(notify)),
+      ).pipe(Effect.map(notify))
+  }) satisfies Partial<InfractionStore.InfractionStoreShape>
 
-    getInfraction: (id) =>
-      single(query(sql`SELECT * FROM infractions WHERE id = ${id}`, toInfraction)).pipe(Effect.map(first)),
-    findInfractionByBankId: (mode, bankId) =>
-      single(
-        query(sql`SELECT * FROM infractions WHERE mode = ${mode} AND bank_id = ${bankId}`, toInfraction)
-      ).pipe(Effect.map(first)),
-    listInfractions: (q) =>
-      single(
-        query(
-          q.statuses === undefined
-            ? sql`SELECT * FROM infractions WHERE merchant_id = ${q.merchantId} AND mode = ${q.mode}
-                ORDER BY id DESC LIMIT ${q.limit}`
-            : q.statuses.length === 0
-              ? sql`SELECT * FROM infractions WHERE 1 = 0`
-              : sql`SELECT * FROM infractions WHERE merchant_id = ${q.merchantId} AND mode = ${q.mode}
-                AND status IN ${sql.in(q.statuses)} ORDER BY id DESC LIMIT ${q.limit}`,
-          toInfraction
-        )
-      ),
-    listInfractionReturns: (transactionId) =>
-      single(
-        query(
-          sql`SELECT * FROM infraction_returns WHERE transaction_id = ${transactionId} ORDER BY booked_at, id`,
-          toReturn
-        )
-      )
+/** The infractions' operations over one client, its writer, and the job watchers to tell. */
+export const infractions = (
+  sql: Sql,
+  write: ReturnType<typeof writer>,
+  watchers: Store.JobWatchers,
+  vault: Vault
+): InfractionStore.InfractionStoreShape => {
+  const c = infractionContext(sql, write, watchers, vault)
+  return {
+    ...openInfractionOp(c),
+    ...infractionChanges(c),
+    ...bookReturnOp(c)
   }
 }

@@ -43,11 +43,18 @@ const toPrefs = (r: Row): MailStore.NotificationPrefs => ({
   updatedAt: int(r.updated_at)
 })
 
-/** The outbox's and notification choices' operations over one client. */
-export const mailOps = (sql: Sql): MailStore.MailStoreShape => {
+/** What the mail operations share: the client and its one-transaction units. */
+const mailContext = (sql: Sql) => {
   const tx = atomic(sql)
   const changed = (rows: ReadonlyArray<unknown>) => rows.length > 0
-  return {
+  return { sql, tx, changed }
+}
+
+type MailContext = ReturnType<typeof mailContext>
+
+/** The outbox: mail queued, sent, failed, listed. */
+const outbox = ({ sql, tx, changed }: MailContext) =>
+  ({
     enqueueMail: (mail, job) =>
       tx(
         Effect.gen(function* () {
@@ -93,7 +100,12 @@ export const mailOps = (sql: Sql): MailStore.MailStoreShape => {
             : sql<Row>`SELECT * FROM mail_outbox WHERE merchant_id = ${merchantId} ORDER BY id DESC LIMIT ${limit}`,
           toMail
         )
-      ),
+      )
+  }) satisfies Partial<MailStore.MailStoreShape>
+
+/** The users' notification preferences. */
+const notificationPrefs = ({ sql }: MailContext) =>
+  ({
     getNotificationPrefs: (userId) =>
       single(
         Effect.map(
@@ -124,6 +136,14 @@ export const mailOps = (sql: Sql): MailStore.MailStoreShape => {
           toPrefs
         )
       )
+  }) satisfies Partial<MailStore.MailStoreShape>
+
+/** The outbox's and notification choices' operations over one client. */
+export const mailOps = (sql: Sql): MailStore.MailStoreShape => {
+  const c = mailContext(sql)
+  return {
+    ...outbox(c),
+    ...notificationPrefs(c)
   }
 }
 

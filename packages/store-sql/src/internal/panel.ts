@@ -47,15 +47,19 @@ const toAudit = (r: Row): Domain.AuditEntry => ({
 
 const dayMs = 86_400_000
 
-/** The panel operations, and the last use of API keys, over one client. */
-export const panel = (
-  sql: Sql,
-  vault: Vault
-): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
+/** What the panel's operations share: the client, the vault, one-transaction units, users by email. */
+const panelContext = (sql: Sql, vault: Vault) => {
   const tx = atomic(sql)
   const userByEmail = (email: string) =>
     Effect.map(query(sql<Row>`SELECT * FROM panel_users WHERE email = ${email}`, toUser), first)
-  return {
+  return { sql, vault, tx, userByEmail }
+}
+
+type PanelContext = ReturnType<typeof panelContext>
+
+/** Panel users invited and found, and their invites used. */
+const panelInvites = ({ sql, tx, userByEmail }: PanelContext) =>
+  ({
     invitePanelUser: (user, invite) =>
       tx(
         Effect.gen(function* () {
@@ -116,7 +120,12 @@ export const panel = (
           })),
           first
         )
-      ),
+      )
+  }) satisfies Partial<Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey">>
+
+/** Passwords, sessions and roles. */
+const panelSessions = ({ sql, tx }: PanelContext) =>
+  ({
     setPanelPassword: (userId, passwordHash, at, keep) =>
       tx(
         Effect.gen(function* () {
@@ -181,7 +190,12 @@ export const panel = (
             AND expires_at > ${now} ORDER BY created_at DESC, id_hash`,
           toSession
         )
-      ),
+      )
+  }) satisfies Partial<Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey">>
+
+/** The second factor: sessions marked, TOTP secrets begun, confirmed and used. */
+const panelSecondFactor = ({ sql, vault, tx }: PanelContext) =>
+  ({
     revokeUserPanelSession: (userId, idHash, at) =>
       single(
         sql`UPDATE panel_sessions SET revoked_at = ${at}
@@ -245,7 +259,12 @@ export const panel = (
       single(
         sql`UPDATE panel_totp SET last_step = ${step}
           WHERE user_id = ${userId} AND confirmed_at IS NOT NULL AND last_step < ${step} RETURNING user_id`
-      ).pipe(Effect.map((rows) => rows.length > 0)),
+      ).pipe(Effect.map((rows) => rows.length > 0))
+  }) satisfies Partial<Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey">>
+
+/** Recovery codes, the audit log and the sign-in throttles. */
+const panelAuditAndThrottle = ({ sql, tx }: PanelContext) =>
+  ({
     usePanelRecoveryCode: (userId, codeHash, at) =>
       single(
         sql`UPDATE panel_recovery_codes SET used_at = ${at}
@@ -308,8 +327,12 @@ export const panel = (
         sql<Row>`SELECT hits FROM panel_throttle
           WHERE throttle_key = ${key} AND window_start > ${now - windowMs}`
       ).pipe(Effect.map((rows) => (rows[0] === undefined ? 0 : int(rows[0].hits)))),
-    clearThrottle: (key) =>
-      single(Effect.asVoid(sql`DELETE FROM panel_throttle WHERE throttle_key = ${key}`)),
+    clearThrottle: (key) => single(Effect.asVoid(sql`DELETE FROM panel_throttle WHERE throttle_key = ${key}`))
+  }) satisfies Partial<Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey">>
+
+/** The last use of an API key. */
+const apiKeyUse = ({ sql }: PanelContext) =>
+  ({
     touchApiKey: (id, at, withinMs) =>
       single(
         Effect.asVoid(
@@ -317,5 +340,19 @@ export const panel = (
             WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at <= ${at - withinMs})`
         )
       )
+  }) satisfies Partial<Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey">>
+
+/** The panel operations, and the last use of API keys, over one client. */
+export const panel = (
+  sql: Sql,
+  vault: Vault
+): Store.PanelStoreShape & Pick<Store.MerchantStoreShape, "touchApiKey"> => {
+  const c = panelContext(sql, vault)
+  return {
+    ...panelInvites(c),
+    ...panelSessions(c),
+    ...panelSecondFactor(c),
+    ...panelAuditAndThrottle(c),
+    ...apiKeyUse(c)
   }
 }

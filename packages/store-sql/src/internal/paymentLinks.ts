@@ -34,10 +34,17 @@ const toCharge = (r: Row): PaymentLink.LinkCharge => ({
   createdAt: int(r.created_at)
 })
 
-/** The payment links' operations over one client. */
-export const paymentLinks = (sql: Sql): PaymentLinkStore.PaymentLinkStoreShape => {
+/** What the payment-link operations share: the client and its one-transaction units. */
+const paymentLinkContext = (sql: Sql) => {
   const tx = atomic(sql)
-  return {
+  return { sql, tx }
+}
+
+type PaymentLinkContext = ReturnType<typeof paymentLinkContext>
+
+/** Payment links created, found, listed and deactivated. */
+const linkOps = ({ sql, tx }: PaymentLinkContext) =>
+  ({
     insertPaymentLink: (link) =>
       single(
         Effect.asVoid(
@@ -91,7 +98,12 @@ export const paymentLinks = (sql: Sql): PaymentLinkStore.PaymentLinkStoreShape =
             )
           )
         })
-      ),
+      )
+  }) satisfies Partial<PaymentLinkStore.PaymentLinkStoreShape>
+
+/** A link's uses claimed and released, and its charges. */
+const linkUses = ({ sql, tx }: PaymentLinkContext) =>
+  ({
     // One conditional UPDATE: the row's own lock makes concurrent claims take turns, and each
     // sees the uses the one before it left.
     claimPaymentLinkUse: (id, now) =>
@@ -138,5 +150,13 @@ export const paymentLinks = (sql: Sql): PaymentLinkStore.PaymentLinkStoreShape =
           toCharge
         )
       )
+  }) satisfies Partial<PaymentLinkStore.PaymentLinkStoreShape>
+
+/** The payment links' operations over one client. */
+export const paymentLinks = (sql: Sql): PaymentLinkStore.PaymentLinkStoreShape => {
+  const c = paymentLinkContext(sql)
+  return {
+    ...linkOps(c),
+    ...linkUses(c)
   }
 }

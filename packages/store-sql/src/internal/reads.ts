@@ -40,11 +40,11 @@ interface Kind {
   readonly read: (row: Bulk.Row) => readonly [string, Found]
 }
 
-/** The point reads of one client, batched; `concurrency` batches at once. */
-export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
+/** The statement and the reading of each kind of point read. */
+const readKinds = (sql: Sql, vault: Vault): Record<ReadOp["_tag"], Kind> => {
   const where = (select: string, column: string) =>
     Bulk.make(sql, 1, (values) => `${select} WHERE ${column} IN (${values})`, ["TEXT"])
-  const kinds: Record<ReadOp["_tag"], Kind> = {
+  return {
     KeyOwner: {
       statement: where(
         `SELECT k.id AS key_id, k.merchant_id, k.mode, k.hash, k.hint, k.created_at AS key_created_at,
@@ -97,47 +97,58 @@ export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
       ]
     }
   }
+}
 
-  const run = (ops: ReadonlyArray<ReadOp>) =>
-    Effect.gen(function* () {
-      const found = new Map<string, Found>()
-      for (const tag of Object.keys(kinds) as Array<ReadOp["_tag"]>) {
-        const keys = [...new Set(ops.filter((op) => op._tag === tag).map((op) => op.key))]
-        if (keys.length === 0) continue
-        const kind = kinds[tag]
-        const rows = yield* decode(yield* kind.statement.run(keys.map((k) => [k])), kind.read)
-        for (const [key, record] of rows) found.set(`${tag} ${key}`, record)
-      }
-      return ops.map((op) => Exit.succeed(Option.fromNullable(found.get(`${op._tag} ${op.key}`))))
-    }).pipe(
-      Effect.catchAll((error) =>
-        Effect.succeed(ops.map(() => Exit.fail<StoreModule.StoreError>(toStoreError(error))))
-      )
+/** One batch of point reads: one statement per kind, every key of the kind at once. */
+const runReads = (kinds: Record<ReadOp["_tag"], Kind>, ops: ReadonlyArray<ReadOp>) =>
+  Effect.gen(function* () {
+    const found = new Map<string, Found>()
+    for (const tag of Object.keys(kinds) as Array<ReadOp["_tag"]>) {
+      const keys = [...new Set(ops.filter((op) => op._tag === tag).map((op) => op.key))]
+      if (keys.length === 0) continue
+      const kind = kinds[tag]
+      const rows = yield* decode(yield* kind.statement.run(keys.map((k) => [k])), kind.read)
+      for (const [key, record] of rows) found.set(`${tag} ${key}`, record)
+    }
+    return ops.map((op) => Exit.succeed(Option.fromNullable(found.get(`${op._tag} ${op.key}`))))
+  }).pipe(
+    Effect.catchAll((error) =>
+      Effect.succeed(ops.map(() => Exit.fail<StoreModule.StoreError>(toStoreError(error))))
     )
+  )
 
-  // The credentials' version, read once for every caller of a batch: each batch is a new read
-  // that starts after its callers asked (the coalescer never joins a batch already running), so
-  // no caller gets a version older than its call.
-  const readVersion = (callers: ReadonlyArray<void>) =>
-    sql`SELECT version FROM credentials_version WHERE id = 1`.pipe(
-      Effect.flatMap((rows) =>
-        rows[0] === undefined
-          ? Effect.fail(new StoreModule.StoreError({ message: "The credentials version row is missing" }))
-          : Effect.sync(() => int(rows[0].version))
-      ),
-      Effect.mapError(toStoreError),
-      Effect.exit,
-      Effect.map((exit) => callers.map(() => exit))
-    )
+// The credentials' version, read once for every caller of a batch: each batch is a new read
+// that starts after its callers asked (the coalescer never joins a batch already running), so
+// no caller gets a version older than its call.
+const readVersion = (sql: Sql, callers: ReadonlyArray<void>) =>
+  sql`SELECT version FROM credentials_version WHERE id = 1`.pipe(
+    Effect.flatMap((rows) =>
+      rows[0] === undefined
+        ? Effect.fail(new StoreModule.StoreError({ message: "The credentials version row is missing" }))
+        : Effect.sync(() => int(rows[0].version))
+    ),
+    Effect.mapError(toStoreError),
+    Effect.exit,
+    Effect.map((exit) => callers.map(() => exit))
+  )
+
+/** The point reads of one client, batched; `concurrency` batches at once. */
+export const reads = (sql: Sql, concurrency: number, vault: Vault) => {
+  const kinds = readKinds(sql, vault)
   const versions = Coalesce.make({
-    run: readVersion,
+    run: (callers: ReadonlyArray<void>) => readVersion(sql, callers),
     maxBatch: 4096,
     concurrency,
     kind: "credentials_version"
   })
 
   return Effect.zipWith(
-    Coalesce.make({ run, maxBatch: 256, concurrency, kind: "reads" }),
+    Coalesce.make({
+      run: (ops: ReadonlyArray<ReadOp>) => runReads(kinds, ops),
+      maxBatch: 256,
+      concurrency,
+      kind: "reads"
+    }),
     versions,
     (batcher, version) => {
       const get =

@@ -14,13 +14,13 @@ import { balanceKey, type writer } from "./writes.js"
 
 type Ops = "insertRefund" | "finishRefund" | "setRefundReturnId" | "getRefund" | "listRefunds"
 
-/** The refund operations over one client, its writer, and the job watchers to tell. */
-export const refunds = (
+/** What the refund operations share: the client, its writer, the job watchers, and the queries over them. */
+const refundContext = (
   sql: Sql,
   write: ReturnType<typeof writer>,
   watchers: Store.JobWatchers,
   vault: Vault
-): Pick<Store.StoreShape, Ops> => {
+) => {
   const lockedCharge = (id: Domain.TransactionId) => {
     const select = sql`SELECT * FROM transactions WHERE id = ${id}`
     return Effect.map(
@@ -31,7 +31,6 @@ export const refunds = (
       first
     )
   }
-
   // What a charge's refunds of the given statuses add up to.
   const sumOf = (id: Domain.TransactionId, statuses: ReadonlyArray<Domain.RefundStatus>) =>
     Effect.map(
@@ -39,7 +38,6 @@ export const refunds = (
         WHERE transaction_id = ${id} AND status IN ${sql.in(statuses)}`,
       (rows) => int(rows[0]?.total ?? 0)
     )
-
   const notify = <A>(result: {
     readonly value: A
     readonly scheduled: ReadonlyArray<{ kind: string; runAt: number }>
@@ -47,8 +45,14 @@ export const refunds = (
     watchers.notifyJobs(result.scheduled)
     return result.value
   }
+  return { sql, write, watchers, vault, lockedCharge, sumOf, notify }
+}
 
-  return {
+type RefundContext = ReturnType<typeof refundContext>
+
+/** A new refund, decided under the locks of the merchant's balance and of its charge. */
+const insertRefundOp = ({ sql, write, lockedCharge, sumOf, notify }: RefundContext) =>
+  ({
     insertRefund: (input) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -84,8 +88,12 @@ export const refunds = (
           })
           return { value: { _tag: "Created", refund } as Store.RefundInsert, scheduled }
         })
-      ).pipe(Effect.map(notify)),
+      ).pipe(Effect.map(notify))
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
 
+/** A pending refund finished or given its return id. */
+const refundUpdates = ({ sql, write, lockedCharge, sumOf, notify }: RefundContext) =>
+  ({
     finishRefund: (input) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -126,16 +134,18 @@ export const refunds = (
           return { value: Option.some({ refund, charge: after }), scheduled }
         })
       ).pipe(Effect.map(notify)),
-
     setRefundReturnId: (id, returnId, at) =>
       single(
         sql`UPDATE refunds SET return_id = ${returnId}, updated_at = ${at}
           WHERE id = ${id} AND status = 'pending' RETURNING id`
-      ).pipe(Effect.map((rows) => rows.length > 0)),
+      ).pipe(Effect.map((rows) => rows.length > 0))
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
 
+/** Refunds read. */
+const refundReads = ({ sql }: RefundContext) =>
+  ({
     getRefund: (id) =>
       single(query(sql`SELECT * FROM refunds WHERE id = ${id}`, toRefund)).pipe(Effect.map(first)),
-
     listRefunds: (transactionId) =>
       single(
         query(
@@ -143,5 +153,19 @@ export const refunds = (
           toRefund
         )
       )
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+
+/** The refund operations over one client, its writer, and the job watchers to tell. */
+export const refunds = (
+  sql: Sql,
+  write: ReturnType<typeof writer>,
+  watchers: Store.JobWatchers,
+  vault: Vault
+): Pick<Store.StoreShape, Ops> => {
+  const c = refundContext(sql, write, watchers, vault)
+  return {
+    ...insertRefundOp(c),
+    ...refundUpdates(c),
+    ...refundReads(c)
   }
 }

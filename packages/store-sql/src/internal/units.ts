@@ -26,7 +26,14 @@ import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
 import { transaction as inTransaction, isTransient, query, type Sql, toStoreError } from "./sql.js"
 import type { Vault } from "./vault.js"
-import { balanceKey, isMerchantAccount, type Scheduled, type Sealed, type writer } from "./writes.js"
+import {
+  balanceKey,
+  isMerchantAccount,
+  type Scheduled,
+  type Sealed,
+  type Writes,
+  type writer
+} from "./writes.js"
 
 /** A write the store batches. */
 export type WriteOp =
@@ -104,15 +111,8 @@ const accountsOf = (op: WriteOp): ReadonlyArray<readonly [Domain.Mode, Domain.Ac
 const modeOf = (input: Store.NewTransactions): Domain.Mode =>
   input.entry?.mode ?? input.transactions[0]?.mode ?? "test"
 
-/** The batched writes over one client and its journal. */
-export const units = (
-  sql: Sql,
-  journal: ReturnType<typeof ledger>,
-  write: ReturnType<typeof writer>,
-  watchers: Store.JobWatchers,
-  concurrency: number,
-  vault: Vault
-) => {
+/** The statements of the units besides the writer's: zero balance rows, transitions, keys finished. */
+const unitStatements = (sql: Sql) => {
   const zeroRows = Bulk.insert(
     sql,
     "balances",
@@ -150,195 +150,263 @@ export const units = (
       RETURNING merchant_id, mode, idempotency_key`,
     ["TEXT", "TEXT", "TEXT", "INTEGER", "TEXT"]
   )
+  return { zeroRows, advanceStatement, finishStatement }
+}
 
-  // A guard that covers nothing passes on a row that does not exist yet: create it first, so
-  // that it is locked and checked like any other.
-  const ensureRows = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
-    accounts.length === 0 ? Effect.void : Effect.asVoid(zeroRows.run(accounts.map(([m, a]) => [m, a, 0])))
+/** What the units' steps share: the client, its journal and writer, the statements. */
+interface Units {
+  readonly sql: Sql
+  readonly journal: ReturnType<typeof ledger>
+  readonly write: ReturnType<typeof writer>
+  readonly watchers: Store.JobWatchers
+  readonly vault: Vault
+  readonly statements: ReturnType<typeof unitStatements>
+}
 
-  const advanceAll = (advances: ReadonlyArray<Store.Advance>) =>
-    query(
-      advanceStatement.run(
-        advances.map((a) => [
-          a.id,
-          a.type ?? null,
-          a.from,
-          a.to,
-          a.at,
-          a.endToEndId ?? null,
-          a.paidAt ?? null,
-          a.failureReason ?? null,
-          a.receivedAmount ?? null,
-          a.unpaid === true ? 1 : 0,
-          a.netAmount ?? null
-        ])
-      ),
-      toTransaction(vault)
+// A guard that covers nothing passes on a row that does not exist yet: create it first, so
+// that it is locked and checked like any other.
+const ensureRows = (c: Units, accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
+  accounts.length === 0
+    ? Effect.void
+    : Effect.asVoid(c.statements.zeroRows.run(accounts.map(([m, a]) => [m, a, 0])))
+
+const advanceAll = (c: Units, advances: ReadonlyArray<Store.Advance>) =>
+  query(
+    c.statements.advanceStatement.run(
+      advances.map((a) => [
+        a.id,
+        a.type ?? null,
+        a.from,
+        a.to,
+        a.at,
+        a.endToEndId ?? null,
+        a.paidAt ?? null,
+        a.failureReason ?? null,
+        a.receivedAmount ?? null,
+        a.unpaid === true ? 1 : 0,
+        a.netAmount ?? null
+      ])
+    ),
+    toTransaction(c.vault)
+  )
+
+const finishKeys = (c: Units, results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) =>
+  Effect.flatMap(
+    c.statements.finishStatement.run(
+      results.map(([, r]) => [r.scope.merchantId, r.scope.mode, r.scope.key, r.status, r.body])
+    ),
+    (rows) => {
+      const done = new Set(
+        rows.map((r) =>
+          scopeKey({
+            merchantId: String(r.merchant_id),
+            mode: String(r.mode),
+            key: String(r.idempotency_key)
+          })
+        )
+      )
+      const taken = results.filter(([, r]) => !done.has(scopeKey(r.scope))).map(([i]) => i)
+      return taken.length === 0 ? Effect.void : Effect.fail(new KeysTaken({ units: taken }))
+    }
+  )
+
+/** Step 1: the merchant balance rows the live units move, created if guarded at zero, locked and read. */
+const lockLive = (c: Units, live: ReadonlyArray<Unit>) =>
+  Effect.gen(function* () {
+    yield* ensureRows(
+      c,
+      live.flatMap(({ op }) =>
+        op._tag === "Insert" &&
+        op.input.guard !== null &&
+        op.input.guard.covers <= 0 &&
+        isMerchantAccount(op.input.guard.account)
+          ? [[modeOf(op.input), op.input.guard.account] as const]
+          : []
+      )
     )
+    const keys = new Map<string, readonly [Domain.Mode, Domain.Account]>()
+    for (const u of live)
+      for (const [mode, account] of accountsOf(u.op)) keys.set(balanceKey(mode, account), [mode, account])
+    return yield* c.write.lock([...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v))
+  })
 
-  const finishKeys = (results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) =>
-    Effect.flatMap(
-      finishStatement.run(
-        results.map(([, r]) => [r.scope.merchantId, r.scope.mode, r.scope.key, r.status, r.body])
-      ),
-      (rows) => {
-        const done = new Set(
-          rows.map((r) =>
-            scopeKey({
-              merchantId: String(r.merchant_id),
-              mode: String(r.mode),
-              key: String(r.idempotency_key)
+/** Step 2: the live units' transitions, each only if still in `from`. */
+const advanceLive = (c: Units, live: ReadonlyArray<Unit>, w: Writes, results: Map<number, WriteResult>) =>
+  Effect.gen(function* () {
+    const advances = live.flatMap((u) => (u.op._tag === "Advance" ? [[u.index, u.op.input] as const] : []))
+    if (advances.length > 0) {
+      const moved = new Map(
+        (yield* advanceAll(
+          c,
+          advances.map(([, a]) => a)
+        )).map((tx) => [tx.id as string, tx])
+      )
+      for (const [index, a] of advances) {
+        const tx = moved.get(a.id)
+        results.set(index, Option.fromNullable(tx))
+        if (tx === undefined) continue
+        w.moved(tx, a.from)
+        w.entry(a.entry)
+        w.effects(Store.advanceEffects(a, tx))
+      }
+    }
+  })
+
+/**
+ * Steps 3 and 4: the live units' inserts, guards decided in order, then their idempotency keys
+ * finished; answers the balance keys guarded.
+ */
+const insertLive = (
+  c: Units,
+  live: ReadonlyArray<Unit>,
+  w: Writes,
+  results: Map<number, WriteResult>,
+  locked: ReadonlyMap<string, number>
+) =>
+  Effect.gen(function* () {
+    // Guards, in order: each sees the balance left by the units before it.
+    const running = new Map(locked)
+    const guarded = new Set<string>()
+    const keysToFinish: Array<readonly [number, Store.IdempotentResult]> = []
+    for (const u of live) {
+      if (u.op._tag !== "Insert") continue
+      const input = u.op.input
+      if (input.guard !== null) {
+        const key = balanceKey(modeOf(input), input.guard.account)
+        if (!running.has(key) && !isMerchantAccount(input.guard.account))
+          running.set(key, yield* c.journal.sumOf(modeOf(input), input.guard.account))
+        if ((running.get(key) ?? 0) < input.guard.covers) {
+          results.set(u.index, "insufficient")
+          continue
+        }
+        guarded.add(key)
+      }
+      if (input.entry !== null)
+        for (const p of input.entry.postings) {
+          const key = balanceKey(input.entry.mode, p.account)
+          if (isMerchantAccount(p.account) || running.has(key))
+            running.set(key, (running.get(key) ?? 0) + p.amount)
+        }
+      w.insert(input.transactions, u.op.sealed?.transactions)
+      w.entry(input.entry)
+      w.effects(input.effects, u.op.sealed?.events)
+      if (input.idempotency !== undefined) keysToFinish.push([u.index, input.idempotency])
+      results.set(u.index, "created")
+    }
+    if (keysToFinish.length > 0) yield* finishKeys(c, keysToFinish)
+    return guarded
+  })
+
+/** The live units' job and webhook-attempt records. */
+const recordJobs = (live: ReadonlyArray<Unit>, w: Writes, results: Map<number, WriteResult>) => {
+  for (const u of live) {
+    if (u.op._tag === "FinishJob") w.finishedJobs.push(u.op.id)
+    else if (u.op._tag === "RetryJob") w.retriedJobs.push({ id: u.op.id, runAt: u.op.runAt })
+    else if (u.op._tag === "Attempt") w.attempt(u.op.record)
+    else continue
+    results.set(u.index, undefined)
+  }
+}
+
+/** The balances the guarded rows that existed when locked must end at. */
+const expectedOf = (guarded: ReadonlySet<string>, locked: ReadonlyMap<string, number>, w: Writes) => {
+  // Guarded rows that existed when locked must end exactly where the decisions put them.
+  const expected = new Map<string, number>()
+  for (const key of guarded) {
+    const before = locked.get(key)
+    if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
+  }
+  return expected
+}
+
+/** One round of a batch: its live units locked, moved, inserted, recorded, written. */
+const round = (
+  c: Units,
+  batch: ReadonlyArray<Unit>,
+  excluded: ReadonlySet<number>,
+  results: Map<number, WriteResult>
+) =>
+  Effect.gen(function* () {
+    const w = c.write.writes()
+    const live = batch.filter((u) => !excluded.has(u.index))
+    for (const u of batch) if (excluded.has(u.index)) results.set(u.index, "conflict")
+
+    const locked = yield* lockLive(c, live)
+    yield* advanceLive(c, live, w, results)
+    const guarded = yield* insertLive(c, live, w, results, locked)
+    recordJobs(live, w, results)
+    return yield* c.write.apply(w, { expected: expectedOf(guarded, locked, w), locked: true })
+  })
+
+const transaction = (c: Units, units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>
+  inTransaction(c.sql)(
+    Effect.gen(function* () {
+      const results = new Map<number, WriteResult>()
+      const scheduled: Array<Scheduled> = []
+      for (const batch of rounds(units)) scheduled.push(...(yield* round(c, batch, excluded, results)))
+      return { results, scheduled }
+    })
+  ).pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
+
+/** Runs a batch; a unit whose key was taken over is a conflict, and the batch runs again without it. */
+const run = (
+  c: Units,
+  ops: ReadonlyArray<WriteOp>
+): Effect.Effect<ReadonlyArray<Exit.Exit<WriteResult, Store.StoreError>>> =>
+  Effect.gen(function* () {
+    const units = ops.map((op, index) => ({ index, op }))
+    const excluded = new Set<number>()
+    for (;;) {
+      const outcome = yield* Effect.either(transaction(c, units, excluded))
+      if (outcome._tag === "Right") {
+        c.watchers.notifyJobs(outcome.right.scheduled)
+        return ops.map((_, i) => Exit.succeed(outcome.right.results.get(i)))
+      }
+      const error = outcome.left
+      if (error._tag === "KeysTaken") {
+        for (const i of error.units) excluded.add(i)
+        continue
+      }
+      // The batch may have committed (the connection died at COMMIT): running a unit again
+      // could apply it twice, so every unit of the batch reports the unknown outcome.
+      if (error._tag === "StoreError" && Store.isUnknownOutcome(error)) return ops.map(() => Exit.fail(error))
+      if (ops.length === 1) return [Exit.fail(toStoreError(error))]
+      // One unit broke the batch (a constraint, a bad row): find it by running each alone.
+      return (yield* Effect.forEach(ops, (op, i) =>
+        excluded.has(i) ? Effect.succeed([Exit.succeed<WriteResult>("conflict")]) : run(c, [op])
+      )).flat()
+    }
+  }).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.succeed(
+        ops.map(() =>
+          Exit.fail(
+            // A defect may have struck anywhere, COMMIT included: what was kept is not known.
+            new Store.StoreError({
+              message: `Write failed: ${String(defect)}`,
+              cause: defect,
+              outcome: "unknown"
             })
           )
         )
-        const taken = results.filter(([, r]) => !done.has(scopeKey(r.scope))).map(([i]) => i)
-        return taken.length === 0 ? Effect.void : Effect.fail(new KeysTaken({ units: taken }))
-      }
-    )
-
-  const round = (
-    batch: ReadonlyArray<Unit>,
-    excluded: ReadonlySet<number>,
-    results: Map<number, WriteResult>
-  ) =>
-    Effect.gen(function* () {
-      const w = write.writes()
-      const live = batch.filter((u) => !excluded.has(u.index))
-      for (const u of batch) if (excluded.has(u.index)) results.set(u.index, "conflict")
-
-      yield* ensureRows(
-        live.flatMap(({ op }) =>
-          op._tag === "Insert" &&
-          op.input.guard !== null &&
-          op.input.guard.covers <= 0 &&
-          isMerchantAccount(op.input.guard.account)
-            ? [[modeOf(op.input), op.input.guard.account] as const]
-            : []
-        )
-      )
-      const keys = new Map<string, readonly [Domain.Mode, Domain.Account]>()
-      for (const u of live)
-        for (const [mode, account] of accountsOf(u.op)) keys.set(balanceKey(mode, account), [mode, account])
-      const locked = yield* write.lock(
-        [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v)
-      )
-
-      const advances = live.flatMap((u) => (u.op._tag === "Advance" ? [[u.index, u.op.input] as const] : []))
-      if (advances.length > 0) {
-        const moved = new Map(
-          (yield* advanceAll(advances.map(([, a]) => a))).map((tx) => [tx.id as string, tx])
-        )
-        for (const [index, a] of advances) {
-          const tx = moved.get(a.id)
-          results.set(index, Option.fromNullable(tx))
-          if (tx === undefined) continue
-          w.moved(tx, a.from)
-          w.entry(a.entry)
-          w.effects(Store.advanceEffects(a, tx))
-        }
-      }
-
-      // Guards, in order: each sees the balance left by the units before it.
-      const running = new Map(locked)
-      const guarded = new Set<string>()
-      const keysToFinish: Array<readonly [number, Store.IdempotentResult]> = []
-      for (const u of live) {
-        if (u.op._tag !== "Insert") continue
-        const input = u.op.input
-        if (input.guard !== null) {
-          const key = balanceKey(modeOf(input), input.guard.account)
-          if (!running.has(key) && !isMerchantAccount(input.guard.account))
-            running.set(key, yield* journal.sumOf(modeOf(input), input.guard.account))
-          if ((running.get(key) ?? 0) < input.guard.covers) {
-            results.set(u.index, "insufficient")
-            continue
-          }
-          guarded.add(key)
-        }
-        if (input.entry !== null)
-          for (const p of input.entry.postings) {
-            const key = balanceKey(input.entry.mode, p.account)
-            if (isMerchantAccount(p.account) || running.has(key))
-              running.set(key, (running.get(key) ?? 0) + p.amount)
-          }
-        w.insert(input.transactions, u.op.sealed?.transactions)
-        w.entry(input.entry)
-        w.effects(input.effects, u.op.sealed?.events)
-        if (input.idempotency !== undefined) keysToFinish.push([u.index, input.idempotency])
-        results.set(u.index, "created")
-      }
-      if (keysToFinish.length > 0) yield* finishKeys(keysToFinish)
-
-      for (const u of live) {
-        if (u.op._tag === "FinishJob") w.finishedJobs.push(u.op.id)
-        else if (u.op._tag === "RetryJob") w.retriedJobs.push({ id: u.op.id, runAt: u.op.runAt })
-        else if (u.op._tag === "Attempt") w.attempt(u.op.record)
-        else continue
-        results.set(u.index, undefined)
-      }
-
-      // Guarded rows that existed when locked must end exactly where the decisions put them.
-      const expected = new Map<string, number>()
-      for (const key of guarded) {
-        const before = locked.get(key)
-        if (before !== undefined) expected.set(key, before + (w.deltas.get(key)?.amount ?? 0))
-      }
-      return yield* write.apply(w, { expected, locked: true })
-    })
-
-  const transaction = (units: ReadonlyArray<Unit>, excluded: ReadonlySet<number>) =>
-    inTransaction(sql)(
-      Effect.gen(function* () {
-        const results = new Map<number, WriteResult>()
-        const scheduled: Array<Scheduled> = []
-        for (const batch of rounds(units)) scheduled.push(...(yield* round(batch, excluded, results)))
-        return { results, scheduled }
-      })
-    ).pipe(Effect.retry({ times: 3, while: (e) => e._tag !== "KeysTaken" && isTransient(e) }))
-
-  const run = (
-    ops: ReadonlyArray<WriteOp>
-  ): Effect.Effect<ReadonlyArray<Exit.Exit<WriteResult, Store.StoreError>>> =>
-    Effect.gen(function* () {
-      const units = ops.map((op, index) => ({ index, op }))
-      const excluded = new Set<number>()
-      for (;;) {
-        const outcome = yield* Effect.either(transaction(units, excluded))
-        if (outcome._tag === "Right") {
-          watchers.notifyJobs(outcome.right.scheduled)
-          return ops.map((_, i) => Exit.succeed(outcome.right.results.get(i)))
-        }
-        const error = outcome.left
-        if (error._tag === "KeysTaken") {
-          for (const i of error.units) excluded.add(i)
-          continue
-        }
-        // The batch may have committed (the connection died at COMMIT): running a unit again
-        // could apply it twice, so every unit of the batch reports the unknown outcome.
-        if (error._tag === "StoreError" && Store.isUnknownOutcome(error))
-          return ops.map(() => Exit.fail(error))
-        if (ops.length === 1) return [Exit.fail(toStoreError(error))]
-        // One unit broke the batch (a constraint, a bad row): find it by running each alone.
-        return (yield* Effect.forEach(ops, (op, i) =>
-          excluded.has(i) ? Effect.succeed([Exit.succeed<WriteResult>("conflict")]) : run([op])
-        )).flat()
-      }
-    }).pipe(
-      Effect.catchAllDefect((defect) =>
-        Effect.succeed(
-          ops.map(() =>
-            Exit.fail(
-              // A defect may have struck anywhere, COMMIT included: what was kept is not known.
-              new Store.StoreError({
-                message: `Write failed: ${String(defect)}`,
-                cause: defect,
-                outcome: "unknown"
-              })
-            )
-          )
-        )
       )
     )
+  )
 
-  return Coalesce.make({ run, maxBatch, concurrency, kind: "writes" })
+/** The batched writes over one client and its journal. */
+export const units = (
+  sql: Sql,
+  journal: ReturnType<typeof ledger>,
+  write: ReturnType<typeof writer>,
+  watchers: Store.JobWatchers,
+  concurrency: number,
+  vault: Vault
+) => {
+  const c: Units = { sql, journal, write, watchers, vault, statements: unitStatements(sql) }
+  return Coalesce.make({
+    run: (ops: ReadonlyArray<WriteOp>) => run(c, ops),
+    maxBatch,
+    concurrency,
+    kind: "writes"
+  })
 }

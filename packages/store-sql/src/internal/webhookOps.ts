@@ -40,13 +40,89 @@ const toResend = (r: Row): WebhookOpsStore.Resend => ({
 /** How far before `since` a delivery may have been made and still have an attempt after it. */
 const attemptWindowMs = 24 * 60 * 60 * 1000
 
-/**
- * The webhook operations over one client. A resend's jobs are found by the workers' polls (within
- * `workerPollInterval`), like jobs other instances store.
- */
-export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsStoreShape => {
+type ResendInput = Parameters<WebhookOpsStore.WebhookOpsStoreShape["resendFailed"]>[0]
+
+/** The failed events of a resend's modes and period with no delivery that did not fail, oldest first. */
+const failedEvents = (sql: Sql, input: ResendInput) =>
+  query(
+    sql<Row>`SELECT d.event_id, d.mode, MIN(d.created_at) AS first_at
+      FROM webhook_deliveries d
+      WHERE d.merchant_id = ${input.merchantId} AND ${sql.in("d.mode", input.modes)}
+        AND d.status = 'failed' AND d.created_at >= ${input.since} AND d.created_at <= ${input.at}
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
+          WHERE o.event_id = d.event_id AND o.status <> 'failed')
+      GROUP BY d.event_id, d.mode
+      ORDER BY first_at, d.event_id
+      LIMIT ${Math.max(0, input.limit)}`,
+    (r) => ({ eventId: String(r.event_id), mode: modeOf(r.mode) })
+  )
+
+/** The endpoints' URLs as they are now, by mode: a mode without an endpoint gets nothing. */
+const resendUrls = (sql: Sql, input: ResendInput, picked: ReadonlyArray<{ readonly mode: Domain.Mode }>) =>
+  Effect.gen(function* () {
+    const urls = new Map<Domain.Mode, string>()
+    for (const mode of new Set(picked.map((p) => p.mode))) {
+      const rows = yield* query(
+        sql<Row>`SELECT url FROM webhook_deliveries WHERE merchant_id = ${input.merchantId}
+          AND mode = ${mode} ORDER BY created_at DESC, id DESC LIMIT 1`,
+        (r) => String(r.url)
+      )
+      const endpoint = yield* query(
+        sql<Row>`SELECT 1 AS one FROM webhook_endpoints WHERE merchant_id = ${input.merchantId} AND mode = ${mode}`,
+        (r) => r.one
+      )
+      if (endpoint.length > 0 && rows[0] !== undefined) urls.set(mode, rows[0])
+    }
+    return urls
+  })
+
+/** A new delivery and its first attempt's job for each picked event with a URL; answers how many. */
+const queueResend = (
+  sql: Sql,
+  input: ResendInput,
+  picked: ReadonlyArray<{ readonly eventId: string; readonly mode: Domain.Mode }>,
+  urls: ReadonlyMap<Domain.Mode, string>
+) =>
+  Effect.gen(function* () {
+    let n = 0
+    for (const p of picked) {
+      const url = urls.get(p.mode)
+      if (url === undefined) continue
+      const runAt = input.at + n * input.intervalMs
+      const id = Ids.deliveryId(input.at)
+      yield* sql`INSERT INTO webhook_deliveries ${sql.insert({
+        id,
+        event_id: p.eventId,
+        merchant_id: input.merchantId,
+        mode: p.mode,
+        url,
+        status: "pending",
+        attempts: 0,
+        created_at: input.at,
+        updated_at: input.at
+      })}`
+      yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(id, runAt, Domain.fairnessKey(input.merchantId, p.mode)))}`
+      yield* sql`INSERT INTO webhook_resend_events ${sql.insert({
+        resend_id: input.id,
+        event_id: p.eventId,
+        delivery_id: id
+      })}`
+      n++
+    }
+    return n
+  })
+
+/** What the webhook operations share: the client, the vault and its one-transaction units. */
+const webhookOpsContext = (sql: Sql, vault: Vault) => {
   const tx = atomic(sql)
-  return {
+  return { sql, vault, tx }
+}
+
+type WebhookOpsContext = ReturnType<typeof webhookOpsContext>
+
+/** Endpoints disabled and enabled, and their recent attempts and last delivery. */
+const endpointStates = ({ sql, vault, tx }: WebhookOpsContext) =>
+  ({
     disableEndpoint: (e, event) =>
       tx(
         Effect.gen(function* () {
@@ -110,7 +186,12 @@ export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsSt
             ORDER BY created_at DESC, id DESC LIMIT 1`,
           (r) => int(r.updated_at)
         )
-      ).pipe(Effect.map((rows) => rows[0] ?? null)),
+      ).pipe(Effect.map((rows) => rows[0] ?? null))
+  }) satisfies Partial<WebhookOpsStore.WebhookOpsStoreShape>
+
+/** Failed deliveries resent, and how many endpoints are in each state. */
+const resendOps = ({ sql, tx }: WebhookOpsContext) =>
+  ({
     resendFailed: (input) =>
       tx(
         Effect.gen(function* () {
@@ -122,35 +203,8 @@ export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsSt
             )
           )
           if (Option.isSome(before)) return { ...before.value, queued: 0, repeated: true }
-          const picked =
-            input.modes.length === 0
-              ? []
-              : yield* query(
-                  sql<Row>`SELECT d.event_id, d.mode, MIN(d.created_at) AS first_at
-                    FROM webhook_deliveries d
-                    WHERE d.merchant_id = ${input.merchantId} AND ${sql.in("d.mode", input.modes)}
-                      AND d.status = 'failed' AND d.created_at >= ${input.since} AND d.created_at <= ${input.at}
-                      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
-                        WHERE o.event_id = d.event_id AND o.status <> 'failed')
-                    GROUP BY d.event_id, d.mode
-                    ORDER BY first_at, d.event_id
-                    LIMIT ${Math.max(0, input.limit)}`,
-                  (r) => ({ eventId: String(r.event_id), mode: modeOf(r.mode) })
-                )
-          // The endpoints as they are now: a mode without one gets nothing.
-          const urls = new Map<Domain.Mode, string>()
-          for (const mode of new Set(picked.map((p) => p.mode))) {
-            const rows = yield* query(
-              sql<Row>`SELECT url FROM webhook_deliveries WHERE merchant_id = ${input.merchantId}
-                AND mode = ${mode} ORDER BY created_at DESC, id DESC LIMIT 1`,
-              (r) => String(r.url)
-            )
-            const endpoint = yield* query(
-              sql<Row>`SELECT 1 AS one FROM webhook_endpoints WHERE merchant_id = ${input.merchantId} AND mode = ${mode}`,
-              (r) => r.one
-            )
-            if (endpoint.length > 0 && rows[0] !== undefined) urls.set(mode, rows[0])
-          }
+          const picked = input.modes.length === 0 ? [] : yield* failedEvents(sql, input)
+          const urls = yield* resendUrls(sql, input, picked)
           yield* sql`INSERT INTO webhook_resends ${sql.insert({
             id: input.id,
             merchant_id: input.merchantId,
@@ -161,31 +215,7 @@ export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsSt
             last_due_at: null,
             created_at: input.at
           })}`
-          let n = 0
-          for (const p of picked) {
-            const url = urls.get(p.mode)
-            if (url === undefined) continue
-            const runAt = input.at + n * input.intervalMs
-            const id = Ids.deliveryId(input.at)
-            yield* sql`INSERT INTO webhook_deliveries ${sql.insert({
-              id,
-              event_id: p.eventId,
-              merchant_id: input.merchantId,
-              mode: p.mode,
-              url,
-              status: "pending",
-              attempts: 0,
-              created_at: input.at,
-              updated_at: input.at
-            })}`
-            yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(id, runAt, Domain.fairnessKey(input.merchantId, p.mode)))}`
-            yield* sql`INSERT INTO webhook_resend_events ${sql.insert({
-              resend_id: input.id,
-              event_id: p.eventId,
-              delivery_id: id
-            })}`
-            n++
-          }
+          const n = yield* queueResend(sql, input, picked, urls)
           const lastDueAt = n === 0 ? null : input.at + (n - 1) * input.intervalMs
           yield* sql`UPDATE webhook_resends SET queued = ${n}, last_due_at = ${lastDueAt} WHERE id = ${input.id}`
           return {
@@ -227,5 +257,16 @@ export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsSt
           )
         )
       )
+  }) satisfies Partial<WebhookOpsStore.WebhookOpsStoreShape>
+
+/**
+ * The webhook operations over one client. A resend's jobs are found by the workers' polls (within
+ * `workerPollInterval`), like jobs other instances store.
+ */
+export const webhookOps = (sql: Sql, vault: Vault): WebhookOpsStore.WebhookOpsStoreShape => {
+  const c = webhookOpsContext(sql, vault)
+  return {
+    ...endpointStates(c),
+    ...resendOps(c)
   }
 }

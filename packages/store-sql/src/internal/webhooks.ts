@@ -28,17 +28,16 @@ type Ops =
   | "recordEndpointHealth"
   | "endpointBacklog"
 
-/** The event and webhook operations over one client, its write batcher and the job watchers. */
-export const webhooks = (
+/** What the webhook operations share: the client, the batched writes, the job watchers, and the queries over them. */
+const webhookContext = (
   sql: Sql,
   writes: Coalescer<WriteOp, WriteResult, Store.StoreError>,
   watchers: Store.JobWatchers,
   vault: Vault
-): Pick<Store.StoreShape, Ops> => {
+) => {
   const deliveryWithEvent = sql`SELECT d.*, e.type AS event_type, e.data AS event_data,
       e.created_at AS event_created_at
     FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`
-
   const redeliver = (eventId: Domain.EventId, now: number) =>
     Effect.gen(function* () {
       const event = first(yield* query(sql`SELECT * FROM events WHERE id = ${eventId}`, toEvent(vault)))
@@ -66,7 +65,6 @@ export const webhooks = (
       yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, now, Domain.fairnessKey(merchantId, mode)))}`
       return Option.some(delivery)
     })
-
   const insertEvent = (event: Domain.Event) =>
     Effect.gen(function* () {
       const { merchantId, mode } = event
@@ -94,15 +92,20 @@ export const webhooks = (
       yield* sql`INSERT INTO jobs ${sql.insert(attemptJobRow(delivery.id, at, Domain.fairnessKey(merchantId, mode)))}`
       return Option.some(delivery)
     })
+  return { sql, writes, watchers, vault, deliveryWithEvent, redeliver, insertEvent }
+}
 
-  return {
+type WebhookContext = ReturnType<typeof webhookContext>
+
+/** Events stored and delivered, attempts recorded, endpoints' health. */
+const eventOps = ({ sql, writes, watchers, vault, redeliver, insertEvent }: WebhookContext) =>
+  ({
     insertEvent: (event) =>
       atomic(sql)(insertEvent(event)).pipe(
         Effect.tap((delivery) => {
           if (Option.isSome(delivery)) watchers.notify("webhooks", event.createdAt)
         })
       ),
-
     listEvents: (merchantId, mode, since = 0) =>
       single(
         query(
@@ -112,9 +115,7 @@ export const webhooks = (
       ),
     getEvent: (id) =>
       single(query(sql`SELECT * FROM events WHERE id = ${id}`, toEvent(vault))).pipe(Effect.map(first)),
-
     recordAttempt: (record) => Effect.asVoid(writes.submit({ _tag: "Attempt", record })),
-
     // One statement each way, so the row lock orders concurrent outcomes: exactly one failure
     // makes the count reach `failingAfter`, and exactly one success deletes a failing row.
     recordEndpointHealth: ({ merchantId, mode, ok, at, failingAfter }) => {
@@ -139,7 +140,6 @@ export const webhooks = (
             )
           ).pipe(Effect.map((rows) => (rows[0] === failingAfter ? "failing" : "unchanged")))
     },
-
     endpointBacklog: (merchantId, mode, now) => {
       const key = Domain.fairnessKey(merchantId, mode)
       return single(
@@ -154,14 +154,17 @@ export const webhooks = (
         )
       ).pipe(Effect.map((rows) => rows[0] ?? { pending: 0, inFlight: 0, health: Domain.healthy }))
     },
-
     redeliver: (eventId, now) =>
       atomic(sql)(redeliver(eventId, now)).pipe(
         Effect.tap((delivery) => {
           if (Option.isSome(delivery)) watchers.notify("webhooks", now)
         })
-      ),
+      )
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
 
+/** A merchant's deliveries, with their attempts and next attempt. */
+const deliveryList = ({ sql, vault, deliveryWithEvent }: WebhookContext) =>
+  ({
     listDeliveries: (q) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -203,5 +206,18 @@ export const webhooks = (
           }))
         })
       )
+  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+
+/** The event and webhook operations over one client, its write batcher and the job watchers. */
+export const webhooks = (
+  sql: Sql,
+  writes: Coalescer<WriteOp, WriteResult, Store.StoreError>,
+  watchers: Store.JobWatchers,
+  vault: Vault
+): Pick<Store.StoreShape, Ops> => {
+  const c = webhookContext(sql, writes, watchers, vault)
+  return {
+    ...eventOps(c),
+    ...deliveryList(c)
   }
 }

@@ -146,13 +146,8 @@ type Returned = ReadonlyMap<string, ReadonlyArray<Bulk.Row>>
 /** Parameters of one composed Postgres statement, well under the protocol's 65,535. */
 const pgParameterBudget = 60_000
 
-/**
- * Writes gathered rows over one client, with its statements built once. The rows become a list
- * of parts, one statement per table; SQLite runs them one after another, Postgres as one
- * statement of data-modifying CTEs (one round trip however many tables a unit writes).
- */
-export const writer = (sql: Sql, vault: Vault) => {
-  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+/** The statements of a unit's money: balances (locked and moved), transactions, the journal, counts. */
+const moneyStatements = (sql: Sql, pg: boolean) => {
   const balances = Bulk.insert(
     sql,
     "balances",
@@ -170,6 +165,18 @@ export const writer = (sql: Sql, vault: Vault) => {
   const transactions = Bulk.insert(sql, "transactions", transactionInsertColumns)
   const entries = Bulk.insert(sql, "journal_entries", ["id", "mode", "kind", "transaction_id", "created_at"])
   const postings = Bulk.insert(sql, "postings", ["entry_id", "seq", "mode", "account", "amount"])
+  const counts = Bulk.insert(
+    sql,
+    "transaction_counts",
+    ["merchant_id", "mode", "day", "type", "status", "n"],
+    `ON CONFLICT (merchant_id, mode, day, type, status) DO UPDATE SET n = transaction_counts.n + excluded.n
+      RETURNING n`
+  )
+  return { balances, lockStatement, transactions, entries, postings, counts }
+}
+
+/** The statements of a unit's events, webhook deliveries and jobs. */
+const deliveryStatements = (sql: Sql) => {
   const events = Bulk.insert(sql, "events", eventColumns)
   // A delivery for each event whose merchant has an endpoint for its mode, with its first
   // attempt's job; ids are drawn for every event, and used by those that get a delivery.
@@ -217,137 +224,172 @@ export const writer = (sql: Sql, vault: Vault) => {
       FROM v WHERE webhook_deliveries.id = v.v_id`,
     ["TEXT", "INTEGER", "TEXT", "BIGINT", "TEXT"]
   )
-  const counts = Bulk.insert(
-    sql,
-    "transaction_counts",
-    ["merchant_id", "mode", "day", "type", "status", "n"],
-    `ON CONFLICT (merchant_id, mode, day, type, status) DO UPDATE SET n = transaction_counts.n + excluded.n
-      RETURNING n`
+  return { events, deliveries, attemptJobs, jobs, finished, retried, attempts, delivered }
+}
+
+type Statements = ReturnType<typeof moneyStatements> & ReturnType<typeof deliveryStatements>
+
+/** The statements of `w`, in lock order (balances first, counts last). */
+const partsOf = (s: Statements, w: Writes, composed: boolean): ReadonlyArray<Part> => {
+  const { attemptJobs } = s
+  const eventIds = w.events.map((e) => [Ids.deliveryId(e.createdAt), Ids.jobId(e.createdAt)] as const)
+  const rows: Array<Part> = [
+    {
+      name: "moved",
+      bulk: s.balances,
+      rows: sortedDeltas(w).map((d) => [d.mode, d.account, d.amount]),
+      returns: ["mode", "account", "amount"]
+    },
+    {
+      name: "inserted",
+      bulk: s.transactions,
+      rows: w.transactions
+    },
+    {
+      name: "entered",
+      bulk: s.entries,
+      rows: w.entries.map((e) => [e.id, e.mode, e.kind, e.transactionId, e.createdAt])
+    },
+    {
+      name: "posted",
+      bulk: s.postings,
+      rows: w.entries.flatMap((e) =>
+        e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
+      )
+    },
+    { name: "recorded", bulk: s.events, rows: w.eventRows },
+    {
+      name: "delivered",
+      bulk: s.deliveries,
+      rows: w.events.map((e, i) => [eventIds[i][0], e.id, e.merchantId, e.mode, e.createdAt]),
+      returns: ["created_at"]
+    },
+    {
+      name: "first_attempts",
+      bulk: composed ? attemptJobs.composed : attemptJobs.alone,
+      rows: eventIds.map(([dlv, job]) => [dlv, job])
+    },
+    { name: "scheduled", bulk: s.jobs, rows: w.jobs.map((j) => Bulk.valuesOf(jobRow(j), jobColumns)) },
+    { name: "finished", bulk: s.finished, rows: w.finishedJobs.map((id) => [id]) },
+    {
+      name: "retried",
+      bulk: s.retried,
+      rows: w.retriedJobs.map((r) => [r.id, r.runAt]),
+      returns: ["kind", "run_at"]
+    },
+    {
+      name: "attempted",
+      bulk: s.attempts,
+      rows: w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns))
+    },
+    {
+      name: "attempt_states",
+      bulk: s.delivered,
+      rows: w.attempts.map((r) => [
+        r.attempt.deliveryId,
+        r.attempt.attempt,
+        r.status,
+        r.attempt.at,
+        r.url ?? null
+      ])
+    },
+    {
+      name: "counted",
+      bulk: s.counts,
+      rows: w.counts.changes().map((c) => [c.merchant_id, c.mode, c.day, c.type, c.status, c.n]),
+      returns: ["n"]
+    }
+  ]
+  return rows.filter((p) => p.rows.length > 0)
+}
+
+/** Runs each part as a statement of its own, one after another. */
+const runEach = (list: ReadonlyArray<Part>) =>
+  Effect.map(
+    Effect.forEach(list, (p) => Effect.map(p.bulk.run(p.rows), (rows) => [p.name, rows] as const)),
+    (pairs): Returned => new Map(pairs)
   )
 
+// One statement: each part a CTE, the RETURNING rows read back as JSON.
+const runComposed = (sql: Sql, list: ReadonlyArray<Part>) => {
+  let first = 0
+  const ctes = list.map((p) => {
+    const text = p.bulk.render(p.rows.length, first)
+    first += p.rows.length * p.bulk.width
+    return `${p.name} AS (${text})`
+  })
+  const reads = list
+    .flatMap((p) => (p.returns === undefined ? [] : [{ name: p.name, returns: p.returns }]))
+    .map(
+      (p) =>
+        `(SELECT COALESCE(json_agg(json_build_object(${p.returns.map((c) => `'${c}', ${c}`).join(", ")})), '[]') FROM ${p.name}) AS ${p.name}`
+    )
+  return Effect.map(
+    sql.unsafe<Bulk.Row>(
+      `WITH ${ctes.join(",\n")} SELECT ${reads.length > 0 ? reads.join(", ") : "1 AS done"}`,
+      list.flatMap((p) => p.rows.flat())
+    ),
+    ([row]): Returned =>
+      new Map(list.map((p) => [p.name, (row?.[p.name] as ReadonlyArray<Bulk.Row> | undefined) ?? []]))
+  )
+}
+
+/**
+ * What `apply` answers once the unit's statements ran: the jobs stored or rescheduled, or a
+ * failure if a balance ended elsewhere than `expected` or a count went below zero.
+ */
+const scheduledOf = (w: Writes, returned: Returned, expectedBalances: Expected | undefined) =>
+  Effect.gen(function* () {
+    const expected = expectedBalances ?? new Map()
+    for (const row of returned.get("moved") ?? []) {
+      const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
+      if (want !== undefined && int(row.amount) !== want) {
+        return yield* Effect.fail(
+          new Store.StoreError({
+            message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
+          })
+        )
+      }
+    }
+    if ((returned.get("counted") ?? []).some((r) => int(r.n) < 0)) {
+      return yield* Effect.fail(new Store.StoreError({ message: "A transaction count would go below zero" }))
+    }
+    const scheduled: Array<Scheduled> = w.jobs.map((j) => ({ kind: j.kind, runAt: j.runAt }))
+    for (const r of returned.get("delivered") ?? [])
+      scheduled.push({ kind: "webhook.attempt", runAt: int(r.created_at) })
+    for (const r of returned.get("retried") ?? [])
+      scheduled.push({ kind: r.kind as Domain.JobKind, runAt: int(r.run_at) })
+    return scheduled
+  })
+
+/**
+ * Writes gathered rows over one client, with its statements built once. The rows become a list
+ * of parts, one statement per table; SQLite runs them one after another, Postgres as one
+ * statement of data-modifying CTEs (one round trip however many tables a unit writes).
+ */
+export const writer = (sql: Sql, vault: Vault) => {
+  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const s: Statements = { ...moneyStatements(sql, pg), ...deliveryStatements(sql) }
   /** Locks (Postgres) and reads balance rows; `accounts` in key order. */
   const lock = (accounts: ReadonlyArray<readonly [Domain.Mode, Domain.Account]>) =>
     accounts.length === 0
       ? Effect.succeed(new Map<string, number>())
       : Effect.map(
-          lockStatement.run(accounts),
+          s.lockStatement.run(accounts),
           (rows) =>
             new Map(
               rows.map((r) => [balanceKey(r.mode as Domain.Mode, r.account as Domain.Account), int(r.amount)])
             )
         )
 
-  /** The statements of `w`, in lock order (balances first, counts last). */
-  const parts = (w: Writes, composed: boolean): ReadonlyArray<Part> => {
-    const eventIds = w.events.map((e) => [Ids.deliveryId(e.createdAt), Ids.jobId(e.createdAt)] as const)
-    const rows: Array<Part> = [
-      {
-        name: "moved",
-        bulk: balances,
-        rows: sortedDeltas(w).map((d) => [d.mode, d.account, d.amount]),
-        returns: ["mode", "account", "amount"]
-      },
-      {
-        name: "inserted",
-        bulk: transactions,
-        rows: w.transactions
-      },
-      {
-        name: "entered",
-        bulk: entries,
-        rows: w.entries.map((e) => [e.id, e.mode, e.kind, e.transactionId, e.createdAt])
-      },
-      {
-        name: "posted",
-        bulk: postings,
-        rows: w.entries.flatMap((e) =>
-          e.postings.filter((p) => p.amount !== 0).map((p, seq) => [e.id, seq, e.mode, p.account, p.amount])
-        )
-      },
-      { name: "recorded", bulk: events, rows: w.eventRows },
-      {
-        name: "delivered",
-        bulk: deliveries,
-        rows: w.events.map((e, i) => [eventIds[i][0], e.id, e.merchantId, e.mode, e.createdAt]),
-        returns: ["created_at"]
-      },
-      {
-        name: "first_attempts",
-        bulk: composed ? attemptJobs.composed : attemptJobs.alone,
-        rows: eventIds.map(([dlv, job]) => [dlv, job])
-      },
-      { name: "scheduled", bulk: jobs, rows: w.jobs.map((j) => Bulk.valuesOf(jobRow(j), jobColumns)) },
-      { name: "finished", bulk: finished, rows: w.finishedJobs.map((id) => [id]) },
-      {
-        name: "retried",
-        bulk: retried,
-        rows: w.retriedJobs.map((r) => [r.id, r.runAt]),
-        returns: ["kind", "run_at"]
-      },
-      {
-        name: "attempted",
-        bulk: attempts,
-        rows: w.attempts.map((r) => Bulk.valuesOf(attemptRow(r.attempt), attemptColumns))
-      },
-      {
-        name: "attempt_states",
-        bulk: delivered,
-        rows: w.attempts.map((r) => [
-          r.attempt.deliveryId,
-          r.attempt.attempt,
-          r.status,
-          r.attempt.at,
-          r.url ?? null
-        ])
-      },
-      {
-        name: "counted",
-        bulk: counts,
-        rows: w.counts.changes().map((c) => [c.merchant_id, c.mode, c.day, c.type, c.status, c.n]),
-        returns: ["n"]
-      }
-    ]
-    return rows.filter((p) => p.rows.length > 0)
-  }
-
-  const runEach = (list: ReadonlyArray<Part>) =>
-    Effect.map(
-      Effect.forEach(list, (p) => Effect.map(p.bulk.run(p.rows), (rows) => [p.name, rows] as const)),
-      (pairs): Returned => new Map(pairs)
-    )
-
-  // One statement: each part a CTE, the RETURNING rows read back as JSON.
-  const runComposed = (list: ReadonlyArray<Part>) => {
-    let first = 0
-    const ctes = list.map((p) => {
-      const text = p.bulk.render(p.rows.length, first)
-      first += p.rows.length * p.bulk.width
-      return `${p.name} AS (${text})`
-    })
-    const reads = list
-      .flatMap((p) => (p.returns === undefined ? [] : [{ name: p.name, returns: p.returns }]))
-      .map(
-        (p) =>
-          `(SELECT COALESCE(json_agg(json_build_object(${p.returns.map((c) => `'${c}', ${c}`).join(", ")})), '[]') FROM ${p.name}) AS ${p.name}`
-      )
-    return Effect.map(
-      sql.unsafe<Bulk.Row>(
-        `WITH ${ctes.join(",\n")} SELECT ${reads.length > 0 ? reads.join(", ") : "1 AS done"}`,
-        list.flatMap((p) => p.rows.flat())
-      ),
-      ([row]): Returned =>
-        new Map(list.map((p) => [p.name, (row?.[p.name] as ReadonlyArray<Bulk.Row> | undefined) ?? []]))
-    )
-  }
-
   // One statement on Postgres, unless a unit is so large its values would not fit in one.
   const run = (w: Writes): Effect.Effect<Returned, SqlError.SqlError> => {
-    const list = parts(w, pg)
+    const list = partsOf(s, w, pg)
     if (list.length === 0) return Effect.succeed(new Map())
     if (!pg) return runEach(list)
     return list.reduce((n, p) => n + p.rows.length * p.bulk.width, 0) <= pgParameterBudget
-      ? runComposed(list)
-      : runEach(parts(w, false))
+      ? runComposed(sql, list)
+      : runEach(partsOf(s, w, false))
   }
 
   /**
@@ -361,28 +403,7 @@ export const writer = (sql: Sql, vault: Vault) => {
     Effect.gen(function* () {
       if (pg && options.locked !== true) yield* lock(sortedDeltas(w).map((d) => [d.mode, d.account] as const))
       const returned = yield* run(w)
-      const expected = options.expected ?? new Map()
-      for (const row of returned.get("moved") ?? []) {
-        const want = expected.get(balanceKey(row.mode as Domain.Mode, row.account as Domain.Account))
-        if (want !== undefined && int(row.amount) !== want) {
-          return yield* Effect.fail(
-            new Store.StoreError({
-              message: `Balance ${String(row.account)} (${String(row.mode)}) is ${String(row.amount)}, expected ${want}`
-            })
-          )
-        }
-      }
-      if ((returned.get("counted") ?? []).some((r) => int(r.n) < 0)) {
-        return yield* Effect.fail(
-          new Store.StoreError({ message: "A transaction count would go below zero" })
-        )
-      }
-      const scheduled: Array<Scheduled> = w.jobs.map((j) => ({ kind: j.kind, runAt: j.runAt }))
-      for (const r of returned.get("delivered") ?? [])
-        scheduled.push({ kind: "webhook.attempt", runAt: int(r.created_at) })
-      for (const r of returned.get("retried") ?? [])
-        scheduled.push({ kind: r.kind as Domain.JobKind, runAt: int(r.run_at) })
-      return scheduled
+      return yield* scheduledOf(w, returned, options.expected)
     })
 
   /** An empty set of rows to gather a unit's writes in. */
