@@ -31,13 +31,19 @@ export interface MemoryShared {
 /** Nothing shared: an insert with a claim answers `conflict`. */
 const noKeys: MemoryShared = { started: () => false, finish: () => undefined, eraseEvents: () => undefined }
 
-/** Empty tables of subscriptions and cycles, over the store's idempotency keys. */
-export const subscriptionOps = (keys: MemoryShared = noKeys): SubscriptionStoreShape => {
-  const subscriptions = new Map<string, Subscription>()
-  const cycles = new Map<string, Cycle>()
-  const cycleKey = (c: Pick<Cycle, "subscriptionId" | "sequence">) => `${c.subscriptionId}#${c.sequence}`
-  const cycleKeys = new Set<string>()
-  return {
+/** What the subscription operations share: the subscriptions and cycles, their keys, the store's. */
+interface SubscriptionTables {
+  readonly subscriptions: Map<string, Subscription>
+  readonly cycles: Map<string, Cycle>
+  readonly cycleKeys: Set<string>
+  readonly keys: MemoryShared
+}
+
+const cycleKey = (c: Pick<Cycle, "subscriptionId" | "sequence">) => `${c.subscriptionId}#${c.sequence}`
+
+/** Subscriptions stored (with their idempotency key), erased, read, replaced, and those due. */
+const subscriptionRows = ({ subscriptions, keys }: SubscriptionTables) =>
+  ({
     insertSubscription: (s, claim) =>
       atomic(() => {
         if (claim !== undefined && !keys.started(claim)) return "conflict" as const
@@ -99,7 +105,12 @@ export const subscriptionOps = (keys: MemoryShared = noKeys): SubscriptionStoreS
         return true
       }),
     dueSubscriptions: (now, limit) =>
-      atomic(() => due(subscriptions.values(), now, limit).map((s) => structuredClone(s))),
+      atomic(() => due(subscriptions.values(), now, limit).map((s) => structuredClone(s)))
+  }) satisfies Partial<SubscriptionStoreShape>
+
+/** A subscription's cycles stored, read, replaced, and those due. */
+const cycleRows = ({ cycles, cycleKeys }: SubscriptionTables) =>
+  ({
     insertCycle: (c) =>
       atomic(() => {
         if (cycles.has(c.txid) || cycleKeys.has(cycleKey(c))) return "exists" as const
@@ -130,5 +141,15 @@ export const subscriptionOps = (keys: MemoryShared = noKeys): SubscriptionStoreS
         return true
       }),
     dueCycles: (now, limit) => atomic(() => due(cycles.values(), now, limit).map((c) => structuredClone(c)))
+  }) satisfies Partial<SubscriptionStoreShape>
+
+/** Empty tables of subscriptions and cycles, over the store's idempotency keys. */
+export const subscriptionOps = (keys: MemoryShared = noKeys): SubscriptionStoreShape => {
+  const tables: SubscriptionTables = {
+    subscriptions: new Map<string, Subscription>(),
+    cycles: new Map<string, Cycle>(),
+    cycleKeys: new Set<string>(),
+    keys
   }
+  return { ...subscriptionRows(tables), ...cycleRows(tables) }
 }

@@ -16,8 +16,8 @@ const cycleOf = (r: Row): Recurrence.Cycle => JSON.parse(String(r.body)) as Recu
 /** The insert found its id or `idRec` taken: the unit rolls back (its key's answer with it). */
 class Taken extends Data.TaggedError("Taken") {}
 
-/** The subscriptions' operations over one client; the debtor sealed with `vault`. */
-export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.SubscriptionStoreShape => {
+/** What the subscription operations share: the client, the vault and the row codecs. */
+const subscriptionContext = (sql: Sql, vault: Vault) => {
   const sealDebtor = (d: PersonalData.Debtor) => vault.seal("subscriptions.debtor", JSON.stringify(d))
   const subscriptionOf = (r: Row): Recurrence.Subscription => {
     const body = JSON.parse(String(r.body)) as Recurrence.Subscription
@@ -50,7 +50,14 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
       WHERE merchant_id = ${claim.scope.merchantId} AND mode = ${claim.scope.mode}
         AND idempotency_key = ${claim.scope.key} AND status IS NULL
       RETURNING idempotency_key`
-  return {
+  return { sql, vault, sealDebtor, subscriptionOf, columns, insert, finish }
+}
+
+type Context = ReturnType<typeof subscriptionContext>
+
+/** Subscriptions stored (with their idempotency key's answer) and replaced. */
+const subscriptionWrites = ({ sql, insert, finish }: Context) =>
+  ({
     insertSubscription: (s, claim) =>
       claim === undefined
         ? single(insert(s)).pipe(Effect.map((rows) => (rows.length > 0 ? "created" : "exists")))
@@ -67,6 +74,24 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
             Effect.catchTag("Taken", () => Effect.succeed("exists" as const)),
             Effect.mapError(toStoreError)
           ),
+    // The debtor is written once, with the subscription: a change never brings an erased one back.
+    replaceSubscription: (next) =>
+      single(
+        sql`UPDATE subscriptions SET id_rec = ${next.idRec}, status = ${next.status}, next_at = ${next.nextAt},
+          version = ${next.version}, body = ${JSON.stringify(PersonalData.withoutDebtor(next))}
+        WHERE id = ${next.id} AND version = ${next.version - 1}
+          ${
+            next.idRec === null
+              ? sql``
+              : sql`AND NOT EXISTS (SELECT 1 FROM subscriptions o WHERE o.id_rec = ${next.idRec} AND o.id <> ${next.id})`
+          }
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+      )
+  }) satisfies Partial<SubscriptionStore.SubscriptionStoreShape>
+
+/** Subscriptions read: by id, by `idRec`, a merchant's page, those due. */
+const subscriptionReads = ({ sql, subscriptionOf, columns }: Context) =>
+  ({
     getSubscription: (id) =>
       single(
         Effect.map(
@@ -92,19 +117,6 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
           subscriptionOf
         )
       ),
-    // The debtor is written once, with the subscription: a change never brings an erased one back.
-    replaceSubscription: (next) =>
-      single(
-        sql`UPDATE subscriptions SET id_rec = ${next.idRec}, status = ${next.status}, next_at = ${next.nextAt},
-          version = ${next.version}, body = ${JSON.stringify(PersonalData.withoutDebtor(next))}
-        WHERE id = ${next.id} AND version = ${next.version - 1}
-          ${
-            next.idRec === null
-              ? sql``
-              : sql`AND NOT EXISTS (SELECT 1 FROM subscriptions o WHERE o.id_rec = ${next.idRec} AND o.id <> ${next.id})`
-          }
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
-      ),
     dueSubscriptions: (now, limit) =>
       single(
         query(
@@ -112,7 +124,12 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
           ORDER BY next_at LIMIT ${limit}`,
           subscriptionOf
         )
-      ),
+      )
+  }) satisfies Partial<SubscriptionStore.SubscriptionStoreShape>
+
+/** A payer's debtor erased from their subscriptions and from those subscriptions' events. */
+const debtorErasure = ({ sql, vault, sealDebtor }: Context) =>
+  ({
     eraseDebtor: (document) =>
       atomic(sql)(
         Effect.gen(function* () {
@@ -142,7 +159,12 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
           }
           return rows.length
         })
-      ),
+      )
+  }) satisfies Partial<SubscriptionStore.SubscriptionStoreShape>
+
+/** A subscription's cycles stored, read, replaced, and those due. */
+const cycleRows = ({ sql }: Context) =>
+  ({
     insertCycle: (c) =>
       single(
         sql`INSERT INTO subscription_cycles ${sql.insert({
@@ -182,5 +204,10 @@ export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.Subscri
           cycleOf
         )
       )
-  }
+  }) satisfies Partial<SubscriptionStore.SubscriptionStoreShape>
+
+/** The subscriptions' operations over one client; the debtor sealed with `vault`. */
+export const subscriptions = (sql: Sql, vault: Vault): SubscriptionStore.SubscriptionStoreShape => {
+  const c = subscriptionContext(sql, vault)
+  return { ...subscriptionWrites(c), ...subscriptionReads(c), ...debtorErasure(c), ...cycleRows(c) }
 }
