@@ -12,6 +12,7 @@ import {
   MailStore,
   MerchantGatewayStore,
   PaymentLinkStore,
+  RefundStore,
   Store,
   SubscriptionStore,
   TeamStore,
@@ -66,13 +67,17 @@ export const makeWith = (
 ): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
   Effect.map(makeAllWith(options), (all) => all.store)
 
-/** `makeWith`, and the MED infractions over the same client, writer and job watchers (migration 0022). */
+/**
+ * `makeWith`, and the ports that share its units over the same client, writer and job watchers:
+ * MED infractions (migration 0022), refunds (migration 0012), webhook operations.
+ */
 export const makeAllWith = (
   options: SqlStoreOptions
 ): Effect.Effect<
   {
     readonly store: Store.StoreShape
     readonly infractions: InfractionStore.InfractionStoreShape
+    readonly refunds: RefundStore.RefundStoreShape
     readonly webhookOps: WebhookOpsStore.WebhookOpsStoreShape
   },
   Store.StoreError,
@@ -94,7 +99,6 @@ export const makeAllWith = (
       ...transactions(sql, writes, vault),
       ...journal.ops,
       ...chargebacks(sql, write, watchers, vault),
-      ...refunds(sql, write, watchers, vault),
       ...idempotency(sql, vault),
       ...jobs(sql, writes),
       ...webhooks(sql, writes, watchers, vault),
@@ -107,6 +111,7 @@ export const makeAllWith = (
     return {
       store,
       infractions: infractions(sql, write, watchers, vault),
+      refunds: refunds(sql, write, watchers, vault),
       webhookOps: webhookOps(sql, vault)
     }
   })
@@ -140,6 +145,7 @@ export const makeSubscriptions: Effect.Effect<
 export type Ports =
   | Store.Stores
   | InfractionStore.InfractionStore
+  | RefundStore.RefundStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
@@ -155,6 +161,7 @@ const portsContext = (
 ): Context.Context<Ports> =>
   Store.context(all.store).pipe(
     Context.add(InfractionStore.InfractionStore, all.infractions),
+    Context.add(RefundStore.RefundStore, all.refunds),
     Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
     Context.add(MailStore.MailStore, mailOps(sql)),
     Context.add(TeamStore.TeamStore, teamOps(sql)),

@@ -5,17 +5,9 @@
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import type {
-  Chargeback,
-  JobId,
-  Refund,
-  RefundId,
-  Transaction,
-  TransactionId,
-  WebhookEndpoint
-} from "../domain/Domain.js"
+import type { Chargeback, JobId, Transaction, WebhookEndpoint } from "../domain/Domain.js"
 import { availableAccount, type Event, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
-import * as Money from "../domain/Money.js"
+import type * as Money from "../domain/Money.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
 import { mailOps } from "../internal/memoryMail.js"
@@ -23,6 +15,7 @@ import { merchantGatewayOps } from "../internal/memoryMerchantGateways.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
+import { refundOps } from "../internal/memoryRefunds.js"
 import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { recordEventKey, webhookOpsOver } from "../internal/memoryWebhookOps.js"
@@ -31,6 +24,7 @@ import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionS
 import { MailStore } from "../ports/MailStore.js"
 import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
+import { RefundStore, type RefundStoreShape } from "../ports/RefundStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { SubscriptionStore } from "../ports/SubscriptionStore.js"
@@ -48,24 +42,17 @@ const found = <A>(value: A | undefined): Option.Option<A> => Option.fromNullable
 
 const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.merchantId, s.mode, s.key])
 
-/** Builds an empty store, with its MED infractions over the same tables. */
+/** Builds an empty store, with its MED infractions and refunds over the same tables. */
 export const makeAll: Effect.Effect<{
   readonly store: StoreShape
   readonly infractions: InfractionStoreShape
+  readonly refunds: RefundStoreShape
 }> = Effect.sync(() => {
   const t = new Tables()
-  const refunds = new Map<RefundId, Refund>()
-  /** What a charge's refunds add up to, of the given statuses. */
-  const refundedOf = (transactionId: TransactionId, statuses: ReadonlyArray<Refund["status"]>) => {
-    let sum = 0
-    for (const r of refunds.values()) {
-      if (r.transactionId === transactionId && statuses.includes(r.status)) sum += r.amount
-    }
-    return Money.Cents(sum)
-  }
   const watchers = new JobWatchers()
   /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
   const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
+  const refunds = refundOps(t, record)
   const retry = (id: JobId, runAt: number) => {
     const job = t.retry(id, runAt)
     if (job !== undefined) watchers.notifyJobs([job])
@@ -247,73 +234,6 @@ export const makeAll: Effect.Effect<{
         record(input.effects)
         return Option.some(updated)
       }),
-    insertRefund: (input) =>
-      atomic(() => {
-        const { refund } = input
-        const existing = refunds.get(refund.id)
-        if (existing !== undefined) return { _tag: "Exists", refund: existing } as const
-        const charge = t.transactions.get(refund.transactionId)
-        if (
-          charge === undefined ||
-          charge.type !== "deposit" ||
-          charge.merchantId !== refund.merchantId ||
-          charge.mode !== refund.mode
-        )
-          return { _tag: "NotFound" } as const
-        if (charge.status !== "completed") return { _tag: "NotCompleted", status: charge.status } as const
-        const received = charge.receivedAmount ?? charge.amount
-        const refunded = refundedOf(charge.id, ["pending", "completed"])
-        if (refunded + refund.amount > received)
-          return { _tag: "Exceeds", refundable: Money.Cents(received - refunded) } as const
-        if (t.accountBalance(refund.mode, availableAccount(refund.merchantId)) < refund.amount)
-          return { _tag: "Insufficient" } as const
-        const effects = input.effects(charge, Money.Cents(refunded + refund.amount))
-        t.assertWritable(input.entry, effects)
-        refunds.set(refund.id, own(refund))
-        t.post(input.entry)
-        record(effects)
-        return { _tag: "Created", refund } as const
-      }),
-    finishRefund: (input) =>
-      atomic(() => {
-        const current = refunds.get(input.id)
-        if (current === undefined || current.status !== "pending") return Option.none()
-        const charge = t.transactions.get(current.transactionId)
-        if (charge === undefined) return Option.none()
-        const updated: Refund = own({
-          ...current,
-          status: input.to,
-          updatedAt: input.at,
-          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
-          ...(input.returnId === undefined ? {} : { returnId: input.returnId })
-        })
-        const received = charge.receivedAmount ?? charge.amount
-        const completed =
-          refundedOf(charge.id, ["completed"]) + (input.to === "completed" ? updated.amount : 0)
-        const after: Transaction =
-          input.to === "completed" && completed >= received && charge.status === "completed"
-            ? own({ ...charge, status: "refunded", updatedAt: input.at })
-            : charge
-        const refunded =
-          refundedOf(charge.id, ["pending", "completed"]) - (input.to === "failed" ? current.amount : 0)
-        const effects = input.effects(updated, after, Money.Cents(refunded))
-        t.assertWritable(input.entry, effects)
-        refunds.set(updated.id, updated)
-        if (after !== charge) t.transactions.set(after.id, after)
-        t.post(input.entry)
-        record(effects)
-        return Option.some({ refund: updated, charge: after })
-      }),
-    setRefundReturnId: (id, returnId, at) =>
-      atomic(() => {
-        const current = refunds.get(id)
-        if (current === undefined || current.status !== "pending") return false
-        refunds.set(id, own({ ...current, returnId, updatedAt: at }))
-        return true
-      }),
-    getRefund: (id) => atomic(() => found(refunds.get(id))),
-    listRefunds: (transactionId) =>
-      atomic(() => [...refunds.values()].filter((r) => r.transactionId === transactionId).sort(oldestFirst)),
 
     // The process's own memory: reachable whenever the process answers.
     ping: Effect.void,
@@ -616,7 +536,11 @@ export const makeAll: Effect.Effect<{
           })
       )
   }
-  return { store, infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])) }
+  return {
+    store,
+    infractions: infractionOps(t, record, (id) => refunds.refundedOf(id, ["completed"])),
+    refunds: refunds.ops
+  }
 })
 
 /** Builds an empty store. */
@@ -629,6 +553,7 @@ export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.
 export const layer: Layer.Layer<
   | Stores
   | InfractionStore
+  | RefundStore
   | AdminTokenStore
   | MailStore
   | TeamStore
@@ -648,7 +573,12 @@ export const layer: Layer.Layer<
   Layer.provideMerge(
     Layer.mergeAll(
       Layer.effectContext(
-        Effect.map(makeAll, (all) => Context.add(context(all.store), InfractionStore, all.infractions))
+        Effect.map(makeAll, (all) =>
+          context(all.store).pipe(
+            Context.add(InfractionStore, all.infractions),
+            Context.add(RefundStore, all.refunds)
+          )
+        )
       ),
       Layer.sync(AdminTokenStore, adminTokenOps),
       Layer.sync(PaymentLinkStore, paymentLinkOps),

@@ -5,14 +5,12 @@
  * sum never passes what it received, and concurrent debits of one balance queue on its row, so
  * it never goes below zero. SQLite runs every unit alone (one connection).
  */
-import { Domain, type Money, type Store } from "@pixgate/core"
+import { Domain, type Money, type RefundStore, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { refundRow, toRefund, toTransaction } from "./rows.js"
 import { atomic, first, int, query, type Sql, single } from "./sql.js"
 import type { Vault } from "./vault.js"
 import { balanceKey, type writer } from "./writes.js"
-
-type Ops = "insertRefund" | "finishRefund" | "setRefundReturnId" | "getRefund" | "listRefunds"
 
 /** The refund operations over one client, its writer, and the job watchers to tell. */
 export const refunds = (
@@ -20,7 +18,7 @@ export const refunds = (
   write: ReturnType<typeof writer>,
   watchers: Store.JobWatchers,
   vault: Vault
-): Pick<Store.StoreShape, Ops> => {
+): RefundStore.RefundStoreShape => {
   const lockedCharge = (id: Domain.TransactionId) => {
     const select = sql`SELECT * FROM transactions WHERE id = ${id}`
     return Effect.map(
@@ -53,7 +51,7 @@ export const refunds = (
       atomic(sql)(
         Effect.gen(function* () {
           const { refund } = input
-          const none = (value: Store.RefundInsert) => ({ value, scheduled: [] })
+          const none = (value: RefundStore.RefundInsert) => ({ value, scheduled: [] })
           const account = Domain.availableAccount(refund.merchantId)
           const balances = yield* write.lock([[refund.mode, account]])
           const existing = yield* query(sql`SELECT * FROM refunds WHERE id = ${refund.id}`, toRefund)
@@ -82,7 +80,7 @@ export const refunds = (
             locked: true,
             expected: new Map([[balanceKey(refund.mode, account), available - refund.amount]])
           })
-          return { value: { _tag: "Created", refund } as Store.RefundInsert, scheduled }
+          return { value: { _tag: "Created", refund } as RefundStore.RefundInsert, scheduled }
         })
       ).pipe(Effect.map(notify)),
 
