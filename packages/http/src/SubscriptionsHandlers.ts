@@ -72,7 +72,7 @@ const keepAnswer = <A>(value: A) =>
     const store = yield* Effect.serviceOption(Store.Store)
     if (Option.isSome(scope) && Option.isSome(store))
       yield* store.value
-        .finishIdempotent(scope.value, 201, JSON.stringify(value))
+        .finishIdempotent(scope.value, "answered", JSON.stringify(value))
         .pipe(Effect.catchAll((e) => Effect.fail(Errors.unavailable(e))))
     return value
   })

@@ -174,7 +174,7 @@ export const makeAll: Effect.Effect<{
         if (claim !== undefined && keyRow !== undefined) {
           t.idempotency.set(idempotencyKey(claim.scope), {
             ...keyRow,
-            result: { status: claim.status, body: claim.body }
+            result: { outcome: claim.outcome, body: claim.body }
           })
         }
         return "created" as const
@@ -336,14 +336,14 @@ export const makeAll: Effect.Effect<{
             : { _tag: "Started" as const, held: row.held }
         }
         if (row.result === null) return { _tag: "InFlight" } as const
-        return { _tag: "Replay", status: row.result.status, body: row.result.body } as const
+        return { _tag: "Replay", outcome: row.result.outcome, body: row.result.body } as const
       }),
-    finishIdempotent: (scope, status, body) =>
+    finishIdempotent: (scope, outcome, body) =>
       atomic(() => {
         const key = idempotencyKey(scope)
         const row = t.idempotency.get(key)
         if (row !== undefined && row.result === null)
-          t.idempotency.set(key, { ...row, result: { status, body } })
+          t.idempotency.set(key, { ...row, result: { outcome, body } })
       }),
     releaseIdempotent: (scope) =>
       atomic(() => {

@@ -92,12 +92,19 @@ export interface Guard {
 }
 
 /**
+ * How a request under a key ended, as its record keeps it: `answered` (the body is its answer)
+ * or `refused` (the body is the encoded refusal). A transport renders each as it speaks (HTTP:
+ * the operation's success status, or the refusal's).
+ */
+export type IdempotentOutcome = "answered" | "refused"
+
+/**
  * The answer an idempotent request stores with its change, in the same unit, so a committed
  * change always has its replay (a crash between the two cannot strand the key).
  */
 export interface IdempotentResult {
   readonly scope: IdempotencyScope
-  readonly status: number
+  readonly outcome: "answered"
   readonly body: string
 }
 
@@ -216,7 +223,7 @@ export type IdempotencyBegin =
   | { readonly _tag: "Started"; readonly held?: string }
   | { readonly _tag: "InFlight" }
   | { readonly _tag: "Mismatch" }
-  | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Replay"; readonly outcome: IdempotentOutcome; readonly body: string }
 
 /** Identifies an idempotency key: per merchant and mode. */
 export interface IdempotencyScope {
@@ -513,7 +520,7 @@ export interface IdempotencyStoreShape {
   /** Stores the result a replay returns; a key that already has one keeps it. */
   readonly finishIdempotent: (
     scope: IdempotencyScope,
-    status: number,
+    outcome: IdempotentOutcome,
     body: string
   ) => Effect.Effect<void, StoreError>
   /**
