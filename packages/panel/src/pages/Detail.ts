@@ -1,4 +1,5 @@
 /** A transaction's page (fields, QR while pending, refunds, timeline, events, deliveries), "pay now" and redelivery. */
+
 import { Domain, DueDate, Errors, Money, QrImage, type Refunds, Store, Views } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import {
@@ -24,6 +25,7 @@ import { csrfField, page } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
 import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
+import { refundWords } from "../RefundWords.js"
 import { allows, deliveryTable, dueToday, gated, ownTransaction } from "./Parts.js"
 
 /** The page of the merchant's transaction `id`, with an engine error above it (answered `code`). */
@@ -94,11 +96,11 @@ export const detail = (s: Signed, id: string, error?: Errors.PixgateError, code 
         `${s.t.chargeback} ${s.t[chargebackWord[cb.status]]} (${brl(s, cb.amount)})`
       ])
     for (const r of refunds?.refunds ?? []) {
-      timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
+      timeline.push([r.createdAt, `${refundWords(s.lang).newRefund} ${brl(s, r.amount)}`])
       if (r.status !== "pending")
         timeline.push([
           r.updatedAt,
-          `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
+          `${refundWords(s.lang).refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
         ])
     }
     timeline.sort((x, y) => x[0] - y[0])
@@ -192,8 +194,8 @@ const refundSection = (
   r: Refunds.RefundSummary,
   f?: URLSearchParams
 ) => html`<section aria-labelledby="refunds-heading" data-testid="refunds">
-<h2 id="refunds-heading">${s.t.refunds}</h2>
-<p>${s.t.refunded}: <strong data-testid="refunded">${brl(s, r.refunded)}</strong> · ${s.t.refundable}: <strong data-testid="refundable">${brl(s, r.refundable)}</strong></p>
+<h2 id="refunds-heading">${refundWords(s.lang).refunds}</h2>
+<p>${refundWords(s.lang).refunded}: <strong data-testid="refunded">${brl(s, r.refunded)}</strong> · ${refundWords(s.lang).refundable}: <strong data-testid="refundable">${brl(s, r.refundable)}</strong></p>
 ${
   r.refunds.length === 0
     ? html`<p>${s.t.none}</p>`
@@ -202,21 +204,23 @@ ${
           html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status, "refund")}${
             x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
-            x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
-          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${s.t.refundPdf}</a></li>`
+            x.returnId === null
+              ? ""
+              : html` · ${refundWords(s.lang).bankReturn} <span class="mono">${x.returnId}</span>`
+          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${refundWords(s.lang).refundPdf}</a></li>`
       )}</ul>`
 }
 ${
   tx.status === "completed" && r.refundable > 0
-    ? html`<h3>${s.t.newRefund}</h3>
+    ? html`<h3>${refundWords(s.lang).newRefund}</h3>
 ${gated(
   s,
   "refund.create",
-  s.t.newRefund,
+  refundWords(s.lang).newRefund,
   html`<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
 <div><label for="r-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="r-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="r-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="r-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
-<div><button type="submit">${s.t.reviewRefund}</button></div>
+<div><button type="submit">${refundWords(s.lang).reviewRefund}</button></div>
 </form>`
 )}`
     : ""
