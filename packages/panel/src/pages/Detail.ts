@@ -18,6 +18,7 @@ import {
   store,
   when
 } from "../Ctx.js"
+import { dueDateWords } from "../DueDateWords.js"
 import * as FormToken from "../FormToken.js"
 import { html, type Part } from "../Html.js"
 import { calendarDay, day, label } from "../I18n.js"
@@ -118,7 +119,7 @@ ${
     ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${FormToken.field(s)}${
         tx.dueTerms === null
           ? ""
-          : html`<div><label for="pay-on">${s.t.payOn} <span class="hint">(${s.t.optional}; ${s.t.payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
+          : html`<div><label for="pay-on">${dueDateWords(s.lang).payOn} <span class="hint">(${s.t.optional}; ${dueDateWords(s.lang).payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
       }<button type="submit" data-testid="pay-now">${s.t.payNow}</button></form>`
     : ""
 }</section>`
@@ -167,12 +168,15 @@ const dueFields = (s: Signed, tx: Domain.Transaction): ReadonlyArray<readonly [s
   const terms = tx.dueTerms
   if (terms === null) return []
   return [
-    [s.t.dueDate, html`<span data-testid="detail-due-date">${calendarDay(s.lang, terms.dueDate)}</span>`],
     [
-      s.t.payableUntil,
+      dueDateWords(s.lang).dueDate,
+      html`<span data-testid="detail-due-date">${calendarDay(s.lang, terms.dueDate)}</span>`
+    ],
+    [
+      dueDateWords(s.lang).payableUntil,
       html`<span data-testid="detail-payable-until">${calendarDay(s.lang, DueDate.formatDay(DueDate.lastPayableDay(terms)))}</span>`
     ],
-    ...(tx.status === "pending" ? [[s.t.dueToday, dueToday(s, tx, terms)] as const] : []),
+    ...(tx.status === "pending" ? [[dueDateWords(s.lang).dueToday, dueToday(s, tx, terms)] as const] : []),
     ...(tx.receivedAmount === null
       ? []
       : [
