@@ -204,6 +204,8 @@ export * as PaymentLinkStore from "./ports/PaymentLinkStore.js"
 export * as RateLimitStore from "./ports/RateLimitStore.js"
 /** The recurring-debits port (Pix Automático): `/locrec`, `/rec`, `/solicrec`, `/cobr` at the receiver's bank. */
 export * as RecurringGateway from "./ports/RecurringGateway.js"
+/** Refunds (devoluções) of completed charges (migration 0012). */
+export * as RefundStore from "./ports/RefundStore.js"
 /** The storage port. */
 export * as Store from "./ports/Store.js"
 /** Subscriptions (Pix Automático recurrences) and their cycles: a focused store port. */

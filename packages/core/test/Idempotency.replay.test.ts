@@ -59,7 +59,7 @@ describe("Idempotency: stored refusals", () => {
         message: "pixKey is not a valid PIX key",
         details
       }
-      yield* store.finishIdempotent(scope, 422, JSON.stringify(stored))
+      yield* store.finishIdempotent(scope, "refused", JSON.stringify(stored))
       const replay = failure(
         yield* Effect.exit(
           engine.idempotency.run(m.test, "old", "payouts.create", body, engine.payouts.create(m.test, body))
@@ -89,7 +89,7 @@ describe("Idempotency: stored refusals", () => {
       for (const [i, record] of records.entries()) {
         const scope = { merchantId: m.test.merchant.id, mode: "test" as const, key: `server-side-${i}` }
         yield* store.beginIdempotent(scope, fingerprint, 0, 86_400_000, 10_000)
-        yield* store.finishIdempotent(scope, 400, JSON.stringify(record))
+        yield* store.finishIdempotent(scope, "refused", JSON.stringify(record))
         const replay = failure(
           yield* Effect.exit(
             engine.idempotency.run(

@@ -73,9 +73,8 @@ describe.each(stores)("refunds on $name", (store) => {
         // On a loaded machine the sandbox's own payment (2-3 s after creation) can come first:
         // the charge must then be completed, which is what this helper asks for.
         const list = await send(live.h.base, "GET", "/api/v1/transactions?type=deposit&limit=100", { key })
-        const tx = (list.body.data as ReadonlyArray<{ transactionId: string; status: string }>).find(
-          (t) => t.transactionId === id
-        )
+        // The list names a transaction by `id`.
+        const tx = (list.body.data as ReadonlyArray<{ id: string; status: string }>).find((t) => t.id === id)
         expect(tx?.status, list.text).toBe("completed")
       } else expect(paid.status, paid.text).toBe(200)
       return id

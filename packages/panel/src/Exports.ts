@@ -11,7 +11,7 @@
  *   period, fees as movements of their own, `LEDGERBAL` the balance at the period's end, so the
  *   opening balance plus the movements is the closing balance to the centavo.
  */
-import { Domain, type Money, Store } from "@pixgate/core"
+import { Domain, type Money, RefundStore, Store } from "@pixgate/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { decimal, type Lang, localClock, localDate, saoPaulo, saoPauloOffsetMinutes } from "./I18n.js"
 import { fieldLabel, reasonLabel, statusLabel, typeLabel } from "./Messages.js"
@@ -231,10 +231,10 @@ const encoder = new TextEncoder()
 const withRefunds = (
   filter: TransactionFilter,
   rows: ReadonlyArray<Domain.Transaction>
-): Effect.Effect<ReadonlyArray<CsvRow>, Store.StoreError, Store.Store> =>
+): Effect.Effect<ReadonlyArray<CsvRow>, Store.StoreError> =>
   filter.status !== undefined || (filter.type !== undefined && filter.type !== "deposit")
     ? Effect.succeed(rows.map((tx) => ({ kind: "tx", tx }) as const))
-    : Effect.flatMap(Store.Store, (st) =>
+    : Effect.flatMap(RefundStore.orAbsent, (st) =>
         Effect.map(
           Effect.forEach(rows, (tx) =>
             tx.type === "deposit" && (tx.status === "completed" || tx.status === "refunded")

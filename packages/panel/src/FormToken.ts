@@ -98,7 +98,11 @@ export const once = <A, R, I>(
       const encoded = yield* Schema.encode(schema)(kept).pipe(Effect.orDie)
       // A key whose operation stored its answer with its change keeps that one.
       yield* store((st) =>
-        st.finishIdempotent({ merchantId: s.merchant.id, mode: s.mode, key }, 201, JSON.stringify(encoded))
+        st.finishIdempotent(
+          { merchantId: s.merchant.id, mode: s.mode, key },
+          "answered",
+          JSON.stringify(encoded)
+        )
       )
       return { outcome: { _tag: "Done", record: kept } as const, value: run.value }
     }

@@ -9,6 +9,7 @@ import {
   type InfractionStore,
   type MerchantGatewayStore,
   type PaymentLinkStore,
+  type RefundStore,
   Store,
   type SubscriptionStore,
   type WebhookOpsStore
@@ -63,7 +64,6 @@ export const runStoreConformance = (
     panel(it)
     money(it)
     chargebacks(it)
-    refunds(it)
     listing(it)
     totals(it)
     ledger(it)
@@ -133,6 +133,17 @@ export const runInfractionStoreConformance = (
 ): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => infractions(it))
 
 /**
+ * `RefundStore` (refunds, migration 0012) over the `Store` it shares its units with: a refund's
+ * checks decided in its unit, its id written once, the charge `refunded` when its completed
+ * refunds reach what it received, concurrent refunds never passing it. Every store of this
+ * repository provides it beside the `Store`, so each runs this entry next to `runStoreConformance`.
+ */
+export const runRefundStoreConformance = (
+  name: string,
+  makeLayer: () => Layer.Layer<LedgerParts | RefundStore.RefundStore, unknown, never>
+): void => layer(makeLayer(), { excludeTestServices: true })(name, (it) => refunds(it))
+
+/**
  * `SubscriptionStore`: subscriptions and their cycles, versioned changes, one cycle per
  * (subscription, sequence) even under racing inserts. Every store of this repository provides it.
  */
@@ -178,7 +189,6 @@ export const runLedgerStoreConformance = (
 ): void =>
   layer(makeLayer(), { excludeTestServices: true })(name, (it) => {
     chargebacks(it)
-    refunds(it)
     listing(it)
     totals(it)
     ledger(it)

@@ -6,6 +6,7 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
+  runRefundStoreConformance,
   runStoreConformance,
   runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
@@ -15,6 +16,7 @@ runStoreConformance("MemoryStore", () => MemoryStore.layer)
 runAdminTokenStoreConformance("MemoryStore admin tokens", () => MemoryStore.layer)
 runMailStoreConformance("MemoryStore mail and team", () => MemoryStore.layer)
 runInfractionStoreConformance("MemoryStore infractions", () => MemoryStore.layer)
+runRefundStoreConformance("MemoryStore refunds", () => MemoryStore.layer)
 runWebhookOpsStoreConformance("MemoryStore webhook operations", () => MemoryStore.layer)
 
 it.effect("MemoryStore: the ledger check reports an unbalanced entry and the total", () =>

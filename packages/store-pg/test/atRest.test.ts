@@ -107,7 +107,7 @@ const populate = Effect.gen(function* () {
   yield* store.beginIdempotent(scope, "fp", 0, Number.MAX_SAFE_INTEGER, 1)
   yield* store.finishIdempotent(
     scope,
-    201,
+    "answered",
     JSON.stringify({ clientName: payer.name, clientDocument: payer.document })
   )
   const user = {

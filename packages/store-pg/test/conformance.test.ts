@@ -2,6 +2,7 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
+  runRefundStoreConformance,
   runStoreConformance,
   runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
@@ -23,6 +24,9 @@ describePostgres("Postgres", () => {
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
   runInfractionStoreConformance("PgStore infractions", () =>
+    Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
+  )
+  runRefundStoreConformance("PgStore refunds", () =>
     Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() }))
   )
   runWebhookOpsStoreConformance("PgStore webhook operations", () =>

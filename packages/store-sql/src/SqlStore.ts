@@ -12,6 +12,7 @@ import {
   MailStore,
   MerchantGatewayStore,
   PaymentLinkStore,
+  RefundStore,
   Store,
   SubscriptionStore,
   TeamStore,
@@ -66,13 +67,17 @@ export const makeWith = (
 ): Effect.Effect<Store.StoreShape, Store.StoreError, SqlClient.SqlClient> =>
   Effect.map(makeAllWith(options), (all) => all.store)
 
-/** `makeWith`, and the MED infractions over the same client, writer and job watchers (migration 0022). */
+/**
+ * `makeWith`, and the ports that share its units over the same client, writer and job watchers:
+ * MED infractions (migration 0022), refunds (migration 0012), webhook operations.
+ */
 export const makeAllWith = (
   options: SqlStoreOptions
 ): Effect.Effect<
   {
     readonly store: Store.StoreShape
     readonly infractions: InfractionStore.InfractionStoreShape
+    readonly refunds: RefundStore.RefundStoreShape
     readonly webhookOps: WebhookOpsStore.WebhookOpsStoreShape
     readonly subscriptions: SubscriptionStore.SubscriptionStoreShape
   },
@@ -95,7 +100,6 @@ export const makeAllWith = (
       ...transactions(sql, writes, vault),
       ...journal.ops,
       ...chargebacks(sql, write, watchers, vault),
-      ...refunds(sql, write, watchers, vault),
       ...idempotency(sql, vault),
       ...jobs(sql, writes),
       ...webhooks(sql, writes, watchers, vault),
@@ -109,6 +113,7 @@ export const makeAllWith = (
       store,
       subscriptions: subscriptions(sql, vault),
       infractions: infractions(sql, write, watchers, vault),
+      refunds: refunds(sql, write, watchers, vault),
       webhookOps: webhookOps(sql, vault)
     }
   })
@@ -135,6 +140,7 @@ export const makeAdminTokens: Effect.Effect<
 export type Ports =
   | Store.Stores
   | InfractionStore.InfractionStore
+  | RefundStore.RefundStore
   | AdminTokenStore.AdminTokenStore
   | MailStore.MailStore
   | TeamStore.TeamStore
@@ -150,6 +156,7 @@ const portsContext = (
 ): Context.Context<Ports> =>
   Store.context(all.store).pipe(
     Context.add(InfractionStore.InfractionStore, all.infractions),
+    Context.add(RefundStore.RefundStore, all.refunds),
     Context.add(AdminTokenStore.AdminTokenStore, adminTokens(sql)),
     Context.add(MailStore.MailStore, mailOps(sql)),
     Context.add(TeamStore.TeamStore, teamOps(sql)),

@@ -5,6 +5,7 @@ import {
   runAdminTokenStoreConformance,
   runInfractionStoreConformance,
   runMailStoreConformance,
+  runRefundStoreConformance,
   runStoreConformance,
   runWebhookOpsStoreConformance
 } from "@pixgate/store-conformance"
@@ -31,6 +32,11 @@ runMailStoreConformance("SqliteStore mail and team (file)", () =>
 runInfractionStoreConformance("SqliteStore infractions (file)", () =>
   SqliteStore.layer({ filename: join(dir, "infractions.db") })
 )
+
+runRefundStoreConformance("SqliteStore refunds (file)", () =>
+  SqliteStore.layer({ filename: join(dir, "refunds.db") })
+)
+runRefundStoreConformance("SqliteStore refunds (:memory:)", () => SqliteStore.layer({ filename: ":memory:" }))
 
 runWebhookOpsStoreConformance("SqliteStore webhook operations (file)", () =>
   SqliteStore.layer({ filename: join(dir, "webhook-ops.db") })

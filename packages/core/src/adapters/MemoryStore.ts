@@ -9,13 +9,12 @@ import type {
   Chargeback,
   JobId,
   Refund,
-  RefundId,
   Transaction,
   TransactionId,
   WebhookEndpoint
 } from "../domain/Domain.js"
 import { availableAccount, type Event, fairnessKey, healthy, heldAccount, laneOf } from "../domain/Domain.js"
-import * as Money from "../domain/Money.js"
+import type * as Money from "../domain/Money.js"
 import * as PersonalData from "../domain/PersonalData.js"
 import { adminTokenOps } from "../internal/memoryAdminTokens.js"
 import { infractionOps } from "../internal/memoryInfractions.js"
@@ -24,6 +23,7 @@ import { merchantGatewayOps } from "../internal/memoryMerchantGateways.js"
 import { panelOps, teamOpsKey } from "../internal/memoryPanel.js"
 import { paymentLinkOps } from "../internal/memoryPaymentLinks.js"
 import { personalDataOps } from "../internal/memoryPersonalData.js"
+import { refundOps } from "../internal/memoryRefunds.js"
 import { subscriptionOps } from "../internal/memorySubscriptions.js"
 import { compareIds, endpointKey, newestFirst, oldestFirst, own, Tables } from "../internal/memoryTables.js"
 import { recordEventKey, webhookOpsOver } from "../internal/memoryWebhookOps.js"
@@ -32,6 +32,7 @@ import { InfractionStore, type InfractionStoreShape } from "../ports/InfractionS
 import { MailStore } from "../ports/MailStore.js"
 import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
+import { RefundStore, type RefundStoreShape } from "../ports/RefundStore.js"
 import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { SubscriptionStore, type SubscriptionStoreShape } from "../ports/SubscriptionStore.js"
@@ -52,7 +53,6 @@ const idempotencyKey = (s: IdempotencyScope): string => JSON.stringify([s.mercha
 /** The tables and helpers every group of operations shares. */
 interface Memory {
   readonly t: Tables
-  readonly refunds: Map<RefundId, Refund>
   /** What a charge's refunds add up to, of the given statuses. */
   readonly refundedOf: (
     transactionId: TransactionId,
@@ -188,7 +188,7 @@ const transactionWrites = ({ t, record }: Memory) =>
         if (claim !== undefined && keyRow !== undefined) {
           t.idempotency.set(idempotencyKey(claim.scope), {
             ...keyRow,
-            result: { status: claim.status, body: claim.body }
+            result: { outcome: claim.outcome, body: claim.body }
           })
         }
         return "created" as const
@@ -253,78 +253,6 @@ const chargebackWrites = ({ t, record }: Memory) =>
         record(input.effects)
         return Option.some(updated)
       })
-  }) satisfies Partial<StoreShape>
-
-/** Refunds: each within what its charge received and what the merchant has. */
-const refundOps = ({ t, refunds, refundedOf, record }: Memory) =>
-  ({
-    insertRefund: (input) =>
-      atomic(() => {
-        const { refund } = input
-        const existing = refunds.get(refund.id)
-        if (existing !== undefined) return { _tag: "Exists", refund: existing } as const
-        const charge = t.transactions.get(refund.transactionId)
-        if (
-          charge === undefined ||
-          charge.type !== "deposit" ||
-          charge.merchantId !== refund.merchantId ||
-          charge.mode !== refund.mode
-        )
-          return { _tag: "NotFound" } as const
-        if (charge.status !== "completed") return { _tag: "NotCompleted", status: charge.status } as const
-        const received = charge.receivedAmount ?? charge.amount
-        const refunded = refundedOf(charge.id, ["pending", "completed"])
-        if (refunded + refund.amount > received)
-          return { _tag: "Exceeds", refundable: Money.Cents(received - refunded) } as const
-        if (t.accountBalance(refund.mode, availableAccount(refund.merchantId)) < refund.amount)
-          return { _tag: "Insufficient" } as const
-        const effects = input.effects(charge, Money.Cents(refunded + refund.amount))
-        t.assertWritable(input.entry, effects)
-        refunds.set(refund.id, own(refund))
-        t.post(input.entry)
-        record(effects)
-        return { _tag: "Created", refund } as const
-      }),
-    finishRefund: (input) =>
-      atomic(() => {
-        const current = refunds.get(input.id)
-        if (current === undefined || current.status !== "pending") return Option.none()
-        const charge = t.transactions.get(current.transactionId)
-        if (charge === undefined) return Option.none()
-        const updated: Refund = own({
-          ...current,
-          status: input.to,
-          updatedAt: input.at,
-          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
-          ...(input.returnId === undefined ? {} : { returnId: input.returnId })
-        })
-        const received = charge.receivedAmount ?? charge.amount
-        const completed =
-          refundedOf(charge.id, ["completed"]) + (input.to === "completed" ? updated.amount : 0)
-        const after: Transaction =
-          input.to === "completed" && completed >= received && charge.status === "completed"
-            ? own({ ...charge, status: "refunded", updatedAt: input.at })
-            : charge
-        const refunded =
-          refundedOf(charge.id, ["pending", "completed"]) - (input.to === "failed" ? current.amount : 0)
-        const effects = input.effects(updated, after, Money.Cents(refunded))
-        t.assertWritable(input.entry, effects)
-        refunds.set(updated.id, updated)
-        if (after !== charge) t.transactions.set(after.id, after)
-        t.post(input.entry)
-        record(effects)
-        return Option.some({ refund: updated, charge: after })
-      }),
-    setRefundReturnId: (id, returnId, at) =>
-      atomic(() => {
-        const current = refunds.get(id)
-        if (current === undefined || current.status !== "pending") return false
-        refunds.set(id, own({ ...current, returnId, updatedAt: at }))
-        return true
-      }),
-    getRefund: (id) => atomic(() => found(refunds.get(id))),
-    listRefunds: (transactionId) =>
-      atomic(() => [...refunds.values()].filter((r) => r.transactionId === transactionId).sort(oldestFirst))
   }) satisfies Partial<StoreShape>
 
 /** Transactions, chargebacks and balances read. */
@@ -440,14 +368,14 @@ const idempotencyOps = ({ t }: Memory) =>
             : { _tag: "Started" as const, held: row.held }
         }
         if (row.result === null) return { _tag: "InFlight" } as const
-        return { _tag: "Replay", status: row.result.status, body: row.result.body } as const
+        return { _tag: "Replay", outcome: row.result.outcome, body: row.result.body } as const
       }),
-    finishIdempotent: (scope, status, body) =>
+    finishIdempotent: (scope, outcome, body) =>
       atomic(() => {
         const key = idempotencyKey(scope)
         const row = t.idempotency.get(key)
         if (row !== undefined && row.result === null)
-          t.idempotency.set(key, { ...row, result: { status, body } })
+          t.idempotency.set(key, { ...row, result: { outcome, body } })
       }),
     releaseIdempotent: (scope) =>
       atomic(() => {
@@ -655,31 +583,25 @@ const deliveryOps = ({ t, watchers, retry }: Memory) =>
       )
   }) satisfies Partial<StoreShape>
 
-/** Builds an empty store, with its MED infractions over the same tables. */
+/** Builds an empty store, with its MED infractions, refunds and subscriptions over the same tables. */
 export const makeAll: Effect.Effect<{
   readonly store: StoreShape
   readonly infractions: InfractionStoreShape
+  readonly refunds: RefundStoreShape
   readonly subscriptions: SubscriptionStoreShape
 }> = Effect.sync(() => {
   const t = new Tables()
-  const refunds = new Map<RefundId, Refund>()
-  /** What a charge's refunds add up to, of the given statuses. */
-  const refundedOf = (transactionId: TransactionId, statuses: ReadonlyArray<Refund["status"]>) => {
-    let sum = 0
-    for (const r of refunds.values()) {
-      if (r.transactionId === transactionId && statuses.includes(r.status)) sum += r.amount
-    }
-    return Money.Cents(sum)
-  }
   const watchers = new JobWatchers()
   /** Records effects and tells the worker about the jobs stored (the unit has "committed"). */
   const record = (effects: Effects) => watchers.notifyJobs(t.record(effects))
+  const refunds = refundOps(t, record)
+  const refundedOf = refunds.refundedOf
   const retry = (id: JobId, runAt: number) => {
     const job = t.retry(id, runAt)
     if (job !== undefined) watchers.notifyJobs([job])
   }
 
-  const m: Memory = { t, refunds, refundedOf, watchers, record, retry }
+  const m: Memory = { t, refundedOf, watchers, record, retry }
   const store: StoreShape = {
     ...panelOps(t.apiKeys),
     ...personalDataOps(t, atomic),
@@ -688,7 +610,6 @@ export const makeAll: Effect.Effect<{
     ...endpointOps(m),
     ...transactionWrites(m),
     ...chargebackWrites(m),
-    ...refundOps(m),
     ...transactionReads(m),
     ...ledgerReads(m),
     ...idempotencyOps(m),
@@ -699,6 +620,7 @@ export const makeAll: Effect.Effect<{
   return {
     store,
     infractions: infractionOps(t, record, (id) => refundedOf(id, ["completed"])),
+    refunds: refunds.ops,
     subscriptions: subscriptionsOver(t)
   }
 })
@@ -711,7 +633,7 @@ const subscriptionsOver = (t: Tables): SubscriptionStoreShape =>
       const key = idempotencyKey(claim.scope)
       const row = t.idempotency.get(key)
       if (row !== undefined)
-        t.idempotency.set(key, { ...row, result: { status: claim.status, body: claim.body } })
+        t.idempotency.set(key, { ...row, result: { outcome: claim.outcome, body: claim.body } })
     },
     eraseEvents: (ids) => {
       for (const event of t.events.values()) {
@@ -736,6 +658,7 @@ export const make: Effect.Effect<StoreShape> = Effect.map(makeAll, (all) => all.
 export const layer: Layer.Layer<
   | Stores
   | InfractionStore
+  | RefundStore
   | AdminTokenStore
   | MailStore
   | TeamStore
@@ -758,6 +681,7 @@ export const layer: Layer.Layer<
         Effect.map(makeAll, (all) =>
           context(all.store).pipe(
             Context.add(InfractionStore, all.infractions),
+            Context.add(RefundStore, all.refunds),
             Context.add(SubscriptionStore, all.subscriptions)
           )
         )

@@ -12,8 +12,11 @@ import * as Ids from "../domain/Ids.js"
 import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
 import { endpointWebhooks } from "./EndpointEvents.js"
+import { RefundData, refundJson } from "./Refunds.js"
 import { subscriptionWebhooks } from "./SubscriptionEvents.js"
 import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
+
+export { RefundData, type RefundJson } from "./Refunds.js"
 
 const exampleTime = "2026-01-02T03:04:05.000Z"
 
@@ -101,31 +104,6 @@ export const ChargebackData = Schema.Struct({
 
 /** A dispute as events show it. */
 export type ChargebackJson = typeof ChargebackData.Type
-
-/** A refund (devolução) as events show it. */
-export const RefundData = Schema.Struct({
-  id: Schema.String.annotations({ description: "The refund's id (`rfd_...`)" }),
-  amount: Reais,
-  status: Schema.Literal("pending", "completed", "failed"),
-  description: Schema.optional(Schema.String),
-  reason: Schema.optional(Schema.String.annotations({ description: "`bank_rejected` on `refund.failed`" })),
-  returnId: Schema.optional(
-    Schema.String.annotations({
-      description: "The bank's id of the returned PIX (`rtrId`), once it gives one"
-    })
-  ),
-  refunded: Reais.annotations({
-    description: "The charge's refunds so far, this one included (pending and completed)"
-  }),
-  createdAt: DateTime,
-  updatedAt: DateTime
-}).annotations({
-  identifier: "RefundData",
-  description: "A refund of part or all of a charge"
-})
-
-/** A refund as events show it. */
-export type RefundJson = typeof RefundData.Type
 
 const deposit = {
   transactionId: "tx_01JD8Z3Q7W5K2M9N4P6R8T0V2X",
@@ -466,18 +444,6 @@ export const infractionUpdated = (
   now: number
 ): Event =>
   make(tx, "chargeback.updated", { ...summary(tx), chargeback: infractionJson(inf, returnIds) }, now)
-
-const refundJson = (refund: Refund, refunded: number): RefundJson => ({
-  id: refund.id,
-  amount: Money.toReais(refund.amount),
-  status: refund.status,
-  ...(refund.description === null ? {} : { description: refund.description }),
-  ...(refund.failureReason === null ? {} : { reason: refund.failureReason }),
-  ...(refund.returnId === null ? {} : { returnId: refund.returnId }),
-  refunded: Money.toReais(Money.Cents(refunded)),
-  createdAt: iso(refund.createdAt),
-  updatedAt: iso(refund.updatedAt)
-})
 
 /**
  * `refund.created`, `refund.completed` or `refund.failed`: the charge as it is after the change

@@ -13,6 +13,7 @@
  * - `requests/Shared.ts`: the field schemas both APIs use (amounts, texts, documents, PIX keys);
  * - `requests/Public.ts`: the public API's (`/api/v1`) charge, payout and list requests;
  * - `requests/Admin.ts`: the admin API's (and the CLI's) requests, the sandbox's included;
+ * - `requests/Refunds.ts`: the refunds' (a feature's requests in a module of its own);
  * - `requests/Decode.ts`: decoding a request into its typed input or the validation error.
  */
 
@@ -20,7 +21,6 @@ export {
   AuditQuery,
   CreateKey,
   CreateMerchant,
-  CreateRefund,
   DeliveriesQuery,
   ErasePayer,
   FeePlanInput,
@@ -61,6 +61,7 @@ export {
   ListTransactionsRequest,
   pageSize
 } from "./requests/Public.js"
+export { CreateRefund } from "./requests/Refunds.js"
 export {
   amount,
   Cents,

@@ -19,7 +19,7 @@ import type {
 } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
 import type { Cents } from "../domain/Money.js"
-import type { Effects, LedgerCheck } from "../ports/Store.js"
+import type { Effects, IdempotentOutcome, LedgerCheck } from "../ports/Store.js"
 
 /** A job and its lease. */
 export interface JobRow {
@@ -32,7 +32,7 @@ export interface IdempotencyRow {
   readonly fingerprint: string
   readonly expiresAt: number
   readonly lockedUntil: number
-  readonly result: { readonly status: number; readonly body: string } | null
+  readonly result: { readonly outcome: IdempotentOutcome; readonly body: string } | null
   /** What an unfinished attempt kept for its retry (`holdIdempotent`). */
   readonly held?: string
 }

@@ -7,7 +7,9 @@
  * Read one concern at a time: `MerchantStore`, `LedgerStore` (the units that move money),
  * `ReadStore`, `IdempotencyStore`, `JobStore`, `DeliveryStore`, `PanelStore`,
  * `PersonalDataStore`. An adapter
- * implements them all as one `StoreShape` and provides every tag with `layer(impl)`.
+ * implements them all as one `StoreShape` and provides every tag with `layer(impl)`. A feature
+ * brings its own port beside these (`RefundStore`, `InfractionStore`, `PaymentLinkStore`, ...),
+ * which a store implements over the same units.
  */
 import { Context, Data, Effect, Layer, type Option, type Scope } from "effect"
 import type {
@@ -38,8 +40,6 @@ import type {
   PanelSession,
   PanelTotp,
   PanelUser,
-  Refund,
-  RefundId,
   Transaction,
   TransactionId,
   TransactionStatus,
@@ -92,12 +92,19 @@ export interface Guard {
 }
 
 /**
+ * How a request under a key ended, as its record keeps it: `answered` (the body is its answer)
+ * or `refused` (the body is the encoded refusal). A transport renders each as it speaks (HTTP:
+ * the operation's success status, or the refusal's).
+ */
+export type IdempotentOutcome = "answered" | "refused"
+
+/**
  * The answer an idempotent request stores with its change, in the same unit, so a committed
  * change always has its replay (a crash between the two cannot strand the key).
  */
 export interface IdempotentResult {
   readonly scope: IdempotencyScope
-  readonly status: number
+  readonly outcome: "answered"
   readonly body: string
 }
 
@@ -154,50 +161,6 @@ export interface ResolveChargeback {
   readonly refund: boolean
   readonly entry: JournalEntry
   readonly effects: Effects
-}
-
-/**
- * A new refund (devolução) of a charge, with its debit (migration 0012). The unit checks, under
- * the locks of the merchant's available balance and the charge: the refund's id is new (its id
- * is derived from the Idempotency-Key, so a retry finds the first one: `Exists`), the charge is a
- * completed deposit of the refund's merchant and mode, its refunds not failed plus this one stay
- * within what it received (`Exceeds`), and the available balance covers the amount
- * (`Insufficient`); only then it writes the refund, its entry and its effects.
- */
-export interface NewRefund {
-  readonly refund: Refund
-  readonly entry: JournalEntry
-  /** What the refund causes, given the charge and the refunds' sum (not failed) after it. */
-  readonly effects: (charge: Transaction, refunded: Cents) => Effects
-}
-
-/** What `insertRefund` did. */
-export type RefundInsert =
-  | { readonly _tag: "Created"; readonly refund: Refund }
-  /** A refund with this id exists (a retry): nothing written. */
-  | { readonly _tag: "Exists"; readonly refund: Refund }
-  /** The charge does not exist, or is not a deposit of the refund's merchant and mode. */
-  | { readonly _tag: "NotFound" }
-  /** The charge is not `completed` (pending, failed, or already refunded in full). */
-  | { readonly _tag: "NotCompleted"; readonly status: TransactionStatus }
-  /** The refund would take the charge's refunds past what it received. */
-  | { readonly _tag: "Exceeds"; readonly refundable: Cents }
-  | { readonly _tag: "Insufficient" }
-
-/**
- * A pending refund's outcome: `completed` (the bank returned it; the charge becomes `refunded`,
- * in the same unit, when its completed refunds reach what it received) or `failed` (with the
- * entry that puts its amount back on the balance).
- */
-export interface FinishRefund {
-  readonly id: RefundId
-  readonly to: "completed" | "failed"
-  readonly at: number
-  readonly failureReason?: string
-  readonly returnId?: string
-  readonly entry: JournalEntry | null
-  /** What the outcome causes, given the refund and the charge after it, and the refunds' sum (not failed). */
-  readonly effects: (refund: Refund, charge: Transaction, refunded: Cents) => Effects
 }
 
 /** Filter and page of the transaction list; `from` inclusive, `to` exclusive (epoch ms). */
@@ -260,7 +223,7 @@ export type IdempotencyBegin =
   | { readonly _tag: "Started"; readonly held?: string }
   | { readonly _tag: "InFlight" }
   | { readonly _tag: "Mismatch" }
-  | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Replay"; readonly outcome: IdempotentOutcome; readonly body: string }
 
 /** Identifies an idempotency key: per merchant and mode. */
 export interface IdempotencyScope {
@@ -450,19 +413,6 @@ export interface LedgerStoreShape {
   readonly resolveChargeback: (
     input: ResolveChargeback
   ) => Effect.Effect<Option.Option<Chargeback>, StoreError>
-  /** Inserts a refund with its debit, when its checks pass (`NewRefund`). */
-  readonly insertRefund: (input: NewRefund) => Effect.Effect<RefundInsert, StoreError>
-  /** Ends a pending refund (`FinishRefund`); None when it is not pending. */
-  readonly finishRefund: (
-    input: FinishRefund
-  ) => Effect.Effect<Option.Option<{ readonly refund: Refund; readonly charge: Transaction }>, StoreError>
-  /** Records the bank's id of a pending refund's returned PIX (`rtrId`); false when not pending. */
-  readonly setRefundReturnId: (
-    id: RefundId,
-    returnId: string,
-    at: number
-  ) => Effect.Effect<boolean, StoreError>
-
   /** A merchant's available and held balances in one mode. */
   readonly balance: (merchantId: MerchantId, mode: Mode) => Effect.Effect<Balance, StoreError>
   /** Balance of any account, from its postings. */
@@ -529,10 +479,6 @@ export interface ReadStoreShape {
   readonly listChargebacks: (
     transactionId: TransactionId
   ) => Effect.Effect<ReadonlyArray<Chargeback>, StoreError>
-  /** One refund. */
-  readonly getRefund: (id: RefundId) => Effect.Effect<Option.Option<Refund>, StoreError>
-  /** Refunds of a charge, oldest first. */
-  readonly listRefunds: (transactionId: TransactionId) => Effect.Effect<ReadonlyArray<Refund>, StoreError>
   /**
    * Events of one merchant and mode, oldest first (`createdAt`, then id); with `since` (epoch
    * ms), only those created at or after it (the event feed's polls read a recent window).
@@ -574,7 +520,7 @@ export interface IdempotencyStoreShape {
   /** Stores the result a replay returns; a key that already has one keeps it. */
   readonly finishIdempotent: (
     scope: IdempotencyScope,
-    status: number,
+    outcome: IdempotentOutcome,
     body: string
   ) => Effect.Effect<void, StoreError>
   /**

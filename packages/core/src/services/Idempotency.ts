@@ -64,10 +64,12 @@ export class Resumable extends Context.Tag("@pixgate/core/Idempotency/Resumable"
   }
 >() {}
 
-/** The result to store with a change when the request runs under a key (201 and its JSON). */
+/** The result to store with a change when the request runs under a key (answered, with its JSON). */
 export const resultFor = (value: unknown): Effect.Effect<IdempotentResult | undefined> =>
   Effect.map(Effect.serviceOption(StartedKey), (scope) =>
-    scope._tag === "Some" ? { scope: scope.value, status: 201, body: JSON.stringify(value) } : undefined
+    scope._tag === "Some"
+      ? { scope: scope.value, outcome: "answered", body: JSON.stringify(value) }
+      : undefined
   )
 
 /** While the first request with the key is still running. */
@@ -85,12 +87,6 @@ const lockedFor = <E extends PixgateError>(error: E, lockMs: number): E | Storag
         retryAfter: Math.max(1, Math.ceil(lockMs / 1000))
       })
     : error
-
-/**
- * The `status` of a stored refusal. The record keeps 201 for an answer and this for a refusal,
- * whose body is the encoded tagged error; the HTTP layer maps it to its status on replay.
- */
-export const refusalStatus = 400
 
 const encodeRefusal = Schema.encodeSync(PixgateError)
 const decodeRefusal = Schema.decodeUnknownEither(PixgateError)
@@ -244,13 +240,13 @@ export const make = Effect.gen(function* () {
         case "Mismatch":
           return yield* Effect.fail(new IdempotencyMismatch())
         case "Replay": {
-          if (begun.status >= 400) return yield* Effect.fail(storedRefusal(begun.body))
+          if (begun.outcome === "refused") return yield* Effect.fail(storedRefusal(begun.body))
           return { value: (yield* withKnownIds(JSON.parse(begun.body))) as A, replayed: true }
         }
         case "Started":
           break
       }
-      // The operation stores its 201 answer with its change (see StartedKey).
+      // The operation stores its answer with its change (see StartedKey).
       // What the key holds for a retry: the taken-over attempt's, until this one keeps its own.
       let kept = begun.held
       let resume = false
@@ -276,7 +272,8 @@ export const make = Effect.gen(function* () {
         const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
         yield* store.holdIdempotent(scope, kept, at)
       } else if (failure !== undefined && !isServerSide(failure)) {
-        yield* store.finishIdempotent(scope, refusalStatus, JSON.stringify(encodeRefusal(failure)))
+        // The refusal's body is the encoded tagged error; the transport renders its status on replay.
+        yield* store.finishIdempotent(scope, "refused", JSON.stringify(encodeRefusal(failure)))
       } else if (
         failure !== undefined &&
         !(failure._tag === "StorageUnavailable" && failure.outcome === "unknown")

@@ -34,7 +34,8 @@ import * as Money from "../domain/Money.js"
 import * as Sha256 from "../domain/Sha256.js"
 import { CurrentJob, completing } from "../jobs/Jobs.js"
 import { Gateways, type PixRefunder, type SendStatus } from "../ports/BankGateway.js"
-import { type ClaimedJob, JobStore, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import * as RefundStore from "../ports/RefundStore.js"
+import { type ClaimedJob, JobStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as GatewayRouting from "./GatewayRouting.js"
 import { maxKeyLength } from "./Idempotency.js"
@@ -118,7 +119,7 @@ const hasControl = (text: string) => {
 
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* LedgerStore
+  const store = yield* RefundStore.orAbsent
   const reads = yield* ReadStore
   const jobs = yield* JobStore
   const gateways = yield* Gateways
@@ -158,7 +159,7 @@ export const make = Effect.gen(function* () {
       const id = refundId(charge.id, idempotencyKey)
       const description = input.description ?? null
       // A retry answers the first refund, whatever happened since (even past the window).
-      const earlier = yield* reads.getRefund(id)
+      const earlier = yield* store.getRefund(id)
       if (Option.isSome(earlier)) {
         return sameRequest(earlier.value, input.amount, description)
           ? earlier.value
@@ -256,7 +257,7 @@ export const make = Effect.gen(function* () {
   const list: RefundsShape["list"] = (merchantId, transactionId) =>
     Effect.gen(function* () {
       const charge = yield* chargeOf(merchantId, transactionId)
-      const refunds = yield* reads.listRefunds(charge.id)
+      const refunds = yield* store.listRefunds(charge.id)
       const refunded = refunds.reduce((n, r) => (r.status === "failed" ? n : n + r.amount), 0)
       const received = charge.status === "completed" ? (charge.receivedAmount ?? charge.amount) : refunded
       return {
@@ -289,7 +290,7 @@ export const make = Effect.gen(function* () {
   const fail: RefundsShape["fail"] = (id, reason) =>
     Effect.gen(function* () {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const current = yield* reads.getRefund(id)
+      const current = yield* store.getRefund(id)
       if (Option.isNone(current) || current.value.status !== "pending") return false
       const completes = yield* completing
       const done = yield* store.finishRefund({
@@ -316,7 +317,7 @@ export const make = Effect.gen(function* () {
 
   const send: RefundsShape["send"] = (job) =>
     Effect.gen(function* () {
-      const found = yield* findById(RefundId, job.ref, reads.getRefund)
+      const found = yield* findById(RefundId, job.ref, store.getRefund)
       if (Option.isNone(found) || found.value.status !== "pending") return yield* jobs.finishJob(job.id)
       const refund = found.value
       const charge = yield* reads.getTransaction(refund.transactionId)

@@ -17,6 +17,7 @@ import {
   store,
   when
 } from "../Ctx.js"
+import { dueDateWords } from "../DueDateWords.js"
 import * as FormToken from "../FormToken.js"
 import { html, type Part } from "../Html.js"
 import { calendarDay, day, label } from "../I18n.js"
@@ -24,6 +25,7 @@ import { csrfField, page } from "../Layout.js"
 import * as LiveStatus from "../LiveStatus.js"
 import * as Messages from "../Messages.js"
 import * as Receipt from "../Receipt.js"
+import { refundWords } from "../RefundWords.js"
 import { allows, deliveryTable, dueToday, gated, ownTransaction } from "./Parts.js"
 
 /** The transaction's events, their deliveries, and its chargebacks. */
@@ -102,11 +104,11 @@ const detailTimeline = (
       `${s.t.chargeback} ${s.t[chargebackWord[cb.status]]} (${brl(s, cb.amount)})`
     ])
   for (const r of refunds?.refunds ?? []) {
-    timeline.push([r.createdAt, `${s.t.newRefund} ${brl(s, r.amount)}`])
+    timeline.push([r.createdAt, `${refundWords(s.lang).newRefund} ${brl(s, r.amount)}`])
     if (r.status !== "pending")
       timeline.push([
         r.updatedAt,
-        `${s.t.refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
+        `${refundWords(s.lang).refunds}: ${Messages.statusLabel(s.lang, "refund", r.status)} (${brl(s, r.amount)})`
       ])
   }
   timeline.sort((x, y) => x[0] - y[0])
@@ -126,7 +128,7 @@ ${
     ? html`<form method="post" action="${s.cfg.base}/transactions/${tx.id}/pay">${csrfField(s)}${FormToken.field(s)}${
         tx.dueTerms === null
           ? ""
-          : html`<div><label for="pay-on">${s.t.payOn} <span class="hint">(${s.t.optional}; ${s.t.payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
+          : html`<div><label for="pay-on">${dueDateWords(s.lang).payOn} <span class="hint">(${s.t.optional}; ${dueDateWords(s.lang).payOnHint})</span></label><input id="pay-on" name="paidAt" type="date" min="${day(tx.createdAt)}"></div>`
       }<button type="submit" data-testid="pay-now">${s.t.payNow}</button></form>`
     : ""
 }</section>`
@@ -189,12 +191,15 @@ const dueFields = (s: Signed, tx: Domain.Transaction): ReadonlyArray<readonly [s
   const terms = tx.dueTerms
   if (terms === null) return []
   return [
-    [s.t.dueDate, html`<span data-testid="detail-due-date">${calendarDay(s.lang, terms.dueDate)}</span>`],
     [
-      s.t.payableUntil,
+      dueDateWords(s.lang).dueDate,
+      html`<span data-testid="detail-due-date">${calendarDay(s.lang, terms.dueDate)}</span>`
+    ],
+    [
+      dueDateWords(s.lang).payableUntil,
       html`<span data-testid="detail-payable-until">${calendarDay(s.lang, DueDate.formatDay(DueDate.lastPayableDay(terms)))}</span>`
     ],
-    ...(tx.status === "pending" ? [[s.t.dueToday, dueToday(s, tx, terms)] as const] : []),
+    ...(tx.status === "pending" ? [[dueDateWords(s.lang).dueToday, dueToday(s, tx, terms)] as const] : []),
     ...(tx.receivedAmount === null
       ? []
       : [
@@ -216,8 +221,8 @@ const refundSection = (
   r: Refunds.RefundSummary,
   f?: URLSearchParams
 ) => html`<section aria-labelledby="refunds-heading" data-testid="refunds">
-<h2 id="refunds-heading">${s.t.refunds}</h2>
-<p>${s.t.refunded}: <strong data-testid="refunded">${brl(s, r.refunded)}</strong> · ${s.t.refundable}: <strong data-testid="refundable">${brl(s, r.refundable)}</strong></p>
+<h2 id="refunds-heading">${refundWords(s.lang).refunds}</h2>
+<p>${refundWords(s.lang).refunded}: <strong data-testid="refunded">${brl(s, r.refunded)}</strong> · ${refundWords(s.lang).refundable}: <strong data-testid="refundable">${brl(s, r.refundable)}</strong></p>
 ${
   r.refunds.length === 0
     ? html`<p>${s.t.none}</p>`
@@ -226,21 +231,23 @@ ${
           html`<li data-testid="refund-receipt"><span class="mono">${x.id}</span> · ${brl(s, x.amount)} · ${status(s, x.status, "refund")}${
             x.failureReason === null ? "" : html` (${Messages.reasonLabel(s.lang, x.failureReason)})`
           } · ${when(s, x.createdAt)}${
-            x.returnId === null ? "" : html` · ${s.t.bankReturn} <span class="mono">${x.returnId}</span>`
-          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${s.t.refundPdf}</a></li>`
+            x.returnId === null
+              ? ""
+              : html` · ${refundWords(s.lang).bankReturn} <span class="mono">${x.returnId}</span>`
+          }${x.description === null ? "" : html` · ${x.description}`} · <a href="${s.cfg.base}/transactions/${tx.id}/refunds/${x.id}/receipt.pdf" download data-testid="refund-pdf">${refundWords(s.lang).refundPdf}</a></li>`
       )}</ul>`
 }
 ${
   tx.status === "completed" && r.refundable > 0
-    ? html`<h3>${s.t.newRefund}</h3>
+    ? html`<h3>${refundWords(s.lang).newRefund}</h3>
 ${gated(
   s,
   "refund.create",
-  s.t.newRefund,
+  refundWords(s.lang).newRefund,
   html`<form class="stack" method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds/review">${csrfField(s)}
 <div><label for="r-amount">${s.t.amount} <span class="hint">(${s.t.amountHint})</span></label><input id="r-amount" name="amount" type="text" inputmode="decimal" required value="${f?.get("amount") ?? ""}"></div>
 <div><label for="r-description">${s.t.description} <span class="hint">(${s.t.optional})</span></label><input id="r-description" name="description" type="text" maxlength="140" value="${f?.get("description") ?? ""}"></div>
-<div><button type="submit">${s.t.reviewRefund}</button></div>
+<div><button type="submit">${refundWords(s.lang).reviewRefund}</button></div>
 </form>`
 )}`
     : ""

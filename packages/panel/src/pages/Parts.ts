@@ -1,7 +1,9 @@
 /** Markup and reads shared by several pages: transaction and delivery tables, due dates, own records. */
+
 import { Domain, DueDate, Engine, Errors, PanelRoles, type Store, type Views } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { brl, engine, type Signed, status, store, when } from "../Ctx.js"
+import { dueDateWords } from "../DueDateWords.js"
 import * as Flows from "../Flows.js"
 import { Html, html, type Part } from "../Html.js"
 import { calendarDay, label } from "../I18n.js"
@@ -27,7 +29,7 @@ export const txTable = (
         options.descriptions !== undefined
           ? html`<th scope="col">${linkWords(s.lang).payer}</th><th scope="col">${s.t.description}</th>`
           : ""
-      }<th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${s.t.dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
+      }<th scope="col">${s.t.status}</th><th scope="col" class="num">${s.t.amount}</th><th scope="col" class="num">${s.t.fee}</th><th scope="col">${dueDateWords(s.lang).dueDate}</th><th scope="col">${s.t.created}</th></tr></thead>
 <tbody>${rows.map(
         (r) =>
           html`<tr data-id="${r.id}"><td data-label="${s.t.id}"><a class="mono id" href="${s.cfg.base}/transactions/${r.id}" title="${r.id}">${r.id}</a></td><td data-label="${s.t.type}">${label(s.lang, r.type)}</td>${
@@ -35,8 +37,8 @@ export const txTable = (
           }<td data-label="${s.t.status}">${status(s, r.status, r.type)}</td><td class="num" data-label="${s.t.amount}">${brl(s, Math.round(r.amount * 100))}${
             r.amountDue === undefined
               ? ""
-              : html`<br><span class="hint" data-testid="amount-due">${s.t.dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
-          }</td><td class="num" data-label="${s.t.fee}">${brl(s, Math.round(r.feeAmount * 100))}</td><td data-label="${s.t.dueDate}">${dueCell(s, r)}</td><td data-label="${s.t.created}">${when(s, Date.parse(r.createdAt))}</td></tr>`
+              : html`<br><span class="hint" data-testid="amount-due">${dueDateWords(s.lang).dueToday}: ${brl(s, Math.round(r.amountDue * 100))}</span>`
+          }</td><td class="num" data-label="${s.t.fee}">${brl(s, Math.round(r.feeAmount * 100))}</td><td data-label="${dueDateWords(s.lang).dueDate}">${dueCell(s, r)}</td><td data-label="${s.t.created}">${when(s, Date.parse(r.createdAt))}</td></tr>`
       )}</tbody></table></div>`
 
 /** Each transaction's description by id (for `txTable`'s payer columns). */
@@ -63,7 +65,7 @@ const dueCell = (s: Signed, r: Views.TransactionJson) =>
     : html`<span data-testid="due-date">${calendarDay(s.lang, r.dueDate)}</span>${
         r.payableUntil === undefined
           ? ""
-          : html`<br><span class="hint" data-testid="payable-until">${s.t.payableUntil} ${calendarDay(s.lang, r.payableUntil)}</span>`
+          : html`<br><span class="hint" data-testid="payable-until">${dueDateWords(s.lang).payableUntil} ${calendarDay(s.lang, r.payableUntil)}</span>`
       }`
 
 /**
@@ -73,16 +75,16 @@ const dueCell = (s: Signed, r: Views.TransactionJson) =>
 export const dueToday = (s: Signed, tx: Domain.Transaction, terms: DueDate.DueTerms): Part => {
   const due = DueDate.amountDueAt(tx.amount, terms, Date.now())
   const parts: ReadonlyArray<readonly [string, string, number]> = [
-    ["−", s.t.dueAbatement, due.abatement],
-    ["−", s.t.dueDiscount, due.discount],
-    ["+", s.t.dueFine, due.fine],
-    ["+", s.t.dueInterest, due.interest]
+    ["−", dueDateWords(s.lang).dueAbatement, due.abatement],
+    ["−", dueDateWords(s.lang).dueDiscount, due.discount],
+    ["+", dueDateWords(s.lang).dueFine, due.fine],
+    ["+", dueDateWords(s.lang).dueInterest, due.interest]
   ]
   const shown = parts.filter(([, , cents]) => cents > 0)
   return html`<span data-testid="due-today">${brl(s, due.total)}</span>${
     shown.length === 0
       ? ""
-      : html` <span class="hint" data-testid="due-breakdown">(${s.t.dueOriginal} ${brl(s, due.original)}${shown.map(
+      : html` <span class="hint" data-testid="due-breakdown">(${dueDateWords(s.lang).dueOriginal} ${brl(s, due.original)}${shown.map(
           ([sign, name, cents]) => ` ${sign} ${name} ${brl(s, cents)}`
         )})</span>`
   }`

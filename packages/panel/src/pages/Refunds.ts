@@ -7,6 +7,7 @@ import * as FormToken from "../FormToken.js"
 import { html } from "../Html.js"
 import { parseAmount } from "../I18n.js"
 import { csrfField, page } from "../Layout.js"
+import { refundWords } from "../RefundWords.js"
 import { detail } from "./Detail.js"
 import { engineConfig, ownTransaction } from "./Parts.js"
 
@@ -47,10 +48,10 @@ export const review = (s: Signed, id: string, f: URLSearchParams): Handler =>
 <dt>${s.t.debited}</dt><dd>${brl(s, input.right.amount)}</dd>
 <dt>${s.t.id}</dt><dd class="mono">${tx.id}</dd>
 </dl>
-<p>${s.t.refundDebit}</p>
+<p>${refundWords(s.lang).refundDebit}</p>
 <form method="post" action="${s.cfg.base}/transactions/${tx.id}/refunds">${csrfField(s)}${hidden("amount", f.get("amount") ?? "")}${hidden("description", f.get("description") ?? "")}${FormToken.field(s)}
-<button type="submit" data-testid="confirm-refund">${s.t.confirmRefund}</button> <a class="button secondary" href="${s.cfg.base}/transactions/${tx.id}">${s.t.cancel}</a></form>`
-    return respond(s, page(s.view, s.t.confirmRefund, body))
+<button type="submit" data-testid="confirm-refund">${refundWords(s.lang).confirmRefund}</button> <a class="button secondary" href="${s.cfg.base}/transactions/${tx.id}">${s.t.cancel}</a></form>`
+    return respond(s, page(s.view, refundWords(s.lang).confirmRefund, body))
   })
 
 export const create = (s: Signed, id: string, f: URLSearchParams): Handler =>

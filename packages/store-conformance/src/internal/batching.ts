@@ -82,8 +82,8 @@ export const batching = (it: Suite<IdempotencyParts>) =>
         const at = first.createdAt
         expect((yield* s.beginIdempotent(scope, "fp", at, at + 86_400_000, at + 10_000))._tag).toBe("Started")
         // Another request took the key over and finished it: the first's insert must write nothing.
-        yield* s.finishIdempotent(scope, 201, "{}")
-        const idempotency: Store.IdempotentResult = { scope, status: 201, body: '{"first":true}' }
+        yield* s.finishIdempotent(scope, "answered", "{}")
+        const idempotency: Store.IdempotentResult = { scope, outcome: "answered", body: '{"first":true}' }
         const outcomes = yield* together([
           s.insertTransactions({ ...payoutInsert(first), idempotency }),
           s.insertTransactions(payoutInsert(second))
@@ -93,7 +93,7 @@ export const batching = (it: Suite<IdempotencyParts>) =>
         expect((yield* s.balance(merchant.id, "test")).available).toBe(0)
         expect(yield* s.beginIdempotent(scope, "fp", at, at + 86_400_000, at + 10_000)).toEqual({
           _tag: "Replay",
-          status: 201,
+          outcome: "answered",
           body: "{}"
         })
       })
@@ -108,7 +108,10 @@ export const batching = (it: Suite<IdempotencyParts>) =>
         yield* s.beginIdempotent(scope, "fp", a.createdAt, a.createdAt + 86_400_000, a.createdAt + 10_000)
         const outcomes = yield* together(
           [a, b].map((tx) =>
-            s.insertTransactions({ ...chargeInsert(tx), idempotency: { scope, status: 201, body: tx.id } })
+            s.insertTransactions({
+              ...chargeInsert(tx),
+              idempotency: { scope, outcome: "answered", body: tx.id }
+            })
           )
         )
         expect(outcomes).toEqual(["created", "conflict"])

@@ -20,7 +20,7 @@ const keyed = Effect.gen(function* () {
     scope,
     begin: (fingerprint: string, now = baseTime, over: Partial<Store.IdempotencyScope> = {}) =>
       s.beginIdempotent({ ...scope, ...over }, fingerprint, now, now + day, now + day),
-    finish: (status: number, body: string) => s.finishIdempotent(scope, status, body),
+    finish: (outcome: Store.IdempotentOutcome, body: string) => s.finishIdempotent(scope, outcome, body),
     release: () => s.releaseIdempotent(scope)
   }
 })
@@ -35,8 +35,8 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
         expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "InFlight" })
         expect(yield* k.begin("fp-b", baseTime + 1)).toEqual({ _tag: "Mismatch" })
         const body = JSON.stringify({ id: "tx_1", amount: 10.5, note: "açaí" })
-        yield* k.finish(201, body)
-        expect(yield* k.begin("fp-a", baseTime + 2)).toEqual({ _tag: "Replay", status: 201, body })
+        yield* k.finish("answered", body)
+        expect(yield* k.begin("fp-a", baseTime + 2)).toEqual({ _tag: "Replay", outcome: "answered", body })
         expect(yield* k.begin("fp-b", baseTime + 2)).toEqual({ _tag: "Mismatch" })
       })
     )
@@ -45,11 +45,11 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
       Effect.gen(function* () {
         const k = yield* keyed
         yield* k.begin("fp-a")
-        yield* k.finish(201, "{}")
+        yield* k.finish("answered", "{}")
         expect(yield* k.begin("fp-b", baseTime + day - 1)).toEqual({ _tag: "Mismatch" })
         expect(yield* k.begin("fp-a", baseTime + day - 1)).toEqual({
           _tag: "Replay",
-          status: 201,
+          outcome: "answered",
           body: "{}"
         })
         expect(yield* k.begin("fp-b", baseTime + day)).toEqual({ _tag: "Started" })
@@ -63,9 +63,19 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
         const k = yield* keyed
         yield* k.begin("fp-a")
         const body = JSON.stringify({ id: "tx_1" })
-        yield* k.finish(201, body)
-        yield* k.finish(422, JSON.stringify({ code: "late" }))
-        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", status: 201, body })
+        yield* k.finish("answered", body)
+        yield* k.finish("refused", JSON.stringify({ code: "late" }))
+        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", outcome: "answered", body })
+      })
+    )
+
+    it.effect("a refusal is kept as refused, and replayed as refused", () =>
+      Effect.gen(function* () {
+        const k = yield* keyed
+        yield* k.begin("fp-a")
+        const body = JSON.stringify({ _tag: "Refused", code: "charge_not_pending" })
+        yield* k.finish("refused", body)
+        expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({ _tag: "Replay", outcome: "refused", body })
       })
     )
 
@@ -94,8 +104,12 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
         })
         expect(yield* lockFor(baseTime + 1000)).toEqual({ _tag: "Started" })
         expect(yield* lockFor(baseTime + 1999)).toEqual({ _tag: "InFlight" })
-        yield* k.finish(201, "{}")
-        expect(yield* lockFor(baseTime + 5000)).toEqual({ _tag: "Replay", status: 201, body: "{}" })
+        yield* k.finish("answered", "{}")
+        expect(yield* lockFor(baseTime + 5000)).toEqual({
+          _tag: "Replay",
+          outcome: "answered",
+          body: "{}"
+        } as const)
       })
     )
 
@@ -107,20 +121,24 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
         const second = makePayout(k.scope.merchantId)
         yield* fund(k.scope.merchantId, "test", payoutDebit(first) + payoutDebit(second))
         expect(yield* k.begin("fp-a")).toEqual({ _tag: "Started" })
-        const idempotency = { scope: k.scope, status: 201, body: '{"id":1}' }
+        const idempotency = { scope: k.scope, outcome: "answered", body: '{"id":1}' } as const
         expect(yield* s.insertTransactions({ ...payoutInsert(first), idempotency })).toBe("created")
         expect(yield* k.begin("fp-a", baseTime + 1)).toEqual({
           _tag: "Replay",
-          status: 201,
+          outcome: "answered",
           body: '{"id":1}'
         })
         // A late request under the same (now finished) key writes nothing.
-        const late = { scope: k.scope, status: 201, body: '{"id":2}' }
+        const late = { scope: k.scope, outcome: "answered", body: '{"id":2}' } as const
         expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: late })).toBe("conflict")
         expect(Option.isNone(yield* s.getTransaction(second.id))).toBe(true)
         expect((yield* s.balance(k.scope.merchantId, "test")).available).toBe(payoutDebit(second))
         // An unknown (released) key is a conflict too.
-        const unknown = { scope: { ...k.scope, key: "never-started" }, status: 201, body: "{}" }
+        const unknown = {
+          scope: { ...k.scope, key: "never-started" },
+          outcome: "answered",
+          body: "{}"
+        } as const
         expect(yield* s.insertTransactions({ ...payoutInsert(second), idempotency: unknown })).toBe(
           "conflict"
         )
@@ -145,9 +163,13 @@ export const idempotency = (it: Suite<IdempotencyParts>) =>
         expect(yield* begin(baseTime + 500)).toEqual({ _tag: "InFlight" })
         expect(yield* begin(baseTime + 1010)).toEqual({ _tag: "Started", held })
         // Finished: replayed, and a later hold changes nothing.
-        yield* k.finish(201, "{}")
+        yield* k.finish("answered", "{}")
         yield* s.holdIdempotent(k.scope, "other", baseTime)
-        expect(yield* begin(baseTime + 5000)).toEqual({ _tag: "Replay", status: 201, body: "{}" })
+        expect(yield* begin(baseTime + 5000)).toEqual({
+          _tag: "Replay",
+          outcome: "answered",
+          body: "{}"
+        } as const)
         // An expired record starts afresh, without the value.
         const fresh = { ...k.scope, key: "order-held" }
         yield* s.beginIdempotent(fresh, "fp-a", baseTime, baseTime + day, baseTime + 1000)

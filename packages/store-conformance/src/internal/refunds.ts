@@ -1,14 +1,15 @@
 /**
- * insertRefund / finishRefund (migration 0012): a refund's checks are decided in its unit, its
+ * `RefundStore` (migration 0012): a refund's checks are decided in its unit, its
  * id is written once, a charge is `refunded` when its completed refunds reach what it received.
  */
 import { describe, expect } from "@effect/vitest"
-import { type Domain, Ids, Ledger, Money, type Store } from "@pixgate/core"
+import { type Domain, Ids, Ledger, Money, RefundStore, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { baseTime, chargeInsert, completeCharge, makeCharge, makeEvent } from "../fixtures.js"
 import { freshMerchant, fund, type LedgerParts, ledgerStore, type Suite } from "./helpers.js"
 
 const store = ledgerStore
+const refundStore = RefundStore.RefundStore
 
 let counter = 0
 
@@ -32,7 +33,7 @@ export const makeRefund = (
 })
 
 const insert = (refund: Domain.Refund, seen: Array<number> = []) =>
-  Effect.flatMap(store, (s) =>
+  Effect.flatMap(refundStore, (s) =>
     s.insertRefund({
       refund,
       entry: Ledger.refundCreated(refund, refund.createdAt),
@@ -44,7 +45,7 @@ const insert = (refund: Domain.Refund, seen: Array<number> = []) =>
   )
 
 const finish = (refund: Domain.Refund, to: "completed" | "failed", at = refund.createdAt + 2_000) =>
-  Effect.flatMap(store, (s) =>
+  Effect.flatMap(refundStore, (s) =>
     s.finishRefund({
       id: refund.id,
       to,
@@ -71,7 +72,7 @@ const paidCharge = Effect.gen(function* () {
 })
 
 /** Registers the refund tests. */
-export const refunds = (it: Suite<LedgerParts>) =>
+export const refunds = (it: Suite<LedgerParts | RefundStore.RefundStore>) =>
   describe("refunds", () => {
     it.effect("a partial then a full refund: debited at once, the charge refunded when all completed", () =>
       Effect.gen(function* () {
@@ -101,11 +102,11 @@ export const refunds = (it: Suite<LedgerParts>) =>
         )
         // Once only.
         expect(yield* finish(second, "completed")).toEqual(Option.none())
-        expect((yield* s.listRefunds(charge.id)).map((r) => [r.id, r.status])).toEqual([
+        expect((yield* (yield* refundStore).listRefunds(charge.id)).map((r) => [r.id, r.status])).toEqual([
           [first.id, "completed"],
           [second.id, "completed"]
         ])
-        expect(yield* s.getRefund(first.id)).toEqual(
+        expect(yield* (yield* refundStore).getRefund(first.id)).toEqual(
           Option.some({
             ...first,
             status: "completed",
@@ -135,11 +136,11 @@ export const refunds = (it: Suite<LedgerParts>) =>
           // The fee stays earned: the net alone does not cover a full refund.
           const full = makeRefund(charge, 10_000)
           expect(yield* insert(full)).toEqual({ _tag: "Insufficient" })
-          expect(yield* s.getRefund(full.id)).toEqual(Option.none())
+          expect(yield* (yield* refundStore).getRefund(full.id)).toEqual(Option.none())
           expect((yield* s.balance(merchant.id, "test")).available).toBe(net)
           yield* fund(merchant.id, "test", 50_000)
           expect(yield* insert(makeRefund(charge, 10_001))).toEqual({ _tag: "Exceeds", refundable: 10_000 })
-          expect(yield* s.listRefunds(charge.id)).toEqual([])
+          expect(yield* (yield* refundStore).listRefunds(charge.id)).toEqual([])
           expect(yield* s.listEvents(merchant.id, "test")).toEqual([])
         })
     )
@@ -202,7 +203,7 @@ export const refunds = (it: Suite<LedgerParts>) =>
           { concurrency: "unbounded" }
         )
         expect(results.filter((r) => r._tag === "Created").length).toBe(14)
-        const sum = (yield* s.listRefunds(charge.id)).reduce((n, r) => n + r.amount, 0)
+        const sum = (yield* (yield* refundStore).listRefunds(charge.id)).reduce((n, r) => n + r.amount, 0)
         expect(sum).toBe(9_800)
         const check: Store.LedgerCheck = yield* s.checkLedger("test")
         expect(check.unbalancedEntries).toEqual([])

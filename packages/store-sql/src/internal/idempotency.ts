@@ -4,6 +4,17 @@ import { Effect } from "effect"
 import { atomic, intOrNull, query, type Sql, single } from "./sql.js"
 import type { Vault } from "./vault.js"
 
+/**
+ * The `status` column's encoding of a finished record's outcome, kept from the table's first
+ * version so every stored row reads the same: 201 for an answer, 400 for a refusal (rows of
+ * earlier versions may hold another refusal number, 400 or above). NULL while started. It is the
+ * column's format only: the transport renders each outcome's status.
+ */
+export const statusOf = (outcome: Store.IdempotentOutcome): number => (outcome === "answered" ? 201 : 400)
+
+/** The outcome a finished record's `status` column holds (`statusOf`). */
+export const outcomeOf = (status: number): Store.IdempotentOutcome => (status >= 400 ? "refused" : "answered")
+
 type Ops = "beginIdempotent" | "finishIdempotent" | "releaseIdempotent" | "holdIdempotent"
 
 const started: Store.IdempotencyBegin = { _tag: "Started" }
@@ -63,7 +74,7 @@ const idempotencyContext = (sql: Sql, vault: Vault) => {
         if (record.status === null || typeof record.body !== "string") return inFlight
         return {
           _tag: "Replay",
-          status: record.status,
+          outcome: outcomeOf(record.status),
           body: vault.open("idempotency_keys.body", record.body)
         } satisfies Store.IdempotencyBegin
       }
@@ -80,10 +91,10 @@ const idempotencyKeys = ({ sql, vault, scoped, begin }: IdempotencyContext) =>
     beginIdempotent: (scope, fingerprint, now, expiresAt, lockedUntil) =>
       atomic(sql)(begin(scope, fingerprint, now, expiresAt, lockedUntil)),
     // Never replaces a stored answer: the one committed with a change stays what a retry sees.
-    finishIdempotent: (scope, status, body) =>
+    finishIdempotent: (scope, outcome, body) =>
       single(
         Effect.asVoid(
-          sql`UPDATE idempotency_keys SET status = ${status}, body = ${vault.seal("idempotency_keys.body", body)}
+          sql`UPDATE idempotency_keys SET status = ${statusOf(outcome)}, body = ${vault.seal("idempotency_keys.body", body)}
             WHERE ${scoped(scope)} AND status IS NULL`
         )
       ),

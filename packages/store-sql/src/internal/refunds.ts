@@ -5,14 +5,12 @@
  * sum never passes what it received, and concurrent debits of one balance queue on its row, so
  * it never goes below zero. SQLite runs every unit alone (one connection).
  */
-import { Domain, type Money, type Store } from "@pixgate/core"
+import { Domain, type Money, type RefundStore, type Store } from "@pixgate/core"
 import { Effect, Option } from "effect"
 import { refundRow, toRefund, toTransaction } from "./rows.js"
 import { atomic, first, int, query, type Sql, single } from "./sql.js"
 import type { Vault } from "./vault.js"
 import { balanceKey, type writer } from "./writes.js"
-
-type Ops = "insertRefund" | "finishRefund" | "setRefundReturnId" | "getRefund" | "listRefunds"
 
 /** What the refund operations share: the client, its writer, the job watchers, and the queries over them. */
 const refundContext = (
@@ -57,7 +55,7 @@ const insertRefundOp = ({ sql, write, lockedCharge, sumOf, notify }: RefundConte
       atomic(sql)(
         Effect.gen(function* () {
           const { refund } = input
-          const none = (value: Store.RefundInsert) => ({ value, scheduled: [] })
+          const none = (value: RefundStore.RefundInsert) => ({ value, scheduled: [] })
           const account = Domain.availableAccount(refund.merchantId)
           const balances = yield* write.lock([[refund.mode, account]])
           const existing = yield* query(sql`SELECT * FROM refunds WHERE id = ${refund.id}`, toRefund)
@@ -86,10 +84,10 @@ const insertRefundOp = ({ sql, write, lockedCharge, sumOf, notify }: RefundConte
             locked: true,
             expected: new Map([[balanceKey(refund.mode, account), available - refund.amount]])
           })
-          return { value: { _tag: "Created", refund } as Store.RefundInsert, scheduled }
+          return { value: { _tag: "Created", refund } as RefundStore.RefundInsert, scheduled }
         })
       ).pipe(Effect.map(notify))
-  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+  }) satisfies Partial<RefundStore.RefundStoreShape>
 
 /** A pending refund finished or given its return id. */
 const refundUpdates = ({ sql, write, lockedCharge, sumOf, notify }: RefundContext) =>
@@ -139,7 +137,7 @@ const refundUpdates = ({ sql, write, lockedCharge, sumOf, notify }: RefundContex
         sql`UPDATE refunds SET return_id = ${returnId}, updated_at = ${at}
           WHERE id = ${id} AND status = 'pending' RETURNING id`
       ).pipe(Effect.map((rows) => rows.length > 0))
-  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+  }) satisfies Partial<RefundStore.RefundStoreShape>
 
 /** Refunds read. */
 const refundReads = ({ sql }: RefundContext) =>
@@ -153,7 +151,7 @@ const refundReads = ({ sql }: RefundContext) =>
           toRefund
         )
       )
-  }) satisfies Partial<Pick<Store.StoreShape, Ops>>
+  }) satisfies Partial<RefundStore.RefundStoreShape>
 
 /** The refund operations over one client, its writer, and the job watchers to tell. */
 export const refunds = (
@@ -161,7 +159,7 @@ export const refunds = (
   write: ReturnType<typeof writer>,
   watchers: Store.JobWatchers,
   vault: Vault
-): Pick<Store.StoreShape, Ops> => {
+): RefundStore.RefundStoreShape => {
   const c = refundContext(sql, write, watchers, vault)
   return {
     ...insertRefundOp(c),

@@ -5,6 +5,7 @@
  */
 import { PersonalData, type Recurrence, type Store, type SubscriptionStore } from "@pixgate/core"
 import { Data, Effect } from "effect"
+import { statusOf } from "./idempotency.js"
 import { toEvent } from "./rows.js"
 import { atomic, first, isTransient, query, type Sql, single, toStoreError, transaction } from "./sql.js"
 import type { Vault } from "./vault.js"
@@ -45,7 +46,7 @@ const subscriptionContext = (sql: Sql, vault: Vault) => {
     })} ON CONFLICT DO NOTHING RETURNING id`
   }
   const finish = (claim: Store.IdempotentResult) =>
-    sql`UPDATE idempotency_keys SET status = ${claim.status},
+    sql`UPDATE idempotency_keys SET status = ${statusOf(claim.outcome)},
         body = ${vault.seal("idempotency_keys.body", claim.body)}
       WHERE merchant_id = ${claim.scope.merchantId} AND mode = ${claim.scope.mode}
         AND idempotency_key = ${claim.scope.key} AND status IS NULL

@@ -22,6 +22,7 @@ import { Store } from "@pixgate/core"
 import { Data, Effect, Exit, Option } from "effect"
 import * as Bulk from "./bulk.js"
 import * as Coalesce from "./coalesce.js"
+import { statusOf } from "./idempotency.js"
 import type { ledger } from "./ledger.js"
 import { toTransaction } from "./rows.js"
 import { transaction as inTransaction, isTransient, query, type Sql, toStoreError } from "./sql.js"
@@ -193,7 +194,7 @@ const advanceAll = (c: Units, advances: ReadonlyArray<Store.Advance>) =>
 const finishKeys = (c: Units, results: ReadonlyArray<readonly [number, Store.IdempotentResult]>) =>
   Effect.flatMap(
     c.statements.finishStatement.run(
-      results.map(([, r]) => [r.scope.merchantId, r.scope.mode, r.scope.key, r.status, r.body])
+      results.map(([, r]) => [r.scope.merchantId, r.scope.mode, r.scope.key, statusOf(r.outcome), r.body])
     ),
     (rows) => {
       const done = new Set(
