@@ -38,8 +38,14 @@ export interface Harness {
   readonly close: () => Promise<void>
 }
 
-/** Listens on a free port of 127.0.0.1. */
+/**
+ * Listens on a free port of 127.0.0.1. Idle keep-alive sockets stay open for a minute: with
+ * Node's 5 s, a loaded machine's stalled event loop let the server close a socket just as the
+ * test's next request (fetch's pool keeps them 4 s by a coarser clock) went out on it, a reset
+ * the code under test had no part in.
+ */
 export const listen = async (server: Server): Promise<string> => {
+  server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
