@@ -9,9 +9,9 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { DueDate } from "@pixgate/core"
+import { ticksAt } from "@pixgate/testkit/clock"
 import { adminSender, type Harness, listen, start } from "@pixgate/testkit/harness"
 import { must } from "@pixgate/testkit/must"
-import { Clock, Effect } from "effect"
 
 const token = "admin-token-subscriptions-0123456789"
 let h: Harness
@@ -25,24 +25,7 @@ let otherMerchant = ""
 const day = DueDate.formatDay
 const first = DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 6)
 
-const clockAt = (ms: number): Clock.Clock => {
-  const base = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => ms,
-    currentTimeMillis: Effect.sync(() => ms),
-    unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(ms) * 1_000_000n),
-    sleep: (d) => base.sleep(d)
-  }
-}
-
-const tickAt = (ms: number) =>
-  h.engine((e) =>
-    Effect.gen(function* () {
-      while ((yield* e.subscriptions.tick) > 0) {}
-    }).pipe(Effect.withClock(clockAt(ms)))
-  )
+const tickAt = (ms: number) => h.engine(ticksAt(ms))
 
 /** Ticks every 6 hours from now to the day after the first due date. */
 const throughFirstDue = async () => {

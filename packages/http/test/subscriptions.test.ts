@@ -8,26 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { DueDate } from "@pixgate/core"
+import { ticksAt } from "@pixgate/testkit/clock"
 import { type Answer, type Harness, start } from "@pixgate/testkit/harness"
 import { liveStores } from "@pixgate/testkit/live"
-import { Clock, Effect } from "effect"
+import type { Effect } from "effect"
 
 const day = DueDate.formatDay
 /** A business day `offset` days from today (São Paulo). */
 const businessDay = (offset: number) => DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + offset)
-
-/** A clock stopped at `ms`. */
-const clockAt = (ms: number): Clock.Clock => {
-  const base = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => ms,
-    currentTimeMillis: Effect.sync(() => ms),
-    unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(ms) * 1_000_000n),
-    sleep: (d) => base.sleep(d)
-  }
-}
 
 const first = businessDay(6)
 
@@ -279,12 +267,7 @@ for (const store of liveStores("subscriptions-api")) {
       await subs((x) => x.payer(merchantId as never, s.id, { _tag: "payOnRetry", pay: false }))
       await subs((x) => x.payer(merchantId as never, s.id, { _tag: "approve" }))
       // The worker's ticks, every 6 hours from now to the day after the first due date.
-      const tickAt = (ms: number) =>
-        h.engine((e) =>
-          Effect.gen(function* () {
-            while ((yield* e.subscriptions.tick) > 0) {}
-          }).pipe(Effect.withClock(clockAt(ms)))
-        )
+      const tickAt = (ms: number) => h.engine(ticksAt(ms))
       await tickAt(Date.now() + 5_000)
       const approved = await h.request("GET", `/api/v1/subscriptions/${s.id}`, { key })
       expect((approved.body as { status: string }).status).toBe("APROVADA")

@@ -10,26 +10,14 @@
  * on a clock moved ahead (the engine reads the fiber's clock), as the API's tests do.
  */
 import { DueDate, type Engine, type Subscriptions } from "@pixgate/core"
-import { Clock, Effect } from "effect"
+import { ticksAt } from "@pixgate/testkit/clock"
+import type { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as PanelFixture from "./support/panelFixture.js"
 
 const day = DueDate.formatDay
 const first = DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 6)
-
-/** A clock stopped at `ms`. */
-const clockAt = (ms: number): Clock.Clock => {
-  const base = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => ms,
-    currentTimeMillis: Effect.sync(() => ms),
-    unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(ms) * 1_000_000n),
-    sleep: (d) => base.sleep(d)
-  }
-}
 
 const gym = (
   contrato: string,
@@ -58,12 +46,7 @@ describe.skipIf(!PanelFixture.available("the subscriptions panel tests"))(
     const create = (contrato: string, jornada: "JORNADA_1" | "JORNADA_2" = "JORNADA_2") =>
       subs((s) => s.create(m.caller, gym(contrato, jornada)))
     /** The worker's ticks on a clock at `ms`, until nothing is left to do. */
-    const tickAt = (ms: number) =>
-      fx.engine((e) =>
-        Effect.gen(function* () {
-          while ((yield* e.subscriptions.tick) > 0) {}
-        }).pipe(Effect.withClock(clockAt(ms)))
-      )
+    const tickAt = (ms: number) => fx.engine(ticksAt(ms))
     /** Ticks every 6 hours from now to the day after the first due date. */
     const throughFirstDue = async () => {
       await tickAt(Date.now() + 5_000)

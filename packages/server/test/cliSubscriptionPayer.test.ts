@@ -8,8 +8,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { DueDate } from "@pixgate/core"
+import { clockAt } from "@pixgate/testkit/clock"
 import { start } from "@pixgate/testkit/harness"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { cliOn } from "./support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pixgate-cli-subscription-payer-"))
@@ -18,18 +19,6 @@ const cli = cliOn(database, dir)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const first = DueDate.nextBusinessDay(DueDate.dayOf(Date.now()) + 6)
-
-const clockAt = (ms: number): Clock.Clock => {
-  const base = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => ms,
-    currentTimeMillis: Effect.sync(() => ms),
-    unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(ms) * 1_000_000n),
-    sleep: (d) => base.sleep(d)
-  }
-}
 
 describe("pixgate sandbox subscription and subscription retry", () => {
   it("the payer approves, sets a maximum, has no funds on cycle 1; the merchant orders a retry; the payer revokes", async () => {
