@@ -10,7 +10,15 @@
 import { type Domain, Infractions, type MedInfractions as Infractions_ } from "@pixgate/core"
 import { Profile } from "@pixgate/gateway-apipix"
 import { send } from "@pixgate/testkit/harness"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import {
+  expectLedgerClean,
+  type Live,
+  statusOf as liveStatusOf,
+  liveStores,
+  paidCharge,
+  startLive,
+  until
+} from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 describe.each(liveStores("pixgate-live-infractions"))("MED infractions from the bank on $name", (store) => {
@@ -32,26 +40,9 @@ describe.each(liveStores("pixgate-live-infractions"))("MED infractions from the 
     const found = await live.h.engine((e) => e.infractions.findByBankId("live", bankId))
     return found._tag === "Some" ? found.value : undefined
   }
-  const statusOf = async (key: string, id: string) =>
-    (
-      (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<{
-        id: string
-        status: string
-      }>
-    ).find((t) => t.id === id)?.status
+  const statusOf = (key: string, id: string) => liveStatusOf(live, key, id)
   /** A merchant with one live charge of `amount` paid through the bank. */
-  const paid = async (amount: number) => {
-    const m = await live.merchant()
-    const answer = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount } })
-    expect(answer.status, answer.text).toBe(201)
-    const c = answer.body as { transactionId: string; txid: string }
-    const pix = await live.psp.payCob(c.txid, { callback: "now" })
-    await until(
-      "the charge completes",
-      async () => (await statusOf(m.liveKey, c.transactionId)) === "completed"
-    )
-    return { m, id: c.transactionId, e2e: pix.endToEndId }
-  }
+  const paid = (amount: number) => paidCharge(live, amount)
   /** Waits for two more reads of the bank's infractions. */
   const readTwice = async () => {
     const reads = () =>

@@ -7,8 +7,15 @@
  * takes the block first and releases the rest.
  */
 import type { Domain } from "@pixgate/core"
-import { send } from "@pixgate/testkit/harness"
-import { expectLedgerClean, type Live, liveStores, startLive, until } from "@pixgate/testkit/live"
+import {
+  expectLedgerClean,
+  type Live,
+  statusOf as liveStatusOf,
+  liveStores,
+  paidCharge,
+  startLive,
+  until
+} from "@pixgate/testkit/live"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 describe.each(liveStores("pixgate-live-med"))("MED devoluções from the bank on $name", (store) => {
@@ -26,26 +33,9 @@ describe.each(liveStores("pixgate-live-med"))("MED devoluções from the bank on
 
   const balance = (merchantId: string) => live.h.engine((e) => e.admin.balance(merchantId, "live"))
   const returns = (id: string) => live.h.engine((e) => e.infractions.returns(id as Domain.TransactionId))
-  const statusOf = async (key: string, id: string) =>
-    (
-      (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<{
-        id: string
-        status: string
-      }>
-    ).find((t) => t.id === id)?.status
+  const statusOf = (key: string, id: string) => liveStatusOf(live, key, id)
   /** A merchant with one live charge of `amount` paid through the bank. */
-  const paid = async (amount: number) => {
-    const m = await live.merchant()
-    const answer = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount } })
-    expect(answer.status, answer.text).toBe(201)
-    const c = answer.body as { transactionId: string; txid: string }
-    const pix = await live.psp.payCob(c.txid, { callback: "now" })
-    await until(
-      "the charge completes",
-      async () => (await statusOf(m.liveKey, c.transactionId)) === "completed"
-    )
-    return { m, id: c.transactionId, e2e: pix.endToEndId }
-  }
+  const paid = (amount: number) => paidCharge(live, amount)
   /** Waits for two more reconciliation runs (each reads `GET /pix`). */
   const reconciled = async () => {
     const reads = () => live.psp.requests.filter((r) => r.method === "GET" && r.path.endsWith("/pix")).length

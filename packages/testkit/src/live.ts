@@ -13,7 +13,7 @@ import type { Pixgate } from "@pixgate/http/node"
 import { PspSimulator } from "@pixgate/psp-simulator"
 import { Duration, Effect, Redacted } from "effect"
 import { expect } from "vitest"
-import { type Harness, listen, start } from "./harness.js"
+import { type Harness, listen, send, start } from "./harness.js"
 import { createDatabase, databaseUrl, dropDatabase, postgresAvailable } from "./postgres.js"
 import { testWaitMs } from "./wait.js"
 
@@ -189,4 +189,27 @@ export const startLive = async (
 export const expectLedgerClean = async (live: Live) => {
   const check = await live.h.engine((e) => e.admin.checkLedger("live"))
   expect(check).toMatchObject({ unbalancedEntries: [], balanceMismatches: [], total: 0 })
+}
+
+/** A transaction's status as its merchant's API lists it (among the newest 100). */
+export const statusOf = async (live: Live, key: string, id: string): Promise<string | undefined> =>
+  (
+    (await send(live.h.base, "GET", "/api/v1/transactions?limit=100", { key })).body.data as Array<{
+      id: string
+      status: string
+    }>
+  ).find((t) => t.id === id)?.status
+
+/** A new merchant with one live charge of `amount` paid through the bank (its callback at once). */
+export const paidCharge = async (live: Live, amount: number) => {
+  const m = await live.merchant()
+  const answer = await send(live.h.base, "POST", "/api/v1/charges", { key: m.liveKey, body: { amount } })
+  expect(answer.status, answer.text).toBe(201)
+  const c = answer.body as { transactionId: string; txid: string }
+  const pix = await live.psp.payCob(c.txid, { callback: "now" })
+  await until(
+    "the charge completes",
+    async () => (await statusOf(live, m.liveKey, c.transactionId)) === "completed"
+  )
+  return { m, id: c.transactionId, e2e: pix.endToEndId }
 }
