@@ -51,6 +51,92 @@ const refuse = (code: Errors.ValidationCode, path: string, message: string) =>
 
 const isPercent = (rule: { readonly type: string }) => rule.type.startsWith("percent")
 
+/** A due-date charge's fine, interest and abatement, checked against the amount and the maximum. */
+const checkCharges = (
+  input: CreateCharge,
+  maxAmount: Money.Cents
+): Effect.Effect<void, Errors.ValidationError> =>
+  Effect.gen(function* () {
+    const amount = input.amount
+    const { fine, interest, abatement } = input
+    if (fine !== undefined && fine.value > (isPercent(fine) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_fine",
+        "fine.value",
+        isPercent(fine) ? "fine.value must be at most 100 (percent)" : "fine.value exceeds the maximum amount"
+      )
+    }
+    if (interest !== undefined && interest.value > (isPercent(interest) ? 10_000 : maxAmount)) {
+      return yield* refuse(
+        "invalid_interest",
+        "interest.value",
+        isPercent(interest)
+          ? "interest.value must be at most 100 (percent)"
+          : "interest.value exceeds the maximum amount"
+      )
+    }
+    if (abatement !== undefined && abatement.value >= (isPercent(abatement) ? 10_000 : amount)) {
+      return yield* refuse("abatement_too_large", "abatement.value", "abatement must be less than the amount")
+    }
+  })
+
+/** A due-date charge's discount, checked against its due day and the amount. */
+const discountRuleOf = (
+  discount: NonNullable<CreateCharge["discount"]>,
+  due: DueDate.Day,
+  amount: Money.Cents
+): Effect.Effect<DueDate.DiscountRule, Errors.ValidationError> =>
+  Effect.gen(function* () {
+    const { type } = discount
+    if (type === "fixedUntil" || type === "percentUntil") {
+      const dates = discount.dates ?? []
+      if (discount.value !== undefined) {
+        return yield* refuse(
+          "invalid_discount",
+          "discount.value",
+          `discount.value is not for ${type}: each of discount.dates has its value`
+        )
+      }
+      if (dates.length < 1 || dates.length > 3) {
+        return yield* refuse(
+          "invalid_discount",
+          "discount.dates",
+          `discount.dates must have 1 to 3 elements for ${type}`
+        )
+      }
+      if (new Set(dates.map((d) => d.until)).size !== dates.length) {
+        return yield* refuse("invalid_discount", "discount.dates", "discount.dates must have different dates")
+      }
+      if (dates.some((d) => DueDate.checkedDay(d.until) > due)) {
+        return yield* refuse(
+          "invalid_discount",
+          "discount.dates",
+          "discount.dates must be on or before dueDate"
+        )
+      }
+      if (dates.some((d) => d.value >= (type === "percentUntil" ? 10_000 : amount))) {
+        return yield* refuse(
+          "discount_too_large",
+          "discount.dates",
+          "each discount must be less than the amount"
+        )
+      }
+      return { type, dates: dates.map((d) => ({ until: d.until, value: d.value })) }
+    } else {
+      if (discount.dates !== undefined) {
+        return yield* refuse(
+          "invalid_discount",
+          "discount.dates",
+          `discount.dates is not for ${type}: it takes one value per day`
+        )
+      }
+      if (discount.value === undefined) {
+        return yield* refuse("invalid_discount", "discount.value", `discount.value is required for ${type}`)
+      }
+      return { type, value: discount.value }
+    }
+  })
+
 /**
  * The terms of a due-date charge request, checked against each other and the amount (the
  * standard's rules for `PUT /cobv`, and docs/decisions.md "Due-date charges"); null for a request
@@ -101,80 +187,8 @@ export const dueTermsOf = (
     }
     const amount = input.amount
     const { fine, interest, discount, abatement } = input
-    if (fine !== undefined && fine.value > (isPercent(fine) ? 10_000 : maxAmount)) {
-      return yield* refuse(
-        "invalid_fine",
-        "fine.value",
-        isPercent(fine) ? "fine.value must be at most 100 (percent)" : "fine.value exceeds the maximum amount"
-      )
-    }
-    if (interest !== undefined && interest.value > (isPercent(interest) ? 10_000 : maxAmount)) {
-      return yield* refuse(
-        "invalid_interest",
-        "interest.value",
-        isPercent(interest)
-          ? "interest.value must be at most 100 (percent)"
-          : "interest.value exceeds the maximum amount"
-      )
-    }
-    if (abatement !== undefined && abatement.value >= (isPercent(abatement) ? 10_000 : amount)) {
-      return yield* refuse("abatement_too_large", "abatement.value", "abatement must be less than the amount")
-    }
-    let discountRule: DueDate.DiscountRule | null = null
-    if (discount !== undefined) {
-      const { type } = discount
-      if (type === "fixedUntil" || type === "percentUntil") {
-        const dates = discount.dates ?? []
-        if (discount.value !== undefined) {
-          return yield* refuse(
-            "invalid_discount",
-            "discount.value",
-            `discount.value is not for ${type}: each of discount.dates has its value`
-          )
-        }
-        if (dates.length < 1 || dates.length > 3) {
-          return yield* refuse(
-            "invalid_discount",
-            "discount.dates",
-            `discount.dates must have 1 to 3 elements for ${type}`
-          )
-        }
-        if (new Set(dates.map((d) => d.until)).size !== dates.length) {
-          return yield* refuse(
-            "invalid_discount",
-            "discount.dates",
-            "discount.dates must have different dates"
-          )
-        }
-        if (dates.some((d) => DueDate.checkedDay(d.until) > due)) {
-          return yield* refuse(
-            "invalid_discount",
-            "discount.dates",
-            "discount.dates must be on or before dueDate"
-          )
-        }
-        if (dates.some((d) => d.value >= (type === "percentUntil" ? 10_000 : amount))) {
-          return yield* refuse(
-            "discount_too_large",
-            "discount.dates",
-            "each discount must be less than the amount"
-          )
-        }
-        discountRule = { type, dates: dates.map((d) => ({ until: d.until, value: d.value })) }
-      } else {
-        if (discount.dates !== undefined) {
-          return yield* refuse(
-            "invalid_discount",
-            "discount.dates",
-            `discount.dates is not for ${type}: it takes one value per day`
-          )
-        }
-        if (discount.value === undefined) {
-          return yield* refuse("invalid_discount", "discount.value", `discount.value is required for ${type}`)
-        }
-        discountRule = { type, value: discount.value }
-      }
-    }
+    yield* checkCharges(input, maxAmount)
+    const discountRule = discount === undefined ? null : yield* discountRuleOf(discount, due, amount)
     const terms: DueDate.DueTerms = {
       dueDate,
       daysAfterDue: input.daysAfterDue ?? DueDate.defaultDaysAfterDue,
@@ -211,178 +225,230 @@ export interface ChargesShape {
   readonly expire: (id: TransactionId) => Effect.Effect<boolean, StoreError>
 }
 
+/** What creating a charge works with: the service's dependencies. */
+interface CreateContext {
+  readonly store: Context.Tag.Service<typeof LedgerStore>
+  readonly config: Context.Tag.Service<typeof EngineConfig>
+  readonly gateways: Context.Tag.Service<typeof Gateways>
+}
+
+/** A charge's identity: the one the bank may hold it under. */
+type Identity = typeof HeldCharge.Type
+
+/**
+ * The bank may hold `draft` although it did not say so: the retry resumes it (its identity is
+ * on the key already) and the gateway's timers (find out, withdraw if not adopted) are written.
+ */
+const unknownOutcome = (store: CreateContext["store"], draft: Transaction, jobs: ReadonlyArray<Job>) =>
+  Effect.gen(function* () {
+    const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
+    if (Option.isSome(resumable)) yield* resumable.value.resume
+    yield* Effect.logWarning("Creating a charge at the bank had an unknown outcome; it is found out").pipe(
+      Effect.annotateLogs({ transactionId: draft.id, txid: draft.txid })
+    )
+    if (jobs.length > 0) {
+      yield* store.insertTransactions({
+        transactions: [],
+        entry: null,
+        guard: null,
+        effects: { events: [], jobs }
+      })
+    }
+  })
+
+/** A charge request's amount, fees and due-date terms, checked; with the time it is made at. */
+const checkedTerms = ({ config, gateways }: CreateContext, caller: Caller, input: CreateCharge) =>
+  Effect.gen(function* () {
+    yield* checkAmount(input.amount, config.maxAmount)
+    const fees = Fees.forCharge(caller.merchant.feePlan, input.amount)
+    if (fees.netAmount <= 0) {
+      return yield* Effect.fail(
+        Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
+      )
+    }
+    yield* Effect.mapError(
+      gateways.forMode(caller.mode),
+      () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
+    )
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const terms = yield* dueTermsOf(input, DueDate.dayOf(now), config.maxAmount)
+    if (terms !== null) {
+      // The fee is the one quoted now, on the original amount: the least a payer can bring
+      // (after abatement and the largest discount) must still pay it.
+      const least = input.amount - DueDate.largestReductionFrom(input.amount, terms, DueDate.dayOf(now))
+      if (least <= fees.feeAmount) {
+        return yield* refuse(
+          "amount_below_fee",
+          "discount",
+          "the amount after abatement and discount must be greater than the charge fee"
+        )
+      }
+    }
+    return { fees, now, terms }
+  })
+
+/** The pending deposit a charge request makes, under its identity. */
+const draftOf = (
+  caller: Caller,
+  input: CreateCharge,
+  fees: Fees.Fees,
+  identity: Identity,
+  terms: DueDate.DueTerms | null
+): Transaction =>
+  newTransaction({
+    id: identity.id,
+    merchantId: caller.merchant.id,
+    mode: caller.mode,
+    type: "deposit",
+    status: "pending",
+    amount: input.amount,
+    feeAmount: fees.feeAmount,
+    gatewayFeeAmount: fees.gatewayFeeAmount,
+    netAmount: fees.netAmount,
+    clientName: input.clientName ?? null,
+    clientDocument: input.clientDocument ?? null,
+    txid: identity.txid,
+    description: input.description ?? null,
+    expiresAt: identity.expiresAt,
+    dueTerms: terms,
+    createdAt: identity.createdAt
+  })
+
+/** The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise. */
+const qrCodeOf = (
+  config: CreateContext["config"],
+  caller: Caller,
+  input: CreateCharge,
+  registered: { readonly location: string; readonly brCode?: string },
+  terms: DueDate.DueTerms | null
+) => {
+  const { location } = registered
+  return Effect.mapError(
+    registered.brCode !== undefined
+      ? Effect.succeed(registered.brCode)
+      : BrCode.encode({
+          kind: "dynamic",
+          location,
+          // A due-date charge's amount depends on the day: the payer's bank reads it from the
+          // location's payload (`valor.final`), so the BR Code carries none.
+          ...(terms === null ? { amountCents: input.amount } : {}),
+          merchantName: caller.merchant.name,
+          merchantCity: caller.merchant.city || config.defaultCity
+        }),
+    (cause) => new Errors.GatewayUnavailable({ operation: "charge", code: "invalid_location", cause })
+  )
+}
+
+/** The created charge's answer. */
+const chargeJsonOf = (
+  charge: Transaction,
+  identity: Identity,
+  qrCode: string,
+  fees: Fees.Fees,
+  terms: DueDate.DueTerms | null,
+  now: number
+): Views.ChargeJson => ({
+  transactionId: charge.id,
+  txid: identity.txid,
+  status: "pending",
+  qrCode,
+  qrCodeBase64: QrImage.pngBase64(qrCode),
+  expiresAt: Views.iso(identity.expiresAt),
+  amount: Money.toReais(charge.amount),
+  fees: Fees.toJson(fees),
+  ...(terms === null
+    ? {}
+    : {
+        dueDate: terms.dueDate,
+        payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
+        amountDue: Views.dueAmount(DueDate.amountDueAt(charge.amount, terms, now), DueDate.dayOf(now))
+      })
+})
+
+/** Creates a charge: checks, asks the bank, records the pending deposit (see the module's header). */
+const createCharge = (ctx: CreateContext, caller: Caller, input: CreateCharge) =>
+  Effect.gen(function* () {
+    const { store, config, gateways } = ctx
+    const { fees, now, terms } = yield* checkedTerms(ctx, caller, input)
+    const lifetime =
+      input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
+    // A retry of an attempt whose outcome was unknown asks for the same charge (while it can be paid).
+    const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
+    const held = Option.flatMap(resumable, (r) =>
+      r.held === undefined ? Option.none() : Option.filter(decodeHeld(r.held), (h) => h.expiresAt > now)
+    )
+    const identity = Option.getOrElse(held, () => ({
+      id: Ids.transactionId(now),
+      txid: Ids.newTxid(now),
+      createdAt: now,
+      expiresAt: terms === null ? now + lifetime : DueDate.expiresAt(terms)
+    }))
+    const draft = draftOf(caller, input, fees, identity, terms)
+    // A live charge's identity is on its key before the bank is asked: whatever becomes of this
+    // attempt (a time-out, a crash), the retry asks for the same txid.
+    if (Option.isSome(resumable) && caller.mode === "live" && Option.isNone(held)) {
+      yield* resumable.value.keep(
+        encodeHeld({
+          id: draft.id,
+          txid: identity.txid,
+          createdAt: draft.createdAt,
+          expiresAt: identity.expiresAt
+        })
+      )
+    }
+    // The merchant's gateway at the charge's creation (a retry's: the first attempt's).
+    const gateway = yield* GatewayRouting.gatewayFor(gateways, {
+      merchantId: draft.merchantId,
+      mode: draft.mode,
+      at: draft.createdAt,
+      operation: "charge",
+      needs: terms === null ? "charges" : "dueDateCharges",
+      path: terms === null ? "amount" : "dueDate"
+    })
+    const registered = yield* gateway.createCharge(draft).pipe(
+      Effect.tapError((failure) =>
+        failure.outcome === "unknown"
+          ? unknownOutcome(store, draft, gateway.timers("charge.unknown", draft, draft.id, now))
+          : Effect.void
+      ),
+      Effect.mapError((cause) => new Errors.GatewayUnavailable({ operation: "charge", cause }))
+    )
+    const qrCode = yield* qrCodeOf(config, caller, input, registered, terms)
+    const charge: Transaction = { ...draft, qrCode }
+    const expiry: Job = {
+      id: Ids.jobId(now),
+      kind: "charge.expire",
+      ref: charge.id,
+      runAt: identity.expiresAt
+    }
+    const result = chargeJsonOf(charge, identity, qrCode, fees, terms, now)
+    const idempotency = yield* Idempotency.resultFor(result)
+    const outcome = yield* store.insertTransactions({
+      transactions: [charge],
+      entry: null,
+      guard: null,
+      effects: {
+        events: [Events.transactionCreated(charge, now)],
+        jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
+      },
+      ...(idempotency === undefined ? {} : { idempotency })
+    })
+    if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
+    return result
+  }).pipe(
+    Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+    // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
+    Effect.uninterruptible
+  )
+
 /** Builds the service. */
 export const make = Effect.gen(function* () {
   const store = yield* LedgerStore
   const config = yield* EngineConfig
   const gateways = yield* Gateways
+  const ctx: CreateContext = { store, config, gateways }
 
-  /**
-   * The bank may hold `draft` although it did not say so: the retry resumes it (its identity is
-   * on the key already) and the gateway's timers (find out, withdraw if not adopted) are written.
-   */
-  const unknownOutcome = (draft: Transaction, jobs: ReadonlyArray<Job>) =>
-    Effect.gen(function* () {
-      const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
-      if (Option.isSome(resumable)) yield* resumable.value.resume
-      yield* Effect.logWarning("Creating a charge at the bank had an unknown outcome; it is found out").pipe(
-        Effect.annotateLogs({ transactionId: draft.id, txid: draft.txid })
-      )
-      if (jobs.length > 0) {
-        yield* store.insertTransactions({
-          transactions: [],
-          entry: null,
-          guard: null,
-          effects: { events: [], jobs }
-        })
-      }
-    })
-
-  const create = (caller: Caller, input: CreateCharge) =>
-    Effect.gen(function* () {
-      yield* checkAmount(input.amount, config.maxAmount)
-      const fees = Fees.forCharge(caller.merchant.feePlan, input.amount)
-      if (fees.netAmount <= 0) {
-        return yield* Effect.fail(
-          Errors.validation("amount_below_fee", "amount", "amount must be greater than the charge fee")
-        )
-      }
-      yield* Effect.mapError(
-        gateways.forMode(caller.mode),
-        () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
-      )
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const terms = yield* dueTermsOf(input, DueDate.dayOf(now), config.maxAmount)
-      if (terms !== null) {
-        // The fee is the one quoted now, on the original amount: the least a payer can bring
-        // (after abatement and the largest discount) must still pay it.
-        const least = input.amount - DueDate.largestReductionFrom(input.amount, terms, DueDate.dayOf(now))
-        if (least <= fees.feeAmount) {
-          return yield* refuse(
-            "amount_below_fee",
-            "discount",
-            "the amount after abatement and discount must be greater than the charge fee"
-          )
-        }
-      }
-      const lifetime =
-        input.expiresIn === undefined ? Duration.toMillis(config.chargeExpiry) : input.expiresIn * 1000
-      // A retry of an attempt whose outcome was unknown asks for the same charge (while it can be paid).
-      const resumable = yield* Effect.serviceOption(Idempotency.Resumable)
-      const held = Option.flatMap(resumable, (r) =>
-        r.held === undefined ? Option.none() : Option.filter(decodeHeld(r.held), (h) => h.expiresAt > now)
-      )
-      const identity = Option.getOrElse(held, () => ({
-        id: Ids.transactionId(now),
-        txid: Ids.newTxid(now),
-        createdAt: now,
-        expiresAt: terms === null ? now + lifetime : DueDate.expiresAt(terms)
-      }))
-      const draft = newTransaction({
-        id: identity.id,
-        merchantId: caller.merchant.id,
-        mode: caller.mode,
-        type: "deposit",
-        status: "pending",
-        amount: input.amount,
-        feeAmount: fees.feeAmount,
-        gatewayFeeAmount: fees.gatewayFeeAmount,
-        netAmount: fees.netAmount,
-        clientName: input.clientName ?? null,
-        clientDocument: input.clientDocument ?? null,
-        txid: identity.txid,
-        description: input.description ?? null,
-        expiresAt: identity.expiresAt,
-        dueTerms: terms,
-        createdAt: identity.createdAt
-      })
-      // A live charge's identity is on its key before the bank is asked: whatever becomes of this
-      // attempt (a time-out, a crash), the retry asks for the same txid.
-      if (Option.isSome(resumable) && caller.mode === "live" && Option.isNone(held)) {
-        yield* resumable.value.keep(
-          encodeHeld({
-            id: draft.id,
-            txid: identity.txid,
-            createdAt: draft.createdAt,
-            expiresAt: identity.expiresAt
-          })
-        )
-      }
-      // The merchant's gateway at the charge's creation (a retry's: the first attempt's).
-      const gateway = yield* GatewayRouting.gatewayFor(gateways, {
-        merchantId: draft.merchantId,
-        mode: draft.mode,
-        at: draft.createdAt,
-        operation: "charge",
-        needs: terms === null ? "charges" : "dueDateCharges",
-        path: terms === null ? "amount" : "dueDate"
-      })
-      const registered = yield* gateway.createCharge(draft).pipe(
-        Effect.tapError((failure) =>
-          failure.outcome === "unknown"
-            ? unknownOutcome(draft, gateway.timers("charge.unknown", draft, draft.id, now))
-            : Effect.void
-        ),
-        Effect.mapError((cause) => new Errors.GatewayUnavailable({ operation: "charge", cause }))
-      )
-      const { location } = registered
-      // The bank's own BR Code when it issues one (its location, its merchant data); ours otherwise.
-      const qrCode = yield* Effect.mapError(
-        registered.brCode !== undefined
-          ? Effect.succeed(registered.brCode)
-          : BrCode.encode({
-              kind: "dynamic",
-              location,
-              // A due-date charge's amount depends on the day: the payer's bank reads it from the
-              // location's payload (`valor.final`), so the BR Code carries none.
-              ...(terms === null ? { amountCents: input.amount } : {}),
-              merchantName: caller.merchant.name,
-              merchantCity: caller.merchant.city || config.defaultCity
-            }),
-        (cause) => new Errors.GatewayUnavailable({ operation: "charge", code: "invalid_location", cause })
-      )
-      const charge: Transaction = { ...draft, qrCode }
-      const expiry: Job = {
-        id: Ids.jobId(now),
-        kind: "charge.expire",
-        ref: charge.id,
-        runAt: identity.expiresAt
-      }
-      const result: Views.ChargeJson = {
-        transactionId: charge.id,
-        txid: identity.txid,
-        status: "pending",
-        qrCode,
-        qrCodeBase64: QrImage.pngBase64(qrCode),
-        expiresAt: Views.iso(identity.expiresAt),
-        amount: Money.toReais(charge.amount),
-        fees: Fees.toJson(fees),
-        ...(terms === null
-          ? {}
-          : {
-              dueDate: terms.dueDate,
-              payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
-              amountDue: Views.dueAmount(DueDate.amountDueAt(charge.amount, terms, now), DueDate.dayOf(now))
-            })
-      }
-      const idempotency = yield* Idempotency.resultFor(result)
-      const outcome = yield* store.insertTransactions({
-        transactions: [charge],
-        entry: null,
-        guard: null,
-        effects: {
-          events: [Events.transactionCreated(charge, now)],
-          jobs: [expiry, ...gateway.timers("charge.created", charge, charge.id, now)]
-        },
-        ...(idempotency === undefined ? {} : { idempotency })
-      })
-      if (outcome === "conflict") return yield* Effect.fail(Idempotency.inFlight())
-      return result
-    }).pipe(
-      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
-      // Once started, a charge is recorded or not at all: a caller that goes away cannot cut it.
-      Effect.uninterruptible
-    )
+  const create = (caller: Caller, input: CreateCharge) => createCharge(ctx, caller, input)
 
   // No read first: the event is made from the charge as the transition leaves it.
   const expire = (id: TransactionId) =>

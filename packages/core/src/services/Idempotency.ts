@@ -185,28 +185,70 @@ export interface IdempotencyShape {
   ) => Effect.Effect<Replayable<A>, E | IdempotencyError, R>
 }
 
+/**
+ * A stored answer is written with its change, before a live payout's bank may have given its
+ * end-to-end id (`endToEndId: null`): its replay carries the id known now, the bank's, so a
+ * retry never says less than the first answer did. Anything else is replayed as stored.
+ */
+const withKnownIdsOf = (
+  reads: Context.Tag.Service<typeof ReadStore>,
+  value: unknown
+): Effect.Effect<unknown> => {
+  if (typeof value !== "object" || value === null || !("endToEndId" in value)) return Effect.succeed(value)
+  if (value.endToEndId !== null || !("transactionId" in value)) return Effect.succeed(value)
+  return findById(TransactionId, value.transactionId, reads.getTransaction).pipe(
+    Effect.map((tx) =>
+      Option.isSome(tx) && tx.value.endToEndId !== null
+        ? { ...value, endToEndId: tx.value.endToEndId }
+        : value
+    ),
+    Effect.orElseSucceed(() => value)
+  )
+}
+
+/**
+ * What a failed attempt leaves on its key (`kept`, `resume`: what the attempt kept and asked
+ * for), then its failure again.
+ */
+const failedAttempt = <E extends PixgateError>(
+  store: Context.Tag.Service<typeof IdempotencyStore>,
+  scope: IdempotencyScope,
+  cause: Cause.Cause<E>,
+  kept: string | undefined,
+  resume: boolean,
+  lock: number
+) =>
+  Effect.gen(function* () {
+    const failure = cause._tag === "Fail" ? cause.error : undefined
+    if (kept !== undefined && resume) {
+      // An unknown outcome the retry resumes: the key keeps it, unlocked for that retry now.
+      const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      yield* store.holdIdempotent(scope, kept, at)
+    } else if (failure !== undefined && !isServerSide(failure)) {
+      // The refusal's body is the encoded tagged error; the transport renders its status on replay.
+      yield* store.finishIdempotent(scope, "refused", JSON.stringify(encodeRefusal(failure)))
+    } else if (
+      failure !== undefined &&
+      !(failure._tag === "StorageUnavailable" && failure.outcome === "unknown")
+    ) {
+      // A definite failure (the gateway refused, the transaction rolled back): nothing was
+      // kept, so the key is free for a fresh attempt at once.
+      yield* store.releaseIdempotent(scope)
+    } else {
+      // The outcome is unknown (the connection died at COMMIT, or a defect): the change and
+      // its stored answer may have been kept. The key stays started until its lock lapses;
+      // the retry then replays the stored answer, or runs the request if nothing was kept.
+      return yield* Effect.failCause(Cause.map(cause, (e) => lockedFor(e, lock)))
+    }
+    return yield* Effect.failCause(cause)
+  })
+
 /** Builds the service over the idempotency store. */
 export const make = Effect.gen(function* () {
   const store = yield* IdempotencyStore
   const reads = yield* ReadStore
 
-  /**
-   * A stored answer is written with its change, before a live payout's bank may have given its
-   * end-to-end id (`endToEndId: null`): its replay carries the id known now, the bank's, so a
-   * retry never says less than the first answer did. Anything else is replayed as stored.
-   */
-  const withKnownIds = (value: unknown): Effect.Effect<unknown> => {
-    if (typeof value !== "object" || value === null || !("endToEndId" in value)) return Effect.succeed(value)
-    if (value.endToEndId !== null || !("transactionId" in value)) return Effect.succeed(value)
-    return findById(TransactionId, value.transactionId, reads.getTransaction).pipe(
-      Effect.map((tx) =>
-        Option.isSome(tx) && tx.value.endToEndId !== null
-          ? { ...value, endToEndId: tx.value.endToEndId }
-          : value
-      ),
-      Effect.orElseSucceed(() => value)
-    )
-  }
+  const withKnownIds = (value: unknown): Effect.Effect<unknown> => withKnownIdsOf(reads, value)
   const config = yield* EngineConfig
   const ttl = Duration.toMillis(config.idempotencyTtl)
   const lock = Duration.toMillis(config.idempotencyLock)
@@ -266,28 +308,7 @@ export const make = Effect.gen(function* () {
         effect.pipe(Effect.provideService(StartedKey, scope), Effect.provideService(Resumable, resumable))
       )
       if (Exit.isSuccess(exit)) return { value: exit.value, replayed: false }
-      const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (kept !== undefined && resume) {
-        // An unknown outcome the retry resumes: the key keeps it, unlocked for that retry now.
-        const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        yield* store.holdIdempotent(scope, kept, at)
-      } else if (failure !== undefined && !isServerSide(failure)) {
-        // The refusal's body is the encoded tagged error; the transport renders its status on replay.
-        yield* store.finishIdempotent(scope, "refused", JSON.stringify(encodeRefusal(failure)))
-      } else if (
-        failure !== undefined &&
-        !(failure._tag === "StorageUnavailable" && failure.outcome === "unknown")
-      ) {
-        // A definite failure (the gateway refused, the transaction rolled back): nothing was
-        // kept, so the key is free for a fresh attempt at once.
-        yield* store.releaseIdempotent(scope)
-      } else {
-        // The outcome is unknown (the connection died at COMMIT, or a defect): the change and
-        // its stored answer may have been kept. The key stays started until its lock lapses;
-        // the retry then replays the stored answer, or runs the request if nothing was kept.
-        return yield* Effect.failCause(Cause.map(exit.cause, (e) => lockedFor(e, lock)))
-      }
-      return yield* Effect.failCause(exit.cause)
+      return yield* failedAttempt(store, scope, exit.cause, kept, resume, lock)
     }).pipe(
       Effect.catchTag("StoreError", (e) => Effect.fail(lockedFor(unavailable(e), lock))),
       // A client that hangs up must not cut a money movement (or its key record) in half.

@@ -165,209 +165,237 @@ const ok = <A>(value: A): Result<A> => ({ ok: true, value })
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
+/** What the operations work with: the service's dependencies. */
+interface InfractionsContext {
+  readonly store: InfractionStoreShape
+  readonly reads: Context.Tag.Service<ReadStore>
+  readonly gateways: Option.Option<Context.Tag.Service<Gateways>>
+}
+
+/**
+ * A live answer goes to the charge's bank first (when its gateway takes defences): None when it
+ * may be recorded, else why not.
+ */
+const forward = ({ reads, gateways }: InfractionsContext, inf: Infraction, answer: Answer) =>
+  Effect.gen(function* () {
+    if (inf.mode !== "live" || Option.isNone(gateways)) return Option.none<Result<never>>()
+    const charge = yield* reads.getTransaction(inf.transactionId)
+    if (Option.isNone(charge)) return Option.some(refuse("not_found"))
+    const gateway = yield* ofTransaction(gateways.value, charge.value)
+    if (Option.isNone(gateway) || !capabilitiesOf(gateway.value).infractions)
+      return Option.some(refuseWith("capability_unavailable", "this merchant's bank offers no infractions"))
+    const defence = gateway.value.infractionDefence
+    if (defence === undefined) return Option.none<Result<never>>()
+    const outcome = yield* defence.send(inf, answer)
+    switch (outcome._tag) {
+      case "Sent":
+        return Option.none<Result<never>>()
+      case "Refused":
+        yield* Effect.logWarning("The bank refused an answer to an infraction").pipe(
+          Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, bankReason: outcome.message })
+        )
+        return Option.some(
+          refuseWith(outcome.reason === "invalid" ? "bank_refused" : outcome.reason, outcome.message)
+        )
+      case "Unknown":
+        yield* Effect.logWarning("An answer to an infraction had an unknown outcome; nothing recorded").pipe(
+          Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, reason: outcome.reason })
+        )
+        return Option.some(refuse("outcome_unknown"))
+    }
+  })
+
+const returnIdsOf = ({ store }: InfractionsContext, inf: Infraction) =>
+  Effect.map(store.listInfractionReturns(inf.transactionId), (rs) =>
+    rs.filter((r) => r.infractionId === inf.id).map((r) => r.id)
+  )
+
+const change = (
+  ctx: InfractionsContext,
+  id: InfractionId,
+  from: ReadonlyArray<InfractionStatus>,
+  to: InfractionStatus,
+  release: boolean,
+  answer?: Answer
+) =>
+  Effect.gen(function* () {
+    const { store } = ctx
+    const current = yield* store.getInfraction(id)
+    if (Option.isNone(current)) return refuse("not_found")
+    const returnIds = yield* returnIdsOf(ctx, current.value)
+    const at = yield* now
+    const job = yield* completing
+    const done = yield* store.changeInfraction({
+      id,
+      from,
+      to,
+      at,
+      release,
+      ...(answer === undefined ? {} : { answer }),
+      entry: (inf, released) => Ledger.infractionReleased(inf, released, at),
+      effects: (updated, charge) => ({
+        events: [Events.infractionUpdated(charge, updated, returnIds, at)],
+        jobs: [],
+        ...job
+      })
+    })
+    return Option.match(done, { onNone: () => refuse("not_pending"), onSome: ok })
+  })
+
+/** Opens an infraction on a charge (`InfractionsShape.open`). */
+const openInfraction = (
+  { store, reads }: InfractionsContext,
+  input: OpenInput
+): ReturnType<InfractionsShape["open"]> =>
+  Effect.gen(function* () {
+    const found = yield* reads.getTransaction(input.transactionId)
+    if (Option.isNone(found) || found.value.type !== "deposit") return refuse("not_found")
+    const charge = found.value
+    const received = charge.receivedAmount ?? charge.amount
+    const claimed = input.amountClaimed ?? received
+    if (!Number.isSafeInteger(claimed) || claimed <= 0 || claimed > received) return refuse("invalid_amount")
+    const at = yield* now
+    const openedAt = input.openedAt ?? at
+    const job = yield* completing
+    const infraction: Infraction = {
+      id: Infractions_.infractionId(at),
+      transactionId: charge.id,
+      merchantId: charge.merchantId,
+      mode: charge.mode,
+      bankId: input.bankId,
+      endToEndId: charge.endToEndId,
+      type: input.type,
+      reason: input.reason,
+      amountClaimed: claimed,
+      blockedAmount: Money.zero,
+      returnedAmount: Money.zero,
+      status: "open",
+      answer: null,
+      openedAt,
+      deadline: input.deadline ?? openedAt + Infractions_.defaultAnswerWindow,
+      createdAt: at,
+      updatedAt: at
+    }
+    const done = yield* store.openInfraction({
+      infraction,
+      block:
+        input.block === false
+          ? Money.zero
+          : Money.Cents(Math.max(0, Math.min(claimed, input.blockAmount ?? claimed))),
+      entry: (opened) =>
+        opened.blockedAmount > 0 ? Ledger.infractionBlocked(opened, opened.blockedAmount, at) : null,
+      effects: (opened, paid) => ({
+        events: [Events.infractionCreated(paid, opened, at)],
+        jobs: [],
+        ...job
+      })
+    })
+    switch (done._tag) {
+      case "Opened":
+      case "Exists":
+        return ok(done.infraction)
+      case "NotFound":
+        return refuse("not_found")
+    }
+  })
+
+/** The merchant's answer to an infraction (`InfractionsShape.answer`). */
+const answerInfraction = (
+  ctx: InfractionsContext,
+  ...[owner, id, answer]: Parameters<InfractionsShape["answer"]>
+): ReturnType<InfractionsShape["answer"]> =>
+  Effect.gen(function* () {
+    const { store } = ctx
+    const current = yield* store.getInfraction(id)
+    if (
+      Option.isNone(current) ||
+      current.value.merchantId !== owner.merchantId ||
+      current.value.mode !== owner.mode
+    )
+      return refuse("not_found")
+    const at = yield* now
+    if (!Infractions_.answerable.includes(current.value.status)) return refuse("not_answerable")
+    if (at > current.value.deadline) return refuse("deadline_passed")
+    const to: InfractionStatus = answer.analysis === "accepted" ? "accepted" : "defended"
+    const refused = yield* forward(ctx, current.value, { ...answer, at })
+    if (Option.isSome(refused)) return refused.value
+    return yield* change(ctx, id, Infractions_.answerable, to, false, { ...answer, at })
+  })
+
+/** A return of a charge's money, booked (`InfractionsShape.recordReturn`). */
+const recordReturn = (
+  { store }: InfractionsContext,
+  input: ReturnInput
+): ReturnType<InfractionsShape["recordReturn"]> =>
+  Effect.gen(function* () {
+    if (!Number.isSafeInteger(input.amount) || input.amount <= 0) return refuse("invalid_amount")
+    const at = yield* now
+    const before = yield* store.listInfractionReturns(input.transactionId)
+    const job = yield* completing
+    const done = yield* store.bookReturn({
+      mode: input.mode,
+      id: input.returnId,
+      transactionId: input.transactionId,
+      infractionId: input.infractionId ?? null,
+      nature: input.nature,
+      amount: input.amount,
+      returnedAt: input.returnedAt ?? at,
+      at,
+      conclude: input.conclude ?? false,
+      entries: (booked, inf, released) => [
+        Ledger.infractionReturned(booked, at),
+        ...(inf !== null && released > 0 ? [Ledger.infractionReleased(inf, released, at)] : [])
+      ],
+      effects: (booked, inf, charge) => ({
+        events:
+          inf === null
+            ? []
+            : [
+                Events.infractionUpdated(
+                  charge,
+                  inf,
+                  [...before.filter((r) => r.infractionId === inf.id).map((r) => r.id), booked.id],
+                  at
+                )
+              ],
+        jobs: [],
+        ...job
+      })
+    })
+    switch (done._tag) {
+      case "Booked":
+        return ok({ booked: done.booked, infraction: done.infraction })
+      case "Exists": {
+        const inf =
+          done.booked.infractionId === null
+            ? Option.none()
+            : yield* store.getInfraction(done.booked.infractionId)
+        return ok({ booked: done.booked, infraction: Option.getOrNull(inf) })
+      }
+      case "NotFound":
+        return refuse("not_found")
+      case "Exceeds":
+        return refuse("exceeds_received", done.returnable)
+    }
+  })
+
 const over = (
   store: InfractionStoreShape,
   reads: Context.Tag.Service<ReadStore>,
   gateways: Option.Option<Context.Tag.Service<Gateways>>
 ): InfractionsShape => {
-  /**
-   * A live answer goes to the charge's bank first (when its gateway takes defences): None when it
-   * may be recorded, else why not.
-   */
-  const forward = (inf: Infraction, answer: Answer) =>
-    Effect.gen(function* () {
-      if (inf.mode !== "live" || Option.isNone(gateways)) return Option.none<Result<never>>()
-      const charge = yield* reads.getTransaction(inf.transactionId)
-      if (Option.isNone(charge)) return Option.some(refuse("not_found"))
-      const gateway = yield* ofTransaction(gateways.value, charge.value)
-      if (Option.isNone(gateway) || !capabilitiesOf(gateway.value).infractions)
-        return Option.some(refuseWith("capability_unavailable", "this merchant's bank offers no infractions"))
-      const defence = gateway.value.infractionDefence
-      if (defence === undefined) return Option.none<Result<never>>()
-      const outcome = yield* defence.send(inf, answer)
-      switch (outcome._tag) {
-        case "Sent":
-          return Option.none<Result<never>>()
-        case "Refused":
-          yield* Effect.logWarning("The bank refused an answer to an infraction").pipe(
-            Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, bankReason: outcome.message })
-          )
-          return Option.some(
-            refuseWith(outcome.reason === "invalid" ? "bank_refused" : outcome.reason, outcome.message)
-          )
-        case "Unknown":
-          yield* Effect.logWarning(
-            "An answer to an infraction had an unknown outcome; nothing recorded"
-          ).pipe(Effect.annotateLogs({ infractionId: inf.id, bankId: inf.bankId, reason: outcome.reason }))
-          return Option.some(refuse("outcome_unknown"))
-      }
-    })
-
-  const returnIdsOf = (inf: Infraction) =>
-    Effect.map(store.listInfractionReturns(inf.transactionId), (rs) =>
-      rs.filter((r) => r.infractionId === inf.id).map((r) => r.id)
-    )
-
-  const change = (
-    id: InfractionId,
-    from: ReadonlyArray<InfractionStatus>,
-    to: InfractionStatus,
-    release: boolean,
-    answer?: Answer
-  ) =>
-    Effect.gen(function* () {
-      const current = yield* store.getInfraction(id)
-      if (Option.isNone(current)) return refuse("not_found")
-      const returnIds = yield* returnIdsOf(current.value)
-      const at = yield* now
-      const job = yield* completing
-      const done = yield* store.changeInfraction({
-        id,
-        from,
-        to,
-        at,
-        release,
-        ...(answer === undefined ? {} : { answer }),
-        entry: (inf, released) => Ledger.infractionReleased(inf, released, at),
-        effects: (updated, charge) => ({
-          events: [Events.infractionUpdated(charge, updated, returnIds, at)],
-          jobs: [],
-          ...job
-        })
-      })
-      return Option.match(done, { onNone: () => refuse("not_pending"), onSome: ok })
-    })
-
+  const ctx: InfractionsContext = { store, reads, gateways }
   return {
     supported: true,
-    open: (input) =>
-      Effect.gen(function* () {
-        const found = yield* reads.getTransaction(input.transactionId)
-        if (Option.isNone(found) || found.value.type !== "deposit") return refuse("not_found")
-        const charge = found.value
-        const received = charge.receivedAmount ?? charge.amount
-        const claimed = input.amountClaimed ?? received
-        if (!Number.isSafeInteger(claimed) || claimed <= 0 || claimed > received)
-          return refuse("invalid_amount")
-        const at = yield* now
-        const openedAt = input.openedAt ?? at
-        const job = yield* completing
-        const infraction: Infraction = {
-          id: Infractions_.infractionId(at),
-          transactionId: charge.id,
-          merchantId: charge.merchantId,
-          mode: charge.mode,
-          bankId: input.bankId,
-          endToEndId: charge.endToEndId,
-          type: input.type,
-          reason: input.reason,
-          amountClaimed: claimed,
-          blockedAmount: Money.zero,
-          returnedAmount: Money.zero,
-          status: "open",
-          answer: null,
-          openedAt,
-          deadline: input.deadline ?? openedAt + Infractions_.defaultAnswerWindow,
-          createdAt: at,
-          updatedAt: at
-        }
-        const done = yield* store.openInfraction({
-          infraction,
-          block:
-            input.block === false
-              ? Money.zero
-              : Money.Cents(Math.max(0, Math.min(claimed, input.blockAmount ?? claimed))),
-          entry: (opened) =>
-            opened.blockedAmount > 0 ? Ledger.infractionBlocked(opened, opened.blockedAmount, at) : null,
-          effects: (opened, paid) => ({
-            events: [Events.infractionCreated(paid, opened, at)],
-            jobs: [],
-            ...job
-          })
-        })
-        switch (done._tag) {
-          case "Opened":
-          case "Exists":
-            return ok(done.infraction)
-          case "NotFound":
-            return refuse("not_found")
-        }
-      }),
+    open: (input) => openInfraction(ctx, input),
 
-    answer: (owner, id, answer) =>
-      Effect.gen(function* () {
-        const current = yield* store.getInfraction(id)
-        if (
-          Option.isNone(current) ||
-          current.value.merchantId !== owner.merchantId ||
-          current.value.mode !== owner.mode
-        )
-          return refuse("not_found")
-        const at = yield* now
-        if (!Infractions_.answerable.includes(current.value.status)) return refuse("not_answerable")
-        if (at > current.value.deadline) return refuse("deadline_passed")
-        const to: InfractionStatus = answer.analysis === "accepted" ? "accepted" : "defended"
-        const refused = yield* forward(current.value, { ...answer, at })
-        if (Option.isSome(refused)) return refused.value
-        return yield* change(id, Infractions_.answerable, to, false, { ...answer, at })
-      }),
+    answer: (owner, id, answer) => answerInfraction(ctx, owner, id, answer),
 
-    release: (id, outcome) => change(id, ["open", "defended", "accepted"], outcome, true),
+    release: (id, outcome) => change(ctx, id, ["open", "defended", "accepted"], outcome, true),
 
-    upheldWithoutReturn: (id) => change(id, ["open", "defended", "accepted"], "accepted", true),
+    upheldWithoutReturn: (id) => change(ctx, id, ["open", "defended", "accepted"], "accepted", true),
 
-    recordReturn: (input) =>
-      Effect.gen(function* () {
-        if (!Number.isSafeInteger(input.amount) || input.amount <= 0) return refuse("invalid_amount")
-        const at = yield* now
-        const before = yield* store.listInfractionReturns(input.transactionId)
-        const job = yield* completing
-        const done = yield* store.bookReturn({
-          mode: input.mode,
-          id: input.returnId,
-          transactionId: input.transactionId,
-          infractionId: input.infractionId ?? null,
-          nature: input.nature,
-          amount: input.amount,
-          returnedAt: input.returnedAt ?? at,
-          at,
-          conclude: input.conclude ?? false,
-          entries: (booked, inf, released) => [
-            Ledger.infractionReturned(booked, at),
-            ...(inf !== null && released > 0 ? [Ledger.infractionReleased(inf, released, at)] : [])
-          ],
-          effects: (booked, inf, charge) => ({
-            events:
-              inf === null
-                ? []
-                : [
-                    Events.infractionUpdated(
-                      charge,
-                      inf,
-                      [...before.filter((r) => r.infractionId === inf.id).map((r) => r.id), booked.id],
-                      at
-                    )
-                  ],
-            jobs: [],
-            ...job
-          })
-        })
-        switch (done._tag) {
-          case "Booked":
-            return ok({ booked: done.booked, infraction: done.infraction })
-          case "Exists": {
-            const inf =
-              done.booked.infractionId === null
-                ? Option.none()
-                : yield* store.getInfraction(done.booked.infractionId)
-            return ok({ booked: done.booked, infraction: Option.getOrNull(inf) })
-          }
-          case "NotFound":
-            return refuse("not_found")
-          case "Exceeds":
-            return refuse("exceeds_received", done.returnable)
-        }
-      }),
+    recordReturn: (input) => recordReturn(ctx, input),
 
     get: store.getInfraction,
     findByBankId: store.findInfractionByBankId,

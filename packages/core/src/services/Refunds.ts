@@ -117,6 +117,266 @@ const hasControl = (text: string) => {
   return false
 }
 
+/** What the refund operations work with: the service's dependencies. */
+interface RefundsContext {
+  readonly store: RefundStore.RefundStoreShape
+  readonly reads: Context.Tag.Service<typeof ReadStore>
+  readonly jobs: Context.Tag.Service<typeof JobStore>
+  readonly gateways: Context.Tag.Service<typeof Gateways>
+  readonly config: Context.Tag.Service<typeof EngineConfig>
+}
+
+const chargeOf = ({ reads }: RefundsContext, merchantId: MerchantId, transactionId: string) =>
+  Effect.flatMap(findById(TransactionId, transactionId, reads.getTransaction), (t) =>
+    Option.isSome(t) && t.value.merchantId === merchantId && t.value.type === "deposit"
+      ? Effect.succeed(t.value)
+      : Effect.fail(Errors.notFound("Charge"))
+  )
+
+// A refund goes back through the bank that received the charge's PIX.
+const refunderOf = (
+  { gateways }: RefundsContext,
+  charge: Transaction
+): Effect.Effect<Option.Option<PixRefunder>, StoreError> =>
+  charge.mode === "test"
+    ? Effect.succeed(Option.none())
+    : Effect.map(GatewayRouting.ofTransaction(gateways, charge), (g) =>
+        Option.flatMap(g, (gateway) => Option.fromNullable(gateway.refunder))
+      )
+
+const sameRequest = (refund: Refund, amount: Money.Cents, description: string | null) =>
+  refund.amount === amount && refund.description === description
+
+/** Fails a key that cannot name a refund. */
+const checkKey = (idempotencyKey: string) =>
+  Effect.gen(function* () {
+    if (idempotencyKey.length === 0 || idempotencyKey.length > maxKeyLength || hasControl(idempotencyKey)) {
+      return yield* Effect.fail(
+        Errors.validation(
+          "invalid_idempotency_key",
+          "Idempotency-Key",
+          `Idempotency-Key must be 1 to ${maxKeyLength} printable characters`
+        )
+      )
+    }
+  })
+
+/**
+ * The gateway that received the charge's PIX, once the charge is found refundable now (within the
+ * window; live: a gateway that refunds).
+ */
+const refundGatewayOf = (ctx: RefundsContext, charge: Transaction, now: number) =>
+  Effect.gen(function* () {
+    const { gateways } = ctx
+    if (charge.status === "completed" && charge.paidAt !== null && now - charge.paidAt > refundWindowMs) {
+      return yield* Effect.fail(
+        new Errors.Refused({
+          code: "refund_window_closed",
+          message: "A charge can be refunded within 90 days of its payment"
+        })
+      )
+    }
+    // The bank that received the charge's PIX (its merchant's gateway when it was created).
+    const chargeGateway = yield* GatewayRouting.ofTransaction(gateways, charge)
+    if (charge.mode === "live") {
+      if (Option.isNone(chargeGateway))
+        return yield* Effect.fail(
+          new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
+        )
+      yield* GatewayRouting.gatewayFor(gateways, {
+        merchantId: charge.merchantId,
+        mode: charge.mode,
+        at: charge.createdAt,
+        operation: "refund",
+        needs: "refunds",
+        path: "amount"
+      })
+      if (Option.isNone(yield* refunderOf(ctx, charge)))
+        return yield* Effect.fail(
+          new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
+        )
+    }
+    return chargeGateway
+  })
+
+/** The answer to a refund's insert. */
+const answerOf = (outcome: RefundStore.RefundInsert, amount: Money.Cents, description: string | null) =>
+  Effect.gen(function* () {
+    switch (outcome._tag) {
+      case "Created":
+        return outcome.refund
+      case "Exists":
+        return sameRequest(outcome.refund, amount, description)
+          ? outcome.refund
+          : yield* Effect.fail(new Errors.IdempotencyMismatch())
+      case "NotFound":
+        return yield* Effect.fail(Errors.notFound("Charge"))
+      case "NotCompleted":
+        return yield* Effect.fail(
+          new Errors.Refused({
+            code: "refund_not_refundable",
+            message:
+              outcome.status === "refunded"
+                ? "The charge is already refunded in full"
+                : `Only a completed charge can be refunded (this one is ${outcome.status})`
+          })
+        )
+      case "Exceeds":
+        return yield* Effect.fail(
+          Errors.validation(
+            "refund_exceeds_received",
+            "amount",
+            `amount exceeds what is left to refund of the charge (${Money.formatReais(outcome.refundable)})`
+          )
+        )
+      case "Insufficient":
+        return yield* Effect.fail(Errors.insufficientBalance())
+    }
+  })
+
+const createRefund = (
+  ctx: RefundsContext,
+  ...[merchantId, transactionId, input, idempotencyKey]: Parameters<RefundsShape["create"]>
+): ReturnType<RefundsShape["create"]> =>
+  Effect.gen(function* () {
+    const { store, config } = ctx
+    yield* checkKey(idempotencyKey)
+    yield* checkAmount(input.amount, config.maxAmount)
+    const charge = yield* chargeOf(ctx, merchantId, transactionId)
+    const id = refundId(charge.id, idempotencyKey)
+    const description = input.description ?? null
+    // A retry answers the first refund, whatever happened since (even past the window).
+    const earlier = yield* store.getRefund(id)
+    if (Option.isSome(earlier)) {
+      return sameRequest(earlier.value, input.amount, description)
+        ? earlier.value
+        : yield* Effect.fail(new Errors.IdempotencyMismatch())
+    }
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const chargeGateway = yield* refundGatewayOf(ctx, charge, now)
+    const refund: Refund = {
+      id,
+      transactionId: charge.id,
+      merchantId,
+      mode: charge.mode,
+      amount: input.amount,
+      status: "pending",
+      description,
+      failureReason: null,
+      returnId: null,
+      createdAt: now,
+      updatedAt: now
+    }
+    const outcome = yield* store.insertRefund({
+      refund,
+      entry: Ledger.refundCreated(refund, now),
+      effects: (current, refunded) => ({
+        events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
+        // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
+        jobs: Option.match(
+          Option.flatMap(chargeGateway, (g) => Option.fromNullable(g.refundTimers)),
+          { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
+        )
+      })
+    })
+    return yield* answerOf(outcome, input.amount, description)
+  }).pipe(
+    Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
+    Effect.uninterruptible
+  )
+
+const settleRefund = ({ store }: RefundsContext, id: RefundId, returnId?: string) =>
+  Effect.gen(function* () {
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const completes = yield* completing
+    const done = yield* store.finishRefund({
+      id,
+      to: "completed",
+      at: now,
+      ...(returnId === undefined ? {} : { returnId }),
+      entry: null,
+      effects: (refund, charge, refunded) => ({
+        events: [Events.refundEvent("refund.completed", charge, refund, refunded, now)],
+        jobs: [],
+        ...completes
+      })
+    })
+    return Option.isSome(done)
+  })
+
+const failRefund = ({ store }: RefundsContext, id: RefundId, reason: string) =>
+  Effect.gen(function* () {
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const current = yield* store.getRefund(id)
+    if (Option.isNone(current) || current.value.status !== "pending") return false
+    const completes = yield* completing
+    const done = yield* store.finishRefund({
+      id,
+      to: "failed",
+      at: now,
+      failureReason: reason,
+      entry: Ledger.refundFailed(current.value, now),
+      effects: (refund, charge, refunded) => ({
+        events: [Events.refundEvent("refund.failed", charge, refund, refunded, now)],
+        jobs: [],
+        ...completes
+      })
+    })
+    return Option.isSome(done)
+  })
+
+// The change runs as the job: it completes the job in its unit; when it changes nothing, the
+// job is finished here.
+const asJob = ({ jobs }: RefundsContext, job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
+  Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
+    applied ? Effect.void : jobs.finishJob(job.id)
+  )
+
+const sendRefund = (ctx: RefundsContext, job: ClaimedJob) =>
+  Effect.gen(function* () {
+    const { store, reads, jobs } = ctx
+    const found = yield* findById(RefundId, job.ref, store.getRefund)
+    if (Option.isNone(found) || found.value.status !== "pending") return yield* jobs.finishJob(job.id)
+    const refund = found.value
+    const charge = yield* reads.getTransaction(refund.transactionId)
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const refunder = Option.isNone(charge) ? Option.none() : yield* refunderOf(ctx, charge.value)
+    if (Option.isNone(charge) || Option.isNone(refunder)) {
+      yield* Effect.logWarning("No bank gateway sends this refund; asking again in a minute").pipe(
+        Effect.annotateLogs({ refundId: refund.id })
+      )
+      return yield* jobs.retryJob(job.id, now + 60_000)
+    }
+    const bank = refunder.value
+    let status: SendStatus = yield* bank.status(refund, charge.value)
+    const sent = status._tag === "NotFound"
+    if (sent) status = yield* bank.send(refund, charge.value)
+    switch (status._tag) {
+      case "Settled":
+        return yield* asJob(ctx, job, settleRefund(ctx, refund.id, status.endToEndId))
+      case "Rejected":
+        yield* Effect.logWarning("The bank rejected a refund; its money returns to the balance").pipe(
+          Effect.annotateLogs({
+            refundId: refund.id,
+            bankReason: status.reason,
+            bankCode: status.code
+          })
+        )
+        return yield* asJob(ctx, job, failRefund(ctx, refund.id, "bank_rejected"))
+      case "Unknown":
+        yield* Effect.logWarning(
+          sent
+            ? "A refund's send got no answer: it may have reached the bank, so its status is asked, never sent again blindly"
+            : "The bank could not be asked about a refund; nothing was sent this time, asking again"
+        ).pipe(Effect.annotateLogs({ refundId: refund.id, reason: status.reason, sent }))
+        return yield* jobs.retryJob(job.id, now + bank.pollDelay)
+      default:
+        if (status._tag === "Processing" && status.endToEndId !== undefined && refund.returnId === null)
+          yield* store.setRefundReturnId(refund.id, status.endToEndId, now)
+        return yield* jobs.retryJob(job.id, now + bank.pollDelay)
+    }
+  })
+
 /** Builds the service. */
 export const make = Effect.gen(function* () {
   const store = yield* RefundStore.orAbsent
@@ -124,139 +384,14 @@ export const make = Effect.gen(function* () {
   const jobs = yield* JobStore
   const gateways = yield* Gateways
   const config = yield* EngineConfig
-
-  const chargeOf = (merchantId: MerchantId, transactionId: string) =>
-    Effect.flatMap(findById(TransactionId, transactionId, reads.getTransaction), (t) =>
-      Option.isSome(t) && t.value.merchantId === merchantId && t.value.type === "deposit"
-        ? Effect.succeed(t.value)
-        : Effect.fail(Errors.notFound("Charge"))
-    )
-
-  // A refund goes back through the bank that received the charge's PIX.
-  const refunderOf = (charge: Transaction): Effect.Effect<Option.Option<PixRefunder>, StoreError> =>
-    charge.mode === "test"
-      ? Effect.succeed(Option.none())
-      : Effect.map(GatewayRouting.ofTransaction(gateways, charge), (g) =>
-          Option.flatMap(g, (gateway) => Option.fromNullable(gateway.refunder))
-        )
-
-  const sameRequest = (refund: Refund, amount: Money.Cents, description: string | null) =>
-    refund.amount === amount && refund.description === description
+  const ctx: RefundsContext = { store, reads, jobs, gateways, config }
 
   const create: RefundsShape["create"] = (merchantId, transactionId, input, idempotencyKey) =>
-    Effect.gen(function* () {
-      if (idempotencyKey.length === 0 || idempotencyKey.length > maxKeyLength || hasControl(idempotencyKey)) {
-        return yield* Effect.fail(
-          Errors.validation(
-            "invalid_idempotency_key",
-            "Idempotency-Key",
-            `Idempotency-Key must be 1 to ${maxKeyLength} printable characters`
-          )
-        )
-      }
-      yield* checkAmount(input.amount, config.maxAmount)
-      const charge = yield* chargeOf(merchantId, transactionId)
-      const id = refundId(charge.id, idempotencyKey)
-      const description = input.description ?? null
-      // A retry answers the first refund, whatever happened since (even past the window).
-      const earlier = yield* store.getRefund(id)
-      if (Option.isSome(earlier)) {
-        return sameRequest(earlier.value, input.amount, description)
-          ? earlier.value
-          : yield* Effect.fail(new Errors.IdempotencyMismatch())
-      }
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      if (charge.status === "completed" && charge.paidAt !== null && now - charge.paidAt > refundWindowMs) {
-        return yield* Effect.fail(
-          new Errors.Refused({
-            code: "refund_window_closed",
-            message: "A charge can be refunded within 90 days of its payment"
-          })
-        )
-      }
-      // The bank that received the charge's PIX (its merchant's gateway when it was created).
-      const chargeGateway = yield* GatewayRouting.ofTransaction(gateways, charge)
-      if (charge.mode === "live") {
-        if (Option.isNone(chargeGateway))
-          return yield* Effect.fail(
-            new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
-          )
-        yield* GatewayRouting.gatewayFor(gateways, {
-          merchantId: charge.merchantId,
-          mode: charge.mode,
-          at: charge.createdAt,
-          operation: "refund",
-          needs: "refunds",
-          path: "amount"
-        })
-        if (Option.isNone(yield* refunderOf(charge)))
-          return yield* Effect.fail(
-            new Errors.GatewayUnavailable({ operation: "refund", code: "gateway_not_configured" })
-          )
-      }
-      const refund: Refund = {
-        id,
-        transactionId: charge.id,
-        merchantId,
-        mode: charge.mode,
-        amount: input.amount,
-        status: "pending",
-        description,
-        failureReason: null,
-        returnId: null,
-        createdAt: now,
-        updatedAt: now
-      }
-      const outcome = yield* store.insertRefund({
-        refund,
-        entry: Ledger.refundCreated(refund, now),
-        effects: (current, refunded) => ({
-          events: [Events.refundEvent("refund.created", current, refund, refunded, now)],
-          // A gateway that settles its own refunds (the sandbox) writes its timers; others send.
-          jobs: Option.match(
-            Option.flatMap(chargeGateway, (g) => Option.fromNullable(g.refundTimers)),
-            { onNone: () => [sendJob(id, now)], onSome: (timers) => timers(refund, now) }
-          )
-        })
-      })
-      switch (outcome._tag) {
-        case "Created":
-          return outcome.refund
-        case "Exists":
-          return sameRequest(outcome.refund, input.amount, description)
-            ? outcome.refund
-            : yield* Effect.fail(new Errors.IdempotencyMismatch())
-        case "NotFound":
-          return yield* Effect.fail(Errors.notFound("Charge"))
-        case "NotCompleted":
-          return yield* Effect.fail(
-            new Errors.Refused({
-              code: "refund_not_refundable",
-              message:
-                outcome.status === "refunded"
-                  ? "The charge is already refunded in full"
-                  : `Only a completed charge can be refunded (this one is ${outcome.status})`
-            })
-          )
-        case "Exceeds":
-          return yield* Effect.fail(
-            Errors.validation(
-              "refund_exceeds_received",
-              "amount",
-              `amount exceeds what is left to refund of the charge (${Money.formatReais(outcome.refundable)})`
-            )
-          )
-        case "Insufficient":
-          return yield* Effect.fail(Errors.insufficientBalance())
-      }
-    }).pipe(
-      Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
-      Effect.uninterruptible
-    )
+    createRefund(ctx, merchantId, transactionId, input, idempotencyKey)
 
   const list: RefundsShape["list"] = (merchantId, transactionId) =>
     Effect.gen(function* () {
-      const charge = yield* chargeOf(merchantId, transactionId)
+      const charge = yield* chargeOf(ctx, merchantId, transactionId)
       const refunds = yield* store.listRefunds(charge.id)
       const refunded = refunds.reduce((n, r) => (r.status === "failed" ? n : n + r.amount), 0)
       const received = charge.status === "completed" ? (charge.receivedAmount ?? charge.amount) : refunded
@@ -268,96 +403,11 @@ export const make = Effect.gen(function* () {
       }
     }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))))
 
-  const settle: RefundsShape["settle"] = (id, returnId) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const completes = yield* completing
-      const done = yield* store.finishRefund({
-        id,
-        to: "completed",
-        at: now,
-        ...(returnId === undefined ? {} : { returnId }),
-        entry: null,
-        effects: (refund, charge, refunded) => ({
-          events: [Events.refundEvent("refund.completed", charge, refund, refunded, now)],
-          jobs: [],
-          ...completes
-        })
-      })
-      return Option.isSome(done)
-    })
+  const settle: RefundsShape["settle"] = (id, returnId) => settleRefund(ctx, id, returnId)
 
-  const fail: RefundsShape["fail"] = (id, reason) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const current = yield* store.getRefund(id)
-      if (Option.isNone(current) || current.value.status !== "pending") return false
-      const completes = yield* completing
-      const done = yield* store.finishRefund({
-        id,
-        to: "failed",
-        at: now,
-        failureReason: reason,
-        entry: Ledger.refundFailed(current.value, now),
-        effects: (refund, charge, refunded) => ({
-          events: [Events.refundEvent("refund.failed", charge, refund, refunded, now)],
-          jobs: [],
-          ...completes
-        })
-      })
-      return Option.isSome(done)
-    })
+  const fail: RefundsShape["fail"] = (id, reason) => failRefund(ctx, id, reason)
 
-  // The change runs as the job: it completes the job in its unit; when it changes nothing, the
-  // job is finished here.
-  const asJob = (job: ClaimedJob, change: Effect.Effect<boolean, StoreError>) =>
-    Effect.flatMap(Effect.provideService(change, CurrentJob, job.id), (applied) =>
-      applied ? Effect.void : jobs.finishJob(job.id)
-    )
-
-  const send: RefundsShape["send"] = (job) =>
-    Effect.gen(function* () {
-      const found = yield* findById(RefundId, job.ref, store.getRefund)
-      if (Option.isNone(found) || found.value.status !== "pending") return yield* jobs.finishJob(job.id)
-      const refund = found.value
-      const charge = yield* reads.getTransaction(refund.transactionId)
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const refunder = Option.isNone(charge) ? Option.none() : yield* refunderOf(charge.value)
-      if (Option.isNone(charge) || Option.isNone(refunder)) {
-        yield* Effect.logWarning("No bank gateway sends this refund; asking again in a minute").pipe(
-          Effect.annotateLogs({ refundId: refund.id })
-        )
-        return yield* jobs.retryJob(job.id, now + 60_000)
-      }
-      const bank = refunder.value
-      let status: SendStatus = yield* bank.status(refund, charge.value)
-      const sent = status._tag === "NotFound"
-      if (sent) status = yield* bank.send(refund, charge.value)
-      switch (status._tag) {
-        case "Settled":
-          return yield* asJob(job, settle(refund.id, status.endToEndId))
-        case "Rejected":
-          yield* Effect.logWarning("The bank rejected a refund; its money returns to the balance").pipe(
-            Effect.annotateLogs({
-              refundId: refund.id,
-              bankReason: status.reason,
-              bankCode: status.code
-            })
-          )
-          return yield* asJob(job, fail(refund.id, "bank_rejected"))
-        case "Unknown":
-          yield* Effect.logWarning(
-            sent
-              ? "A refund's send got no answer: it may have reached the bank, so its status is asked, never sent again blindly"
-              : "The bank could not be asked about a refund; nothing was sent this time, asking again"
-          ).pipe(Effect.annotateLogs({ refundId: refund.id, reason: status.reason, sent }))
-          return yield* jobs.retryJob(job.id, now + bank.pollDelay)
-        default:
-          if (status._tag === "Processing" && status.endToEndId !== undefined && refund.returnId === null)
-            yield* store.setRefundReturnId(refund.id, status.endToEndId, now)
-          return yield* jobs.retryJob(job.id, now + bank.pollDelay)
-      }
-    })
+  const send: RefundsShape["send"] = (job) => sendRefund(ctx, job)
 
   return { create, list, settle, fail, send } satisfies RefundsShape
 })

@@ -41,6 +41,8 @@ import * as BrCode from "../pix/BrCode.js"
 import { Gateways } from "../ports/BankGateway.js"
 import {
   type CycleChargeSnapshot,
+  type RecLocation,
+  type RecurrenceRequest,
   type RecurrenceSnapshot,
   type RecurringGateway,
   type RecurringReports,
@@ -188,12 +190,10 @@ const cpfPattern = /^\d{11}$/
 const cnpjPattern = /^[0-9A-Z]{14}$/
 const ispbPattern = /^[0-9A-Z]{8}$/
 
-/** The request checked against the standard's rules; the calendar as days. */
-const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
+/** The request's contract and debtor checked. */
+const checkVinculo = (input: CreateSubscription) =>
   Effect.gen(function* () {
-    const { vinculo, calendario, valor } = input
-    if (!R.jornadas.includes(input.jornada))
-      return yield* Effect.fail(invalid("jornada", "jornada must be JORNADA_1 to JORNADA_4"))
+    const { vinculo } = input
     if (vinculo.contrato.length < 1 || vinculo.contrato.length > 35)
       return yield* Effect.fail(invalid("vinculo.contrato", "vinculo.contrato must have 1 to 35 characters"))
     if (vinculo.objeto !== undefined && vinculo.objeto.length > 35)
@@ -211,6 +211,12 @@ const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
       return yield* Effect.fail(
         invalid("vinculo.devedor.nome", "vinculo.devedor.nome must have 1 to 140 characters")
       )
+  })
+
+/** The request's calendar checked, as days. */
+const checkCalendar = (input: CreateSubscription, today: DueDate.Day) =>
+  Effect.gen(function* () {
+    const { calendario } = input
     if (!R.periodicidades.includes(calendario.periodicidade))
       return yield* Effect.fail(
         invalid(
@@ -235,6 +241,13 @@ const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
     }
     const problem = R.calendarProblem(calendar)
     if (problem !== undefined) return yield* Effect.fail(invalid("calendario.dataFinal", problem))
+    return calendar
+  })
+
+/** The request's retry policy and amounts checked; each cycle's amount. */
+const checkValor = (input: CreateSubscription) =>
+  Effect.gen(function* () {
+    const { valor } = input
     if (!R.politicas.includes(input.politicaRetentativa))
       return yield* Effect.fail(
         invalid("politicaRetentativa", "politicaRetentativa must be NAO_PERMITE or PERMITE_3R_7D")
@@ -261,6 +274,12 @@ const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
       return yield* Effect.fail(
         invalid("valorCiclo", "valorCiclo must be at least valor.valorMinimoRecebedor")
       )
+    return cycleAmount
+  })
+
+/** The request's journey's own fields checked: the payer's account (1), the first payment (3, 4). */
+const checkJourney = (input: CreateSubscription) =>
+  Effect.gen(function* () {
     if (input.jornada === "JORNADA_1") {
       const p = input.pagador
       if (p === undefined)
@@ -295,6 +314,17 @@ const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
     } else if (input.cobranca !== undefined) {
       return yield* Effect.fail(invalid("cobranca", "cobranca is only for JORNADA_3 and JORNADA_4"))
     }
+  })
+
+/** The request checked against the standard's rules; the calendar as days. */
+const checkRequest = (input: CreateSubscription, today: DueDate.Day) =>
+  Effect.gen(function* () {
+    if (!R.jornadas.includes(input.jornada))
+      return yield* Effect.fail(invalid("jornada", "jornada must be JORNADA_1 to JORNADA_4"))
+    yield* checkVinculo(input)
+    const calendar = yield* checkCalendar(input, today)
+    const cycleAmount = yield* checkValor(input)
+    yield* checkJourney(input)
     return { calendar, cycleAmount }
   })
 
@@ -325,6 +355,155 @@ export const recurrenceQr = (location: string, merchantName: string, city: strin
 const isoOf = (ms: number) => new Date(ms).toISOString()
 /** The first instant of a São Paulo day. */
 const startOfDay = (day: DueDate.Day) => DueDate.endOfDay(day - 1)
+
+/** Journeys 3 and 4: the first payment's charge request, on the subscription's debtor. */
+const firstChargeRequest = (input: CreateSubscription): CreateCharge => {
+  const first = input.cobranca as NonNullable<CreateSubscription["cobranca"]>
+  const devedor = input.vinculo.devedor
+  const document = devedor.cpf ?? devedor.cnpj
+  return {
+    amount: first.valor as Money.Cents,
+    clientName: devedor.nome,
+    ...(document === undefined ? {} : { clientDocument: document }),
+    description: `${input.vinculo.objeto ?? "Assinatura"} ${input.vinculo.contrato}`.slice(0, 140),
+    ...(first.dueDate === undefined ? {} : { dueDate: first.dueDate })
+  }
+}
+
+/** Journey 1's push request of a test subscription, as it is created. */
+const testSolicitacaoOf = (input: CreateSubscription, ispb: string, at: number): R.Solicitacao | null =>
+  input.jornada === "JORNADA_1" && input.pagador !== undefined
+    ? {
+        idSolicRec: R.newIdSolicRec(ispb, at),
+        status: "CRIADA",
+        dataExpiracaoSolicitacao: input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
+        destinatario: {
+          ispbParticipante: input.pagador.ispbParticipante,
+          conta: input.pagador.conta,
+          ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia }),
+          ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
+          ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
+        },
+        atualizacao: [{ status: "CRIADA", data: isoOf(at) }]
+      }
+    : null
+
+/**
+ * The sandbox's magic values: a contract ending in `-REJEITA` is rejected, `-ESPERA` waits for an
+ * admin action; any other is approved 2-3 s after creation.
+ */
+const sandboxAnswerOf = (contrato: string) =>
+  contrato.endsWith("-REJEITA") ? "reject" : contrato.endsWith("-ESPERA") ? "wait" : "approve"
+
+/** The push request is sent (ENVIADA) as it is created: the sandbox's payer's bank has it. */
+const withSentSolicitation = (
+  subscription: R.Subscription,
+  solicitacao: R.Solicitacao | null,
+  at: number
+): R.Subscription =>
+  solicitacao === null
+    ? subscription
+    : {
+        ...subscription,
+        solicitacao: {
+          ...solicitacao,
+          status: "ENVIADA",
+          atualizacao: [...solicitacao.atualizacao, { status: "ENVIADA", data: isoOf(at) }]
+        }
+      }
+
+/** A live subscription as it is stored before the bank answers (its idRec still unknown). */
+const liveSubscriptionOf = (
+  caller: Caller,
+  input: CreateSubscription,
+  cycleAmount: number,
+  chargeId: TransactionId | null,
+  txid: string | null,
+  loc: RecLocation | null,
+  pollDelay: number,
+  at: number
+): R.Subscription => ({
+  id: Ids.newId("sub", at),
+  merchantId: caller.merchant.id,
+  mode: caller.mode,
+  idRec: null,
+  jornada: input.jornada,
+  vinculo: {
+    contrato: input.vinculo.contrato,
+    devedor: input.vinculo.devedor,
+    objeto: input.vinculo.objeto ?? null
+  },
+  calendario: {
+    dataInicial: input.calendario.dataInicial,
+    dataFinal: input.calendario.dataFinal ?? null,
+    periodicidade: input.calendario.periodicidade
+  },
+  valor: {
+    valorRec: input.valor.valorRec ?? null,
+    valorMinimoRecebedor: input.valor.valorMinimoRecebedor ?? null
+  },
+  politicaRetentativa: input.politicaRetentativa,
+  status: "CRIADA",
+  atualizacao: [{ status: "CRIADA", data: isoOf(at) }],
+  encerramento: null,
+  tipoJornada: "AGUARDANDO_DEFINICAO",
+  chargeId,
+  txid,
+  // Journey 1: the push request to send, kept until the bank has it (idSolicRec "" until then).
+  solicitacao:
+    input.jornada === "JORNADA_1" && input.pagador !== undefined
+      ? {
+          idSolicRec: "",
+          status: "CRIADA",
+          dataExpiracaoSolicitacao: input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
+          destinatario: {
+            ispbParticipante: input.pagador.ispbParticipante,
+            conta: input.pagador.conta,
+            ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia }),
+            ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
+            ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
+          },
+          atualizacao: [{ status: "CRIADA", data: isoOf(at) }]
+        }
+      : null,
+  location: loc?.location ?? null,
+  pixCopiaECola: null,
+  valorMaximoPagador: null,
+  valorCiclo: cycleAmount,
+  payer: null,
+  nextCycle: 0,
+  nextAt: at + pollDelay,
+  createdAt: at,
+  updatedAt: at,
+  version: 1
+})
+
+/** The recurrence a live subscription asks the bank for (`POST /rec`). */
+const recurrenceRequestOf = (
+  input: CreateSubscription,
+  loc: RecLocation | null,
+  txid: string | null
+): RecurrenceRequest => ({
+  vinculo: {
+    contrato: input.vinculo.contrato,
+    devedor: input.vinculo.devedor,
+    ...(input.vinculo.objeto === undefined ? {} : { objeto: input.vinculo.objeto })
+  },
+  calendario: {
+    dataInicial: input.calendario.dataInicial,
+    ...(input.calendario.dataFinal === undefined ? {} : { dataFinal: input.calendario.dataFinal }),
+    periodicidade: input.calendario.periodicidade
+  },
+  valor: {
+    ...(input.valor.valorRec === undefined ? {} : { valorRec: input.valor.valorRec as Money.Cents }),
+    ...(input.valor.valorMinimoRecebedor === undefined
+      ? {}
+      : { valorMinimoRecebedor: input.valor.valorMinimoRecebedor as Money.Cents })
+  },
+  politicaRetentativa: input.politicaRetentativa,
+  ...(loc === null ? {} : { loc: loc.id }),
+  ...(input.jornada === "JORNADA_3" && txid !== null ? { txid } : {})
+})
 
 // ---------------------------------------------------------------------------------------------
 // The service
@@ -503,43 +682,8 @@ const over = Effect.gen(function* () {
       const idRec = R.newIdRec(input.politicaRetentativa, config.ispb, at)
       const location = `${config.pixLocationHost}/qr/v2/rec/${Ids.randomBase62(32)}`
       const city = caller.merchant.city || config.defaultCity
-      let chargeId: TransactionId | null = null
-      let txid: string | null = null
-      let pixCopiaECola: string | null = null
-      if (input.jornada === "JORNADA_2") pixCopiaECola = recurrenceQr(location, caller.merchant.name, city)
-      if (input.jornada === "JORNADA_3" || input.jornada === "JORNADA_4") {
-        const first = input.cobranca as NonNullable<CreateSubscription["cobranca"]>
-        const devedor = input.vinculo.devedor
-        const document = devedor.cpf ?? devedor.cnpj
-        const request: CreateCharge = {
-          amount: first.valor as Money.Cents,
-          clientName: devedor.nome,
-          ...(document === undefined ? {} : { clientDocument: document }),
-          description: `${input.vinculo.objeto ?? "Assinatura"} ${input.vinculo.contrato}`.slice(0, 140),
-          ...(first.dueDate === undefined ? {} : { dueDate: first.dueDate })
-        }
-        const charge = yield* firstCharge(caller, request)
-        chargeId = charge.transactionId as TransactionId
-        txid = charge.txid
-        pixCopiaECola = withRecurrence(charge.qrCode, location)
-      }
-      const solicitacao: R.Solicitacao | null =
-        input.jornada === "JORNADA_1" && input.pagador !== undefined
-          ? {
-              idSolicRec: R.newIdSolicRec(config.ispb, at),
-              status: "CRIADA",
-              dataExpiracaoSolicitacao:
-                input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
-              destinatario: {
-                ispbParticipante: input.pagador.ispbParticipante,
-                conta: input.pagador.conta,
-                ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia }),
-                ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
-                ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
-              },
-              atualizacao: [{ status: "CRIADA", data: isoOf(at) }]
-            }
-          : null
+      const { chargeId, txid, pixCopiaECola } = yield* testQrOf(caller, input, location, city)
+      const solicitacao: R.Solicitacao | null = testSolicitacaoOf(input, config.ispb, at)
       if (solicitacao !== null && !(Date.parse(solicitacao.dataExpiracaoSolicitacao) > at))
         return yield* Effect.fail(
           invalid("dataExpiracaoSolicitacao", "dataExpiracaoSolicitacao must be a future RFC 3339 instant")
@@ -547,11 +691,7 @@ const over = Effect.gen(function* () {
       // The sandbox's magic values: a contract ending in `-REJEITA` is rejected, `-ESPERA` waits
       // for an admin action; any other is approved 2-3 s after creation.
       const contrato = input.vinculo.contrato
-      const answer = contrato.endsWith("-REJEITA")
-        ? "reject"
-        : contrato.endsWith("-ESPERA")
-          ? "wait"
-          : "approve"
+      const answer = sandboxAnswerOf(contrato)
       const subscription: R.Subscription = {
         id: Ids.newId("sub", at),
         merchantId: caller.merchant.id,
@@ -589,17 +729,7 @@ const over = Effect.gen(function* () {
         version: 1
       }
       // The push request is sent (ENVIADA) as it is created: the sandbox's payer's bank has it.
-      const sent: R.Subscription =
-        solicitacao === null
-          ? subscription
-          : {
-              ...subscription,
-              solicitacao: {
-                ...solicitacao,
-                status: "ENVIADA",
-                atualizacao: [...solicitacao.atualizacao, { status: "ENVIADA", data: isoOf(at) }]
-              }
-            }
+      const sent: R.Subscription = withSentSolicitation(subscription, solicitacao, at)
       return yield* insertOnce(sent, at)
     }).pipe(
       Effect.catchTag("StoreError", (e) => Effect.fail(Errors.unavailable(e))),
@@ -635,6 +765,23 @@ const over = Effect.gen(function* () {
           Context.omit(Idempotency.StartedKey, Idempotency.Resumable)(context)
         )
       )
+
+  /** A test subscription's QR (journeys 2 to 4), with its first payment's charge (3, 4). */
+  const testQrOf = (caller: Caller, input: CreateSubscription, location: string, city: string) =>
+    Effect.gen(function* () {
+      let chargeId: TransactionId | null = null
+      let txid: string | null = null
+      let pixCopiaECola: string | null = null
+      if (input.jornada === "JORNADA_2") pixCopiaECola = recurrenceQr(location, caller.merchant.name, city)
+      if (input.jornada === "JORNADA_3" || input.jornada === "JORNADA_4") {
+        const request: CreateCharge = firstChargeRequest(input)
+        const charge = yield* firstCharge(caller, request)
+        chargeId = charge.transactionId as TransactionId
+        txid = charge.txid
+        pixCopiaECola = withRecurrence(charge.qrCode, location)
+      }
+      return { chargeId, txid, pixCopiaECola }
+    })
 
   // -------------------------------------------------------------------------------------------
   // The payer's answer (sandbox) and the end of a recurrence
@@ -1103,97 +1250,21 @@ const over = Effect.gen(function* () {
       let chargeId: TransactionId | null = null
       let txid: string | null = null
       if (input.jornada === "JORNADA_3" || input.jornada === "JORNADA_4") {
-        const first = input.cobranca as NonNullable<CreateSubscription["cobranca"]>
-        const document = input.vinculo.devedor.cpf ?? input.vinculo.devedor.cnpj
-        const charge = yield* firstCharge(caller, {
-          amount: first.valor as Money.Cents,
-          clientName: input.vinculo.devedor.nome,
-          ...(document === undefined ? {} : { clientDocument: document }),
-          description: `${input.vinculo.objeto ?? "Assinatura"} ${input.vinculo.contrato}`.slice(0, 140),
-          ...(first.dueDate === undefined ? {} : { dueDate: first.dueDate })
-        })
+        const charge = yield* firstCharge(caller, firstChargeRequest(input))
         chargeId = charge.transactionId as TransactionId
         txid = charge.txid
       }
-      const base: R.Subscription = {
-        id: Ids.newId("sub", at),
-        merchantId: caller.merchant.id,
-        mode: caller.mode,
-        idRec: null,
-        jornada: input.jornada,
-        vinculo: {
-          contrato: input.vinculo.contrato,
-          devedor: input.vinculo.devedor,
-          objeto: input.vinculo.objeto ?? null
-        },
-        calendario: {
-          dataInicial: input.calendario.dataInicial,
-          dataFinal: input.calendario.dataFinal ?? null,
-          periodicidade: input.calendario.periodicidade
-        },
-        valor: {
-          valorRec: input.valor.valorRec ?? null,
-          valorMinimoRecebedor: input.valor.valorMinimoRecebedor ?? null
-        },
-        politicaRetentativa: input.politicaRetentativa,
-        status: "CRIADA",
-        atualizacao: [{ status: "CRIADA", data: isoOf(at) }],
-        encerramento: null,
-        tipoJornada: "AGUARDANDO_DEFINICAO",
+      const base: R.Subscription = liveSubscriptionOf(
+        caller,
+        input,
+        cycleAmount,
         chargeId,
         txid,
-        // Journey 1: the push request to send, kept until the bank has it (idSolicRec "" until then).
-        solicitacao:
-          input.jornada === "JORNADA_1" && input.pagador !== undefined
-            ? {
-                idSolicRec: "",
-                status: "CRIADA",
-                dataExpiracaoSolicitacao:
-                  input.dataExpiracaoSolicitacao ?? isoOf(at + defaultSolicitationLifetime),
-                destinatario: {
-                  ispbParticipante: input.pagador.ispbParticipante,
-                  conta: input.pagador.conta,
-                  ...(input.pagador.agencia === undefined ? {} : { agencia: input.pagador.agencia }),
-                  ...(input.vinculo.devedor.cpf === undefined ? {} : { cpf: input.vinculo.devedor.cpf }),
-                  ...(input.vinculo.devedor.cnpj === undefined ? {} : { cnpj: input.vinculo.devedor.cnpj })
-                },
-                atualizacao: [{ status: "CRIADA", data: isoOf(at) }]
-              }
-            : null,
-        location: loc?.location ?? null,
-        pixCopiaECola: null,
-        valorMaximoPagador: null,
-        valorCiclo: cycleAmount,
-        payer: null,
-        nextCycle: 0,
-        nextAt: at + gateway.pollDelay,
-        createdAt: at,
-        updatedAt: at,
-        version: 1
-      }
-      const created = yield* Effect.either(
-        gateway.createRecurrence({
-          vinculo: {
-            contrato: input.vinculo.contrato,
-            devedor: input.vinculo.devedor,
-            ...(input.vinculo.objeto === undefined ? {} : { objeto: input.vinculo.objeto })
-          },
-          calendario: {
-            dataInicial: input.calendario.dataInicial,
-            ...(input.calendario.dataFinal === undefined ? {} : { dataFinal: input.calendario.dataFinal }),
-            periodicidade: input.calendario.periodicidade
-          },
-          valor: {
-            ...(input.valor.valorRec === undefined ? {} : { valorRec: input.valor.valorRec as Money.Cents }),
-            ...(input.valor.valorMinimoRecebedor === undefined
-              ? {}
-              : { valorMinimoRecebedor: input.valor.valorMinimoRecebedor as Money.Cents })
-          },
-          politicaRetentativa: input.politicaRetentativa,
-          ...(loc === null ? {} : { loc: loc.id }),
-          ...(input.jornada === "JORNADA_3" && txid !== null ? { txid } : {})
-        })
+        loc,
+        gateway.pollDelay,
+        at
       )
+      const created = yield* Effect.either(gateway.createRecurrence(recurrenceRequestOf(input, loc, txid)))
       if (created._tag === "Left" && created.left.outcome !== "unknown")
         return yield* Effect.fail(gatewayFailed(created.left))
       // Unknown: stored without its idRec; the worker finds it at the bank (`findRecurrences`).
