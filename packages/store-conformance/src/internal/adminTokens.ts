@@ -35,8 +35,8 @@ const entry = (at: number, operation = "createMerchant"): AdminAccess.AdminAudit
   objectId: null
 })
 
-/** Part 1 of adminTokens's tests. */
-const adminTokensPart1 = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
+/** Storing, listing and revoking tokens, and whether any is live. */
+const storingAndRevoking = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
   it.effect("stores a token by its hash, lists it, and keeps one live token per name", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -100,8 +100,8 @@ const adminTokensPart1 = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
   )
 }
 
-/** Part 2 of adminTokens's tests. */
-const adminTokensPart2 = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
+/** Last uses, racing tokens of one name, and the audit log. */
+const usesRacesAndAudit = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
   it.effect("moves a token's last use at most once per window", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -154,6 +154,6 @@ const adminTokensPart2 = (it: Suite<AdminTokenStore.AdminTokenStore>) => {
 /** Registers the admin token tests. */
 export const adminTokens = (it: Suite<AdminTokenStore.AdminTokenStore>) =>
   describe("admin tokens", () => {
-    adminTokensPart1(it)
-    adminTokensPart2(it)
+    storingAndRevoking(it)
+    usesRacesAndAudit(it)
   })

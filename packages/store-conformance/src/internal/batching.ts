@@ -33,8 +33,8 @@ const store = ledgerStore.pipe(and(Store.IdempotencyStore))
 const together = <A, E, R>(effects: ReadonlyArray<Effect.Effect<A, E, R>>) =>
   Effect.all(effects, { concurrency: "unbounded" })
 
-/** Part 1 of batching's tests. */
-const batchingPart1 = (it: Suite<IdempotencyParts>) => {
+/** Guards within one batch: submission order, all failing, a taken-over key. */
+const batchGuards = (it: Suite<IdempotencyParts>) => {
   it.effect(
     "guards are decided in submission order: a payout that does not fit leaves room for later ones",
     () =>
@@ -99,8 +99,8 @@ const batchingPart1 = (it: Suite<IdempotencyParts>) => {
   )
 }
 
-/** Part 2 of batching's tests. */
-const batchingPart2 = (it: Suite<IdempotencyParts>) => {
+/** Units at once: one key twice, a broken constraint, one transaction's transitions. */
+const concurrentUnits = (it: Suite<IdempotencyParts>) => {
   it.effect("one key finished by two units at once: the first is created, the second conflicts", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -173,6 +173,6 @@ const batchingPart2 = (it: Suite<IdempotencyParts>) => {
 /** Registers the tests of concurrent units. */
 export const batching = (it: Suite<IdempotencyParts>) =>
   describe("concurrent units", () => {
-    batchingPart1(it)
-    batchingPart2(it)
+    batchGuards(it)
+    concurrentUnits(it)
   })

@@ -51,8 +51,8 @@ const resolve = (cb: Domain.Chargeback, status: "accepted" | "rejected", at: num
     })
   )
 
-/** Part 1 of chargebacks's tests. */
-const chargebacksPart1 = (it: Suite<LedgerParts>) => {
+/** Opening a hold and resolving it for the payer or the merchant. */
+const openAndResolve = (it: Suite<LedgerParts>) => {
   it.effect("opens one hold per deposit: a second open while open is false and writes nothing", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -121,8 +121,8 @@ const chargebacksPart1 = (it: Suite<LedgerParts>) => {
   )
 }
 
-/** Part 2 of chargebacks's tests. */
-const chargebacksPart2 = (it: Suite<LedgerParts>) => {
+/** An unknown chargeback, and a balance driven below zero. */
+const unknownAndShort = (it: Suite<LedgerParts>) => {
   it.effect("an unknown chargeback resolves to None", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -152,6 +152,6 @@ const chargebacksPart2 = (it: Suite<LedgerParts>) => {
 /** Registers the chargeback tests. */
 export const chargebacks = (it: Suite<LedgerParts>) =>
   describe("chargebacks", () => {
-    chargebacksPart1(it)
-    chargebacksPart2(it)
+    openAndResolve(it)
+    unknownAndShort(it)
   })

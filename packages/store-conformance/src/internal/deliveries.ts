@@ -35,8 +35,8 @@ const attempt = (deliveryId: Domain.DeliveryId, n: number, at: number, statusCod
 const log = (query: Partial<Store.DeliveryQuery> & { merchantId: Domain.MerchantId }) =>
   Effect.flatMap(store, (s) => s.listDeliveries({ offset: 0, limit: 50, ...query }))
 
-/** Part 1 of deliveries's tests. */
-const deliveriesPart1 = (it: Suite<DeliveryParts>) => {
+/** Events becoming deliveries, and the event list. */
+const eventsAndListing = (it: Suite<DeliveryParts>) => {
   it.effect("an event becomes a pending delivery with a due job only where an endpoint exists", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -103,8 +103,8 @@ const deliveriesPart1 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 2 of deliveries's tests. */
-const deliveriesPart2 = (it: Suite<DeliveryParts>) => {
+/** Reading a delivery, and the url an attempt records. */
+const readingAndRecordedUrl = (it: Suite<DeliveryParts>) => {
   it.effect("getDelivery gives the delivery, its event, the endpoint as it is now and its health", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -157,8 +157,8 @@ const deliveriesPart2 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 3 of deliveries's tests. */
-const deliveriesPart3 = (it: Suite<DeliveryParts>) => {
+/** An endpoint's health through failures and a success. */
+const endpointHealth = (it: Suite<DeliveryParts>) => {
   it.effect("endpoint health: failures in a row mark it failing once; a success clears it once", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -185,8 +185,8 @@ const deliveriesPart3 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 4 of deliveries's tests. */
-const deliveriesPart4 = (it: Suite<DeliveryParts>) => {
+/** The fair claim across endpoints. */
+const fairClaim = (it: Suite<DeliveryParts>) => {
   it.effect("fair claim: an endpoint gets its share minus its attempts in flight; a failing one less", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -248,8 +248,8 @@ const deliveriesPart4 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 5 of deliveries's tests. */
-const deliveriesPart5 = (it: Suite<DeliveryParts>) => {
+/** The fair claim with a limit below the backlog. */
+const fairClaimWithLimit = (it: Suite<DeliveryParts>) => {
   it.effect(
     "fair claim with a limit below the backlog: the earliest due across endpoints, ties included",
     () =>
@@ -287,8 +287,8 @@ const deliveriesPart5 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 6 of deliveries's tests. */
-const deliveriesPart6 = (it: Suite<DeliveryParts>) => {
+/** The claim of one endpoint's due attempts. */
+const endpointClaim = (it: Suite<DeliveryParts>) => {
   it.effect("endpoint claim: one endpoint's due attempts, earliest first, within its share left", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -352,8 +352,8 @@ const deliveriesPart6 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 7 of deliveries's tests. */
-const deliveriesPart7 = (it: Suite<DeliveryParts>) => {
+/** Recording attempts: pending, delivered and failed. */
+const recordingAttempts = (it: Suite<DeliveryParts>) => {
   it.effect("recordAttempt: pending reschedules the job, delivered deletes it", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -399,8 +399,8 @@ const deliveriesPart7 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 8 of deliveries's tests. */
-const deliveriesPart8 = (it: Suite<DeliveryParts>) => {
+/** Redelivering an event. */
+const redelivery = (it: Suite<DeliveryParts>) => {
   it.effect(
     "redeliver: a new pending delivery to the current endpoint, due now; None without event or endpoint",
     () =>
@@ -442,8 +442,8 @@ const deliveriesPart8 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 9 of deliveries's tests. */
-const deliveriesPart9 = (it: Suite<DeliveryParts>) => {
+/** The delivery log's filters. */
+const deliveryLog = (it: Suite<DeliveryParts>) => {
   it.effect("the log filters by merchant, mode, status and event, newest first, paged", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -490,8 +490,8 @@ const deliveriesPart9 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 10 of deliveries's tests. */
-const deliveriesPart10 = (it: Suite<DeliveryParts>) => {
+/** Inserted events, and the log's next attempt time. */
+const insertedEventsAndNextAttempt = (it: Suite<DeliveryParts>) => {
   it.effect(
     "insertEvent: an event alone becomes a pending delivery with a due job; none without an endpoint",
     () =>
@@ -560,14 +560,14 @@ const deliveriesPart10 = (it: Suite<DeliveryParts>) => {
 /** Registers the delivery tests. */
 export const deliveries = (it: Suite<DeliveryParts>) =>
   describe("webhook deliveries", () => {
-    deliveriesPart1(it)
-    deliveriesPart2(it)
-    deliveriesPart3(it)
-    deliveriesPart4(it)
-    deliveriesPart5(it)
-    deliveriesPart6(it)
-    deliveriesPart7(it)
-    deliveriesPart8(it)
-    deliveriesPart9(it)
-    deliveriesPart10(it)
+    eventsAndListing(it)
+    readingAndRecordedUrl(it)
+    endpointHealth(it)
+    fairClaim(it)
+    fairClaimWithLimit(it)
+    endpointClaim(it)
+    recordingAttempts(it)
+    redelivery(it)
+    deliveryLog(it)
+    insertedEventsAndNextAttempt(it)
   })

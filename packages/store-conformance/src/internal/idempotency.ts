@@ -25,8 +25,8 @@ const keyed = Effect.gen(function* () {
   }
 })
 
-/** Part 1 of idempotency's tests. */
-const idempotencyPart1 = (it: Suite<IdempotencyParts>) => {
+/** A key's life: started, in flight, replayed, expired, refused, released. */
+const keyLifecycle = (it: Suite<IdempotencyParts>) => {
   it.effect("Started, then InFlight, Mismatch, and Replay once finished", () =>
     Effect.gen(function* () {
       const k = yield* keyed
@@ -90,8 +90,8 @@ const idempotencyPart1 = (it: Suite<IdempotencyParts>) => {
   )
 }
 
-/** Part 2 of idempotency's tests. */
-const idempotencyPart2 = (it: Suite<IdempotencyParts>) => {
+/** Taking over a lapsed key, and keys stored with inserts. */
+const takeoverAndInserts = (it: Suite<IdempotencyParts>) => {
   it.effect("an unfinished key whose lock lapsed is taken over by a repeat with the same body", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -147,8 +147,8 @@ const idempotencyPart2 = (it: Suite<IdempotencyParts>) => {
   )
 }
 
-/** Part 3 of idempotency's tests. */
-const idempotencyPart3 = (it: Suite<IdempotencyParts>) => {
+/** Held values across a takeover, and keys' scope. */
+const heldValuesAndScope = (it: Suite<IdempotencyParts>) => {
   it.effect("hold keeps a value for the retry that takes the key over, until it finishes or expires", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -209,7 +209,7 @@ const idempotencyPart3 = (it: Suite<IdempotencyParts>) => {
 /** Registers the idempotency tests. */
 export const idempotency = (it: Suite<IdempotencyParts>) =>
   describe("idempotency", () => {
-    idempotencyPart1(it)
-    idempotencyPart2(it)
-    idempotencyPart3(it)
+    keyLifecycle(it)
+    takeoverAndInserts(it)
+    heldValuesAndScope(it)
   })

@@ -95,8 +95,8 @@ const ledgerHolds = Effect.gen(function* () {
   expect(check.total).toBe(0)
 })
 
-/** Part 1 of infractions's tests. */
-const infractionsPart1 = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
+/** Blocking on a report, and reports that find nothing. */
+const blocking = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
   it.effect(
     "a block takes what the available balance has; a second report of the bank id blocks nothing",
     () =>
@@ -144,8 +144,8 @@ const infractionsPart1 = (it: Suite<Store.Stores | InfractionStore.InfractionSto
   )
 }
 
-/** Part 2 of infractions's tests. */
-const infractionsPart2 = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
+/** An infraction's state changes and releases. */
+const stateChanges = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
   it.effect(
     "state changes only from the expected states; a release returns the block; the answer is kept",
     () =>
@@ -202,8 +202,8 @@ const infractionsPart2 = (it: Suite<Store.Stores | InfractionStore.InfractionSto
   )
 }
 
-/** Part 3 of infractions's tests. */
-const infractionsPart3 = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
+/** Booking a devolução, and a partial return. */
+const devolucoes = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
   it.effect(
     "a devolução is booked once, from the block first, then the available balance (below zero when short)",
     () =>
@@ -263,8 +263,8 @@ const infractionsPart3 = (it: Suite<Store.Stores | InfractionStore.InfractionSto
   )
 }
 
-/** Part 4 of infractions's tests. */
-const infractionsPart4 = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
+/** Concurrent reports of one devolução. */
+const concurrentReports = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) => {
   it.effect("ten concurrent reports of one devolução book it once", () =>
     Effect.gen(function* () {
       const s = yield* InfractionStore.InfractionStore
@@ -290,8 +290,8 @@ const infractionsPart4 = (it: Suite<Store.Stores | InfractionStore.InfractionSto
 /** Registers the infraction tests. */
 export const infractions = (it: Suite<Store.Stores | InfractionStore.InfractionStore>) =>
   describe("infractions (MED)", () => {
-    infractionsPart1(it)
-    infractionsPart2(it)
-    infractionsPart3(it)
-    infractionsPart4(it)
+    blocking(it)
+    stateChanges(it)
+    devolucoes(it)
+    concurrentReports(it)
   })

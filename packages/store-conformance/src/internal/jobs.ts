@@ -20,8 +20,8 @@ const addJobs = (jobs: ReadonlyArray<Domain.Job>) =>
 const byRunAtThenId = (jobs: ReadonlyArray<Domain.Job>) =>
   [...jobs].sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1)).map((j) => j.id)
 
-/** Part 1 of jobs's tests. */
-const jobsPart1 = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) => {
+/** Claiming due jobs, storing a change's jobs, the next run time. */
+const claimingAndScheduling = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) => {
   it.effect("claims due jobs earliest first up to the limit, leased; reclaims them when the lease ends", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -81,8 +81,8 @@ const jobsPart1 = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.Job
   )
 }
 
-/** Part 2 of jobs's tests. */
-const jobsPart2 = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) => {
+/** Retrying and finishing jobs, and concurrent claimers. */
+const retryingAndRacing = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) => {
   it.effect("retryJob moves the run time and ends the lease; finishJob deletes", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -125,6 +125,6 @@ const jobsPart2 = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.Job
 /** Registers the job tests. */
 export const jobs = (it: Suite<Store.MerchantStore | Store.LedgerStore | Store.JobStore>) =>
   describe("jobs", () => {
-    jobsPart1(it)
-    jobsPart2(it)
+    claimingAndScheduling(it)
+    retryingAndRacing(it)
   })

@@ -39,8 +39,8 @@ const newest = (rows: ReadonlyArray<Domain.Transaction>) =>
 const list = (query: Omit<Store.TransactionQuery, "offset" | "limit"> & Partial<Store.TransactionQuery>) =>
   Effect.flatMap(store, (s) => s.listTransactions({ offset: 0, limit: 100, ...query }))
 
-/** Part 1 of listing's tests. */
-const listingPart1 = (it: Suite<LedgerParts>) => {
+/** The readiness ping, the list's filters and bounds. */
+const pingAndFilters = (it: Suite<LedgerParts>) => {
   it.effect("ping: a reachable database answers it (readiness probes)", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -90,8 +90,8 @@ const listingPart1 = (it: Suite<LedgerParts>) => {
   )
 }
 
-/** Part 2 of listing's tests. */
-const listingPart2 = (it: Suite<LedgerParts>) => {
+/** Ties, pages and keyset paging. */
+const paging = (it: Suite<LedgerParts>) => {
   it.effect("breaks createdAt ties by id, descending, and pages stably past the end", () =>
     Effect.gen(function* () {
       const merchant = yield* freshMerchant()
@@ -158,8 +158,8 @@ const listingPart2 = (it: Suite<LedgerParts>) => {
   )
 }
 
-/** Part 3 of listing's tests. */
-const listingPart3 = (it: Suite<LedgerParts>) => {
+/** A merchant's own rows, and the search by amount or end-to-end id. */
+const scopeAndSearch = (it: Suite<LedgerParts>) => {
   it.effect("shows a merchant only its own transactions of the asked mode", () =>
     Effect.gen(function* () {
       const a = yield* freshMerchant()
@@ -235,7 +235,7 @@ const listingPart3 = (it: Suite<LedgerParts>) => {
 /** Registers the transaction list tests. */
 export const listing = (it: Suite<LedgerParts>) =>
   describe("listTransactions", () => {
-    listingPart1(it)
-    listingPart2(it)
-    listingPart3(it)
+    pingAndFilters(it)
+    paging(it)
+    scopeAndSearch(it)
   })

@@ -47,8 +47,8 @@ const user = (merchantId: Domain.MerchantId, role: Domain.PanelRole = "viewer"):
   updatedAt: baseTime
 })
 
-/** Part 1 of mailAndTeam's tests. */
-const mailAndTeamPart1 = (it: Suite<MailParts>) => {
+/** The mail outbox: storing, claiming, sending and failing. */
+const mailOutbox = (it: Suite<MailParts>) => {
   it.effect("a message is stored with its mail.send job in one unit, and claimed once", () =>
     inJobWindow((base) =>
       Effect.gen(function* () {
@@ -100,8 +100,8 @@ const mailAndTeamPart1 = (it: Suite<MailParts>) => {
   )
 }
 
-/** Part 2 of mailAndTeam's tests. */
-const mailAndTeamPart2 = (it: Suite<MailParts>) => {
+/** Notification choices. */
+const notificationChoices = (it: Suite<MailParts>) => {
   it.effect("notification choices: none until chosen, replaced, listed per merchant", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -144,8 +144,8 @@ const mailAndTeamPart2 = (it: Suite<MailParts>) => {
   )
 }
 
-/** Part 3 of mailAndTeam's tests. */
-const mailAndTeamPart3 = (it: Suite<MailParts>) => {
+/** Removing a user. */
+const removingUsers = (it: Suite<MailParts>) => {
   it.effect("removing a user ends their sessions and links at once; another merchant's user stays", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -195,8 +195,8 @@ const mailAndTeamPart3 = (it: Suite<MailParts>) => {
   )
 }
 
-/** Part 4 of mailAndTeam's tests. */
-const mailAndTeamPart4 = (it: Suite<MailParts>) => {
+/** Last sign-ins from the audit log. */
+const lastSignIns = (it: Suite<MailParts>) => {
   it.effect("last sign-ins come from the audit log, newest per user", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -230,8 +230,8 @@ const mailAndTeamPart4 = (it: Suite<MailParts>) => {
 /** Registers the outbox and team tests. */
 export const mailAndTeam = (it: Suite<MailParts>) =>
   describe("mail outbox and team", () => {
-    mailAndTeamPart1(it)
-    mailAndTeamPart2(it)
-    mailAndTeamPart3(it)
-    mailAndTeamPart4(it)
+    mailOutbox(it)
+    notificationChoices(it)
+    removingUsers(it)
+    lastSignIns(it)
   })

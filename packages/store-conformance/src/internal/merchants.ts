@@ -9,8 +9,8 @@ import { freshMerchant, merchantStore, type Suite } from "./helpers.js"
 /** The concerns this part of the suite exercises. */
 const store = merchantStore
 
-/** Part 1 of merchants's tests. */
-const merchantsPart1 = (it: Suite<Store.MerchantStore>) => {
+/** Merchants: created, read, listed, fee plans. */
+const merchantRecords = (it: Suite<Store.MerchantStore>) => {
   it.effect("creates and reads a merchant; an unknown id is None", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -53,8 +53,8 @@ const merchantsPart1 = (it: Suite<Store.MerchantStore>) => {
   )
 }
 
-/** Part 2 of merchants's tests. */
-const merchantsPart2 = (it: Suite<Store.MerchantStore>) => {
+/** API keys and the credentials version. */
+const apiKeys = (it: Suite<Store.MerchantStore>) => {
   it.effect("finds a key by hash (revoked ones too), revokes once, lists newest first", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -124,8 +124,8 @@ const merchantsPart2 = (it: Suite<Store.MerchantStore>) => {
   )
 }
 
-/** Part 3 of merchants's tests. */
-const merchantsPart3 = (it: Suite<Store.MerchantStore>) => {
+/** Webhook endpoints and their secret header. */
+const webhookEndpoints = (it: Suite<Store.MerchantStore>) => {
   it.effect("keeps one webhook endpoint per merchant and mode; a new set keeps the signing key", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -189,8 +189,8 @@ const merchantsPart3 = (it: Suite<Store.MerchantStore>) => {
   )
 }
 
-/** Part 4 of merchants's tests. */
-const merchantsPart4 = (it: Suite<Store.MerchantStore>) => {
+/** Rotating signing keys, and the store's own copies. */
+const signingKeysAndCopies = (it: Suite<Store.MerchantStore>) => {
   it.effect(
     "rotateSigningKey: the new key signs, the old one until the overlap ends; None without endpoint",
     () =>
@@ -260,8 +260,8 @@ const merchantsPart4 = (it: Suite<Store.MerchantStore>) => {
 /** Registers the merchant panel tests. */
 export const merchants = (it: Suite<Store.MerchantStore>) =>
   describe("merchant panel", () => {
-    merchantsPart1(it)
-    merchantsPart2(it)
-    merchantsPart3(it)
-    merchantsPart4(it)
+    merchantRecords(it)
+    apiKeys(it)
+    webhookEndpoints(it)
+    signingKeysAndCopies(it)
   })

@@ -30,8 +30,8 @@ const page = (merchantId: Domain.MerchantId, mode: Domain.Mode = "test") => ({
   limit: 100
 })
 
-/** Part 1 of money's tests. */
-const moneyPart1 = (it: Suite<DeliveryParts>) => {
+/** Inserting a charge, and the balance guard. */
+const insertAndGuard = (it: Suite<DeliveryParts>) => {
   it.effect("inserts a charge with no entry and no guard, findable by id and txid", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -93,8 +93,8 @@ const moneyPart1 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 2 of money's tests. */
-const moneyPart2 = (it: Suite<DeliveryParts>) => {
+/** Several transactions under one guard, and duplicate ids. */
+const severalAndDuplicates = (it: Suite<DeliveryParts>) => {
   it.effect("inserts several transactions under one guard (an internal payment)", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -144,8 +144,8 @@ const moneyPart2 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 3 of money's tests. */
-const moneyPart3 = (it: Suite<DeliveryParts>) => {
+/** Transitions applied once, from the right status only. */
+const transitions = (it: Suite<DeliveryParts>) => {
   it.effect("applies a transition once: the second is None and posts nothing", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -213,8 +213,8 @@ const moneyPart3 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 4 of money's tests. */
-const moneyPart4 = (it: Suite<DeliveryParts>) => {
+/** A PIX to an unpaid charge. */
+const unpaidPix = (it: Suite<DeliveryParts>) => {
   it.effect("unpaid: a PIX is recorded once (receivedAmount kept), a second one changes nothing", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -257,8 +257,8 @@ const moneyPart4 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 5 of money's tests. */
-const moneyPart5 = (it: Suite<DeliveryParts>) => {
+/** Due-date charges, and gateways' own jobs. */
+const dueDateAndGatewayJobs = (it: Suite<DeliveryParts>) => {
   it.effect("a due-date charge keeps its terms; its payment sets the credit it was paid (netAmount)", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -314,8 +314,8 @@ const moneyPart5 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 6 of money's tests. */
-const moneyPart6 = (it: Suite<DeliveryParts>) => {
+/** A transition sets only the fields given. */
+const partialFields = (it: Suite<DeliveryParts>) => {
   it.effect("sets only the fields given: a failure keeps endToEndId and paidAt null", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -342,14 +342,14 @@ const moneyPart6 = (it: Suite<DeliveryParts>) => {
 /** Registers the tests of inserts and transitions. */
 export const money = (it: Suite<DeliveryParts>) => {
   describe("insertTransactions", () => {
-    moneyPart1(it)
-    moneyPart2(it)
+    insertAndGuard(it)
+    severalAndDuplicates(it)
   })
 
   describe("advance", () => {
-    moneyPart3(it)
-    moneyPart4(it)
-    moneyPart5(it)
-    moneyPart6(it)
+    transitions(it)
+    unpaidPix(it)
+    dueDateAndGatewayJobs(it)
+    partialFields(it)
   })
 }

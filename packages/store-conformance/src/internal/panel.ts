@@ -41,8 +41,8 @@ const session = (u: Domain.PanelUser, at = baseTime): Domain.PanelSession => ({
   secondFactorAt: null
 })
 
-/** Part 1 of panel's tests. */
-const panelPart1 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** Invites and sessions. */
+const invitesAndSessions = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect("invites a user, reuses it for the same merchant, refuses its e-mail to another", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -110,8 +110,8 @@ const panelPart1 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   )
 }
 
-/** Part 2 of panel's tests. */
-const panelPart2 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** Password changes, key uses, users and roles. */
+const passwordsKeysAndRoles = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect("a password change revokes every other session of the user", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -168,8 +168,8 @@ const panelPart2 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   )
 }
 
-/** Part 3 of panel's tests. */
-const panelPart3 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** A user's live sessions. */
+const liveSessions = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect(
     "lists a user's live sessions newest first, with address and browser, and revokes only the user's own",
     () =>
@@ -214,8 +214,8 @@ const panelPart3 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   )
 }
 
-/** Part 4 of panel's tests. */
-const panelPart4 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** TOTP factors and recovery codes. */
+const totpFactors = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect("enrols a TOTP factor, accepts each step once, uses each recovery code once", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -281,8 +281,8 @@ const panelPart4 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   )
 }
 
-/** Part 5 of panel's tests. */
-const panelPart5 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** The audit log, and throttle windows. */
+const auditAndThrottle = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect("appends audit entries and lists them per merchant, newest first, by pages", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -340,8 +340,8 @@ const panelPart5 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   )
 }
 
-/** Part 6 of panel's tests. */
-const panelPart6 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
+/** Reading an invite without using it. */
+const invitesRead = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
   it.effect("findPanelInvite reads an invite without using it: unused, used, expired, unknown", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -365,10 +365,10 @@ const panelPart6 = (it: Suite<Store.MerchantStore | Store.PanelStore>) => {
 /** Registers the panel tests. */
 export const panel = (it: Suite<Store.MerchantStore | Store.PanelStore>) =>
   describe("merchant panel users", () => {
-    panelPart1(it)
-    panelPart2(it)
-    panelPart3(it)
-    panelPart4(it)
-    panelPart5(it)
-    panelPart6(it)
+    invitesAndSessions(it)
+    passwordsKeysAndRoles(it)
+    liveSessions(it)
+    totpFactors(it)
+    auditAndThrottle(it)
+    invitesRead(it)
   })

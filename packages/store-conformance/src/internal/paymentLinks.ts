@@ -28,8 +28,8 @@ const link = (overrides: Partial<PaymentLink.PaymentLink> = {}, at = baseTime): 
   ...overrides
 })
 
-/** Part 1 of paymentLinks's tests. */
-const paymentLinksPart1 = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
+/** Links: stored, found, deactivated, their uses claimed. */
+const linksAndUses = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
   it.effect("stores a link, finds it by slug and by its owner, lists the owner's newest first", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -94,8 +94,8 @@ const paymentLinksPart1 = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
   )
 }
 
-/** Part 2 of paymentLinks's tests. */
-const paymentLinksPart2 = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
+/** The charges a link made. */
+const linkCharges = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
   it.effect("records the charges a link made, by reference, newest first", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -121,6 +121,6 @@ const paymentLinksPart2 = (it: Suite<PaymentLinkStore.PaymentLinkStore>) => {
 /** Registers the payment link tests. */
 export const paymentLinks = (it: Suite<PaymentLinkStore.PaymentLinkStore>) =>
   describe("payment links", () => {
-    paymentLinksPart1(it)
-    paymentLinksPart2(it)
+    linksAndUses(it)
+    linkCharges(it)
   })

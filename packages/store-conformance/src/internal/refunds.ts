@@ -71,8 +71,8 @@ const paidCharge = Effect.gen(function* () {
   return { merchant, charge: Option.getOrThrow(paid) }
 })
 
-/** Part 1 of refunds's tests. */
-const refundsPart1 = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
+/** Partial and full refunds, and refused ones. */
+const refundsAndRefusals = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
   it.effect("a partial then a full refund: debited at once, the charge refunded when all completed", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -143,8 +143,8 @@ const refundsPart1 = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
   )
 }
 
-/** Part 2 of refunds's tests. */
-const refundsPart2 = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
+/** Retries, which deposits, and concurrent refunds. */
+const retriesAndRaces = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
   it.effect(
     "a retry of the same id finds the first refund; a failed one returns its money and its room",
     () =>
@@ -215,6 +215,6 @@ const refundsPart2 = (it: Suite<LedgerParts | RefundStore.RefundStore>) => {
 /** Registers the refund tests. */
 export const refunds = (it: Suite<LedgerParts | RefundStore.RefundStore>) =>
   describe("refunds", () => {
-    refundsPart1(it)
-    refundsPart2(it)
+    refundsAndRefusals(it)
+    retriesAndRaces(it)
   })

@@ -70,8 +70,8 @@ export const cycleRecord = (
   ...overrides
 })
 
-/** Part 1 of subscriptions's tests. */
-const subscriptionsPart1 = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
+/** Storing, versions and what is due. */
+const storingAndDue = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
   it.effect("stores, reads by id and idRec, lists newest first by merchant, mode and status", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -142,8 +142,8 @@ const subscriptionsPart1 = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
   )
 }
 
-/** Part 2 of subscriptions's tests. */
-const subscriptionsPart2 = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
+/** One cycle per sequence, even racing. */
+const cyclesOnce = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
   it.effect("one cycle per subscription and sequence, never two, even racing", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -175,6 +175,6 @@ const subscriptionsPart2 = (it: Suite<SubscriptionStore.SubscriptionStore>) => {
 /** Registers the subscription store tests. */
 export const subscriptions = (it: Suite<SubscriptionStore.SubscriptionStore>) =>
   describe("subscriptions", () => {
-    subscriptionsPart1(it)
-    subscriptionsPart2(it)
+    storingAndDue(it)
+    cyclesOnce(it)
   })

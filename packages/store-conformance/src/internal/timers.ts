@@ -32,8 +32,8 @@ import {
 /** The concerns this part of the suite exercises. */
 const store = ledgerStore.pipe(and(Store.JobStore), and(Store.DeliveryStore))
 
-/** Part 1 of timers's tests. */
-const timersPart1 = (it: Suite<DeliveryParts>) => {
+/** Job lanes. */
+const lanes = (it: Suite<DeliveryParts>) => {
   it.effect("each lane claims only its own kinds, and has its own next due time", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -53,8 +53,8 @@ const timersPart1 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 2 of timers's tests. */
-const timersPart2 = (it: Suite<DeliveryParts>) => {
+/** Watching the jobs units schedule. */
+const watchingJobs = (it: Suite<DeliveryParts>) => {
   it.effect("watchJobs tells the earliest run time per lane of what each committed unit scheduled", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -128,8 +128,8 @@ const timersPart2 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 3 of timers's tests. */
-const timersPart3 = (it: Suite<DeliveryParts>) => {
+/** Changes that complete their jobs, many jobs, typed transitions. */
+const changesAndJobs = (it: Suite<DeliveryParts>) => {
   it.effect("a change completes the job that caused it in its own unit; one not applied leaves it", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -200,8 +200,8 @@ const timersPart3 = (it: Suite<DeliveryParts>) => {
   )
 }
 
-/** Part 4 of timers's tests. */
-const timersPart4 = (it: Suite<DeliveryParts>) => {
+/** Effects made from the transaction as it leaves. */
+const effectsFromTransaction = (it: Suite<DeliveryParts>) => {
   it.effect("a transition's effects may be made from the transaction as it leaves it", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -234,8 +234,8 @@ const timersPart4 = (it: Suite<DeliveryParts>) => {
 /** Registers the tests of what timers rely on. */
 export const timers = (it: Suite<DeliveryParts>) =>
   describe("jobs of timers", () => {
-    timersPart1(it)
-    timersPart2(it)
-    timersPart3(it)
-    timersPart4(it)
+    lanes(it)
+    watchingJobs(it)
+    changesAndJobs(it)
+    effectsFromTransaction(it)
   })

@@ -52,8 +52,8 @@ const settle = (at: number, codes: ReadonlyArray<number | null>) =>
     return ordered.map(({ c }) => c.event.id)
   })
 
-/** Part 1 of webhookOps's tests. */
-const webhookOpsPart1 = (it: Suite<WebhookOpsParts>) => {
+/** Disabling and enabling endpoints. */
+const disablingEndpoints = (it: Suite<WebhookOpsParts>) => {
   it.effect("an endpoint is disabled once, listed, and enabled with its failures cleared", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -107,8 +107,8 @@ const webhookOpsPart1 = (it: Suite<WebhookOpsParts>) => {
   )
 }
 
-/** Part 2 of webhookOps's tests. */
-const webhookOpsPart2 = (it: Suite<WebhookOpsParts>) => {
+/** Endpoint counts and recent attempts. */
+const countsAndAttempts = (it: Suite<WebhookOpsParts>) => {
   it.effect("endpoints are counted by mode and state", () =>
     Effect.gen(function* () {
       const s = yield* store
@@ -158,8 +158,8 @@ const webhookOpsPart2 = (it: Suite<WebhookOpsParts>) => {
   )
 }
 
-/** Part 3 of webhookOps's tests. */
-const webhookOpsPart3 = (it: Suite<WebhookOpsParts>) => {
+/** Resending failed events. */
+const resends = (it: Suite<WebhookOpsParts>) => {
   it.effect("a resend queues each failed event once, spaced, and the same resend again queues nothing", () =>
     inJobWindow((b) =>
       Effect.gen(function* () {
@@ -221,7 +221,7 @@ const webhookOpsPart3 = (it: Suite<WebhookOpsParts>) => {
 /** Registers the webhook operations tests. */
 export const webhookOps = (it: Suite<WebhookOpsParts>) =>
   describe("webhook operations", () => {
-    webhookOpsPart1(it)
-    webhookOpsPart2(it)
-    webhookOpsPart3(it)
+    disablingEndpoints(it)
+    countsAndAttempts(it)
+    resends(it)
   })
