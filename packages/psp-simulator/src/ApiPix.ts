@@ -19,16 +19,10 @@ const invalidCob = (violacoes: ReadonlyArray<Violacao>) =>
     violacoes
   )
 
-/** Checks a `PUT /cob/{txid}` body: the input, or the list of what is wrong with it. */
-const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boolean) => {
-  const violacoes: Array<Violacao> = []
-  const violation = (propriedade: string, razao: string) => violacoes.push({ propriedade, razao })
-  if (!txidPattern.test(txid)) violation("cob.txid", "txid must be 26 to 35 letters or digits.")
-  const cob = asObject(body)
-  if (!cob) {
-    violation("cob", "The body must be a JSON object.")
-    return { violacoes }
-  }
+type Violation = (propriedade: string, razao: string) => void
+
+/** The `calendario.expiracao` of a cob body, in seconds: the default when absent. */
+const parseExpiracao = (cob: Record<string, unknown>, violation: Violation): number => {
   let expiracao = defaultExpiracao
   if (cob.calendario !== undefined) {
     const calendario = asObject(cob.calendario)
@@ -40,6 +34,11 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
       } else expiracao = value
     }
   }
+  return expiracao
+}
+
+/** The `devedor` of a cob body, when present and valid. */
+const parseDevedor = (cob: Record<string, unknown>, violation: Violation): Devedor | undefined => {
   let devedor: Devedor | undefined
   if (cob.devedor !== undefined) {
     const value = asObject(cob.devedor)
@@ -57,6 +56,42 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
     } else if (cpf !== undefined) devedor = { nome, cpf }
     else if (cnpj !== undefined) devedor = { nome, cnpj }
   }
+  return devedor
+}
+
+/** The `infoAdicionais` of a cob body: the valid items up to the first invalid one. */
+const parseInfoAdicionais = (info: unknown, violation: Violation): Array<{ nome: string; valor: string }> => {
+  const infoAdicionais: Array<{ nome: string; valor: string }> = []
+  if (info !== undefined) {
+    if (!Array.isArray(info) || info.length > 50)
+      violation("cob.infoAdicionais", "infoAdicionais: at most 50 items.")
+    else {
+      for (const item of info) {
+        const nome = boundedString(asObject(item)?.nome, 50)
+        const texto = boundedString(asObject(item)?.valor, 200)
+        if (nome === undefined || texto === undefined) {
+          violation("cob.infoAdicionais", "each item needs nome (<= 50) and valor (<= 200).")
+          break
+        }
+        infoAdicionais.push({ nome, valor: texto })
+      }
+    }
+  }
+  return infoAdicionais
+}
+
+/** Checks a `PUT /cob/{txid}` body: the input, or the list of what is wrong with it. */
+const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boolean) => {
+  const violacoes: Array<Violacao> = []
+  const violation = (propriedade: string, razao: string) => violacoes.push({ propriedade, razao })
+  if (!txidPattern.test(txid)) violation("cob.txid", "txid must be 26 to 35 letters or digits.")
+  const cob = asObject(body)
+  if (!cob) {
+    violation("cob", "The body must be a JSON object.")
+    return { violacoes }
+  }
+  const expiracao = parseExpiracao(cob, violation)
+  const devedor = parseDevedor(cob, violation)
   const valor = asObject(cob.valor)
   const original = typeof valor?.original === "string" ? valor.original : undefined
   const modalidade = valor?.modalidadeAlteracao
@@ -76,22 +111,7 @@ const parseCob = (txid: string, body: unknown, ownsKey: (chave: string) => boole
     violation("cob.solicitacaoPagador", "solicitacaoPagador must be a string of at most 140 characters.")
   }
   const info = cob.infoAdicionais
-  const infoAdicionais: Array<{ nome: string; valor: string }> = []
-  if (info !== undefined) {
-    if (!Array.isArray(info) || info.length > 50)
-      violation("cob.infoAdicionais", "infoAdicionais: at most 50 items.")
-    else {
-      for (const item of info) {
-        const nome = boundedString(asObject(item)?.nome, 50)
-        const texto = boundedString(asObject(item)?.valor, 200)
-        if (nome === undefined || texto === undefined) {
-          violation("cob.infoAdicionais", "each item needs nome (<= 50) and valor (<= 200).")
-          break
-        }
-        infoAdicionais.push({ nome, valor: texto })
-      }
-    }
-  }
+  const infoAdicionais = parseInfoAdicionais(info, violation)
   if (violacoes.length > 0 || original === undefined || chave === undefined) return { violacoes }
   const input: CobInput = {
     expiracao,

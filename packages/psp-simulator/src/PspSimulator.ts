@@ -170,27 +170,33 @@ const shut = (server: http.Server) =>
 
 const hostForUrl = (host: string) => (host.includes(":") ? `[${host}]` : host)
 
-/** Starts a simulated PSP: the HTTPS API (mTLS), and the control API when `controlPort` is set. */
-export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimulator> => {
-  const host = options.host ?? "127.0.0.1"
-  const now = options.now ?? (() => new Date())
-  const pki =
-    options.pki ??
-    (options.hostnames === undefined && options.pkcs12Passphrase === undefined
-      ? shared()
-      : generatePki({
-          ...(options.hostnames ? { hostnames: options.hostnames } : {}),
-          ...(options.pkcs12Passphrase === undefined ? {} : { pkcs12Passphrase: options.pkcs12Passphrase })
-        }))
-  const clients = options.clients ?? [{ clientId: "pixgate", clientSecret: "pixgate-secret" }]
-  let tokenTtl = options.tokenTtlSeconds ?? 3600
-  let callbackMode: CallbackMode = options.callbackMode ?? "now"
-  let refundOutcome: RefundOutcome = options.refundOutcome ?? "settle"
-  let apiPort = 0
-  let locationPort = 0
-  const faults = new Faults()
-  const requests: Array<RequestRecord> = []
-  const timers = new Set<NodeJS.Timeout>()
+/** The settings the controls change while the simulator runs. */
+interface Live {
+  tokenTtl: number
+  callbackMode: CallbackMode
+  refundOutcome: RefundOutcome
+  locationPort: number
+}
+
+/** The simulator's servers; `control` is set once the control API listens. */
+interface Servers {
+  readonly api: http.Server
+  readonly locations: http.Server
+  control: http.Server | undefined
+}
+
+/** The certificates: the given ones, the shared ones, or new ones for other hostnames. */
+const pkiFor = (options: PspSimulatorOptions): TestPki =>
+  options.pki ??
+  (options.hostnames === undefined && options.pkcs12Passphrase === undefined
+    ? shared()
+    : generatePki({
+        ...(options.hostnames ? { hostnames: options.hostnames } : {}),
+        ...(options.pkcs12Passphrase === undefined ? {} : { pkcs12Passphrase: options.pkcs12Passphrase })
+      }))
+
+/** The books: the bank (cobs, Pix, sends), Pix Automático and the callbacks both send. */
+const makeBooks = (options: PspSimulatorOptions, pki: TestPki, host: string, now: () => Date, live: Live) => {
   let bank: Bank
   const callbacks = new Callbacks(
     {
@@ -217,11 +223,11 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
       ispb: options.ispb ?? "99999999",
       merchantName: "PIXGATE SIMULADO",
       merchantCity: "SAO PAULO",
-      locationHost: () => `${hostForUrl(host)}:${locationPort}`,
+      locationHost: () => `${hostForUrl(host)}:${live.locationPort}`,
       ...(options.pixKeys ? { pixKeys: options.pixKeys } : {}),
       sendOutcome: options.sendOutcome ?? "manual",
-      callbackMode: () => callbackMode,
-      refundOutcome: () => refundOutcome,
+      callbackMode: () => live.callbackMode,
+      refundOutcome: () => live.refundOutcome,
       now
     },
     callbacks
@@ -229,8 +235,8 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
   const automatico: Automatico = new Automatico({
     ispb: options.ispb ?? "99999999",
     now,
-    locationHost: () => `${hostForUrl(host)}:${locationPort}`,
-    callbackMode: () => callbackMode,
+    locationHost: () => `${hostForUrl(host)}:${live.locationPort}`,
+    callbackMode: () => live.callbackMode,
     notify: (kind, body, mode) => callbacks.dispatch("", body, mode, kind),
     receivePix: (pix) => {
       const rec = automatico.state.recs.get(automatico.state.cobsr.get(pix.txid)?.idRec ?? "")
@@ -244,10 +250,25 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     },
     payCob: (txid) => bank.payCob(txid)
   })
-  const infracoes = new Infracoes(bank)
+  return { callbacks, bank, automatico, infracoes: new Infracoes(bank) }
+}
+
+type Books = ReturnType<typeof makeBooks>
+
+/** The mTLS API's server: every route, behind the faults and the token check. */
+const makeApiServer = (
+  { bank, automatico, infracoes }: Books,
+  pki: TestPki,
+  clients: ReadonlyArray<OAuthClient>,
+  now: () => Date,
+  live: Live,
+  faults: Faults,
+  requests: Array<RequestRecord>,
+  timers: Set<NodeJS.Timeout>
+) => {
   const handler = makeHandler({
     routes: [
-      tokenRoute({ clients, tokenTtlSeconds: () => tokenTtl, tokens: bank.state.tokens, now }),
+      tokenRoute({ clients, tokenTtlSeconds: () => live.tokenTtl, tokens: bank.state.tokens, now }),
       ...apiPixRoutes,
       ...sendRoutes,
       ...infracoesRoutes(infracoes),
@@ -267,7 +288,7 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
         timers.add(timer)
       })
   })
-  const api = https.createServer(
+  return https.createServer(
     {
       key: pki.serverKeyPem,
       cert: pki.serverCertPem,
@@ -278,7 +299,79 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     },
     (request, response) => void handler(request, response)
   )
-  apiPort = await listen(api, options.port ?? 0, host)
+}
+
+/** The programmatic API over the books, the settings and the servers. */
+const simulatorApi = (
+  { callbacks, bank, automatico, infracoes }: Books,
+  base: Pick<PspSimulator, "url" | "port" | "locationUrl" | "tls" | "client" | "requests">,
+  now: () => Date,
+  live: Live,
+  faults: Faults,
+  timers: Set<NodeJS.Timeout>,
+  servers: Servers
+): PspSimulator => ({
+  ...base,
+  controlUrl: undefined,
+  state: bank.state,
+  recurring: automatico,
+  deliveries: callbacks.deliveries,
+  held: callbacks.held,
+  payCob: (txid, payOptions) => bank.payCob(txid, payOptions),
+  medReturn: (endToEndId, input) => bank.medReturn(endToEndId, input),
+  removeCob: (txid) => bank.removeCob(txid),
+  infracoes: infracoes.all,
+  openInfraction: (endToEndId, openOptions) => infracoes.open(endToEndId, openOptions),
+  concludeInfraction: (idInfracao, concludeOptions) => infracoes.conclude(idInfracao, concludeOptions),
+  expireInfraction: (idInfracao) => infracoes.expire(idInfracao),
+  settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
+  rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),
+  setRefundOutcome: (outcome) => {
+    live.refundOutcome = outcome
+  },
+  settleRefund: (endToEndId, id) => bank.decideRefundById(endToEndId, id, "DEVOLVIDO"),
+  rejectRefund: (endToEndId, id, motivo) => bank.decideRefundById(endToEndId, id, "NAO_REALIZADO", motivo),
+  releaseCallbacks: (order) => callbacks.releaseHeld(order),
+  setCallbackMode: (mode) => {
+    live.callbackMode = mode
+  },
+  setTokenTtl: (seconds) => {
+    live.tokenTtl = seconds
+  },
+  expireTokens: () => {
+    const at = now().getTime()
+    for (const token of bank.state.tokens.values()) token.expiresAt = Math.min(token.expiresAt, at)
+  },
+  addFault: (fault) => faults.add(fault),
+  clearFaults: () => faults.clear(),
+  faults: () => faults.list(),
+  close: async () => {
+    callbacks.close()
+    for (const timer of timers) clearTimeout(timer)
+    const { api, locations, control } = servers
+    await Promise.all([shut(api), shut(locations), ...(control ? [shut(control)] : [])])
+  }
+})
+
+/** Starts a simulated PSP: the HTTPS API (mTLS), and the control API when `controlPort` is set. */
+export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimulator> => {
+  const host = options.host ?? "127.0.0.1"
+  const now = options.now ?? (() => new Date())
+  const pki = pkiFor(options)
+  const clients = options.clients ?? [{ clientId: "pixgate", clientSecret: "pixgate-secret" }]
+  const live: Live = {
+    tokenTtl: options.tokenTtlSeconds ?? 3600,
+    callbackMode: options.callbackMode ?? "now",
+    refundOutcome: options.refundOutcome ?? "settle",
+    locationPort: 0
+  }
+  const faults = new Faults()
+  const requests: Array<RequestRecord> = []
+  const timers = new Set<NodeJS.Timeout>()
+  const books = makeBooks(options, pki, host, now, live)
+  const { bank, automatico } = books
+  const api = makeApiServer(books, pki, clients, now, live, faults, requests, timers)
+  const apiPort = await listen(api, options.port ?? 0, host)
   const url = `https://${hostForUrl(host)}:${apiPort}`
   // The locations are open to any payer's PSP: no client certificate, their own server.
   const locations = https.createServer(
@@ -291,67 +384,37 @@ export const start = async (options: PspSimulatorOptions = {}): Promise<PspSimul
     )
   )
   try {
-    locationPort = await listen(locations, options.locationPort ?? 0, host)
+    live.locationPort = await listen(locations, options.locationPort ?? 0, host)
   } catch (error) {
     await shut(api)
     throw error
   }
 
-  const simulator: PspSimulator = {
-    url,
-    port: apiPort,
-    locationUrl: `https://${hostForUrl(host)}:${locationPort}`,
-    controlUrl: undefined,
-    tls: pki,
-    client: { clientId: clients[0].clientId, clientSecret: clients[0].clientSecret },
-    state: bank.state,
-    recurring: automatico,
-    requests,
-    deliveries: callbacks.deliveries,
-    held: callbacks.held,
-    payCob: (txid, payOptions) => bank.payCob(txid, payOptions),
-    medReturn: (endToEndId, input) => bank.medReturn(endToEndId, input),
-    removeCob: (txid) => bank.removeCob(txid),
-    infracoes: infracoes.all,
-    openInfraction: (endToEndId, openOptions) => infracoes.open(endToEndId, openOptions),
-    concludeInfraction: (idInfracao, concludeOptions) => infracoes.conclude(idInfracao, concludeOptions),
-    expireInfraction: (idInfracao) => infracoes.expire(idInfracao),
-    settleSend: (idEnvio, decideOptions) => bank.settleSend(idEnvio, decideOptions),
-    rejectSend: (idEnvio, decideOptions) => bank.rejectSend(idEnvio, decideOptions),
-    setRefundOutcome: (outcome) => {
-      refundOutcome = outcome
+  const servers: Servers = { api, locations, control: undefined }
+  const simulator = simulatorApi(
+    books,
+    {
+      url,
+      port: apiPort,
+      locationUrl: `https://${hostForUrl(host)}:${live.locationPort}`,
+      tls: pki,
+      client: { clientId: clients[0].clientId, clientSecret: clients[0].clientSecret },
+      requests
     },
-    settleRefund: (endToEndId, id) => bank.decideRefundById(endToEndId, id, "DEVOLVIDO"),
-    rejectRefund: (endToEndId, id, motivo) => bank.decideRefundById(endToEndId, id, "NAO_REALIZADO", motivo),
-    releaseCallbacks: (order) => callbacks.releaseHeld(order),
-    setCallbackMode: (mode) => {
-      callbackMode = mode
-    },
-    setTokenTtl: (seconds) => {
-      tokenTtl = seconds
-    },
-    expireTokens: () => {
-      const at = now().getTime()
-      for (const token of bank.state.tokens.values()) token.expiresAt = Math.min(token.expiresAt, at)
-    },
-    addFault: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    faults: () => faults.list(),
-    close: async () => {
-      callbacks.close()
-      for (const timer of timers) clearTimeout(timer)
-      await Promise.all([shut(api), shut(locations), ...(control ? [shut(control)] : [])])
-    }
-  }
+    now,
+    live,
+    faults,
+    timers,
+    servers
+  )
 
-  let control: http.Server | undefined
   if (options.controlPort !== undefined) {
-    control = http.createServer(makeControlHandler(simulator, bank))
+    servers.control = http.createServer(makeControlHandler(simulator, bank))
     try {
-      const controlPort = await listen(control, options.controlPort, host)
+      const controlPort = await listen(servers.control, options.controlPort, host)
       return { ...simulator, controlUrl: `http://${hostForUrl(host)}:${controlPort}` }
     } catch (error) {
-      control = undefined
+      servers.control = undefined
       await Promise.all([shut(api), shut(locations)])
       throw error
     }

@@ -82,8 +82,8 @@ const faultStatus = (status: number, retryAfter: number | undefined): Reply => {
   return retryAfter === undefined ? reply : { ...reply, headers: { "retry-after": String(retryAfter) } }
 }
 
-/** The request handler of the simulated PSP's API: routing, faults, OAuth2 and the routes. */
-export const makeHandler = (settings: {
+/** What the API's request handler serves and records. */
+interface HandlerSettings {
   readonly routes: ReadonlyArray<Route>
   readonly bank: Bank
   readonly faults: Faults
@@ -92,46 +92,64 @@ export const makeHandler = (settings: {
   readonly requests: Array<RequestRecord>
   /** Waits `ms` (latency faults); the simulator cancels pending waits when it closes. */
   readonly sleep: (ms: number) => Promise<void>
-}) => {
-  const compiled = settings.routes.map(compile)
-  const sleep = settings.sleep
+}
 
-  /** Applies struck faults; true when one of them took over the answer. */
-  const strike = async (
-    struck: ReadonlyArray<FaultKind>,
-    request: IncomingMessage,
-    response: ServerResponse,
-    record: (outcome: RequestRecord["outcome"]) => void
-  ) => {
-    for (const fault of struck) if (fault.kind === "latency") await sleep(fault.ms)
-    const terminal = struck.find((fault) => fault.kind !== "latency")
-    if (!terminal) return false
-    switch (terminal.kind) {
-      case "status": {
-        const reply = faultStatus(terminal.status ?? 500, terminal.retryAfter)
-        record(reply.status)
-        write(response, reply)
-        return true
-      }
-      case "expireToken": {
-        const value = bearer(request.headers)
-        const token = value === undefined ? undefined : settings.tokens.get(value)
-        if (token) token.expiresAt = settings.now().getTime()
-        record(401)
-        write(response, unauthorized())
-        return true
-      }
-      case "reset":
-        record("reset")
-        resetSocket(request.socket)
-        return true
-      case "timeout":
-        record("timeout")
-        return true
-      default:
-        return false
+/** Applies struck faults; true when one of them took over the answer. */
+const strike = async (
+  settings: HandlerSettings,
+  struck: ReadonlyArray<FaultKind>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  record: (outcome: RequestRecord["outcome"]) => void
+) => {
+  for (const fault of struck) if (fault.kind === "latency") await settings.sleep(fault.ms)
+  const terminal = struck.find((fault) => fault.kind !== "latency")
+  if (!terminal) return false
+  switch (terminal.kind) {
+    case "status": {
+      const reply = faultStatus(terminal.status ?? 500, terminal.retryAfter)
+      record(reply.status)
+      write(response, reply)
+      return true
     }
+    case "expireToken": {
+      const value = bearer(request.headers)
+      const token = value === undefined ? undefined : settings.tokens.get(value)
+      if (token) token.expiresAt = settings.now().getTime()
+      record(401)
+      write(response, unauthorized())
+      return true
+    }
+    case "reset":
+      record("reset")
+      resetSocket(request.socket)
+      return true
+    case "timeout":
+      record("timeout")
+      return true
+    default:
+      return false
   }
+}
+
+/** The route a request matches, with the path's parameters. */
+const findRoute = (compiled: ReadonlyArray<ReturnType<typeof compile>>, method: string, url: URL) => {
+  let params: Record<string, string> = {}
+  const found = compiled.find((candidate) => {
+    if (candidate.route.method !== method) return false
+    const match = candidate.pattern.exec(url.pathname)
+    if (!match) return false
+    params = Object.fromEntries(
+      candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1])])
+    )
+    return true
+  })
+  return { found, params }
+}
+
+/** The request handler of the simulated PSP's API: routing, faults, OAuth2 and the routes. */
+export const makeHandler = (settings: HandlerSettings) => {
+  const compiled = settings.routes.map(compile)
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "https://psp.local")
@@ -142,16 +160,7 @@ export const makeHandler = (settings: {
     } catch {
       return
     }
-    let params: Record<string, string> = {}
-    const found = compiled.find((candidate) => {
-      if (candidate.route.method !== method) return false
-      const match = candidate.pattern.exec(url.pathname)
-      if (!match) return false
-      params = Object.fromEntries(
-        candidate.names.map((name, index) => [name, decodeURIComponent(match[index + 1])])
-      )
-      return true
-    })
+    const { found, params } = findRoute(compiled, method, url)
     const record = (outcome: RequestRecord["outcome"]) =>
       settings.requests.push({
         at: settings.now(),
@@ -166,7 +175,7 @@ export const makeHandler = (settings: {
       return write(response, reply)
     }
     const { route } = found
-    if (await strike(settings.faults.take(route.name, false), request, response, record)) return
+    if (await strike(settings, settings.faults.take(route.name, false), request, response, record)) return
     const denied =
       route.scope === undefined
         ? undefined
@@ -181,7 +190,7 @@ export const makeHandler = (settings: {
         headers: request.headers,
         bank: settings.bank
       })
-    if (await strike(settings.faults.take(route.name, true), request, response, record)) return
+    if (await strike(settings, settings.faults.take(route.name, true), request, response, record)) return
     record(reply.status)
     write(response, reply)
   }

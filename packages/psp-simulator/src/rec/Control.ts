@@ -17,6 +17,62 @@ const text = (body: Record<string, unknown>, name: string) => {
   return value
 }
 
+type CallbackOption = { readonly callback?: CallbackMode }
+
+/** The controls of one authorization (`/recs/{idRec}/...`), or undefined when none matches. */
+const recControl = async (
+  a: Recurring,
+  method: string,
+  id: string,
+  action: string | undefined,
+  body: Record<string, unknown>,
+  cb: CallbackOption
+): Promise<[number, unknown] | undefined> => {
+  const rec = (idRec: string) => recCompletaJson(a.rec(idRec), a.state)
+  if (method === "POST" && action === "approve") {
+    const jornada = text(body, "jornada")
+    const txid = text(body, "txid")
+    const pagador = body.pagador as Record<string, string> | undefined
+    await a.approve(id, {
+      ...(jornada === undefined ? {} : { jornada: jornada as Jornada }),
+      ...(txid === undefined ? {} : { txid }),
+      ...(pagador === undefined ? {} : { pagador }),
+      ...cb
+    })
+    return [200, rec(id)]
+  }
+  if (method === "POST" && action === "reject") {
+    const codigo = text(body, "codigo")
+    const descricao = text(body, "descricao")
+    await a.reject(id, {
+      ...(codigo === undefined ? {} : { codigo }),
+      ...(descricao === undefined ? {} : { descricao }),
+      ...cb
+    })
+    return [200, rec(id)]
+  }
+  if (method === "POST" && action === "revoke") {
+    await a.revoke(id, cb)
+    return [200, rec(id)]
+  }
+  if (method === "POST" && action === "expire") {
+    await a.expire(id, cb)
+    return [200, rec(id)]
+  }
+  if (method === "PUT" && action === "maximum") {
+    a.setMaximum(id, text(body, "valor"))
+    return [200, rec(id)]
+  }
+  if (method === "PUT" && action === "insufficient-funds") {
+    const attempts = body.attempts
+    if (!(typeof attempts === "number" && Number.isInteger(attempts) && attempts >= 0))
+      throw new ControlError(400, "attempts must be a whole number >= 0")
+    a.setInsufficientFunds(id, attempts)
+    return [200, rec(id)]
+  }
+  return undefined
+}
+
 /** Answers a recurring control, or undefined when the path is not one. */
 export const recurringControl = async (
   a: Recurring,
@@ -27,7 +83,6 @@ export const recurringControl = async (
 ): Promise<[number, unknown] | undefined> => {
   const [first, id, action] = segments
   const cb = callback === undefined ? {} : { callback }
-  const rec = (idRec: string) => recCompletaJson(a.rec(idRec), a.state)
   const cobr = (txid: string) => cobrJson(a.cobr(txid), a.state)
   if (method === "GET" && first === "recurring" && id === "state")
     return [
@@ -42,47 +97,8 @@ export const recurringControl = async (
   if (method === "POST" && first === "recurring" && id === "run-due")
     return [200, { cobsr: (await a.runDue(cb)).map((c) => cobrJson(c, a.state)) }]
   if (first === "recs" && id !== undefined && segments.length === 3) {
-    if (method === "POST" && action === "approve") {
-      const jornada = text(body, "jornada")
-      const txid = text(body, "txid")
-      const pagador = body.pagador as Record<string, string> | undefined
-      await a.approve(id, {
-        ...(jornada === undefined ? {} : { jornada: jornada as Jornada }),
-        ...(txid === undefined ? {} : { txid }),
-        ...(pagador === undefined ? {} : { pagador }),
-        ...cb
-      })
-      return [200, rec(id)]
-    }
-    if (method === "POST" && action === "reject") {
-      const codigo = text(body, "codigo")
-      const descricao = text(body, "descricao")
-      await a.reject(id, {
-        ...(codigo === undefined ? {} : { codigo }),
-        ...(descricao === undefined ? {} : { descricao }),
-        ...cb
-      })
-      return [200, rec(id)]
-    }
-    if (method === "POST" && action === "revoke") {
-      await a.revoke(id, cb)
-      return [200, rec(id)]
-    }
-    if (method === "POST" && action === "expire") {
-      await a.expire(id, cb)
-      return [200, rec(id)]
-    }
-    if (method === "PUT" && action === "maximum") {
-      a.setMaximum(id, text(body, "valor"))
-      return [200, rec(id)]
-    }
-    if (method === "PUT" && action === "insufficient-funds") {
-      const attempts = body.attempts
-      if (!(typeof attempts === "number" && Number.isInteger(attempts) && attempts >= 0))
-        throw new ControlError(400, "attempts must be a whole number >= 0")
-      a.setInsufficientFunds(id, attempts)
-      return [200, rec(id)]
-    }
+    const reply = await recControl(a, method, id, action, body, cb)
+    if (reply) return reply
   }
   if (first === "cobsr" && id !== undefined && segments.length === 3 && method === "POST") {
     if (action === "attempt") {

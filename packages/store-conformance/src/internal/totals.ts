@@ -39,6 +39,71 @@ const changeArb = fc.record({
   kind: fc.constantFrom("complete", "fail", "refund")
 })
 
+type TotalsStore = Effect.Effect.Success<typeof store>
+
+/** Refunds the picked deposits in full by an accepted chargeback, in the model too. */
+const refundPicked = (
+  s: TotalsStore,
+  rows: Map<string, Domain.Transaction>,
+  made: ReadonlyArray<Domain.Transaction>,
+  changes: ReadonlyArray<{ readonly pick: number; readonly kind: string }>
+) =>
+  Effect.gen(function* () {
+    for (const { pick } of changes.filter((c) => c.kind === "refund")) {
+      const deposit = present(rows.get(made[pick % made.length].id), "the picked transaction")
+      if (deposit.type !== "deposit") continue
+      const cb = makeChargeback(deposit, { amount: 1 })
+      if (!(yield* s.openChargeback(cb, chargebackOpenedEntry(cb), effects()))) continue
+      yield* s.resolveChargeback({
+        id: cb.id,
+        status: "accepted",
+        at: deposit.createdAt + 2,
+        refund: true,
+        entry: chargebackResolvedEntry(cb, "accepted"),
+        effects: effects()
+      })
+      rows.set(deposit.id, { ...deposit, status: "refunded", updatedAt: deposit.createdAt + 2 })
+    }
+  })
+
+/** The total and rows of every filter against a count of the model's rows. */
+const checkTotals = (
+  s: TotalsStore,
+  merchantId: Domain.MerchantId,
+  rows: ReadonlyMap<string, Domain.Transaction>
+) =>
+  Effect.gen(function* () {
+    const bounds: ReadonlyArray<Pick<Store.TransactionQuery, "from" | "to">> = [
+      {},
+      { from: firstDay + day },
+      { to: firstDay + 2 * day },
+      { from: firstDay + day, to: firstDay + 3 * day },
+      { from: firstDay + day + 12 * 3_600_000, to: firstDay + 3 * day - 1 }
+    ]
+    for (const mode of Domain.modes)
+      for (const type of [undefined, ...Domain.transactionTypes])
+        for (const status of [undefined, ...Domain.transactionStatuses])
+          for (const bound of bounds) {
+            const query = { merchantId, mode, offset: 0, limit: 100, ...bound }
+            const filter = {
+              ...query,
+              ...(type === undefined ? {} : { type }),
+              ...(status === undefined ? {} : { status })
+            }
+            const expected = [...rows.values()].filter(
+              (tx) =>
+                tx.mode === mode &&
+                (type === undefined || tx.type === type) &&
+                (status === undefined || tx.status === status) &&
+                (bound.from === undefined || tx.createdAt >= bound.from) &&
+                (bound.to === undefined || tx.createdAt < bound.to)
+            )
+            const page = yield* s.listTransactions(filter)
+            expect(page.total, JSON.stringify({ mode, type, status, ...bound })).toBe(expected.length)
+            expect([...page.rows.map((r) => r.id)].sort()).toEqual(expected.map((r) => r.id).sort())
+          }
+  })
+
 /** Registers the totals property. */
 export const totals = (it: Suite<LedgerParts>) =>
   describe("list totals", () => {
@@ -79,51 +144,9 @@ export const totals = (it: Suite<LedgerParts>) =>
           )
           for (const tx of moved) if (Option.isSome(tx)) rows.set(tx.value.id, tx.value)
 
-          for (const { pick } of changes.filter((c) => c.kind === "refund")) {
-            const deposit = present(rows.get(made[pick % made.length].id), "the picked transaction")
-            if (deposit.type !== "deposit") continue
-            const cb = makeChargeback(deposit, { amount: 1 })
-            if (!(yield* s.openChargeback(cb, chargebackOpenedEntry(cb), effects()))) continue
-            yield* s.resolveChargeback({
-              id: cb.id,
-              status: "accepted",
-              at: deposit.createdAt + 2,
-              refund: true,
-              entry: chargebackResolvedEntry(cb, "accepted"),
-              effects: effects()
-            })
-            rows.set(deposit.id, { ...deposit, status: "refunded", updatedAt: deposit.createdAt + 2 })
-          }
+          yield* refundPicked(s, rows, made, changes)
 
-          const bounds: ReadonlyArray<Pick<Store.TransactionQuery, "from" | "to">> = [
-            {},
-            { from: firstDay + day },
-            { to: firstDay + 2 * day },
-            { from: firstDay + day, to: firstDay + 3 * day },
-            { from: firstDay + day + 12 * 3_600_000, to: firstDay + 3 * day - 1 }
-          ]
-          for (const mode of Domain.modes)
-            for (const type of [undefined, ...Domain.transactionTypes])
-              for (const status of [undefined, ...Domain.transactionStatuses])
-                for (const bound of bounds) {
-                  const query = { merchantId: merchant.id, mode, offset: 0, limit: 100, ...bound }
-                  const filter = {
-                    ...query,
-                    ...(type === undefined ? {} : { type }),
-                    ...(status === undefined ? {} : { status })
-                  }
-                  const expected = [...rows.values()].filter(
-                    (tx) =>
-                      tx.mode === mode &&
-                      (type === undefined || tx.type === type) &&
-                      (status === undefined || tx.status === status) &&
-                      (bound.from === undefined || tx.createdAt >= bound.from) &&
-                      (bound.to === undefined || tx.createdAt < bound.to)
-                  )
-                  const page = yield* s.listTransactions(filter)
-                  expect(page.total, JSON.stringify({ mode, type, status, ...bound })).toBe(expected.length)
-                  expect([...page.rows.map((r) => r.id)].sort()).toEqual(expected.map((r) => r.id).sort())
-                }
+          yield* checkTotals(s, merchant.id, rows)
         }),
       { fastCheck: { numRuns: 15 } }
     )
