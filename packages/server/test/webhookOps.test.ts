@@ -64,14 +64,18 @@ const receiver = Effect.acquireRelease(
 /** Real time passes (the receiver's I/O), whatever the TestClock says. */
 const real = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
-/** Polls `done` every 20 ms until it holds. */
-const until = <R>(done: Effect.Effect<boolean, unknown, R>) =>
+/**
+ * Polls `done` every 20 ms until it holds, for up to a minute of real time (a loaded machine's
+ * Postgres once took longer than 30 s); fails naming `what`.
+ */
+const until = <R>(what: string, done: Effect.Effect<boolean, unknown, R>) =>
   Effect.gen(function* () {
-    for (let i = 0; i < 1_500; i++) {
+    const deadline = Date.now() + 60_000
+    while (Date.now() < deadline) {
       if (yield* done) return
       yield* real(20)
     }
-    throw new Error("condition not reached")
+    throw new Error(`condition not reached: ${what}`)
   })
 
 /** How long the endpoint may fail before it is disabled, in this test. */
@@ -106,7 +110,10 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
 
     // 1. An event whose four attempts all fail.
     const first = yield* e.admin.sendTestEvent(merchantId, "test")
-    yield* until(Effect.map(statusOf(first.eventId), (s) => s.includes("failed")))
+    yield* until(
+      "the first event failed",
+      Effect.map(statusOf(first.eventId), (s) => s.includes("failed"))
+    )
     expect(hook.calls.filter(([id]) => id === first.eventId)).toHaveLength(4)
     const failing = yield* health
     expect(failing).toMatchObject({ state: "failing", consecutiveFailures: 4, succeeded: 0, successRate: 0 })
@@ -115,8 +122,14 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     // 2. Failing for longer than webhookDisableAfter: the next failure disables the endpoint.
     yield* real(disableAfterMs + 100)
     const second = yield* e.admin.sendTestEvent(merchantId, "test")
-    yield* until(Effect.map(health, (h) => h?.state === "disabled"))
-    yield* until(Effect.map(statusOf(second.eventId), (s) => s.includes("failed")))
+    yield* until(
+      "the endpoint disabled",
+      Effect.map(health, (h) => h?.state === "disabled")
+    )
+    yield* until(
+      "the second event failed",
+      Effect.map(statusOf(second.eventId), (s) => s.includes("failed"))
+    )
     // Its retries were held: one attempt reached the receiver.
     expect(hook.calls.filter(([id]) => id === second.eventId)).toHaveLength(1)
     expect((yield* e.webhookOps.disabled(merchantId)).map((d) => d.mode)).toEqual(["test"])
@@ -135,7 +148,10 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
 
     // 3. While disabled, a new event is held, not attempted, and not lost.
     const third = yield* e.admin.sendTestEvent(merchantId, "test")
-    yield* until(Effect.map(statusOf(third.eventId), (s) => s.includes("failed")))
+    yield* until(
+      "the third event held",
+      Effect.map(statusOf(third.eventId), (s) => s.includes("failed"))
+    )
     expect(hook.calls.filter(([id]) => id === third.eventId)).toHaveLength(0)
     const held = (yield* log).find((d) => d.eventId === third.eventId)
     expect(held?.attempts[0]?.error).toBe(WebhookOpsStore.heldError)
@@ -161,7 +177,10 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     const [on, ...moreOn] = yield* eventsOf("webhook_endpoint.enabled")
     expect(moreOn).toEqual([])
     expect(on?.data).toMatchObject({ mode: "test", url: new URL(hook.url).origin, resent: 3 })
-    yield* until(allDelivered([first.eventId, second.eventId, third.eventId, on?.id ?? "none"]))
+    yield* until(
+      "the resent events delivered",
+      allDelivered([first.eventId, second.eventId, third.eventId, on?.id ?? "none"])
+    )
     expect((yield* health)?.state).toBe("healthy")
     // The disabling's event reached neither the log nor the receiver.
     expect((yield* log).filter((d) => d.eventId === off?.id)).toEqual([])
@@ -171,11 +190,14 @@ const scenario = (storeLayer: () => Layer.Layer<Store.Store | WebhookOpsStore.We
     hook.answer.status = 500
     const since = new Date().toISOString()
     const fourth = yield* e.admin.sendTestEvent(merchantId, "test")
-    yield* until(Effect.map(statusOf(fourth.eventId), (s) => s.includes("failed")))
+    yield* until(
+      "the fourth event failed",
+      Effect.map(statusOf(fourth.eventId), (s) => s.includes("failed"))
+    )
     hook.answer.status = 200
     const resend = yield* e.webhookOps.resend({ merchantId, since })
     expect(resend).toMatchObject({ scope: "all", queued: 1, repeated: false, ratePerSecond: 20 })
-    yield* until(allDelivered([fourth.eventId]))
+    yield* until("the fourth event resent and delivered", allDelivered([fourth.eventId]))
     // The same range again: recognised, nothing sent twice.
     const again = yield* e.webhookOps.resend({ merchantId, since })
     expect(again).toMatchObject({ resendId: resend.resendId, queued: 0, repeated: true })
@@ -195,7 +217,7 @@ describe("webhook operations end to end", () => {
   it.live(
     "SQLite: failing, disabled, held, enabled, resent once",
     () => Effect.scoped(scenario(() => SqliteStore.layer({ filename: join(dir, "ops.db"), keys: testKeys }))),
-    120_000
+    180_000
   )
 })
 
@@ -207,6 +229,6 @@ describePostgres("webhook operations end to end (Postgres)", () => {
       Effect.scoped(
         scenario(() => Layer.suspend(() => PgStore.layer({ keys: testKeys, url: database.url() })))
       ),
-    120_000
+    180_000
   )
 })
