@@ -310,25 +310,43 @@ const retain = (pixgate: Pixgate.Pixgate, days: number) =>
         )
   )
 
-/** Starts the server; rejects when the store cannot open or the port is taken. */
-export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
+/** Private live webhooks are a local trial's: refused outside the development profile. */
+const checkProfile = (options: ServerOptions) => {
   if (options.allowPrivateLiveWebhooks && options.profile !== "development")
     throw new Error(
       "allowPrivateLiveWebhooks (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1) needs the development profile " +
         "(PIXGATE_PROFILE=development): live webhooks could reach the server's own network"
     )
-  const limits = Connections.resolve(options)
-  const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
-  const live =
-    options.live === undefined ? undefined : await liveGateway(options.live, options.cwd ?? process.cwd())
-  // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
-  let running: Pixgate.Pixgate | undefined
-  const telemetry = await Telemetry.load(
-    options.telemetry,
-    AdminGate.metrics(options.adminToken, () => running)
-  )
-  const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
-  const pixgate = await Pixgate.make({
+}
+
+/** The engine's settings the server's options change. */
+const engineConfig = (options: ServerOptions) => ({
+  ...(options.allowInsecureLiveWebhooks ? { allowInsecureLiveWebhooks: true } : {}),
+  ...(options.allowPrivateLiveWebhooks ? { allowPrivateWebhookUrls: true } : {}),
+  ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {}),
+  ...(options.readinessTimeoutMs === undefined
+    ? {}
+    : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) }),
+  ...(options.webhookEndpointMaxConcurrency === undefined
+    ? {}
+    : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency }),
+  ...(options.webhookDisableAfterHours === undefined
+    ? {}
+    : { webhookDisableAfter: Duration.hours(options.webhookDisableAfterHours) }),
+  ...(options.webhookResendRate === undefined ? {} : { webhookResendRate: options.webhookResendRate })
+})
+
+type Live = Awaited<ReturnType<typeof liveGateway>>
+
+/** The engine and its HTTP front, on the store of `target`. */
+const makePixgate = (
+  options: ServerOptions,
+  target: Database.Target,
+  live: Live | undefined,
+  telemetry: Telemetry.Loaded,
+  withPanel: boolean
+) =>
+  Pixgate.make({
     ...(withPanel ? { panel: { basePath: panelPath } } : {}),
     store: Database.layer(target, options.dataKeys, options.postgres),
     ...(options.mail === undefined ? {} : { mailer: Smtp.layer(options.mail) }),
@@ -337,21 +355,7 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       // After the HTTP drain, running jobs get the same bound to finish (then they are
       // interrupted and run again after their lease).
       workerOptions: { shutdownGrace: options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs },
-      config: {
-        ...(options.allowInsecureLiveWebhooks ? { allowInsecureLiveWebhooks: true } : {}),
-        ...(options.allowPrivateLiveWebhooks ? { allowPrivateWebhookUrls: true } : {}),
-        ...(options.allowPrivateTestWebhooks === false ? { allowPrivateTestWebhookUrls: false } : {}),
-        ...(options.readinessTimeoutMs === undefined
-          ? {}
-          : { readinessTimeout: Duration.millis(options.readinessTimeoutMs) }),
-        ...(options.webhookEndpointMaxConcurrency === undefined
-          ? {}
-          : { webhookEndpointMaxConcurrency: options.webhookEndpointMaxConcurrency }),
-        ...(options.webhookDisableAfterHours === undefined
-          ? {}
-          : { webhookDisableAfter: Duration.hours(options.webhookDisableAfterHours) }),
-        ...(options.webhookResendRate === undefined ? {} : { webhookResendRate: options.webhookResendRate })
-      },
+      config: engineConfig(options),
       ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more })
     },
     ...(options.webhookProxy ? { webhookProxy: options.webhookProxy } : {}),
@@ -363,27 +367,20 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
     ...telemetry.engine,
     ...(live === undefined ? {} : { gateway: live.gateway, bankCallbacks: live.bankCallbacks })
   })
-  running = pixgate
-  const stopLedgerChecks = telemetry.watch(pixgate.runtime)
-  if (
-    options.telemetry?.metrics === "admin" &&
-    !options.adminToken &&
-    !(await AdminGate.anyToken(pixgate, false))
-  ) {
-    await stopLedgerChecks()
-    await pixgate.dispose()
-    await telemetry.close()
-    throw new TypeError(
-      "Pixgate: metrics behind the admin token need an admin token: set PIXGATE_ADMIN_TOKEN, or create one with pixgate admin-token create"
-    )
-  }
-  const admin = pixgate.admin
-  const panel = pixgate.panel
-  const server = createServer(Connections.serverOptions(limits), (req, res) => {
+
+/** What a request goes to: the probes' reserve, `/metrics`, the index, the admin router, the panel, the API. */
+const router = (
+  options: ServerOptions,
+  pixgate: Pixgate.Pixgate,
+  telemetry: Telemetry.Loaded,
+  connections: ReturnType<typeof Connections.tracker>,
+  busy: () => void
+) => {
+  const { admin, panel } = pixgate
+  return (req: IncomingMessage, res: ServerResponse) => {
     connections.track(req, res)
     if (connections.reserved(req) && !isProbe(req)) {
-      busy++
-      warnRefused()
+      busy()
       return answerBusy(res)
     }
     const url = req.url ?? "/"
@@ -400,57 +397,24 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
         )
     } else if (panel?.matches(Router.pathOf(url))) panel.nodeHandler(req, res)
     else pixgate.nodeHandler(req, res)
-  })
-  // Node closes unread what is beyond the cap and the probes' reserve; the tracker marks the
-  // reserve's connections, which serve health probes only.
-  server.maxConnections = limits.maxConnections + limits.probeConnections
-  const connections = Connections.tracker(server, limits.maxConnections)
-  let busy = 0
-  server.on("clientError", answerClientError)
-  const host = options.host ?? "127.0.0.1"
-  let address: AddressInfo
-  try {
-    address = await listen(server, options.port ?? 3000, host)
-  } catch (error) {
-    await stopLedgerChecks()
-    await pixgate.dispose()
-    await telemetry.close()
-    throw error
   }
-  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
-  const log = (message: string, fields: Record<string, unknown>) =>
-    pixgate.runtime.runPromise(Effect.logInfo(message).pipe(Effect.annotateLogs(fields)))
-  await log("Pixgate listening", {
-    url,
-    database: Database.describe(target),
-    admin: Boolean(options.adminToken) || (await AdminGate.anyToken(pixgate, false)),
-    live:
-      live === undefined
-        ? "not configured (live keys answer 502)"
-        : (live.gateway.summary ?? live.gateway.name),
-    ...(live === undefined ? {} : { gateway: live.gateway.name }),
-    ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more.map((g) => g.name) }),
-    panel: panel === undefined ? null : `${url}${panelPath}`,
-    metrics: telemetry.metricsUrl
-  })
+}
 
-  if (options.allowPrivateLiveWebhooks)
-    await pixgate.runtime.runPromise(
-      Effect.logWarning(
-        "Live-mode webhooks may go to loopback and private addresses (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1, " +
-          "development profile): for a local trial only"
-      )
-    )
-
-  const retention = retain(pixgate, options.retentionDays ?? 0)
-  let closing: Promise<void> | undefined
-  // Connections beyond `maxConnections` and the probes' reserve are closed unread, and requests
-  // other than probes on the reserve answered 503: a warning at the first, then at most one per
-  // 10 s, each with how many were refused since the one before.
+/**
+ * Connections beyond `maxConnections` and the probes' reserve are closed unread, and requests
+ * other than probes on the reserve answered 503: a warning at the first, then at most one per
+ * 10 s, each with how many were refused since the one before; none once the server is closing.
+ */
+const refusalWarnings = (
+  pixgate: Pixgate.Pixgate,
+  limits: Required<Connections.ConnectionOptions>,
+  closing: () => boolean
+) => {
   let refused = 0
+  let busy = 0
   let warnedAt = Number.NEGATIVE_INFINITY
-  const warnRefused = () => {
-    if (closing !== undefined || Date.now() - warnedAt < 10_000) return
+  const warn = () => {
+    if (closing() || Date.now() - warnedAt < 10_000) return
     warnedAt = Date.now()
     const fields = {
       refused,
@@ -464,39 +428,158 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
       Effect.logWarning("Connections refused: maxConnections reached").pipe(Effect.annotateLogs(fields))
     )
   }
-  server.on("drop", () => {
-    refused++
-    warnRefused()
+  return {
+    /** A request other than a probe on the reserve, answered 503. */
+    busy: () => {
+      busy++
+      warn()
+    },
+    /** A connection beyond the cap and the reserve, closed unread. */
+    dropped: () => {
+      refused++
+      warn()
+    }
+  }
+}
+
+const logInfo = (pixgate: Pixgate.Pixgate, message: string, fields: Record<string, unknown>) =>
+  pixgate.runtime.runPromise(Effect.logInfo(message).pipe(Effect.annotateLogs(fields)))
+
+/** The start's log: where the server listens and what it serves; the private webhooks' warning. */
+const announce = async (
+  options: ServerOptions,
+  pixgate: Pixgate.Pixgate,
+  url: string,
+  target: Database.Target,
+  live: Live | undefined,
+  telemetry: Telemetry.Loaded
+) => {
+  await logInfo(pixgate, "Pixgate listening", {
+    url,
+    database: Database.describe(target),
+    admin: Boolean(options.adminToken) || (await AdminGate.anyToken(pixgate, false)),
+    live:
+      live === undefined
+        ? "not configured (live keys answer 502)"
+        : (live.gateway.summary ?? live.gateway.name),
+    ...(live === undefined ? {} : { gateway: live.gateway.name }),
+    ...(live === undefined || live.more.length === 0 ? {} : { gateways: live.more.map((g) => g.name) }),
+    panel: pixgate.panel === undefined ? null : `${url}${panelPath}`,
+    metrics: telemetry.metricsUrl
   })
+  if (options.allowPrivateLiveWebhooks)
+    await pixgate.runtime.runPromise(
+      Effect.logWarning(
+        "Live-mode webhooks may go to loopback and private addresses (PIXGATE_ALLOW_PRIVATE_WEBHOOKS=1, " +
+          "development profile): for a local trial only"
+      )
+    )
+}
+
+/** What a running server's stop works on. */
+interface Parts {
+  readonly options: ServerOptions
+  readonly url: string
+  readonly pixgate: Pixgate.Pixgate
+  readonly connections: ReturnType<typeof Connections.tracker>
+  readonly retention: ReturnType<typeof retain>
+  readonly stopLedgerChecks: () => Promise<void>
+  readonly telemetry: Telemetry.Loaded
+}
+
+/** The graceful stop: readiness 503, the drain, then the retention, ledger checks, engine and telemetry. */
+const stop = async ({
+  options,
+  url,
+  pixgate,
+  connections,
+  retention,
+  stopLedgerChecks,
+  telemetry
+}: Parts) => {
+  // Holds the event loop open until the stop is complete: what the stop waits on (a worker
+  // thread's exit, a pool's end) may not, and a process whose loop empties mid-await exits
+  // before its store is closed.
+  const hold = setInterval(() => {}, 60_000)
+  const stopping = Date.now()
+  try {
+    Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
+    const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
+    const inFlight = connections.inFlight()
+    await logInfo(pixgate, "Pixgate stopping", { url, inFlight })
+    await drained
+    const drainedMs = Date.now() - stopping
+    await pixgate.runtime.runPromise(Fiber.interrupt(retention))
+    await stopLedgerChecks()
+    await pixgate.dispose()
+    await telemetry.close()
+    stopped(options.log, {
+      url,
+      inFlight,
+      drainedMs,
+      cutConnections: connections.cut(),
+      stopMs: Date.now() - stopping
+    })
+  } finally {
+    clearInterval(hold)
+  }
+}
+
+/** Starts the server; rejects when the store cannot open or the port is taken. */
+export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
+  checkProfile(options)
+  const limits = Connections.resolve(options)
+  const target = Database.parse(options.database ?? Database.defaultUrl, options.cwd)
+  const live =
+    options.live === undefined ? undefined : await liveGateway(options.live, options.cwd ?? process.cwd())
+  // `/metrics` on the main port takes any admin token: the engine (built below) checks it.
+  let running: Pixgate.Pixgate | undefined
+  const telemetry = await Telemetry.load(
+    options.telemetry,
+    AdminGate.metrics(options.adminToken, () => running)
+  )
+  const withPanel = options.panel !== false && (await Pixgate.panelModule()) !== undefined
+  const pixgate = await makePixgate(options, target, live, telemetry, withPanel)
+  running = pixgate
+  const stopLedgerChecks = telemetry.watch(pixgate.runtime)
+  const abandon = async () => {
+    await stopLedgerChecks()
+    await pixgate.dispose()
+    await telemetry.close()
+  }
+  if (
+    options.telemetry?.metrics === "admin" &&
+    !options.adminToken &&
+    !(await AdminGate.anyToken(pixgate, false))
+  ) {
+    await abandon()
+    throw new TypeError(
+      "Pixgate: metrics behind the admin token need an admin token: set PIXGATE_ADMIN_TOKEN, or create one with pixgate admin-token create"
+    )
+  }
+  let closing: Promise<void> | undefined
+  const refusals = refusalWarnings(pixgate, limits, () => closing !== undefined)
+  const server = createServer(Connections.serverOptions(limits))
+  // Node closes unread what is beyond the cap and the probes' reserve; the tracker marks the
+  // reserve's connections, which serve health probes only.
+  server.maxConnections = limits.maxConnections + limits.probeConnections
+  const connections = Connections.tracker(server, limits.maxConnections)
+  server.on("request", router(options, pixgate, telemetry, connections, refusals.busy))
+  server.on("clientError", answerClientError)
+  let address: AddressInfo
+  try {
+    address = await listen(server, options.port ?? 3000, options.host ?? "127.0.0.1")
+  } catch (error) {
+    await abandon()
+    throw error
+  }
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
+  await announce(options, pixgate, url, target, live, telemetry)
+  const retention = retain(pixgate, options.retentionDays ?? 0)
+  server.on("drop", refusals.dropped)
+  const parts: Parts = { options, url, pixgate, connections, retention, stopLedgerChecks, telemetry }
   const close = () => {
-    closing ??= (async () => {
-      // Holds the event loop open until the stop is complete: what the stop waits on (a worker
-      // thread's exit, a pool's end) may not, and a process whose loop empties mid-await exits
-      // before its store is closed.
-      const hold = setInterval(() => {}, 60_000)
-      const stopping = Date.now()
-      try {
-        Effect.runSync(Ref.set(pixgate.draining, true)) // readiness answers 503 from here on
-        const drained = connections.drain(options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs)
-        const inFlight = connections.inFlight()
-        await log("Pixgate stopping", { url, inFlight })
-        await drained
-        const drainedMs = Date.now() - stopping
-        await pixgate.runtime.runPromise(Fiber.interrupt(retention))
-        await stopLedgerChecks()
-        await pixgate.dispose()
-        await telemetry.close()
-        stopped(options.log, {
-          url,
-          inFlight,
-          drainedMs,
-          cutConnections: connections.cut(),
-          stopMs: Date.now() - stopping
-        })
-      } finally {
-        clearInterval(hold)
-      }
-    })()
+    closing ??= stop(parts)
     return closing
   }
   return { url, pixgate, close }
