@@ -315,8 +315,9 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("sandboxFailPayout", serve)
         .handleRaw("sandboxOpenChargeback", serve)
         .handleRaw("sandboxResolveChargeback", serve)
-        .handleRaw("createRefund", serve)
-        .handleRaw("listRefunds", serve)
+    ),
+    HttpApiBuilder.group(PixgateApi, "adminRefunds", (h) =>
+      h.handleRaw("createRefund", serve).handleRaw("listRefunds", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
     HttpApiBuilder.group(PixgateApi, "adminInfractions", (h) =>
