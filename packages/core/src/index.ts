@@ -68,6 +68,11 @@ export * as AdminTokenViews from "./contract/AdminTokenViews.js"
  * webhook endpoints, their status and deliveries, balances, panel invites, sandbox chargebacks.
  */
 export * as AdminViews from "./contract/AdminViews.js"
+/**
+ * Due-date charges (the API Pix `cobv`) as the engine shows them: what one asks for on a day
+ * (`DueAmount`) and the fields it adds to charges, transactions and events (listed by `Views`).
+ */
+export * as DueDateViews from "./contract/DueDateViews.js"
 /** The events of a merchant's webhook endpoint: disabled by the engine, enabled by hand. */
 export * as EndpointEvents from "./contract/EndpointEvents.js"
 /** Every error the engine reports to a merchant, one tagged class per case. */
@@ -260,6 +265,11 @@ export * as BankEvents from "./services/BankEvents.js"
 export * as Chargebacks from "./services/Chargebacks.js"
 /** Charges: a merchant asks for money, the payer pays a PIX. */
 export * as Charges from "./services/Charges.js"
+/**
+ * Due-date charges' rules as the charges service applies them: a request's terms checked, when one
+ * expires, what a PIX for one must bring on a day.
+ */
+export * as DueDateCharges from "./services/DueDateCharges.js"
 /** Erasure of payers' personal data: on request (`erasePayer`) and past the retention period. */
 export * as Erasure from "./services/Erasure.js"
 /** A merchant's events of one mode as they are made, signed as deliveries are (the API's event stream). */

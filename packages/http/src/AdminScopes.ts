@@ -46,10 +46,9 @@ export const needs: Table = {
     sandboxFailPayout: "operator",
     sandboxOpenChargeback: "operator",
     sandboxResolveChargeback: "operator",
-    createRefund: "full",
-    listRefunds: "read-only",
     erasePayer: "full"
   },
+  adminRefunds: { createRefund: "full", listRefunds: "read-only" },
   adminAudit: { getAdminAuditLog: "read-only" },
   adminInfractions: { listInfractions: "read-only", answerInfraction: "full" },
   adminEvents: { stream: "read-only" },

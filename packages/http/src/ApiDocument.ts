@@ -5,7 +5,9 @@
  * `Retry-After`, `WWW-Authenticate`), the answer of the HTTP server itself (`default`), the
  * 3.1 `webhooks` section from core's event schemas, that unknown request fields are ignored, and
  * without the `HttpApiDecodeError` 400 `HttpApiBuilder` adds to every endpoint: Pixgate answers a
- * body that does not decode with its own 400 or 422 bodies (listed per endpoint).
+ * body that does not decode with its own 400 or 422 bodies (listed per endpoint), and one entry
+ * per tag where groups share one (the admin operations of modules of their own, e.g. refunds,
+ * keep the `Admin` tag).
  */
 import { OpenApiJsonSchema } from "@effect/platform"
 import { Events } from "@pixgate/core"
@@ -291,11 +293,30 @@ const constants = (value: unknown, key?: string): void => {
   for (const [name, child] of Object.entries(value)) constants(child, name)
 }
 
+/**
+ * The admin group's tag. The admin groups of a module of their own that stay documented among
+ * the merchant panel's operations (refunds) carry it too.
+ */
+export const adminTag = { title: "Admin", description: "Merchant panel operations over HTTP" } as const
+
+/** One `tags` entry per name, the first: each group adds its tag, and groups may share one. */
+const uniqueTags = (spec: Json) => {
+  if (!Array.isArray(spec.tags)) return
+  const seen = new Set<unknown>()
+  spec.tags = spec.tags.filter((tag) => {
+    const name = isJson(tag) ? tag.name : tag
+    if (seen.has(name)) return false
+    seen.add(name)
+    return true
+  })
+}
+
 const license = { name: "MIT", identifier: "MIT" }
 
 /** The public API document's transform. */
 export const publicTransform = (spec: Json): Json => {
   child(spec, "info").license = license
+  uniqueTags(spec)
   openRequestBodies(spec)
   headerNames(spec)
   responses(spec, "Error")
@@ -308,6 +329,7 @@ export const publicTransform = (spec: Json): Json => {
 /** The admin API document's transform. */
 export const adminTransform = (spec: Json): Json => {
   child(spec, "info").license = license
+  uniqueTags(spec)
   openRequestBodies(spec)
   responses(spec, "Error")
   dropUnused(spec)

@@ -313,6 +313,29 @@ export const StorageUnavailable = of(Errors.StorageUnavailable, {
   example: { error: "Service temporarily unavailable", code: "service_unavailable" }
 })
 
+// Lists of endpoints ------------------------------------------------------------------------
+
+/**
+ * What every admin operation may answer (its group's errors): a body or field at fault, an
+ * unknown id, a refusal, the store. The admin group and the admin groups of their own modules
+ * (refunds) list it.
+ */
+export const AdminErrors = Schema.Union(
+  InvalidJson,
+  NotFound,
+  Refused,
+  PayloadTooLarge,
+  AdminValidationError,
+  StorageUnavailable
+)
+
+/**
+ * True when the errors an endpoint lists (with its group's) cover what its engine operation
+ * raises, else the errors left out: `const covered: Covers<Listed, Raised> = true` does not
+ * compile until the endpoint lists every error of its operation.
+ */
+export type Covers<Listed, Raised> = [Raised] extends [Listed] ? true : Exclude<Raised, Listed>
+
 /** Every wire declaration, one per error class (the public API's 422 is a narrower view of the admin one). */
 export const all = [
   InvalidJson,

@@ -10,11 +10,12 @@
  * Exported as `Handlers` by `@pixgate/http`.
  */
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { type Auth, type Domain, Engine, Errors, Views } from "@pixgate/core"
+import { type Auth, type Domain, Engine, type Errors, Views } from "@pixgate/core"
 import { Effect } from "effect"
 import * as GatewaysApi from "./GatewaysApi.js"
 import * as InfractionsApi from "./InfractionsApi.js"
 import { CurrentCaller, type PixgateApi, type ReadinessJson } from "./PixgateApi.js"
+import * as RefundsHandlers from "./RefundsHandlers.js"
 import * as SubscriptionSandboxHandlers from "./SubscriptionSandboxHandlers.js"
 import * as SubscriptionsHandlers from "./SubscriptionsHandlers.js"
 import * as Timestamp from "./Timestamp.js"
@@ -157,21 +158,9 @@ export const Handlers: AllHandlers = {
     sandboxOpenChargeback: ({ path, payload }) =>
       withAdmin((a) => a.sandboxOpenChargeback(path.transactionId, payload)),
     sandboxResolveChargeback: ({ path, payload }) =>
-      withAdmin((a) => a.sandboxResolveChargeback(path.chargebackId, payload.outcome)),
-    createRefund: ({ path, payload, headers }) => {
-      const key = headers["idempotency-key"]
-      return key === undefined
-        ? Effect.fail(
-            Errors.validation(
-              "invalid_idempotency_key",
-              "Idempotency-Key",
-              "Idempotency-Key is required: it names the refund, so a retry never refunds twice"
-            )
-          )
-        : withAdmin((a) => a.createRefund(path.merchantId, path.transactionId, payload, key))
-    },
-    listRefunds: ({ path }) => withAdmin((a) => a.listRefunds(path.merchantId, path.transactionId))
+      withAdmin((a) => a.sandboxResolveChargeback(path.chargebackId, payload.outcome))
   },
+  adminRefunds: RefundsHandlers.handlers,
   adminInfractions: InfractionsApi.handlers,
   adminGateways: GatewaysApi.handlers,
   adminAudit: {

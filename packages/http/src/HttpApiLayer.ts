@@ -254,10 +254,22 @@ const resolve = (options: HttpApiOptions): Resolved => {
   }
 }
 
+/** The removed endpoints (410), named after their paths, so served in a loop. */
+const removedGroup = (serve: Serve) =>
+  HttpApiBuilder.group(PixgateApi, "removed", (h) =>
+    Effect.map(Effect.context<Requirements>(), (context) => {
+      const gone: Serve<never> = (request) => Effect.provide(serve(request), context)
+      const [last, ...others] = Object.keys(h.group.endpoints)
+      let served = h
+      for (const name of others) served = served.handleRaw(name, gone)
+      return served.handleRaw(last, gone)
+    })
+  )
+
 /**
  * Every group of the definition, each endpoint served by its native route. The names are listed
  * so the compiler holds the layer to the definition: an endpoint added there and not here fails
- * to compile. The removed endpoints (410) are named after their paths, so they are served in a loop.
+ * to compile. The removed endpoints (410) are named after their paths: `removedGroup` serves them.
  */
 const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
   const serve: Serve = endpoint(tables, options.maxBodySize)
@@ -278,15 +290,7 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("retry", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "events", (h) => h.handleRaw("stream", serve)),
-    HttpApiBuilder.group(PixgateApi, "removed", (h) =>
-      Effect.map(Effect.context<Requirements>(), (context) => {
-        const gone: Serve<never> = (request) => Effect.provide(serve(request), context)
-        const [last, ...others] = Object.keys(h.group.endpoints)
-        let served = h
-        for (const name of others) served = served.handleRaw(name, gone)
-        return served.handleRaw(last, gone)
-      })
-    ),
+    removedGroup(serve),
     HttpApiBuilder.group(PixgateApi, "documentation", (h) =>
       h.handleRaw("openapi", serve).handleRaw("docs", serve).handleRaw("renderer", serve)
     ),
@@ -315,8 +319,9 @@ const groups = (tables: Tables, options: Resolved, refusals: Refusals) => {
         .handleRaw("sandboxFailPayout", serve)
         .handleRaw("sandboxOpenChargeback", serve)
         .handleRaw("sandboxResolveChargeback", serve)
-        .handleRaw("createRefund", serve)
-        .handleRaw("listRefunds", serve)
+    ),
+    HttpApiBuilder.group(PixgateApi, "adminRefunds", (h) =>
+      h.handleRaw("createRefund", serve).handleRaw("listRefunds", serve)
     ),
     HttpApiBuilder.group(PixgateApi, "adminAudit", (h) => h.handleRaw("getAdminAuditLog", serve)),
     HttpApiBuilder.group(PixgateApi, "adminInfractions", (h) =>

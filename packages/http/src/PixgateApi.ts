@@ -23,7 +23,6 @@ import {
   Domain,
   type Errors,
   type Payouts,
-  type Refunds,
   Requests,
   type Transactions,
   Views
@@ -34,6 +33,7 @@ import * as ApiErrors from "./ApiErrors.js"
 import { AdminEventsGroup, EventsGroup } from "./EventsApi.js"
 import { AdminGatewaysGroup } from "./GatewaysApi.js"
 import { AdminInfractionsGroup } from "./InfractionsApi.js"
+import { AdminRefundsGroup } from "./RefundsApi.js"
 import { AdminSubscriptionsGroup } from "./SubscriptionSandboxApi.js"
 import * as SubscriptionsApi from "./SubscriptionsApi.js"
 import type * as TransportErrors from "./TransportErrors.js"
@@ -229,20 +229,17 @@ const CreatePayoutErrors = Schema.Union(
   ApiErrors.GatewayUnavailable
 )
 
-/** True when the errors an endpoint lists (with its group's) cover what its engine operation raises. */
-type Covers<Listed, Raised> = [Raised] extends [Listed] ? true : Exclude<Raised, Listed>
-
 // Each endpoint lists every error of its engine operation (the group adds the 503): an operation
 // that may fail in a new way does not compile until its endpoint lists the new error.
-const createChargeCovered: Covers<
+const createChargeCovered: ApiErrors.Covers<
   typeof CreateChargeErrors.Type | Errors.StorageUnavailable,
   Charges.CreateChargeError
 > = true
-const createPayoutCovered: Covers<
+const createPayoutCovered: ApiErrors.Covers<
   typeof CreatePayoutErrors.Type | Errors.StorageUnavailable,
   Payouts.CreatePayoutError
 > = true
-const listTransactionsCovered: Covers<
+const listTransactionsCovered: ApiErrors.Covers<
   typeof ApiErrors.ValidationError.Type | Errors.StorageUnavailable,
   Effect.Effect.Error<ReturnType<Transactions.TransactionsShape["list"]>>
 > = true
@@ -439,42 +436,6 @@ const WebhookPath = Schema.Struct({ merchantId: Schema.String, mode: Requests.Mo
   [Requests.FirstProblemOnlyId]: true
 })
 const TransactionPath = Schema.Struct({ transactionId: Schema.String })
-const RefundPath = Schema.Struct({ merchantId: Schema.String, transactionId: Schema.String })
-
-/** The Idempotency-Key that names a refund (required: a refund without one could be made twice). */
-const RefundHeaders = Schema.Struct({
-  "idempotency-key": Schema.optional(
-    Schema.String.annotations({
-      description:
-        "Required, 1-255 characters: names the refund. A repeat on the same charge answers the first refund " +
-        "(the same amount and description) or 422 `idempotency_mismatch`; it never refunds twice."
-    })
-  )
-})
-
-/** What every admin operation may answer: a body or field at fault, an unknown id, a refusal, the store. */
-const AdminErrors = Schema.Union(
-  ApiErrors.InvalidJson,
-  ApiErrors.NotFound,
-  ApiErrors.Refused,
-  ApiErrors.PayloadTooLarge,
-  ApiErrors.AdminValidationError,
-  ApiErrors.StorageUnavailable
-)
-
-/** What creating a refund may answer besides the admin operations' errors. */
-const CreateRefundErrors = Schema.Union(
-  ApiErrors.IdempotencyMismatch,
-  ApiErrors.InsufficientBalance,
-  ApiErrors.GatewayUnavailable
-)
-
-const createRefundCovered: Covers<
-  typeof AdminErrors.Type | typeof CreateRefundErrors.Type,
-  Effect.Effect.Error<ReturnType<Refunds.RefundsShape["create"]>>
-> = true
-void createRefundCovered
-
 /** The merchant panel's operations, behind the admin token; paths relative to the admin mount. */
 export const AdminGroup = HttpApiGroup.make("admin")
   .add(
@@ -702,38 +663,9 @@ export const AdminGroup = HttpApiGroup.make("admin")
         )
       )
   )
-  .add(
-    HttpApiEndpoint.post("createRefund", "/merchants/:merchantId/charges/:transactionId/refunds")
-      .setPath(RefundPath)
-      .setPayload(Requests.CreateRefund)
-      .setHeaders(RefundHeaders)
-      .addSuccess(AdminViews.Refund, { status: 201 })
-      .addError(CreateRefundErrors)
-      .annotateContext(
-        describe(
-          "createRefund",
-          "Refund part or all of a completed charge (devolução)",
-          "Within 90 days of the payment, up to what the charge received (its refunds add up). The amount leaves " +
-            "the available balance at once (422 `insufficient_balance` when it does not cover it; the charge's fee " +
-            "stays earned). The refund is `pending` until the bank answers (`refund.completed` or `refund.failed`, " +
-            "which puts the amount back); the charge becomes `refunded` once refunded in full. The Idempotency-Key " +
-            "names the refund: a repeat answers the first refund, never a second one."
-        )
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listRefunds", "/merchants/:merchantId/charges/:transactionId/refunds")
-      .setPath(RefundPath)
-      .addSuccess(AdminViews.RefundList)
-      .annotateContext(
-        describe("listRefunds", "A charge's refunds, oldest first, with what is left to refund")
-      )
-  )
-  .addError(AdminErrors)
+  .addError(ApiErrors.AdminErrors)
   .middleware(AdminToken)
-  .annotateContext(
-    OpenApi.annotations({ title: "Admin", description: "Merchant panel operations over HTTP" })
-  )
+  .annotateContext(OpenApi.annotations(ApiDocument.adminTag))
 
 /** The admin API's own audit log (who changed what through it), behind the admin token. */
 export const AdminAuditGroup = HttpApiGroup.make("adminAudit")
@@ -799,6 +731,7 @@ export const PublicApi = HttpApi.make("pixgate")
 
 const adminGroups = HttpApi.make("pixgate-admin")
   .add(AdminGroup)
+  .add(AdminRefundsGroup.middleware(AdminToken))
   .add(AdminAuditGroup)
   .add(AdminInfractionsGroup.middleware(AdminToken))
   .add(AdminEventsGroup.middleware(AdminToken).addError(ApiErrors.StorageUnavailable))

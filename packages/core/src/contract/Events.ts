@@ -7,14 +7,14 @@
  */
 import { Schema } from "effect"
 import type { Chargeback, Event, EventType, MerchantId, Mode, Refund, Transaction } from "../domain/Domain.js"
-import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
 import type { Infraction } from "../domain/Infractions.js"
 import * as Money from "../domain/Money.js"
+import * as DueDateViews from "./DueDateViews.js"
 import { endpointWebhooks } from "./EndpointEvents.js"
 import { RefundData, refundJson } from "./Refunds.js"
 import { subscriptionWebhooks } from "./SubscriptionEvents.js"
-import { CalendarDate, DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
+import { DateTime, iso, Reais, TransactionStatus, TransactionType } from "./Views.js"
 
 export { RefundData, type RefundJson } from "./Refunds.js"
 
@@ -37,15 +37,8 @@ const transactionFields = {
     })
   ),
   pixKey: Schema.optional(Schema.String.annotations({ description: "Payouts only" })),
-  dueDate: Schema.optional(
-    CalendarDate.annotations({ description: "A due-date charge's due date (absent on other transactions)" })
-  ),
-  payableUntil: Schema.optional(
-    CalendarDate.annotations({
-      description:
-        "A due-date charge's last payable day: the due date (moved to a business day) plus `daysAfterDue`, moved to a business day"
-    })
-  )
+  // A due-date charge's due date and last payable day.
+  ...DueDateViews.summaryFields
 }
 
 /** The transaction part of an event's `data`. */
@@ -361,10 +354,7 @@ const summary = (tx: Transaction): TransactionSummary => {
   if (tx.txid !== null) data.txid = tx.txid
   if (tx.endToEndId !== null) data.endToEndId = tx.endToEndId
   if (tx.pixKey !== null) data.pixKey = tx.pixKey
-  if (tx.dueTerms !== null) {
-    data.dueDate = tx.dueTerms.dueDate
-    data.payableUntil = DueDate.formatDay(DueDate.lastPayableDay(tx.dueTerms))
-  }
+  if (tx.dueTerms !== null) Object.assign(data, DueDateViews.summaryJson(tx.dueTerms))
   return data
 }
 

@@ -14,6 +14,7 @@
  * - `requests/Public.ts`: the public API's (`/api/v1`) charge, payout and list requests;
  * - `requests/Admin.ts`: the admin API's (and the CLI's) requests, the sandbox's included;
  * - `requests/Refunds.ts`: the refunds' (a feature's requests in a module of its own);
+ * - `requests/DueDateCharges.ts`: the due-date fields of a charge request and its example;
  * - `requests/Decode.ts`: decoding a request into its typed input or the validation error.
  */
 
@@ -44,6 +45,7 @@ export {
   decodeEither,
   toValidationError
 } from "./requests/Decode.js"
+export { dueChargeExample, dueDateFields } from "./requests/DueDateCharges.js"
 export {
   FirstProblemOnlyId,
   MaxAmount,
@@ -55,7 +57,6 @@ export {
 export {
   CreateCharge,
   CreatePayout,
-  dueChargeExample,
   ListTransactions,
   ListTransactionsQuery,
   ListTransactionsRequest,

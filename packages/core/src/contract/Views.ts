@@ -7,28 +7,14 @@
  */
 import { Schema } from "effect"
 import { type Transaction, transactionStatuses, transactionTypes } from "../domain/Domain.js"
-import * as DueDate from "../domain/DueDate.js"
 import type { Fees as FeesValue } from "../domain/Fees.js"
 import * as FeesModule from "../domain/Fees.js"
 import * as Money from "../domain/Money.js"
+import * as DueDateViews from "./DueDateViews.js"
+import { DateTime, exampleTime, iso, Reais } from "./Scalars.js"
 
-/** ISO 8601 UTC of epoch milliseconds. */
-export const iso = (ms: number): string => new Date(ms).toISOString()
-
-const exampleTime = "2026-01-02T03:04:05.000Z"
-
-/** An amount in reais: a JSON number with at most 2 decimal places. */
-export const Reais = Schema.Number.annotations({
-  description: "Reais as a JSON number (at most 2 decimal places)",
-  examples: [10.5]
-})
-
-/** An ISO 8601 UTC time with milliseconds. */
-export const DateTime = Schema.String.annotations({
-  description: "ISO 8601 UTC time",
-  examples: [exampleTime],
-  jsonSchema: { format: "date-time" }
-})
+export { DueAmount, type DueAmountJson, dueAmount } from "./DueDateViews.js"
+export { CalendarDate, DateTime, iso, Reais } from "./Scalars.js"
 
 /** `deposit`, `withdrawal` or `payment`. */
 export const TransactionType = Schema.Literal(...transactionTypes).annotations({
@@ -99,94 +85,6 @@ const transactionExample = {
   updatedAt: exampleTime
 }
 
-/** A calendar date, YYYY-MM-DD. */
-export const CalendarDate = Schema.String.annotations({
-  description: "A calendar date, YYYY-MM-DD (São Paulo)",
-  examples: ["2027-03-10"],
-  jsonSchema: { format: "date" }
-})
-
-/** What a due-date charge asks for on one day. */
-export const DueAmount = Schema.Struct({
-  date: CalendarDate.annotations({ description: "The day of payment (São Paulo)" }),
-  original: Reais.annotations({ description: "The charge's `amount`" }),
-  abatement: Reais.annotations({ description: "Taken off on any day" }),
-  discount: Reais.annotations({ description: "Taken off when paid on or before the due date" }),
-  fine: Reais.annotations({ description: "Added when paid after the due date" }),
-  interest: Reais.annotations({ description: "Added when paid after the due date, per day late" }),
-  total: Reais.annotations({
-    description:
-      "What a PIX on that day must bring: `original - abatement - discount + fine + interest` (at least 0.01). A PIX of any other amount is not credited and is returned"
-  }),
-  payable: Schema.Boolean.annotations({
-    description: "False after the last payable day: a PIX then is returned"
-  })
-}).annotations({
-  identifier: "DueAmount",
-  description:
-    "What a due-date charge asks for on one day, each part rounded half-up to the centavo. The examples are the example due-date charge (original 500.00, due 2027-03-10, 10.00 off until 2027-03-01, fine 2%, interest 1% a month) paid early, on the due date and 20 days late",
-  examples: [
-    // 10.00 off until 2027-03-01.
-    {
-      date: "2027-02-25",
-      original: 500,
-      abatement: 0,
-      discount: 10,
-      fine: 0,
-      interest: 0,
-      total: 490,
-      payable: true
-    },
-    {
-      date: "2027-03-10",
-      original: 500,
-      abatement: 0,
-      discount: 0,
-      fine: 0,
-      interest: 0,
-      total: 500,
-      payable: true
-    },
-    // 20 days late: fine 2% of 500.00 = 10.00; interest 1% a month x 20/30 of 500.00 = 3.333... -> 3.33.
-    {
-      date: "2027-03-30",
-      original: 500,
-      abatement: 0,
-      discount: 0,
-      fine: 10,
-      interest: 3.33,
-      total: 513.33,
-      payable: true
-    },
-    // After 2027-04-09, the last payable day (the due date plus 30 days).
-    {
-      date: "2027-04-12",
-      original: 500,
-      abatement: 0,
-      discount: 0,
-      fine: 10,
-      interest: 5.5,
-      total: 515.5,
-      payable: false
-    }
-  ]
-})
-
-/** What a due-date charge asks for on one day. */
-export type DueAmountJson = typeof DueAmount.Type
-
-/** The JSON of `DueDate.amountDue` on `day`. */
-export const dueAmount = (due: DueDate.AmountDue, day: DueDate.Day): DueAmountJson => ({
-  date: DueDate.formatDay(day),
-  original: Money.toReais(due.original),
-  abatement: Money.toReais(due.abatement),
-  discount: Money.toReais(due.discount),
-  fine: Money.toReais(due.fine),
-  interest: Money.toReais(due.interest),
-  total: Money.toReais(due.total),
-  payable: due.payable
-})
-
 /** Element of `data` in the transaction list. */
 export const TransactionView = Schema.Struct({
   id: Schema.String.annotations({ description: "The transaction's id (`tx_...`)" }),
@@ -222,21 +120,8 @@ export const TransactionView = Schema.Struct({
         "What the bank received for a charge (reais), once a PIX arrived for it; differs from `amount` on `amount_mismatch`"
     })
   ),
-  dueDate: Schema.optional(
-    CalendarDate.annotations({ description: "A due-date charge's due date (absent on other transactions)" })
-  ),
-  payableUntil: Schema.optional(
-    CalendarDate.annotations({
-      description:
-        "A due-date charge's last payable day: the due date (moved to a business day) plus `daysAfterDue`, moved to a business day"
-    })
-  ),
-  amountDue: Schema.optional(
-    Reais.annotations({
-      description:
-        "A pending due-date charge's amount due today (São Paulo), in the transaction list; see `DueAmount`"
-    })
-  ),
+  // A due-date charge's due date, last payable day and amount due today.
+  ...DueDateViews.transactionFields,
   createdAt: DateTime,
   updatedAt: DateTime
 }).annotations({
@@ -268,17 +153,9 @@ export const transaction = (tx: Transaction, now?: number): TransactionJson => (
   netAmount: Money.toReais(tx.netAmount),
   ...(tx.failureReason === null ? {} : { failureReason: tx.failureReason }),
   ...(tx.receivedAmount === null ? {} : { receivedAmount: Money.toReais(tx.receivedAmount) }),
-  ...(tx.dueTerms === null ? {} : dueFields(tx, tx.dueTerms, now)),
+  ...(tx.dueTerms === null ? {} : DueDateViews.transactionJson(tx, tx.dueTerms, now)),
   createdAt: iso(tx.createdAt),
   updatedAt: iso(tx.updatedAt)
-})
-
-const dueFields = (tx: Transaction, terms: DueDate.DueTerms, now: number | undefined) => ({
-  dueDate: terms.dueDate,
-  payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
-  ...(now === undefined || tx.status !== "pending"
-    ? {}
-    : { amountDue: Money.toReais(DueDate.amountDueAt(tx.amount, terms, now).total) })
 })
 
 /** `POST /api/v1/charges`: the created charge. */
@@ -298,16 +175,8 @@ export const Charge = Schema.Struct({
   expiresAt: DateTime,
   amount: Reais,
   fees: Fees,
-  dueDate: Schema.optional(CalendarDate.annotations({ description: "A due-date charge's due date" })),
-  payableUntil: Schema.optional(
-    CalendarDate.annotations({
-      description:
-        "A due-date charge's last payable day (`expiresAt` is the end of it, São Paulo time); after it a PIX is returned"
-    })
-  ),
-  amountDue: Schema.optional(
-    DueAmount.annotations({ description: "A due-date charge's amount due on the day it was created" })
-  )
+  // A due-date charge's due date, last payable day and what it asks for on the day it was created.
+  ...DueDateViews.chargeFields
 }).annotations({
   identifier: "Charge",
   description: "A new PIX charge: pending until the payer pays",

@@ -11,6 +11,7 @@
  * retry adopts it.
  */
 import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import * as DueDateViews from "../contract/DueDateViews.js"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
 import { type CreateCharge, checkAmount } from "../contract/Requests.js"
@@ -28,6 +29,7 @@ import { LedgerStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
+import * as DueDateCharges from "./DueDateCharges.js"
 import * as GatewayRouting from "./GatewayRouting.js"
 import * as Idempotency from "./Idempotency.js"
 
@@ -43,169 +45,8 @@ const HeldCharge = Schema.parseJson(
 const decodeHeld = Schema.decodeUnknownOption(HeldCharge)
 const encodeHeld = Schema.encodeSync(HeldCharge)
 
-/** The farthest due date a charge may have, in days from today. */
-export const latestDueDate = 1830
-
-const refuse = (code: Errors.ValidationCode, path: string, message: string) =>
-  Effect.fail(Errors.validation(code, path, message))
-
-const isPercent = (rule: { readonly type: string }) => rule.type.startsWith("percent")
-
-/** A due-date charge's fine, interest and abatement, checked against the amount and the maximum. */
-const checkCharges = (
-  input: CreateCharge,
-  maxAmount: Money.Cents
-): Effect.Effect<void, Errors.ValidationError> =>
-  Effect.gen(function* () {
-    const amount = input.amount
-    const { fine, interest, abatement } = input
-    if (fine !== undefined && fine.value > (isPercent(fine) ? 10_000 : maxAmount)) {
-      return yield* refuse(
-        "invalid_fine",
-        "fine.value",
-        isPercent(fine) ? "fine.value must be at most 100 (percent)" : "fine.value exceeds the maximum amount"
-      )
-    }
-    if (interest !== undefined && interest.value > (isPercent(interest) ? 10_000 : maxAmount)) {
-      return yield* refuse(
-        "invalid_interest",
-        "interest.value",
-        isPercent(interest)
-          ? "interest.value must be at most 100 (percent)"
-          : "interest.value exceeds the maximum amount"
-      )
-    }
-    if (abatement !== undefined && abatement.value >= (isPercent(abatement) ? 10_000 : amount)) {
-      return yield* refuse("abatement_too_large", "abatement.value", "abatement must be less than the amount")
-    }
-  })
-
-/** A due-date charge's discount, checked against its due day and the amount. */
-const discountRuleOf = (
-  discount: NonNullable<CreateCharge["discount"]>,
-  due: DueDate.Day,
-  amount: Money.Cents
-): Effect.Effect<DueDate.DiscountRule, Errors.ValidationError> =>
-  Effect.gen(function* () {
-    const { type } = discount
-    if (type === "fixedUntil" || type === "percentUntil") {
-      const dates = discount.dates ?? []
-      if (discount.value !== undefined) {
-        return yield* refuse(
-          "invalid_discount",
-          "discount.value",
-          `discount.value is not for ${type}: each of discount.dates has its value`
-        )
-      }
-      if (dates.length < 1 || dates.length > 3) {
-        return yield* refuse(
-          "invalid_discount",
-          "discount.dates",
-          `discount.dates must have 1 to 3 elements for ${type}`
-        )
-      }
-      if (new Set(dates.map((d) => d.until)).size !== dates.length) {
-        return yield* refuse("invalid_discount", "discount.dates", "discount.dates must have different dates")
-      }
-      if (dates.some((d) => DueDate.checkedDay(d.until) > due)) {
-        return yield* refuse(
-          "invalid_discount",
-          "discount.dates",
-          "discount.dates must be on or before dueDate"
-        )
-      }
-      if (dates.some((d) => d.value >= (type === "percentUntil" ? 10_000 : amount))) {
-        return yield* refuse(
-          "discount_too_large",
-          "discount.dates",
-          "each discount must be less than the amount"
-        )
-      }
-      return { type, dates: dates.map((d) => ({ until: d.until, value: d.value })) }
-    } else {
-      if (discount.dates !== undefined) {
-        return yield* refuse(
-          "invalid_discount",
-          "discount.dates",
-          `discount.dates is not for ${type}: it takes one value per day`
-        )
-      }
-      if (discount.value === undefined) {
-        return yield* refuse("invalid_discount", "discount.value", `discount.value is required for ${type}`)
-      }
-      return { type, value: discount.value }
-    }
-  })
-
-/**
- * The terms of a due-date charge request, checked against each other and the amount (the
- * standard's rules for `PUT /cobv`, and docs/decisions.md "Due-date charges"); null for a request
- * without `dueDate`, which means what it always meant.
- */
-export const dueTermsOf = (
-  input: CreateCharge,
-  today: DueDate.Day,
-  maxAmount: Money.Cents
-): Effect.Effect<DueDate.DueTerms | null, Errors.ValidationError> =>
-  Effect.gen(function* () {
-    const { dueDate } = input
-    if (dueDate === undefined) {
-      for (const field of ["daysAfterDue", "fine", "interest", "discount", "abatement"] as const) {
-        if (input[field] !== undefined) {
-          return yield* refuse("due_date_required", field, `${field} needs dueDate (a due-date charge)`)
-        }
-      }
-      return null
-    }
-    if (input.expiresIn !== undefined) {
-      return yield* refuse(
-        "expires_in_with_due_date",
-        "expiresIn",
-        "expiresIn cannot be combined with dueDate: a due-date charge is payable until dueDate plus daysAfterDue"
-      )
-    }
-    if (input.clientName === undefined) {
-      return yield* refuse(
-        "client_name_required",
-        "clientName",
-        "clientName is required with dueDate (the payer's name and CPF or CNPJ)"
-      )
-    }
-    if (input.clientDocument === undefined) {
-      return yield* refuse(
-        "client_doc_required",
-        "clientDoc",
-        "clientDoc is required with dueDate (the payer's name and CPF or CNPJ)"
-      )
-    }
-    const due = DueDate.checkedDay(dueDate)
-    if (due < today) {
-      return yield* refuse("due_date_in_past", "dueDate", "dueDate must be today or later (São Paulo)")
-    }
-    if (due > today + latestDueDate) {
-      return yield* refuse("invalid_due_date", "dueDate", "dueDate must be within 5 years")
-    }
-    const amount = input.amount
-    const { fine, interest, discount, abatement } = input
-    yield* checkCharges(input, maxAmount)
-    const discountRule = discount === undefined ? null : yield* discountRuleOf(discount, due, amount)
-    const terms: DueDate.DueTerms = {
-      dueDate,
-      daysAfterDue: input.daysAfterDue ?? DueDate.defaultDaysAfterDue,
-      fine: fine === undefined ? null : { type: fine.type, value: fine.value },
-      interest: interest === undefined ? null : { type: interest.type, value: interest.value },
-      discount: discountRule,
-      abatement: abatement === undefined ? null : { type: abatement.type, value: abatement.value }
-    }
-    if (DueDate.largestReductionFrom(amount, terms, today) >= amount) {
-      return yield* refuse(
-        "discount_too_large",
-        "discount",
-        "abatement and discount together must leave something to pay on every day"
-      )
-    }
-    return terms
-  })
+/** The due-date charges' checks, as they were first exported here. */
+export { dueTermsOf, latestDueDate } from "./DueDateCharges.js"
 
 /**
  * What creating a charge may fail with: a term at fault (the amount below the fee, a due-date
@@ -271,19 +112,9 @@ const checkedTerms = ({ config, gateways }: CreateContext, caller: Caller, input
       () => new Errors.GatewayUnavailable({ operation: "charge", code: "gateway_not_configured" })
     )
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-    const terms = yield* dueTermsOf(input, DueDate.dayOf(now), config.maxAmount)
-    if (terms !== null) {
-      // The fee is the one quoted now, on the original amount: the least a payer can bring
-      // (after abatement and the largest discount) must still pay it.
-      const least = input.amount - DueDate.largestReductionFrom(input.amount, terms, DueDate.dayOf(now))
-      if (least <= fees.feeAmount) {
-        return yield* refuse(
-          "amount_below_fee",
-          "discount",
-          "the amount after abatement and discount must be greater than the charge fee"
-        )
-      }
-    }
+    const today = DueDate.dayOf(now)
+    const terms = yield* DueDateCharges.dueTermsOf(input, today, config.maxAmount)
+    if (terms !== null) yield* DueDateCharges.checkAboveFee(input.amount, terms, today, fees.feeAmount)
     return { fees, now, terms }
   })
 
@@ -356,13 +187,7 @@ const chargeJsonOf = (
   expiresAt: Views.iso(identity.expiresAt),
   amount: Money.toReais(charge.amount),
   fees: Fees.toJson(fees),
-  ...(terms === null
-    ? {}
-    : {
-        dueDate: terms.dueDate,
-        payableUntil: DueDate.formatDay(DueDate.lastPayableDay(terms)),
-        amountDue: Views.dueAmount(DueDate.amountDueAt(charge.amount, terms, now), DueDate.dayOf(now))
-      })
+  ...(terms === null ? {} : DueDateViews.chargeJson(charge.amount, terms, now))
 })
 
 /** Creates a charge: checks, asks the bank, records the pending deposit (see the module's header). */
@@ -381,7 +206,7 @@ const createCharge = (ctx: CreateContext, caller: Caller, input: CreateCharge) =
       id: Ids.transactionId(now),
       txid: Ids.newTxid(now),
       createdAt: now,
-      expiresAt: terms === null ? now + lifetime : DueDate.expiresAt(terms)
+      expiresAt: terms === null ? now + lifetime : DueDateCharges.expiresAt(terms)
     }))
     const draft = draftOf(caller, input, fees, identity, terms)
     // A live charge's identity is on its key before the bank is asked: whatever becomes of this
