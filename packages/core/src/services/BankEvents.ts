@@ -15,7 +15,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as Events from "../contract/Events.js"
 import type { Transaction, TransactionId } from "../domain/Domain.js"
-import * as DueDate from "../domain/DueDate.js"
 import * as Ids from "../domain/Ids.js"
 import * as Ledger from "../domain/Ledger.js"
 import * as Money from "../domain/Money.js"
@@ -36,6 +35,7 @@ import {
 } from "../ports/Store.js"
 import { EngineConfig, type EngineConfigShape } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
+import * as DueDateCharges from "./DueDateCharges.js"
 import * as GatewayRouting from "./GatewayRouting.js"
 
 export type { ChargePaid, ChargePaidOutcome } from "../ports/BankGateway.js"
@@ -231,10 +231,7 @@ const pixReceived = (ctx: BankEventsContext, event: ChargePaid) =>
       return (yield* returned(ctx, charge, event, "paid_after_expiry", now, paidAt)) ? "returned" : "ignored"
     }
     // A due-date charge asks for what its terms give on the day of payment (São Paulo).
-    const due =
-      charge.dueTerms === null
-        ? charge.amount
-        : DueDate.amountDueAt(charge.amount, charge.dueTerms, paidAt).total
+    const due = DueDateCharges.amountDueAt(charge, paidAt)
     if (event.amount !== undefined && event.amount !== due) {
       return (yield* returned(ctx, charge, event, "amount_mismatch", now, paidAt)) ? "returned" : "ignored"
     }
