@@ -44,8 +44,12 @@ import { webhookOps } from "./internal/webhookOps.js"
 import { webhooks } from "./internal/webhooks.js"
 import { writer } from "./internal/writes.js"
 
-/** Write batches running at once on Postgres by default (`SqlStoreOptions.writeConcurrency`). */
-export const writeConcurrencyPg = 2
+/**
+ * Write batches running at once on Postgres by default (`SqlStoreOptions.writeConcurrency`): 1.
+ * Two overlapping, merchant-partitioned batches measured no faster on the 2-core benchmark
+ * machine (docs/performance.md, "Postgres: overlapping write batches"); they are safe to turn on.
+ */
+export const writeConcurrencyPg = 1
 
 /** How the store seals personal data and secrets, and runs its writes. */
 export interface SqlStoreOptions {

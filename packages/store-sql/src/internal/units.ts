@@ -17,7 +17,7 @@
  * Units that touch the same transaction, key or job run in successive rounds of the batch.
  * A batch that fails is run again one unit at a time, so one bad unit fails alone.
  *
- * Batches at once (`writeConcurrency` > 1, Postgres' default) are partitioned by `partitionOf`:
+ * Batches at once (`writeConcurrency` > 1) are partitioned by `partitionOf`:
  * no merchant, transaction, key or job is in two running batches, so they lock disjoint balance
  * and count rows. The platform accounts (`platform:fees`, ...) have no balance row (their balance
  * is the sum of their postings), so no shared row serialises them. Should Postgres still report
