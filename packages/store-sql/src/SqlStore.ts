@@ -44,14 +44,22 @@ import { webhookOps } from "./internal/webhookOps.js"
 import { webhooks } from "./internal/webhooks.js"
 import { writer } from "./internal/writes.js"
 
+/**
+ * Write batches running at once on Postgres by default (`SqlStoreOptions.writeConcurrency`): 1.
+ * Two overlapping, merchant-partitioned batches measured no faster on the 2-core benchmark
+ * machine (docs/performance.md, "Postgres: overlapping write batches"); they are safe to turn on.
+ */
+export const writeConcurrencyPg = 1
+
 /** How the store seals personal data and secrets, and runs its writes. */
 export interface SqlStoreOptions {
   /** The master keys that wrap the database's data keys (`DataKeys.fromText`). */
   readonly keys: Keys
   /**
-   * Write batches running at once (default 1). More lets a batch start while another waits on
-   * the database, but each is smaller: on Postgres one at a time did the most payouts a second
-   * (measured, one instance); several instances each run their own.
+   * Write batches running at once. Default: 1 on SQLite (one writer), `writeConcurrencyPg` on
+   * Postgres. With more than one, batches running at once are partitioned by merchant (and by
+   * the rows a unit names: a transaction, an idempotency key, a job), so they lock disjoint
+   * rows, and one merchant's units still run one batch at a time in submission order.
    */
   readonly writeConcurrency?: number
   /** Batches of point reads running at once. Default: 1 on SQLite, 4 on Postgres. */
@@ -90,7 +98,8 @@ export const makeAllWith = (
     const write = writer(sql, vault)
     const watchers = new Store.JobWatchers()
     const journal = ledger(sql, write, vault)
-    const concurrency = options.writeConcurrency ?? 1
+    const concurrency: number =
+      options.writeConcurrency ?? sql.onDialectOrElse({ pg: () => writeConcurrencyPg, orElse: () => 1 })
     const writes = yield* units(sql, journal, write, watchers, concurrency, vault)
     const readConcurrency: number =
       options.readConcurrency ?? sql.onDialectOrElse({ pg: () => 4, orElse: () => 1 })

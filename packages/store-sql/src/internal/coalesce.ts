@@ -9,6 +9,11 @@
  * span under the first traced caller's span, linked to the others', so a request's statements
  * sit in its own trace rather than in traces of their own; a batch no traced caller asked for
  * (the job worker's polls) makes no span at all.
+ *
+ * With `concurrency` > 1 and `keysOf`, batches running at once never share a key: an item whose
+ * key is held by a running batch (or by an earlier item still waiting) waits for a later batch,
+ * so items of one key run in submission order, one batch at a time, and overlapping batches
+ * touch disjoint rows.
  */
 import { Context, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, Tracer } from "effect"
 
@@ -29,12 +34,19 @@ export interface CoalescerOptions<I, O, E> {
   readonly maxBatch: number
   /** Batches running at once (1 for a single connection). */
   readonly concurrency: number
+  /**
+   * What an item must not share with an item of another running batch (its rows' owners). An
+   * item with no keys joins any batch. Without `keysOf`, batches are taken in queue order.
+   */
+  readonly keysOf?: (item: I) => ReadonlyArray<string>
   /** What the batches do, for their span (`pixgate.store.batch`'s `pixgate.store.batch_kind`). */
   readonly kind: string
 }
 
 interface Waiting<I, O, E> {
   readonly item: I
+  /** The item's keys (`keysOf`), read once when it is queued. */
+  readonly keys: ReadonlyArray<string>
   readonly resume: (exit: Exit.Exit<O, E>) => void
   /** The caller's span, when it traces. */
   readonly span: Tracer.AnySpan | undefined
@@ -65,6 +77,35 @@ const traced = <A>(
   )
 }
 
+/**
+ * Takes the next batch out of `queue`: up to `maxBatch` items, in order, leaving (in place) every
+ * item that shares a key with a running batch or with an item left before it.
+ */
+const take = <W extends { readonly keys: ReadonlyArray<string> }>(
+  queue: Array<W>,
+  maxBatch: number,
+  busy: ReadonlySet<string>
+): Array<W> => {
+  const batch: Array<W> = []
+  const left: Array<W> = []
+  const held = new Set<string>()
+  for (const [at, w] of queue.entries()) {
+    if (batch.length === maxBatch) {
+      left.push(...queue.slice(at))
+      break
+    }
+    if (w.keys.some((k) => busy.has(k) || held.has(k))) {
+      for (const k of w.keys) held.add(k)
+      left.push(w)
+    } else batch.push(w)
+  }
+  if (batch.length > 0) {
+    queue.length = 0
+    for (const w of left) queue.push(w)
+  }
+  return batch
+}
+
 /** A coalescer whose batches run as daemon fibers on the current runtime. */
 export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect<Coalescer<I, O, E>> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
@@ -73,16 +114,22 @@ export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect
     const tracing = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentTracerEnabled)
     const maxBatch = Math.max(1, options.maxBatch)
     const concurrency = Math.max(1, options.concurrency)
+    const keysOf = options.keysOf
     const queue: Array<Waiting<I, O, E>> = []
+    /** The keys of the running batches (disjoint: no key is in two of them). */
+    const busy = new Set<string>()
     let running = 0
     let scheduled = false
 
     const start = (batch: ReadonlyArray<Waiting<I, O, E>>) => {
       running++
+      const keys = new Set(batch.flatMap((w) => w.keys))
+      for (const k of keys) busy.add(k)
       const run = options.run(batch.map((w) => w.item))
       const fiber = runFork(tracing ? traced(run, batch, options.kind) : run)
       fiber.addObserver((exit) => {
         running--
+        for (const k of keys) busy.delete(k)
         batch.forEach((w, i) => {
           w.resume(Exit.isSuccess(exit) ? exit.value[i] : Exit.failCause(exit.cause))
         })
@@ -92,7 +139,12 @@ export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect
 
     const drain = () => {
       scheduled = false
-      while (running < concurrency && queue.length > 0) start(queue.splice(0, maxBatch))
+      while (running < concurrency && queue.length > 0) {
+        const batch = keysOf === undefined ? queue.splice(0, maxBatch) : take(queue, maxBatch, busy)
+        // Every waiting item shares a key with a running batch: the next one to end drains again.
+        if (batch.length === 0) return
+        start(batch)
+      }
     }
 
     // setImmediate runs after the I/O callbacks of this turn: every request parsed in the same
@@ -105,7 +157,12 @@ export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect
 
     const enqueue = (item: I, span: Tracer.AnySpan | undefined) =>
       Effect.async<O, E>((resume) => {
-        const waiting: Waiting<I, O, E> = { item, resume, span }
+        const waiting: Waiting<I, O, E> = {
+          item,
+          keys: keysOf === undefined ? [] : keysOf(item),
+          resume,
+          span
+        }
         queue.push(waiting)
         schedule()
         return Effect.sync(() => {

@@ -16,6 +16,14 @@
  *
  * Units that touch the same transaction, key or job run in successive rounds of the batch.
  * A batch that fails is run again one unit at a time, so one bad unit fails alone.
+ *
+ * Batches at once (`writeConcurrency` > 1) are partitioned by `partitionOf`:
+ * no merchant, transaction, key or job is in two running batches, so they lock disjoint balance
+ * and count rows. The platform accounts (`platform:fees`, ...) have no balance row (their balance
+ * is the sum of their postings), so no shared row serialises them. Should Postgres still report
+ * a deadlock or a serialization failure (a statement of its own, or COMMIT answered with a
+ * rollback), the batch was rolled back and runs again whole; a COMMIT whose outcome is unknown
+ * is never run again (every unit of the batch answers the unknown outcome).
  */
 import type { Domain } from "@pixgate/core"
 import { Store } from "@pixgate/core"
@@ -111,6 +119,29 @@ const accountsOf = (op: WriteOp): ReadonlyArray<readonly [Domain.Mode, Domain.Ac
 
 const modeOf = (input: Store.NewTransactions): Domain.Mode =>
   input.entry?.mode ?? input.transactions[0]?.mode ?? "test"
+
+/** The merchant an account of a balance row belongs to (`merchant:<id>:available`). */
+const merchantOfAccount = (account: Domain.Account): string =>
+  account.slice("merchant:".length, account.lastIndexOf(":"))
+
+/**
+ * What a unit must not share with a unit of another batch running at once: its merchants (their
+ * balance rows and transaction counts) and its own rows (keysOf). Batches that overlap then
+ * lock disjoint rows.
+ */
+const partitionOf = (op: WriteOp): ReadonlyArray<string> => {
+  const merchants = new Set<string>(accountsOf(op).map(([, account]) => merchantOfAccount(account)))
+  const keys = [...keysOf(op)]
+  if (op._tag === "Insert") {
+    const { guard, idempotency, transactions } = op.input
+    for (const tx of transactions) merchants.add(tx.merchantId)
+    if (idempotency !== undefined) merchants.add(idempotency.scope.merchantId)
+    // A guard on an account without a balance row reads its postings unlocked: one batch at a time.
+    if (guard !== null && !isMerchantAccount(guard.account))
+      keys.push(`account ${balanceKey(modeOf(op.input), guard.account)}`)
+  }
+  return [...keys, ...[...merchants].map((m) => `merchant ${m}`)]
+}
 
 /** The statements of the units besides the writer's: zero balance rows, transitions, keys finished. */
 const unitStatements = (sql: Sql) => {
@@ -408,6 +439,7 @@ export const units = (
     run: (ops: ReadonlyArray<WriteOp>) => run(c, ops),
     maxBatch,
     concurrency,
+    ...(concurrency > 1 ? { keysOf: partitionOf } : {}),
     kind: "writes"
   })
 }
