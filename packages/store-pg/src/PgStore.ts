@@ -71,6 +71,14 @@ export interface PgStoreOptions {
    * dropped before a request draws it.
    */
   readonly keepAlive?: Duration.DurationInput
+  /**
+   * Write batches running at once (default 1: group commit, one batch at a time). Above 1,
+   * batches running together are partitioned by merchant, so they lock disjoint rows and one
+   * merchant's writes keep their order. Two measured no faster on a 2-core machine shared with
+   * Postgres (docs/performance.md, "Postgres: overlapping write batches"); try it where
+   * Postgres has cores to spare, and keep it below `maxConnections`.
+   */
+  readonly writeConcurrency?: number
 }
 
 /** The defaults of the bounds on database waits (docs/operations.md, "Bounded database waits"). */
@@ -142,7 +150,12 @@ export const layer = (
 > => {
   const silence = Silence.make(waitSettings(options).statement_timeout)
   return RateLimits.layerPg.pipe(
-    Layer.provideMerge(SqlStore.layerOpened(migrate(options.keys, silence))),
+    Layer.provideMerge(
+      SqlStore.layerOpened(
+        migrate(options.keys, silence),
+        options.writeConcurrency === undefined ? {} : { writeConcurrency: options.writeConcurrency }
+      )
+    ),
     Layer.provide(clientLayer(options, silence)),
     Layer.provide(NodeContext.layer),
     SqlStore.opening("the Postgres database")

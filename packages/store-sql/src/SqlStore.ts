@@ -202,7 +202,8 @@ export const layerAfter = <E, R>(
  * master key is kept in the database reads it there first).
  */
 export const layerOpened = <E, R>(
-  setup: Effect.Effect<Keys, E, R>
+  setup: Effect.Effect<Keys, E, R>,
+  writes: Pick<SqlStoreOptions, "writeConcurrency"> = {}
 ): Layer.Layer<
   Ports | SqlClient.SqlClient | DataCipher.Keyring,
   E | Store.StoreError,
@@ -212,7 +213,9 @@ export const layerOpened = <E, R>(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const keys = yield* setup
-      const all = yield* makeAllWith({ keys })
+      const all = yield* makeAllWith(
+        writes.writeConcurrency === undefined ? { keys } : { keys, writeConcurrency: writes.writeConcurrency }
+      )
       return portsContext(sql, all).pipe(
         Context.add(SqlClient.SqlClient, sql),
         Context.add(DataCipher.Keyring, keyring(sql, keys))
