@@ -15,13 +15,13 @@
 import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
-import { type CreatePayout, checkAmount } from "../contract/Requests.js"
 import type * as Views from "../contract/Views.js"
 import { availableAccount, type Job, newTransaction, type TransactionId } from "../domain/Domain.js"
 import * as Fees from "../domain/Fees.js"
 import * as Ids from "../domain/Ids.js"
 import * as Ledger from "../domain/Ledger.js"
 import * as Money from "../domain/Money.js"
+import type { PayoutOrder } from "../domain/PayoutOrder.js"
 import { completing } from "../jobs/Jobs.js"
 import { Gateways } from "../ports/BankGateway.js"
 import { Notifier, tell } from "../ports/Mail.js"
@@ -34,8 +34,9 @@ import * as Idempotency from "./Idempotency.js"
 import * as PayoutSend from "./PayoutSend.js"
 
 /**
- * What sending a payout may fail with: the amount at fault, the balance short of it and its fee,
- * the Idempotency-Key's first request still running, the bank, the store.
+ * What sending a payout may fail with: the merchant's bank sending no payouts
+ * (`capability_unavailable`), the balance short of the amount and its fee, the Idempotency-Key's
+ * first request still running, the bank, the store. (The order's own faults are its decoder's.)
  */
 export type CreatePayoutError =
   | Errors.ValidationError
@@ -46,8 +47,11 @@ export type CreatePayoutError =
 
 /** Payout operations. */
 export interface PayoutsShape {
-  /** Creates a payout (the spec's POST /api/v1/payouts; decode its body with `Requests.CreatePayout`). */
-  readonly create: (caller: Caller, input: CreatePayout) => Effect.Effect<Views.PayoutJson, CreatePayoutError>
+  /**
+   * Creates a payout (the spec's POST /api/v1/payouts) of an order its body was decoded into, once,
+   * by `Requests.CreatePayout`: the amount and the key are taken as the order has them.
+   */
+  readonly create: (caller: Caller, order: PayoutOrder) => Effect.Effect<Views.PayoutJson, CreatePayoutError>
   /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
   readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
   /**
@@ -191,11 +195,11 @@ const sendInline = (
     Effect.catchAll(() => Effect.succeed(result))
   )
 
-/** The new pending payout of `input`, with its fees, created at `now`. */
+/** The new pending payout of `order`, with its fees, created at `now`. */
 const draftOf = (
   { config }: PayoutsContext,
   caller: Caller,
-  input: CreatePayout,
+  order: PayoutOrder,
   fees: Fees.Fees,
   now: number
 ) =>
@@ -205,29 +209,28 @@ const draftOf = (
     mode: caller.mode,
     type: "withdrawal",
     status: "pending",
-    amount: input.amount,
+    amount: order.amount,
     feeAmount: fees.feeAmount,
     gatewayFeeAmount: fees.gatewayFeeAmount,
     netAmount: fees.netAmount,
-    clientName: input.clientName ?? null,
-    clientDocument: input.clientDocument ?? null,
-    pixKey: input.pixKey.value,
-    pixKeyType: input.pixKey.type,
+    clientName: order.clientName ?? null,
+    clientDocument: order.clientDocument ?? null,
+    pixKey: order.pixKey.value,
+    pixKeyType: order.pixKey.type,
     endToEndId: caller.mode === "test" ? Ids.newEndToEndId(config.ispb, now) : null,
-    description: input.description ?? null,
+    description: order.description ?? null,
     createdAt: now
   })
 
 /** Creates a payout (see `PayoutsShape.create`): the debit, its unit, then the inline send if any. */
-const createPayout = (ctx: PayoutsContext, run: SendRun, caller: Caller, input: CreatePayout) =>
+const createPayout = (ctx: PayoutsContext, run: SendRun, caller: Caller, order: PayoutOrder) =>
   Effect.gen(function* () {
     const { store, config, gateways } = ctx
-    yield* checkAmount(input.amount, config.maxAmount)
     yield* Effect.mapError(
       gateways.forMode(caller.mode),
       () => new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" })
     )
-    const fees = Fees.forPayout(caller.merchant.feePlan, input.amount)
+    const fees = Fees.forPayout(caller.merchant.feePlan, order.amount)
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     // The merchant's gateway now: the payout's for its whole life.
     const gateway = yield* GatewayRouting.gatewayFor(gateways, {
@@ -238,7 +241,7 @@ const createPayout = (ctx: PayoutsContext, run: SendRun, caller: Caller, input: 
       needs: "sends",
       path: "pixKey"
     })
-    const payout = draftOf(ctx, caller, input, fees, now)
+    const payout = draftOf(ctx, caller, order, fees, now)
     const budget = caller.mode === "live" ? (gateway.sender?.inlineBudget ?? 0) : 0
     // Held for the inline attempt as a claimed job is held by its lease (one lease past the budget).
     const lease = Duration.toMillis(config.jobLease)
@@ -286,7 +289,7 @@ export const make = Effect.gen(function* () {
   const settle: PayoutsShape["settle"] = (id, endToEndId) => settlePayout(ctx, id, endToEndId)
   const run = yield* PayoutSend.make({ settle, fail })
   const send: PayoutsShape["send"] = (job) => run(job)
-  const create: PayoutsShape["create"] = (caller, input) => createPayout(ctx, run, caller, input)
+  const create: PayoutsShape["create"] = (caller, order) => createPayout(ctx, run, caller, order)
   return { create, settle, fail, send } satisfies PayoutsShape
 })
 
