@@ -1,7 +1,7 @@
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { PixgateClient } from "@pixgate/client"
-import { Engine, Errors, Money } from "@pixgate/core"
+import { Engine, Errors, Money, Requests } from "@pixgate/core"
 import { Effect, ManagedRuntime } from "effect"
 import { layer } from "../effect-httpapi.js"
 import { start } from "../node-http.js"
@@ -90,7 +90,10 @@ describe("examples/effect-httpapi.ts", () => {
       expect([charge.amount, charge.txid.length]).toEqual([42.5, 32])
       const payout = yield* Effect.flip(
         api.payouts.create({
-          payload: { amount: Money.reais(10), pixKey: { type: "email", value: "a@b.com" } },
+          payload: Requests.CreatePayout.make({
+            amount: Money.reais(10),
+            pixKey: { type: "email", value: "a@b.com" }
+          }),
           headers: { "idempotency-key": "client-1" }
         })
       )

@@ -126,6 +126,11 @@ export * as Money from "./domain/Money.js"
 export * as PanelRoles from "./domain/PanelRoles.js"
 /** Payment links: fixed or open amounts, expiry, usage limit (issue 38). */
 export * as PaymentLink from "./domain/PaymentLink.js"
+/**
+ * A payout as the merchant orders it, decoded once at the edge (`Requests.CreatePayout`): centavos, the
+ * parsed PIX key.
+ */
+export * as PayoutOrder from "./domain/PayoutOrder.js"
 /** Personal data on transactions: the erasure marker and what erasure replaces. */
 export * as PersonalData from "./domain/PersonalData.js"
 /**

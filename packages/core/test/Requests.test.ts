@@ -330,10 +330,9 @@ describe("Requests: schemas for an HttpApi", () => {
       Schema.encodeSync(Requests.CreateCharge)({ amount: Money.reais(10.5), clientDocument: "52998224725" })
     ).toEqual({ amount: 10.5, clientDoc: "52998224725" })
     expect(
-      Schema.encodeSync(Requests.CreatePayout)({
-        amount: Money.Cents(1),
-        pixKey: { type: "evp", value: "k" }
-      })
+      Schema.encodeSync(Requests.CreatePayout)(
+        Requests.CreatePayout.make({ amount: Money.Cents(1), pixKey: { type: "evp", value: "k" } })
+      )
     ).toEqual({ amount: 0.01, pixKey: "k" })
   })
 

@@ -29,6 +29,7 @@
 import {
   Cause,
   Clock,
+  type Context,
   Duration,
   Effect,
   ExecutionStrategy,
@@ -109,234 +110,285 @@ const describe = (error: unknown): string => {
   return "message" in error ? `${tag}: ${String(error.message)}` : tag
 }
 
+/** What the worker's loops share: the services, the settings, the lanes and the jobs' fibers. */
+interface WorkerContext {
+  readonly store: Context.Tag.Service<typeof JobStore>
+  readonly runner: Context.Tag.Service<typeof JobRunner>
+  readonly batchSize: number
+  readonly lease: number
+  readonly poll: number
+  readonly tick: number
+  readonly span: Telemetry.Span
+  readonly traced: boolean
+  readonly fibers: FiberSet.FiberSet<void>
+  readonly lanes: Record<JobLane, Lane>
+  readonly failingPerEndpoint: number
+  readonly limits: EndpointConcurrency.Controller
+  /** Free slots a refill leaves to the lane's rounds: an endpoint's share, or half the lane. */
+  readonly reserve: number
+  /** Endpoints whose refill runs now; `true` once another attempt of it ended meanwhile. */
+  readonly refills: Map<string, boolean>
+  /**
+   * One fair claim at a time in this instance: each claim counts the endpoint's attempts in
+   * flight, and two claims side by side (a round and a refill, on two Postgres connections)
+   * would both count before either leased, together going over the endpoint's limit.
+   */
+  readonly fairClaims: Effect.Semaphore
+}
+
+/** A lane's loop state, sleeping on nothing yet. */
+const makeLane = (name: JobLane, concurrency: number, fairness?: JobFairness): Effect.Effect<Lane> =>
+  Effect.map(Queue.sliding<void>(1), (pokes) => ({
+    name,
+    concurrency: Math.max(1, concurrency),
+    running: new Set<JobId>(),
+    wakeAt: Number.NEGATIVE_INFINITY,
+    notBefore: Number.NEGATIVE_INFINITY,
+    pokes,
+    fairness,
+    capped: false,
+    failures: 0,
+    refilling: 0
+  }))
+
+/** Wakes the lane's loop if it sleeps past `at`. */
+const poke = (l: Lane, at: number) => {
+  if (at < l.wakeAt) Queue.unsafeOffer(l.pokes, undefined)
+}
+
+/** Starts a fiber for each claimed job the lane does not run already. */
+const launch = (ctx: WorkerContext, l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
+  Effect.gen(function* () {
+    yield* WorkerMetrics.claimed(jobs, now)
+    for (const job of jobs) {
+      if (l.running.has(job.id)) continue
+      l.running.add(job.id)
+      yield* FiberSet.run(ctx.fibers, runJob(ctx, l, job, now))
+    }
+    WorkerMetrics.inFlight(l.name, l.running.size)
+  })
+
+/**
+ * Claims the endpoint's next due attempts into the lane's free slots beyond the reserve, up to
+ * its limit now; attempts of it that end meanwhile make it claim once more.
+ */
+const refill = (ctx: WorkerContext, l: Lane, endpoint: string): Effect.Effect<void> => {
+  const { refills } = ctx
+  if (refills.has(endpoint)) {
+    refills.set(endpoint, true)
+    return Effect.void
+  }
+  refills.set(endpoint, false)
+  const once: Effect.Effect<void, StoreError> = Effect.gen(function* () {
+    // The attempts of one written batch end together: the rest of this event-loop turn
+    // joins them into this claim (one statement for many, not one each).
+    yield* nextTurn
+    refills.set(endpoint, false)
+    const room = l.concurrency - l.running.size - l.refilling - ctx.reserve
+    // No room: the lane's round claims, fairly between endpoints, when slots free.
+    if (room <= 0) {
+      if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+      return
+    }
+    const now = yield* Clock.currentTimeMillis
+    const fairness = { perEndpoint: ctx.limits.limitOf(endpoint), failingPerEndpoint: ctx.failingPerEndpoint }
+    l.refilling += room
+    const jobs = yield* ctx.fairClaims
+      .withPermits(1)(ctx.store.claimEndpointJobs(now, endpoint, room, now + ctx.lease, fairness))
+      .pipe(Effect.ensuring(Effect.sync(() => (l.refilling -= room))))
+    yield* launch(ctx, l, jobs, now)
+    if (refills.get(endpoint) === true && jobs.length > 0) return yield* once
+  })
+  return once.pipe(
+    // The lane's rounds find what a failed refill left (the store gone for a moment).
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.logDebug(
+            "Webhook lane refill failed; the lane's round claims instead",
+            Cause.pretty(cause)
+          ).pipe(Effect.zipRight(Effect.sync(() => poke(l, Number.NEGATIVE_INFINITY))))
+    ),
+    Effect.ensuring(Effect.sync(() => refills.delete(endpoint)))
+  )
+}
+
+/**
+ * After a webhook attempt: its endpoint's limit adapts, and only a lane whose last round left due
+ * attempts behind refills (otherwise no endpoint has a backlog, and the rounds, woken by each
+ * commit, start new attempts).
+ */
+const afterAttempt = (ctx: WorkerContext, l: Lane, feedback: AttemptFeedback) =>
+  Effect.zipRight(
+    ctx.limits.record(feedback.endpoint, feedback.ok, feedback.startedAt),
+    l.capped ? refill(ctx, l, feedback.endpoint) : Effect.void
+  )
+
+/** Runs one claimed job in its root span; a failure is logged and left to the job's lease. */
+const runJob = (ctx: WorkerContext, l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
+  ctx.runner.run(job).pipe(
+    ctx.span("pixgate.job", { root: true, attributes: { "pixgate.job_kind": job.kind } }),
+    Effect.withTracerEnabled(ctx.traced),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.succeed(undefined)
+        : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
+            Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
+            Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job))),
+            Effect.as(undefined)
+          )
+    ),
+    Effect.ensuring(
+      Clock.clockWith((clock) =>
+        Effect.sync(() => {
+          const wasFull = l.running.size >= l.concurrency
+          l.running.delete(job.id)
+          WorkerMetrics.inFlight(l.name, l.running.size)
+          WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
+          if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
+        })
+      )
+    ),
+    // An attempt refills its endpoint's slots itself; other jobs of a capped lane wake it.
+    Effect.flatMap((feedback) =>
+      feedback !== undefined && feedback !== null && l.fairness !== undefined
+        ? afterAttempt(ctx, l, feedback)
+        : Effect.sync(() => {
+            if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+          })
+    )
+  )
+
+/**
+ * Sleeps until `until` or a poke, then (had the round claimed little) until `notBefore`, so a
+ * steady stream of due jobs is claimed in rounds of many rather than one round each.
+ */
+const idle = (l: Lane, ms: number, until: number) =>
+  Effect.suspend(() => {
+    l.wakeAt = until
+    return Effect.raceFirst(Effect.sleep(ms), Queue.take(l.pokes))
+  }).pipe(
+    Effect.ensuring(
+      Effect.sync(() => {
+        l.wakeAt = Number.NEGATIVE_INFINITY
+      })
+    ),
+    Effect.zipRight(
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now < l.notBefore ? Effect.sleep(l.notBefore - now) : Effect.void
+      )
+    )
+  )
+
+/** One round of a lane: claims due jobs into its free slots, starts them, sleeps until the next. */
+const round = (ctx: WorkerContext, l: Lane) =>
+  Effect.gen(function* () {
+    const { store, poll } = ctx
+    const now = yield* Clock.currentTimeMillis
+    const free = l.concurrency - l.running.size - l.refilling
+    if (free <= 0) {
+      // Full: wait for slots to free, gathering those freed within a tick into one claim.
+      l.notBefore = now + ctx.tick
+      return yield* idle(l, poll, now + poll)
+    }
+    const limit = Math.min(ctx.batchSize, free)
+    const claim = store.claimDueJobs(now, limit, now + ctx.lease, l.name, l.fairness)
+    const jobs = yield* l.fairness === undefined ? claim : ctx.fairClaims.withPermits(1)(claim)
+    if (l.failures > 0) {
+      yield* Effect.logInfo("Job worker lane claims again").pipe(
+        Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
+      )
+      l.failures = 0
+    }
+    l.capped = false
+    yield* launch(ctx, l, jobs, now)
+    if (jobs.length === limit) return
+    l.notBefore = now + ctx.tick
+    const next = yield* store.nextJobAt(l.name)
+    const later = yield* Clock.currentTimeMillis
+    // A job due at the claim yet not claimed is over its endpoint's share (a finished job
+    // wakes the lane), or belongs to another instance's race: poll.
+    l.capped = l.fairness !== undefined && Option.isSome(next) && next.value <= now
+    yield* WorkerMetrics.laneState(l.name, l.capped, next, later)
+    const wait = Option.match(next, {
+      onNone: () => poll,
+      onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))
+    })
+    if (wait > 0) yield* idle(l, wait, later + wait)
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.interrupt
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            // One warning per outage, not one per poll: the rounds after it are debug lines.
+            l.failures++ === 0
+              ? logRetried("Job worker round failed; the lane claims again", cause, now + ctx.poll)
+              : Effect.logDebug("Job worker round failed again", Cause.pretty(cause))
+          ).pipe(Effect.zipRight(Effect.sleep(ctx.poll)), Effect.annotateLogs({ lane: l.name }))
+    )
+  )
+
+/**
+ * The jobs' fibers, in their own scope closed after the graceful wait (finalizers run in reverse
+ * order): stopping first waits up to `grace`, then interrupts what is left.
+ */
+const jobFibers = (grace: Duration.DurationInput) =>
+  Effect.gen(function* () {
+    const jobsScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const fibers = yield* FiberSet.make<void>().pipe(Scope.extend(jobsScope))
+    // Finalizers run uninterruptibly; the wait must be interruptible for the time-out to end it.
+    yield* Effect.addFinalizer(() =>
+      FiberSet.awaitEmpty(fibers).pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
+    )
+    return fibers
+  })
+
+/** The worker's shared state over its services and configuration, its lanes watching the store. */
+const workerContext = (options: WorkerOptions) =>
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const config = yield* EngineConfig
+    const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
+    const fibers = yield* jobFibers(grace)
+    const perEndpoint = Math.max(1, config.webhookEndpointConcurrency)
+    const failingPerEndpoint = Math.max(1, config.webhookFailingEndpointConcurrency)
+    const lanes = {
+      webhooks: yield* makeLane("webhooks", config.webhookConcurrency, { perEndpoint, failingPerEndpoint }),
+      timers: yield* makeLane("timers", config.timerConcurrency)
+    } satisfies Record<JobLane, Lane>
+    yield* store.watchJobs((name, at) => poke(lanes[name], at))
+    const ctx: WorkerContext = {
+      store,
+      runner: yield* JobRunner,
+      batchSize: Math.max(1, config.workerBatchSize),
+      lease: Duration.toMillis(config.jobLease),
+      poll: Duration.toMillis(config.workerPollInterval),
+      tick: Duration.toMillis(config.workerTick),
+      span: yield* Telemetry.spans,
+      traced: yield* FiberRef.get(FiberRef.currentTracerEnabled),
+      fibers,
+      lanes,
+      failingPerEndpoint,
+      limits: EndpointConcurrency.make({
+        base: perEndpoint,
+        ceiling: Math.min(config.webhookEndpointMaxConcurrency, lanes.webhooks.concurrency),
+        step: EndpointConcurrency.increaseStep
+      }),
+      reserve: Math.min(perEndpoint, Math.floor(lanes.webhooks.concurrency / 2)),
+      refills: new Map<string, boolean>(),
+      fairClaims: yield* Effect.makeSemaphore(1)
+    }
+    return ctx
+  })
+
 /** The worker loops with options; interrupting them stops claiming and drains jobs in flight. */
 export const runWith = (
   options: WorkerOptions = {}
 ): Effect.Effect<never, never, JobStore | JobRunner | EngineConfig> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const store = yield* JobStore
-      const runner = yield* JobRunner
-      const config = yield* EngineConfig
-      const batchSize = Math.max(1, config.workerBatchSize)
-      const lease = Duration.toMillis(config.jobLease)
-      const poll = Duration.toMillis(config.workerPollInterval)
-      const tick = Duration.toMillis(config.workerTick)
-      const grace = options.shutdownGrace ?? Duration.sum(config.webhookTimeout, Duration.seconds(1))
-      const span = yield* Telemetry.spans
-      const traced = yield* FiberRef.get(FiberRef.currentTracerEnabled)
-
-      // Jobs live in their own scope, closed after the graceful wait below (finalizers run in
-      // reverse order): stopping first waits up to `grace`, then interrupts what is left.
-      const jobsScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-      const fibers = yield* FiberSet.make<void>().pipe(Scope.extend(jobsScope))
-      // Finalizers run uninterruptibly; the wait must be interruptible for the time-out to end it.
-      yield* Effect.addFinalizer(() =>
-        FiberSet.awaitEmpty(fibers).pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
-      )
-
-      const lane = (name: JobLane, concurrency: number, fairness?: JobFairness): Effect.Effect<Lane> =>
-        Effect.map(Queue.sliding<void>(1), (pokes) => ({
-          name,
-          concurrency: Math.max(1, concurrency),
-          running: new Set<JobId>(),
-          wakeAt: Number.NEGATIVE_INFINITY,
-          notBefore: Number.NEGATIVE_INFINITY,
-          pokes,
-          fairness,
-          capped: false,
-          failures: 0,
-          refilling: 0
-        }))
-      const lanes = {
-        webhooks: yield* lane("webhooks", config.webhookConcurrency, {
-          perEndpoint: Math.max(1, config.webhookEndpointConcurrency),
-          failingPerEndpoint: Math.max(1, config.webhookFailingEndpointConcurrency)
-        }),
-        timers: yield* lane("timers", config.timerConcurrency)
-      } satisfies Record<JobLane, Lane>
-      const poke = (l: Lane, at: number) => {
-        if (at < l.wakeAt) Queue.unsafeOffer(l.pokes, undefined)
-      }
-      yield* store.watchJobs((name, at) => poke(lanes[name], at))
-
-      const perEndpoint = Math.max(1, config.webhookEndpointConcurrency)
-      const failingPerEndpoint = Math.max(1, config.webhookFailingEndpointConcurrency)
-      const limits = EndpointConcurrency.make({
-        base: perEndpoint,
-        ceiling: Math.min(config.webhookEndpointMaxConcurrency, lanes.webhooks.concurrency),
-        step: EndpointConcurrency.increaseStep
-      })
-      // Free slots a refill leaves to the lane's rounds: an endpoint's share, or half the lane.
-      const reserve = Math.min(perEndpoint, Math.floor(lanes.webhooks.concurrency / 2))
-      /** Endpoints whose refill runs now; `true` once another attempt of it ended meanwhile. */
-      const refills = new Map<string, boolean>()
-      // One fair claim at a time in this instance: each claim counts the endpoint's attempts in
-      // flight, and two claims side by side (a round and a refill, on two Postgres connections)
-      // would both count before either leased, together going over the endpoint's limit.
-      const fairClaims = yield* Effect.makeSemaphore(1)
-
-      const launch = (l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
-        Effect.gen(function* () {
-          yield* WorkerMetrics.claimed(jobs, now)
-          for (const job of jobs) {
-            if (l.running.has(job.id)) continue
-            l.running.add(job.id)
-            yield* FiberSet.run(fibers, runJob(l, job, now))
-          }
-          WorkerMetrics.inFlight(l.name, l.running.size)
-        })
-
-      // Claims the endpoint's next due attempts into the lane's free slots beyond the reserve,
-      // up to its limit now; attempts of it that end meanwhile make it claim once more.
-      const refill = (l: Lane, endpoint: string): Effect.Effect<void> => {
-        if (refills.has(endpoint)) {
-          refills.set(endpoint, true)
-          return Effect.void
-        }
-        refills.set(endpoint, false)
-        const once: Effect.Effect<void, StoreError> = Effect.gen(function* () {
-          // The attempts of one written batch end together: the rest of this event-loop turn
-          // joins them into this claim (one statement for many, not one each).
-          yield* nextTurn
-          refills.set(endpoint, false)
-          const room = l.concurrency - l.running.size - l.refilling - reserve
-          // No room: the lane's round claims, fairly between endpoints, when slots free.
-          if (room <= 0) {
-            if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
-            return
-          }
-          const now = yield* Clock.currentTimeMillis
-          const fairness = { perEndpoint: limits.limitOf(endpoint), failingPerEndpoint }
-          l.refilling += room
-          const jobs = yield* fairClaims
-            .withPermits(1)(store.claimEndpointJobs(now, endpoint, room, now + lease, fairness))
-            .pipe(Effect.ensuring(Effect.sync(() => (l.refilling -= room))))
-          yield* launch(l, jobs, now)
-          if (refills.get(endpoint) === true && jobs.length > 0) return yield* once
-        })
-        return once.pipe(
-          // The lane's rounds find what a failed refill left (the store gone for a moment).
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
-              ? Effect.void
-              : Effect.logDebug(
-                  "Webhook lane refill failed; the lane's round claims instead",
-                  Cause.pretty(cause)
-                ).pipe(Effect.zipRight(Effect.sync(() => poke(l, Number.NEGATIVE_INFINITY))))
-          ),
-          Effect.ensuring(Effect.sync(() => refills.delete(endpoint)))
-        )
-      }
-
-      // Only a lane whose last round left due attempts behind refills: otherwise no endpoint has
-      // a backlog, and the rounds (woken by each commit) start new attempts.
-      const afterAttempt = (l: Lane, feedback: AttemptFeedback) =>
-        Effect.zipRight(
-          limits.record(feedback.endpoint, feedback.ok, feedback.startedAt),
-          l.capped ? refill(l, feedback.endpoint) : Effect.void
-        )
-
-      const runJob = (l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
-        runner.run(job).pipe(
-          span("pixgate.job", { root: true, attributes: { "pixgate.job_kind": job.kind } }),
-          Effect.withTracerEnabled(traced),
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
-              ? Effect.succeed(undefined)
-              : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
-                  Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
-                  Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job))),
-                  Effect.as(undefined)
-                )
-          ),
-          Effect.ensuring(
-            Clock.clockWith((clock) =>
-              Effect.sync(() => {
-                const wasFull = l.running.size >= l.concurrency
-                l.running.delete(job.id)
-                WorkerMetrics.inFlight(l.name, l.running.size)
-                WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
-                if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
-              })
-            )
-          ),
-          // An attempt refills its endpoint's slots itself; other jobs of a capped lane wake it.
-          Effect.flatMap((feedback) =>
-            feedback !== undefined && feedback !== null && l.fairness !== undefined
-              ? afterAttempt(l, feedback)
-              : Effect.sync(() => {
-                  if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
-                })
-          )
-        )
-
-      // Sleeps until `until` or a poke, then (had the round claimed little) until `notBefore`,
-      // so a steady stream of due jobs is claimed in rounds of many rather than one round each.
-      const idle = (l: Lane, ms: number, until: number) =>
-        Effect.suspend(() => {
-          l.wakeAt = until
-          return Effect.raceFirst(Effect.sleep(ms), Queue.take(l.pokes))
-        }).pipe(
-          Effect.ensuring(
-            Effect.sync(() => {
-              l.wakeAt = Number.NEGATIVE_INFINITY
-            })
-          ),
-          Effect.zipRight(
-            Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              now < l.notBefore ? Effect.sleep(l.notBefore - now) : Effect.void
-            )
-          )
-        )
-
-      const round = (l: Lane) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const free = l.concurrency - l.running.size - l.refilling
-          if (free <= 0) {
-            // Full: wait for slots to free, gathering those freed within a tick into one claim.
-            l.notBefore = now + tick
-            return yield* idle(l, poll, now + poll)
-          }
-          const limit = Math.min(batchSize, free)
-          const claim = store.claimDueJobs(now, limit, now + lease, l.name, l.fairness)
-          const jobs = yield* l.fairness === undefined ? claim : fairClaims.withPermits(1)(claim)
-          if (l.failures > 0) {
-            yield* Effect.logInfo("Job worker lane claims again").pipe(
-              Effect.annotateLogs({ lane: l.name, failedRounds: l.failures })
-            )
-            l.failures = 0
-          }
-          l.capped = false
-          yield* launch(l, jobs, now)
-          if (jobs.length === limit) return
-          l.notBefore = now + tick
-          const next = yield* store.nextJobAt(l.name)
-          const later = yield* Clock.currentTimeMillis
-          // A job due at the claim yet not claimed is over its endpoint's share (a finished job
-          // wakes the lane), or belongs to another instance's race: poll.
-          l.capped = l.fairness !== undefined && Option.isSome(next) && next.value <= now
-          yield* WorkerMetrics.laneState(l.name, l.capped, next, later)
-          const wait = Option.match(next, {
-            onNone: () => poll,
-            onSome: (at) => (at <= now ? poll : Math.min(Math.max(0, at - later), poll))
-          })
-          if (wait > 0) yield* idle(l, wait, later + wait)
-        }).pipe(
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
-              ? Effect.interrupt
-              : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  // One warning per outage, not one per poll: the rounds after it are debug lines.
-                  l.failures++ === 0
-                    ? logRetried("Job worker round failed; the lane claims again", cause, now + poll)
-                    : Effect.logDebug("Job worker round failed again", Cause.pretty(cause))
-                ).pipe(Effect.zipRight(Effect.sleep(poll)), Effect.annotateLogs({ lane: l.name }))
-          )
-        )
-
-      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(lanes[name])))).pipe(
+      const ctx = yield* workerContext(options)
+      return yield* Effect.raceAll(jobLanes.map((name) => Effect.forever(round(ctx, ctx.lanes[name])))).pipe(
         Effect.withTracerEnabled(false)
       )
     })

@@ -6,6 +6,7 @@
 import { Array as Arr, ParseResult, Schema } from "effect"
 import { transactionStatuses, transactionTypes } from "../../domain/Domain.js"
 import * as Money from "../../domain/Money.js"
+import * as PayoutOrder from "../../domain/PayoutOrder.js"
 import { dueChargeExample, dueDateFields } from "./DueDateCharges.js"
 import { problem, problemAst, required } from "./Problems.js"
 import {
@@ -15,6 +16,7 @@ import {
   expiresInRange,
   optionalField,
   PixKeyField,
+  PositiveCents,
   parseDay,
   pixKeyRequired,
   text
@@ -55,29 +57,38 @@ export const CreateCharge = Schema.Struct({
 /** A valid charge request. */
 export interface CreateCharge extends Schema.Schema.Type<typeof CreateCharge> {}
 
-/** The body of POST /api/v1/payouts, read into a payout request. */
-export const CreatePayout = Schema.Struct({
-  amount: required(amount(), problem("invalid_amount", "amount must be a positive number")),
+/** A payout request's fields, read into a `PayoutOrder` (see `CreatePayout`). */
+const payoutOrder = Schema.Struct({
+  amount: required(
+    amount("amount_above_maximum", PositiveCents),
+    problem("invalid_amount", "amount must be a positive number")
+  ),
   pixKey: required(PixKeyField, pixKeyRequired),
   clientName: text("clientName", "invalid_client_name", "The recipient's name"),
   clientDocument: optionalField(ClientDocument)
     .annotations({ description: clientDocDescription })
     .pipe(Schema.fromKey("clientDoc")),
   description: text("description", "invalid_description", "A note kept with the payout")
-}).annotations({
+}).pipe(Schema.brand(PayoutOrder.brand))
+
+/**
+ * The body of POST /api/v1/payouts, decoded once into the domain's `PayoutOrder` (the brand is
+ * this schema's: the payouts service takes the order without checking or parsing it again).
+ */
+export const CreatePayout = payoutOrder.annotations({
   identifier: "PayoutRequest",
   title: "Payout request",
   description: "A PIX payout from the available balance to a PIX key.",
   examples: [
-    {
+    payoutOrder.make({
       amount: Money.Cents(10000),
       pixKey: { type: "email", value: "maria@example.com" },
       clientName: "Maria Silva"
-    }
+    })
   ]
 })
 
-/** A valid payout request. */
+/** A valid payout request: a `PayoutOrder`. */
 export interface CreatePayout extends Schema.Schema.Type<typeof CreatePayout> {}
 
 /** Default and largest page size. */

@@ -14,15 +14,26 @@ import { fail, MaxAmount, type Problem, ProblemId, problem } from "./Problems.js
 export const Cents = Schema.Number.pipe(Schema.fromBrand(Money.Cents))
 
 /**
+ * At least one centavo: the Type side of an order's amount (`PayoutOrder`), so an order built
+ * without decoding (`make`) is held to it too; a decoded amount always is.
+ */
+export const PositiveCents = Schema.typeSchema(Cents).pipe(
+  Schema.greaterThanOrEqualTo(1, problem("invalid_amount", "amount must be a positive number"))
+)
+
+/**
  * An `amount` in reais (a JSON number) read into centavos exactly as `Money.fromReais` does: from
  * the decimal the JSON text denotes (a `Money.JsonDecimal` when a double cannot hold it, else the
  * number's shortest decimal form), no float rounding; at least 0.01, at most 2 decimals, at
  * most `MaxAmount`. The maximum is configuration, so it is read from the context (`MaxAmount`)
  * while decoding: the schema stays static and the errors keep their order.
  * `aboveMaximumCode` is the code of an amount above the maximum (admin top-ups say
- * `invalid_amount`).
+ * `invalid_amount`); `cents` the Type side (an order's is `PositiveCents`).
  */
-export const amount = (aboveMaximumCode: ValidationCode = "amount_above_maximum") => {
+export const amount = (
+  aboveMaximumCode: ValidationCode = "amount_above_maximum",
+  cents: Schema.Schema<Money.Cents> = Schema.typeSchema(Cents)
+) => {
   const notPositive = problem("invalid_amount", "amount must be a positive number")
   const notANumber: Problem = {
     ...notPositive[ProblemId],
@@ -32,7 +43,7 @@ export const amount = (aboveMaximumCode: ValidationCode = "amount_above_maximum"
     Schema.Number.annotations({ [ProblemId]: notANumber }),
     Schema.instanceOf(Money.JsonDecimal).annotations({ [ProblemId]: notANumber })
   ).annotations({ [ProblemId]: notANumber, jsonSchema: { type: "number" } })
-  return Schema.transformOrFail(number, Schema.typeSchema(Cents), {
+  return Schema.transformOrFail(number, cents, {
     strict: true,
     decode: (value) =>
       Effect.flatMap(MaxAmount, (maximum) =>
