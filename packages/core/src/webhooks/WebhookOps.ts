@@ -11,15 +11,24 @@ import * as Errors from "../contract/Errors.js"
 import { findById, MerchantId, type Mode } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
 import { webhookOpsOver } from "../internal/memoryWebhookOps.js"
-import { DeliveryStore, MerchantStore, Store, type StoreError, type StoreShape } from "../ports/Store.js"
+import {
+  DeliveryStore,
+  type DeliveryStoreShape,
+  MerchantStore,
+  type MerchantStoreShape,
+  Store,
+  type StoreError,
+  type StoreShape
+} from "../ports/Store.js"
 import {
   type AttemptSample,
   type DisabledEndpoint,
+  type Resend,
   type ResendScope,
   WebhookOpsStore,
   type WebhookOpsStoreShape
 } from "../ports/WebhookOpsStore.js"
-import { EngineConfig } from "../runtime/Config.js"
+import { EngineConfig, type EngineConfigShape } from "../runtime/Config.js"
 import * as WebhookMetrics from "./WebhookMetrics.js"
 
 const modes: ReadonlyArray<Mode> = ["test", "live"]
@@ -171,160 +180,170 @@ const storeSafe = <A, E>(
     (e) => Effect.fail(Errors.unavailable(e as StoreError))
   ) as Effect.Effect<A, Exclude<E, StoreError> | Errors.StorageUnavailable>
 
-/** Builds the service. */
-export const make = Effect.gen(function* () {
-  const merchants = yield* MerchantStore
-  const deliveries = yield* DeliveryStore
-  const config = yield* EngineConfig
-  const ops = yield* opsStore
-  const rate = Math.max(0.001, config.webhookResendRate)
-  const intervalMs = Math.max(0, Math.round(1000 / rate))
+/** What the operations work with, read once where the service is built. */
+interface Env {
+  readonly merchants: MerchantStoreShape
+  readonly deliveries: DeliveryStoreShape
+  readonly config: EngineConfigShape
+  readonly ops: WebhookOpsStoreShape
+  /** Resent deliveries per second (`webhookResendRate`, at least 0.001). */
+  readonly rate: number
+  /** Between two resent deliveries' first attempts. */
+  readonly intervalMs: number
+}
 
-  const merchant = (id: string) =>
-    Effect.flatMap(findById(MerchantId, id, merchants.getMerchant), (m) =>
-      Option.isSome(m) ? Effect.succeed(m.value) : Effect.fail(Errors.notFound("Merchant"))
-    )
+const merchant = (env: Env, id: string) =>
+  Effect.flatMap(findById(MerchantId, id, env.merchants.getMerchant), (m) =>
+    Option.isSome(m) ? Effect.succeed(m.value) : Effect.fail(Errors.notFound("Merchant"))
+  )
 
-  const view = (r: import("../ports/WebhookOpsStore.js").Resend): ResendView => ({
-    resendId: r.id,
-    merchantId: r.merchantId,
-    scope: r.scope,
-    since: iso(r.since),
-    until: iso(r.until),
-    queued: r.queued,
-    queuedFirst: r.queuedFirst,
-    repeated: r.repeated,
-    ratePerSecond: rate,
-    lastDueAt: isoOrNull(r.lastDueAt)
+const view = (env: Env, r: Resend): ResendView => ({
+  resendId: r.id,
+  merchantId: r.merchantId,
+  scope: r.scope,
+  since: iso(r.since),
+  until: iso(r.until),
+  queued: r.queued,
+  queuedFirst: r.queuedFirst,
+  repeated: r.repeated,
+  ratePerSecond: env.rate,
+  lastDueAt: isoOrNull(r.lastDueAt)
+})
+
+const queue = (
+  env: Env,
+  merchantId: MerchantId,
+  scope: ResendScope,
+  since: number,
+  at: number,
+  only: ReadonlyArray<Mode>
+) =>
+  env.ops.resendFailed({
+    id: Ids.newId("rsd", at),
+    merchantId,
+    scope,
+    modes: only,
+    since,
+    at,
+    intervalMs: env.intervalMs,
+    limit: Math.max(1, env.config.webhookResendLimit)
   })
 
-  const queue = (
-    merchantId: MerchantId,
-    scope: ResendScope,
-    since: number,
-    at: number,
-    only: ReadonlyArray<Mode>
-  ) =>
-    ops.resendFailed({
-      id: Ids.newId("rsd", at),
-      merchantId,
-      scope,
-      modes: only,
-      since,
-      at,
-      intervalMs,
-      limit: Math.max(1, config.webhookResendLimit)
-    })
-
-  const resend: WebhookOpsShape["resend"] = (input) =>
-    storeSafe(
-      Effect.gen(function* () {
-        const m = yield* merchant(input.merchantId)
-        const since = Date.parse(input.since)
-        const at = yield* Clock.currentTimeMillis
-        if (!/^\d{4}-\d{2}-\d{2}T/.test(input.since) || !Number.isFinite(since) || since > at)
-          return yield* Effect.fail(
-            Errors.validation(
-              "invalid_field",
-              "since",
-              "since must be an ISO 8601 date-time (e.g. 2026-12-01T00:00:00Z), not in the future"
-            )
-          )
-        const disabled = new Set((yield* ops.disabledEndpoints(m.id)).map((d) => d.mode))
-        const wanted = input.mode === undefined ? modes : [input.mode]
-        const present: Array<Mode> = []
-        for (const mode of wanted)
-          if (Option.isSome(yield* merchants.getWebhookEndpoint(m.id, mode))) present.push(mode)
-        if (input.mode !== undefined && present.length === 0)
-          return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
-        if (input.mode !== undefined && disabled.has(input.mode))
-          return yield* Effect.fail(
-            new Errors.Refused({
-              code: "webhook_endpoint_disabled",
-              message: "The webhook endpoint is disabled: enable it, which resends what it held"
-            })
-          )
-        const only = present.filter((mode) => !disabled.has(mode))
-        const r = yield* queue(m.id, input.mode ?? "all", since, at, only)
-        if (!r.repeated)
-          yield* Effect.logInfo("Webhook resend queued").pipe(
-            Effect.annotateLogs({ merchantId: m.id, resendId: r.id, scope: r.scope, queued: r.queued })
-          )
-        return view(r)
-      })
-    )
-
-  const health: WebhookOpsShape["health"] = (merchantId) =>
-    storeSafe(
-      Effect.gen(function* () {
-        const m = yield* merchant(merchantId)
-        const at = yield* Clock.currentTimeMillis
-        const disabled = yield* ops.disabledEndpoints(m.id)
-        const endpoints: Array<EndpointHealthView> = []
-        for (const mode of modes) {
-          const endpoint = yield* merchants.getWebhookEndpoint(m.id, mode)
-          if (Option.isNone(endpoint)) continue
-          const backlog = yield* deliveries.endpointBacklog(m.id, mode, at)
-          const samples = yield* ops.recentAttempts(m.id, mode, at - healthWindowMs, healthSampleLimit)
-          const off = disabled.find((d) => d.mode === mode)
-          endpoints.push({
-            mode,
-            url: endpoint.value.url,
-            state:
-              off !== undefined ? "disabled" : backlog.health.failingSince !== null ? "failing" : "healthy",
-            ...summarize(samples),
-            lastSuccessAt: isoOrNull(yield* ops.lastDeliveredAt(m.id, mode)),
-            consecutiveFailures: backlog.health.consecutiveFailures,
-            failingSince: isoOrNull(backlog.health.failingSince),
-            disabledAt: off === undefined ? null : iso(off.disabledAt),
-            disabledReason: off?.reason ?? null
-          })
-        }
-        return { merchantId: m.id, windowHours: healthWindowMs / 3_600_000, endpoints }
-      })
-    )
-
-  const enable: WebhookOpsShape["enable"] = (merchantId, mode) =>
-    storeSafe(
-      Effect.gen(function* () {
-        const m = yield* merchant(merchantId)
-        const endpoint = yield* merchants.getWebhookEndpoint(m.id, mode)
-        if (Option.isNone(endpoint)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
-        const was = yield* ops.enableEndpoint(m.id, mode)
-        if (Option.isNone(was))
-          return { merchantId: m.id, mode, wasDisabled: false, disabledAt: null, resend: null }
-        const at = yield* Clock.currentTimeMillis
-        const since = Math.min(at, Math.max(0, was.value.disabledAt - enableResendMarginMs))
-        const r = yield* queue(m.id, mode, since, at, [mode])
-        // `webhook_endpoint.enabled`, delivered like every event: its first attempt is due now,
-        // before the resent ones (spaced from now by the resend rate).
-        yield* deliveries.insertEvent(
-          endpointEnabled({
-            merchantId: m.id,
-            mode,
-            url: endpoint.value.url,
-            disabledAt: was.value.disabledAt,
-            resent: r.queued,
-            now: at
-          })
+const resend = (env: Env, input: Parameters<WebhookOpsShape["resend"]>[0]) =>
+  Effect.gen(function* () {
+    const m = yield* merchant(env, input.merchantId)
+    const since = Date.parse(input.since)
+    const at = yield* Clock.currentTimeMillis
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(input.since) || !Number.isFinite(since) || since > at)
+      return yield* Effect.fail(
+        Errors.validation(
+          "invalid_field",
+          "since",
+          "since must be an ISO 8601 date-time (e.g. 2026-12-01T00:00:00Z), not in the future"
         )
-        yield* Effect.logInfo("Webhook endpoint enabled; what it held is resent").pipe(
-          Effect.annotateLogs({ merchantId: m.id, mode, resendId: r.id, queued: r.queued })
-        )
-        return {
-          merchantId: m.id,
-          mode,
-          wasDisabled: true,
-          disabledAt: iso(was.value.disabledAt),
-          resend: view(r)
-        }
+      )
+    const disabled = new Set((yield* env.ops.disabledEndpoints(m.id)).map((d) => d.mode))
+    const wanted = input.mode === undefined ? modes : [input.mode]
+    const present: Array<Mode> = []
+    for (const mode of wanted)
+      if (Option.isSome(yield* env.merchants.getWebhookEndpoint(m.id, mode))) present.push(mode)
+    if (input.mode !== undefined && present.length === 0)
+      return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+    if (input.mode !== undefined && disabled.has(input.mode))
+      return yield* Effect.fail(
+        new Errors.Refused({
+          code: "webhook_endpoint_disabled",
+          message: "The webhook endpoint is disabled: enable it, which resends what it held"
+        })
+      )
+    const only = present.filter((mode) => !disabled.has(mode))
+    const r = yield* queue(env, m.id, input.mode ?? "all", since, at, only)
+    if (!r.repeated)
+      yield* Effect.logInfo("Webhook resend queued").pipe(
+        Effect.annotateLogs({ merchantId: m.id, resendId: r.id, scope: r.scope, queued: r.queued })
+      )
+    return view(env, r)
+  })
+
+const health = (env: Env, merchantId: string) =>
+  Effect.gen(function* () {
+    const m = yield* merchant(env, merchantId)
+    const at = yield* Clock.currentTimeMillis
+    const disabled = yield* env.ops.disabledEndpoints(m.id)
+    const endpoints: Array<EndpointHealthView> = []
+    for (const mode of modes) {
+      const endpoint = yield* env.merchants.getWebhookEndpoint(m.id, mode)
+      if (Option.isNone(endpoint)) continue
+      const backlog = yield* env.deliveries.endpointBacklog(m.id, mode, at)
+      const samples = yield* env.ops.recentAttempts(m.id, mode, at - healthWindowMs, healthSampleLimit)
+      const off = disabled.find((d) => d.mode === mode)
+      endpoints.push({
+        mode,
+        url: endpoint.value.url,
+        state: off !== undefined ? "disabled" : backlog.health.failingSince !== null ? "failing" : "healthy",
+        ...summarize(samples),
+        lastSuccessAt: isoOrNull(yield* env.ops.lastDeliveredAt(m.id, mode)),
+        consecutiveFailures: backlog.health.consecutiveFailures,
+        failingSince: isoOrNull(backlog.health.failingSince),
+        disabledAt: off === undefined ? null : iso(off.disabledAt),
+        disabledReason: off?.reason ?? null
+      })
+    }
+    return { merchantId: m.id, windowHours: healthWindowMs / 3_600_000, endpoints }
+  })
+
+const enable = (env: Env, merchantId: string, mode: Mode) =>
+  Effect.gen(function* () {
+    const m = yield* merchant(env, merchantId)
+    const endpoint = yield* env.merchants.getWebhookEndpoint(m.id, mode)
+    if (Option.isNone(endpoint)) return yield* Effect.fail(Errors.notFound("Webhook endpoint"))
+    const was = yield* env.ops.enableEndpoint(m.id, mode)
+    if (Option.isNone(was))
+      return { merchantId: m.id, mode, wasDisabled: false, disabledAt: null, resend: null }
+    const at = yield* Clock.currentTimeMillis
+    const since = Math.min(at, Math.max(0, was.value.disabledAt - enableResendMarginMs))
+    const r = yield* queue(env, m.id, mode, since, at, [mode])
+    // `webhook_endpoint.enabled`, delivered like every event: its first attempt is due now,
+    // before the resent ones (spaced from now by the resend rate).
+    yield* env.deliveries.insertEvent(
+      endpointEnabled({
+        merchantId: m.id,
+        mode,
+        url: endpoint.value.url,
+        disabledAt: was.value.disabledAt,
+        resent: r.queued,
+        now: at
       })
     )
+    yield* Effect.logInfo("Webhook endpoint enabled; what it held is resent").pipe(
+      Effect.annotateLogs({ merchantId: m.id, mode, resendId: r.id, queued: r.queued })
+    )
+    return {
+      merchantId: m.id,
+      mode,
+      wasDisabled: true,
+      disabledAt: iso(was.value.disabledAt),
+      resend: view(env, r)
+    }
+  })
 
+/** Builds the service. */
+export const make = Effect.gen(function* () {
+  const config = yield* EngineConfig
+  const rate = Math.max(0.001, config.webhookResendRate)
+  const env: Env = {
+    merchants: yield* MerchantStore,
+    deliveries: yield* DeliveryStore,
+    config,
+    ops: yield* opsStore,
+    rate,
+    intervalMs: Math.max(0, Math.round(1000 / rate))
+  }
+  const ops = env.ops
   return WebhookOps.of({
-    resend,
-    health,
-    enable,
+    resend: (input) => storeSafe(resend(env, input)),
+    health: (merchantId) => storeSafe(health(env, merchantId)),
+    enable: (merchantId, mode) => storeSafe(enable(env, merchantId, mode)),
     disabled: (merchantId) => storeSafe(ops.disabledEndpoints(merchantId as MerchantId)),
     refreshGauges: Effect.flatMap(ops.endpointStateCounts(), WebhookMetrics.endpointCounts)
   })

@@ -22,15 +22,24 @@ import { HostResolver } from "../ports/HostResolver.js"
 import { Notifier, tell } from "../ports/Mail.js"
 import {
   type ClaimedJob,
+  type DeliveryContext,
   DeliveryStore,
+  type DeliveryStoreShape,
   fromFull,
+  type HealthChange,
   JobStore,
+  type JobStoreShape,
   type Store,
   type StoreError
 } from "../ports/Store.js"
-import { heldError } from "../ports/WebhookOpsStore.js"
-import { causeChain, refusedAddress, WebhookTransport } from "../ports/WebhookTransport.js"
-import { EngineConfig } from "../runtime/Config.js"
+import { heldError, type WebhookOpsStoreShape } from "../ports/WebhookOpsStore.js"
+import {
+  causeChain,
+  refusedAddress,
+  WebhookTransport,
+  type WebhookTransportShape
+} from "../ports/WebhookTransport.js"
+import { EngineConfig, type EngineConfigShape } from "../runtime/Config.js"
 import * as Telemetry from "../runtime/Telemetry.js"
 import * as TraceContext from "../runtime/TraceContext.js"
 import * as SigningKeys from "./SigningKeys.js"
@@ -97,207 +106,277 @@ export class Webhooks extends Context.Tag("@pixgate/core/Webhooks")<Webhooks, We
 /** Error text of an attempt whose delivery lost its endpoint. */
 export const endpointRemoved = "No webhook endpoint is configured for this mode"
 
+/** What the service's operations work with, read once where it is built. */
+interface Env {
+  readonly store: DeliveryStoreShape
+  readonly jobs: JobStoreShape
+  readonly config: EngineConfigShape
+  readonly notifier: Option.Option<Notifier["Type"]>
+  readonly resolver: HostResolver["Type"]
+  readonly transport: WebhookTransportShape
+  readonly span: Telemetry.Span
+  readonly ops: WebhookOpsStoreShape
+  readonly timeoutMs: number
+  readonly maxAttempts: number
+  readonly disableAfterMs: number
+}
+
+/** What one attempt got: the receiver's status (null when none answered) or the error. */
+interface Outcome {
+  readonly statusCode: number | null
+  readonly error: string | null
+}
+
+/** POSTs the signed event to the endpoint's URL, unless its host now resolves to a refused address. */
+const send = (env: Env, endpoint: WebhookEndpoint, event: Event, now: number) =>
+  Effect.gen(function* () {
+    const { config } = env
+    // The host may resolve elsewhere than when the URL was set: judged again, before any byte.
+    const refused = yield* WebhookUrl.refusalAtSend(endpoint.url, event.mode).pipe(
+      Effect.provideService(EngineConfig, config),
+      Effect.provideService(HostResolver, env.resolver)
+    )
+    if (refused !== null) {
+      const error = refusedAddress(refused)
+      yield* Effect.logWarning("Webhook attempt not made: the receiver's address is refused").pipe(
+        Effect.annotateLogs({
+          merchantId: endpoint.merchantId,
+          mode: event.mode,
+          url: Redaction.originOf(endpoint.url),
+          error: Redaction.withOrigins(error)
+        })
+      )
+      return { statusCode: null, error }
+    }
+    const { body, headers } = yield* signedRequest(config.serviceName, endpoint, event, now)
+    const trace = yield* TraceContext.headers
+    return yield* env.transport.post({
+      url: endpoint.url,
+      body,
+      timeoutMs: env.timeoutMs,
+      publicOnly: !WebhookUrl.allowsPrivate(config, event.mode),
+      headers: { ...headers, ...trace }
+    })
+  }).pipe(
+    Effect.catchAll((e) => Effect.succeed<Outcome>({ statusCode: null, error: e.message })),
+    Effect.catchAllDefect((defect) =>
+      Effect.succeed<Outcome>({ statusCode: null, error: causeChain(defect) || String(defect) })
+    )
+  )
+
+/**
+ * Holds the attempt when its endpoint is disabled: logged as not attempted and failed, so a
+ * resend (or enabling the endpoint) sends it. Answers whether it was held. Only an endpoint
+ * that failed lately can be disabled: a healthy one's attempt reads nothing more.
+ */
+const heldWhenDisabled = (env: Env, job: ClaimedJob, context: DeliveryContext, n: number, at: number) =>
+  Effect.gen(function* () {
+    const { delivery, endpoint, health } = context
+    if (endpoint === null || health.consecutiveFailures === 0) return false
+    const disabled = yield* env.ops.disabledEndpoints(delivery.merchantId)
+    if (!disabled.some((d) => d.mode === delivery.mode)) return false
+    yield* env.store.recordAttempt({
+      jobId: job.id,
+      attempt: { deliveryId: delivery.id, attempt: n, at, statusCode: null, error: heldError, durationMs: 0 },
+      status: "failed",
+      retryAt: null
+    })
+    yield* WebhookMetrics.heldOne(delivery.mode)
+    return true
+  })
+
+/** The attempt's POST in its client span, or the removed endpoint's error without one. */
+const post = (env: Env, context: DeliveryContext, n: number, at: number): Effect.Effect<Outcome> => {
+  const { event, endpoint } = context
+  if (endpoint === null) return Effect.succeed({ statusCode: null, error: endpointRemoved })
+  return send(env, endpoint, event, at).pipe(
+    env.span("pixgate.webhooks.attempt", {
+      kind: "client",
+      attributes: {
+        "pixgate.mode": event.mode,
+        "pixgate.event_type": event.type,
+        "pixgate.attempt": n
+      },
+      ...Option.match(TraceContext.originOf(event.data.transactionId), {
+        onNone: () => ({}),
+        onSome: (parent) => ({ parent })
+      })
+    })
+  )
+}
+
+/** An outcome as a log line's error: the transport's error (origins only) or the HTTP status. */
+const outcomeText = (outcome: Outcome): string =>
+  outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)
+
+/**
+ * Failing for `webhookDisableAfter` and failing again: disabled until enabled by hand, recorded
+ * with the disabling once (in the event stream and lists, never delivered), the merchant told.
+ */
+const disableWhenFailingLong = (
+  env: Env,
+  context: DeliveryContext & { readonly endpoint: WebhookEndpoint },
+  outcome: Outcome,
+  endedAt: number
+) =>
+  Effect.gen(function* () {
+    const { delivery, endpoint, health } = context
+    if (health.failingSince === null || endedAt - health.failingSince < env.disableAfterMs) return
+    const reason =
+      `Failing since ${new Date(health.failingSince).toISOString()}, ${health.consecutiveFailures + 1} ` +
+      `failed attempts in a row; last: ${outcomeText(outcome)}`
+    const off = { merchantId: delivery.merchantId, mode: delivery.mode, disabledAt: endedAt, reason }
+    const disabled = yield* env.ops.disableEndpoint(
+      off,
+      endpointDisabled({
+        ...off,
+        url: endpoint.url,
+        failingSince: health.failingSince,
+        consecutiveFailures: health.consecutiveFailures + 1
+      })
+    )
+    if (!disabled) return
+    // The merchant's e-mail: the failing endpoint's notice (its mail kind), with the count.
+    yield* tell(env.notifier, delivery.merchantId, {
+      kind: "webhook.failing",
+      mode: delivery.mode,
+      url: Redaction.originOf(endpoint.url),
+      failures: health.consecutiveFailures + 1,
+      disabled: true
+    })
+    yield* Effect.logWarning(
+      "Webhook endpoint disabled: failing for longer than webhookDisableAfter; its deliveries are held until it is enabled"
+    ).pipe(
+      Effect.annotateLogs({
+        merchantId: delivery.merchantId,
+        mode: delivery.mode,
+        url: Redaction.originOf(endpoint.url),
+        failingSince: new Date(health.failingSince).toISOString()
+      })
+    )
+  })
+
+/** Tells the merchant and the log of a health change: marked failing, or recovered. */
+const announce = (
+  env: Env,
+  endpoint: WebhookEndpoint,
+  delivery: DeliveryContext["delivery"],
+  change: HealthChange,
+  outcome: Outcome
+) =>
+  Effect.gen(function* () {
+    const { config } = env
+    const annotations = {
+      merchantId: delivery.merchantId,
+      mode: delivery.mode,
+      url: Redaction.originOf(endpoint.url)
+    }
+    if (change === "failing") {
+      yield* tell(env.notifier, delivery.merchantId, {
+        kind: "webhook.failing",
+        mode: delivery.mode,
+        url: Redaction.originOf(endpoint.url),
+        failures: config.webhookFailingAfter
+      })
+      yield* Effect.logWarning(
+        `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
+          `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`
+      ).pipe(
+        // A transport's error may name the URL it failed on: its origin only.
+        Effect.annotateLogs({ ...annotations, error: outcomeText(outcome) })
+      )
+    } else if (change === "recovered") {
+      yield* Effect.logInfo("Webhook endpoint recovered: an attempt succeeded").pipe(
+        Effect.annotateLogs(annotations)
+      )
+    }
+  })
+
+/**
+ * Counts an attempt's outcome in its endpoint's health: the health change, a disabling after
+ * `webhookDisableAfter`, and what the merchant and the log are told of them. A success of an
+ * endpoint that never failed (the usual case) writes nothing.
+ */
+const countInHealth = (
+  env: Env,
+  context: DeliveryContext & { readonly endpoint: WebhookEndpoint },
+  outcome: Outcome,
+  endedAt: number
+) =>
+  Effect.gen(function* () {
+    const { delivery, endpoint, health } = context
+    const delivered = outcome.statusCode === 200
+    if (delivered && health.consecutiveFailures === 0) return
+    const change = yield* env.store.recordEndpointHealth({
+      merchantId: delivery.merchantId,
+      mode: delivery.mode,
+      ok: delivered,
+      at: endedAt,
+      failingAfter: env.config.webhookFailingAfter
+    })
+    yield* WebhookMetrics.transition(delivery.mode, change)
+    if (!delivered) yield* disableWhenFailingLong(env, context, outcome, endedAt)
+    yield* announce(env, endpoint, delivery, change, outcome)
+  })
+
+/** One attempt of the delivery the job names (`WebhooksShape.attempt`). */
+const attempt = (env: Env, job: ClaimedJob) =>
+  Effect.gen(function* () {
+    const found = yield* findById(DeliveryId, job.ref, env.store.getDelivery)
+    if (Option.isNone(found) || found.value.delivery.status !== "pending") {
+      yield* env.jobs.finishJob(job.id)
+      return undefined
+    }
+    const context = found.value
+    const { delivery, event, endpoint } = context
+    const n = delivery.attempts + 1
+    const at = yield* Clock.currentTimeMillis
+    if (yield* heldWhenDisabled(env, job, context, n, at)) return undefined
+    const outcome = yield* post(env, context, n, at)
+    const endedAt = yield* Clock.currentTimeMillis
+    const delivered = outcome.statusCode === 200
+    const retry = !delivered && endpoint !== null && n < env.maxAttempts
+    yield* WebhookMetrics.attempted(event.mode, endpoint === null, outcome, endedAt - at, delivered || !retry)
+    yield* env.store.recordAttempt({
+      jobId: job.id,
+      attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
+      status: delivered ? "delivered" : retry ? "pending" : "failed",
+      retryAt: retry ? endedAt + Duration.toMillis(env.config.webhookRetryDelays[n - 1]) : null,
+      ...(endpoint === null ? {} : { url: endpoint.url })
+    })
+    if (endpoint === null) return undefined
+    yield* countInHealth(env, { ...context, endpoint }, outcome, endedAt)
+    const feedback: AttemptFeedback = {
+      endpoint: fairnessKey(delivery.merchantId, delivery.mode),
+      ok: delivered,
+      startedAt: at
+    }
+    return feedback
+  })
+
 /** Builds the service. */
 export const make = Effect.gen(function* () {
-  const store = yield* DeliveryStore
-  const jobs = yield* JobStore
   const config = yield* EngineConfig
-  const notifier = yield* Effect.serviceOption(Notifier)
   const resolver = yield* HostResolver
-  const transport = yield* WebhookTransport
-  const timeoutMs = Duration.toMillis(config.webhookTimeout)
-  const maxAttempts = 1 + config.webhookRetryDelays.length
-  const span = yield* Telemetry.spans
-  const ops = yield* opsStore
-  const disableAfterMs = Duration.toMillis(config.webhookDisableAfter)
-
-  const send = (endpoint: WebhookEndpoint, event: Event, now: number) =>
-    Effect.gen(function* () {
-      // The host may resolve elsewhere than when the URL was set: judged again, before any byte.
-      const refused = yield* WebhookUrl.refusalAtSend(endpoint.url, event.mode).pipe(
-        Effect.provideService(EngineConfig, config),
-        Effect.provideService(HostResolver, resolver)
-      )
-      if (refused !== null) {
-        const error = refusedAddress(refused)
-        yield* Effect.logWarning("Webhook attempt not made: the receiver's address is refused").pipe(
-          Effect.annotateLogs({
-            merchantId: endpoint.merchantId,
-            mode: event.mode,
-            url: Redaction.originOf(endpoint.url),
-            error: Redaction.withOrigins(error)
-          })
-        )
-        return { statusCode: null, error }
-      }
-      const { body, headers } = yield* signedRequest(config.serviceName, endpoint, event, now)
-      const trace = yield* TraceContext.headers
-      return yield* transport.post({
-        url: endpoint.url,
-        body,
-        timeoutMs,
-        publicOnly: !WebhookUrl.allowsPrivate(config, event.mode),
-        headers: { ...headers, ...trace }
-      })
-    }).pipe(
-      Effect.catchAll((e) => Effect.succeed({ statusCode: null, error: e.message })),
-      Effect.catchAllDefect((defect) =>
-        Effect.succeed({ statusCode: null, error: causeChain(defect) || String(defect) })
-      )
-    )
-
-  const attempt = (job: ClaimedJob) =>
-    Effect.gen(function* () {
-      const context = yield* findById(DeliveryId, job.ref, store.getDelivery)
-      if (Option.isNone(context) || context.value.delivery.status !== "pending") {
-        yield* jobs.finishJob(job.id)
-        return undefined
-      }
-      const { delivery, event, endpoint, health } = context.value
-      const n = delivery.attempts + 1
-      const at = yield* Clock.currentTimeMillis
-      // Only an endpoint that failed lately can be disabled: a healthy one's attempt reads nothing more.
-      if (endpoint !== null && health.consecutiveFailures > 0) {
-        const disabled = yield* ops.disabledEndpoints(delivery.merchantId)
-        if (disabled.some((d) => d.mode === delivery.mode)) {
-          // Held: logged as not attempted and failed, so a resend (or enabling the endpoint) sends it.
-          yield* store.recordAttempt({
-            jobId: job.id,
-            attempt: {
-              deliveryId: delivery.id,
-              attempt: n,
-              at,
-              statusCode: null,
-              error: heldError,
-              durationMs: 0
-            },
-            status: "failed",
-            retryAt: null
-          })
-          yield* WebhookMetrics.heldOne(delivery.mode)
-          return undefined
-        }
-      }
-      const outcome =
-        endpoint === null
-          ? { statusCode: null, error: endpointRemoved }
-          : yield* send(endpoint, event, at).pipe(
-              span("pixgate.webhooks.attempt", {
-                kind: "client",
-                attributes: {
-                  "pixgate.mode": event.mode,
-                  "pixgate.event_type": event.type,
-                  "pixgate.attempt": n
-                },
-                ...Option.match(TraceContext.originOf(event.data.transactionId), {
-                  onNone: () => ({}),
-                  onSome: (parent) => ({ parent })
-                })
-              })
-            )
-      const endedAt = yield* Clock.currentTimeMillis
-      const delivered = outcome.statusCode === 200
-      const retry = !delivered && endpoint !== null && n < maxAttempts
-      yield* WebhookMetrics.attempted(
-        event.mode,
-        endpoint === null,
-        outcome,
-        endedAt - at,
-        delivered || !retry
-      )
-      yield* store.recordAttempt({
-        jobId: job.id,
-        attempt: { deliveryId: delivery.id, attempt: n, at, ...outcome, durationMs: endedAt - at },
-        status: delivered ? "delivered" : retry ? "pending" : "failed",
-        retryAt: retry ? endedAt + Duration.toMillis(config.webhookRetryDelays[n - 1]) : null,
-        ...(endpoint === null ? {} : { url: endpoint.url })
-      })
-      if (endpoint === null) return undefined
-      const feedback: AttemptFeedback = {
-        endpoint: fairnessKey(delivery.merchantId, delivery.mode),
-        ok: delivered,
-        startedAt: at
-      }
-      // A success of an endpoint that never failed (the usual case) writes nothing more.
-      if (delivered && health.consecutiveFailures === 0) return feedback
-      const change = yield* store.recordEndpointHealth({
-        merchantId: delivery.merchantId,
-        mode: delivery.mode,
-        ok: delivered,
-        at: endedAt,
-        failingAfter: config.webhookFailingAfter
-      })
-      const annotations = {
-        merchantId: delivery.merchantId,
-        mode: delivery.mode,
-        url: Redaction.originOf(endpoint.url)
-      }
-      yield* WebhookMetrics.transition(delivery.mode, change)
-      // Failing for `webhookDisableAfter` and failing again: disabled until enabled by hand.
-      if (!delivered && health.failingSince !== null && endedAt - health.failingSince >= disableAfterMs) {
-        const reason =
-          `Failing since ${new Date(health.failingSince).toISOString()}, ${health.consecutiveFailures + 1} ` +
-          `failed attempts in a row; last: ${outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)}`
-        const off = { merchantId: delivery.merchantId, mode: delivery.mode, disabledAt: endedAt, reason }
-        // Recorded with the disabling, once: in the event stream and lists, never delivered.
-        const disabled = yield* ops.disableEndpoint(
-          off,
-          endpointDisabled({
-            ...off,
-            url: endpoint.url,
-            failingSince: health.failingSince,
-            consecutiveFailures: health.consecutiveFailures + 1
-          })
-        )
-        if (disabled) {
-          // The merchant's e-mail: the failing endpoint's notice (its mail kind), with the count.
-          yield* tell(notifier, delivery.merchantId, {
-            kind: "webhook.failing",
-            mode: delivery.mode,
-            url: Redaction.originOf(endpoint.url),
-            failures: health.consecutiveFailures + 1,
-            disabled: true
-          })
-          yield* Effect.logWarning(
-            "Webhook endpoint disabled: failing for longer than webhookDisableAfter; its deliveries are held until it is enabled"
-          ).pipe(
-            Effect.annotateLogs({ ...annotations, failingSince: new Date(health.failingSince).toISOString() })
-          )
-        }
-      }
-      if (change === "failing") {
-        yield* tell(notifier, delivery.merchantId, {
-          kind: "webhook.failing",
-          mode: delivery.mode,
-          url: Redaction.originOf(endpoint.url),
-          failures: config.webhookFailingAfter
-        })
-        yield* Effect.logWarning(
-          `Webhook endpoint marked failing after ${config.webhookFailingAfter} failed attempts in a row; ` +
-            `it now gets ${config.webhookFailingEndpointConcurrency} attempts at once until one succeeds`
-        ).pipe(
-          Effect.annotateLogs({
-            ...annotations,
-            // A transport's error may name the URL it failed on: its origin only.
-            error:
-              outcome.error === null ? `HTTP ${outcome.statusCode}` : Redaction.withOrigins(outcome.error)
-          })
-        )
-      } else if (change === "recovered") {
-        yield* Effect.logInfo("Webhook endpoint recovered: an attempt succeeded").pipe(
-          Effect.annotateLogs(annotations)
-        )
-      }
-      return feedback
-    })
-
+  const env: Env = {
+    store: yield* DeliveryStore,
+    jobs: yield* JobStore,
+    config,
+    notifier: yield* Effect.serviceOption(Notifier),
+    resolver,
+    transport: yield* WebhookTransport,
+    span: yield* Telemetry.spans,
+    ops: yield* opsStore,
+    timeoutMs: Duration.toMillis(config.webhookTimeout),
+    maxAttempts: 1 + config.webhookRetryDelays.length,
+    disableAfterMs: Duration.toMillis(config.webhookDisableAfter)
+  }
   const checkUrl = (url: string, mode: Mode) =>
     WebhookUrl.check(url, mode).pipe(
       Effect.provideService(EngineConfig, config),
       Effect.provideService(HostResolver, resolver)
     )
-
-  return Webhooks.of({ attempt, checkUrl })
+  return Webhooks.of({ attempt: (job) => attempt(env, job), checkUrl })
 })
 
 /** The service over a whole Store (its deliveries and jobs), a WebhookTransport and a HostResolver. */
