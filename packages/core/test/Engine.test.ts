@@ -1,9 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { merchant, observe, testEngine } from "@pixgate/testkit/engineFixture"
 import { must } from "@pixgate/testkit/must"
-import { Effect, Exit, Option, TestClock } from "effect"
+import { Effect, Exit, Option, Schema, TestClock } from "effect"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { PixgateError } from "../src/contract/Errors.js"
+import * as Requests from "../src/contract/Requests.js"
+import * as Money from "../src/domain/Money.js"
+import { Engine } from "../src/Engine.js"
 import { Store } from "../src/ports/Store.js"
 import { answer, RequestEngine } from "./support/requests.js"
 
@@ -348,5 +351,17 @@ describe("Engine (in memory, TestClock)", () => {
       const live = yield* engine.auth.authenticate(m.liveKey)
       expect(live.mode).toBe("live")
     }).pipe(Effect.provide(testEngine()))
+  )
+  it.scoped("a payout order decoded without the engine's config is still held to its maximum", () =>
+    Effect.gen(function* () {
+      const engine = yield* Engine
+      const m = yield* merchant()
+      yield* engine.admin.topUp(m.merchantId, { amount: Money.Cents(50_000) })
+      // Decoded against the schema's default maximum (R$ 1,000,000.00), not this engine's R$ 1,000.00.
+      const order = yield* Schema.decodeUnknown(Requests.CreatePayout)({ amount: 1500, pixKey: "a@b.co" })
+      const refused = yield* errorOf(engine.payouts.create(m.test, order))
+      expect(refused).toMatchObject({ status: 422, code: "amount_above_maximum" })
+      expect((yield* engine.admin.balance(m.merchantId, "test")).available).toBe(500)
+    }).pipe(Effect.provide(testEngine({ maxAmount: Money.Cents(100_000) })))
   )
 })

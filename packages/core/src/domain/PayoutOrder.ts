@@ -2,7 +2,8 @@
  * A payout as the merchant orders it, in the domain's terms: the amount in centavos, the
  * recipient's PIX key parsed into its DICT form, the optional texts trimmed. The request is
  * decoded into one once, at the edge (`Requests.CreatePayout`, with the engine's maximum
- * amount), and the payouts service takes it as it is: no second check, no second parse.
+ * amount), and the payouts service takes it as it is: no second parse (it only compares the
+ * amount with the engine's configured maximum once more, for an order decoded without it).
  */
 import type { Brand } from "effect"
 import type { Cents } from "./Money.js"

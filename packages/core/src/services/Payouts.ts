@@ -15,6 +15,7 @@
 import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
+import { checkAmount } from "../contract/Requests.js"
 import type * as Views from "../contract/Views.js"
 import { availableAccount, type Job, newTransaction, type TransactionId } from "../domain/Domain.js"
 import * as Fees from "../domain/Fees.js"
@@ -226,6 +227,9 @@ const draftOf = (
 const createPayout = (ctx: PayoutsContext, run: SendRun, caller: Caller, order: PayoutOrder) =>
   Effect.gen(function* () {
     const { store, config, gateways } = ctx
+    // The order is decoded once, at the edge; the engine's own maximum is still its rule: an
+    // order decoded against another maximum (the schema's default) never passes this engine's.
+    yield* checkAmount(order.amount, config.maxAmount)
     yield* Effect.mapError(
       gateways.forMode(caller.mode),
       () => new Errors.GatewayUnavailable({ operation: "payout", code: "gateway_not_configured" })
