@@ -22,6 +22,7 @@ import {
   type Charges,
   Domain,
   type Errors,
+  type Money,
   type Payouts,
   Requests,
   type Transactions,
@@ -243,7 +244,10 @@ const listTransactionsCovered: ApiErrors.Covers<
   typeof ApiErrors.ValidationError.Type | Errors.StorageUnavailable,
   Effect.Effect.Error<ReturnType<Transactions.TransactionsShape["list"]>>
 > = true
-void [createChargeCovered, createPayoutCovered, listTransactionsCovered]
+// A payout's body is decoded once, here at the edge, into core's terms: its amount in centavos.
+// (Naming `Money` in this file also lets the groups' emitted declarations refer to it.)
+const payoutInCentavos: Requests.CreatePayout["amount"] extends Money.Cents ? true : false = true
+void [createChargeCovered, createPayoutCovered, listTransactionsCovered, payoutInCentavos]
 
 /** `POST /api/v1/charges`. */
 export const ChargesGroup = HttpApiGroup.make("charges")

@@ -7,7 +7,7 @@
  * operations keep the admin group's OpenAPI tag (`Admin`), so the document names them as before.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AdminViews, type Refunds, Requests } from "@pixgate/core"
+import { AdminViews, type Errors, type Money, type Refunds, Requests } from "@pixgate/core"
 import { type Effect, Schema } from "effect"
 import * as ApiDocument from "./ApiDocument.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -39,10 +39,13 @@ const CreateRefundErrors = Schema.Union(
 // The endpoint lists every error of its engine operation: an operation that may fail in a new way
 // does not compile until the endpoint lists the new error.
 const createRefundCovered: ApiErrors.Covers<
-  typeof ApiErrors.AdminErrors.Type | typeof CreateRefundErrors.Type,
+  typeof ApiErrors.AdminErrors.Type | typeof CreateRefundErrors.Type | Errors.StorageUnavailable,
   Effect.Effect.Error<ReturnType<Refunds.RefundsShape["create"]>>
 > = true
-void createRefundCovered
+// A refund's amount reaches core in centavos. (Naming `Errors` and `Money` in this file also lets
+// the group's emitted declaration refer to them.)
+const refundInCentavos: Requests.CreateRefund["amount"] extends Money.Cents ? true : false = true
+void [createRefundCovered, refundInCentavos]
 
 /** A charge's refunds, behind the admin token (added by `PixgateApi`). */
 export const AdminRefundsGroup = HttpApiGroup.make("adminRefunds")
