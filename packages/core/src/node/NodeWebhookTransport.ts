@@ -9,13 +9,15 @@
  * connects, so a host that resolved to a public address when its URL was set and to a private
  * one now (DNS rebinding) is never reached, and no socket to it is shared with other requests.
  * Every request, public-only or not, refuses link-local and cloud metadata addresses the same way.
+ * Deliveries through a proxy use undici, imported only when a proxy is configured (it is a few
+ * megabytes of code a direct server never runs).
  */
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import { isIP, type LookupFunction } from "node:net"
 import { Effect, Layer } from "effect"
-import { ProxyAgent, request as undiciRequest } from "undici"
+import type { ProxyAgent } from "undici"
 import {
   bodyReadLimit,
   causeChain,
@@ -150,6 +152,7 @@ const resolveAll = (lookup: LookupFunction, hostname: string): Promise<ReadonlyA
  * the status within the time-out and at most `bodyReadLimit` bytes of the answer.
  */
 const postViaProxy = (
+  undici: typeof import("undici"),
   proxy: ProxyAgent,
   lookup: LookupFunction,
   { url, headers, body, timeoutMs, publicOnly = false }: WebhookRequest
@@ -173,7 +176,7 @@ const postViaProxy = (
       const addresses = isIP(host) !== 0 ? [host] : await resolveAll(lookup, host)
       const refused = refusal(host, addresses, !publicOnly)
       if (refused !== null) return { statusCode: null, error: refusedAddress(refused) }
-      const response = await undiciRequest(target, {
+      const response = await undici.request(target, {
         method: "POST",
         dispatcher: proxy,
         headers: {
@@ -260,18 +263,20 @@ export const proxyLayer = (
     WebhookTransport,
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(
-          () =>
-            new ProxyAgent({
+        Effect.promise(() => import("undici")).pipe(
+          Effect.map((undici) => ({
+            undici,
+            agent: new undici.ProxyAgent({
               uri: proxyUrl,
               connections: options.maxSocketsPerOrigin ?? defaults.webhookConcurrency
             })
+          }))
         ),
-        (agent) => Effect.promise(() => agent.close().catch(() => undefined))
+        ({ agent }) => Effect.promise(() => agent.close().catch(() => undefined))
       ),
-      (agent) => {
+      ({ undici, agent }) => {
         const lookup = options.lookup ?? (dns.lookup as LookupFunction)
-        return WebhookTransport.of({ post: (request) => postViaProxy(agent, lookup, request) })
+        return WebhookTransport.of({ post: (request) => postViaProxy(undici, agent, lookup, request) })
       }
     )
   )
