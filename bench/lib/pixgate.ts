@@ -22,14 +22,18 @@ import { type Child, freePort, root, spawnNode } from "./proc.js"
  * `PIXGATE_BENCH_START_ENV` the environment (space-separated; empty for none), for runs comparing
  * them.
  */
-export const startScript = ((): { readonly flags: ReadonlyArray<string>; readonly env: Record<string, string> } => {
+export const startScript = ((): {
+  readonly flags: ReadonlyArray<string>
+  readonly env: Record<string, string>
+} => {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
     readonly scripts: Record<string, string>
   }
   const words = (manifest.scripts.start ?? "").split(/\s+/).filter((w) => w !== "")
   const node = words.indexOf("node")
   const entry = words.findIndex((w) => w.endsWith("pixgate.mjs"))
-  if (node === -1 || entry < node) throw new Error(`package.json's start script is not "node ... pixgate.mjs serve"`)
+  if (node === -1 || entry < node)
+    throw new Error(`package.json's start script is not "node ... pixgate.mjs serve"`)
   const split = (given: string | undefined, fallback: ReadonlyArray<string>) =>
     given === undefined ? fallback : given.split(/\s+/).filter((w) => w !== "")
   const envWords = split(process.env.PIXGATE_BENCH_START_ENV, words.slice(0, node))
