@@ -3,13 +3,12 @@
  * `pixgate serve` from the bundle, with the node flags and environment of `pnpm start`, then
  * 1 + 100 funded sandbox merchants through the admin router, then VmRSS from
  * `/proc/<pid>/status` (after a 2 s pause; the bench reads it right away). Also prints where
- * the resident pages are (`/proc/<pid>/smaps`: the node binary, anonymous memory, the rest) and
- * the V8 heap's share of the anonymous pages is left to `--heap` runs of the server itself.
+ * the resident pages are (`/proc/<pid>/smaps`: the node binary, anonymous memory, the rest).
  *
  * Run: `pnpm exec tsx --conditions=@pixgate/source bench/micro/rest-memory.ts [rounds]
  * [--store=sqlite|postgres]` (default 3 rounds on both stores); `PIXGATE_BENCH_BUNDLE` runs a
- * bundle kept aside, `PIXGATE_BENCH_NODE_FLAGS` replaces the start script's node flags (e.g. `""`
- * for none), and extra variables for the server can be given in the environment as usual.
+ * bundle kept aside, `PIXGATE_BENCH_NODE_FLAGS` and `PIXGATE_BENCH_START_ENV` replace the start script's node flags
+ * and environment (`startScript` in bench/lib/pixgate.ts; `""` for none).
  */
 import { readFileSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
