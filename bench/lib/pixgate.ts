@@ -6,13 +6,51 @@
  * children: the baseline server and the webhook receiver.
  */
 import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { testDataKey } from "@pixgate/testkit/dataKeys"
 import { request } from "undici"
 import type { BenchDb } from "./db.js"
 import { runDirectory } from "./db.js"
-import { type Child, freePort, spawnNode } from "./proc.js"
+import { type Child, freePort, root, spawnNode } from "./proc.js"
+
+/**
+ * What the root package.json's `start` script (`[NAME=value ...] node [flags] scripts/pixgate.mjs
+ * serve`) gives the server besides the bundle: its node flags and environment, so the benchmark
+ * measures the process `pnpm start` runs. `PIXGATE_BENCH_NODE_FLAGS` replaces the flags and
+ * `PIXGATE_BENCH_START_ENV` the environment (space-separated; empty for none), for runs comparing
+ * them.
+ */
+export const startScript = ((): {
+  readonly flags: ReadonlyArray<string>
+  readonly env: Record<string, string>
+} => {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    readonly scripts: Record<string, string>
+  }
+  const words = (manifest.scripts.start ?? "").split(/\s+/).filter((w) => w !== "")
+  const node = words.indexOf("node")
+  const entry = words.findIndex((w) => w.endsWith("pixgate.mjs"))
+  if (node === -1 || entry < node)
+    throw new Error(`package.json's start script is not "node ... pixgate.mjs serve"`)
+  const split = (given: string | undefined, fallback: ReadonlyArray<string>) =>
+    given === undefined ? fallback : given.split(/\s+/).filter((w) => w !== "")
+  const envWords = split(process.env.PIXGATE_BENCH_START_ENV, words.slice(0, node))
+  return {
+    flags: split(process.env.PIXGATE_BENCH_NODE_FLAGS, words.slice(node + 1, entry)),
+    env: Object.fromEntries(
+      envWords.map((w) => {
+        const at = w.indexOf("=")
+        if (at <= 0) throw new Error(`start script: ${w} is not NAME=value`)
+        return [w.slice(0, at), w.slice(at + 1)]
+      })
+    )
+  }
+})()
+
+/** The node flags of `pnpm start` (see `startScript`). */
+export const startFlags: ReadonlyArray<string> = startScript.flags
 
 /** Arguments of `node` for a TypeScript entry point of this repository. */
 const tsEntry = (entry: string, extra: ReadonlyArray<string> = []) => [
@@ -57,7 +95,8 @@ export interface PixgateEnv {
 
 /**
  * Starts `pixgate serve` on `db` with the admin router enabled, logging to a file in the run
- * directory. `nodeArgs` go to node (e.g. `--cpu-prof`).
+ * directory, with the node flags and environment of `pnpm start` (`startScript`). `nodeArgs` go
+ * to node after them (e.g. `--cpu-prof`).
  */
 export const startPixgate = async (
   db: BenchDb,
@@ -75,10 +114,11 @@ export const startPixgate = async (
   const child = await spawnNode({
     name: `pixgate (${db.kind})`,
     args: (options.sources
-      ? tsEntry("packages/server/src/bin.ts", options.nodeArgs)
-      : [...(options.nodeArgs ?? []), await bundled()]
+      ? tsEntry("packages/server/src/bin.ts", [...startFlags, ...(options.nodeArgs ?? [])])
+      : [...startFlags, ...(options.nodeArgs ?? []), await bundled()]
     ).concat("serve"),
     env: {
+      ...startScript.env,
       PORT: String(port),
       HOST: "127.0.0.1",
       PIXGATE_DATABASE: db.url,

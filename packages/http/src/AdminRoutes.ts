@@ -127,7 +127,8 @@ export const routes = (
   token: Redacted.Redacted<string> | undefined,
   basePath = ""
 ): ReadonlyArray<Route.Route<Engine.Engine>> => {
-  const document = OpenApiDocuments.admin(basePath || "/")
+  // Built on the first request for it (OpenApiDocuments builds the document itself once).
+  let document: OpenApiDocuments.Document | undefined
   const byRoute = operations()
   const security = Security.admin(token)
   const compiled = Endpoints.compile(AdminApi, {
@@ -136,7 +137,13 @@ export const routes = (
     security: [[AdminToken, { check: () => Effect.succeed(undefined) }]],
     // Behind the token like every admin route, yet needing no engine.
     transport: {
-      adminDocumentation: { openapi: () => Effect.succeed({ status: 200, body: document }) },
+      adminDocumentation: {
+        openapi: () =>
+          Effect.sync(() => {
+            document ??= OpenApiDocuments.admin(basePath || "/")
+            return { status: 200, body: document }
+          })
+      },
       adminEvents: { stream: EventStream.adminStream }
     }
   })

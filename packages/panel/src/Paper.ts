@@ -8,9 +8,11 @@
  *
  * Each document is first a plain model (`Paper`: title, fields, table rows, totals), which the
  * tests compare with the ledger after reading the PDF's text back, then drawn by `render`.
+ * pdfkit (with its font and compression code, several megabytes once loaded) is imported on the
+ * first document drawn, not when the panel starts.
  */
 import type { Domain, Money } from "@pixgate/core"
-import PDFDocument from "pdfkit"
+import type PDFDocument from "pdfkit"
 import { localClock, localDate, money, saoPaulo } from "./I18n.js"
 import { statusLabel, typeLabel } from "./Messages.js"
 import { has, document as maskedDocument } from "./Receipt.js"
@@ -231,10 +233,26 @@ const table = (doc: InstanceType<typeof PDFDocument>, t: NonNullable<Paper["tabl
   if (t.rows.length === 0) doc.font("Helvetica").fontSize(9).text("Nenhuma movimentação no período.", 50)
 }
 
+let pdfkit: Promise<typeof PDFDocument> | undefined
+
+/** pdfkit's document class, imported once, on first use (a failed import is tried again next time). */
+const loadPdfkit = (): Promise<typeof PDFDocument> => {
+  pdfkit ??= import("pdfkit").then(
+    (m) => m.default,
+    (error: unknown) => {
+      pdfkit = undefined
+      throw error
+    }
+  )
+  return pdfkit
+}
+
 /** Draws a document as a PDF (A4, Helvetica). */
-export const render = (paper: Paper): Promise<Uint8Array> =>
+export const render = async (paper: Paper): Promise<Uint8Array> => draw(await loadPdfkit(), paper)
+
+const draw = (Document: typeof PDFDocument, paper: Paper): Promise<Uint8Array> =>
   new Promise((resolve, reject) => {
-    const doc = new PDFDocument({
+    const doc = new Document({
       size: "A4",
       margin: 50,
       lang: "pt-BR",

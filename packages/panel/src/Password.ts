@@ -2,18 +2,15 @@
  * The panel's side of core's `Passwords` port. Hashing is scrypt (node:crypto), a memory-hard
  * function: N = 2^15, r = 8, p = 1 (32 MiB per hash), a 16-byte random salt and a 32-byte key,
  * stored as `scrypt$N$r$p$salt$key` (base64url) so the cost can rise later without breaking old
- * hashes. Strength is judged by zxcvbn-ts (`@zxcvbn-ts/core`) with its common password list,
- * keyboard patterns and the Brazilian Portuguese dictionaries (words, names, Wikipedia); its
- * warnings and suggestions are translated to pt-BR and English for the page.
+ * hashes. Strength is judged by zxcvbn-ts with the Brazilian Portuguese dictionaries, imported
+ * on first use (`PasswordStrength`); its warnings and suggestions are translated to pt-BR and
+ * English for the page.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Passwords } from "@pixgate/core"
-import { type TranslationKeys, ZxcvbnFactory } from "@zxcvbn-ts/core"
-import * as common from "@zxcvbn-ts/language-common"
-import * as english from "@zxcvbn-ts/language-en"
-import * as portuguese from "@zxcvbn-ts/language-pt-br"
 import { Effect } from "effect"
 import type { Lang } from "./I18n.js"
+import * as PasswordStrength from "./PasswordStrength.js"
 
 const cost = { N: 32768, r: 8, p: 1 } as const
 const keyLength = 32
@@ -47,43 +44,24 @@ export const verify = async (password: string, stored: string): Promise<boolean>
   return expected.length === actual.length && timingSafeEqual(expected, actual)
 }
 
-const translations: Readonly<Record<Lang, TranslationKeys>> = {
-  "pt-BR": portuguese.translations,
-  en: english.translations
-}
-
-/** The estimator's warning or suggestion key in `lang` (the key itself when it has no text). */
-export const feedbackText = (lang: Lang, kind: "warnings" | "suggestions", key: string): string => {
-  const table: Readonly<Record<string, string>> = translations[lang][kind]
-  return table[key] ?? key
-}
+/**
+ * The estimator's warning or suggestion key in `lang` (the key itself when it has no text). An
+ * effect: the texts come with the estimator, imported on first use.
+ */
+export const feedbackText = (
+  lang: Lang,
+  kind: "warnings" | "suggestions",
+  key: string
+): Effect.Effect<string> => Effect.promise(() => PasswordStrength.feedbackText(lang, kind, key))
 
 /**
  * Core's `Passwords` port over scrypt and zxcvbn-ts. The estimator, with its dictionaries
- * (about 0.4 s and some megabytes), is made on the first password judged, not when the panel
- * starts.
+ * (about 0.4 s and some megabytes), is imported and made on the first password judged, not when
+ * the panel starts.
  */
-export const make = (): Passwords.PasswordsShape => {
-  let estimator: ZxcvbnFactory | undefined
-  const loaded = () => {
-    estimator ??= new ZxcvbnFactory({
-      dictionary: { ...common.dictionary, ...portuguese.dictionary },
-      graphs: common.adjacencyGraphs
-    })
-    return estimator
-  }
-  return {
-    hash: (password) => Effect.promise(() => hash(password)),
-    verify: (password, stored) =>
-      Effect.promise(async () => (await verify(password, stored ?? decoy)) && stored !== null),
-    strength: (password, context) =>
-      Effect.sync(() => {
-        const result = loaded().check(password, [...context])
-        return {
-          score: result.score,
-          warning: result.feedback.warning,
-          suggestions: result.feedback.suggestions
-        }
-      })
-  }
-}
+export const make = (): Passwords.PasswordsShape => ({
+  hash: (password) => Effect.promise(() => hash(password)),
+  verify: (password, stored) =>
+    Effect.promise(async () => (await verify(password, stored ?? decoy)) && stored !== null),
+  strength: (password, context) => Effect.promise(() => PasswordStrength.strength(password, context))
+})

@@ -10,10 +10,10 @@
  */
 import { Command as CliCommand, CliConfig, HelpDoc, ValidationError } from "@effect/cli"
 import { FileSystem, Path, Terminal } from "@effect/platform"
-import { Engine, type Config as EngineConfig, Errors, type GatewayPlugin } from "@pixgate/core"
+import { Engine, type Config as EngineConfig, Errors } from "@pixgate/core"
 import { NodeHostResolver, NodeWebhookTransport } from "@pixgate/core/node"
 import { BankCallbacks, Log } from "@pixgate/http"
-import { Cause, type ConfigError, Console, Data, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Option, Redacted } from "effect"
 import {
   commandNames,
   flagOf,
@@ -30,32 +30,11 @@ import { type Readable, Readable as ReadableOutput } from "./commands/Output.js"
 import * as Remote from "./commands/Remote.js"
 import * as Database from "./Database.js"
 import * as Environment from "./Environment.js"
-import * as Gateways from "./Gateways.js"
-import * as Server from "./Server.js"
+import type { Io, Stdin } from "./Io.js"
+import * as Serve from "./Serve.js"
+import { configFailure, Failed, liveGateway, oneLine, runServe } from "./Serve.js"
 
-/** Where a CLI run reads and writes (the process's by default; tests pass their own). */
-export interface Io {
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly cwd: string
-  readonly stdout: (text: string) => void
-  readonly stderr: (text: string) => void
-  /** Resolves when `serve` should stop (default: SIGTERM or SIGINT). */
-  readonly stopSignal?: Promise<unknown>
-  /** Standard input, for secrets (`--secret -`); without it, secrets come from flags or the environment. */
-  readonly stdin?: Stdin
-  /** Help in colour (ANSI styles), for a terminal; default plain text. */
-  readonly color?: boolean
-  /** Asks the person at the terminal and resolves to the line typed; absent when nobody can answer. */
-  readonly ask?: (question: string) => Promise<string>
-}
-
-/** Standard input as the CLI reads secrets from it. */
-export interface Stdin {
-  /** A terminal (nothing is read from it unless asked with `-`). */
-  readonly isTTY: boolean
-  /** Everything until end of input. */
-  readonly read: () => Promise<string>
-}
+export type { Io, Stdin } from "./Io.js"
 
 // A PixgateError with its code; a store that cannot open (a StoreError) with its message.
 const describeFailure = (cause: Cause.Cause<unknown>): string => {
@@ -77,13 +56,6 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)
   return defect instanceof Error ? defect.message : Cause.pretty(cause)
 }
-
-/** An operation that failed: exit code 1. */
-class Failed extends Data.TaggedError("Failed")<{ readonly message: string }> {}
-
-/** The first line of an error's message: never a stack. */
-const oneLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n")[0].trim()
 
 /** The secret from stdin: all of it, without one trailing line break. */
 const readSecret = (stdin: Stdin | undefined, flag: string) =>
@@ -262,83 +234,6 @@ const runPanel = (command: Command, given: Flags, args: ReadonlyArray<string>, j
   })
 
 /**
- * The live gateway the environment chooses (`PIXGATE_LIVE_GATEWAY`, else the default one when
- * `PIXGATE_LIVE_BASE_URL` is set), loaded only then, its settings read from its variables and
- * checked as the gateway will use them: a wrong one stops the command here, naming its variable.
- */
-const liveGateway = (io: Io) =>
-  Effect.gen(function* () {
-    const given = yield* Environment.live
-    if (Option.isNone(given)) return undefined
-    const name = Option.getOrElse(given.value.gateway, () => Gateways.defaultGateway)
-    const gateway = yield* Effect.mapError(
-      Gateways.fromEnvironment(name, io.env, Environment.livePrefix, io.cwd),
-      (error) => new UsageError({ message: error.message })
-    )
-    const gateways: Array<GatewayPlugin.Configured> = []
-    for (const entry of given.value.more) {
-      const configured = yield* Effect.mapError(
-        Gateways.named(entry, io.env, io.cwd),
-        (error) => new UsageError({ message: error.message })
-      )
-      if (configured.name !== gateway.name && !gateways.some((g) => g.name === configured.name))
-        gateways.push(configured)
-    }
-    return { gateway, gateways, callbackSecret: Redacted.value(given.value.callbackSecret) }
-  })
-
-/** `serve` until the stop signal (SIGTERM or SIGINT), then a graceful close. */
-const runServe = (io: Io) =>
-  Effect.gen(function* () {
-    const env = yield* Environment.serve
-    const telemetry = yield* Environment.telemetry
-    const live = yield* liveGateway(io)
-    const postgres = yield* Environment.postgresWaits
-    const server = yield* Effect.tryPromise({
-      try: () =>
-        Server.start({
-          port: env.port,
-          host: env.host,
-          database: env.database,
-          postgres,
-          cwd: io.cwd,
-          ...(Option.isSome(env.adminToken) ? { adminToken: Redacted.value(env.adminToken.value) } : {}),
-          maxBodySize: env.maxBodySize,
-          rateLimit:
-            env.requestsPerSecond === 0
-              ? false
-              : { requestsPerSecond: env.requestsPerSecond, burst: env.burst, shared: env.rateLimitShared },
-          // Lines go out in batches (a write each would cost a system call per request); closing
-          // the server flushes them.
-          log: { level: env.logLevel, out: io.stdout },
-          allowInsecureLiveWebhooks: env.allowInsecureLiveWebhooks,
-          profile: env.webhookAddresses.profile,
-          allowPrivateLiveWebhooks: env.webhookAddresses.allowPrivateLive,
-          allowPrivateTestWebhooks: env.webhookAddresses.allowPrivateTestWebhooks,
-          shutdownTimeoutMs: env.shutdownTimeoutMs,
-          readinessTimeoutMs: env.readinessTimeoutMs,
-          webhookEndpointMaxConcurrency: env.webhookEndpointMaxConcurrency,
-          webhookDisableAfterHours: env.webhookDisableAfterHours,
-          webhookResendRate: env.webhookResendRate,
-          ...(env.webhookProxy === "" ? {} : { webhookProxy: env.webhookProxy }),
-          ...(telemetry === undefined ? {} : { telemetry }),
-          keepAliveTimeoutMs: env.keepAliveTimeoutMs,
-          maxConnections: env.maxConnections,
-          probeConnections: env.probeConnections,
-          ...(env.trustProxy === undefined ? {} : { trustProxy: env.trustProxy }),
-          ...env.timeouts,
-          ...(Option.isSome(env.dataKeys) ? { dataKeys: env.dataKeys.value } : {}),
-          retentionDays: env.retentionDays,
-          ...(env.mail === undefined ? {} : { mail: env.mail }),
-          ...(live === undefined ? {} : { live })
-        }),
-      catch: (error) => new Failed({ message: oneLine(error) })
-    })
-    yield* Effect.promise(() => io.stopSignal ?? signal())
-    yield* Effect.promise(() => server.close())
-  })
-
-/**
  * `pixgate gateway webhook register --url https://pixgate.example.com`: registers
  * `<url>/bank/callbacks/<PIXGATE_LIVE_CALLBACK_SECRET>` as the PSP's webhook for the settlement key.
  */
@@ -368,12 +263,6 @@ const runRegister = (url: string, json: boolean, io: Io) =>
     )
   })
 
-const signal = () =>
-  new Promise((resolve) => {
-    process.once("SIGTERM", resolve)
-    process.once("SIGINT", resolve)
-  })
-
 /** The commands, running against `io`. */
 const runner = (io: Io): Runner<UsageError | Failed | ConfigFailure, never> => ({
   serve: runServe(io).pipe(Effect.catchTag("ConfigError", configFailure)),
@@ -396,8 +285,6 @@ const runner = (io: Io): Runner<UsageError | Failed | ConfigFailure, never> => (
 
 /** A malformed environment variable: a usage error. */
 type ConfigFailure = UsageError
-const configFailure = (error: ConfigError.ConfigError) =>
-  Effect.fail(new UsageError({ message: Environment.describe(error) }))
 
 /** What @effect/cli needs around a run: a terminal (the Io's), paths, no file system, its config. */
 const cliEnvironment = (io: Io) =>
@@ -465,6 +352,8 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
     if (helped.stderr !== undefined) io.stderr(`pixgate: ${helped.stderr}\n`)
     return helped.code
   }
+  // The same run as bin.ts's for `pixgate serve` alone (which skips this module).
+  if (argv.length === 1 && argv[0] === "serve") return Serve.run(io)
   let words: ReadonlyArray<string>
   try {
     words = precheck(argv)

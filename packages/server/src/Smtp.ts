@@ -3,11 +3,13 @@
  * `PIXGATE_SMTP_URL` (`smtp://user:pass@host:587` with STARTTLS when offered, `smtps://...:465`
  * for TLS from the start), the sender of `PIXGATE_MAIL_FROM`, links under `PIXGATE_PANEL_URL`,
  * and optionally DKIM signatures (`PIXGATE_MAIL_DKIM_*`). The job worker calls it (`mail.send`);
- * nothing here runs inside a request. See docs/operations.md, "E-mail".
+ * nothing here runs inside a request. See docs/operations.md, "E-mail". nodemailer is imported
+ * and its transport made on the first message sent, not when the server starts (a server that
+ * sends no mail never loads it).
  */
 import { Mail } from "@pixgate/core"
 import { Effect, Layer } from "effect"
-import nodemailer from "nodemailer"
+import type { Transporter } from "nodemailer"
 
 /** How the server sends e-mail. */
 export interface MailOptions {
@@ -63,25 +65,35 @@ export const layer = (given: MailOptions): Layer.Layer<Mail.Mailer> =>
     Effect.gen(function* () {
       const options = check(given)
       const timeout = options.timeoutMs ?? 30_000
-      const transport = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          nodemailer.createTransport({
-            url: options.url,
-            pool: true,
-            maxConnections: 2,
-            connectionTimeout: timeout,
-            greetingTimeout: timeout,
-            socketTimeout: timeout,
-            ...(options.dkim === undefined ? {} : { dkim: { ...options.dkim } })
-          })
-        ),
-        (t) => Effect.sync(() => t.close())
+      // Made once, on the first message; closed with the layer if it was made.
+      let transport: Promise<Transporter> | undefined
+      const transporter = () => {
+        transport ??= import("nodemailer").then(
+          ({ default: nodemailer }) =>
+            nodemailer.createTransport({
+              url: options.url,
+              pool: true,
+              maxConnections: 2,
+              connectionTimeout: timeout,
+              greetingTimeout: timeout,
+              socketTimeout: timeout,
+              ...(options.dkim === undefined ? {} : { dkim: { ...options.dkim } })
+            }),
+          (error: unknown) => {
+            transport = undefined
+            throw error
+          }
+        )
+        return transport
+      }
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(async () => (await transport?.catch(() => undefined))?.close())
       )
       const domain = domainOf(options.from)
       const send = (message: Mail.MailMessage) =>
         Effect.tryPromise({
-          try: () =>
-            transport.sendMail({
+          try: async () =>
+            (await transporter()).sendMail({
               from: options.from,
               to: message.to,
               subject: message.subject,

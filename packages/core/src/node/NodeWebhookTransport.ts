@@ -9,13 +9,14 @@
  * connects, so a host that resolved to a public address when its URL was set and to a private
  * one now (DNS rebinding) is never reached, and no socket to it is shared with other requests.
  * Every request, public-only or not, refuses link-local and cloud metadata addresses the same way.
+ * Deliveries through a proxy (`proxyLayer`) use undici, in `WebhookProxy`, imported only when a
+ * proxy is configured: a few megabytes of code a direct server never loads.
  */
 import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
-import { isIP, type LookupFunction } from "node:net"
+import type { LookupFunction } from "node:net"
 import { Effect, Layer } from "effect"
-import { ProxyAgent, request as undiciRequest } from "undici"
 import {
   bodyReadLimit,
   causeChain,
@@ -137,78 +138,6 @@ const post = (
   })
 
 /** Resolves `hostname` to all its addresses with `lookup`. */
-const resolveAll = (lookup: LookupFunction, hostname: string): Promise<ReadonlyArray<string>> =>
-  new Promise((resolve, reject) =>
-    lookup(hostname, { all: true }, (error, address) => {
-      if (error) return reject(error)
-      resolve(typeof address === "string" ? [address] : address.map((a) => a.address))
-    })
-  )
-
-/**
- * A POST through the proxy (undici's `ProxyAgent`): the target's addresses checked first, then
- * the status within the time-out and at most `bodyReadLimit` bytes of the answer.
- */
-const postViaProxy = (
-  proxy: ProxyAgent,
-  lookup: LookupFunction,
-  { url, headers, body, timeoutMs, publicOnly = false }: WebhookRequest
-): Effect.Effect<WebhookOutcome> =>
-  Effect.async<WebhookOutcome>((resume) => {
-    const controller = new AbortController()
-    let done = false
-    const finish = (outcome: WebhookOutcome) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      resume(Effect.succeed(outcome))
-    }
-    const timer = setTimeout(() => {
-      controller.abort()
-      finish({ statusCode: null, error: timedOut(timeoutMs) })
-    }, timeoutMs)
-    const run = async (): Promise<WebhookOutcome> => {
-      const target = new URL(url)
-      const host = target.hostname.replace(/^\[|\]$/g, "")
-      const addresses = isIP(host) !== 0 ? [host] : await resolveAll(lookup, host)
-      const refused = refusal(host, addresses, !publicOnly)
-      if (refused !== null) return { statusCode: null, error: refusedAddress(refused) }
-      const response = await undiciRequest(target, {
-        method: "POST",
-        dispatcher: proxy,
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "content-length": String(body.byteLength)
-        },
-        body,
-        signal: controller.signal
-      })
-      let read = 0
-      try {
-        for await (const chunk of response.body) {
-          read += (chunk as Buffer).length
-          if (read >= bodyReadLimit) break
-        }
-      } catch {
-        // The status stands whatever happens to the body.
-      } finally {
-        response.body.destroy()
-      }
-      return { statusCode: response.statusCode, error: null }
-    }
-    run().then(finish, (error: NodeJS.ErrnoException) =>
-      finish({
-        statusCode: null,
-        error: `Transport: ${error.code ? `${error.code}: ` : ""}${causeChain(error) || String(error)}`
-      })
-    )
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      controller.abort()
-    })
-  })
-
 /** The Node transport with its own keep-alive agents. */
 export const layerWith = (options: NodeWebhookTransportOptions = {}): Layer.Layer<WebhookTransport> =>
   Layer.scoped(
@@ -260,18 +189,17 @@ export const proxyLayer = (
     WebhookTransport,
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(
-          () =>
-            new ProxyAgent({
-              uri: proxyUrl,
-              connections: options.maxSocketsPerOrigin ?? defaults.webhookConcurrency
-            })
+        Effect.promise(() => import("./WebhookProxy.js")).pipe(
+          Effect.map((WebhookProxy) => ({
+            WebhookProxy,
+            agent: WebhookProxy.agent(proxyUrl, options.maxSocketsPerOrigin ?? defaults.webhookConcurrency)
+          }))
         ),
-        (agent) => Effect.promise(() => agent.close().catch(() => undefined))
+        ({ agent }) => Effect.promise(() => agent.close().catch(() => undefined))
       ),
-      (agent) => {
+      ({ WebhookProxy, agent }) => {
         const lookup = options.lookup ?? (dns.lookup as LookupFunction)
-        return WebhookTransport.of({ post: (request) => postViaProxy(agent, lookup, request) })
+        return WebhookTransport.of({ post: (request) => WebhookProxy.post(agent, lookup, request) })
       }
     )
   )

@@ -33,7 +33,7 @@ import {
 } from "../Ctx.js"
 import { fileDay } from "../Exports.js"
 import * as Flows from "../Flows.js"
-import { html } from "../Html.js"
+import { type Html, html } from "../Html.js"
 import { bare, csrfField, page } from "../Layout.js"
 import * as Password from "../Password.js"
 import { weakness } from "./Account.js"
@@ -254,7 +254,7 @@ export const auditCsv = (s: Signed): Handler =>
 
 // ---- Password reset link (issued by the operator) ----
 
-const resetForm = (ctx: Ctx, token: string, error?: ReturnType<typeof weakness> | string, status = 200) =>
+const resetForm = (ctx: Ctx, token: string, error?: Html | string, status = 200) =>
   respond(
     ctx,
     bare(
@@ -283,7 +283,7 @@ export const acceptReset = (ctx: Ctx, token: string, f: URLSearchParams): Handle
         maxMs: ctx.cfg.maxMs
       })
     )
-    if (outcome._tag === "Weak") return resetForm(ctx, token, weakness(ctx, outcome.weakness), 422)
+    if (outcome._tag === "Weak") return resetForm(ctx, token, yield* weakness(ctx, outcome.weakness), 422)
     if (outcome._tag === "Closed") return resetForm(ctx, token, ctx.t.resetInvalid, 410)
     // Signed out everywhere: sign in again with the new password (and the second factor).
     setCookie(ctx, cookieNames.session, "", 0)

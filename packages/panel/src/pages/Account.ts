@@ -95,13 +95,27 @@ export const signOut = (s: Signed): Handler =>
     return redirect(s, "/signin")
   })
 
-/** Why a new password was refused, in the page's words: the rule, or the estimator's reasons. */
-export const weakness = (ctx: Ctx, w: Passwords.Weakness): Html =>
+/**
+ * Why a new password was refused, in the page's words: the rule, or the estimator's reasons (their
+ * texts come with the estimator, loaded by the judgement that refused it).
+ */
+export const weakness = (ctx: Ctx, w: Passwords.Weakness): Effect.Effect<Html> =>
   w._tag === "Length"
-    ? html`<p class="error" role="alert" data-testid="password-refused">${ctx.t.passwordRule}</p>`
-    : html`<div class="error" role="alert" data-testid="password-refused"><p>${ctx.t.passwordWeak}</p>${
-        w.warning === null ? "" : html`<p>${Password.feedbackText(ctx.lang, "warnings", w.warning)}</p>`
-      }<ul>${w.suggestions.map((x) => html`<li>${Password.feedbackText(ctx.lang, "suggestions", x)}</li>`)}<li>${ctx.t.passwordAdvice}</li></ul></div>`
+    ? Effect.succeed(
+        html`<p class="error" role="alert" data-testid="password-refused">${ctx.t.passwordRule}</p>`
+      )
+    : Effect.all({
+        warning:
+          w.warning === null ? Effect.succeed(null) : Password.feedbackText(ctx.lang, "warnings", w.warning),
+        suggestions: Effect.forEach(w.suggestions, (x) => Password.feedbackText(ctx.lang, "suggestions", x))
+      }).pipe(
+        Effect.map(
+          ({ warning, suggestions }) =>
+            html`<div class="error" role="alert" data-testid="password-refused"><p>${ctx.t.passwordWeak}</p>${
+              warning === null ? "" : html`<p>${warning}</p>`
+            }<ul>${suggestions.map((x) => html`<li>${x}</li>`)}<li>${ctx.t.passwordAdvice}</li></ul></div>`
+        )
+      )
 
 const passwordField = (ctx: Ctx) =>
   html`<div><label for="new-password">${ctx.t.newPassword} <span class="hint">(${ctx.t.passwordRule} ${ctx.t.passwordAdvice})</span></label><input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${Password.limits.min}" maxlength="${Password.limits.max}" required></div>`
@@ -164,7 +178,7 @@ export const acceptInvite = (ctx: Ctx, token: string, f: URLSearchParams): Handl
         maxMs: ctx.cfg.maxMs
       })
     )
-    if (outcome._tag === "Weak") return inviteForm(ctx, token, weakness(ctx, outcome.weakness), 422)
+    if (outcome._tag === "Weak") return inviteForm(ctx, token, yield* weakness(ctx, outcome.weakness), 422)
     // Say which: used, expired or unknown (the same page as the link's).
     if (outcome._tag === "Closed") return inviteClosed(ctx, outcome.state)
     if (outcome.token !== null) sessionStarted(ctx, outcome.token)
@@ -205,6 +219,6 @@ export const changePassword = (s: Signed, f: URLSearchParams): Handler =>
       })
     )
     if (outcome._tag === "WrongPassword") return passwordForm(s, s.t.wrongPassword, 422)
-    if (outcome._tag === "Weak") return passwordForm(s, weakness(s, outcome.weakness), 422)
+    if (outcome._tag === "Weak") return passwordForm(s, yield* weakness(s, outcome.weakness), 422)
     return redirect(s, "/password", "passwordChanged")
   })
