@@ -5,7 +5,7 @@
  * jobs). One layer gives a platform a running engine: `Engine.layer({ config, liveGateway })`
  * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import * as Notifications from "./access/Notifications.js"
 import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
@@ -19,7 +19,9 @@ import {
   capabilitiesOf,
   GatewayFailure,
   Gateways,
+  type JobBatchRun,
   type JobRun,
+  type JobSettlement,
   LiveGateway
 } from "./ports/BankGateway.js"
 import type * as GatewayPlugin from "./ports/GatewayPlugin.js"
@@ -193,6 +195,32 @@ export const services = (replace: ServiceLayers = {}) => {
 }
 
 /**
+ * Payouts' settlements as their jobs' changes, in one store operation (`Payouts.settleEach`):
+ * a job whose payout moved on is finished, as `asJob` finishes it (those finishes submitted
+ * together, so they share a write batch); a failed unit leaves its job to its lease.
+ */
+const settledAsJobs = (
+  payouts: Payouts.PayoutsShape,
+  jobs: Context.Tag.Service<typeof JobStore>,
+  settlements: ReadonlyArray<JobSettlement>
+): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
+  Effect.flatMap(
+    payouts.settleEach(
+      settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))
+    ),
+    (outcomes) =>
+      Effect.forEach(
+        outcomes,
+        (outcome, i) => {
+          const job = settlements[i]?.job
+          if (Either.isLeft(outcome)) return Effect.succeed(Either.left(outcome.left))
+          return outcome.right || job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
+        },
+        { concurrency: "unbounded" }
+      )
+  )
+
+/**
  * What a gateway's jobs, callbacks and start may do (`GatewayContext`), over the services that
  * apply a bank's reports and the store's job and transaction reads.
  */
@@ -222,6 +250,7 @@ export const gatewayContext: Effect.Effect<
     paymentReceived: bankEvents.pixReceived,
     paymentReturned: bankEvents.pixReturned,
     payoutSettled: payouts.settle,
+    payoutsSettledAsJobs: (settlements) => settledAsJobs(payouts, jobs, settlements),
     payoutFailed: payouts.fail,
     refundSettled: refunds.settle,
     refundFailed: refunds.fail,
@@ -302,10 +331,8 @@ const runner = Layer.effect(
     const refunds = yield* Refunds.Refunds
     const gateways = yield* Gateways
     const ctx = yield* gatewayContext
-    const sandboxJobs = Option.match(gateways.forMode("test"), {
-      onNone: () => ({}),
-      onSome: (g) => g.jobs ?? {}
-    })
+    const sandbox = Option.getOrUndefined(gateways.forMode("test"))
+    const sandboxJobs = sandbox?.jobs ?? {}
     const own: Readonly<Record<string, JobRun>> = {
       "charge.expire": (job) =>
         ctx.asJob(
@@ -324,6 +351,23 @@ const runner = Layer.effect(
       ...GatewayRouting.liveJobs(gateways, ctx),
       ...own
     }
+    // A kind runs many at once only where the gateway that runs it alone says so.
+    const batches: Readonly<Record<string, (jobs: ReadonlyArray<ClaimedJob>) => ReturnType<JobBatchRun>>> =
+      Object.fromEntries(
+      [
+        ...Object.entries(sandbox?.jobBatches ?? {}).map(([kind, runs]) => [kind, runs, ctx] as const),
+        ...GatewayRouting.liveJobBatches(gateways, ctx)
+      ]
+        .filter(([kind]) => !Object.hasOwn(own, kind) && Object.hasOwn(kinds, kind))
+        .map(([kind, runs, context]) => [kind, (jobs: ReadonlyArray<ClaimedJob>) => runs(jobs, context)])
+    )
+    const batchable = (kind: string) => Object.hasOwn(batches, kind)
+    const runMany = (jobs: ReadonlyArray<ClaimedJob>) => {
+      const runs = jobs[0] !== undefined && batchable(jobs[0].kind) ? batches[jobs[0].kind] : undefined
+      return runs !== undefined
+        ? runs(jobs)
+        : Effect.forEach(jobs, (job) => Effect.either(Effect.asVoid(run(job))), { concurrency: "unbounded" })
+    }
     const run = (job: ClaimedJob) => {
       if (job.kind === "webhook.attempt") return webhooks.attempt(job)
       const runs = Object.hasOwn(kinds, job.kind) ? kinds[job.kind] : undefined
@@ -334,7 +378,7 @@ const runner = Layer.effect(
             Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
           )
     }
-    return { run }
+    return { run, batchable, runMany }
   })
 )
 
