@@ -205,16 +205,16 @@ const settledAsJobs = (
   settlements: ReadonlyArray<JobSettlement>
 ): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
   Effect.flatMap(
-    payouts.settleEach(
-      settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))
-    ),
+    payouts.settleEach(settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))),
     (outcomes) =>
       Effect.forEach(
         outcomes,
         (outcome, i) => {
           const job = settlements[i]?.job
           if (Either.isLeft(outcome)) return Effect.succeed(Either.left(outcome.left))
-          return outcome.right || job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
+          return outcome.right || job === undefined
+            ? Effect.succeed(Either.void)
+            : Effect.either(jobs.finishJob(job.id))
         },
         { concurrency: "unbounded" }
       )
@@ -354,13 +354,13 @@ const runner = Layer.effect(
     // A kind runs many at once only where the gateway that runs it alone says so.
     const batches: Readonly<Record<string, (jobs: ReadonlyArray<ClaimedJob>) => ReturnType<JobBatchRun>>> =
       Object.fromEntries(
-      [
-        ...Object.entries(sandbox?.jobBatches ?? {}).map(([kind, runs]) => [kind, runs, ctx] as const),
-        ...GatewayRouting.liveJobBatches(gateways, ctx)
-      ]
-        .filter(([kind]) => !Object.hasOwn(own, kind) && Object.hasOwn(kinds, kind))
-        .map(([kind, runs, context]) => [kind, (jobs: ReadonlyArray<ClaimedJob>) => runs(jobs, context)])
-    )
+        [
+          ...Object.entries(sandbox?.jobBatches ?? {}).map(([kind, runs]) => [kind, runs, ctx] as const),
+          ...GatewayRouting.liveJobBatches(gateways, ctx)
+        ]
+          .filter(([kind]) => !Object.hasOwn(own, kind) && Object.hasOwn(kinds, kind))
+          .map(([kind, runs, context]) => [kind, (jobs: ReadonlyArray<ClaimedJob>) => runs(jobs, context)])
+      )
     const batchable = (kind: string) => Object.hasOwn(batches, kind)
     const runMany = (jobs: ReadonlyArray<ClaimedJob>) => {
       const runs = jobs[0] !== undefined && batchable(jobs[0].kind) ? batches[jobs[0].kind] : undefined

@@ -234,7 +234,10 @@ export const runDeliveryStoreConformance = (
   })
 
 /** The second instance of `runOverlappingSettlements`, beside the first's `Store`. */
-class SecondStore extends Context.Tag("@pixgate/store-conformance/SecondStore")<SecondStore, Store.StoreShape>() {}
+class SecondStore extends Context.Tag("@pixgate/store-conformance/SecondStore")<
+  SecondStore,
+  Store.StoreShape
+>() {}
 
 /**
  * Batches of settlements (`LedgerStore.advanceEach`) from two store instances over one database

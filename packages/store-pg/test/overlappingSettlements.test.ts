@@ -3,8 +3,9 @@
  * four write batches at once): overlapping batches and single transitions apply each
  * transition once.
  */
-import { PgStore } from "@pixgate/store-pg"
+
 import { runOverlappingSettlements } from "@pixgate/store-conformance"
+import { PgStore } from "@pixgate/store-pg"
 import { testKeys } from "@pixgate/testkit/dataKeys"
 import { describePostgres, useFreshDatabase } from "@pixgate/testkit/postgres"
 import { testWait } from "@pixgate/testkit/wait"

@@ -49,7 +49,8 @@ import { WebhookOpsStore } from "../ports/WebhookOpsStore.js"
 const storeErrorOf = (cause: unknown): StoreError =>
   new StoreError({ message: cause instanceof Error ? cause.message : String(cause), cause })
 
-const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> => Effect.try({ try: body, catch: storeErrorOf })
+const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
+  Effect.try({ try: body, catch: storeErrorOf })
 
 const found = <A>(value: A | undefined): Option.Option<A> => Option.fromNullable(value)
 

@@ -120,8 +120,8 @@ const settleBatch: JobBatchRun = (jobs, ctx) => {
     ),
     ([settled, finished]) => {
       const outcome = new Map<ClaimedJob, Either.Either<void, StoreError>>()
-      settlements.forEach(({ job }, i) => outcome.set(job, settled[i] ?? Either.void))
-      finishes.forEach((job, i) => outcome.set(job, finished[i] ?? Either.void))
+      for (const [i, { job }] of settlements.entries()) outcome.set(job, settled[i] ?? Either.void)
+      for (const [i, job] of finishes.entries()) outcome.set(job, finished[i] ?? Either.void)
       return jobs.map((job) => outcome.get(job) ?? Either.void)
     }
   )

@@ -201,7 +201,10 @@ const launch = (ctx: WorkerContext, l: Lane, jobs: ReadonlyArray<ClaimedJob>, no
     for (const group of groups(ctx.runner, fresh)) {
       const [first] = group
       if (first === undefined) continue
-      yield* FiberSet.run(ctx.fibers, group.length === 1 ? runJob(ctx, l, first, now) : runBatch(ctx, l, group, now))
+      yield* FiberSet.run(
+        ctx.fibers,
+        group.length === 1 ? runJob(ctx, l, first, now) : runBatch(ctx, l, group, now)
+      )
     }
     WorkerMetrics.inFlight(l.name, l.running.size)
   })
@@ -312,7 +315,12 @@ const runJob = (ctx: WorkerContext, l: Lane, job: ClaimedJob, start: number): Ef
  * `pixgate.job_count`): each job that failed is logged and left to its lease, as alone; a
  * failure of the whole run, every job of it.
  */
-const runBatch = (ctx: WorkerContext, l: Lane, jobs: ReadonlyArray<ClaimedJob>, start: number): Effect.Effect<void> =>
+const runBatch = (
+  ctx: WorkerContext,
+  l: Lane,
+  jobs: ReadonlyArray<ClaimedJob>,
+  start: number
+): Effect.Effect<void> =>
   Effect.suspend(() =>
     ctx.runner.runMany === undefined
       ? Effect.forEach(jobs, (job) => Effect.either(Effect.asVoid(ctx.runner.run(job))))
@@ -336,7 +344,9 @@ const runBatch = (ctx: WorkerContext, l: Lane, jobs: ReadonlyArray<ClaimedJob>, 
       )
     ),
     Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.forEach(jobs, (job) => jobFailed(job, cause), { discard: true })
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.forEach(jobs, (job) => jobFailed(job, cause), { discard: true })
     ),
     Effect.ensuring(ended(l, jobs, start)),
     Effect.zipRight(wakeCapped(l))

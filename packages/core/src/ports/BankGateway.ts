@@ -174,7 +174,9 @@ export interface GatewayContext {
    * job then).
    */
   readonly payoutsSettledAsJobs?:
-    | ((settlements: ReadonlyArray<JobSettlement>) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>)
+    | ((
+        settlements: ReadonlyArray<JobSettlement>
+      ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>)
     | undefined
   /** A payout's PIX was refused or returned: it fails and its money comes back. */
   readonly payoutFailed: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>

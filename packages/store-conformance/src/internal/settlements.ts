@@ -6,7 +6,7 @@
  * is what applying them one by one leaves.
  */
 import { describe, expect } from "@effect/vitest"
-import { type Domain, Ids, Store } from "@pixgate/core"
+import { type Domain, Ids, type Store } from "@pixgate/core"
 import { Effect, Either, Option } from "effect"
 import {
   baseTime,
@@ -139,10 +139,16 @@ const mixes = (it: Suite<LedgerParts>) => {
       expect(b2).toEqual(b1)
       const statuses = (book: typeof one) =>
         Effect.forEach([...book.payouts, ...book.charges], (t) =>
-          Effect.map(s.getTransaction(t.id), Option.map((x) => x.status))
+          Effect.map(
+            s.getTransaction(t.id),
+            Option.map((x) => x.status)
+          )
         )
       expect(yield* statuses(all)).toEqual(yield* statuses(one))
-      const [e1, e2] = [yield* eventsPerTransaction(s, one.merchant.id), yield* eventsPerTransaction(s, all.merchant.id)]
+      const [e1, e2] = [
+        yield* eventsPerTransaction(s, one.merchant.id),
+        yield* eventsPerTransaction(s, all.merchant.id)
+      ]
       expect([...e2.values()].sort()).toEqual([...e1.values()].sort())
       expect([...e2.values()].every((n) => n === 1)).toBe(true)
       expect((yield* s.checkLedger("test")).unbalancedEntries).toEqual([])
@@ -222,7 +228,9 @@ export const overlappingSettlements = (first: Ledger, second: Ledger) =>
     const every = [...book.payouts, ...book.charges]
     expect(every.map((t) => applied.get(t.id) ?? 0)).toEqual(every.map(() => 1))
     for (const t of every)
-      expect(Option.map(yield* second.getTransaction(t.id), (x) => x.status)).toEqual(Option.some("completed"))
+      expect(Option.map(yield* second.getTransaction(t.id), (x) => x.status)).toEqual(
+        Option.some("completed")
+      )
     const credited = book.charges.reduce((sum, c) => sum + c.netAmount, 0)
     expect((yield* second.balance(book.merchant.id, "test")).available).toBe(book.available + credited)
     const check = yield* first.checkLedger("test")

@@ -68,9 +68,8 @@ export const transactions = (
     // One submission for all: each transition is its own unit of the write batch that takes it
     // (the same multi-row statements), with its own outcome.
     advanceEach: (inputs) =>
-      Effect.map(
-        writes.submitAll(inputs.map((input): WriteOp => ({ _tag: "Advance", input }))),
-        (exits) => exits.map(advanceOutcome)
+      Effect.map(writes.submitAll(inputs.map((input): WriteOp => ({ _tag: "Advance", input }))), (exits) =>
+        exits.map(advanceOutcome)
       ),
 
     // Two independent reads: under READ COMMITTED a transaction would not give them one snapshot
