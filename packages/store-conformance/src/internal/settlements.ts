@@ -154,7 +154,10 @@ const mixes = (it: Suite<LedgerParts>) => {
       expect((yield* s.checkLedger("test")).unbalancedEntries).toEqual([])
     })
   )
+}
 
+/** Edges: one transaction twice, a failing item, an empty batch. */
+const edges = (it: Suite<LedgerParts>) => {
   it.effect("two transitions of one transaction in a batch: the first applies, the second sees it", () =>
     Effect.gen(function* () {
       const s = yield* ledgerStore
@@ -245,6 +248,7 @@ export const overlappingSettlements = (first: Ledger, second: Ledger) =>
 export const settlements = (it: Suite<LedgerParts>) =>
   describe("transitions in batches (advanceEach)", () => {
     mixes(it)
+    edges(it)
     it.effect("overlapping batches and single transitions at once apply each transition once", () =>
       Effect.flatMap(ledgerStore, (s) => overlappingSettlements(s, s))
     )
