@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { merchant } from "@pixgate/testkit/engineFixture"
-import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Either, Layer, Option, TestClock, Tracer } from "effect"
 import * as MemoryStore from "../src/adapters/MemoryStore.js"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { TransactionId } from "../src/domain/Domain.js"
@@ -100,6 +100,41 @@ const settledOnce = (merchantId: string, ids: ReadonlyArray<TransactionId>) =>
     expect(yield* store.nextJobAt("timers")).toEqual(Option.none())
   })
 
+/** Names and attributes of the spans started (a tracer that records them, nothing else). */
+const recorder = () => {
+  const spans: Array<{ readonly name: string; readonly attributes: Map<string, unknown> }> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      spans.push({ name, attributes })
+      let status: Tracer.SpanStatus = { _tag: "Started", startTime }
+      return {
+        _tag: "Span",
+        name,
+        spanId: `span${spans.length}`,
+        traceId: `trace${spans.length}`,
+        parent,
+        context,
+        get status() {
+          return status
+        },
+        attributes,
+        links,
+        sampled: true,
+        kind,
+        end: (endTime, exit) => {
+          status = { _tag: "Ended", startTime, endTime, exit }
+        },
+        attribute: (key, value) => attributes.set(key, value),
+        event: () => undefined,
+        addLinks: () => undefined
+      }
+    },
+    context: (f) => f()
+  })
+  return { spans, tracer }
+}
+
 describe("Sandbox settlements in batches (in memory, TestClock)", () => {
   it.scoped("60 payouts due together settle in one store operation, once each", () => {
     const spy = newSpy()
@@ -162,6 +197,23 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
       expect(spy.batches).toEqual([10])
       yield* settledOnce(m.merchantId, ids)
     }).pipe(Effect.provide(engineOver(spy)))
+  })
+
+  it.scoped("traced, a batch is one root job span with its job count; a lone job's span has none", () => {
+    const spy = newSpy()
+    const { spans, tracer } = recorder()
+    const settleSpans = () =>
+      spans.filter(
+        (s) => s.name === "pixgate.job" && s.attributes.get("pixgate.job_kind") === "sandbox.payout.settle"
+      )
+    return Effect.gen(function* () {
+      yield* payouts(30)
+      yield* TestClock.adjust(3000)
+      expect(settleSpans().map((s) => s.attributes.get("pixgate.job_count"))).toEqual([30])
+      yield* payouts(1)
+      yield* TestClock.adjust(3000)
+      expect(settleSpans().map((s) => s.attributes.get("pixgate.job_count"))).toEqual([30, undefined])
+    }).pipe(Effect.provide(engineOver(spy)), Effect.withTracer(tracer), Effect.withTracerEnabled(true))
   })
 
   it.scoped("a lone settlement runs as a single job, as before", () => {
