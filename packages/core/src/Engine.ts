@@ -17,6 +17,7 @@ import {
   type BankGatewayShape,
   type Capabilities,
   capabilitiesOf,
+  type GatewayContext,
   GatewayFailure,
   Gateways,
   type JobBatchRun,
@@ -317,6 +318,31 @@ const make = Effect.gen(function* () {
   return self
 })
 
+/** Runs claimed jobs of one kind at once. */
+type BatchRun = (jobs: ReadonlyArray<ClaimedJob>) => ReturnType<JobBatchRun>
+
+/**
+ * The job kinds that run many at once, each by the gateway whose `jobs` runs it alone (`owner`:
+ * whose single runner the kind's is), with that gateway's context (a live one's fenced).
+ */
+const batchRuns = (
+  sandbox: BankGatewayShape | undefined,
+  gateways: Gateways["Type"],
+  ctx: GatewayContext,
+  owner: (kind: string) => "engine" | "live" | "sandbox"
+): Readonly<Record<string, BatchRun>> => {
+  const sandboxJobs = sandbox?.jobs ?? {}
+  const entries = [
+    ...Object.entries(sandbox?.jobBatches ?? {})
+      .filter(([kind]) => Object.hasOwn(sandboxJobs, kind) && owner(kind) === "sandbox")
+      .map(([kind, runs]) => [kind, runs, ctx] as const),
+    ...GatewayRouting.liveJobBatches(gateways, ctx).filter(([kind]) => owner(kind) === "live")
+  ]
+  return Object.fromEntries(
+    entries.map(([kind, runs, context]): [string, BatchRun] => [kind, (jobs) => runs(jobs, context)])
+  )
+}
+
 /**
  * Routes each job kind to what runs it: the engine's own kinds (webhook attempts, charge
  * expiry, payout and refund sends) and every gateway's registered kinds (`BankGatewayShape.jobs`:
@@ -346,21 +372,11 @@ const runner = Layer.effect(
       "refund.send": refunds.send,
       "mail.send": yield* MailJob.make
     }
-    const kinds: Readonly<Record<string, JobRun>> = {
-      ...sandboxJobs,
-      ...GatewayRouting.liveJobs(gateways, ctx),
-      ...own
-    }
-    // A kind runs many at once only where the gateway that runs it alone says so.
-    const batches: Readonly<Record<string, (jobs: ReadonlyArray<ClaimedJob>) => ReturnType<JobBatchRun>>> =
-      Object.fromEntries(
-        [
-          ...Object.entries(sandbox?.jobBatches ?? {}).map(([kind, runs]) => [kind, runs, ctx] as const),
-          ...GatewayRouting.liveJobBatches(gateways, ctx)
-        ]
-          .filter(([kind]) => !Object.hasOwn(own, kind) && Object.hasOwn(kinds, kind))
-          .map(([kind, runs, context]) => [kind, (jobs: ReadonlyArray<ClaimedJob>) => runs(jobs, context)])
-      )
+    const live = GatewayRouting.liveJobs(gateways, ctx)
+    const kinds: Readonly<Record<string, JobRun>> = { ...sandboxJobs, ...live, ...own }
+    const batches = batchRuns(sandbox, gateways, ctx, (kind) =>
+      Object.hasOwn(own, kind) ? "engine" : Object.hasOwn(live, kind) ? "live" : "sandbox"
+    )
     const batchable = (kind: string) => Object.hasOwn(batches, kind)
     const runMany = (jobs: ReadonlyArray<ClaimedJob>) => {
       const runs = jobs[0] !== undefined && batchable(jobs[0].kind) ? batches[jobs[0].kind] : undefined

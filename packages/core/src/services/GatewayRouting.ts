@@ -189,8 +189,8 @@ export const liveJobs = (
 }
 
 /**
- * Every live gateway's batched job kinds (`BankGatewayShape.jobBatches`), each with its
- * gateway's fenced context: `[kind, run, context]`.
+ * Every live gateway's batched job kinds (`BankGatewayShape.jobBatches`) that its own `jobs`
+ * runs alone too, each with its gateway's fenced context: `[kind, run, context]`.
  */
 export const liveJobBatches = (
   gateways: Gateways["Type"],
@@ -198,7 +198,10 @@ export const liveJobBatches = (
 ): ReadonlyArray<readonly [string, JobBatchRun, GatewayContext]> =>
   gateways.live.flatMap(({ name, gateway }) => {
     const own = fenced(gateways, name, ctx)
-    return Object.entries(gateway.jobBatches ?? {}).map(([kind, run]) => [kind, run, own] as const)
+    const alone = gateway.jobs ?? {}
+    return Object.entries(gateway.jobBatches ?? {}).flatMap(([kind, run]) =>
+      Object.hasOwn(alone, kind) ? [[kind, run, own] as const] : []
+    )
   })
 
 const prefixed = /^\/gateways\/([a-z][a-z0-9-]{0,39})(\/.*)?$/
