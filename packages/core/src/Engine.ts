@@ -207,18 +207,29 @@ const settledAsJobs = (
 ): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
   Effect.flatMap(
     payouts.settleEach(settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))),
-    (outcomes) =>
-      Effect.forEach(
-        outcomes,
-        (outcome, i) => {
-          const job = settlements[i]?.job
-          if (Either.isLeft(outcome)) return Effect.succeed(Either.left(outcome.left))
-          return outcome.right || job === undefined
-            ? Effect.succeed(Either.void)
-            : Effect.either(jobs.finishJob(job.id))
-        },
-        { concurrency: "unbounded" }
+    (outcomes) => {
+      const answers: Array<Either.Either<void, StoreError>> = outcomes.map((o) =>
+        Either.map(o, () => undefined)
       )
+      // Only the jobs whose payouts moved on need a write of their own (usually none): no fiber
+      // per settlement.
+      const moved = outcomes.flatMap((o, i) => (Either.isRight(o) && !o.right ? [i] : []))
+      if (moved.length === 0) return Effect.succeed(answers)
+      return Effect.map(
+        Effect.forEach(
+          moved,
+          (i) => {
+            const job = settlements[i]?.job
+            return job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
+          },
+          { concurrency: "unbounded" }
+        ),
+        (finished) => {
+          for (const [n, i] of moved.entries()) answers[i] = finished[n] ?? Either.void
+          return answers
+        }
+      )
+    }
   )
 
 /**

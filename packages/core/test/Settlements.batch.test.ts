@@ -10,6 +10,7 @@ import { Duration, Effect, Either, Layer, Option, TestClock, Tracer } from "effe
 import * as MemoryStore from "../src/adapters/MemoryStore.js"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { TransactionId } from "../src/domain/Domain.js"
+import * as Ids from "../src/domain/Ids.js"
 import { Engine, layer as engineLayer } from "../src/Engine.js"
 import { type Advance, type AdvanceOutcome, Store, StoreError } from "../src/ports/Store.js"
 import * as WebhookTransport from "../src/ports/WebhookTransport.js"
@@ -187,14 +188,27 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
     }
   )
 
-  it.scoped("payouts settled meanwhile (a bank's callback): their jobs are finished, nothing twice", () => {
+  it.scoped("payouts settled meanwhile and refs of no payout: their jobs are finished, nothing twice", () => {
     const spy = newSpy()
     return Effect.gen(function* () {
       const { m, ids } = yield* payouts(10)
       const engine = yield* Engine
       for (const id of ids.slice(0, 3)) expect(yield* engine.payouts.settle(id)).toBe(true)
+      // Two settlement jobs whose refs name no payout (another shape, an unknown id).
+      const strays = ["not-an-id", "tx_00000000000000000000000000"].map((ref, i) => ({
+        id: Ids.jobId(i),
+        kind: "sandbox.payout.settle" as const,
+        ref,
+        runAt: 2500
+      }))
+      yield* (yield* Store).insertTransactions({
+        transactions: [],
+        entry: null,
+        guard: null,
+        effects: { events: [], jobs: strays }
+      })
       yield* TestClock.adjust(3000)
-      expect(spy.batches).toEqual([10])
+      expect(spy.batches).toEqual([11])
       yield* settledOnce(m.merchantId, ids)
     }).pipe(Effect.provide(engineOver(spy)))
   })

@@ -203,13 +203,13 @@ const settlePayouts = (
         settlement(s.id, now, s.endToEndId, s.completes === undefined ? {} : { completes: [s.completes] })
       )
     )
-    return yield* Effect.forEach(
-      outcomes,
-      (outcome): Effect.Effect<Either.Either<boolean, StoreError>> =>
-        Either.isRight(outcome)
-          ? Effect.map(settled(ctx, outcome.right), Either.right)
-          : Effect.succeed(Either.left(outcome.left))
-    )
+    // One loop, no fiber or generator per item: most items settle and are only counted.
+    const answers: Array<Either.Either<boolean, StoreError>> = []
+    for (const outcome of outcomes) {
+      if (Either.isLeft(outcome)) answers.push(Either.left(outcome.left))
+      else answers.push(Either.right(yield* settled(ctx, outcome.right)))
+    }
+    return answers
   })
 
 /**
