@@ -5,7 +5,7 @@
  * jobs). One layer gives a platform a running engine: `Engine.layer({ config, liveGateway })`
  * over a store and a WebhookTransport; `EngineOptions.services` swaps one service's layer.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import * as Notifications from "./access/Notifications.js"
 import * as Sandbox from "./adapters/Sandbox.js"
 import { idDecoder, TransactionId } from "./domain/Domain.js"
@@ -17,9 +17,12 @@ import {
   type BankGatewayShape,
   type Capabilities,
   capabilitiesOf,
+  type GatewayContext,
   GatewayFailure,
   Gateways,
+  type JobBatchRun,
   type JobRun,
+  type JobSettlement,
   LiveGateway
 } from "./ports/BankGateway.js"
 import type * as GatewayPlugin from "./ports/GatewayPlugin.js"
@@ -193,6 +196,43 @@ export const services = (replace: ServiceLayers = {}) => {
 }
 
 /**
+ * Payouts' settlements as their jobs' changes, in one store operation (`Payouts.settleEach`):
+ * a job whose payout moved on is finished, as `asJob` finishes it (those finishes submitted
+ * together, so they share a write batch); a failed unit leaves its job to its lease.
+ */
+const settledAsJobs = (
+  payouts: Payouts.PayoutsShape,
+  jobs: Context.Tag.Service<typeof JobStore>,
+  settlements: ReadonlyArray<JobSettlement>
+): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
+  Effect.flatMap(
+    payouts.settleEach(settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))),
+    (outcomes) => {
+      const answers: Array<Either.Either<void, StoreError>> = outcomes.map((o) =>
+        Either.map(o, () => undefined)
+      )
+      // Only the jobs whose payouts moved on need a write of their own (usually none): no fiber
+      // per settlement.
+      const moved = outcomes.flatMap((o, i) => (Either.isRight(o) && !o.right ? [i] : []))
+      if (moved.length === 0) return Effect.succeed(answers)
+      return Effect.map(
+        Effect.forEach(
+          moved,
+          (i) => {
+            const job = settlements[i]?.job
+            return job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
+          },
+          { concurrency: "unbounded" }
+        ),
+        (finished) => {
+          for (const [n, i] of moved.entries()) answers[i] = finished[n] ?? Either.void
+          return answers
+        }
+      )
+    }
+  )
+
+/**
  * What a gateway's jobs, callbacks and start may do (`GatewayContext`), over the services that
  * apply a bank's reports and the store's job and transaction reads.
  */
@@ -222,6 +262,7 @@ export const gatewayContext: Effect.Effect<
     paymentReceived: bankEvents.pixReceived,
     paymentReturned: bankEvents.pixReturned,
     payoutSettled: payouts.settle,
+    payoutsSettledAsJobs: (settlements) => settledAsJobs(payouts, jobs, settlements),
     payoutFailed: payouts.fail,
     refundSettled: refunds.settle,
     refundFailed: refunds.fail,
@@ -288,6 +329,31 @@ const make = Effect.gen(function* () {
   return self
 })
 
+/** Runs claimed jobs of one kind at once. */
+type BatchRun = (jobs: ReadonlyArray<ClaimedJob>) => ReturnType<JobBatchRun>
+
+/**
+ * The job kinds that run many at once, each by the gateway whose `jobs` runs it alone (`owner`:
+ * whose single runner the kind's is), with that gateway's context (a live one's fenced).
+ */
+const batchRuns = (
+  sandbox: BankGatewayShape | undefined,
+  gateways: Gateways["Type"],
+  ctx: GatewayContext,
+  owner: (kind: string) => "engine" | "live" | "sandbox"
+): Readonly<Record<string, BatchRun>> => {
+  const sandboxJobs = sandbox?.jobs ?? {}
+  const entries = [
+    ...Object.entries(sandbox?.jobBatches ?? {})
+      .filter(([kind]) => Object.hasOwn(sandboxJobs, kind) && owner(kind) === "sandbox")
+      .map(([kind, runs]) => [kind, runs, ctx] as const),
+    ...GatewayRouting.liveJobBatches(gateways, ctx).filter(([kind]) => owner(kind) === "live")
+  ]
+  return Object.fromEntries(
+    entries.map(([kind, runs, context]): [string, BatchRun] => [kind, (jobs) => runs(jobs, context)])
+  )
+}
+
 /**
  * Routes each job kind to what runs it: the engine's own kinds (webhook attempts, charge
  * expiry, payout and refund sends) and every gateway's registered kinds (`BankGatewayShape.jobs`:
@@ -302,10 +368,8 @@ const runner = Layer.effect(
     const refunds = yield* Refunds.Refunds
     const gateways = yield* Gateways
     const ctx = yield* gatewayContext
-    const sandboxJobs = Option.match(gateways.forMode("test"), {
-      onNone: () => ({}),
-      onSome: (g) => g.jobs ?? {}
-    })
+    const sandbox = Option.getOrUndefined(gateways.forMode("test"))
+    const sandboxJobs = sandbox?.jobs ?? {}
     const own: Readonly<Record<string, JobRun>> = {
       "charge.expire": (job) =>
         ctx.asJob(
@@ -319,10 +383,17 @@ const runner = Layer.effect(
       "refund.send": refunds.send,
       "mail.send": yield* MailJob.make
     }
-    const kinds: Readonly<Record<string, JobRun>> = {
-      ...sandboxJobs,
-      ...GatewayRouting.liveJobs(gateways, ctx),
-      ...own
+    const live = GatewayRouting.liveJobs(gateways, ctx)
+    const kinds: Readonly<Record<string, JobRun>> = { ...sandboxJobs, ...live, ...own }
+    const batches = batchRuns(sandbox, gateways, ctx, (kind) =>
+      Object.hasOwn(own, kind) ? "engine" : Object.hasOwn(live, kind) ? "live" : "sandbox"
+    )
+    const batchable = (kind: string) => Object.hasOwn(batches, kind)
+    const runMany = (jobs: ReadonlyArray<ClaimedJob>) => {
+      const runs = jobs[0] !== undefined && batchable(jobs[0].kind) ? batches[jobs[0].kind] : undefined
+      return runs !== undefined
+        ? runs(jobs)
+        : Effect.forEach(jobs, (job) => Effect.either(Effect.asVoid(run(job))), { concurrency: "unbounded" })
     }
     const run = (job: ClaimedJob) => {
       if (job.kind === "webhook.attempt") return webhooks.attempt(job)
@@ -334,7 +405,7 @@ const runner = Layer.effect(
             Effect.annotateLogs({ jobId: job.id, jobKind: job.kind })
           )
     }
-    return { run }
+    return { run, batchable, runMany }
   })
 )
 

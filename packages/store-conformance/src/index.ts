@@ -14,7 +14,7 @@ import {
   type SubscriptionStore,
   type WebhookOpsStore
 } from "@pixgate/core"
-import { Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { adminTokens } from "./internal/adminTokens.js"
 import { batching } from "./internal/batching.js"
 import { chargebacks } from "./internal/chargebacks.js"
@@ -33,6 +33,7 @@ import { money } from "./internal/money.js"
 import { panel } from "./internal/panel.js"
 import { paymentLinks } from "./internal/paymentLinks.js"
 import { refunds } from "./internal/refunds.js"
+import { overlappingSettlements, settlements } from "./internal/settlements.js"
 import { subscriptions } from "./internal/subscriptions.js"
 import { timers } from "./internal/timers.js"
 import { totals } from "./internal/totals.js"
@@ -74,6 +75,7 @@ export const runStoreConformance = (
     deliveries(it)
     concurrency(it, options.concurrency)
     batching(it)
+    settlements(it)
     ledgerClean(it)
   })
 
@@ -194,6 +196,7 @@ export const runLedgerStoreConformance = (
     ledger(it)
     movements(it)
     concurrency(it, options.concurrency)
+    settlements(it)
     ledgerClean(it)
   })
 
@@ -228,4 +231,37 @@ export const runDeliveryStoreConformance = (
     money(it)
     timers(it)
     deliveries(it)
+  })
+
+/** The second instance of `runOverlappingSettlements`, beside the first's `Store`. */
+class SecondStore extends Context.Tag("@pixgate/store-conformance/SecondStore")<
+  SecondStore,
+  Store.StoreShape
+>() {}
+
+/**
+ * Batches of settlements (`LedgerStore.advanceEach`) from two store instances over one database
+ * at once, overlapping each other and single transitions: every transition applies exactly
+ * once, every balance and event is what one by one leaves. `makeFirst` and `makeSecond` open
+ * the same database (two connections, pools or processes' worth of stores).
+ */
+export const runOverlappingSettlements = (
+  name: string,
+  makeFirst: () => Layer.Layer<Store.Store, unknown, never>,
+  makeSecond: () => Layer.Layer<Store.Store, unknown, never>,
+  options: { readonly timeout?: number } = {}
+): void =>
+  layer(
+    // The second opens once the first has (a new SQLite file's data key is written once).
+    Layer.effect(SecondStore, Store.Store).pipe(
+      Layer.provide(makeSecond()),
+      Layer.provideMerge(Layer.provideMerge(Store.fromFull, makeFirst()))
+    ),
+    { excludeTestServices: true, ...(options.timeout === undefined ? {} : { timeout: options.timeout }) }
+  )(name, (it) => {
+    it.effect("overlapping batches of two instances apply each transition once", () =>
+      Effect.gen(function* () {
+        return yield* overlappingSettlements(yield* Store.Store, yield* SecondStore)
+      })
+    )
   })

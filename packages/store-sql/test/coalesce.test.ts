@@ -70,3 +70,53 @@ describe("Coalesce with keysOf", () => {
     })
   )
 })
+
+describe("Coalesce.submitAll", () => {
+  it.live("each item its own outcome, in order, across batches; one failure fails alone", () =>
+    Effect.gen(function* () {
+      const batches: Array<ReadonlyArray<number>> = []
+      const coalescer = yield* Coalesce.make<number, number, string>({
+        maxBatch: 4,
+        concurrency: 1,
+        kind: "test",
+        run: (items) =>
+          Effect.sync(() => {
+            batches.push(items)
+            return items.map((i) => (i === 7 ? Exit.fail("seven") : Exit.succeed(i * 2)))
+          })
+      })
+      expect(yield* coalescer.submitAll([])).toEqual([])
+      const items = Array.from({ length: 10 }, (_, i) => i)
+      const exits = yield* coalescer.submitAll(items)
+      expect(exits).toEqual(items.map((i) => (i === 7 ? Exit.fail("seven") : Exit.succeed(i * 2))))
+      // One submission, in as many batches as the batch size asks, in order.
+      expect(batches).toEqual([
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9]
+      ])
+    })
+  )
+
+  it.live("items submitted together share batches with single submissions", () =>
+    Effect.gen(function* () {
+      const batches: Array<ReadonlyArray<number>> = []
+      const coalescer = yield* Coalesce.make<number, number, never>({
+        maxBatch: 256,
+        concurrency: 1,
+        kind: "test",
+        run: (items) =>
+          Effect.sync(() => {
+            batches.push(items)
+            return items.map((i) => Exit.succeed(i))
+          })
+      })
+      const [all, one] = yield* Effect.all([coalescer.submitAll([1, 2, 3]), coalescer.submit(4)], {
+        concurrency: "unbounded"
+      })
+      expect(all).toEqual([Exit.succeed(1), Exit.succeed(2), Exit.succeed(3)])
+      expect(one).toBe(4)
+      expect(batches).toEqual([[1, 2, 3, 4]])
+    })
+  )
+})

@@ -4,7 +4,7 @@
  * other fiber can interleave, and every constraint is checked before the first write. Records
  * are stored as frozen copies, so callers can neither change the store's state nor be changed by it.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import type {
   Chargeback,
   JobId,
@@ -33,18 +33,24 @@ import { MailStore } from "../ports/MailStore.js"
 import { MerchantGatewayStore } from "../ports/MerchantGatewayStore.js"
 import { PaymentLinkStore } from "../ports/PaymentLinkStore.js"
 import { RefundStore, type RefundStoreShape } from "../ports/RefundStore.js"
-import type { AccountMovement, ClaimedJob, Effects, IdempotencyScope, StoreShape } from "../ports/Store.js"
+import type {
+  AccountMovement,
+  Advance,
+  ClaimedJob,
+  Effects,
+  IdempotencyScope,
+  StoreShape
+} from "../ports/Store.js"
 import { advanceEffects, context, JobWatchers, Store, StoreError, type Stores } from "../ports/Store.js"
 import { SubscriptionStore, type SubscriptionStoreShape } from "../ports/SubscriptionStore.js"
 import { TeamStore, type TeamStoreShape } from "../ports/TeamStore.js"
 import { WebhookOpsStore } from "../ports/WebhookOpsStore.js"
 
+const storeErrorOf = (cause: unknown): StoreError =>
+  new StoreError({ message: cause instanceof Error ? cause.message : String(cause), cause })
+
 const atomic = <A>(body: () => A): Effect.Effect<A, StoreError> =>
-  Effect.try({
-    try: body,
-    catch: (cause) =>
-      new StoreError({ message: cause instanceof Error ? cause.message : String(cause), cause })
-  })
+  Effect.try({ try: body, catch: storeErrorOf })
 
 const found = <A>(value: A | undefined): Option.Option<A> => Option.fromNullable(value)
 
@@ -153,6 +159,33 @@ const endpointOps = ({ t }: Memory) =>
       atomic(() => found(t.endpoints.get(endpointKey(merchantId, mode))))
   }) satisfies Partial<StoreShape>
 
+/**
+ * One transition, only if the transaction is still in `from` (`advance`'s body, and each of
+ * `advanceEach`'s): every check before the first write, so one that throws writes nothing.
+ */
+const advanceOne = (t: Tables, record: Memory["record"], input: Advance): Option.Option<Transaction> => {
+  const current = t.transactions.get(input.id)
+  if (current === undefined || current.status !== input.from) return Option.none()
+  if (input.type !== undefined && current.type !== input.type) return Option.none()
+  if (input.unpaid === true && current.paidAt !== null) return Option.none()
+  const updated: Transaction = own({
+    ...current,
+    status: input.to,
+    updatedAt: input.at,
+    ...(input.endToEndId === undefined ? {} : { endToEndId: input.endToEndId }),
+    ...(input.paidAt === undefined ? {} : { paidAt: input.paidAt }),
+    ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
+    ...(input.receivedAmount === undefined ? {} : { receivedAmount: input.receivedAmount }),
+    ...(input.netAmount === undefined ? {} : { netAmount: input.netAmount })
+  })
+  const effects = advanceEffects(input, updated)
+  t.assertWritable(input.entry, effects)
+  t.transactions.set(updated.id, updated)
+  t.post(input.entry)
+  record(effects)
+  return Option.some(updated)
+}
+
 /** Charges and payouts stored and moved on, with their postings and effects. */
 const transactionWrites = ({ t, record }: Memory) =>
   ({
@@ -193,29 +226,18 @@ const transactionWrites = ({ t, record }: Memory) =>
         }
         return "created" as const
       }),
-    advance: (input) =>
-      atomic(() => {
-        const current = t.transactions.get(input.id)
-        if (current === undefined || current.status !== input.from) return Option.none()
-        if (input.type !== undefined && current.type !== input.type) return Option.none()
-        if (input.unpaid === true && current.paidAt !== null) return Option.none()
-        const updated: Transaction = own({
-          ...current,
-          status: input.to,
-          updatedAt: input.at,
-          ...(input.endToEndId === undefined ? {} : { endToEndId: input.endToEndId }),
-          ...(input.paidAt === undefined ? {} : { paidAt: input.paidAt }),
-          ...(input.failureReason === undefined ? {} : { failureReason: input.failureReason }),
-          ...(input.receivedAmount === undefined ? {} : { receivedAmount: input.receivedAmount }),
-          ...(input.netAmount === undefined ? {} : { netAmount: input.netAmount })
+    advance: (input) => atomic(() => advanceOne(t, record, input)),
+    // Each transition its own unit, with `advance`'s body: one that throws writes nothing.
+    advanceEach: (inputs) =>
+      Effect.sync(() =>
+        inputs.map((input) => {
+          try {
+            return Either.right(advanceOne(t, record, input))
+          } catch (cause) {
+            return Either.left(storeErrorOf(cause))
+          }
         })
-        const effects = advanceEffects(input, updated)
-        t.assertWritable(input.entry, effects)
-        t.transactions.set(updated.id, updated)
-        t.post(input.entry)
-        record(effects)
-        return Option.some(updated)
-      })
+      )
   }) satisfies Partial<StoreShape>
 
 /** Entries posted alone, and chargebacks opened and resolved. */

@@ -6,7 +6,7 @@
  * Refunds (devoluções) complete 2-3 s after their creation, but a refund of 6.66 fails (the
  * bank refuses it; its amount comes back to the balance).
  */
-import { Effect, Option, type Schema } from "effect"
+import { Effect, Either, Option, type Schema } from "effect"
 import {
   ChargebackId,
   type CoreJobKind,
@@ -18,7 +18,13 @@ import {
   TransactionId
 } from "../domain/Domain.js"
 import * as Ids from "../domain/Ids.js"
-import type { BankGatewayShape, Capabilities, GatewayContext, JobRun } from "../ports/BankGateway.js"
+import type {
+  BankGatewayShape,
+  Capabilities,
+  GatewayContext,
+  JobBatchRun,
+  JobRun
+} from "../ports/BankGateway.js"
 import type { ClaimedJob, StoreError } from "../ports/Store.js"
 import * as SandboxMed from "./SandboxMed.js"
 
@@ -87,6 +93,45 @@ const coreJobs = {
   "sandbox.refund.fail": timer(RefundId, (id, ctx) => ctx.refundFailed(id, "bank_rejected"))
 } satisfies Readonly<Record<Extract<CoreJobKind, `sandbox.${string}`>, JobRun>>
 
+/**
+ * Settlements a claim leased together: one store operation for all
+ * (`GatewayContext.payoutsSettledAsJobs`), each job completed by its own payout's change, or
+ * finished when its payout moved on or its ref names none. Without it (a fenced context), each
+ * runs as its timer alone.
+ */
+const settleBatch: JobBatchRun = (jobs, ctx) => {
+  const settleAll = ctx.payoutsSettledAsJobs
+  const alone = coreJobs["sandbox.payout.settle"]
+  if (settleAll === undefined)
+    return Effect.forEach(jobs, (job) => Effect.either(alone(job, ctx)), { concurrency: "unbounded" })
+  const refs = jobs.map((job) => idDecoder(TransactionId)(job.ref))
+  const settlements = jobs.flatMap((job, i) => {
+    const ref = refs[i]
+    return ref !== undefined && Option.isSome(ref) ? [{ job, id: ref.value }] : []
+  })
+  const finishes = jobs.filter((_, i) => refs[i] === undefined || Option.isNone(refs[i]))
+  // Every ref a payout's id (the usual claim): the settlements' answers are the jobs'.
+  if (finishes.length === 0) return settleAll(settlements)
+  return Effect.map(
+    Effect.all(
+      [
+        settleAll(settlements),
+        Effect.forEach(finishes, (job) => Effect.either(ctx.finishJob(job.id)), { concurrency: "unbounded" })
+      ],
+      { concurrency: "unbounded" }
+    ),
+    ([settled, finished]) => {
+      const outcome = new Map<ClaimedJob, Either.Either<void, StoreError>>()
+      for (const [i, { job }] of settlements.entries()) outcome.set(job, settled[i] ?? Either.void)
+      for (const [i, job] of finishes.entries()) outcome.set(job, finished[i] ?? Either.void)
+      return jobs.map((job) => outcome.get(job) ?? Either.void)
+    }
+  )
+}
+
+/** Sandbox job kinds that may run many at once: the payouts' settlements. */
+export const jobBatches: Readonly<Record<string, JobBatchRun>> = { "sandbox.payout.settle": settleBatch }
+
 /** The sandbox bank's timers, its MED infractions' (`SandboxMed`) included. */
 export const jobs: typeof coreJobs & Readonly<Record<string, JobRun>> = { ...coreJobs, ...SandboxMed.jobs }
 
@@ -105,6 +150,7 @@ export const capabilities: Capabilities = {
 export const make = (locationHost: string): BankGatewayShape => ({
   capabilities,
   jobs,
+  jobBatches,
   refundTimers: (refund, now) => refundTimers(refund, now),
   createCharge: (tx) =>
     Effect.sync(() => ({

@@ -4,7 +4,7 @@
  * each to the `JobRunner`, which knows what every `JobKind` means. A change a timer causes
  * completes the timer's job in its own unit (`CurrentJob`, `Effects.completes`).
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, type Either } from "effect"
 import type { JobId } from "../domain/Domain.js"
 import type { ClaimedJob, StoreError } from "../ports/Store.js"
 
@@ -21,13 +21,23 @@ export interface AttemptFeedback {
 
 /**
  * Runs one claimed job to its end: finishes, reschedules or leaves it to its lease. A webhook
- * attempt answers with its `AttemptFeedback`; other jobs with nothing.
+ * attempt answers with its `AttemptFeedback`; other jobs with nothing. Kinds it calls
+ * `batchable` may also run many at once (`runMany`), each job ending as it would alone.
  */
 export class JobRunner extends Context.Tag("@pixgate/core/JobRunner")<
   JobRunner,
   {
     // biome-ignore lint/suspicious/noConfusingVoidType: a runner of other jobs answers Effect<void>
     readonly run: (job: ClaimedJob) => Effect.Effect<AttemptFeedback | void, StoreError>
+    /** Whether claimed jobs of `kind` may run many at once (`runMany`); absent: none may. */
+    readonly batchable?: (kind: string) => boolean
+    /**
+     * Runs claimed jobs of one batchable kind at once (one fiber, one store operation for their
+     * changes): each ends as `run` would end it, and answers its own outcome, in order.
+     */
+    readonly runMany?: (
+      jobs: ReadonlyArray<ClaimedJob>
+    ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>
   }
 >() {}
 

@@ -22,9 +22,13 @@
  * endpoints' shares, claimed by the lane's rounds, so a busy endpoint's growth never delays
  * another merchant's first attempt.
  *
+ * Jobs of a kind the runner batches (`JobRunner.batchable`: the sandbox's payout settlements)
+ * that one claim leases together run in one fiber (`JobRunner.runMany`: their changes in one
+ * store operation); each still ends, fails and is retried on its own, as it would alone.
+ *
  * Traced, the worker's own rounds (claims, polls, refills) make no span: an idle worker polls
  * several times a second. Each job it runs is one root span, `pixgate.job`, with the job's store
- * calls and its bank calls under it.
+ * calls and its bank calls under it; jobs run together share one, with `pixgate.job_count`.
  */
 import {
   Cause,
@@ -32,6 +36,7 @@ import {
   type Context,
   Duration,
   Effect,
+  Either,
   ExecutionStrategy,
   FiberRef,
   FiberSet,
@@ -156,14 +161,50 @@ const poke = (l: Lane, at: number) => {
   if (at < l.wakeAt) Queue.unsafeOffer(l.pokes, undefined)
 }
 
-/** Starts a fiber for each claimed job the lane does not run already. */
+/**
+ * Claimed jobs as they run: those of a kind the runner batches together (one group per kind),
+ * every other job alone; in claim order.
+ */
+const groups = (
+  runner: WorkerContext["runner"],
+  jobs: ReadonlyArray<ClaimedJob>
+): ReadonlyArray<ReadonlyArray<ClaimedJob>> => {
+  const { batchable, runMany } = runner
+  if (batchable === undefined || runMany === undefined) return jobs.map((job) => [job])
+  const out: Array<Array<ClaimedJob>> = []
+  const byKind = new Map<string, Array<ClaimedJob>>()
+  for (const job of jobs) {
+    if (!batchable(job.kind)) {
+      out.push([job])
+      continue
+    }
+    const group = byKind.get(job.kind)
+    if (group !== undefined) group.push(job)
+    else {
+      const created = [job]
+      byKind.set(job.kind, created)
+      out.push(created)
+    }
+  }
+  return out
+}
+
+/**
+ * Starts a fiber for each claimed job the lane does not run already; jobs of a batchable kind
+ * share one fiber (`runBatch`), a lone one runs as any job.
+ */
 const launch = (ctx: WorkerContext, l: Lane, jobs: ReadonlyArray<ClaimedJob>, now: number) =>
   Effect.gen(function* () {
     yield* WorkerMetrics.claimed(jobs, now)
-    for (const job of jobs) {
-      if (l.running.has(job.id)) continue
-      l.running.add(job.id)
-      yield* FiberSet.run(ctx.fibers, runJob(ctx, l, job, now))
+    const fresh = jobs.filter((job) => !l.running.has(job.id))
+    for (const job of fresh) l.running.add(job.id)
+    for (const group of groups(ctx.runner, fresh)) {
+      const [first] = group
+      if (first === undefined) continue
+      yield* FiberSet.run(
+        ctx.fibers,
+        group.length === 1 ? runJob(ctx, l, first, now) : runBatch(ctx, l, group, now)
+      )
     }
     WorkerMetrics.inFlight(l.name, l.running.size)
   })
@@ -224,39 +265,91 @@ const afterAttempt = (ctx: WorkerContext, l: Lane, feedback: AttemptFeedback) =>
     l.capped ? refill(ctx, l, feedback.endpoint) : Effect.void
   )
 
+/** A job that failed: logged (with when it runs again) and counted; it is left to its lease. */
+const jobFailed = (job: ClaimedJob, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+  logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
+    Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
+    Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job)))
+  )
+
+/** Jobs that ended, however: out of the lane, their time recorded; a lane that was full is woken. */
+const ended = (l: Lane, jobs: ReadonlyArray<ClaimedJob>, start: number): Effect.Effect<void> =>
+  Clock.clockWith((clock) =>
+    Effect.sync(() => {
+      const wasFull = l.running.size >= l.concurrency
+      const now = clock.unsafeCurrentTimeMillis()
+      for (const job of jobs) {
+        l.running.delete(job.id)
+        WorkerMetrics.ran(job, now - start)
+      }
+      WorkerMetrics.inFlight(l.name, l.running.size)
+      if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
+    })
+  )
+
+/** A job other than a webhook attempt ended: a capped lane is woken (its slot may take an attempt). */
+const wakeCapped = (l: Lane): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
+  })
+
 /** Runs one claimed job in its root span; a failure is logged and left to the job's lease. */
 const runJob = (ctx: WorkerContext, l: Lane, job: ClaimedJob, start: number): Effect.Effect<void> =>
   ctx.runner.run(job).pipe(
     ctx.span("pixgate.job", { root: true, attributes: { "pixgate.job_kind": job.kind } }),
     Effect.withTracerEnabled(ctx.traced),
     Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.succeed(undefined)
-        : logRetried("Job failed; it runs again when its lease ends", cause, job.leaseUntil).pipe(
-            Effect.annotateLogs({ jobId: job.id, jobKind: job.kind }),
-            Effect.zipRight(Effect.sync(() => WorkerMetrics.failed(job))),
-            Effect.as(undefined)
-          )
+      Cause.isInterruptedOnly(cause) ? Effect.succeed(undefined) : Effect.as(jobFailed(job, cause), undefined)
     ),
-    Effect.ensuring(
-      Clock.clockWith((clock) =>
-        Effect.sync(() => {
-          const wasFull = l.running.size >= l.concurrency
-          l.running.delete(job.id)
-          WorkerMetrics.inFlight(l.name, l.running.size)
-          WorkerMetrics.ran(job, clock.unsafeCurrentTimeMillis() - start)
-          if (wasFull) poke(l, Number.NEGATIVE_INFINITY)
-        })
-      )
-    ),
+    Effect.ensuring(ended(l, [job], start)),
     // An attempt refills its endpoint's slots itself; other jobs of a capped lane wake it.
     Effect.flatMap((feedback) =>
       feedback !== undefined && feedback !== null && l.fairness !== undefined
         ? afterAttempt(ctx, l, feedback)
-        : Effect.sync(() => {
-            if (l.capped) poke(l, Number.NEGATIVE_INFINITY)
-          })
+        : wakeCapped(l)
     )
+  )
+
+/**
+ * Runs claimed jobs of one batchable kind in one fiber and one root span (`pixgate.job`, with
+ * `pixgate.job_count`): each job that failed is logged and left to its lease, as alone; a
+ * failure of the whole run, every job of it.
+ */
+const runBatch = (
+  ctx: WorkerContext,
+  l: Lane,
+  jobs: ReadonlyArray<ClaimedJob>,
+  start: number
+): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    ctx.runner.runMany === undefined
+      ? Effect.forEach(jobs, (job) => Effect.either(Effect.asVoid(ctx.runner.run(job))))
+      : ctx.runner.runMany(jobs)
+  ).pipe(
+    ctx.span("pixgate.job", {
+      root: true,
+      attributes: { "pixgate.job_kind": jobs[0]?.kind ?? "", "pixgate.job_count": jobs.length }
+    }),
+    Effect.withTracerEnabled(ctx.traced),
+    Effect.flatMap((outcomes) =>
+      Effect.forEach(
+        jobs,
+        (job, i) => {
+          const outcome = outcomes[i]
+          return outcome !== undefined && Either.isLeft(outcome)
+            ? jobFailed(job, Cause.fail(outcome.left))
+            : Effect.void
+        },
+        { discard: true }
+      )
+    ),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Effect.forEach(jobs, (job) => jobFailed(job, cause), { discard: true })
+    ),
+    Effect.ensuring(ended(l, jobs, start)),
+    Effect.zipRight(wakeCapped(l))
   )
 
 /**

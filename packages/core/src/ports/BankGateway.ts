@@ -4,7 +4,7 @@
  * `BankEvents`. The sandbox implements it in-process; `@pixgate/gateway-apipix` implements it
  * over the Central Bank's API Pix standard, and a platform plugs its own bank in the same way.
  */
-import { Context, Data, type Effect, type Option, type Scope } from "effect"
+import { Context, Data, type Effect, type Either, type Option, type Scope } from "effect"
 import type {
   ChargebackId,
   Job,
@@ -164,6 +164,20 @@ export interface GatewayContext {
   readonly paymentReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
   /** A payout's PIX left the account: it completes. */
   readonly payoutSettled: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
+  /**
+   * Payouts' PIX that left the account, each reported by its own job (`JobSettlement`) and
+   * applied as that job's change (as `asJob` runs `payoutSettled`: the change completes its
+   * job in its unit; a job whose payout had moved on is finished): all of them in one store
+   * operation, each its own unit. Answers, in order, each job's outcome: done, or the failure
+   * of its own unit (the job is left to its lease, as a single run's failure is). Present only
+   * where the gateway may report on any payout (a fenced context has none: `payoutSettled` per
+   * job then).
+   */
+  readonly payoutsSettledAsJobs?:
+    | ((
+        settlements: ReadonlyArray<JobSettlement>
+      ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>)
+    | undefined
   /** A payout's PIX was refused or returned: it fails and its money comes back. */
   readonly payoutFailed: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
   /** A refund (devolução) the bank settled (`returnId`: the returned PIX's id). */
@@ -201,6 +215,23 @@ export interface GatewayContext {
 
 /** What runs one job kind of a gateway; it finishes or reschedules its job. */
 export type JobRun = (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>
+
+/** A payout's settlement reported by its own job (`GatewayContext.payoutsSettledAsJobs`). */
+export interface JobSettlement {
+  readonly job: ClaimedJob
+  readonly id: TransactionId
+  readonly endToEndId?: string | undefined
+}
+
+/**
+ * What runs many claimed jobs of one kind at once (`BankGatewayShape.jobBatches`): each job
+ * ends as its `JobRun` would end it (finished, rescheduled, or failed and left to its lease),
+ * and answers its own outcome, in order.
+ */
+export type JobBatchRun = (
+  jobs: ReadonlyArray<ClaimedJob>,
+  ctx: GatewayContext
+) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>
 
 /** A bank callback as the HTTP transport received it, past its secret path segment. */
 export interface BankCallback {
@@ -276,6 +307,12 @@ export interface BankGatewayShape {
    * A runner finishes or reschedules its job (`ctx.finishJob` / `ctx.retryJob` / `ctx.asJob`).
    */
   readonly jobs?: Readonly<Record<string, JobRun>>
+  /**
+   * Job kinds of `jobs` that may also run many at once: the worker hands a claim's jobs of
+   * such a kind to one run (one fiber, one store operation) instead of one each. Each kind here
+   * must be in `jobs`, which still runs a lone job of it.
+   */
+  readonly jobBatches?: Readonly<Record<string, JobBatchRun>>
   /** Runs once the engine's worker starts (e.g. schedules the first reconciliation), for its scope. */
   readonly start?: (ctx: GatewayContext) => Effect.Effect<void, never, Scope.Scope>
   /** Handles a callback from the bank; fails when it could not be applied (the bank retries). */

@@ -11,7 +11,7 @@
  * brings its own port beside these (`RefundStore`, `InfractionStore`, `PaymentLinkStore`, ...),
  * which a store implements over the same units.
  */
-import { Context, Data, Effect, Layer, type Option, type Scope } from "effect"
+import { Context, Data, Effect, type Either, Layer, type Option, type Scope } from "effect"
 import type {
   Account,
   ApiKey,
@@ -148,6 +148,13 @@ export interface Advance {
   /** What the transition causes; as a function, of the transaction as it is after it. */
   readonly effects: Effects | ((updated: Transaction) => Effects)
 }
+
+/**
+ * What became of one transition of `advanceEach`: the transaction as it left (`Some`), `None`
+ * when it was no longer in `from` (nothing written), or the failure of its own unit (an
+ * `outcome: "unknown"` one may have been kept).
+ */
+export type AdvanceOutcome = Either.Either<Option.Option<Transaction>, StoreError>
 
 /** The effects of a transition, given the transaction after it. */
 export const advanceEffects = (input: Advance, updated: Transaction): Effects =>
@@ -401,6 +408,15 @@ export interface LedgerStoreShape {
   ) => Effect.Effect<"created" | "insufficient" | "conflict", StoreError>
   /** Applies a status transition if the transaction is still in `from`; None otherwise. */
   readonly advance: (input: Advance) => Effect.Effect<Option.Option<Transaction>, StoreError>
+  /**
+   * Many transitions in one operation (a worker's claim of settlements): each is its own unit,
+   * exactly as `advance` would apply it, and answers its own outcome, in input order. One that
+   * is no longer in `from` writes nothing; one that fails fails alone, the others kept or not
+   * on their own. Transitions of one transaction apply in input order (the second sees the
+   * first). A store may write them in one database transaction (SQL: one write batch, the same
+   * multi-row statements); the operation itself never fails.
+   */
+  readonly advanceEach: (inputs: ReadonlyArray<Advance>) => Effect.Effect<ReadonlyArray<AdvanceOutcome>>
   /** Posts a plain journal entry (sandbox top-up). */
   readonly postEntry: (entry: JournalEntry) => Effect.Effect<void, StoreError>
   /** Opens a chargeback with its hold; false when the deposit already has an open one. */

@@ -19,6 +19,7 @@ import {
   capabilitiesOf,
   type GatewayContext,
   type Gateways,
+  type JobBatchRun,
   type JobRun,
   type NamedGateway
 } from "../ports/BankGateway.js"
@@ -110,8 +111,8 @@ export const gatewayFor = (
 
 /**
  * `ctx` as gateway `name` may use it: reads answer only its merchants' transactions, and a
- * report about another gateway's transaction changes nothing (logged). With one live gateway,
- * `ctx` itself.
+ * report about another gateway's transaction changes nothing (logged); batched settlements
+ * (`payoutsSettledAsJobs`) are not offered. With one live gateway, `ctx` itself.
  */
 export const fenced = (gateways: Gateways["Type"], name: string, ctx: GatewayContext): GatewayContext => {
   if (gateways.live.length <= 1) return ctx
@@ -141,6 +142,8 @@ export const fenced = (gateways: Gateways["Type"], name: string, ctx: GatewayCon
       })
   return {
     ...ctx,
+    // Batched settlements check no owner: a fenced gateway's jobs settle one by one, each checked.
+    payoutsSettledAsJobs: undefined,
     getTransaction: (id) => Effect.flatMap(ctx.getTransaction(id), own),
     findByTxid: (txid) => Effect.flatMap(ctx.findByTxid(txid), own),
     paymentReceived: (event) =>
@@ -184,6 +187,22 @@ export const liveJobs = (
   }
   return kinds
 }
+
+/**
+ * Every live gateway's batched job kinds (`BankGatewayShape.jobBatches`) that its own `jobs`
+ * runs alone too, each with its gateway's fenced context: `[kind, run, context]`.
+ */
+export const liveJobBatches = (
+  gateways: Gateways["Type"],
+  ctx: GatewayContext
+): ReadonlyArray<readonly [string, JobBatchRun, GatewayContext]> =>
+  gateways.live.flatMap(({ name, gateway }) => {
+    const own = fenced(gateways, name, ctx)
+    const alone = gateway.jobs ?? {}
+    return Object.entries(gateway.jobBatches ?? {}).flatMap(([kind, run]) =>
+      Object.hasOwn(alone, kind) ? [[kind, run, own] as const] : []
+    )
+  })
 
 const prefixed = /^\/gateways\/([a-z][a-z0-9-]{0,39})(\/.*)?$/
 

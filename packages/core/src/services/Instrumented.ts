@@ -38,6 +38,10 @@ export const payouts = (service: PayoutsShape, span: Span): PayoutsShape => ({
       created(service.create(caller, input), (view) => view.transactionId)
     ).pipe(span("pixgate.payouts.create", { attributes: { "pixgate.mode": caller.mode } })),
   settle: (id, endToEndId) => span("pixgate.payouts.settle")(service.settle(id, endToEndId)),
+  settleEach: (settlements) =>
+    span("pixgate.payouts.settle_each", { attributes: { "pixgate.payout_count": settlements.length } })(
+      service.settleEach(settlements)
+    ),
   fail: (id, reason) => span("pixgate.payouts.fail")(service.fail(id, reason)),
   send: (job) => span("pixgate.payouts.send")(service.send(job))
 })

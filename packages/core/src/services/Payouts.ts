@@ -12,12 +12,19 @@
  * in time, `null` otherwise, and the attempt goes on to its end either way. The sandbox issues
  * its own ids at creation.
  */
-import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
+import { Context, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import * as Errors from "../contract/Errors.js"
 import * as Events from "../contract/Events.js"
 import { checkAmount } from "../contract/Requests.js"
 import type * as Views from "../contract/Views.js"
-import { availableAccount, type Job, newTransaction, type TransactionId } from "../domain/Domain.js"
+import {
+  availableAccount,
+  type Job,
+  type JobId,
+  newTransaction,
+  type Transaction,
+  type TransactionId
+} from "../domain/Domain.js"
 import * as Fees from "../domain/Fees.js"
 import * as Ids from "../domain/Ids.js"
 import * as Ledger from "../domain/Ledger.js"
@@ -26,7 +33,7 @@ import type { PayoutOrder } from "../domain/PayoutOrder.js"
 import { completing } from "../jobs/Jobs.js"
 import { Gateways } from "../ports/BankGateway.js"
 import { Notifier, tell } from "../ports/Mail.js"
-import { type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
+import { type Advance, type ClaimedJob, LedgerStore, ReadStore, type StoreError } from "../ports/Store.js"
 import { EngineConfig } from "../runtime/Config.js"
 import * as Metrics from "../runtime/Metrics.js"
 import type { Caller } from "./Auth.js"
@@ -56,12 +63,28 @@ export interface PayoutsShape {
   /** The bank confirmed the payout (with its end-to-end id, when it gives one): `withdrawal.completed`. */
   readonly settle: (id: TransactionId, endToEndId?: string) => Effect.Effect<boolean, StoreError>
   /**
+   * Many payouts' settlements in one store operation (`LedgerStore.advanceEach`), each as
+   * `settle` makes it and its own unit: in order, whether it changed the payout, or the failure
+   * of its own unit. An item with `completes` is that job's change (the job is deleted in its
+   * unit), whatever job the caller runs as.
+   */
+  readonly settleEach: (
+    settlements: ReadonlyArray<Settlement>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<boolean, StoreError>>>
+  /**
    * The bank rejected the payout: `failed`, `amount + fee` returned. No webhook in the sandbox
    * (spec); a live payout sends `transaction.failed` with its reason (docs/decisions.md).
    */
   readonly fail: (id: TransactionId, reason: string) => Effect.Effect<boolean, StoreError>
   /** Runs a claimed `payout.send` job (see `PayoutSend`); a worker's run, so it asks the bank first. */
   readonly send: (job: ClaimedJob) => Effect.Effect<void, StoreError>
+}
+
+/** One payout's settlement of `settleEach`: its id, the bank's end-to-end id, the job it completes. */
+export interface Settlement {
+  readonly id: TransactionId
+  readonly endToEndId?: string | undefined
+  readonly completes?: JobId | undefined
 }
 
 /**
@@ -125,34 +148,68 @@ const failPayout = ({ store, reads, notifier }: PayoutsContext, id: TransactionI
   })
 
 /**
- * The bank confirmed the payout: `withdrawal.completed`. No read first: the event is made from
- * the payout as the transition leaves it.
+ * The bank confirmed the payout: `withdrawal.completed`, made from the payout as the transition
+ * leaves it (no read first); the unit completes `completes` (`Effects.completes`).
  */
-const settlePayout = ({ store, notifier }: PayoutsContext, id: TransactionId, endToEndId?: string) =>
+const settlement = (
+  id: TransactionId,
+  now: number,
+  endToEndId: string | undefined,
+  completes: { readonly completes?: ReadonlyArray<JobId> }
+): Advance => ({
+  id,
+  type: "withdrawal",
+  from: "pending",
+  to: "completed",
+  at: now,
+  ...(endToEndId === undefined ? {} : { endToEndId }),
+  entry: null,
+  effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
+})
+
+/** After a settlement's unit: counted and told when it changed the payout; whether it did. */
+const settled = ({ notifier }: PayoutsContext, advanced: Option.Option<Transaction>) =>
+  Effect.gen(function* () {
+    yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
+    if (Option.isNone(advanced)) return false
+    const p = advanced.value
+    yield* tell(notifier, p.merchantId, {
+      kind: "payout.completed",
+      mode: p.mode,
+      amount: p.amount,
+      transactionId: p.id
+    })
+    return true
+  })
+
+/** The bank confirmed the payout: `withdrawal.completed` (see `settlement`), as the current job's change. */
+const settlePayout = (ctx: PayoutsContext, id: TransactionId, endToEndId?: string) =>
   Effect.gen(function* () {
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-    const completes = yield* completing
-    const advanced = yield* store.advance({
-      id,
-      type: "withdrawal",
-      from: "pending",
-      to: "completed",
-      at: now,
-      ...(endToEndId === undefined ? {} : { endToEndId }),
-      entry: null,
-      effects: (settled) => ({ events: [Events.withdrawalCompleted(settled, now)], jobs: [], ...completes })
-    })
-    yield* Metrics.countChange(Metrics.payouts, "settled", advanced)
-    if (Option.isSome(advanced)) {
-      const p = advanced.value
-      yield* tell(notifier, p.merchantId, {
-        kind: "payout.completed",
-        mode: p.mode,
-        amount: p.amount,
-        transactionId: p.id
-      })
+    const advanced = yield* ctx.store.advance(settlement(id, now, endToEndId, yield* completing))
+    return yield* settled(ctx, advanced)
+  })
+
+/** Many settlements in one store operation (see `PayoutsShape.settleEach`). */
+const settlePayouts = (
+  ctx: PayoutsContext,
+  settlements: ReadonlyArray<Settlement>
+): Effect.Effect<ReadonlyArray<Either.Either<boolean, StoreError>>> =>
+  Effect.gen(function* () {
+    if (settlements.length === 0) return []
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const outcomes = yield* ctx.store.advanceEach(
+      settlements.map((s) =>
+        settlement(s.id, now, s.endToEndId, s.completes === undefined ? {} : { completes: [s.completes] })
+      )
+    )
+    // One loop, no fiber or generator per item: most items settle and are only counted.
+    const answers: Array<Either.Either<boolean, StoreError>> = []
+    for (const outcome of outcomes) {
+      if (Either.isLeft(outcome)) answers.push(Either.left(outcome.left))
+      else answers.push(Either.right(yield* settled(ctx, outcome.right)))
     }
-    return Option.isSome(advanced)
+    return answers
   })
 
 /**
@@ -291,10 +348,11 @@ export const make = Effect.gen(function* () {
   }
   const fail: PayoutsShape["fail"] = (id, reason) => failPayout(ctx, id, reason)
   const settle: PayoutsShape["settle"] = (id, endToEndId) => settlePayout(ctx, id, endToEndId)
+  const settleEach: PayoutsShape["settleEach"] = (settlements) => settlePayouts(ctx, settlements)
   const run = yield* PayoutSend.make({ settle, fail })
   const send: PayoutsShape["send"] = (job) => run(job)
   const create: PayoutsShape["create"] = (caller, order) => createPayout(ctx, run, caller, order)
-  return { create, settle, fail, send } satisfies PayoutsShape
+  return { create, settle, settleEach, fail, send } satisfies PayoutsShape
 })
 
 /** The payouts service, for the services and transports that use it. */

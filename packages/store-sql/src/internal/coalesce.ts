@@ -24,6 +24,12 @@ export interface Coalescer<I, O, E> {
    * withdraws the item; once its batch has started, the item runs to its end regardless.
    */
   readonly submit: (item: I) => Effect.Effect<O, E>
+  /**
+   * Queues `items` together, each its own item (its own outcome, and its own unit of whatever
+   * batch takes it), and waits for all their outcomes, in order: one wait for many, as one
+   * caller with many units has them. Items that do not fit in one batch go to the next ones.
+   */
+  readonly submitAll: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<Exit.Exit<O, E>>>
 }
 
 /** How batches are formed and run. */
@@ -106,6 +112,42 @@ const take = <W extends { readonly keys: ReadonlyArray<string> }>(
   return batch
 }
 
+/**
+ * Queues `items` each as its own item and resumes once all have their outcomes, in order
+ * (`Coalescer.submitAll`); interrupted, it withdraws those not yet taken into a batch.
+ */
+const enqueueAll = <I, O, E>(
+  queue: Array<Waiting<I, O, E>>,
+  keysOf: ((item: I) => ReadonlyArray<string>) | undefined,
+  schedule: () => void,
+  items: ReadonlyArray<I>,
+  span: Tracer.AnySpan | undefined
+) =>
+  Effect.async<ReadonlyArray<Exit.Exit<O, E>>>((resume) => {
+    const exits = new Array<Exit.Exit<O, E>>(items.length)
+    let left = items.length
+    const all = items.map(
+      (item, i): Waiting<I, O, E> => ({
+        item,
+        keys: keysOf === undefined ? [] : keysOf(item),
+        resume: (exit) => {
+          exits[i] = exit
+          if (--left === 0) resume(Effect.succeed(exits))
+        },
+        span
+      })
+    )
+    if (left === 0) return resume(Effect.succeed(exits))
+    queue.push(...all)
+    schedule()
+    return Effect.sync(() => {
+      for (const waiting of all) {
+        const at = queue.indexOf(waiting)
+        if (at !== -1) queue.splice(at, 1)
+      }
+    })
+  })
+
 /** A coalescer whose batches run as daemon fibers on the current runtime. */
 export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect<Coalescer<I, O, E>> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
@@ -174,6 +216,10 @@ export const make = <I, O, E>(options: CoalescerOptions<I, O, E>): Effect.Effect
     return {
       submit: tracing
         ? (item) => Effect.withFiberRuntime((fiber) => enqueue(item, spanOf(fiber)))
-        : (item) => enqueue(item, undefined)
+        : (item) => enqueue(item, undefined),
+      submitAll: tracing
+        ? (items) =>
+            Effect.withFiberRuntime((fiber) => enqueueAll(queue, keysOf, schedule, items, spanOf(fiber)))
+        : (items) => enqueueAll(queue, keysOf, schedule, items, undefined)
     }
   })

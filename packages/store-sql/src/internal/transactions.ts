@@ -1,6 +1,7 @@
 /** Charges, payouts and internal payments: batched inserts and transitions, and the list. */
-import type { Store } from "@pixgate/core"
-import { Effect } from "effect"
+import type { Domain } from "@pixgate/core"
+import { Store } from "@pixgate/core"
+import { Cause, Effect, Either, Exit, Option } from "effect"
 import type { Coalescer } from "./coalesce.js"
 import * as Counts from "./counts.js"
 import { transactionColumns, valuesToTransaction } from "./rows.js"
@@ -9,7 +10,7 @@ import type { WriteOp, WriteResult } from "./units.js"
 import type { Vault } from "./vault.js"
 import { seal } from "./writes.js"
 
-type Ops = "insertTransactions" | "advance" | "listTransactions"
+type Ops = "insertTransactions" | "advance" | "advanceEach" | "listTransactions"
 
 const columns = transactionColumns.join(", ")
 
@@ -24,6 +25,24 @@ const sealedAnswer = (vault: Vault, input: Store.NewTransactions): Store.NewTran
           body: vault.seal("idempotency_keys.body", input.idempotency.body)
         }
       }
+
+/**
+ * A transition's exit as `advanceEach` answers it. A batch that ended without an answer (its
+ * fiber interrupted, the store closing) may have committed: an unknown outcome.
+ */
+const advanceOutcome = (exit: Exit.Exit<WriteResult, Store.StoreError>): Store.AdvanceOutcome => {
+  if (Exit.isSuccess(exit)) return Either.right(exit.value as Option.Option<Domain.Transaction>)
+  const failure = Cause.failureOption(exit.cause)
+  return Either.left(
+    Option.isSome(failure)
+      ? failure.value
+      : new Store.StoreError({
+          message: "The write batch ended without an answer",
+          cause: Cause.pretty(exit.cause),
+          outcome: "unknown"
+        })
+  )
+}
 
 /** The transaction operations over one client and its write batcher. */
 export const transactions = (
@@ -45,6 +64,13 @@ export const transactions = (
       ) as Effect.Effect<"created" | "insufficient" | "conflict", Store.StoreError>,
 
     advance: (input) => writes.submit({ _tag: "Advance", input }) as ReturnType<Store.StoreShape["advance"]>,
+
+    // One submission for all: each transition is its own unit of the write batch that takes it
+    // (the same multi-row statements), with its own outcome.
+    advanceEach: (inputs) =>
+      Effect.map(writes.submitAll(inputs.map((input): WriteOp => ({ _tag: "Advance", input }))), (exits) =>
+        exits.map(advanceOutcome)
+      ),
 
     // Two independent reads: under READ COMMITTED a transaction would not give them one snapshot
     // anyway, and each is a single statement.
