@@ -1,6 +1,6 @@
 // Runs the `pixgate` command (`pnpm start` is `pixgate serve`) the way it is deployed: the
-// TypeScript sources bundled by esbuild into one ES module (native modules left outside), then
-// run by plain node. The bundle is built once per version of the sources, into
+// TypeScript sources bundled by esbuild into one ES module (native modules and pdfkit left
+// outside), then run by plain node. The bundle is built once per version of the sources, into
 // node_modules/.cache/pixgate/<hash>/ where the hash covers every workspace package's sources
 // and manifest (size and modification time of each): the first call after a clone or a change
 // builds it (2-3 s on a quiet 2-core machine, docs/performance.md) and says so on stderr, every
@@ -84,7 +84,10 @@ export const bundle = async (say = () => {}) => {
     format: "esm",
     target: "node20",
     conditions: ["@pixgate/source"],
-    external: ["better-sqlite3", "pg-native"],
+    // Left to node, resolved from the root's node_modules: native modules, and pdfkit, which loads
+    // its fonts with `createRequire(import.meta.url)("#standard-fonts/...")` (its own package.json's
+    // imports), which a bundled copy would look for beside the bundle (docs/decisions.md).
+    external: ["better-sqlite3", "pg-native", "pdfkit"],
     // Bundled CommonJS packages call require(); give each module one.
     banner: {
       js: "import { createRequire as __pixgateRequire } from 'node:module'; const require = __pixgateRequire(import.meta.url);"
