@@ -21,6 +21,7 @@ import {
   GatewayFailure,
   Gateways,
   type JobBatchRun,
+  type JobChargePayment,
   type JobRun,
   type JobSettlement,
   LiveGateway
@@ -196,10 +197,38 @@ export const services = (replace: ServiceLayers = {}) => {
 }
 
 /**
- * Payouts' settlements as their jobs' changes, in one store operation (`Payouts.settleEach`):
- * a job whose payout moved on is finished, as `asJob` finishes it (those finishes submitted
- * together, so they share a write batch); a failed unit leaves its job to its lease.
+ * Jobs' changes applied together (`outcomes`, in order: whether each changed anything, or the
+ * failure of its own unit): a job whose change changed nothing is finished, as `asJob` finishes
+ * it (those finishes submitted together, so they share a write batch); a failed unit leaves its
+ * job to its lease.
  */
+const finishUnchanged = (
+  jobs: Context.Tag.Service<typeof JobStore>,
+  ran: ReadonlyArray<{ readonly job: ClaimedJob }>,
+  outcomes: ReadonlyArray<Either.Either<boolean, StoreError>>
+): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> => {
+  const answers: Array<Either.Either<void, StoreError>> = outcomes.map((o) => Either.map(o, () => undefined))
+  // Only the jobs whose changes changed nothing need a write of their own (usually none): no
+  // fiber per job.
+  const moved = outcomes.flatMap((o, i) => (Either.isRight(o) && !o.right ? [i] : []))
+  if (moved.length === 0) return Effect.succeed(answers)
+  return Effect.map(
+    Effect.forEach(
+      moved,
+      (i) => {
+        const job = ran[i]?.job
+        return job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
+      },
+      { concurrency: "unbounded" }
+    ),
+    (finished) => {
+      for (const [n, i] of moved.entries()) answers[i] = finished[n] ?? Either.void
+      return answers
+    }
+  )
+}
+
+/** Payouts' settlements as their jobs' changes, in one store operation (`Payouts.settleEach`). */
 const settledAsJobs = (
   payouts: Payouts.PayoutsShape,
   jobs: Context.Tag.Service<typeof JobStore>,
@@ -207,29 +236,27 @@ const settledAsJobs = (
 ): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
   Effect.flatMap(
     payouts.settleEach(settlements.map((s) => ({ id: s.id, endToEndId: s.endToEndId, completes: s.job.id }))),
-    (outcomes) => {
-      const answers: Array<Either.Either<void, StoreError>> = outcomes.map((o) =>
-        Either.map(o, () => undefined)
+    (outcomes) => finishUnchanged(jobs, settlements, outcomes)
+  )
+
+/**
+ * Charges' PIX as their jobs' changes, their completions in one store operation
+ * (`BankEvents.pixReceivedEach`): a job counts as changing its charge only when the charge
+ * completed, as the sandbox's single timer counts it.
+ */
+const paidAsJobs = (
+  bankEvents: BankEvents.BankEventsShape,
+  jobs: Context.Tag.Service<typeof JobStore>,
+  payments: ReadonlyArray<JobChargePayment>
+): Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>> =>
+  Effect.flatMap(
+    bankEvents.pixReceivedEach(payments.map((p) => ({ event: p.event, completes: p.job.id }))),
+    (outcomes) =>
+      finishUnchanged(
+        jobs,
+        payments,
+        outcomes.map((o) => Either.map(o, (outcome) => outcome === "completed"))
       )
-      // Only the jobs whose payouts moved on need a write of their own (usually none): no fiber
-      // per settlement.
-      const moved = outcomes.flatMap((o, i) => (Either.isRight(o) && !o.right ? [i] : []))
-      if (moved.length === 0) return Effect.succeed(answers)
-      return Effect.map(
-        Effect.forEach(
-          moved,
-          (i) => {
-            const job = settlements[i]?.job
-            return job === undefined ? Effect.succeed(Either.void) : Effect.either(jobs.finishJob(job.id))
-          },
-          { concurrency: "unbounded" }
-        ),
-        (finished) => {
-          for (const [n, i] of moved.entries()) answers[i] = finished[n] ?? Either.void
-          return answers
-        }
-      )
-    }
   )
 
 /**
@@ -263,6 +290,7 @@ export const gatewayContext: Effect.Effect<
     paymentReturned: bankEvents.pixReturned,
     payoutSettled: payouts.settle,
     payoutsSettledAsJobs: (settlements) => settledAsJobs(payouts, jobs, settlements),
+    chargesPaidAsJobs: (payments) => paidAsJobs(bankEvents, jobs, payments),
     payoutFailed: payouts.fail,
     refundSettled: refunds.settle,
     refundFailed: refunds.fail,

@@ -108,6 +108,14 @@ describe("GatewayRouting", () => {
       expect(yield* asAsaas.paymentReceived({ txid: asaasCharge.txid ?? "" })).toBe("completed")
       expect(yield* asEfi.payoutSettled(efiCharge.id)).toBe(true)
       expect(changed).toEqual([`paid ${asaasCharge.txid}`, `settled ${efiCharge.id}`])
+      // Batched reports check no owner: a fenced context offers none, so its jobs run one by one.
+      const batched = {
+        ...ctx,
+        payoutsSettledAsJobs: () => Effect.succeed([]),
+        chargesPaidAsJobs: () => Effect.succeed([])
+      } satisfies GatewayContext
+      expect(GatewayRouting.fenced(gateways, "efi", batched).payoutsSettledAsJobs).toBeUndefined()
+      expect(GatewayRouting.fenced(gateways, "efi", batched).chargesPaidAsJobs).toBeUndefined()
       // With one live gateway, its context is the engine's own.
       const one = GatewayRouting.make(sandbox, [{ name: "efi", gateway: efi }], Option.some(store))
       expect(GatewayRouting.fenced(one, "efi", ctx)).toBe(ctx)

@@ -21,6 +21,7 @@ import * as Ids from "../domain/Ids.js"
 import type {
   BankGatewayShape,
   Capabilities,
+  ChargePaid,
   GatewayContext,
   JobBatchRun,
   JobRun
@@ -129,8 +130,74 @@ const settleBatch: JobBatchRun = (jobs, ctx) => {
   )
 }
 
-/** Sandbox job kinds that may run many at once: the payouts' settlements. */
-export const jobBatches: Readonly<Record<string, JobBatchRun>> = { "sandbox.payout.settle": settleBatch }
+/** The charge a `sandbox.charge.pay` job names, when it names one with a txid. */
+const chargeToPay = (
+  job: ClaimedJob,
+  ctx: GatewayContext
+): Effect.Effect<Option.Option<Transaction>, StoreError> =>
+  Option.match(idDecoder(TransactionId)(job.ref), {
+    onNone: () => Effect.succeed(Option.none()),
+    onSome: (id) =>
+      Effect.map(
+        ctx.getTransaction(id),
+        Option.filter((tx) => tx.txid !== null)
+      )
+  })
+
+/**
+ * Charge payments a claim leased together: each charge read (the reads concurrent), then their
+ * completions in one store operation (`GatewayContext.chargesPaidAsJobs`), each job completed by
+ * its own charge's change, or finished when its charge was paid meanwhile, expired, or its ref
+ * names none. A read that fails leaves its job to its lease. Without it (a fenced context), each
+ * runs as its timer alone.
+ */
+const payBatch: JobBatchRun = (jobs, ctx) => {
+  const payAll = ctx.chargesPaidAsJobs
+  const alone = coreJobs["sandbox.charge.pay"]
+  if (payAll === undefined)
+    return Effect.forEach(jobs, (job) => Effect.either(alone(job, ctx)), { concurrency: "unbounded" })
+  return Effect.gen(function* () {
+    const read = yield* Effect.forEach(jobs, (job) => Effect.either(chargeToPay(job, ctx)), {
+      concurrency: "unbounded"
+    })
+    const outcome: Array<Either.Either<void, StoreError>> = jobs.map(() => Either.void)
+    const payments: Array<{ readonly at: number; readonly job: ClaimedJob; readonly event: ChargePaid }> = []
+    const finishes: Array<number> = []
+    for (const [i, job] of jobs.entries()) {
+      const found = read[i]
+      if (found === undefined) continue
+      if (Either.isLeft(found)) outcome[i] = Either.left(found.left)
+      else if (Option.isSome(found.right) && found.right.value.txid !== null)
+        payments.push({ at: i, job, event: { txid: found.right.value.txid, charge: found.right.value } })
+      else finishes.push(i)
+    }
+    const [paid, finished] = yield* Effect.all(
+      [
+        payments.length === 0
+          ? Effect.succeed([])
+          : payAll(payments.map(({ job, event }) => ({ job, event }))),
+        Effect.forEach(
+          finishes,
+          (i) => {
+            const job = jobs[i]
+            return job === undefined ? Effect.succeed(Either.void) : Effect.either(ctx.finishJob(job.id))
+          },
+          { concurrency: "unbounded" }
+        )
+      ],
+      { concurrency: "unbounded" }
+    )
+    for (const [n, { at }] of payments.entries()) outcome[at] = paid[n] ?? Either.void
+    for (const [n, i] of finishes.entries()) outcome[i] = finished[n] ?? Either.void
+    return outcome
+  })
+}
+
+/** Sandbox job kinds that may run many at once: the payouts' settlements and the charges' payments. */
+export const jobBatches: Readonly<Record<string, JobBatchRun>> = {
+  "sandbox.payout.settle": settleBatch,
+  "sandbox.charge.pay": payBatch
+}
 
 /** The sandbox bank's timers, its MED infractions' (`SandboxMed`) included. */
 export const jobs: typeof coreJobs & Readonly<Record<string, JobRun>> = { ...coreJobs, ...SandboxMed.jobs }

@@ -160,6 +160,20 @@ export type ChargePaidOutcome = "completed" | "returned" | "ignored"
 export interface GatewayContext {
   /** A PIX arrived for a charge: credited, recorded to be returned, or already known. */
   readonly paymentReceived: (event: ChargePaid) => Effect.Effect<ChargePaidOutcome, StoreError>
+  /**
+   * Charges' PIX, each reported by its own job (`JobChargePayment`, the charge as the job read
+   * it) and applied as that job's change (as `asJob` runs `paymentReceived`: the change
+   * completes its job in its unit; a job whose PIX changed nothing is finished): the plain
+   * completions in one store operation, each its own unit; any other PIX (late, of another
+   * amount, known already) as `paymentReceived` alone. Answers, in order, each job's outcome:
+   * done, or the failure of its own unit (the job is left to its lease). Present only where the
+   * gateway may report on any charge (a fenced context has none: `paymentReceived` per job then).
+   */
+  readonly chargesPaidAsJobs?:
+    | ((
+        payments: ReadonlyArray<JobChargePayment>
+      ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>)
+    | undefined
   /** The devolução of a PIX that was not credited was accepted: the failed charge becomes `refunded`. */
   readonly paymentReturned: (id: TransactionId) => Effect.Effect<boolean, StoreError>
   /** A payout's PIX left the account: it completes. */
@@ -215,6 +229,12 @@ export interface GatewayContext {
 
 /** What runs one job kind of a gateway; it finishes or reschedules its job. */
 export type JobRun = (job: ClaimedJob, ctx: GatewayContext) => Effect.Effect<void, StoreError>
+
+/** A charge's PIX reported by its own job (`GatewayContext.chargesPaidAsJobs`). */
+export interface JobChargePayment {
+  readonly job: ClaimedJob
+  readonly event: ChargePaid
+}
 
 /** A payout's settlement reported by its own job (`GatewayContext.payoutsSettledAsJobs`). */
 export interface JobSettlement {

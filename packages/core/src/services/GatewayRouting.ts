@@ -112,7 +112,7 @@ export const gatewayFor = (
 /**
  * `ctx` as gateway `name` may use it: reads answer only its merchants' transactions, and a
  * report about another gateway's transaction changes nothing (logged); batched settlements
- * (`payoutsSettledAsJobs`) are not offered. With one live gateway, `ctx` itself.
+ * and payments (`payoutsSettledAsJobs`, `chargesPaidAsJobs`) are not offered. With one live gateway, `ctx` itself.
  */
 export const fenced = (gateways: Gateways["Type"], name: string, ctx: GatewayContext): GatewayContext => {
   if (gateways.live.length <= 1) return ctx
@@ -142,8 +142,10 @@ export const fenced = (gateways: Gateways["Type"], name: string, ctx: GatewayCon
       })
   return {
     ...ctx,
-    // Batched settlements check no owner: a fenced gateway's jobs settle one by one, each checked.
+    // Batched settlements and payments check no owner: a fenced gateway's jobs run one by one,
+    // each checked.
     payoutsSettledAsJobs: undefined,
+    chargesPaidAsJobs: undefined,
     getTransaction: (id) => Effect.flatMap(ctx.getTransaction(id), own),
     findByTxid: (txid) => Effect.flatMap(ctx.findByTxid(txid), own),
     paymentReceived: (event) =>

@@ -70,5 +70,9 @@ export const auth = (service: AuthShape, span: Span): AuthShape => ({
 export const bankEvents = (service: BankEventsShape, span: Span): BankEventsShape => ({
   chargePaid: (event) => span("pixgate.bank.charge_paid")(service.chargePaid(event)),
   pixReceived: (event) => span("pixgate.bank.pix_received")(service.pixReceived(event)),
+  pixReceivedEach: (payments) =>
+    span("pixgate.bank.pix_received_each", { attributes: { "pixgate.payment_count": payments.length } })(
+      service.pixReceivedEach(payments)
+    ),
   pixReturned: (id) => span("pixgate.bank.pix_returned")(service.pixReturned(id))
 })
