@@ -8,67 +8,17 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { merchant } from "@pixgate/testkit/engineFixture"
-import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
-import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import { Duration, Effect, Option, TestClock } from "effect"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { TransactionId } from "../src/domain/Domain.js"
 import * as Ids from "../src/domain/Ids.js"
-import { Engine, layer as engineLayer } from "../src/Engine.js"
-import { type Advance, type AdvanceOutcome, Store, StoreError } from "../src/ports/Store.js"
-import * as WebhookTransport from "../src/ports/WebhookTransport.js"
+import { Engine } from "../src/Engine.js"
+import { type Advance, Store } from "../src/ports/Store.js"
+import { newSpy, engineOver as spiedEngine } from "./support/batchSpy.js"
 import { RequestEngine } from "./support/requests.js"
 
-/** What the engine asked of the store's charge completions, and the faults to inject. */
-interface Spy {
-  /** Sizes of the `advanceEach` calls. */
-  readonly batches: Array<number>
-  /** Charges completed by a single `advance`. */
-  readonly singles: Array<string>
-  /** Items that fail once, before anything is written. */
-  readonly failOnce: Set<string>
-  /** Items applied, then answered with an unknown outcome once (a connection lost at COMMIT). */
-  readonly unknownOnce: Set<string>
-}
-
-const newSpy = (): Spy => ({ batches: [], singles: [], failOnce: new Set(), unknownOnce: new Set() })
-
-/** The memory store, its transitions watched and faulted as `spy` says. */
-const spiedStore = (spy: Spy) =>
-  Layer.effect(
-    Store,
-    Effect.map(MemoryStore.make, (store) => ({
-      ...store,
-      advance: (input: Advance) => {
-        if (input.type !== "withdrawal" && input.to === "completed") spy.singles.push(input.id)
-        return store.advance(input)
-      },
-      advanceEach: (inputs: ReadonlyArray<Advance>) =>
-        Effect.gen(function* () {
-          spy.batches.push(inputs.length)
-          const out: Array<AdvanceOutcome> = []
-          for (const input of inputs) {
-            if (spy.failOnce.delete(input.id)) {
-              out.push(Either.left(new StoreError({ message: "injected failure" })))
-            } else if (spy.unknownOnce.delete(input.id)) {
-              yield* Effect.either(store.advance(input))
-              out.push(Either.left(new StoreError({ message: "injected unknown", outcome: "unknown" })))
-            } else out.push(...(yield* store.advanceEach([input])))
-          }
-          return out
-        })
-    }))
-  )
-
-/**
- * The engine over the spied store. The worker's tick is 3 s: a round holds the next for 3 s, so
- * every sandbox payment (due 2-3 s after its charge) made at one tick is due at the next, and
- * one claim leases them all, as a busy server's claims do.
- */
-const engineOver = (spy: Spy) =>
-  engineLayer({ config: { workerPollInterval: Duration.minutes(10), workerTick: Duration.seconds(3) } }).pipe(
-    Layer.provideMerge(spiedStore(spy)),
-    Layer.provide(WebhookTransport.fetch)
-  )
+/** The transitions a single `advance` applied instead of a batch. */
+const single = (input: Advance) => input.type !== "withdrawal" && input.to === "completed"
 
 /** Charges expire 10 minutes after their creation: no expiry runs within a test's batches. */
 const expiresIn = 600
@@ -156,7 +106,7 @@ describe("Sandbox charge payments in batches (in memory, TestClock)", () => {
         expect(spy.batches).toEqual([60])
         expect(spy.singles).toEqual([])
         yield* paidOnce(m.merchantId, [...ids, dueId], expiresIn * 1000)
-      }).pipe(Effect.provide(engineOver(spy)))
+      }).pipe(Effect.provide(spiedEngine(spy, single)))
     }
   )
 
@@ -183,7 +133,7 @@ describe("Sandbox charge payments in batches (in memory, TestClock)", () => {
         expect(spy.batches).toEqual([20])
         expect(spy.singles).toEqual([failing])
         yield* paidOnce(m.merchantId, ids, expiresIn * 1000)
-      }).pipe(Effect.provide(engineOver(spy)))
+      }).pipe(Effect.provide(spiedEngine(spy, single)))
     }
   )
 
@@ -232,7 +182,7 @@ describe("Sandbox charge payments in batches (in memory, TestClock)", () => {
         yield* TestClock.adjust(Duration.seconds(61))
         expect(spy.batches).toEqual([7])
         yield* paidOnce(m.merchantId, ids, start + expiresIn * 1000)
-      }).pipe(Effect.provide(engineOver(spy)))
+      }).pipe(Effect.provide(spiedEngine(spy, single)))
     }
   )
 
@@ -245,6 +195,6 @@ describe("Sandbox charge payments in batches (in memory, TestClock)", () => {
       expect(spy.batches).toEqual([])
       expect(spy.singles).toEqual(ids)
       yield* paidOnce(m.merchantId, ids, expiresIn * 1000)
-    }).pipe(Effect.provide(engineOver(spy)))
+    }).pipe(Effect.provide(spiedEngine(spy, single)))
   })
 })

@@ -6,67 +6,17 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { merchant } from "@pixgate/testkit/engineFixture"
-import { Duration, Effect, Either, Layer, Option, TestClock, Tracer } from "effect"
-import * as MemoryStore from "../src/adapters/MemoryStore.js"
+import { Duration, Effect, Option, TestClock, Tracer } from "effect"
 import * as Sandbox from "../src/adapters/Sandbox.js"
 import type { TransactionId } from "../src/domain/Domain.js"
 import * as Ids from "../src/domain/Ids.js"
-import { Engine, layer as engineLayer } from "../src/Engine.js"
-import { type Advance, type AdvanceOutcome, Store, StoreError } from "../src/ports/Store.js"
-import * as WebhookTransport from "../src/ports/WebhookTransport.js"
+import { Engine } from "../src/Engine.js"
+import { type Advance, Store } from "../src/ports/Store.js"
+import { newSpy, engineOver as spiedEngine } from "./support/batchSpy.js"
 import { RequestEngine } from "./support/requests.js"
 
-/** What the engine asked of the store's transitions, and the faults to inject. */
-interface Spy {
-  /** Sizes of the `advanceEach` calls. */
-  readonly batches: Array<number>
-  /** Payouts settled by a single `advance`. */
-  readonly singles: Array<string>
-  /** Items that fail once, before anything is written. */
-  readonly failOnce: Set<string>
-  /** Items applied, then answered with an unknown outcome once (a connection lost at COMMIT). */
-  readonly unknownOnce: Set<string>
-}
-
-const newSpy = (): Spy => ({ batches: [], singles: [], failOnce: new Set(), unknownOnce: new Set() })
-
-/** The memory store, its transitions watched and faulted as `spy` says. */
-const spiedStore = (spy: Spy) =>
-  Layer.effect(
-    Store,
-    Effect.map(MemoryStore.make, (store) => ({
-      ...store,
-      advance: (input: Advance) => {
-        if (input.type === "withdrawal" && input.to === "completed") spy.singles.push(input.id)
-        return store.advance(input)
-      },
-      advanceEach: (inputs: ReadonlyArray<Advance>) =>
-        Effect.gen(function* () {
-          spy.batches.push(inputs.length)
-          const out: Array<AdvanceOutcome> = []
-          for (const input of inputs) {
-            if (spy.failOnce.delete(input.id)) {
-              out.push(Either.left(new StoreError({ message: "injected failure" })))
-            } else if (spy.unknownOnce.delete(input.id)) {
-              yield* Effect.either(store.advance(input))
-              out.push(Either.left(new StoreError({ message: "injected unknown", outcome: "unknown" })))
-            } else out.push(...(yield* store.advanceEach([input])))
-          }
-          return out
-        })
-    }))
-  )
-
-/**
- * The engine over the spied store. The worker's tick is 3 s: its first round (at 0) holds the
- * next until 3 s, when every sandbox settlement (due 2-3 s after its payout) is due at once, so
- * one claim leases them all, as a busy server's claims do.
- */
-const engineOver = (spy: Spy) =>
-  engineLayer({ config: { workerPollInterval: Duration.minutes(10), workerTick: Duration.seconds(3) } }).pipe(
-    Layer.provideMerge(spiedStore(spy)),
-    Layer.provide(WebhookTransport.fetch)
-  )
+/** The transitions a single `advance` applied instead of a batch. */
+const single = (input: Advance) => input.type === "withdrawal" && input.to === "completed"
 
 /** Creates `n` sandbox payouts of one merchant at once; answers the merchant and the payout ids. */
 const payouts = (n: number) =>
@@ -153,7 +103,7 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
       yield* TestClock.adjust(Duration.minutes(5))
       expect(spy.batches).toEqual([60])
       yield* settledOnce(m.merchantId, ids)
-    }).pipe(Effect.provide(engineOver(spy)))
+    }).pipe(Effect.provide(spiedEngine(spy, single)))
   })
 
   it.scoped(
@@ -184,7 +134,7 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
         expect(spy.batches).toEqual([20])
         expect(spy.singles).toEqual([failing])
         yield* settledOnce(m.merchantId, ids)
-      }).pipe(Effect.provide(engineOver(spy)))
+      }).pipe(Effect.provide(spiedEngine(spy, single)))
     }
   )
 
@@ -210,7 +160,7 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
       yield* TestClock.adjust(3000)
       expect(spy.batches).toEqual([11])
       yield* settledOnce(m.merchantId, ids)
-    }).pipe(Effect.provide(engineOver(spy)))
+    }).pipe(Effect.provide(spiedEngine(spy, single)))
   })
 
   it.scoped("traced, a batch is one root job span with its job count; a lone job's span has none", () => {
@@ -227,7 +177,11 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
       yield* payouts(1)
       yield* TestClock.adjust(3000)
       expect(settleSpans().map((s) => s.attributes.get("pixgate.job_count"))).toEqual([30, undefined])
-    }).pipe(Effect.provide(engineOver(spy)), Effect.withTracer(tracer), Effect.withTracerEnabled(true))
+    }).pipe(
+      Effect.provide(spiedEngine(spy, single)),
+      Effect.withTracer(tracer),
+      Effect.withTracerEnabled(true)
+    )
   })
 
   it.scoped("a lone settlement runs as a single job, as before", () => {
@@ -238,6 +192,6 @@ describe("Sandbox settlements in batches (in memory, TestClock)", () => {
       expect(spy.batches).toEqual([])
       expect(spy.singles).toEqual(ids)
       yield* settledOnce(m.merchantId, ids)
-    }).pipe(Effect.provide(engineOver(spy)))
+    }).pipe(Effect.provide(spiedEngine(spy, single)))
   })
 })
