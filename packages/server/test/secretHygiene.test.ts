@@ -49,6 +49,9 @@ interface Span {
   }>
 }
 
+/** The refusals the session makes, each of which must be a span with its code. */
+const refusalCodes = ["unauthorized", "forbidden", "not_found", "invalid_amount"] as const
+
 const attribute = (span: Span, key: string) => span.attributes?.find((a) => a.key === key)?.value.stringValue
 
 /** An OTLP/HTTP JSON receiver: every export body as received, and the spans in them. */
@@ -159,10 +162,15 @@ const session = async (database: string, viaHttpClient: boolean) => {
     await until("the refused attempt is logged", () =>
       lines.some((l) => l.includes("Webhook attempt not made"))
     )
-    await until("the spans of the requests and the deliveries are exported", () =>
-      ["GET /api/v1/transactions", "pixgate.webhooks.attempt"].every((name) =>
-        otlp.spans.some((s) => s.name === name)
-      )
+    // Every span the check looks for is waited for here, before the server stops: an export in
+    // flight when the tracer's scope closes is interrupted, and the spans it carried are lost.
+    await until(
+      "the spans of the requests, the refusals and the deliveries are exported",
+      () =>
+        ["GET /api/v1/transactions", "pixgate.webhooks.attempt"].every((name) =>
+          otlp.spans.some((s) => s.name === name)
+        ) &&
+        refusalCodes.every((code) => otlp.spans.some((s) => attribute(s, "pixgate.refusal.code") === code))
     )
   } finally {
     await close(server)
@@ -277,7 +285,7 @@ const check = (result: Awaited<ReturnType<typeof session>>) => {
   }
   const refusals = spans.filter((s) => attribute(s, "pixgate.refusal.code") !== undefined)
   expect(refusals.map((s) => attribute(s, "pixgate.refusal.code"))).toEqual(
-    expect.arrayContaining(["unauthorized", "forbidden", "not_found", "invalid_amount"])
+    expect.arrayContaining([...refusalCodes])
   )
   expect(spans.filter((s) => s.status?.code === 2)).toEqual([])
 }
