@@ -61,6 +61,18 @@ describe("Vault", () => {
     expect(() => other.open("events.data", tampered)).toThrow()
   })
 
+  it("an endpoint's secret opened once is kept; a tampered one is still refused, in any column", () => {
+    const v = vault()
+    const secret = v.seal("webhook_endpoints.secret", "whsec_abc")
+    for (let i = 0; i < 3; i++) expect(v.open("webhook_endpoints.secret", secret)).toBe("whsec_abc")
+    expect(() => v.open("webhook_endpoints.signing_key", secret)).toThrow()
+    const tampered = `${secret.slice(0, -2)}${secret.endsWith("AA") ? "AB" : "AA"}`
+    expect(() => v.open("webhook_endpoints.secret", tampered)).toThrow()
+    const many = Array.from({ length: 1_100 }, (_, i) => v.seal("webhook_endpoints.signing_key", `key ${i}`))
+    for (let round = 0; round < 2; round++)
+      many.forEach((sealed, i) => expect(v.open("webhook_endpoints.signing_key", sealed)).toBe(`key ${i}`))
+  })
+
   it("what is not a sealed value's base64url is malformed; plain text reads as it is", () => {
     const v = vault()
     const sealed = v.seal("events.data", "x")

@@ -11,8 +11,10 @@
  * of about 2^-65), while the HMAC per value went away. IVs are cut from a pool of random bytes
  * drawn 256 at a time; opening keeps the last `openedKeys` salts' keys. Base64url goes through
  * the platform's native Buffer where there is one. Measured (`bench/micro/sealing.ts`, quiet
- * machine): a seal from about 16 to 5 µs of CPU, an open from about 10 to 4 µs
- * (docs/performance.md, "Where a payout's CPU went since 2026-11-26").
+ * machine): a seal from 16-18 to 7-9 µs of CPU, an open from 9-12 to 6 µs (docs/performance.md,
+ * "Where a payout's CPU went since 2026-11-26"). The webhook endpoints' secret and signing keys,
+ * which every delivery reads with its endpoint, are kept opened for their last `keptOpen` sealed
+ * values: a delivery opens its event only (the process holds those secrets to sign with anyway).
  */
 import type { DataCipher } from "@pixgate/core"
 import { Either, Encoding } from "effect"
@@ -46,6 +48,10 @@ export const valuesPerSalt = 65_536
 const ivsPerDraw = 256
 /** Salts whose keys opening keeps (the oldest is dropped first). */
 const openedKeys = 1_024
+/** The columns whose opened values are kept: few distinct values, read on every delivery. */
+const kept: ReadonlySet<Column> = new Set(["webhook_endpoints.secret", "webhook_endpoints.signing_key"])
+/** Opened values of the `kept` columns kept (the oldest is dropped first). */
+const keptOpen = 1_024
 const encoder = new TextEncoder()
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
@@ -83,6 +89,13 @@ export const keyIdOf = (stored: string): string | undefined => {
   return end < 0 ? undefined : stored.slice(prefix.length, end)
 }
 
+/** Drops the oldest entry of `map` when it holds `size`. */
+const bounded = (map: Map<string, unknown>, size: number) => {
+  if (map.size < size) return
+  const oldest = map.keys().next()
+  if (oldest.done !== true) map.delete(oldest.value)
+}
+
 /** Seals and opens columns with the database's data keys, and hashes lookups. */
 export class Vault {
   private readonly aads = new Map<string, Uint8Array>(columns.map((c) => [c, encoder.encode(c)]))
@@ -92,6 +105,8 @@ export class Vault {
   private ivAt = 0
   /** Keys of the salts opened lately (and of the sealing salts), by data key id and salt. */
   private readonly opened = new Map<string, Uint8Array>()
+  /** Opened values of the `kept` columns, by column and sealed value. */
+  private readonly openedValues = new Map<string, string>()
 
   constructor(
     private readonly cipher: DataCipher.DataCipherShape,
@@ -140,10 +155,7 @@ export class Vault {
   }
 
   private remember(id: string, key: Uint8Array) {
-    if (this.opened.size >= openedKeys) {
-      const oldest = this.opened.keys().next()
-      if (oldest.done !== true) this.opened.delete(oldest.value)
-    }
+    bounded(this.opened, openedKeys)
     this.opened.set(id, key)
   }
 
@@ -168,6 +180,17 @@ export class Vault {
 
   /** The text of a sealed value; text that is not sealed as it is. Throws when it does not open. */
   open(column: Column, stored: string): string {
+    if (!kept.has(column)) return this.opening(column, stored)
+    const name = `${column}\u0000${stored}`
+    const known = this.openedValues.get(name)
+    if (known !== undefined) return known
+    const text = this.opening(column, stored)
+    bounded(this.openedValues, keptOpen)
+    this.openedValues.set(name, text)
+    return text
+  }
+
+  private opening(column: Column, stored: string): string {
     const id = keyIdOf(stored)
     if (id === undefined) return stored
     const key = this.keys.get(id)
