@@ -70,7 +70,9 @@ describe("Vault", () => {
     expect(() => v.open("webhook_endpoints.secret", tampered)).toThrow()
     const many = Array.from({ length: 1_100 }, (_, i) => v.seal("webhook_endpoints.signing_key", `key ${i}`))
     for (let round = 0; round < 2; round++)
-      many.forEach((sealed, i) => expect(v.open("webhook_endpoints.signing_key", sealed)).toBe(`key ${i}`))
+      expect(many.map((sealed) => v.open("webhook_endpoints.signing_key", sealed))).toEqual(
+        many.map((_, i) => `key ${i}`)
+      )
   })
 
   it("what is not a sealed value's base64url is malformed; plain text reads as it is", () => {
